@@ -1,0 +1,90 @@
+/** Uploads one file to a running server and follows its job to the end, timing it and its pages. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServerHandle } from './server.js';
+
+export interface JobView {
+  job_id: string;
+  status: string;
+  total_pages?: number | null;
+  total_blocks?: number | null;
+  total_chunks?: number | null;
+  progress?: { pages_done?: number | null; total_pages?: number | null } | null;
+  error?: { code?: string; message?: string } | null;
+}
+
+export interface IngestResult {
+  file: string;
+  status: string;
+  /** Upload start to the final status, ms. */
+  wallMs: number;
+  /** Upload request alone (until POST /jobs answered), ms. */
+  uploadMs: number;
+  job: JobView;
+  /** Longest wait between two progress updates, per page advanced (poll-granular), and the page it ended on. */
+  slowest: { msPerPage: number; page: number } | null;
+  error?: string;
+}
+
+const TERMINAL = new Set(['ready_for_review', 'failed', 'cancelled', 'finalized', 'indexed']);
+
+async function getJob(server: ServerHandle, jobId: string): Promise<JobView> {
+  const res = await fetch(`${server.baseUrl}/jobs/${encodeURIComponent(jobId)}`, {
+    headers: { 'X-API-Key': server.apiKey },
+  });
+  const body = (await res.json()) as JobView;
+  if (res.status !== 200) throw new Error(`GET /jobs/${jobId} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Ingests `file`, polling GET /jobs/{id} every `pollMs` until the job stops moving or `timeoutMs` passes. */
+export async function ingestFile(
+  server: ServerHandle,
+  file: string,
+  opts: { pollMs?: number; timeoutMs?: number } = {},
+): Promise<IngestResult> {
+  const pollMs = opts.pollMs ?? 50;
+  const timeoutMs = opts.timeoutMs ?? 30 * 60_000;
+  const data = readFileSync(file);
+  const form = new FormData();
+  form.append('file', new Blob([data], { type: 'application/pdf' }), path.basename(file));
+  const started = performance.now();
+  const res = await fetch(`${server.baseUrl}/jobs`, {
+    method: 'POST',
+    headers: { 'X-API-Key': server.apiKey },
+    body: form,
+  });
+  const uploadMs = performance.now() - started;
+  const created = (await res.json()) as JobView;
+  if (res.status !== 201 || !created.job_id) {
+    const error = `POST /jobs answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`;
+    return { file, status: 'upload_failed', wallMs: uploadMs, uploadMs, job: created, slowest: null, error };
+  }
+  let job = created;
+  let lastDone = 0;
+  let lastAt = 0;
+  let slowest: IngestResult['slowest'] = null;
+  while (!TERMINAL.has(job.status)) {
+    if (performance.now() - started > timeoutMs) {
+      return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, error: `no final status after ${timeoutMs} ms` };
+    }
+    await sleep(pollMs);
+    job = await getJob(server, created.job_id);
+    const now = performance.now();
+    const done = job.progress?.pages_done ?? 0;
+    if (done > lastDone) {
+      // The first update also holds upload, queueing and document opening: page timing starts from it.
+      if (lastDone > 0) {
+        const msPerPage = (now - lastAt) / (done - lastDone);
+        if (!slowest || msPerPage > slowest.msPerPage) slowest = { msPerPage, page: done };
+      }
+      lastDone = done;
+      lastAt = now;
+    }
+  }
+  const wallMs = performance.now() - started;
+  const error = job.status === 'ready_for_review' ? undefined : `${job.error?.code ?? job.status}: ${job.error?.message ?? ''}`;
+  return { file, status: job.status, wallMs, uploadMs, job, slowest, ...(error ? { error } : {}) };
+}

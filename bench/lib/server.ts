@@ -1,0 +1,100 @@
+/** Runs `lectern serve` as a child process over a temporary data dir, the way a user would. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { peakMemory, type PeakMemory } from './proc.js';
+
+export interface ServerHandle {
+  baseUrl: string;
+  apiKey: string;
+  pid: number;
+  logFile: string;
+  /** Peak memory so far (VmHWM); read it before stop(). */
+  memory(): PeakMemory;
+  /** The last lines the server wrote to stdout/stderr. */
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts `node bin/lectern.js serve` and resolves once GET /health answers 200. */
+export async function startServer(repoRoot: string, opts: { startTimeoutMs?: number } = {}): Promise<ServerHandle> {
+  const work = mkdtempSync(path.join(tmpdir(), 'bench-lectern-'));
+  const dataDir = path.join(work, 'data');
+  const logFile = path.join(work, 'server.log');
+  const apiKey = randomBytes(18).toString('hex');
+  const port = await freePort();
+  const logFd = openSync(logFile, 'a');
+  const child = spawn(
+    process.execPath,
+    ['bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: apiKey }, stdio: ['ignore', logFd, logFd] },
+  );
+  closeSync(logFd);
+  const pid = child.pid;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const logTail = (lines = 30): string => {
+    try {
+      return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  };
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timedOut = await Promise.race([exited(child).then(() => false), sleep(10_000).then(() => true)]);
+      if (timedOut) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
+    }
+    rmSync(work, { recursive: true, force: true });
+  };
+  if (pid === undefined) {
+    await stop();
+    throw new Error('could not spawn the server');
+  }
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const tail = logTail();
+      await stop();
+      throw new Error(`server exited during start-up (code ${child.exitCode}, signal ${child.signalCode}):\n${tail}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/health`, { headers: { 'X-API-Key': apiKey } });
+      await res.arrayBuffer();
+      if (res.status === 200) {
+        return { baseUrl, apiKey, pid, logFile, memory: () => peakMemory(pid), logTail, stop };
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  const tail = logTail();
+  await stop();
+  throw new Error(`server did not answer GET /health with 200 within the start-up timeout:\n${tail}`);
+}

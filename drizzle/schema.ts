@@ -1,0 +1,133 @@
+import { sql } from 'drizzle-orm';
+import { index, uniqueIndex, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** JSON columns hold plain data that the store reads whole and never queries inside. */
+const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    jobId: text('job_id').primaryKey(),
+    status: text('status').notNull(),
+    sourceFile: text('source_file').notNull(),
+    format: text('format').notNull(),
+    fileHash: text('file_hash').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    totalPages: integer('total_pages').notNull().default(0),
+    pagesDone: integer('pages_done').notNull().default(0),
+    totalBlocks: integer('total_blocks').notNull().default(0),
+    totalChunks: integer('total_chunks').notNull().default(0),
+    title: text('title'),
+    options: json<{ chunk_size: number; chunk_overlap: number }>('options').notNull(),
+    warnings: json<string[]>('warnings').notNull().default([]),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    finalizePolicy: text('finalize_policy'),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+    startedAt: text('started_at'),
+    finishedAt: text('finished_at'),
+    finalizedAt: text('finalized_at'),
+  },
+  (t) => [index('jobs_status_idx').on(t.status, t.createdAt)],
+);
+
+export const pages = sqliteTable(
+  'pages',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    page: integer('page').notNull(),
+    width: real('width').notNull(),
+    height: real('height').notNull(),
+    needsOcr: integer('needs_ocr', { mode: 'boolean' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.page] })],
+);
+
+export const blocks = sqliteTable(
+  'blocks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    blockId: text('block_id').notNull(),
+    orderIndex: integer('order_index').notNull(),
+    page: integer('page').notNull(),
+    type: text('type').notNull(),
+    text: text('text').notNull(),
+    bbox: json<{ x0: number; y0: number; x1: number; y1: number } | null>('bbox'),
+    headingLevel: integer('heading_level'),
+    indentLevel: integer('indent_level'),
+    hierarchyPath: json<string[]>('hierarchy_path').notNull(),
+    tableGrid: json<{ rows: string[][]; header_rows: number } | null>('table_grid'),
+    language: text('language'),
+    status: text('status').notNull().default('pending'),
+    editedText: text('edited_text'),
+    editedType: text('edited_type'),
+    reviewerNote: text('reviewer_note'),
+    version: integer('version').notNull().default(1),
+    currentRevisionId: text('current_revision_id'),
+    updatedAt: text('updated_at').notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.blockId] }),
+    index('blocks_order_idx').on(t.jobId, t.orderIndex),
+    index('blocks_page_idx').on(t.jobId, t.page),
+  ],
+);
+
+export const chunks = sqliteTable(
+  'chunks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    chunkId: text('chunk_id').notNull(),
+    orderIndex: integer('order_index').notNull(),
+    text: text('text').notNull(),
+    tokenCount: integer('token_count').notNull(),
+    chunkType: text('chunk_type').notNull(),
+    sectionPath: json<string[]>('section_path').notNull(),
+    pageNumbers: json<number[]>('page_numbers').notNull(),
+    blockIds: json<string[]>('block_ids').notNull(),
+    status: text('status').notNull().default('pending'),
+    editedText: text('edited_text'),
+    reviewerNote: text('reviewer_note'),
+    /** Set when a block the chunk was built from changed after the chunk was built. */
+    stale: integer('stale', { mode: 'boolean' }).notNull().default(false),
+    version: integer('version').notNull().default(1),
+    currentRevisionId: text('current_revision_id'),
+    updatedAt: text('updated_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.chunkId] }), index('chunks_order_idx').on(t.jobId, t.orderIndex)],
+);
+
+export const revisions = sqliteTable(
+  'revisions',
+  {
+    revisionId: text('revision_id').primaryKey(),
+    /** Monotonic within the database, so "newest first" is exact even within one millisecond. */
+    seq: integer('seq').notNull(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id').notNull(),
+    previousRevisionId: text('previous_revision_id'),
+    action: text('action').notNull(),
+    before: json<Record<string, unknown> | null>('before'),
+    after: json<Record<string, unknown> | null>('after'),
+    originalText: text('original_text'),
+    editedText: text('edited_text'),
+    editedType: text('edited_type'),
+    reviewerId: text('reviewer_id').notNull(),
+    reviewerNote: text('reviewer_note'),
+    timestamp: text('timestamp').notNull(),
+  },
+  (t) => [
+    uniqueIndex('revisions_seq_idx').on(t.seq),
+    index('revisions_job_idx').on(t.jobId, t.seq), index('revisions_entity_idx').on(t.jobId, t.entityType, t.entityId)],
+);

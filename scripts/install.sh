@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# One command installs everything Lectern needs on Debian/Ubuntu, offline except for package registries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: a C++ toolchain for better-sqlite3; poppler-utils for the ingest benchmark's reference.
+need=()
+for pkg in g++ make python3 poppler-utils; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+# Electron's binary comes from a host these machines cannot reach; the app builds without it and the
+# server runs under plain Node. Set ELECTRON_SKIP_BINARY_DOWNLOAD=0 on a machine that can fetch it.
+export ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}"
+[ "$ELECTRON_SKIP_BINARY_DOWNLOAD" = "0" ] && unset ELECTRON_SKIP_BINARY_DOWNLOAD
+npm ci --no-audit --no-fund

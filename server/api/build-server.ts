@@ -1,0 +1,45 @@
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { AppError } from '../core/errors.js';
+import { authPlugin } from './plugins/auth.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { healthRoutes } from './routes/health.js';
+import { jobsRoutes } from './routes/jobs.js';
+import { outputRoutes } from './routes/output.js';
+import { reviewRoutes } from './routes/review.js';
+import type { ServerDeps } from './services.js';
+
+/** A configured Fastify instance; it never listens itself (the CLI and Electron call listen). */
+export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: 10 * 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(errorsPlugin);
+  // An empty JSON body (a bodiless POST sent with Content-Type: application/json) means "no fields".
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new AppError('VALIDATION_FAILED', 'the request body is not valid JSON'), undefined);
+    }
+  });
+  await app.register(authPlugin, { apiKey: deps.apiKey });
+  await app.register(openapiPlugin, { version: deps.appVersion });
+  await app.register(multipart);
+  // Routes with an optional body still validate one: an empty request counts as `{}`.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
+  });
+  await app.register(healthRoutes, deps);
+  await app.register(jobsRoutes, deps);
+  await app.register(reviewRoutes, deps);
+  await app.register(outputRoutes, deps);
+  return app;
+}
+export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors } from '../../schemas/common.js';
+import type { ServerDeps } from '../services.js';
+
+export const healthRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Health check',
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), uptime_s: Type.Number() }), ...errors(401) },
+      },
+    },
+    async () => ({ status: 'ok' as const, version: deps.appVersion, uptime_s: Math.round(process.uptime()) }),
+  );
+};

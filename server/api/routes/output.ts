@@ -1,0 +1,42 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { listRevisions } from '../../core/audit/revisions.js';
+import { findJob } from '../../core/jobs/find-job.js';
+import { errors } from '../../schemas/common.js';
+import { AuditQuery, JobParams, RevisionList } from '../../schemas/jobs.js';
+import type { ServerDeps } from '../services.js';
+
+const tags = ['output'];
+
+export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.get(
+    '/jobs/:job_id/export',
+    {
+      schema: {
+        tags,
+        summary: 'Download the finalized output as a .zip',
+        description:
+          'document.md (accepted content in reading order), blocks.jsonl, chunks.jsonl, audit.jsonl, rejected.jsonl, the original file and ' +
+          'manifest.json (job, source sha256, app version, counts, sha256 of every file). 409 INVALID_STATE before finalize.',
+        params: JobParams,
+        produces: ['application/zip'],
+        response: { ...errors(401, 404, 409) },
+      },
+    },
+    async (req, reply) => {
+      const made = await deps.exportJob(req.params.job_id);
+      const stream = createReadStream(made.path);
+      stream.on('close', made.cleanup);
+      return reply.type('application/zip').header('content-disposition', `attachment; filename="${made.fileName}"`).send(stream);
+    },
+  );
+
+  app.get(
+    '/jobs/:job_id/audit',
+    { schema: { tags, summary: 'Revision audit trail, newest first', params: JobParams, querystring: AuditQuery, response: { 200: RevisionList, ...errors(400, 401, 404) } } },
+    async (req) => {
+      findJob(deps.db, req.params.job_id);
+      return listRevisions(deps.db, req.params.job_id, req.query);
+    },
+  );
+};

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors } from '../../schemas/common.js';
+import {
+  BlockList,
+  BlockListQuery,
+  BlockParams,
+  BlockPatchBody,
+  ChunkList,
+  ChunkListQuery,
+  ChunkParams,
+  ChunkPatchBody,
+  FinalizeBody,
+  FinalizeResult,
+  JobParams,
+  RechunkResult,
+} from '../../schemas/jobs.js';
+import type { ServerDeps } from '../services.js';
+
+const tags = ['review'];
+const conflict =
+  'A `version` other than the current one answers 409 VERSION_CONFLICT with the current item in `error.details.current`, and nothing is written. ' +
+  'Each change writes one audit revision in the same transaction; the reviewer is the X-Reviewer header, else the API key\'s name.';
+
+export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.get(
+    '/jobs/:job_id/blocks',
+    { schema: { tags, summary: 'List extracted blocks in reading order', params: JobParams, querystring: BlockListQuery, response: { 200: BlockList, ...errors(400, 401, 404) } } },
+    async (req) => deps.blocks.list(req.params.job_id, req.query),
+  );
+
+  app.get(
+    '/jobs/:job_id/blocks/:block_id',
+    { schema: { tags, summary: 'One block', params: BlockParams, response: { 200: Type.Ref('Block'), ...errors(401, 404) } } },
+    async (req) => deps.blocks.get(req.params.job_id, req.params.block_id),
+  );
+
+  app.patch(
+    '/jobs/:job_id/blocks/:block_id',
+    {
+      schema: {
+        tags,
+        summary: 'Review or edit a block',
+        description: `${conflict} Editing text or type (status becomes \`edited\` unless given) or rejecting marks the chunks built from the block stale.`,
+        params: BlockParams,
+        body: BlockPatchBody,
+        response: { 200: Type.Ref('Block'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blocks.patch(req.params.job_id, req.params.block_id, req.body, req.reviewer),
+  );
+
+  app.get(
+    '/jobs/:job_id/chunks',
+    { schema: { tags, summary: 'List chunks', params: JobParams, querystring: ChunkListQuery, response: { 200: ChunkList, ...errors(400, 401, 404) } } },
+    async (req) => deps.chunks.list(req.params.job_id, req.query),
+  );
+
+  app.patch(
+    '/jobs/:job_id/chunks/:chunk_id',
+    {
+      schema: { tags, summary: 'Review or edit a chunk', description: conflict, params: ChunkParams, body: ChunkPatchBody, response: { 200: Type.Ref('Chunk'), ...errors(400, 401, 404, 409) } },
+    },
+    async (req) => deps.chunks.patch(req.params.job_id, req.params.chunk_id, req.body, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/rechunk',
+    {
+      schema: {
+        tags,
+        summary: 'Rebuild chunks from the reviewed blocks',
+        description: 'Edited text and type applied, rejected blocks left out. Chunks whose text did not change keep their ids and review state.',
+        params: JobParams,
+        response: { 200: RechunkResult, ...errors(401, 404, 409) },
+      },
+    },
+    async (req) => deps.rechunk(req.params.job_id, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/finalize',
+    {
+      schema: {
+        tags,
+        summary: 'Close review',
+        description:
+          'Policies: `require_all_approved` (409 PENDING_ITEMS with the counts while anything is pending or stale); `auto_approve_pending` ' +
+          '(also `approve_pending`, `approve_all_pending`); `auto_reject_pending` (also `reject_pending`; the default): pending blocks are ' +
+          'rejected and pending chunks follow their blocks. Stale chunks are rebuilt first.',
+        params: JobParams,
+        body: FinalizeBody,
+        response: { 200: FinalizeResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.finalize(req.params.job_id, req.body.finalize_policy, req.reviewer),
+  );
+};

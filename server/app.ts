@@ -1,0 +1,81 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { buildServer } from './api/build-server.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { createExporter } from './core/export/export-job.js';
+import { createJobRunner } from './core/jobs/job-runner.js';
+import { createJobsService } from './core/jobs/jobs-service.js';
+import { createTaskPool } from './core/pool.js';
+import { createBlocksReview } from './core/review/blocks-review.js';
+import { createChunksReview } from './core/review/chunks-review.js';
+import { createFinalize } from './core/review/finalize.js';
+import { createRechunk } from './core/review/rechunk.js';
+import type { Settings } from './schemas/settings.js';
+import { resolveApiKey } from './store/api-key.js';
+import { findAppRoot } from './store/app-paths.js';
+import { openDatabase } from './store/db.js';
+import { createFileStore } from './store/file-store.js';
+
+export interface AppOptions {
+  settings: Settings;
+  /** SERVICE_API_KEY, read by the entry point (never deep inside modules). */
+  serviceApiKey?: string;
+  /** The built worker module (dist/worker.js, or out/main/worker.js under Electron). */
+  workerFile: string;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * Composes the whole headless application: database, files, worker pool, services and the HTTP server.
+ * `lectern serve`, Electron's main process and the tests all start Lectern through here. Jobs left
+ * unfinished by a previous run are resumed.
+ */
+export async function createApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock }: AppOptions) {
+  const log = logger ?? pino({ level: settings.log_level });
+  const root = findAppRoot();
+  const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  mkdirSync(settings.data_dir, { recursive: true });
+  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(root, 'drizzle'));
+  const { db } = database;
+  const files = createFileStore(settings.data_dir);
+  const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
+  const pool = createTaskPool(workerFile, settings.workers);
+  const runner = createJobRunner({ db, pool, files, clock, log });
+  const rechunk = createRechunk({ db, pool, clock });
+  const server = await buildServer(
+    {
+      settings,
+      apiKey,
+      appVersion,
+      db,
+      files,
+      jobs: createJobsService({ db, files, runner, clock }),
+      blocks: createBlocksReview({ db, clock }),
+      chunks: createChunksReview({ db, clock }),
+      rechunk,
+      finalize: createFinalize({ db, clock, rechunk }),
+      exportJob: createExporter({ db, files, clock, appVersion }),
+    },
+    log,
+  );
+  runner.resumeUnfinished();
+  let closed = false;
+  return {
+    server,
+    apiKey,
+    settings,
+    log,
+    /** Stops taking requests, stops workers (unfinished jobs resume at the next start), closes the database. */
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await runner.close();
+      await pool.close();
+      database.close();
+    },
+  };
+}
+export type LecternApp = Awaited<ReturnType<typeof createApp>>;

@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseSettings, SettingsError, type Settings } from '../schemas/settings.js';
+
+export const CONFIG_FILE_NAMES = ['lectern.yaml', 'lectern.yml'];
+
+/** The user's data folder, as each platform names it. */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Lectern');
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Lectern');
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'lectern');
+}
+
+/** Settings named by environment variables (LECTERN_<KEY>). */
+const ENV_KEYS: Record<string, keyof Settings> = {
+  LECTERN_DATA_DIR: 'data_dir',
+  LECTERN_HOST: 'host',
+  LECTERN_PORT: 'port',
+  LECTERN_MAX_UPLOAD_BYTES: 'max_upload_bytes',
+  LECTERN_WORKERS: 'workers',
+  LECTERN_CHUNK_SIZE: 'chunk_size',
+  LECTERN_CHUNK_OVERLAP: 'chunk_overlap',
+  LECTERN_LOG_LEVEL: 'log_level',
+};
+
+export interface LoadSettingsInput {
+  /** Values from command-line flags; undefined entries are ignored. */
+  flags?: Partial<Record<keyof Settings, unknown>>;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** A config file named explicitly (-c); otherwise lectern.yaml in cwd is read when present. */
+  configPath?: string;
+}
+
+/** Precedence: flag > environment > config file > default. */
+export function loadSettings({ flags = {}, env, cwd, configPath }: LoadSettingsInput): Settings {
+  const fromFile = readConfigFile(configPath ? resolve(cwd, configPath) : findConfig(cwd));
+  const fromEnv: Record<string, unknown> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
+  const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const merged: Record<string, unknown> = { data_dir: defaultDataDir(env), ...fromFile, ...fromEnv, ...fromFlags };
+  merged.data_dir = resolve(cwd, String(merged.data_dir));
+  return parseSettings(merged);
+}
+
+function findConfig(cwd: string): string | undefined {
+  return CONFIG_FILE_NAMES.map((n) => join(cwd, n)).find((p) => existsSync(p));
+}
+
+function readConfigFile(path: string | undefined): Record<string, unknown> {
+  if (!path) return {};
+  if (!existsSync(path)) throw new SettingsError(`config file not found: ${path}`);
+  const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`config file ${path} must hold a mapping`);
+  const { server, chunking, ...rest } = parsed as Record<string, unknown>;
+  // The bots CLI's file nests these (server.host, chunking.chunk_size): accept both layouts.
+  return { ...flatten(server), ...flatten(chunking), ...rest };
+}
+
+function flatten(section: unknown): Record<string, unknown> {
+  return section && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
+}

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { revisions } from '../../../drizzle/schema.js';
+import type { Db, DbLike } from '../../store/db.js';
+import { revisionView } from '../views.js';
+
+export interface RevisionInput {
+  jobId: string;
+  entityType: 'block' | 'chunk' | 'job';
+  entityId: string;
+  previousRevisionId: string | null;
+  action: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  originalText?: string | null;
+  editedText?: string | null;
+  editedType?: string | null;
+  reviewerId: string;
+  reviewerNote?: string | null;
+  timestamp: string;
+}
+
+/** Writes one audit revision; call inside the transaction that makes the change it records. */
+export function writeRevision(db: DbLike, r: RevisionInput): string {
+  const revisionId = randomUUID();
+  db.insert(revisions)
+    .values({
+      revisionId,
+      seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions)`,
+      jobId: r.jobId,
+      entityType: r.entityType,
+      entityId: r.entityId,
+      previousRevisionId: r.previousRevisionId,
+      action: r.action,
+      before: r.before,
+      after: r.after,
+      originalText: r.originalText ?? null,
+      editedText: r.editedText ?? null,
+      editedType: r.editedType ?? null,
+      reviewerId: r.reviewerId,
+      reviewerNote: r.reviewerNote ?? null,
+      timestamp: r.timestamp,
+    })
+    .run();
+  return revisionId;
+}
+
+export interface AuditQuery {
+  entity_type?: string;
+  entity_id?: string;
+  action?: string;
+  skip: number;
+  limit: number;
+}
+
+/** The trail of one job, newest first. */
+export function listRevisions(db: Db, jobId: string, q: AuditQuery) {
+  const conds: SQL[] = [eq(revisions.jobId, jobId)];
+  if (q.entity_type) conds.push(eq(revisions.entityType, q.entity_type));
+  if (q.entity_id) conds.push(eq(revisions.entityId, q.entity_id));
+  if (q.action) conds.push(eq(revisions.action, q.action));
+  const where = and(...conds);
+  const total = db.select({ n: count() }).from(revisions).where(where).get()?.n ?? 0;
+  const rows = db.select().from(revisions).where(where).orderBy(desc(revisions.seq)).limit(q.limit).offset(q.skip).all();
+  return { items: rows.map(revisionView), total, skip: q.skip, limit: q.limit };
+}

@@ -1,0 +1,47 @@
+/**
+ * The one catalogue of coded errors. Code -> HTTP status; callers discriminate on `code`, never on
+ * `instanceof`, because errors also cross worker-thread boundaries as plain objects.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_FAILED: 400,
+  INVALID_POLICY: 400,
+  FILE_REQUIRED: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  BLOCK_NOT_FOUND: 404,
+  CHUNK_NOT_FOUND: 404,
+  VERSION_CONFLICT: 409,
+  INVALID_STATE: 409,
+  PENDING_ITEMS: 409,
+  FILE_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
+    (err as { code: string }).code in ERROR_STATUS && typeof (err as { status?: unknown }).status === 'number';
+}
+
+/** Code and message of any error for a job's record; worker errors arrive as plain objects with `code`. */
+export function describeFailure(err: unknown): { code: string; message: string } {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(e.code) ? e.code : 'EXTRACTION_FAILED';
+  const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
+  return { code, message };
+}

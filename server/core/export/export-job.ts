@@ -1,0 +1,89 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { copyFileSync, createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { asc, eq } from 'drizzle-orm';
+import { zip } from 'zip-a-folder';
+import { blocks, chunks, revisions } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { FileStore } from '../../store/file-store.js';
+import { isoNow, type Clock } from '../clock.js';
+import { findJob } from '../jobs/find-job.js';
+import { requireState } from '../review/review-state.js';
+import { blockView, chunkView, jobView, revisionView } from '../views.js';
+import { renderDocument } from './render-markdown.js';
+
+const EXPORTABLE = ['finalized', 'indexed'];
+const ACCEPTED = new Set(['approved', 'edited']);
+const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The original's file name inside the zip: the client's name, reduced to safe characters. */
+function originalName(sourceFile: string): string {
+  const cleaned = basename(sourceFile).replace(/[^\w.\- ]+/g, '_').replace(/^\.+/, '');
+  return `original-${cleaned || 'document'}`;
+}
+
+/**
+ * Writes the export folder for a finalized job and zips it. Returns the zip's path and a suggested name;
+ * the caller streams it and calls `cleanup` afterwards.
+ */
+export function createExporter({ db, files, clock, appVersion }: { db: Db; files: FileStore; clock: Clock; appVersion: string }) {
+  return async function exportJob(jobId: string) {
+    const job = findJob(db, jobId);
+    requireState(job, EXPORTABLE, 'export');
+    const workDir = join(files.exportsDir, jobId, randomUUID());
+    const folder = join(workDir, 'export');
+    mkdirSync(folder, { recursive: true });
+    try {
+      const allBlocks = db.select().from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all().map(blockView);
+      const allChunks = db.select().from(chunks).where(eq(chunks.jobId, jobId)).orderBy(asc(chunks.orderIndex)).all().map(chunkView);
+      const trail = db.select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq)).all().map(revisionView);
+      const acceptedBlocks = allBlocks.filter((b) => ACCEPTED.has(b.status));
+      const acceptedChunks = allChunks.filter((c) => ACCEPTED.has(c.status)).map((c) => ({ ...c, text: c.edited_text ?? c.text }));
+      const rejected = [
+        ...allBlocks.filter((b) => b.status === 'rejected').map((b) => ({ entity_type: 'block', ...b })),
+        ...allChunks.filter((c) => c.status === 'rejected').map((c) => ({ entity_type: 'chunk', ...c })),
+      ];
+      writeFileSync(join(folder, 'document.md'), renderDocument(job.title, acceptedBlocks));
+      writeFileSync(join(folder, 'blocks.jsonl'), jsonl(acceptedBlocks));
+      writeFileSync(join(folder, 'chunks.jsonl'), jsonl(acceptedChunks));
+      writeFileSync(join(folder, 'audit.jsonl'), jsonl(trail));
+      writeFileSync(join(folder, 'rejected.jsonl'), jsonl(rejected));
+      copyFileSync(files.originalPath(jobId, job.sourceFile), join(folder, originalName(job.sourceFile)));
+      const listed = await Promise.all(
+        readdirSync(folder).sort().map(async (name) => ({ name, bytes: statSync(join(folder, name)).size, sha256: await sha256File(join(folder, name)) })),
+      );
+      const manifest = {
+        job: jobView(job),
+        source: { file: job.sourceFile, sha256: job.fileHash, bytes: job.sizeBytes, format: job.format },
+        app: { name: 'lectern', version: appVersion },
+        exported_at: isoNow(clock),
+        counts: {
+          blocks: acceptedBlocks.length,
+          chunks: acceptedChunks.length,
+          rejected_blocks: rejected.filter((r) => r.entity_type === 'block').length,
+          rejected_chunks: rejected.filter((r) => r.entity_type === 'chunk').length,
+          revisions: trail.length,
+        },
+        files: listed,
+      };
+      writeFileSync(join(folder, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      const zipPath = join(workDir, 'export.zip');
+      await zip(folder, zipPath);
+      return {
+        path: zipPath,
+        fileName: `${job.sourceFile.replace(/\.[^.]*$/, '').replace(/[^\w.\-]+/g, '_') || 'document'}-lectern.zip`,
+        cleanup: () => rmSync(workDir, { recursive: true, force: true }),
+      };
+    } catch (err) {
+      rmSync(workDir, { recursive: true, force: true });
+      throw err;
+    }
+  };
+}
+export type ExportJob = ReturnType<typeof createExporter>;

@@ -1,0 +1,207 @@
+/**
+ * Figure areas from a page's operator list: painted images, and clusters of vector paths (plots
+ * drawn as PDF graphics). The operator list is costly to build, so the extractor only reads it
+ * where it needs it anyway (pages that bring new fonts) or where a figure caption says a figure is
+ * on the page; this module only walks an operator list that already exists.
+ */
+import type { BBox } from '../types.js';
+import type { PdfJs } from './pdfjs-loader.js';
+
+type Matrix = [number, number, number, number, number, number];
+
+function multiply(m: Matrix, n: readonly number[]): Matrix {
+  const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = n;
+  return [
+    m[0] * a + m[2] * b,
+    m[1] * a + m[3] * b,
+    m[0] * c + m[2] * d,
+    m[1] * c + m[3] * d,
+    m[0] * e + m[2] * f + m[4],
+    m[1] * e + m[3] * f + m[5],
+  ];
+}
+
+function boxOf(m: Matrix, x0: number, y0: number, x1: number, y1: number): BBox {
+  const xs = [x0, x1, x0, x1];
+  const ys = [y0, y0, y1, y1];
+  let bx0 = Infinity;
+  let by0 = Infinity;
+  let bx1 = -Infinity;
+  let by1 = -Infinity;
+  for (let i = 0; i < 4; i++) {
+    const x = xs[i] as number;
+    const y = ys[i] as number;
+    const px = m[0] * x + m[2] * y + m[4];
+    const py = m[1] * x + m[3] * y + m[5];
+    if (px < bx0) bx0 = px;
+    if (px > bx1) bx1 = px;
+    if (py < by0) by0 = py;
+    if (py > by1) by1 = py;
+  }
+  return { x0: bx0, y0: by0, x1: bx1, y1: by1 };
+}
+
+export interface OperatorListLike {
+  fnArray: number[];
+  argsArray: unknown[];
+}
+
+const GRID = 8; // pt per clustering cell
+const MIN_PATHS = 12; // vector drawings below this are decorations (boxes, rules, bullets)
+
+/**
+ * Returns figure boxes in top-left page coordinates. `viewport` is the page's scale-1 viewport
+ * transform, so that rotated pages and offset crop boxes come out right.
+ */
+export function findFigures(
+  pdfjs: PdfJs,
+  ops: OperatorListLike,
+  viewport: readonly number[],
+  width: number,
+  height: number,
+): BBox[] {
+  const OPS = pdfjs.OPS;
+  const imageOps = new Set<number>([
+    OPS.paintImageXObject,
+    OPS.paintInlineImageXObject,
+    OPS.paintImageMaskXObject,
+    OPS.paintImageXObjectRepeat,
+    OPS.paintInlineImageXObjectGroup,
+    OPS.paintSolidColorImageMask,
+  ]);
+  let ctm: Matrix = multiply([1, 0, 0, 1, 0, 0], viewport);
+  const stack: Matrix[] = [];
+  const images: BBox[] = [];
+  const paths: BBox[] = [];
+  const pageArea = width * height;
+  const { fnArray, argsArray } = ops;
+  for (let i = 0; i < fnArray.length; i++) {
+    const fn = fnArray[i];
+    const args = argsArray[i] as unknown[] | null;
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? ctm;
+    else if (fn === OPS.transform && args) ctm = multiply(ctm, args as number[]);
+    else if (fn === OPS.paintFormXObjectBegin) {
+      stack.push(ctm);
+      const m = args?.[0] as number[] | null | undefined;
+      if (m && m.length === 6) ctm = multiply(ctm, m);
+    } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
+    else if (fn !== undefined && imageOps.has(fn)) {
+      images.push(boxOf(ctm, 0, 0, 1, 1));
+    } else if (fn === OPS.constructPath && args) {
+      // [paint op, path data, [minX, minY, maxX, maxY] in current user space]; clip-only paths
+      // end with endPath and paint nothing.
+      const paint = args[0];
+      const mm = args[2] as ArrayLike<number> | null;
+      if (paint === OPS.endPath || !mm || mm.length < 4) continue;
+      const b = boxOf(ctm, mm[0] as number, mm[1] as number, mm[2] as number, mm[3] as number);
+      const w = b.x1 - b.x0;
+      const h = b.y1 - b.y0;
+      // Rules (table lines, underlines) and page-sized backgrounds are not figures.
+      if (w < 2 || h < 2 || w * h > 0.6 * pageArea) continue;
+      paths.push(b);
+    }
+  }
+  const figures: BBox[] = [];
+  for (const b of images) {
+    const w = b.x1 - b.x0;
+    const h = b.y1 - b.y0;
+    // Icons, bullets and full-page backgrounds (slides, scans) are not figures.
+    if (w >= 24 && h >= 24 && w * h < 0.85 * pageArea) figures.push(clip(b, width, height));
+  }
+  figures.push(...clusterPaths(paths, width, height));
+  return mergeOverlapping(figures);
+}
+
+function clip(b: BBox, width: number, height: number): BBox {
+  return {
+    x0: Math.max(0, b.x0),
+    y0: Math.max(0, b.y0),
+    x1: Math.min(width, b.x1),
+    y1: Math.min(height, b.y1),
+  };
+}
+
+/** Connected groups of grid cells touched by paths; dense groups are drawings. */
+function clusterPaths(paths: BBox[], width: number, height: number): BBox[] {
+  if (paths.length < MIN_PATHS) return [];
+  const cols = Math.ceil(width / GRID) + 1;
+  const rows = Math.ceil(height / GRID) + 1;
+  const count = new Int32Array(cols * rows);
+  for (const p of paths) {
+    const c0 = Math.max(0, Math.floor(p.x0 / GRID));
+    const c1 = Math.min(cols - 1, Math.floor(p.x1 / GRID));
+    const r0 = Math.max(0, Math.floor(p.y0 / GRID));
+    const r1 = Math.min(rows - 1, Math.floor(p.y1 / GRID));
+    // Large shapes (frames, axes boxes) mark only their outline, so that a frame does not join
+    // everything inside it into one blob.
+    for (let r = r0; r <= r1; r++) {
+      for (let c = c0; c <= c1; c++) {
+        if (r === r0 || r === r1 || c === c0 || c === c1) count[r * cols + c] = (count[r * cols + c] ?? 0) + 1;
+      }
+    }
+  }
+  const seen = new Uint8Array(cols * rows);
+  const out: BBox[] = [];
+  for (let start = 0; start < count.length; start++) {
+    if (!count[start] || seen[start]) continue;
+    const queue = [start];
+    seen[start] = 1;
+    let hits = 0;
+    let c0 = Infinity;
+    let c1 = -Infinity;
+    let r0 = Infinity;
+    let r1 = -Infinity;
+    while (queue.length) {
+      const cell = queue.pop() as number;
+      hits += count[cell] ?? 0;
+      const r = Math.floor(cell / cols);
+      const c = cell % cols;
+      if (c < c0) c0 = c;
+      if (c > c1) c1 = c;
+      if (r < r0) r0 = r;
+      if (r > r1) r1 = r;
+      for (const [dr, dc] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+        const nr = r + dr;
+        const nc = c + dc;
+        if (nr < 0 || nc < 0 || nr >= rows || nc >= cols) continue;
+        const n = nr * cols + nc;
+        if (count[n] && !seen[n]) {
+          seen[n] = 1;
+          queue.push(n);
+        }
+      }
+    }
+    const w = (c1 - c0 + 1) * GRID;
+    const h = (r1 - r0 + 1) * GRID;
+    if (hits >= MIN_PATHS && w >= 48 && h >= 32) {
+      out.push(clip({ x0: c0 * GRID, y0: r0 * GRID, x1: (c1 + 1) * GRID, y1: (r1 + 1) * GRID }, width, height));
+    }
+  }
+  return out;
+}
+
+function overlaps(a: BBox, b: BBox): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+function mergeOverlapping(boxes: BBox[]): BBox[] {
+  const out: BBox[] = [];
+  for (const b of boxes) {
+    let merged = { ...b };
+    for (let i = out.length - 1; i >= 0; i--) {
+      const o = out[i] as BBox;
+      if (overlaps(o, merged)) {
+        merged = {
+          x0: Math.min(o.x0, merged.x0),
+          y0: Math.min(o.y0, merged.y0),
+          x1: Math.max(o.x1, merged.x1),
+          y1: Math.max(o.y1, merged.y1),
+        };
+        out.splice(i, 1);
+      }
+    }
+    out.push(merged);
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * Loading pdf.js (legacy build: the modern one needs newer Node features than our Node 20 floor)
+ * and opening a document with settings that are safe inside a worker thread with no DOM.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { PdfExtractError, toPdfError } from './errors.js';
+
+export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+export type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+export type PdfPage = Awaited<ReturnType<PdfDocument['getPage']>>;
+
+/** Opening is lazy in pdf.js (pages load on demand), so this only guards against a stuck parser. */
+const OPEN_TIMEOUT_MS = 60_000;
+
+let pdfjsPromise: Promise<PdfJs> | undefined;
+
+/** Imported on first use so that processes which never see a PDF do not pay for pdf.js. */
+export function loadPdfJs(): Promise<PdfJs> {
+  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjsPromise;
+}
+
+interface AssetDirs {
+  standardFonts: string;
+  cMaps: string;
+  wasm: string;
+}
+let assetDirs: AssetDirs | undefined;
+
+/**
+ * pdf.js reads these with fs in Node, so they are plain paths; it insists on a trailing slash.
+ * Resolved from the installed package so it works from sources, tests and the esbuild bundle alike.
+ */
+function pdfjsAssetDirs(): AssetDirs {
+  if (!assetDirs) {
+    const require = createRequire(import.meta.url);
+    const root = path.dirname(require.resolve('pdfjs-dist/package.json'));
+    const dir = (name: string): string => path.join(root, name) + path.sep;
+    assetDirs = { standardFonts: dir('standard_fonts'), cMaps: dir('cmaps'), wasm: dir('wasm') };
+  }
+  return assetDirs;
+}
+
+function hasPdfHeader(data: Uint8Array): boolean {
+  // The spec wants %PDF- at offset 0, but readers (and pdf.js) accept junk before it within 1 KB.
+  const limit = Math.min(data.length, 1024) - 5;
+  for (let i = 0; i <= limit; i++) {
+    if (
+      data[i] === 0x25 &&
+      data[i + 1] === 0x50 &&
+      data[i + 2] === 0x44 &&
+      data[i + 3] === 0x46 &&
+      data[i + 4] === 0x2d
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function openPdf(data: Uint8Array): Promise<{ pdfjs: PdfJs; doc: PdfDocument }> {
+  if (data.length === 0) throw new PdfExtractError('PDF_INVALID', 'Not a PDF: the file is empty');
+  if (!hasPdfHeader(data)) {
+    throw new PdfExtractError('PDF_INVALID', 'Not a PDF: no %PDF- header in the first 1 KB');
+  }
+  const pdfjs = await loadPdfJs();
+  const dirs = pdfjsAssetDirs();
+  const task = pdfjs.getDocument({
+    // pdf.js takes ownership of (and may detach) the buffer it is given, and refuses Node Buffers:
+    // a private copy keeps the caller's bytes intact.
+    data: new Uint8Array(data),
+    standardFontDataUrl: dirs.standardFonts,
+    cMapUrl: dirs.cMaps,
+    cMapPacked: true,
+    wasmUrl: dirs.wasm,
+    isEvalSupported: false,
+    useSystemFonts: false,
+    disableFontFace: true,
+    isOffscreenCanvasSupported: false,
+    enableXfa: false,
+    // Warnings about odd fonts are routine in real PDFs; they would flood the worker's stderr.
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
+  });
+  try {
+    const doc = await withTimeout(task.promise, OPEN_TIMEOUT_MS, () => {
+      return new PdfExtractError('PDF_INVALID', `Not a readable PDF: opening took over ${OPEN_TIMEOUT_MS / 1000} s`);
+    });
+    if (doc.numPages < 1) {
+      await doc.destroy();
+      throw new PdfExtractError('PDF_INVALID', 'Not a readable PDF: it has no pages');
+    }
+    return { pdfjs, doc };
+  } catch (err) {
+    await task.destroy().catch(() => undefined);
+    throw toPdfError(err);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * What every extractor (PDF, DOCX, HTML, Markdown, plain text) returns. Extractors run inside the
+ * worker pool; the result crosses the thread boundary by structured clone, so it holds plain data only.
+ */
+
+/** Block types of the jobs API (NOTES.md), written once. */
+export const BLOCK_TYPES = [
+  'heading',
+  'paragraph',
+  'list_item',
+  'table',
+  'caption',
+  'header',
+  'footer',
+  'code',
+  'equation',
+  'figure',
+] as const;
+export type BlockType = (typeof BLOCK_TYPES)[number];
+
+export const DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+/** Box in PDF points with the origin at the page's top-left corner (y grows downwards). */
+export interface BBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export interface TableGrid {
+  /** Cell texts, row by row; every row has the same number of cells. */
+  rows: string[][];
+  /** How many leading rows are header rows (0 when none could be told apart). */
+  header_rows: number;
+}
+
+export interface ExtractedBlock {
+  type: BlockType;
+  /** Plain text; a table's text is its grid rendered as a Markdown table. */
+  text: string;
+  /** 1-based page number; flow formats (DOCX, HTML, Markdown, text) put everything on page 1. */
+  page: number;
+  /** Null for flow formats, which have no page geometry. */
+  bbox: BBox | null;
+  /** 1..6, for headings only. */
+  heading_level?: number;
+  /** Nesting depth for list items, 0 for the outermost list. */
+  indent_level?: number;
+  table?: TableGrid;
+  /** Language of a code block, when the source says it. */
+  language?: string;
+}
+
+export interface ExtractedPage {
+  page: number;
+  /** Page size in points (flow formats: 0). */
+  width: number;
+  height: number;
+  /** True when the page carries no (or too little) extractable text and must be OCRed. */
+  needs_ocr: boolean;
+}
+
+export interface ExtractionResult {
+  format: DocumentFormat;
+  total_pages: number;
+  pages: ExtractedPage[];
+  /** All blocks of the document in reading order (page by page, then within the page). */
+  blocks: ExtractedBlock[];
+  title?: string;
+  warnings: string[];
+}
+
+/** Reported after each page (PDF) or once at the end (flow formats). */
+export type ProgressFn = (pagesDone: number, totalPages: number) => void;
+
+export interface ExtractOptions {
+  onProgress?: ProgressFn;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync } from 'node:fs';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { jobs, pages } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { FileStore } from '../../store/file-store.js';
+import { isoNow, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { DocumentFormat } from '../extract/types.js';
+import { jobView } from '../views.js';
+import { findJob } from './find-job.js';
+import type { JobState } from './job-states.js';
+import type { JobRunner } from './job-runner.js';
+
+const CANCELLABLE: JobState[] = ['queued', 'processing'];
+
+export interface NewUpload {
+  /** A file already written to the data dir's tmp folder; it is moved into the job's folder. */
+  tmpPath: string;
+  sourceFile: string;
+  format: DocumentFormat;
+  fileHash: string;
+  sizeBytes: number;
+  options: { chunk_size: number; chunk_overlap: number };
+}
+
+export interface JobsServiceDeps {
+  db: Db;
+  files: FileStore;
+  runner: JobRunner;
+  clock: Clock;
+}
+
+export function createJobsService({ db, files, runner, clock }: JobsServiceDeps) {
+  const row = (jobId: string) => findJob(db, jobId);
+
+  function ocrPages(jobId: string): number[] {
+    return db
+      .select({ page: pages.page })
+      .from(pages)
+      .where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true)))
+      .orderBy(pages.page)
+      .all()
+      .map((p) => p.page);
+  }
+
+  return {
+    row,
+
+    create(upload: NewUpload) {
+      const jobId = randomUUID();
+      const dest = files.originalPath(jobId, upload.sourceFile);
+      mkdirSync(files.jobDir(jobId), { recursive: true });
+      renameSync(upload.tmpPath, dest);
+      const now = isoNow(clock);
+      const created = db
+        .insert(jobs)
+        .values({
+          jobId,
+          status: 'queued',
+          sourceFile: upload.sourceFile,
+          format: upload.format,
+          fileHash: upload.fileHash,
+          sizeBytes: upload.sizeBytes,
+          options: upload.options,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .get();
+      runner.enqueue(jobId);
+      return jobView(created);
+    },
+
+    get(jobId: string) {
+      return jobView(row(jobId), ocrPages(jobId));
+    },
+
+    list(q: { status?: string; skip: number; limit: number }) {
+      const where = q.status ? inArray(jobs.status, q.status.split(',')) : undefined;
+      const total = db.select({ n: count() }).from(jobs).where(where).get()?.n ?? 0;
+      const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.jobId)).limit(q.limit).offset(q.skip).all();
+      return { items: rows.map((r) => jobView(r)), total, skip: q.skip, limit: q.limit };
+    },
+
+    cancel(jobId: string) {
+      const job = row(jobId);
+      if (!CANCELLABLE.includes(job.status as JobState)) {
+        throw new AppError('INVALID_STATE', `a ${job.status} job cannot be cancelled`, { status: job.status, allowed_from: CANCELLABLE });
+      }
+      const now = isoNow(clock);
+      db.update(jobs).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
+      runner.abort(jobId);
+      return jobView(row(jobId), ocrPages(jobId));
+    },
+
+    delete(jobId: string): void {
+      row(jobId);
+      runner.abort(jobId);
+      db.delete(jobs).where(eq(jobs.jobId, jobId)).run();
+      files.removeJob(jobId);
+    },
+  };
+}
+export type JobsService = ReturnType<typeof createJobsService>;

@@ -1,0 +1,53 @@
+import { and, count, eq, sql } from 'drizzle-orm';
+import { blocks, chunks } from '../../../drizzle/schema.js';
+import type { DbLike } from '../../store/db.js';
+import { AppError } from '../errors.js';
+
+export const REVIEW_STATUSES = ['pending', 'approved', 'edited', 'rejected'] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+
+/** Review happens only while a job is ready_for_review; any other state is a 409. */
+export function requireState(job: { jobId: string; status: string }, allowed: readonly string[], what: string): void {
+  if (!allowed.includes(job.status)) {
+    throw new AppError('INVALID_STATE', `cannot ${what} while the job is ${job.status}`, { status: job.status, allowed_states: allowed });
+  }
+}
+
+/** How an edit request moves a review status when the caller does not name one. */
+export function nextStatus(current: string, requested: string | undefined, edited: boolean, hasEdits: boolean): string {
+  if (requested) return requested;
+  if (edited) return hasEdits ? 'edited' : 'pending';
+  return current;
+}
+
+/** The audit action for a review change. */
+export function reviewAction(before: string, after: string, contentChanged: boolean): string {
+  if (contentChanged || (after === 'edited' && before !== 'edited')) return 'edit';
+  if (after === before) return 'note';
+  return { approved: 'approve', rejected: 'reject', pending: 'reset', edited: 'edit' }[after] ?? 'update';
+}
+
+/** Chunks built from a block are stale once the block's text, type or rejection changed. */
+export function markChunksStale(db: DbLike, jobId: string, blockIds: string[]): number {
+  let n = 0;
+  for (const id of blockIds) {
+    n += db
+      .update(chunks)
+      .set({ stale: true })
+      .where(and(eq(chunks.jobId, jobId), sql`EXISTS (SELECT 1 FROM json_each(${chunks.blockIds}) WHERE value = ${id})`))
+      .run().changes;
+  }
+  return n;
+}
+
+export function reviewCounts(db: DbLike, jobId: string) {
+  const tally = (rows: { status: string; n: number }[]) => {
+    const out: Record<ReviewStatus, number> = { pending: 0, approved: 0, edited: 0, rejected: 0 };
+    for (const r of rows) if (r.status in out) out[r.status as ReviewStatus] = r.n;
+    return out;
+  };
+  const b = db.select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status).all();
+  const c = db.select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status).all();
+  const stale = db.select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))).get()?.n ?? 0;
+  return { blocks: tally(b), chunks: { ...tally(c), stale } };
+}

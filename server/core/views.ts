@@ -1,0 +1,102 @@
+import type { JobState } from './jobs/job-states.js';
+import type { blocks, chunks, jobs, revisions } from '../../drizzle/schema.js';
+
+type JobRow = typeof jobs.$inferSelect;
+type BlockRow = typeof blocks.$inferSelect;
+type ChunkRow = typeof chunks.$inferSelect;
+type RevisionRow = typeof revisions.$inferSelect;
+
+/** Row -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
+export function jobView(row: JobRow, ocrPages: number[] = []) {
+  return {
+    job_id: row.jobId,
+    status: row.status as JobState,
+    source_file: row.sourceFile,
+    format: row.format,
+    file_hash: row.fileHash,
+    size_bytes: row.sizeBytes,
+    title: row.title,
+    total_pages: row.totalPages,
+    total_blocks: row.totalBlocks,
+    total_chunks: row.totalChunks,
+    progress: { pages_done: row.pagesDone, total_pages: row.totalPages },
+    pages_needing_ocr: ocrPages,
+    options: row.options,
+    warnings: row.warnings,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
+    finalize_policy: row.finalizePolicy,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    started_at: row.startedAt,
+    finished_at: row.finishedAt,
+    finalized_at: row.finalizedAt,
+  };
+}
+export type JobView = ReturnType<typeof jobView>;
+
+export function blockView(row: BlockRow) {
+  return {
+    block_id: row.blockId,
+    order_index: row.orderIndex,
+    type: row.type,
+    text: row.text,
+    page: row.page,
+    page_number: row.page,
+    bbox: row.bbox,
+    heading_level: row.headingLevel,
+    indent_level: row.indentLevel,
+    hierarchy_path: row.hierarchyPath,
+    table: row.tableGrid,
+    language: row.language,
+    status: row.status,
+    review_status: row.status,
+    edited_text: row.editedText,
+    edited_type: row.editedType,
+    reviewer_note: row.reviewerNote,
+    version: row.version,
+    current_revision_id: row.currentRevisionId,
+    updated_at: row.updatedAt,
+  };
+}
+export type BlockView = ReturnType<typeof blockView>;
+
+export function chunkView(row: ChunkRow) {
+  return {
+    chunk_id: row.chunkId,
+    order_index: row.orderIndex,
+    text: row.text,
+    edited_text: row.editedText,
+    token_count: row.tokenCount,
+    chunk_type: row.chunkType,
+    section_path: row.sectionPath,
+    page_numbers: row.pageNumbers,
+    block_ids: row.blockIds,
+    status: row.status,
+    review_status: row.status,
+    reviewer_note: row.reviewerNote,
+    stale: row.stale,
+    version: row.version,
+    current_revision_id: row.currentRevisionId,
+    updated_at: row.updatedAt,
+  };
+}
+export type ChunkView = ReturnType<typeof chunkView>;
+
+export function revisionView(row: RevisionRow) {
+  return {
+    revision_id: row.revisionId,
+    entity_type: row.entityType,
+    entity_id: row.entityId,
+    previous_revision_id: row.previousRevisionId,
+    action: row.action,
+    before: row.before,
+    after: row.after,
+    original_text: row.originalText,
+    edited_text: row.editedText,
+    edited_type: row.editedType,
+    reviewer_id: row.reviewerId,
+    reviewer_note: row.reviewerNote,
+    timestamp: row.timestamp,
+  };
+}
+export type RevisionView = ReturnType<typeof revisionView>;

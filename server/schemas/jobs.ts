@@ -1,0 +1,186 @@
+import { Type } from 'typebox';
+import { BLOCK_TYPES, DOCUMENT_FORMATS } from '../core/extract/types.js';
+import { CHUNK_TYPES } from '../core/chunking/types.js';
+import { JOB_STATES } from '../core/jobs/job-states.js';
+import { REVIEW_STATUSES } from '../core/review/review-state.js';
+import { FINALIZE_POLICIES } from '../core/review/finalize.js';
+import { listOf, Nullable, Paging, StringEnum } from './common.js';
+
+export const JobState = StringEnum(JOB_STATES);
+export const ReviewStatus = StringEnum(REVIEW_STATUSES);
+export const BlockType = StringEnum(BLOCK_TYPES);
+export const ChunkType = StringEnum(CHUNK_TYPES);
+export const FinalizePolicy = StringEnum(Object.keys(FINALIZE_POLICIES) as (keyof typeof FINALIZE_POLICIES)[], {
+  description: 'require_all_approved refuses while anything is pending; the approve/reject spellings settle pending items',
+});
+
+const BBox = Type.Object({ x0: Type.Number(), y0: Type.Number(), x1: Type.Number(), y1: Type.Number() }, { description: 'PDF points, origin top-left' });
+const TableGrid = Type.Object({ rows: Type.Array(Type.Array(Type.String())), header_rows: Type.Integer() });
+const Counts = Type.Object({ pending: Type.Integer(), approved: Type.Integer(), edited: Type.Integer(), rejected: Type.Integer() });
+
+export const Job = Type.Object(
+  {
+    job_id: Type.String(),
+    status: JobState,
+    source_file: Type.String(),
+    format: StringEnum(DOCUMENT_FORMATS),
+    file_hash: Type.String({ description: 'sha256 of the uploaded file' }),
+    size_bytes: Type.Integer(),
+    title: Nullable(Type.String()),
+    total_pages: Type.Integer(),
+    total_blocks: Type.Integer(),
+    total_chunks: Type.Integer(),
+    progress: Type.Object({ pages_done: Type.Integer(), total_pages: Type.Integer() }),
+    pages_needing_ocr: Type.Array(Type.Integer(), { description: 'Pages without extractable text' }),
+    options: Type.Object({ chunk_size: Type.Integer(), chunk_overlap: Type.Integer() }),
+    warnings: Type.Array(Type.String()),
+    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+    finalize_policy: Nullable(Type.String()),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+    started_at: Nullable(Type.String()),
+    finished_at: Nullable(Type.String()),
+    finalized_at: Nullable(Type.String()),
+    review: Type.Optional(Type.Object({ blocks: Counts, chunks: Type.Object({ ...Counts.properties, stale: Type.Integer() }) })),
+  },
+  { $id: 'Job' },
+);
+
+export const Block = Type.Object(
+  {
+    block_id: Type.String(),
+    order_index: Type.Integer(),
+    type: BlockType,
+    text: Type.String(),
+    page: Type.Integer(),
+    page_number: Type.Integer(),
+    bbox: Nullable(BBox),
+    heading_level: Nullable(Type.Integer()),
+    indent_level: Nullable(Type.Integer()),
+    hierarchy_path: Type.Array(Type.String()),
+    table: Nullable(TableGrid),
+    language: Nullable(Type.String()),
+    status: ReviewStatus,
+    review_status: ReviewStatus,
+    edited_text: Nullable(Type.String()),
+    edited_type: Nullable(BlockType),
+    reviewer_note: Nullable(Type.String()),
+    version: Type.Integer(),
+    current_revision_id: Nullable(Type.String()),
+    updated_at: Type.String(),
+    stale_chunks: Type.Optional(Type.Integer({ description: 'Chunks marked stale by this edit (PATCH only)' })),
+  },
+  { $id: 'Block' },
+);
+
+export const Chunk = Type.Object(
+  {
+    chunk_id: Type.String(),
+    order_index: Type.Integer(),
+    text: Type.String(),
+    edited_text: Nullable(Type.String()),
+    token_count: Type.Integer(),
+    chunk_type: ChunkType,
+    section_path: Type.Array(Type.String()),
+    page_numbers: Type.Array(Type.Integer()),
+    block_ids: Type.Array(Type.String()),
+    status: ReviewStatus,
+    review_status: ReviewStatus,
+    reviewer_note: Nullable(Type.String()),
+    stale: Type.Boolean({ description: 'A block it was built from changed; POST rechunk rebuilds it' }),
+    version: Type.Integer(),
+    current_revision_id: Nullable(Type.String()),
+    updated_at: Type.String(),
+  },
+  { $id: 'Chunk' },
+);
+
+export const Revision = Type.Object(
+  {
+    revision_id: Type.String(),
+    entity_type: StringEnum(['block', 'chunk', 'job'] as const),
+    entity_id: Type.String(),
+    previous_revision_id: Nullable(Type.String()),
+    action: Type.String({ description: 'approve, reject, edit, note, reset, auto_approve, auto_reject, rechunk, finalize' }),
+    before: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    after: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    original_text: Nullable(Type.String()),
+    edited_text: Nullable(Type.String()),
+    edited_type: Nullable(Type.String()),
+    reviewer_id: Type.String(),
+    reviewer_note: Nullable(Type.String()),
+    timestamp: Type.String(),
+  },
+  { $id: 'Revision' },
+);
+
+export const JobParams = Type.Object({ job_id: Type.String() });
+export const BlockParams = Type.Object({ job_id: Type.String(), block_id: Type.String() });
+export const ChunkParams = Type.Object({ job_id: Type.String(), chunk_id: Type.String() });
+
+export const JobList = listOf(Type.Ref('Job'), 'Jobs, newest first');
+export const BlockList = listOf(Type.Ref('Block'), 'Blocks in reading order');
+export const ChunkList = listOf(Type.Ref('Chunk'), 'Chunks in document order');
+export const RevisionList = listOf(Type.Ref('Revision'), 'Revisions, newest first');
+
+export const JobListQuery = Type.Object({ status: Type.Optional(Type.String({ description: 'One state or several, comma-separated' })), ...Paging });
+export const BlockListQuery = Type.Object({
+  status: Type.Optional(ReviewStatus),
+  type: Type.Optional(BlockType),
+  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  ...Paging,
+});
+export const ChunkListQuery = Type.Object({
+  status: Type.Optional(ReviewStatus),
+  chunk_type: Type.Optional(ChunkType),
+  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  stale: Type.Optional(Type.Boolean()),
+  ...Paging,
+});
+export const AuditQuery = Type.Object({
+  entity_type: Type.Optional(StringEnum(['block', 'chunk', 'job'] as const)),
+  entity_id: Type.Optional(Type.String()),
+  action: Type.Optional(Type.String()),
+  ...Paging,
+});
+
+const version = Type.Integer({ minimum: 1, description: 'The version you read; a different current version answers 409' });
+const note = Type.Optional(Nullable(Type.String({ maxLength: 10_000 })));
+export const BlockPatchBody = Type.Object(
+  {
+    version,
+    status: Type.Optional(ReviewStatus),
+    edited_text: Type.Optional(Nullable(Type.String({ maxLength: 1_000_000 }))),
+    edited_type: Type.Optional(Nullable(BlockType)),
+    reviewer_note: note,
+  },
+  { additionalProperties: false },
+);
+export const ChunkPatchBody = Type.Object(
+  { version, status: Type.Optional(ReviewStatus), edited_text: Type.Optional(Nullable(Type.String({ maxLength: 1_000_000 }))), reviewer_note: note },
+  { additionalProperties: false },
+);
+export const FinalizeBody = Type.Object({ finalize_policy: Type.Optional(FinalizePolicy) });
+export const FinalizeResult = Type.Object({
+  job_id: Type.String(),
+  status: Type.Literal('finalized'),
+  finalize_policy: Type.String(),
+  finalized_at: Type.String(),
+  counts: Type.Object({ blocks: Counts, chunks: Type.Object({ ...Counts.properties, stale: Type.Integer() }) }),
+});
+export const RechunkResult = Type.Object({
+  job_id: Type.String(),
+  total_chunks: Type.Integer(),
+  kept: Type.Integer({ description: 'Chunks whose content did not change; their review state is kept' }),
+  added: Type.Integer(),
+  removed: Type.Integer(),
+});
+export const UploadAccepted = Type.Object({
+  job_id: Type.String(),
+  status: JobState,
+  source_file: Type.String(),
+  format: Type.String(),
+  file_hash: Type.String(),
+  size_bytes: Type.Integer(),
+  created_at: Type.String(),
+});

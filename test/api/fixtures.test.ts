@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturesDir, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+
+interface FixtureDoc {
+  id: string;
+  file: string;
+  pages: number;
+  has_tables: boolean;
+}
+const manifest = JSON.parse(readFileSync(join(fixturesDir, 'manifest.json'), 'utf8')) as { documents: FixtureDoc[] };
+const pdfs = manifest.documents.filter((d) => d.file.startsWith('pdfs/'));
+
+/** Block types each real document must show (beyond heading and paragraph, which all must). */
+const EXPECTED_TYPES: Record<string, string[]> = {
+  'booktabs-manual': ['table', 'footer'],
+  'zoo-jss-paper': ['code', 'list_item', 'footer', 'header'],
+  'amsmath-userguide': ['list_item', 'footer'],
+  'tugboat-babelbib': ['header'],
+  'beamer-conference-talk': [],
+  'survival-tiedtimes': [],
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => server.close());
+
+describe('every fixture PDF through the API', () => {
+  it.each(pdfs.map((d) => [d.id, d] as const))('%s', async (_id, doc) => {
+    const job = await ingest(server, `${doc.id}.pdf`, readFileSync(join(fixturesDir, doc.file)));
+    expect(job.total_pages).toBe(doc.pages);
+    expect(job.pages_needing_ocr).toEqual([]);
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const counts: Record<string, number> = {};
+    for (const b of blocks) counts[b.type] = (counts[b.type] ?? 0) + 1;
+    console.info(`${doc.id}: ${doc.pages} pages, ${blocks.length} blocks ${JSON.stringify(counts)}`);
+    for (const t of ['heading', 'paragraph', ...(EXPECTED_TYPES[doc.id] ?? [])]) expect(counts[t] ?? 0, `${doc.id} has ${t}`).toBeGreaterThan(0);
+    const pagesSeen = new Set(blocks.map((b) => b.page));
+    expect(pagesSeen.size).toBe(doc.pages);
+    for (const b of blocks) {
+      expect(b.bbox.x0).toBeGreaterThanOrEqual(-1);
+      expect(b.bbox.y0).toBeGreaterThanOrEqual(-1);
+      expect(b.bbox.x1).toBeGreaterThan(b.bbox.x0);
+      expect(b.text.trim().length).toBeGreaterThan(0);
+    }
+    if (doc.has_tables && doc.id === 'booktabs-manual') {
+      const tables = blocks.filter((b) => b.type === 'table');
+      for (const t of tables) expect(new Set(t.table.rows.map((r: string[]) => r.length)).size).toBe(1);
+    }
+    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+    expect(chunks.length).toBe(job.total_chunks);
+    const covered = new Set(chunks.flatMap((c) => c.block_ids));
+    const content = blocks.filter((b) => !['header', 'footer'].includes(b.type));
+    expect(content.filter((b) => !covered.has(b.block_id))).toEqual([]);
+  });
+});

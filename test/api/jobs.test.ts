@@ -1,0 +1,142 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { makeBlankPagePdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ settings: { max_upload_bytes: 2 * 1024 * 1024 } });
+});
+afterAll(async () => server.close());
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe('upload', () => {
+  it('answers 201 with the job, then processes it to ready_for_review with per-page progress', async () => {
+    const pdf = await makeStructuredPdf();
+    const res = await server.upload('report.pdf', pdf);
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as Record<string, any>;
+    expect(created).toMatchObject({ status: 'queued', source_file: 'report.pdf', format: 'pdf', size_bytes: pdf.length });
+    expect(created.file_hash).toMatch(/^[0-9a-f]{64}$/);
+    const job = await server.waitFor(created.job_id);
+    expect(job.status).toBe('ready_for_review');
+    expect(job.total_pages).toBe(STRUCTURED_PDF.pageCount);
+    expect(job.progress).toEqual({ pages_done: STRUCTURED_PDF.pageCount, total_pages: STRUCTURED_PDF.pageCount });
+    expect(job.total_blocks).toBeGreaterThan(10);
+    expect(job.total_chunks).toBeGreaterThan(0);
+    expect(job.review.blocks.pending).toBe(job.total_blocks);
+
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    expect(blocks).toHaveLength(job.total_blocks);
+    const types = new Set(blocks.map((b) => b.type));
+    for (const t of ['heading', 'paragraph', 'list_item', 'table', 'header', 'footer', 'code']) expect(types, t).toContain(t);
+    const headings = blocks.filter((b) => b.type === 'heading').map((b) => b.text);
+    for (const h of STRUCTURED_PDF.headings) expect(headings).toContain(h.text);
+    expect(blocks.map((b) => b.text).join(' ')).toContain(STRUCTURED_PDF.hyphenation.word);
+    for (const b of blocks) {
+      expect(b.version).toBe(1);
+      expect(b.status).toBe('pending');
+      expect(b.bbox.x1).toBeGreaterThan(b.bbox.x0);
+    }
+
+    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+    expect(chunks).toHaveLength(job.total_chunks);
+    expect(chunks.some((c) => c.chunk_type === 'table')).toBe(true);
+    for (const c of chunks) {
+      expect(c.block_ids.length).toBeGreaterThan(0);
+      expect(c.page_numbers.length).toBeGreaterThan(0);
+      expect(c.token_count).toBeGreaterThan(0);
+    }
+  });
+
+  it('reads Markdown, HTML and plain text by their content', async () => {
+    const md = await ingest(server, 'notes.md', enc('# Title\n\nSome text here.\n\n## Part\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'));
+    expect(md.format).toBe('markdown');
+    const mdBlocks = await listAll(server, `/jobs/${md.job_id}/blocks`);
+    expect(mdBlocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'heading', 'list_item', 'list_item', 'table']);
+    const html = await ingest(server, 'page.txt', enc('<!doctype html><html><body><h1>Hello</h1><p>World of text.</p><ul><li>x</li></ul></body></html>'));
+    expect(html.format).toBe('html');
+    const txt = await ingest(server, 'plain', enc('Just a paragraph of plain text.\n\nAnd a second one.'));
+    expect(txt.format).toBe('text');
+    expect(txt.total_blocks).toBe(2);
+  });
+
+  it('marks a page without text as needing OCR instead of leaving it silently empty', async () => {
+    const job = await ingest(server, 'blank.pdf', await makeBlankPagePdf());
+    expect(job.total_pages).toBe(2);
+    expect(job.pages_needing_ocr).toEqual([2]);
+  });
+
+  it('refuses a file whose content is no supported document with 415', async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+    const res = await server.upload('photo.pdf', png);
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as any).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('refuses an upload over the size limit with 413 and keeps nothing of it', async () => {
+    const res = await server.upload('big.txt', new Uint8Array(3 * 1024 * 1024).fill(65));
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('FILE_TOO_LARGE');
+    expect(readdirSync(join(server.dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('answers 400 without a file and for bad chunking fields', async () => {
+    const res = await server.call('POST', '/jobs', { json: { hello: 1 } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe('FILE_REQUIRED');
+    const bad = await server.upload('a.txt', enc('text'), { chunk_size: 'big' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('ends a malformed PDF as a failed job with a reason, and the server keeps working', async () => {
+    const broken = enc('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\ngarbage garbage\n%%EOF');
+    const res = await server.upload('broken.pdf', broken);
+    expect(res.status).toBe(201);
+    const job = await server.waitFor(((await res.json()) as any).job_id);
+    expect(job.status).toBe('failed');
+    expect(job.error.code).toMatch(/^PDF_/);
+    expect(job.error.message.length).toBeGreaterThan(5);
+    expect((await server.call('GET', '/health')).status).toBe(200);
+  });
+});
+
+describe('jobs', () => {
+  it('lists with a status filter and paging', async () => {
+    const all = (await (await server.call('GET', '/jobs?limit=500')).json()) as any;
+    expect(all.total).toBeGreaterThanOrEqual(5);
+    const failed = (await (await server.call('GET', '/jobs?status=failed')).json()) as any;
+    expect(failed.items.every((j: any) => j.status === 'failed')).toBe(true);
+    expect(failed.total).toBeGreaterThanOrEqual(1);
+    const page = (await (await server.call('GET', '/jobs?skip=1&limit=2')).json()) as any;
+    expect(page.items).toHaveLength(2);
+    expect(page.items[0].job_id).toBe(all.items[1].job_id);
+    expect((await server.call('GET', '/jobs?limit=501')).status).toBe(400);
+  });
+
+  it('answers 404 JOB_NOT_FOUND for an unknown job on every job route', async () => {
+    for (const [m, p] of [['GET', ''], ['DELETE', ''], ['POST', '/cancel'], ['GET', '/blocks'], ['GET', '/chunks'], ['POST', '/rechunk'], ['POST', '/finalize'], ['GET', '/export'], ['GET', '/audit']] as const) {
+      const res = await server.call(m, `/jobs/nope${p}`);
+      expect(res.status, `${m} ${p}`).toBe(404);
+      expect(((await res.json()) as any).error.code).toBe('JOB_NOT_FOUND');
+    }
+  });
+
+  it('deletes a job with its rows and files (204)', async () => {
+    const job = await ingest(server, 'gone.md', enc('# Gone\n\nsoon'));
+    expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(true);
+    const res = await server.call('DELETE', `/jobs/${job.job_id}`);
+    expect(res.status).toBe(204);
+    expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(false);
+    expect((await server.call('GET', `/jobs/${job.job_id}`)).status).toBe(404);
+    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
+    for (const table of ['blocks', 'chunks', 'pages', 'revisions']) {
+      expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`).get(job.job_id), table).toEqual({ n: 0 });
+    }
+    db.close();
+  });
+});

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { createApp, type LecternApp } from '../../server/app.js';
+import { parseSettings, type Settings } from '../../server/schemas/settings.js';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const fixturesDir = resolve(repoRoot, '../shared/fixtures');
+/** Built by the global setup (scripts/build-node.mjs): tests run the same worker bundle as `lectern serve`. */
+export const workerFile = join(repoRoot, 'dist', 'worker.js');
+
+export interface TestServer {
+  app: LecternApp;
+  url: string;
+  key: string;
+  dataDir: string;
+  /** fetch against the server with the API key; `json` bodies are sent as JSON. */
+  call(method: string, path: string, opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> }): Promise<Response>;
+  upload(name: string, data: Uint8Array, fields?: Record<string, string>): Promise<Response>;
+  /** Polls GET /jobs/{id} until the status is one of `until`; returns the job. */
+  waitFor(jobId: string, until?: string[], timeoutMs?: number): Promise<Record<string, any>>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'lectern-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts the real application (real SQLite, real worker pool) listening on a free loopback port. */
+export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const key = opts.key ?? randomBytes(16).toString('hex');
+  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, log_level: 'silent', ...opts.settings });
+  const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }) });
+  const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const call: TestServer['call'] = (method, path, o = {}) => {
+    const headers: Record<string, string> = { 'x-api-key': key, ...o.headers };
+    let body = o.body;
+    if (o.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    }
+    return fetch(url + path, { method, headers, body });
+  };
+  return {
+    app,
+    url,
+    key,
+    dataDir,
+    call,
+    upload(name, data, fields = {}) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      form.append('file', new Blob([data as Uint8Array<ArrayBuffer>]), name);
+      return call('POST', '/jobs', { body: form });
+    },
+    async waitFor(jobId, until = ['ready_for_review', 'failed', 'cancelled'], timeoutMs = 120_000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await call('GET', `/jobs/${jobId}`);
+        const job = (await res.json()) as Record<string, any>;
+        if (until.includes(job.status)) return job;
+        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}
+
+/** A server that must generate and store its own key, as when SERVICE_API_KEY is unset. */
+export async function startServerWithoutKey(dataDir = tempDir()) {
+  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 1, log_level: 'silent' });
+  const app = await createApp({ settings, workerFile, logger: pino({ level: 'silent' }) });
+  const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url, dataDir, close: () => app.close() };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Uploads a document and waits until it is ready for review. */
+export async function ingest(server: TestServer, name: string, data: Uint8Array, fields?: Record<string, string>) {
+  const res = await server.upload(name, data, fields);
+  if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+  const { job_id } = (await res.json()) as { job_id: string };
+  const job = await server.waitFor(job_id);
+  if (job.status !== 'ready_for_review') throw new Error(`job ended ${job.status}: ${JSON.stringify(job.error)}`);
+  return job;
+}
+
+/** Every item of a paginated list, page by page. */
+export async function listAll(server: TestServer, path: string, pageSize = 500): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  for (let skip = 0; ; skip += pageSize) {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await server.call('GET', `${path}${sep}skip=${skip}&limit=${pageSize}`);
+    const page = (await res.json()) as { items: Record<string, any>[]; total: number };
+    items.push(...page.items);
+    if (items.length >= page.total || page.items.length === 0) return items;
+  }
+}
