@@ -39,6 +39,8 @@ const log = (line = ''): void => {
   process.stdout.write(`${line}\n`);
 };
 
+const loadavg = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
+
 function machine(): string {
   const cpus = os.cpus();
   const model = cpus[0]?.model.trim() ?? 'unknown CPU';
@@ -80,9 +82,52 @@ function row(run: FileRun): string[] {
     ok && r ? `${num(r.wallMs / run.pdftotextMs)}x` : '-',
     String(r?.job.total_blocks ?? '-'),
     String(r?.job.total_chunks ?? '-'),
+    r?.phases ? [r.phases.queuedMs, r.phases.pagesMs, r.phases.afterPagesMs].map((v) => Math.round(v)).join('/') : '-',
     r?.slowest ? `${ms(r.slowest.msPerPage)} @p${r.slowest.page}` : '-',
     r?.status ?? 'not run',
   ];
+}
+
+interface Outcome {
+  failed: number;
+  ratio: number;
+  timeGoal: boolean;
+  rssGoal: boolean;
+}
+
+/** Prints the results table, the memory lines and the GOALS summary line. */
+function report(runs: FileRun[], fixturesMem: PeakMemory, longMem: PeakMemory, longPages: number): Outcome {
+  const headers = ['file', 'pages', 'ingest', 'pages/s', 'pdftotext', 'pt pages/s', 'ratio', 'blocks', 'chunks', 'queued/pages/after ms', 'slowest page', 'status'];
+  const ok = runs.filter((r) => r.ingest?.status === 'ready_for_review');
+  const sum = (f: (r: FileRun) => number): number => ok.reduce((s, r) => s + f(r), 0);
+  const totalPages = sum((r) => r.popplerPages);
+  const totalIngest = sum((r) => r.ingest?.wallMs ?? 0);
+  const totalPt = sum((r) => r.pdftotextMs);
+  const ratio = totalIngest / totalPt;
+  const total = ['TOTAL (ready files)', String(totalPages), ms(totalIngest), num(totalPages / (totalIngest / 1000)), ms(totalPt),
+    num(totalPages / (totalPt / 1000), 0), `${num(ratio)}x`, '', '', '', '', `${ok.length}/${runs.length} ready`];
+  log(`\n## Results\n`);
+  log(table(headers, [...runs.map(row), total], new Set([1, 2, 3, 4, 5, 6, 7, 8, 9])));
+  log(`(queued/pages/after: upload start to first seen processing / to all pages seen done / to ready_for_review;`);
+  log(` pdftotext: median of 3 runs; ratio: ingest time / pdftotext time; rates use poppler's page count)`);
+  const memLine = (m: PeakMemory): string =>
+    `${mib(m.serverKb)}${m.childCount ? ` + ${mib(m.childrenKb)} in ${m.childCount} child process(es)` : ''}`;
+  const long = runs.find((r) => r.group === 'long');
+  log(`\npeak RSS (VmHWM, whole server run incl. worker threads and warm-up):`);
+  log(`  server A, all fixtures: ${memLine(fixturesMem)}`);
+  log(`  server B, ${long?.name ?? 'long file'} alone: ${memLine(longMem)}`);
+
+  const failed = runs.length - ok.length;
+  const longKb = longMem.serverKb === null ? null : longMem.serverKb + longMem.childrenKb;
+  const longOk = long?.ingest?.status === 'ready_for_review';
+  const timeGoal = failed === 0 && ratio <= TIME_RATIO_GOAL;
+  const rssGoal = longOk && longKb !== null && longKb < RSS_GOAL_KB;
+  log(
+    `\nGOALS: within ${TIME_RATIO_GOAL}x of pdftotext's time: ${timeGoal ? 'PASS' : 'FAIL'} ` +
+      `(${ms(totalIngest)} vs ${ms(totalPt)} = ${num(ratio)}x${failed ? `, ${failed} file(s) not ready` : ''}) | ` +
+      `peak RSS under 1 GB for the ${longPages}-page file: ${rssGoal ? 'PASS' : 'FAIL'} (${mib(longKb)}${longOk ? '' : ', not ready'})`,
+  );
+  return { failed, ratio, timeGoal, rssGoal };
 }
 
 async function main(): Promise<number> {
@@ -103,6 +148,7 @@ async function main(): Promise<number> {
   log('# Lectern ingest benchmark');
   log(`date: ${new Date().toISOString()}`);
   log(`machine: ${machine()}`);
+  log(`load average at start: ${loadavg()} (other work on the machine skews every figure below)`);
   const poppler = ensurePdftotext(log);
   if (!poppler.ok) {
     process.stderr.write(`${poppler.advice}\n`);
@@ -138,41 +184,15 @@ async function main(): Promise<number> {
     const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, pollMs);
     log(`server B (fresh): ${path.basename(longFile)}`);
     const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, pollMs);
-    log(`ingest phase took ${ms(performance.now() - started)}`);
+    log(`ingest phase took ${ms(performance.now() - started)}; load average now: ${loadavg()}`);
 
-    const headers = ['file', 'pages', 'ingest', 'pages/s', 'pdftotext', 'pt pages/s', 'ratio', 'blocks', 'chunks', 'slowest page', 'status'];
-    const ok = runs.filter((r) => r.ingest?.status === 'ready_for_review');
-    const sum = (f: (r: FileRun) => number): number => ok.reduce((s, r) => s + f(r), 0);
-    const totalPages = sum((r) => r.popplerPages);
-    const totalIngest = sum((r) => r.ingest?.wallMs ?? 0);
-    const totalPt = sum((r) => r.pdftotextMs);
-    const total = ['TOTAL (ready files)', String(totalPages), ms(totalIngest), num(totalPages / (totalIngest / 1000)), ms(totalPt),
-      num(totalPages / (totalPt / 1000), 0), `${num(totalIngest / totalPt)}x`, '', '', '', `${ok.length}/${runs.length} ready`];
-    log(`\n## Results\n`);
-    log(table(headers, [...runs.map(row), total], new Set([1, 2, 3, 4, 5, 6, 7, 8])));
-    const memLine = (m: PeakMemory): string =>
-      `${mib(m.serverKb)}${m.childCount ? ` + ${mib(m.childrenKb)} in ${m.childCount} child process(es)` : ''}`;
-    log(`\npeak RSS (VmHWM, whole server run incl. worker threads and warm-up):`);
-    log(`  server A, all fixtures: ${memLine(fixturesMem)}`);
-    log(`  server B, ${path.basename(longFile)} alone: ${memLine(longMem)}`);
-
-    const failed = runs.filter((r) => r.ingest?.status !== 'ready_for_review');
-    const ratio = totalIngest / totalPt;
-    const longKb = longMem.serverKb === null ? null : longMem.serverKb + longMem.childrenKb;
-    const longOk = runs.find((r) => r.group === 'long')?.ingest?.status === 'ready_for_review';
-    const timeGoal = failed.length === 0 && ratio <= TIME_RATIO_GOAL;
-    const rssGoal = longOk && longKb !== null && longKb < RSS_GOAL_KB;
-    log(
-      `\nGOALS: within ${TIME_RATIO_GOAL}x of pdftotext's time: ${timeGoal ? 'PASS' : 'FAIL'} ` +
-        `(${ms(totalIngest)} vs ${ms(totalPt)} = ${num(ratio)}x${failed.length ? `, ${failed.length} file(s) not ready` : ''}) | ` +
-        `peak RSS under 1 GB for the ${longPages}-page file: ${rssGoal ? 'PASS' : 'FAIL'} (${mib(longKb)}${longOk ? '' : ', not ready'})`,
-    );
+    const outcome = report(runs, fixturesMem, longMem, longPages);
     if (values.json) {
-      const out = { date: new Date().toISOString(), machine: machine(), pdftotext: pdftotextVersion(), runs, fixturesMem, longMem, ratio };
+      const out = { date: new Date().toISOString(), machine: machine(), pdftotext: pdftotextVersion(), runs, fixturesMem, longMem, ...outcome };
       writeFileSync(values.json, JSON.stringify(out, null, 2));
     }
-    if (failed.length > 0) return 1;
-    return values.strict && !(timeGoal && rssGoal) ? 2 : 0;
+    if (outcome.failed > 0) return 1;
+    return values.strict && !(outcome.timeGoal && outcome.rssGoal) ? 2 : 0;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

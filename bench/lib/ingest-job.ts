@@ -25,6 +25,8 @@ export interface IngestResult {
   job: JobView;
   /** Longest wait between two progress updates, per page advanced (poll-granular), and the page it ended on. */
   slowest: { msPerPage: number; page: number } | null;
+  /** Poll-granular split of wallMs: until first seen processing, until all pages seen done, then to the end. */
+  phases: { queuedMs: number; pagesMs: number; afterPagesMs: number } | null;
   error?: string;
 }
 
@@ -60,20 +62,26 @@ export async function ingestFile(
   const created = (await res.json()) as JobView;
   if (res.status !== 201 || !created.job_id) {
     const error = `POST /jobs answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`;
-    return { file, status: 'upload_failed', wallMs: uploadMs, uploadMs, job: created, slowest: null, error };
+    return { file, status: 'upload_failed', wallMs: uploadMs, uploadMs, job: created, slowest: null, phases: null, error };
   }
   let job = created;
   let lastDone = 0;
   let lastAt = 0;
   let slowest: IngestResult['slowest'] = null;
+  let processingAt: number | null = null;
+  let pagesDoneAt: number | null = null;
   while (!TERMINAL.has(job.status)) {
     if (performance.now() - started > timeoutMs) {
-      return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, error: `no final status after ${timeoutMs} ms` };
+      const error = `no final status after ${timeoutMs} ms`;
+      return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, phases: null, error };
     }
     await sleep(pollMs);
     job = await getJob(server, created.job_id);
     const now = performance.now();
     const done = job.progress?.pages_done ?? 0;
+    const total = job.progress?.total_pages ?? job.total_pages ?? 0;
+    if (processingAt === null && job.status !== 'queued') processingAt = now;
+    if (pagesDoneAt === null && total > 0 && done >= total) pagesDoneAt = now;
     if (done > lastDone) {
       // The first update also holds upload, queueing and document opening: page timing starts from it.
       if (lastDone > 0) {
@@ -84,7 +92,11 @@ export async function ingestFile(
       lastAt = now;
     }
   }
-  const wallMs = performance.now() - started;
+  const end = performance.now();
+  const wallMs = end - started;
+  const queuedEnd = processingAt ?? end;
+  const pagesEnd = pagesDoneAt ?? end;
+  const phases = { queuedMs: queuedEnd - started, pagesMs: pagesEnd - queuedEnd, afterPagesMs: end - pagesEnd };
   const error = job.status === 'ready_for_review' ? undefined : `${job.error?.code ?? job.status}: ${job.error?.message ?? ''}`;
-  return { file, status: job.status, wallMs, uploadMs, job, slowest, ...(error ? { error } : {}) };
+  return { file, status: job.status, wallMs, uploadMs, job, slowest, phases, ...(error ? { error } : {}) };
 }

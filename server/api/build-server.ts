@@ -15,6 +15,8 @@ import type { ServerDeps } from './services.js';
 export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   const app = Fastify({
     loggerInstance: logger,
+    // Clients poll job status many times a second; per-request lines only when debugging.
+    disableRequestLogging: deps.settings.log_level !== 'debug',
     bodyLimit: 10 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();

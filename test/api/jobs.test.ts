@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { makeDocx } from '../helpers/make-docx.js';
 import { makeBlankPagePdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 
 let server: TestServer;
@@ -62,6 +63,24 @@ describe('upload', () => {
     const txt = await ingest(server, 'plain', enc('Just a paragraph of plain text.\n\nAnd a second one.'));
     expect(txt.format).toBe('text');
     expect(txt.total_blocks).toBe(2);
+  });
+
+  it('reads a DOCX with its headings, lists and table', async () => {
+    const docx = makeDocx([
+      { kind: 'heading', level: 1, text: 'Quarterly memo' },
+      { kind: 'para', text: 'Numbers for the quarter follow.' },
+      { kind: 'bullet', text: 'revenue up' },
+      { kind: 'bullet', text: 'costs flat', level: 1 },
+      { kind: 'table', rows: [['Item', 'Value'], ['A', '1'], ['B', '2']], headerRows: 1 },
+    ]);
+    const job = await ingest(server, 'memo.bin', docx);
+    expect(job.format).toBe('docx');
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    expect(blocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'list_item', 'list_item', 'table']);
+    expect(blocks[3]!.indent_level).toBe(1);
+    expect(blocks[4]!.table).toEqual({ rows: [['Item', 'Value'], ['A', '1'], ['B', '2']], header_rows: 1 });
+    const corrupt = await server.upload('broken.docx', docx.slice(0, 400));
+    expect(corrupt.status).toBe(415);
   });
 
   it('marks a page without text as needing OCR instead of leaving it silently empty', async () => {

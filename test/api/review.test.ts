@@ -135,7 +135,7 @@ describe('a 600-block document', () => {
     expect(first.total).toBe(600);
     const tail = await json(await server.call('GET', `/jobs/${job.job_id}/blocks?skip=500&limit=500`));
     expect(tail.items).toHaveLength(100);
-    expect(tail.items[99].text).toContain(manyBlocksSentence(599).slice(0, 30));
+    expect(tail.items[99].text).toContain(manyBlocksSentence(600).slice(0, 30));
     expect((await server.call('GET', `/jobs/${job.job_id}/blocks?limit=501`)).status).toBe(400);
     const target = tail.items[50];
     const res = await server.call('PATCH', `/jobs/${job.job_id}/blocks/${target.block_id}`, { json: { version: 1, status: 'approved' } });

@@ -323,16 +323,22 @@ export function manyBlocksSentence(n: number): string {
 }
 
 export const MANY_BLOCKS_PER_PAGE = 30;
+const MANY_SIZE = 9;
+const MANY_MARGIN = 40;
 
-/** `blockCount` one-line paragraphs, 30 a page, with wide gaps between them and nothing else on the pages. */
+/**
+ * `blockCount` one-line paragraphs, 30 a page, and nothing else on the pages. Baselines are ~2.8 font sizes
+ * apart: equally spaced lines closer than that (~2.3) read as one double-spaced paragraph to a layout
+ * heuristic that learns the line spacing from the page, which is what this PDF must not look like.
+ */
 export async function makeManyBlocksPdf(blockCount: number): Promise<Buffer> {
   if (!Number.isInteger(blockCount) || blockCount < 1) throw new Error('blockCount must be a positive integer');
   const doc = newDoc(`Many blocks (${blockCount})`);
-  const pitch = (PAGE_H - 2 * MARGIN) / MANY_BLOCKS_PER_PAGE;
+  const pitch = (PAGE_H - 2 * MANY_MARGIN) / MANY_BLOCKS_PER_PAGE;
   for (let n = 1; n <= blockCount; n++) {
     const slot = (n - 1) % MANY_BLOCKS_PER_PAGE;
     if (slot === 0) doc.addPage();
-    put(doc, 'Times-Roman', 10, manyBlocksSentence(n), MARGIN, MARGIN + slot * pitch);
+    put(doc, 'Times-Roman', MANY_SIZE, manyBlocksSentence(n), MARGIN, MANY_MARGIN + slot * pitch);
   }
   return finish(doc);
 }

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { ErrorBody } from '../../schemas/common.js';
 import { Block, Chunk, Job, Revision } from '../../schemas/jobs.js';
 
-const require = createRequire(import.meta.url);
+const resolveFromHere = createRequire(import.meta.url).resolve;
 
 const REDOC_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Lectern API reference</title>
@@ -32,7 +32,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, { version }: { vers
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
-  const redocBundle = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+  const redocBundle = readFileSync(resolveFromHere('redoc/bundles/redoc.standalone.js'));
   app.get('/redoc', { schema: { hide: true }, config: { public: true } }, async (_req, reply) => reply.type('text/html').send(REDOC_PAGE));
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true }, config: { public: true } }, async (_req, reply) =>
     reply.type('application/javascript').header('cache-control', 'public, max-age=86400').send(redocBundle),

@@ -5,7 +5,7 @@
 import type { BBox, BlockType, TableGrid } from '../types.js';
 import { classify, codeText, equationText, proseText, type DocStats } from './classify.js';
 import { lineBBox, type Line, type PageLayout, type Region } from './model.js';
-import { mode, segmentLines, type SegmentContext } from './segment.js';
+import { isCaptionStart, mode, segmentLines, type SegmentContext } from './segment.js';
 import { findTables, tableMarkdown } from './tables.js';
 
 /** A block before document-wide passes fill in heading levels and list depths. */
@@ -28,6 +28,33 @@ function contains(b: BBox, l: Line): boolean {
 
 function area(b: BBox): number {
   return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
+}
+
+/**
+ * Extends a drawing's box over the short text lines right around it: axis labels, tick values and
+ * legends sit just outside the plotted paths. Captions and prose stay out.
+ */
+function growFigure(box: BBox, lines: Line[]): BBox {
+  const fig = { ...box };
+  for (let pass = 0; pass < 4; pass++) {
+    let grown = false;
+    for (const l of lines) {
+      const words = l.text.split(' ');
+      // Labels are short, or rows of tick values ("Feb 01 Feb 15 Mar 01").
+      const label = words.length <= 6 ? l.text.length <= 40 : l.text.length <= 60 && l.text.length / words.length <= 5;
+      if (l.role || contains(fig, l) || !label) continue;
+      if (isCaptionStart(l)) continue;
+      const m = 1.8 * l.size;
+      if (l.x1 < fig.x0 - m || l.x0 > fig.x1 + m || l.bottom < fig.y0 - m || l.top > fig.y1 + m) continue;
+      fig.x0 = Math.min(fig.x0, l.x0);
+      fig.x1 = Math.max(fig.x1, l.x1);
+      fig.y0 = Math.min(fig.y0, l.top);
+      fig.y1 = Math.max(fig.y1, l.bottom);
+      grown = true;
+    }
+    if (!grown) break;
+  }
+  return fig;
 }
 
 function segmentContext(lines: Line[], stats: DocStats): SegmentContext {
@@ -63,13 +90,17 @@ function regionBlocks(region: Region, figures: BBox[], page: number, stats: DocS
   const feet: PendingBlock[] = [];
   const figureBlocks: PendingBlock[] = [];
   const absorbed = new Set<Line>();
-  for (const fig of figures) {
+  for (const found of figures) {
+    const fig = growFigure(found, region.lines);
     const inside = region.lines.filter((l) => !l.role && contains(fig, l));
     const textArea = inside.reduce((s, l) => s + area({ x0: l.x0, y0: l.top, x1: l.x1, y1: l.bottom }), 0);
     // Text filling the box means a coloured frame behind prose, not a drawing with labels.
     if (textArea > 0.35 * area(fig)) continue;
     inside.forEach((l) => absorbed.add(l));
-    figureBlocks.push({ type: 'figure', text: inside.map((l) => l.text).join(' '), page, bbox: fig });
+    // The text of a figure is whatever labels it carries; a bare image still gets a placeholder,
+    // as every block has text.
+    const labels = inside.map((l) => l.text).join(' ').trim();
+    figureBlocks.push({ type: 'figure', text: labels || '[figure]', page, bbox: fig });
   }
   const flow: Line[] = [];
   for (const l of region.lines) {

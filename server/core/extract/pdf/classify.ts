@@ -3,6 +3,7 @@
  * list item or paragraph, plus their text.
  */
 import type { BlockType } from '../types.js';
+import { isMathLine } from './lines.js';
 import type { Line, PageLayout } from './model.js';
 import type { DraftBlock } from './segment.js';
 import { joinLines } from './text-normalize.js';
@@ -100,8 +101,10 @@ function headingStyle(block: DraftBlock, text: string, stats: DocStats): Typed['
 
 export function classify(block: DraftBlock, text: string, stats: DocStats): Typed {
   const lines = block.lines;
-  if (weighted(lines, (l) => l.mono) >= 0.6) return { type: 'code' };
-  if (weighted(lines, (l) => l.math) >= 0.5) return { type: 'equation' };
+  // Code does not fill justified lines to the margin; prose full of inline code does.
+  if (weighted(lines, (l) => l.mono) >= 0.6 && block.flush < Math.max(2, 0.5 * lines.length)) return { type: 'code' };
+  const mathChars = lines.reduce((n, l) => n + (isMathLine(l) ? l.chars : 0), 0);
+  if (mathChars >= 0.6 * lines.reduce((n, l) => n + l.chars, 0)) return { type: 'equation' };
   const head = !block.list || !block.list.bullet ? headingStyle(block, text, stats) : null;
   if (head) return { type: 'heading', headingStyle: head };
   if (block.caption) return { type: 'caption' };

@@ -47,7 +47,13 @@ export interface OperatorListLike {
 }
 
 const GRID = 8; // pt per clustering cell
-const MIN_PATHS = 12; // vector drawings below this are decorations (boxes, rules, bullets)
+/** Drawings below this weight are decorations: frames, rules, bullets, a few table lines. */
+const MIN_WEIGHT = 24;
+
+interface WeightedBox {
+  box: BBox;
+  weight: number;
+}
 
 /**
  * Returns figure boxes in top-left page coordinates. `viewport` is the page's scale-1 viewport
@@ -72,7 +78,7 @@ export function findFigures(
   let ctm: Matrix = multiply([1, 0, 0, 1, 0, 0], viewport);
   const stack: Matrix[] = [];
   const images: BBox[] = [];
-  const paths: BBox[] = [];
+  const paths: WeightedBox[] = [];
   const pageArea = width * height;
   const { fnArray, argsArray } = ops;
   for (let i = 0; i < fnArray.length; i++) {
@@ -97,9 +103,14 @@ export function findFigures(
       const b = boxOf(ctm, mm[0] as number, mm[1] as number, mm[2] as number, mm[3] as number);
       const w = b.x1 - b.x0;
       const h = b.y1 - b.y0;
-      // Rules (table lines, underlines) and page-sized backgrounds are not figures.
-      if (w < 2 || h < 2 || w * h > 0.6 * pageArea) continue;
-      paths.push(b);
+      if (w * h > 0.6 * pageArea) continue; // page or slide background
+      const data = (args[1] as ArrayLike<unknown> | null)?.[0] as ArrayLike<number> | null | undefined;
+      // Drawing ops plus coordinates: about four numbers per segment.
+      const segments = Math.max(1, Math.ceil((data?.length ?? 4) / 4));
+      // A long hairline alone is a rule (booktabs, underline) and weighs least; plotted data
+      // (long polylines) weighs most.
+      const rule = (h < 2 && w > 60) || (w < 2 && h > 60);
+      paths.push({ box: b, weight: rule ? 1 : Math.min(20, segments) });
     }
   }
   const figures: BBox[] = [];
@@ -122,29 +133,35 @@ function clip(b: BBox, width: number, height: number): BBox {
   };
 }
 
-/** Connected groups of grid cells touched by paths; dense groups are drawings. */
-function clusterPaths(paths: BBox[], width: number, height: number): BBox[] {
-  if (paths.length < MIN_PATHS) return [];
+/** Connected groups of grid cells touched by paths; heavy groups are drawings. */
+function clusterPaths(paths: WeightedBox[], width: number, height: number): BBox[] {
+  const total = paths.reduce((sum, p) => sum + p.weight, 0);
+  if (total < MIN_WEIGHT) return [];
   const cols = Math.ceil(width / GRID) + 1;
   const rows = Math.ceil(height / GRID) + 1;
-  const count = new Int32Array(cols * rows);
-  for (const p of paths) {
+  const marks = new Uint8Array(cols * rows);
+  // Each path's weight is credited to the first cell it marks, so a cluster's weight is the sum
+  // of its paths.
+  const weight = new Float64Array(cols * rows);
+  for (const { box: p, weight: w } of paths) {
     const c0 = Math.max(0, Math.floor(p.x0 / GRID));
     const c1 = Math.min(cols - 1, Math.floor(p.x1 / GRID));
     const r0 = Math.max(0, Math.floor(p.y0 / GRID));
     const r1 = Math.min(rows - 1, Math.floor(p.y1 / GRID));
-    // Large shapes (frames, axes boxes) mark only their outline, so that a frame does not join
-    // everything inside it into one blob.
+    if (c1 < c0 || r1 < r0) continue;
+    weight[r0 * cols + c0] = (weight[r0 * cols + c0] ?? 0) + w;
+    // Large shapes (frames, plotted lines) mark only their outline, so that a frame does not
+    // fill up everything inside it.
     for (let r = r0; r <= r1; r++) {
       for (let c = c0; c <= c1; c++) {
-        if (r === r0 || r === r1 || c === c0 || c === c1) count[r * cols + c] = (count[r * cols + c] ?? 0) + 1;
+        if (r === r0 || r === r1 || c === c0 || c === c1) marks[r * cols + c] = 1;
       }
     }
   }
   const seen = new Uint8Array(cols * rows);
   const out: BBox[] = [];
-  for (let start = 0; start < count.length; start++) {
-    if (!count[start] || seen[start]) continue;
+  for (let start = 0; start < marks.length; start++) {
+    if (!marks[start] || seen[start]) continue;
     const queue = [start];
     seen[start] = 1;
     let hits = 0;
@@ -154,7 +171,7 @@ function clusterPaths(paths: BBox[], width: number, height: number): BBox[] {
     let r1 = -Infinity;
     while (queue.length) {
       const cell = queue.pop() as number;
-      hits += count[cell] ?? 0;
+      hits += weight[cell] ?? 0;
       const r = Math.floor(cell / cols);
       const c = cell % cols;
       if (c < c0) c0 = c;
@@ -166,7 +183,7 @@ function clusterPaths(paths: BBox[], width: number, height: number): BBox[] {
         const nc = c + dc;
         if (nr < 0 || nc < 0 || nr >= rows || nc >= cols) continue;
         const n = nr * cols + nc;
-        if (count[n] && !seen[n]) {
+        if (marks[n] && !seen[n]) {
           seen[n] = 1;
           queue.push(n);
         }
@@ -174,7 +191,7 @@ function clusterPaths(paths: BBox[], width: number, height: number): BBox[] {
     }
     const w = (c1 - c0 + 1) * GRID;
     const h = (r1 - r0 + 1) * GRID;
-    if (hits >= MIN_PATHS && w >= 48 && h >= 32) {
+    if (hits >= MIN_WEIGHT && w >= 48 && h >= 32) {
       out.push(clip({ x0: c0 * GRID, y0: r0 * GRID, x1: (c1 + 1) * GRID, y1: (r1 + 1) * GRID }, width, height));
     }
   }

@@ -15,7 +15,7 @@ import { findFigures } from './graphics.js';
 import { layoutPage } from './layout.js';
 import type { PageLayout } from './model.js';
 import { openPdf, withTimeout, type PdfDocument, type PdfJs } from './pdfjs-loader.js';
-import { readPageText, styleRuns } from './page-text.js';
+import { readPageText, styleRuns, unturnBox } from './page-text.js';
 import { markRunningHeads } from './running-heads.js';
 
 export { PdfExtractError } from './errors.js';
@@ -29,7 +29,15 @@ const MIN_FONT_CHARS = 12;
 /** A caption label at the start of a text item: the page probably holds a figure worth locating. */
 const FIGURE_LABEL_RE = /^\s*(?:figure|fig\.)\s*\d/i;
 
-async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, fonts: FontRegistry): Promise<PageLayout> {
+/** State carried from page to page. */
+interface DocState {
+  fonts: FontRegistry;
+  /** Column gutters seen so far, as x centres (a two-column paper keeps its gutter in place). */
+  gutters: number[];
+}
+
+async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocState): Promise<PageLayout> {
+  const { fonts } = state;
   const page = await doc.getPage(n);
   try {
     const viewport = page.getViewport({ scale: 1 });
@@ -38,6 +46,9 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, fonts: FontRe
       page: n,
       width: text.width,
       height: text.height,
+      rotation: text.rotation,
+      frameWidth: text.frameWidth,
+      frameHeight: text.frameHeight,
       needsOcr: text.chars < MIN_PAGE_CHARS,
       regions: [],
       figures: [],
@@ -61,13 +72,26 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, fonts: FontRe
         if (page.commonObjs.has(id)) fonts.resolve(id, page.commonObjs.get(id));
         else fonts.markUnknown(id);
       }
-      if (wantsFigures) layout.figures = findFigures(pdfjs, ops, viewport.transform, text.width, text.height);
+      if (wantsFigures) {
+        const toFrame = multiplyTransforms(text.frameTransform, viewport.transform);
+        layout.figures = findFigures(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight);
+      }
     }
-    layout.regions = layoutPage(styleRuns(text.runs, fonts));
+    const laid = layoutPage(styleRuns(text.runs, fonts), state.gutters);
+    layout.regions = laid.regions;
+    for (const g of laid.gutters) {
+      if (!state.gutters.some((p) => Math.abs(p - g) < 3) && state.gutters.length < 8) state.gutters.push(g);
+    }
     return layout;
   } finally {
     page.cleanup();
   }
+}
+
+function multiplyTransforms(m: readonly number[], n: readonly number[]): number[] {
+  const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = m;
+  const [p = 1, q = 0, r = 0, t = 1, u = 0, v = 0] = n;
+  return [a * p + c * q, b * p + d * q, a * r + c * t, b * r + d * t, a * u + c * v + e, b * u + d * v + f];
 }
 
 async function metadataTitle(doc: PdfDocument): Promise<string | undefined> {
@@ -75,7 +99,10 @@ async function metadataTitle(doc: PdfDocument): Promise<string | undefined> {
     const meta = await doc.getMetadata();
     const info = meta.info as { Title?: unknown } | undefined;
     const title = typeof info?.Title === 'string' ? info.Title.replace(/\s+/g, ' ').trim() : '';
-    if (title && !/^untitled$/i.test(title)) return title;
+    // Producers fill Title with placeholders or the source file's name; those are no titles.
+    const junk = /^(?:untitled|unknown|title|document\d*|slide \d+)$|\.(?:docx?|rtf|odt|pptx?|xlsx?|pdf|tex|dvi|ps|indd|qxd)$/i;
+    const clean = title.replace(/^Microsoft (?:Word|PowerPoint|Excel) - /, '');
+    if (clean && !junk.test(clean)) return clean;
   } catch {
     // Broken metadata is no reason to fail the extraction; fall back to the first heading.
   }
@@ -84,14 +111,32 @@ async function metadataTitle(doc: PdfDocument): Promise<string | undefined> {
 
 function finish(pending: PendingBlock[], bodySize: number): ExtractedBlock[] {
   const level = headingLevels(pending.flatMap((b) => (b.headingStyle ? [b.headingStyle] : [])));
-  const depth = listLevels(
-    pending.flatMap((b) => (b.listOffset !== undefined ? [b.listOffset] : [])),
-    bodySize,
-  );
+  // List depth is relative within one list (a run of consecutive items): its least indented
+  // items are level 0, whatever other lists of the document do.
+  // (Running heads between two pages of one list do not end it.)
+  const depths = new Map<PendingBlock, number>();
+  const lists: PendingBlock[][] = [];
+  let open: PendingBlock[] | undefined;
+  for (const b of pending) {
+    if (b.listOffset !== undefined) {
+      if (!open) lists.push((open = []));
+      open.push(b);
+    } else if (b.type !== 'header' && b.type !== 'footer') {
+      open = undefined;
+    }
+  }
+  for (const list of lists) {
+    const depth = listLevels(
+      list.map((b) => b.listOffset ?? 0),
+      bodySize,
+    );
+    for (const b of list) depths.set(b, depth(b.listOffset ?? 0));
+  }
   return pending.map((b) => {
     const out: ExtractedBlock = { type: b.type, text: b.text, page: b.page, bbox: roundBox(b.bbox) };
     if (b.headingStyle) out.heading_level = level(b.headingStyle);
-    if (b.listOffset !== undefined) out.indent_level = depth(b.listOffset);
+    const depth = depths.get(b);
+    if (depth !== undefined) out.indent_level = depth;
     if (b.table) out.table = b.table;
     return out;
   });
@@ -110,20 +155,29 @@ export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): P
   const { pdfjs, doc } = await openPdf(data);
   try {
     const total = doc.numPages;
-    const fonts = new FontRegistry();
+    const state: DocState = { fonts: new FontRegistry(), gutters: [] };
     const layouts: PageLayout[] = [];
     const warnings: string[] = [];
     let failed = 0;
     for (let n = 1; n <= total; n++) {
       try {
         layouts.push(
-          await withTimeout(readPage(pdfjs, doc, n, fonts), PAGE_TIMEOUT_MS, () => new Error('timed out')),
+          await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')),
         );
       } catch (err) {
         failed++;
         warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
         const size = await pageSize(doc, n);
-        layouts.push({ page: n, ...size, needsOcr: true, regions: [], figures: [] });
+        layouts.push({
+          page: n,
+          ...size,
+          rotation: 0,
+          frameWidth: size.width,
+          frameHeight: size.height,
+          needsOcr: true,
+          regions: [],
+          figures: [],
+        });
       }
       opts.onProgress?.(n, total);
     }
@@ -132,7 +186,13 @@ export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): P
     }
     markRunningHeads(layouts);
     const stats = docStats(layouts);
-    const pending = layouts.flatMap((l) => (l.needsOcr ? [] : pageBlocks(l, stats)));
+    const pending = layouts.flatMap((l) => {
+      if (l.needsOcr) return [];
+      const blocks = pageBlocks(l, stats);
+      // Boxes go back from the page's reading frame to the page as displayed.
+      if (l.rotation !== 0) for (const b of blocks) b.bbox = unturnBox(b.bbox, l.rotation, l.width, l.height);
+      return blocks;
+    });
     const blocks = finish(pending, stats.bodySize);
     const pages: ExtractedPage[] = layouts.map((l) => ({
       page: l.page,

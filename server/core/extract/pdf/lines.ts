@@ -5,7 +5,7 @@ import { ASCENT, DESCENT, type Line, type Run } from './model.js';
 
 // Characters that mark mathematics even when the font's name is unknown: Greek, arithmetic and
 // relation signs, arrows, the math operator and symbol blocks, mathematical alphanumerics.
-const MATH_CHAR_RE = /[=<>^±×÷√∞\u0391-\u03C9\u2190-\u21FF\u2200-\u22FF\u27C0-\u27FF\u2980-\u2AFF]|\uD835[\uDC00-\uDFFF]/gu;
+const MATH_CHAR_RE = /[=<>^+±×÷√∞\u0391-\u03C9\u2190-\u21FF\u2200-\u22FF\u27C0-\u27FF\u2980-\u2AFF]|\uD835[\uDC00-\uDFFF]/gu;
 
 export function nonSpaceLength(text: string): number {
   let n = 0;
@@ -35,6 +35,7 @@ export function buildLine(runs: Run[]): Line {
   let math = 0;
   let bold = 0;
   let plainMono = 0;
+  let mathFont = 0;
   let x0 = Infinity;
   let x1 = -Infinity;
   let top = Infinity;
@@ -51,8 +52,12 @@ export function buildLine(runs: Run[]): Line {
     // Code inside a bold heading ('2.1. Creation of "zoo" objects') is set in a regular
     // typewriter face; it should not make the heading look half bold.
     else if (r.mono) plainMono += n;
-    if (r.math) math += n;
-    else math += r.text.match(MATH_CHAR_RE)?.length ?? 0;
+    if (r.math) {
+      math += n;
+      if (!r.mono) mathFont += n;
+    } else {
+      math += r.text.match(MATH_CHAR_RE)?.length ?? 0;
+    }
     const key = Math.round(r.size * 10) / 10;
     sizeChars.set(key, (sizeChars.get(key) ?? 0) + n);
     if (r.x0 < x0) x0 = r.x0;
@@ -83,8 +88,31 @@ export function buildLine(runs: Run[]): Line {
     size,
     text: text.replace(/ {2,}/g, ' ').trim(),
     chars,
-    mono: mono / denom,
+    // Symbols from a math font (a "←" marking a changed line of a listing) do not make a line of
+    // code any less typewriter-set.
+    mono: mono / Math.max(1, chars - mathFont),
     math: Math.min(1, math / denom),
     bold: bold > 0 ? bold / Math.max(1, chars - plainMono) : 0,
   };
+}
+
+// Words of running text; function names of math (log, sin, max, ...) do not count.
+const PROSE_WORD_RE = /^[A-Za-z\u00C0-\u024F]{4,}[,.;:]?$/;
+
+/**
+ * Display math: mostly math-font glyphs, or a line with some math and at most one real word
+ * ("1/k log2 c(f)   (4.4)"), as fractions and aligned formulas come apart into such lines.
+ */
+export function isMathLine(line: Line): boolean {
+  if (line.mono >= 0.6) return false;
+  if (line.math >= 0.5) return true;
+  if (line.math < 0.12 || line.chars < 2) return false;
+  let words = 0;
+  for (const w of line.text.split(' ')) if (PROSE_WORD_RE.test(w)) words++;
+  return words <= 1;
+}
+
+/** Only digits and signs (a fraction's numerators "1 1 1 1", an equation number): joins math. */
+export function isNumberLine(line: Line): boolean {
+  return line.text.length <= 24 && /\d/.test(line.text) && !/\p{L}/u.test(line.text);
 }

@@ -59,8 +59,16 @@ export interface Region {
 
 export interface PageLayout {
   page: number;
+  /** Displayed page size (what pages[] reports). */
   width: number;
   height: number;
+  /**
+   * The frame the layout was made in: the page turned clockwise by `rotation` so that its text
+   * reads left to right. Regions, lines and figures are in frame coordinates.
+   */
+  rotation: 0 | 90 | 180 | 270;
+  frameWidth: number;
+  frameHeight: number;
   needsOcr: boolean;
   regions: Region[];
   /** Areas where images or dense vector graphics are painted (only when the operator list was read). */

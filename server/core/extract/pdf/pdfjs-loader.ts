@@ -16,9 +16,42 @@ const OPEN_TIMEOUT_MS = 60_000;
 
 let pdfjsPromise: Promise<PdfJs> | undefined;
 
+/**
+ * The legacy build bundles core-js, which on Node 20 replaces a few built-ins of the whole thread
+ * with spec-pedantic polyfills: Array.prototype.push (an edge case of non-writable lengths) and
+ * JSON.stringify / JSON.parse (for JSON.rawJSON). They are slow (stringify ~10x, and pdf.js pushes
+ * every glyph), and neither pdf.js nor the rest of the worker needs what they add, so the native
+ * functions go back once pdf.js has loaded. The polyfills that only add missing methods
+ * (Promise.withResolvers, Map.prototype.getOrInsert, ...) stay: pdf.js relies on those.
+ */
+const natives = { push: Array.prototype.push, stringify: JSON.stringify, parse: JSON.parse };
+
+function restoreNatives(): void {
+  const put = (target: object, key: string, value: unknown): void => {
+    const desc = Object.getOwnPropertyDescriptor(target, key);
+    if (desc && desc.value !== value && desc.configurable) Object.defineProperty(target, key, { ...desc, value });
+  };
+  put(Array.prototype, 'push', natives.push);
+  put(JSON, 'stringify', natives.stringify);
+  put(JSON, 'parse', natives.parse);
+}
+
+/**
+ * The "worker" half of pdf.js. In Node pdf.js runs it in the same thread (a fake worker) and would
+ * import it on the first getDocument; importing it up front lets its own core-js copy run now,
+ * before the natives are put back. (A variable specifier: the module ships without types.)
+ */
+const PDFJS_WORKER = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+
 /** Imported on first use so that processes which never see a PDF do not pay for pdf.js. */
 export function loadPdfJs(): Promise<PdfJs> {
-  pdfjsPromise ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  pdfjsPromise ??= Promise.all([
+    import('pdfjs-dist/legacy/build/pdf.mjs'),
+    import(PDFJS_WORKER) as Promise<unknown>,
+  ]).then(([mod]) => {
+    restoreNatives();
+    return mod;
+  });
   return pdfjsPromise;
 }
 
@@ -95,6 +128,7 @@ export async function openPdf(data: Uint8Array): Promise<{ pdfjs: PdfJs; doc: Pd
     const doc = await withTimeout(task.promise, OPEN_TIMEOUT_MS, () => {
       return new PdfExtractError('PDF_INVALID', `Not a readable PDF: opening took over ${OPEN_TIMEOUT_MS / 1000} s`);
     });
+    restoreNatives();
     if (doc.numPages < 1) {
       await doc.destroy();
       throw new PdfExtractError('PDF_INVALID', 'Not a readable PDF: it has no pages');

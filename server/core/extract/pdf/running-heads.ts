@@ -9,6 +9,7 @@
  *    whose words change but whose page numbers do not lie.
  */
 import type { Line, PageLayout } from './model.js';
+import { lineSegments } from './tables.js';
 
 /**
  * Running heads are among the first / last two rows of a page, within this fraction of the page
@@ -33,6 +34,7 @@ interface Candidate {
   line: Line;
   zone: 'top' | 'bottom';
   key: string;
+  outermost: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ function edgeNumbers(line: Line): number[] {
 }
 
 /** Lines of the first / last two rows of a page, when those rows are near the page's edge. */
-function edgeLines(p: PageLayout): Array<{ line: Line; zone: 'top' | 'bottom' }> {
+function edgeLines(p: PageLayout): Array<{ line: Line; zone: 'top' | 'bottom'; outermost: boolean }> {
   const lines = p.regions.flatMap((r) => r.lines).filter((l) => l.text);
   if (lines.length === 0) return [];
   const rowsOf = (sorted: Line[], key: (l: Line) => number): Line[] => {
@@ -73,13 +75,21 @@ function edgeLines(p: PageLayout): Array<{ line: Line; zone: 'top' | 'bottom' }>
     return out;
   };
   const top = rowsOf([...lines].sort((a, b) => a.top - b.top), (l) => l.top).filter(
-    (l) => l.bottom <= p.height * ZONE,
+    (l) => l.bottom <= p.frameHeight * ZONE,
   );
   const bottom = rowsOf([...lines].sort((a, b) => b.bottom - a.bottom), (l) => l.bottom).filter(
-    (l) => l.top >= p.height * (1 - ZONE),
+    (l) => l.top >= p.frameHeight * (1 - ZONE),
   );
-  const out: Array<{ line: Line; zone: 'top' | 'bottom' }> = top.map((line) => ({ line, zone: 'top' }));
-  for (const line of bottom) if (!top.includes(line)) out.push({ line, zone: 'bottom' });
+  const firstTop = Math.min(...top.map((l) => l.top));
+  const lastBottom = Math.max(...bottom.map((l) => l.bottom));
+  const out: Array<{ line: Line; zone: 'top' | 'bottom'; outermost: boolean }> = top.map((line) => ({
+    line,
+    zone: 'top',
+    outermost: line.top < firstTop + 3,
+  }));
+  for (const line of bottom) {
+    if (!top.includes(line)) out.push({ line, zone: 'bottom', outermost: line.bottom > lastBottom - 3 });
+  }
   return out;
 }
 
@@ -88,12 +98,15 @@ export function markRunningHeads(pages: PageLayout[]): void {
   const candidates: Candidate[] = [];
   for (const p of pages) {
     if (p.needsOcr) continue;
-    for (const { line, zone } of edgeLines(p)) {
-      candidates.push({ page: p.page, line, zone, key: zone + '|' + headKey(line.text) });
+    for (const { line, zone, outermost } of edgeLines(p)) {
+      candidates.push({ page: p.page, line, zone, outermost, key: zone + '|' + headKey(line.text) });
     }
   }
   const textPages = pages.filter((p) => !p.needsOcr).length;
   const minRepeat = textPages <= 4 ? 2 : 3;
+  // Repeated text must recur on a fair share of the pages: a table head at the top of three
+  // consecutive pages of a long listing is not a running head.
+  const minTextRepeat = Math.max(minRepeat, Math.ceil(0.15 * textPages));
   // Page numbers inside a head must follow the page index on a good share of the pages; section
   // numbers of headings that happen to open a few consecutive pages do so only briefly.
   const minTracking = Math.max(minRepeat, Math.ceil(0.4 * textPages));
@@ -102,6 +115,19 @@ export function markRunningHeads(pages: PageLayout[]): void {
     let set = pagesByKey.get(c.key);
     if (!set) pagesByKey.set(c.key, (set = new Set()));
     set.add(c.page);
+  }
+  // Heads are often pieces set apart ("1010   preliminary draft   TUGboat"), and a page whose
+  // columns end differently can bring two feet onto one line: pieces count on their own too.
+  const pieces = new Map<Candidate, string[]>();
+  const pagesByPiece = new Map<string, Set<number>>();
+  for (const c of candidates) {
+    const keys = lineSegments(c.line).map((seg) => `${c.zone}|${headKey(seg.text)}`);
+    pieces.set(c, keys);
+    for (const k of new Set(keys)) {
+      let set = pagesByPiece.get(k);
+      if (!set) pagesByPiece.set(k, (set = new Set()));
+      set.add(c.page);
+    }
   }
   const pagesByOffset = new Map<string, Set<number>>();
   for (const c of candidates) {
@@ -113,11 +139,20 @@ export function markRunningHeads(pages: PageLayout[]): void {
     }
   }
   for (const c of candidates) {
-    const repeated = (pagesByKey.get(c.key)?.size ?? 0) >= minRepeat && textPages >= 2;
-    const pageNumber = PAGE_NUMBER_RE.test(c.line.text.trim());
+    // Words, not just numbers: rows of a matrix repeat on slides too.
+    const repeated =
+      textPages >= 2 && (pagesByKey.get(c.key)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(c.key);
+    // A bare number only on the outermost row ("—1—" under a running head opens a chapter).
+    const pageNumber = c.outermost && PAGE_NUMBER_RE.test(c.line.text.trim());
     const tracksPage = edgeNumbers(c.line).some(
       (n) => (pagesByOffset.get(`${c.zone}|${n - c.page}`)?.size ?? 0) >= minTracking,
     );
-    if (repeated || pageNumber || tracksPage) c.line.role = c.zone === 'top' ? 'header' : 'footer';
+    const keys = pieces.get(c) ?? [];
+    const piecesRepeat =
+      textPages >= 2 &&
+      keys.length >= 2 &&
+      keys.some((k) => !/^\w+\|#$/.test(k)) &&
+      keys.every((k) => /^\w+\|#$/.test(k) || ((pagesByPiece.get(k)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(k)));
+    if (repeated || piecesRepeat || pageNumber || tracksPage) c.line.role = c.zone === 'top' ? 'header' : 'footer';
   }
 }

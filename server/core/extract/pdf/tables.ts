@@ -5,7 +5,7 @@
  */
 import type { TableGrid } from '../types.js';
 import type { Line, Run } from './model.js';
-import { needsSpace } from './lines.js';
+import { isMathLine, needsSpace } from './lines.js';
 
 export interface TableHit {
   /** Index range [first, last] of the table's lines in the region's line list. */
@@ -22,8 +22,13 @@ interface Segment {
 
 const MIN_ROWS = 3;
 
+/** Lines are asked for their cells again and again (table windows overlap); computed once. */
+const segmentCache = new WeakMap<Line, Segment[]>();
+
 /** Cells of one line: runs split wherever the gap is wider than 0.8 em (word spaces are ~0.3 em). */
 export function lineSegments(line: Line): Segment[] {
+  const cached = segmentCache.get(line);
+  if (cached) return cached;
   const segs: Segment[] = [];
   let cur: Segment | undefined;
   let prev: Run | undefined;
@@ -38,6 +43,7 @@ export function lineSegments(line: Line): Segment[] {
     prev = r;
   }
   for (const s of segs) s.text = s.text.replace(/\s+/g, ' ').trim();
+  segmentCache.set(line, segs);
   return segs;
 }
 
@@ -46,11 +52,11 @@ export function lineSegments(line: Line): Segment[] {
  * is neither, though it may go on through typewriter-set rows that still have several cells.
  */
 function canStart(line: Line): boolean {
-  return line.mono < 0.8 && line.math < 0.5 && !line.role;
+  return line.mono < 0.8 && !isMathLine(line) && !line.role;
 }
 
 function canContinue(line: Line, cells: number): boolean {
-  return line.math < 0.5 && !line.role && (line.mono < 0.8 || cells >= 2);
+  return !isMathLine(line) && !line.role && (line.mono < 0.8 || cells >= 2);
 }
 
 const NUMERIC_RE = /^[\s$€£¥(+\-−–]*\d[\d.,\s]*%?\)?\*{0,3}$/;
@@ -94,9 +100,11 @@ function columnBands(rows: Segment[][], size: number): Array<[number, number]> |
   return cuts;
 }
 
-function toGrid(lines: Line[], cuts: Array<[number, number]>): string[][] {
+/** Cell texts, plus the right edge of each cell (for the justified-prose test). */
+function toGrid(lines: Line[], cuts: Array<[number, number]>): { rows: string[][]; ends: number[][] } {
   const ncols = cuts.length + 1;
-  return lines.map((line) => {
+  const ends: number[][] = Array.from({ length: ncols }, () => []);
+  const rows = lines.map((line) => {
     const row: string[] = new Array<string>(ncols).fill('');
     for (const s of lineSegments(line)) {
       // A cell belongs to the column its left edge falls in; a spanning cell stays in its first
@@ -104,8 +112,23 @@ function toGrid(lines: Line[], cuts: Array<[number, number]>): string[][] {
       let col = 0;
       while (col < cuts.length && s.x0 >= (cuts[col]?.[0] ?? Infinity)) col++;
       row[col] = row[col] ? `${row[col]} ${s.text}` : s.text;
+      // (Dot leaders of a table of contents end flush too, by design.)
+      if (s.text.length > 30 && !s.text.includes('. . .')) ends[col]?.push(s.x1);
     }
     return row;
+  });
+  return { rows, ends };
+}
+
+/**
+ * Long cells ending at one x in most rows are justified text: two text columns (or a column
+ * beside code) that the layout pass took for one, not a table.
+ */
+function justifiedColumn(ends: number[][]): boolean {
+  return ends.some((xs) => {
+    if (xs.length < 4) return false;
+    const max = Math.max(...xs);
+    return xs.filter((x) => x >= max - 1.5).length >= 0.6 * xs.length;
   });
 }
 
@@ -160,11 +183,16 @@ function tryTable(lines: Line[], first: number, last: number): TableHit | null {
   const size = window.reduce((s, l) => s + l.size, 0) / window.length;
   const cuts = columnBands(multi, size);
   if (!cuts || cuts.length === 0) return null;
-  const rows = toGrid(window, cuts);
+  const { rows, ends } = toGrid(window, cuts);
+  if (justifiedColumn(ends)) return null;
   const full = rows.filter((r) => r.filter((c) => c).length >= 2).length;
   if (full < MIN_ROWS) return null;
-  // Mostly typewriter rows: aligned program output, which stays code.
-  if (window.filter((l) => l.mono >= 0.8).length > 0.5 * window.length) return null;
+  // Markers in the first column and text in the second: a numbered list, not a table.
+  if (rows[0]?.length === 2 && rows.every((r) => !r[0] || /^(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]?$|^\W$/i.test(r[0]))) {
+    return null;
+  }
+  // Mostly typewriter rows: aligned program output or numbered code lines, which stay code.
+  if (window.filter((l) => l.mono >= 0.6).length > 0.5 * window.length) return null;
   const cells = rows.flat().filter((c) => c);
   const avgLen = cells.reduce((s, c) => s + c.length, 0) / Math.max(1, cells.length);
   // Long cells mean prose beside a label (or two text columns read as one): not a table.
@@ -196,7 +224,7 @@ export function findTables(lines: Line[]): TableHit[] {
     // One-cell lines (a row with one filled cell, a wrapped cell) may sit inside a table.
     const bridge = (n: number): boolean => {
       const l = lines[n];
-      return !!l && !l.role && l.math < 0.5 && (cellCount[n] ?? 0) === 1 && l.text.length <= 40;
+      return !!l && !l.role && !isMathLine(l) && (cellCount[n] ?? 0) === 1 && l.text.length <= 40;
     };
     let j = i;
     for (;;) {
@@ -239,7 +267,9 @@ export function findTables(lines: Line[]): TableHit[] {
       hits.push(hit);
       i = j + 1;
     } else {
-      i++;
+      // A later start may still make a table (a stray first line spoiled it), but retrying every
+      // suffix of a long failed run would be quadratic on pages of many short aligned lines.
+      i += Math.max(1, Math.floor((j - i + 1) / 4));
     }
   }
   return hits;

@@ -97,7 +97,8 @@ export function joinLines(lines: readonly string[]): string {
       out = out.slice(0, -1) + line;
       continue;
     }
-    const hyphen = LETTER_HYPHEN_END_RE.exec(out);
+    // (Only the tail: the regex would otherwise rescan the whole paragraph for every line.)
+    const hyphen = LETTER_HYPHEN_END_RE.exec(out.slice(-48));
     if (hyphen) {
       const word = (hyphen[1] ?? '').toLowerCase();
       if (LOWER_START_RE.test(line) && !COMPOUND_PREFIXES.has(word)) {
@@ -115,9 +116,4 @@ export function joinLines(lines: readonly string[]): string {
     out += ' ' + line;
   }
   return out.replace(/\u00AD/g, '');
-}
-
-/** Collapses runs of spaces and trims; used for prose lines (code keeps its spacing). */
-export function squashSpaces(text: string): string {
-  return text.replace(/ {2,}/g, ' ').trim();
 }
