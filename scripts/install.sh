@@ -18,4 +18,6 @@ fi
 # server runs under plain Node. Set ELECTRON_SKIP_BINARY_DOWNLOAD=0 on a machine that can fetch it.
 export ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}"
 [ "$ELECTRON_SKIP_BINARY_DOWNLOAD" = "0" ] && unset ELECTRON_SKIP_BINARY_DOWNLOAD
+# onnxruntime-node would fetch CUDA parts it does not need on CPU machines.
+export ONNXRUNTIME_NODE_INSTALL=skip
 npm ci --no-audit --no-fund
