@@ -51,6 +51,10 @@ export interface ExtractedBlock {
   table?: TableGrid;
   /** Language of a code block, when the source says it. */
   language?: string;
+  /** Where the text came from: the document's own text layer (default) or OCR of the page image. */
+  source?: 'text' | 'ocr';
+  /** OCR only: mean word confidence of the block, 0..100 as tesseract reports it. */
+  confidence?: number;
 }
 
 export interface ExtractedPage {
@@ -60,6 +64,8 @@ export interface ExtractedPage {
   height: number;
   /** True when the page carries no (or too little) extractable text and must be OCRed. */
   needs_ocr: boolean;
+  /** Set once the page was OCRed: the language data used and the page's mean word confidence. */
+  ocr?: { lang: string; confidence: number; rotation: 0 | 90 | 180 | 270 };
 }
 
 export interface ExtractionResult {
