@@ -1,37 +1,94 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ChunkTaskInput, ExtractTaskInput, ProgressMessage, TaskMap } from './tasks.js';
+import type { ExtractTaskInput, ProgressMessage, TaskMap } from './tasks.js';
+
+/** Below this many pages a PDF is read by one worker: splitting costs a second document open. */
+const PARALLEL_MIN_PAGES = 12;
 
 export interface TaskPool {
   readonly threads: number;
+  /**
+   * Extracts, numbers and chunks a stored document. A long PDF is shared among all threads by page
+   * ranges and assembled at the end; progress counts pages done across them.
+   */
   extract(
     input: Omit<ExtractTaskInput, 'progressPort'>,
     opts: { signal: AbortSignal; onProgress: (p: ProgressMessage) => void },
   ): Promise<TaskMap['extract']['output']>;
-  chunk(input: ChunkTaskInput): Promise<TaskMap['chunk']['output']>;
+  chunk(input: TaskMap['chunk']['input']): Promise<TaskMap['chunk']['output']>;
   close(): Promise<void>;
+}
+
+/** Splits pages 1..total into `n` contiguous ranges of near-equal size. */
+export function pageRanges(total: number, n: number): { from: number; to: number }[] {
+  const parts = Math.max(1, Math.min(n, total));
+  return Array.from({ length: parts }, (_, i) => ({
+    from: Math.floor((i * total) / parts) + 1,
+    to: Math.floor(((i + 1) * total) / parts),
+  }));
 }
 
 /** The Piscina pool running workers/index.ts (built to dist/worker.js, or out/main/worker.js in Electron). */
 export function createTaskPool(workerFile: string, threads: number): TaskPool {
   const size = threads > 0 ? threads : Math.max(1, availableParallelism());
   const pool = new Piscina({ filename: workerFile, minThreads: 1, maxThreads: size, idleTimeout: 60_000 });
+
+  function run<K extends keyof TaskMap>(name: K, input: TaskMap[K]['input'], signal?: AbortSignal): Promise<TaskMap[K]['output']> {
+    return pool.run(input, { name, signal }) as Promise<TaskMap[K]['output']>;
+  }
+
+  /** Runs a task that reports progress on a MessagePort of its own. */
+  async function runWithProgress<K extends 'extract' | 'pdfPages'>(
+    name: K,
+    input: Omit<TaskMap[K]['input'], 'progressPort'>,
+    signal: AbortSignal,
+    onProgress: (p: ProgressMessage) => void,
+  ): Promise<TaskMap[K]['output']> {
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', onProgress);
+    try {
+      const withPort = { ...input, progressPort: port2 as MessagePort };
+      return (await pool.run(withPort, { name, transferList: [port2], signal })) as TaskMap[K]['output'];
+    } finally {
+      port1.close();
+    }
+  }
+
+  async function extractPdfInParallel(input: Omit<ExtractTaskInput, 'progressPort'>, signal: AbortSignal, onProgress: (p: ProgressMessage) => void) {
+    const { pages } = await run('pdfInfo', { path: input.path }, signal);
+    if (pages < PARALLEL_MIN_PAGES) return runWithProgress('extract', input, signal, onProgress);
+    // One failing range stops the others rather than leaving them to finish for nothing.
+    const group = new AbortController();
+    const stop = () => group.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const ranges = pageRanges(pages, size);
+      const done = ranges.map(() => 0);
+      const parts = await Promise.all(
+        ranges.map((r, i) =>
+          runWithProgress('pdfPages', { path: input.path, ...r }, group.signal, ({ pagesDone }) => {
+            done[i] = pagesDone;
+            onProgress({ pagesDone: done.reduce((a, b) => a + b, 0), totalPages: pages });
+          }).catch((err: unknown) => {
+            stop();
+            throw err;
+          }),
+        ),
+      );
+      return await run('assemblePdf', { parts, chunk: input.chunk, id_seed: input.id_seed }, signal);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
   return {
     threads: size,
-    async extract(input, { signal, onProgress }) {
-      const { port1, port2 } = new MessageChannel();
-      port1.on('message', (m: ProgressMessage) => onProgress(m));
-      try {
-        const task: ExtractTaskInput = { ...input, progressPort: port2 };
-        return (await pool.run(task, { name: 'extract', transferList: [port2], signal })) as TaskMap['extract']['output'];
-      } finally {
-        port1.close();
-      }
+    extract(input, { signal, onProgress }) {
+      if (input.format === 'pdf' && size > 1) return extractPdfInParallel(input, signal, onProgress);
+      return runWithProgress('extract', input, signal, onProgress);
     },
-    async chunk(input) {
-      return (await pool.run(input, { name: 'chunk' })) as TaskMap['chunk']['output'];
-    },
+    chunk: (input) => run('chunk', input),
     async close() {
       await pool.destroy();
     },

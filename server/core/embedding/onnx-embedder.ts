@@ -1,0 +1,106 @@
+import * as ort from 'onnxruntime-node';
+import { l2Normalize, poolRow, type Pooling } from './pooling.js';
+import { createWordPieceTokenizer, type Encoding } from './wordpiece.js';
+
+export interface EmbedderOptions {
+  modelPath: string;
+  tokenizerPath: string;
+  pooling: Pooling;
+  /** The model's limit in tokens, [CLS] and [SEP] included; longer texts are truncated. */
+  maxTokens: number;
+  /** onnxruntime intra-op threads; 1 inside a pool worker so workers do not fight over cores. */
+  threads?: number;
+}
+
+export interface Embedder {
+  readonly dimensions: number;
+  readonly maxTokens: number;
+  /** Unit-length vectors in the order of `texts`. */
+  embed(texts: readonly string[], batchSize?: number): Promise<Float32Array[]>;
+  countTokens(text: string): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Loads an ONNX sentence encoder (BERT family: MiniLM, bge) once; create it once per worker thread and
+ * reuse it. int8 and fp32 exports take the same int64 inputs and give float hidden states.
+ */
+export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
+  const tokenizer = createWordPieceTokenizer(opts.tokenizerPath);
+  const session = await ort.InferenceSession.create(opts.modelPath, {
+    intraOpNumThreads: opts.threads ?? 1,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionProviders: ['cpu'],
+  });
+  const inputs = new Set(session.inputNames);
+  for (const required of ['input_ids', 'attention_mask']) {
+    if (!inputs.has(required)) throw new Error(`${opts.modelPath}: the model has no ${required} input`);
+  }
+  const outputName = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : session.outputNames[0];
+  if (!outputName) throw new Error(`${opts.modelPath}: the model has no output`);
+  const meta = session.outputMetadata.find((m) => m.name === outputName);
+  const lastDim = meta?.isTensor ? meta.shape[meta.shape.length - 1] : undefined;
+  let dimensions = typeof lastDim === 'number' ? lastDim : 0;
+
+  async function runBatch(encodings: Encoding[]): Promise<Float32Array[]> {
+    const seqLen = Math.max(...encodings.map((e) => e.ids.length));
+    const n = encodings.length;
+    const ids = new BigInt64Array(n * seqLen);
+    const mask = new BigInt64Array(n * seqLen);
+    encodings.forEach((e, r) => {
+      for (let t = 0; t < e.ids.length; t++) {
+        ids[r * seqLen + t] = BigInt(e.ids[t]!);
+        mask[r * seqLen + t] = 1n;
+      }
+    });
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', ids, [n, seqLen]),
+      attention_mask: new ort.Tensor('int64', mask, [n, seqLen]),
+    };
+    // Single-sentence inputs: token types are all zero, as the tokenizer's template says.
+    if (inputs.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
+    const result = await session.run(feeds);
+    const out = result[outputName!];
+    if (!out || out.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);
+    const data = out.data as Float32Array;
+    const dims = out.dims;
+    try {
+      if (dims.length === 2) {
+        // Already pooled by the export (a sentence_embedding output): only normalise.
+        const dim = dims[1]!;
+        dimensions = dim;
+        return encodings.map((_, r) => l2Normalize(data.slice(r * dim, (r + 1) * dim)));
+      }
+      const dim = dims[2]!;
+      dimensions = dim;
+      return encodings.map((e, r) => poolRow(data, r, seqLen, dim, e.attentionMask, opts.pooling));
+    } finally {
+      for (const t of Object.values(feeds)) t.dispose();
+      out.dispose();
+    }
+  }
+
+  return {
+    get dimensions() {
+      return dimensions;
+    },
+    maxTokens: opts.maxTokens,
+    countTokens: (text) => tokenizer.count(text),
+    async embed(texts, batchSize = 32) {
+      const encodings = texts.map((t) => tokenizer.encode(t, opts.maxTokens));
+      // Sorting by length keeps padding (wasted compute) small inside each batch.
+      const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
+      const vectors = new Array<Float32Array>(texts.length);
+      for (let start = 0; start < order.length; start += batchSize) {
+        const slice = order.slice(start, start + batchSize);
+        const pooled = await runBatch(slice.map((i) => encodings[i]!));
+        slice.forEach((i, j) => {
+          vectors[i] = pooled[j]!;
+        });
+      }
+      return vectors;
+    },
+    close: () => session.release(),
+  };
+}

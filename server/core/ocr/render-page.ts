@@ -1,0 +1,102 @@
+/**
+ * Rendering a PDF page to a greyscale-ready PNG for OCR: pdf.js (loaded through the extractor's loader, which
+ * restores the built-ins its legacy build replaces) drawing on an @napi-rs/canvas canvas.
+ */
+import { createCanvas } from '@napi-rs/canvas';
+
+import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
+import type { BBox } from '../extract/types.js';
+
+export interface RenderedPage {
+  png: Buffer;
+  /** Image size in pixels. */
+  width: number;
+  height: number;
+  /** Size of the whole page in PDF points (even when only a region was rendered). */
+  pageWidthPt: number;
+  pageHeightPt: number;
+  /** Top-left corner of the rendered region in points (0,0 for the whole page). */
+  offsetXPt: number;
+  offsetYPt: number;
+  dpi: number;
+}
+
+export interface RenderOptions {
+  dpi?: number;
+  /** Render only this region of the page (points, top-left origin), clamped to the page. */
+  region?: BBox;
+}
+
+/**
+ * Beyond this many pixels a render is refused: a poster-sized page at 300 dpi would need gigabytes of canvas
+ * memory in a worker thread (A0 at 300 dpi is ~140 Mpx); 60 Mpx covers A2 at 300 dpi.
+ */
+const MAX_PIXELS = 60_000_000;
+
+/** Renders one page (1-based) of an already-open document, so a multi-page scan is parsed once. */
+export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderedPage> {
+  const dpi = options.dpi ?? 300;
+  const page = await doc.getPage(pageNumber);
+  try {
+    const base = page.getViewport({ scale: 1 });
+    const scale = dpi / 72;
+    const viewport = page.getViewport({ scale });
+    const region = clampRegion(options.region, base.width, base.height);
+    const width = Math.max(1, Math.round((region.x1 - region.x0) * scale));
+    const height = Math.max(1, Math.round((region.y1 - region.y0) * scale));
+    if (width * height > MAX_PIXELS) {
+      throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px)`), {
+        code: 'OCR_PAGE_TOO_LARGE',
+      });
+    }
+    const canvas = createCanvas(width, height);
+    const ctx = canvas.getContext('2d');
+    // Scans often have transparent backgrounds around the image; OCR wants white paper, not black.
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, width, height);
+    await page.render({
+      canvas: canvas as unknown as HTMLCanvasElement,
+      canvasContext: ctx as unknown as CanvasRenderingContext2D,
+      viewport,
+      // Shifting the whole page draws only the region onto the (smaller) canvas.
+      transform: [1, 0, 0, 1, -region.x0 * scale, -region.y0 * scale],
+      background: '#ffffff',
+    }).promise;
+    // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
+    const png = await canvas.encode('png');
+    return {
+      png,
+      width,
+      height,
+      pageWidthPt: base.width,
+      pageHeightPt: base.height,
+      offsetXPt: region.x0,
+      offsetYPt: region.y0,
+      dpi,
+    };
+  } finally {
+    page.cleanup();
+  }
+}
+
+/** Opens the PDF, renders one page (1-based) and closes it again. */
+export async function renderPdfPage(data: Uint8Array, pageNumber: number, dpi = 300): Promise<RenderedPage> {
+  const { doc } = await openPdf(data);
+  try {
+    return await renderOpenPdfPage(doc, pageNumber, { dpi });
+  } finally {
+    await doc.destroy();
+  }
+}
+
+function clampRegion(region: BBox | undefined, w: number, h: number): BBox {
+  if (!region) return { x0: 0, y0: 0, x1: w, y1: h };
+  const x0 = Math.min(Math.max(0, region.x0), w);
+  const y0 = Math.min(Math.max(0, region.y0), h);
+  const x1 = Math.min(Math.max(x0, region.x1), w);
+  const y1 = Math.min(Math.max(y0, region.y1), h);
+  if (x1 - x0 < 1 || y1 - y0 < 1) {
+    throw Object.assign(new Error('OCR region lies outside the page or is empty'), { code: 'OCR_REGION_INVALID' });
+  }
+  return { x0, y0, x1, y1 };
+}

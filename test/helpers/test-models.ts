@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export interface TestModelFiles {
+  dir: string;
+  onnx: string;
+  tokenizer: string;
+  quantization: 'int8' | 'fp32';
+}
+
+export interface TestModels {
+  minilm: TestModelFiles;
+  bge?: TestModelFiles;
+}
+
+let pending: Promise<TestModels> | undefined;
+
+/**
+ * Real weights for tests, fetched and verified by scripts/fetch-test-models.mjs (cached outside the repo,
+ * so after the first run this only re-hashes). Memoised per test file process.
+ */
+export function ensureTestModels(): Promise<TestModels> {
+  pending ??= (async () => {
+    const script = fileURLToPath(new URL('../../scripts/fetch-test-models.mjs', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [script, '--json'], { maxBuffer: 1 << 20 });
+    const last = stdout.trim().split('\n').pop() ?? '';
+    return JSON.parse(last) as TestModels;
+  })();
+  return pending;
+}
