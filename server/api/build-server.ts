@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin } from './plugins/errors.js';
@@ -16,7 +16,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   const app = Fastify({
     loggerInstance: logger,
     // Clients poll job status many times a second; per-request lines only when debugging.
-    disableRequestLogging: deps.settings.log_level !== 'debug',
+    logController: new LogController({ disableRequestLogging: deps.settings.log_level !== 'debug' }),
     bodyLimit: 10 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { ingest, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 
-const json = async (res: Response) => (await res.json()) as any;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let longPdf: Buffer;
 beforeAll(async () => {

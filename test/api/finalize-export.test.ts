@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 
 let server: TestServer;
@@ -10,8 +10,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const enc = (s: string) => new TextEncoder().encode(s);
-const json = async (res: Response) => (await res.json()) as any;
 const DOC = '# Report\n\nFirst paragraph.\n\nSecond paragraph.\n\n## Details\n\n- point one\n- point two\n\nClosing words.\n';
 const finalize = (jobId: string, body?: unknown) => server.call('POST', `/jobs/${jobId}/finalize`, body === undefined ? {} : { json: body });
 const statuses = async (jobId: string, kind: 'blocks' | 'chunks') => (await listAll(server, `/jobs/${jobId}/${kind}`)).map((i) => i.status);

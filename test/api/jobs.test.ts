@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeDocx } from '../helpers/make-docx.js';
 import { makeBlankPagePdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const enc = (s: string) => new TextEncoder().encode(s);
 
 describe('upload', () => {
   it('answers 201 with the job, then processes it to ready_for_review with per-page progress', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
 
 let server: TestServer;
@@ -8,8 +8,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const enc = (s: string) => new TextEncoder().encode(s);
-const json = async (res: Response) => (await res.json()) as any;
 
 /** Three sections of two paragraphs each: every section is one chunk at the default size. */
 const SECTIONS_MD = ['Alpha', 'Beta', 'Gamma']

@@ -25,6 +25,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+// Tests read the API's answers loosely typed: the assertions say what they must hold.
+export const json = async (res: Response): Promise<any> => res.json();
+
 export function tempDir(prefix = 'lectern-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
