@@ -134,6 +134,11 @@ describe('jobs', () => {
     expect(page.items).toHaveLength(2);
     expect(page.items[0].job_id).toBe(all.items[1].job_id);
     expect((await server.call('GET', '/jobs?limit=501')).status).toBe(400);
+    const several = (await (await server.call('GET', '/jobs?status=failed,ready_for_review&limit=500')).json()) as any;
+    expect(several.total).toBe(all.items.filter((j: any) => ['failed', 'ready_for_review'].includes(j.status)).length);
+    const bad = await server.call('GET', '/jobs?status=done');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.details.allowed).toContain('ready_for_review');
   });
 
   it('answers 404 JOB_NOT_FOUND for an unknown job on every job route', async () => {

@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { jobView } from '../views.js';
 import { findJob } from './find-job.js';
-import type { JobState } from './job-states.js';
+import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
 
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
@@ -77,7 +77,10 @@ export function createJobsService({ db, files, runner, clock }: JobsServiceDeps)
     },
 
     list(q: { status?: string; skip: number; limit: number }) {
-      const where = q.status ? inArray(jobs.status, q.status.split(',')) : undefined;
+      const wanted = q.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+      const unknown = wanted.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
+      if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
+      const where = wanted.length > 0 ? inArray(jobs.status, wanted) : undefined;
       const total = db.select({ n: count() }).from(jobs).where(where).get()?.n ?? 0;
       const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.jobId)).limit(q.limit).offset(q.skip).all();
       return { items: rows.map((r) => jobView(r)), total, skip: q.skip, limit: q.limit };
