@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { revisions } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../../store/db.js';
 import { revisionView } from '../views.js';
+import { paginate } from '../../store/paginate.js';
 
 export interface RevisionInput {
   jobId: string;
@@ -60,7 +61,5 @@ export function listRevisions(db: Db, jobId: string, q: AuditQuery) {
   if (q.entity_id) conds.push(eq(revisions.entityId, q.entity_id));
   if (q.action) conds.push(eq(revisions.action, q.action));
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(revisions).where(where).get()?.n ?? 0;
-  const rows = db.select().from(revisions).where(where).orderBy(desc(revisions.seq)).limit(q.limit).offset(q.skip).all();
-  return { items: rows.map(revisionView), total, skip: q.skip, limit: q.limit };
+  return paginate(db, revisions, where, [desc(revisions.seq)], q, revisionView);
 }

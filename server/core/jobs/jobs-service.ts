@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync } from 'node:fs';
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { jobs, pages } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
@@ -11,6 +11,7 @@ import { jobView } from '../views.js';
 import { findJob } from './find-job.js';
 import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
+import { paginate } from '../../store/paginate.js';
 
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
 
@@ -81,9 +82,7 @@ export function createJobsService({ db, files, runner, clock }: JobsServiceDeps)
       const unknown = wanted.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
       const where = wanted.length > 0 ? inArray(jobs.status, wanted) : undefined;
-      const total = db.select({ n: count() }).from(jobs).where(where).get()?.n ?? 0;
-      const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.jobId)).limit(q.limit).offset(q.skip).all();
-      return { items: rows.map((r) => jobView(r)), total, skip: q.skip, limit: q.limit };
+      return paginate(db, jobs, where, [desc(jobs.createdAt), desc(jobs.jobId)], q, (r) => jobView(r));
     },
 
     cancel(jobId: string) {

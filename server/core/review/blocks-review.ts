@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { blocks } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import { writeRevision } from '../audit/revisions.js';
@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { blockView } from '../views.js';
 import { markChunksStale, nextStatus, requireState, reviewAction } from './review-state.js';
+import { paginate } from '../../store/paginate.js';
 
 export interface BlockQuery {
   status?: string;
@@ -46,9 +47,7 @@ export function createBlocksReview({ db, clock }: { db: Db; clock: Clock }) {
       if (q.type) conds.push(sql`COALESCE(${blocks.editedType}, ${blocks.type}) = ${q.type}`);
       if (q.page !== undefined) conds.push(eq(blocks.page, q.page));
       const where = and(...conds);
-      const total = db.select({ n: count() }).from(blocks).where(where).get()?.n ?? 0;
-      const rows = db.select().from(blocks).where(where).orderBy(asc(blocks.orderIndex)).limit(q.limit).offset(q.skip).all();
-      return { items: rows.map(blockView), total, skip: q.skip, limit: q.limit };
+      return paginate(db, blocks, where, [asc(blocks.orderIndex)], q, blockView);
     },
 
     get(jobId: string, blockId: string) {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { chunks } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import { writeRevision } from '../audit/revisions.js';
@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { chunkView } from '../views.js';
 import { nextStatus, requireState, reviewAction } from './review-state.js';
+import { paginate } from '../../store/paginate.js';
 
 export interface ChunkQuery {
   status?: string;
@@ -37,9 +38,7 @@ export function createChunksReview({ db, clock }: { db: Db; clock: Clock }) {
       if (q.stale !== undefined) conds.push(eq(chunks.stale, q.stale));
       if (q.page !== undefined) conds.push(sql`EXISTS (SELECT 1 FROM json_each(${chunks.pageNumbers}) WHERE value = ${q.page})`);
       const where = and(...conds);
-      const total = db.select({ n: count() }).from(chunks).where(where).get()?.n ?? 0;
-      const rows = db.select().from(chunks).where(where).orderBy(asc(chunks.orderIndex)).limit(q.limit).offset(q.skip).all();
-      return { items: rows.map(chunkView), total, skip: q.skip, limit: q.limit };
+      return paginate(db, chunks, where, [asc(chunks.orderIndex)], q, chunkView);
     },
 
     patch(jobId: string, chunkId: string, patch: ChunkPatch, reviewer: string) {
