@@ -86,6 +86,12 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
       const maxDiff = Math.max(...Array.from(single!, (x, d) => Math.abs(x - batched[i]![d]!)));
       expect(maxDiff).toBeLessThan(1e-4);
     }
+    // A tight token budget splits batches by padded size instead of count; vectors stay the same.
+    const models = await ensureTestModels();
+    const budgeted = await createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256, maxBatchTokens: 100 });
+    const small = await budgeted.embed(texts, 32);
+    await budgeted.close();
+    small.forEach((v, i) => expect(Math.max(...Array.from(v, (x, d) => Math.abs(x - batched[i]![d]!)))).toBeLessThan(1e-4));
   });
 
   it('truncates texts beyond the model limit instead of failing', async () => {

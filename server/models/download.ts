@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ModelError } from './model-error.js';
+
+export interface DownloadProgress {
+  file: string;
+  receivedBytes: number;
+  totalBytes: number;
+}
+
+export interface DownloadOptions {
+  url: string;
+  dest: string;
+  size: number;
+  sha256: string;
+  onProgress?: (p: DownloadProgress) => void;
+  signal?: AbortSignal;
+}
+
+export async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+async function sizeOf(path: string): Promise<number> {
+  return stat(path).then((s) => s.size, () => 0);
+}
+
+/**
+ * Downloads into `<dest>.part`, resuming from its length with a Range request, then checks size and
+ * sha256 before renaming it to `dest`: a file at `dest` is always complete and verified.
+ */
+export async function downloadVerified(opts: DownloadOptions): Promise<void> {
+  const part = `${opts.dest}.part`;
+  await mkdir(dirname(opts.dest), { recursive: true });
+  let have = await sizeOf(part);
+  if (have > opts.size) {
+    await rm(part, { force: true });
+    have = 0;
+  }
+  if (have < opts.size) {
+    const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
+    let res: Response;
+    try {
+      res = await fetch(opts.url, { headers, signal: opts.signal, redirect: 'follow' });
+    } catch (err) {
+      throw new ModelError('MODEL_DOWNLOAD_FAILED', `cannot download ${opts.url}: ${(err as Error).message}`, { url: opts.url });
+    }
+    // A server that ignores Range answers 200 with the whole file: start over rather than append it.
+    const append = have > 0 && res.status === 206;
+    if (!(res.ok || res.status === 416) || !res.body) {
+      throw new ModelError('MODEL_DOWNLOAD_FAILED', `${opts.url} answered ${res.status} ${res.statusText}`, { url: opts.url, status: res.status });
+    }
+    if (res.status !== 416) {
+      let received = append ? have : 0;
+      const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+      body.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        opts.onProgress?.({ file: opts.dest, receivedBytes: received, totalBytes: opts.size });
+      });
+      try {
+        await pipeline(body, createWriteStream(part, { flags: append ? 'a' : 'w' }), { signal: opts.signal });
+      } catch (err) {
+        // The part file stays: the next pull resumes from it.
+        if (opts.signal?.aborted) throw err;
+        throw new ModelError('MODEL_DOWNLOAD_FAILED', `download of ${opts.url} broke off: ${(err as Error).message}`, { url: opts.url });
+      }
+    }
+  }
+  const got = await sizeOf(part);
+  const digest = got === opts.size ? await sha256OfFile(part) : '';
+  if (digest !== opts.sha256) {
+    // A bad part cannot be repaired by resuming it: drop it so the next pull starts clean.
+    await rm(part, { force: true });
+    throw new ModelError(
+      'MODEL_CHECKSUM_MISMATCH',
+      `${opts.url} gave ${got} bytes with sha256 ${digest || '(not computed)'}; expected ${opts.size} bytes with sha256 ${opts.sha256}`,
+      { url: opts.url, size: got, sha256: digest },
+    );
+  }
+  await rename(part, opts.dest);
+}

@@ -1,0 +1,182 @@
+import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ModelFile } from './catalog.js';
+import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
+import { ModelError, notInstalled } from './model-error.js';
+
+export interface ModelStatus {
+  id: string;
+  name: string;
+  weights: CatalogModel['weights'];
+  licence: string;
+  dimensions: number;
+  sizeBytes: number;
+  /** Every file present with its catalogued size (cheap); `verify` hashes them. */
+  installed: boolean;
+  missing: string[];
+}
+
+export interface VerifyResult {
+  id: string;
+  ok: boolean;
+  files: { path: string; ok: boolean; problem?: string }[];
+}
+
+export interface InstalledModel {
+  model: CatalogModel;
+  dir: string;
+  onnxPath: string;
+  tokenizerPath: string;
+}
+
+export interface PullOptions {
+  onProgress?: (p: DownloadProgress & { model: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface ModelManager {
+  readonly modelsDir: string;
+  list(): Promise<ModelStatus[]>;
+  verify(id: string): Promise<VerifyResult>;
+  /** Downloads what is missing or wrong, resuming partial files; every file is sha256-checked. */
+  pull(id: string, opts?: PullOptions): Promise<VerifyResult>;
+  /** Copies a model file, or a folder holding the model's files, into place after checking each. */
+  importFrom(id: string, source: string): Promise<{ imported: string[]; missing: string[] }>;
+  /** The model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
+  require(id: string): Promise<InstalledModel>;
+}
+
+/** The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths). */
+export function createModelManager(opts: { modelsDir: string; catalog?: readonly CatalogModel[] }): ModelManager {
+  const catalog = opts.catalog ?? MODEL_CATALOG;
+  const dirOf = (m: CatalogModel): string => join(opts.modelsDir, m.id);
+  const pathOf = (m: CatalogModel, f: ModelFile): string => join(dirOf(m), f.path);
+
+  function modelOf(id: string): CatalogModel {
+    const m = findCatalogModel(catalog, id);
+    if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${catalog.map((c) => c.id).join(', ')}`, { id });
+    return m;
+  }
+
+  async function missingFiles(m: CatalogModel): Promise<string[]> {
+    const missing: string[] = [];
+    for (const f of m.files) {
+      const size = await stat(pathOf(m, f)).then((s) => s.size, () => -1);
+      if (size !== f.size) missing.push(f.path);
+    }
+    return missing;
+  }
+
+  async function verifyModel(m: CatalogModel): Promise<VerifyResult> {
+    const files: VerifyResult['files'] = [];
+    for (const f of m.files) {
+      const digest = await sha256OfFile(pathOf(m, f)).catch(() => undefined);
+      if (digest === undefined) files.push({ path: f.path, ok: false, problem: 'missing' });
+      else if (digest !== f.sha256) files.push({ path: f.path, ok: false, problem: `sha256 ${digest}, expected ${f.sha256}` });
+      else files.push({ path: f.path, ok: true });
+    }
+    return { id: m.id, ok: files.every((f) => f.ok), files };
+  }
+
+  /** Copies `from` next to its destination, checks the copy, then renames it into place. */
+  async function placeVerified(m: CatalogModel, f: ModelFile, from: string): Promise<void> {
+    const dest = pathOf(m, f);
+    const tmp = `${dest}.import`;
+    await mkdir(dirname(dest), { recursive: true });
+    await copyFile(from, tmp);
+    const digest = await sha256OfFile(tmp);
+    if (digest !== f.sha256) {
+      await rm(tmp, { force: true });
+      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${from} has sha256 ${digest}; ${m.id}'s ${f.path} must have ${f.sha256}`, {
+        id: m.id,
+        file: f.path,
+        source: from,
+      });
+    }
+    await rename(tmp, dest);
+  }
+
+  async function importFolder(m: CatalogModel, folder: string): Promise<string[]> {
+    const imported: string[] = [];
+    for (const f of m.files) {
+      const candidates = [join(folder, f.path), join(folder, basename(f.path))];
+      let from: string | undefined;
+      for (const c of candidates) {
+        if (await stat(c).then((s) => s.isFile(), () => false)) {
+          from = c;
+          break;
+        }
+      }
+      if (!from) continue;
+      await placeVerified(m, f, from);
+      imported.push(f.path);
+    }
+    return imported;
+  }
+
+  async function importFile(m: CatalogModel, file: string): Promise<string[]> {
+    const digest = await sha256OfFile(file);
+    const match = m.files.find((f) => f.sha256 === digest);
+    if (!match) {
+      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${file} (sha256 ${digest}) is none of ${m.id}'s files`, { id: m.id, source: file });
+    }
+    await placeVerified(m, match, file);
+    return [match.path];
+  }
+
+  return {
+    modelsDir: opts.modelsDir,
+    async list() {
+      return Promise.all(
+        catalog.map(async (m) => {
+          const missing = await missingFiles(m);
+          return {
+            id: m.id,
+            name: m.name,
+            weights: m.weights,
+            licence: m.licence,
+            dimensions: m.dimensions,
+            sizeBytes: m.files.reduce((s, f) => s + f.size, 0),
+            installed: missing.length === 0,
+            missing,
+          };
+        }),
+      );
+    },
+    verify: async (id) => verifyModel(modelOf(id)),
+    async pull(id, pullOpts = {}) {
+      const m = modelOf(id);
+      const before = await verifyModel(m);
+      for (const f of m.files) {
+        if (before.files.find((r) => r.path === f.path)?.ok) continue;
+        await downloadVerified({
+          url: f.url,
+          dest: pathOf(m, f),
+          size: f.size,
+          sha256: f.sha256,
+          signal: pullOpts.signal,
+          onProgress: pullOpts.onProgress && ((p) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id })),
+        });
+      }
+      return verifyModel(m);
+    },
+    async importFrom(id, source) {
+      const m = modelOf(id);
+      const info = await stat(source).catch(() => undefined);
+      if (!info) throw new ModelError('MODEL_IMPORT_FAILED', `${source} does not exist`, { id, source });
+      const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source);
+      if (imported.length === 0) {
+        const names = m.files.map((f) => f.path).join(', ');
+        throw new ModelError('MODEL_IMPORT_FAILED', `${source} holds none of ${m.id}'s files (${names})`, { id, source });
+      }
+      return { imported, missing: await missingFiles(m) };
+    },
+    async require(id) {
+      const m = modelOf(id);
+      const missing = await missingFiles(m);
+      if (missing.length) throw notInstalled(id, missing.map((p) => `${p} missing or incomplete`));
+      return { model: m, dir: dirOf(m), onnxPath: join(dirOf(m), m.onnx), tokenizerPath: join(dirOf(m), m.tokenizer) };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+export type ModelErrorCode =
+  | 'MODEL_NOT_FOUND'
+  | 'MODEL_NOT_INSTALLED'
+  | 'MODEL_CHECKSUM_MISMATCH'
+  | 'MODEL_DOWNLOAD_FAILED'
+  | 'MODEL_IMPORT_FAILED';
+
+/** Coded like the app's errors (callers read `code`); the API maps the codes to statuses. */
+export class ModelError extends Error {
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+export function notInstalled(id: string, problems: string[]): ModelError {
+  return new ModelError(
+    'MODEL_NOT_INSTALLED',
+    `Model ${id} is not installed (${problems.join('; ')}). Download it with \`lectern models pull ${id}\`, ` +
+      `or on a machine without internet copy its files over and run \`lectern models import ${id} <path>\`.`,
+    { id, problems },
+  );
+}
