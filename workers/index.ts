@@ -14,8 +14,13 @@ import { buildChunks } from '../server/core/chunking/index.js';
 import { extractDocument } from '../server/core/extract/extract-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
 import { assemblePdf as assemble, pdfInfo as info, readPdfPages } from '../server/core/extract/pdf/index.js';
+import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import type { ExtractionResult } from '../server/core/extract/types.js';
 import type { ChunkTaskInput, ExtractTaskInput, ProgressMessage, TaskMap } from '../server/core/tasks.js';
+
+// Every thread loads pdf.js (~1 s) as it starts, not in the middle of the first document it is given:
+// a long PDF is shared among all threads, and one cold thread would hold the others up.
+void loadPdfJs();
 
 type Out<K extends keyof TaskMap> = Promise<TaskMap[K]['output']>;
 

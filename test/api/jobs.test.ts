@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeDocx } from '../helpers/make-docx.js';
-import { makeBlankPagePdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { makeBlankPagePdf, makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -50,6 +51,15 @@ describe('upload', () => {
       expect(c.page_numbers.length).toBeGreaterThan(0);
       expect(c.token_count).toBeGreaterThan(0);
     }
+  });
+
+  it('shares a long PDF among the worker threads and assembles the same blocks as one thread', async () => {
+    const pdf = await makeLongPdf(90);
+    const job = await ingest(server, 'long.pdf', pdf);
+    expect(job.progress).toEqual({ pages_done: 90, total_pages: 90 });
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const alone = await extractPdf(new Uint8Array(pdf));
+    expect(blocks.map((b) => [b.page, b.type, b.text])).toEqual(alone.blocks.map((b) => [b.page, b.type, b.text]));
   });
 
   it('reads Markdown, HTML and plain text by their content', async () => {
