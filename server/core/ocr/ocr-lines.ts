@@ -1,0 +1,140 @@
+/**
+ * Tesseract's result (blocks > paragraphs > lines > words, pixel boxes, 0..100 confidences) flattened into
+ * cleaned lines: the words OCR made up from rules, box edges and specks are dropped here so that neither the
+ * text nor the confidence of a block carries them.
+ */
+
+/** The parts of tesseract.js's JSON we read (structural, so a minor tesseract.js change fails typecheck here). */
+export interface TessBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+export interface TessWord {
+  text: string;
+  confidence: number;
+  bbox: TessBox;
+}
+export interface TessLine {
+  words: TessWord[];
+  bbox: TessBox;
+}
+export interface TessParagraph {
+  lines: TessLine[];
+}
+export interface TessBlock {
+  paragraphs: TessParagraph[];
+}
+
+export interface OcrWord extends TessBox {
+  text: string;
+  conf: number;
+}
+
+export interface OcrLine extends TessBox {
+  words: OcrWord[];
+  text: string;
+  /** Mean word confidence. */
+  conf: number;
+  /** Text size in px: a high percentile of word heights (robust to skew, unlike the line box). */
+  size: number;
+  /** Running number of tesseract's paragraph, to keep its grouping where nothing says otherwise. */
+  para: number;
+}
+
+/** Table rules and box edges come out as these; they are never text on their own or at a word's edge. */
+const RULE_CHARS = /^[|[\]{}_=~—–-]+$/;
+const EDGE_BARS = /^\|+|\|+$/g;
+const ALNUM = /[\p{L}\p{N}]/u;
+
+/**
+ * Below this mean confidence a line is noise read as text (a rule, a photo's texture): on the fixtures such
+ * lines sat at 0..20 while the worst real lines (degraded table cells) stayed above 40.
+ */
+const MIN_LINE_CONF = 25;
+
+function cleanWord(w: TessWord): OcrWord | null {
+  let text = w.text.replace(EDGE_BARS, '');
+  // A bracket left over from a cell's edge ("[gnu"), but not one that belongs to the word ("[1]", "(a)").
+  if (/^\[[^\]]*$/.test(text)) text = text.slice(1);
+  if (/^[^[]*\]$/.test(text)) text = text.slice(0, -1);
+  text = text.trim();
+  if (!text || RULE_CHARS.test(text)) return null;
+  if (w.confidence < 10 && !ALNUM.test(text)) return null;
+  return { text, conf: w.confidence, ...w.bbox };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+}
+
+export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
+  const out: OcrLine[] = [];
+  let para = 0;
+  for (const block of blocks) {
+    for (const p of block.paragraphs) {
+      para++;
+      for (const l of p.lines) {
+        const words = l.words.map(cleanWord).filter((w): w is OcrWord => w !== null);
+        if (words.length === 0) continue;
+        const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
+        if (conf < MIN_LINE_CONF) continue;
+        const heights = words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
+        out.push({
+          words,
+          text: words.map((w) => w.text).join(' '),
+          conf,
+          size: percentile(heights, 0.75),
+          para,
+          x0: Math.min(...words.map((w) => w.x0)),
+          y0: Math.min(...words.map((w) => w.y0)),
+          x1: Math.max(...words.map((w) => w.x1)),
+          y1: Math.max(...words.map((w) => w.y1)),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The page's body text size: median line size over lines with some substance. */
+export function bodySize(lines: readonly OcrLine[]): number {
+  const sizes = lines.filter((l) => l.text.length >= 3).map((l) => l.size);
+  const all = (sizes.length ? sizes : lines.map((l) => l.size)).sort((a, b) => a - b);
+  return percentile(all, 0.5) || 1;
+}
+
+export function meanConfidence(words: readonly OcrWord[]): number {
+  if (words.length === 0) return 0;
+  return Math.round((words.reduce((s, w) => s + w.conf, 0) / words.length) * 10) / 10;
+}
+
+export function unionBox(boxes: readonly TessBox[]): TessBox {
+  return {
+    x0: Math.min(...boxes.map((b) => b.x0)),
+    y0: Math.min(...boxes.map((b) => b.y0)),
+    x1: Math.max(...boxes.map((b) => b.x1)),
+    y1: Math.max(...boxes.map((b) => b.y1)),
+  };
+}
+
+/**
+ * Cells of a line: words split wherever the gap is wider than 0.8 of the text size (word spaces are about a
+ * third of it), as the PDF extractor does with text runs.
+ */
+export function lineCells(line: OcrLine): OcrWord[][] {
+  const cells: OcrWord[][] = [];
+  let cur: OcrWord[] = [];
+  for (const w of line.words) {
+    const prev = cur[cur.length - 1];
+    if (prev && w.x0 - prev.x1 > 0.8 * line.size) {
+      cells.push(cur);
+      cur = [];
+    }
+    cur.push(w);
+  }
+  if (cur.length) cells.push(cur);
+  return cells;
+}

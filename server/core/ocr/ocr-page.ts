@@ -1,0 +1,166 @@
+/**
+ * OCR of one PDF page (or a region of it) and of image files (PNG, JPEG, WebP, TIFF including multi-page),
+ * producing the extractor's block and page shapes. Runs inside a pool worker thread: the tesseract engine is
+ * the thread's own (see tesseract.ts), so calls on one thread are serialised by tesseract.js anyway.
+ */
+import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
+import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
+import { ocrBlocks } from './ocr-blocks.js';
+import type { TessBox } from './ocr-lines.js';
+import { decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
+import { recognizeUpright } from './recognize.js';
+import { renderOpenPdfPage } from './render-page.js';
+import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
+import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
+
+export interface OcrPageResult {
+  blocks: ExtractedBlock[];
+  page: ExtractedPage & { ocr: NonNullable<ExtractedPage['ocr']> };
+}
+
+export interface OcrPdfOptions {
+  /** Render resolution (default 300). */
+  dpi?: number;
+  lang?: string;
+  /** OCR only this region of the page (points, top-left origin). */
+  bbox?: BBox;
+  detectRotation?: boolean;
+}
+
+export interface OcrImageOptions {
+  lang?: string;
+  /** Resolution the image was scanned at, for its size in points (default 300). */
+  dpi?: number;
+  detectRotation?: boolean;
+}
+
+interface Frame {
+  page: number;
+  dpi: number;
+  /** The image as cut from the page, before any turn: the frame boxes are mapped back to. */
+  width: number;
+  height: number;
+  offsetXPt: number;
+  offsetYPt: number;
+  pageWidthPt: number;
+  pageHeightPt: number;
+}
+
+/** Undoes the clockwise quarter-turn: a box in the turned image to the same box in the original image. */
+function unturn(b: TessBox, turn: QuarterTurn, w: number, h: number): TessBox {
+  switch (turn) {
+    case 0:
+      return b;
+    case 90:
+      return { x0: b.y0, y0: h - b.x1, x1: b.y1, y1: h - b.x0 };
+    case 180:
+      return { x0: w - b.x1, y0: h - b.y1, x1: w - b.x0, y1: h - b.y0 };
+    case 270:
+      return { x0: w - b.y1, y0: b.x0, x1: w - b.y0, y1: b.x1 };
+  }
+}
+
+/**
+ * Boxes go back to the page as it is stored (not as it was read), so a reviewer's highlight lands on the
+ * page image they see; then pixels to points, clamped because a word's box can overhang the cut edge.
+ */
+function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
+  const k = 72 / frame.dpi;
+  const clampX = (v: number): number => Math.min(frame.pageWidthPt, Math.max(0, v));
+  const clampY = (v: number): number => Math.min(frame.pageHeightPt, Math.max(0, v));
+  const round = (v: number): number => Math.round(v * 100) / 100;
+  return (box) => {
+    const b = unturn(box, turn, frame.width, frame.height);
+    return {
+      x0: round(clampX(frame.offsetXPt + b.x0 * k)),
+      y0: round(clampY(frame.offsetYPt + b.y0 * k)),
+      x1: round(clampX(frame.offsetXPt + b.x1 * k)),
+      y1: round(clampY(frame.offsetYPt + b.y1 * k)),
+    };
+  };
+}
+
+async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
+  const engine = await getOcrEngine(lang);
+  const rec = await recognizeUpright(engine, raster, { detectRotation });
+  const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height });
+  return {
+    blocks,
+    page: {
+      page: frame.page,
+      width: frame.pageWidthPt,
+      height: frame.pageHeightPt,
+      needs_ocr: true,
+      ocr: { lang, confidence: Math.round(rec.confidence * 10) / 10, rotation: rec.turn },
+    },
+  };
+}
+
+/** OCRs page `pageNumber` (1-based) of an open document: for callers walking many pages of one PDF. */
+export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
+  const lang = opts.lang ?? DEFAULT_OCR_LANG;
+  // Fail on a missing language before spending a render on the page.
+  await getOcrEngine(lang);
+  const r = await renderOpenPdfPage(doc, pageNumber, { dpi: opts.dpi ?? 300, region: opts.bbox });
+  const raster = await decodeToGrey(r.png);
+  const frame: Frame = { page: pageNumber, ...r, width: raster.width, height: raster.height };
+  return ocrRaster(raster, frame, lang, opts.detectRotation);
+}
+
+/** Opens the PDF and OCRs one page (1-based). */
+export async function ocrPdfPage(data: Uint8Array, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
+  const { doc } = await openPdf(data);
+  try {
+    return await ocrOpenPdfPage(doc, pageNumber, opts);
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/** Number of pages in an image file: a TIFF's IFD count, 1 for every other format. */
+export function imagePageCount(data: Uint8Array): number {
+  return isTiff(data) ? Math.max(1, tiffPageOffsets(data).length) : 1;
+}
+
+/**
+ * Decodes an image page to grey. @napi-rs/canvas reads PNG, JPEG, WebP, GIF and BMP; TIFF it cannot, so
+ * leptonica (in the OCR engine) decodes it and hands the pixels back as a PNG.
+ */
+async function imageRaster(data: Uint8Array, index: number, lang: string): Promise<GreyRaster> {
+  if (!isTiff(data)) return decodeToGrey(data);
+  const engine = await getOcrEngine(lang);
+  const res = await engine.worker.recognize(Buffer.from(tiffPage(data, index)), {}, { imageGrey: true, blocks: false, text: false });
+  const url = res.data.imageGrey;
+  if (typeof url !== 'string' || !url.startsWith('data:image/png;base64,')) {
+    throw Object.assign(new Error('Could not read the TIFF image'), { code: 'OCR_IMAGE_INVALID' });
+  }
+  return decodeToGrey(Buffer.from(url.slice(url.indexOf(',') + 1), 'base64'));
+}
+
+/** OCRs one page (0-based `index`, for multi-page TIFF) of an image file; the result is page `index + 1`. */
+export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index?: number } = {}): Promise<OcrPageResult> {
+  const lang = opts.lang ?? DEFAULT_OCR_LANG;
+  await getOcrEngine(lang);
+  const index = opts.index ?? 0;
+  let raster: GreyRaster;
+  try {
+    raster = await imageRaster(data, index, lang);
+  } catch (err) {
+    if ((err as { code?: unknown }).code) throw err;
+    throw Object.assign(new Error(`Not a readable image: ${err instanceof Error ? err.message : String(err)}`), {
+      code: 'OCR_IMAGE_INVALID',
+    });
+  }
+  const dpi = opts.dpi ?? 300;
+  const frame: Frame = {
+    page: index + 1,
+    dpi,
+    width: raster.width,
+    height: raster.height,
+    offsetXPt: 0,
+    offsetYPt: 0,
+    pageWidthPt: (raster.width * 72) / dpi,
+    pageHeightPt: (raster.height * 72) / dpi,
+  };
+  return ocrRaster(raster, frame, lang, opts.detectRotation);
+}

@@ -1,0 +1,77 @@
+/**
+ * Recognising a grey page image the right way up. Tesseract's own orientation detection needs the OSD model,
+ * which no npm data package ships, so orientation is found by trying: the page is read as it is, and only when
+ * that reading is poor are the three other quarter-turns tried on a half-size copy (a quarter of the pixels),
+ * keeping the turn that yields the most confident words. An upright page pays nothing; a turned one pays one
+ * to three half-size reads plus the final full read.
+ */
+import { halve, normalisePolarity, rotateGrey, toPgm, type GreyRaster, type QuarterTurn } from './raster.js';
+import type { TessBlock } from './ocr-lines.js';
+import type { OcrEngine } from './tesseract.js';
+
+export interface Recognition {
+  blocks: TessBlock[];
+  /** Tesseract's mean word confidence for the page, 0..100. */
+  confidence: number;
+  /** Clockwise quarter-turn applied to the image to read it upright. */
+  turn: QuarterTurn;
+  /** The image as read (after the turn), in whose pixels the blocks' boxes are. */
+  image: GreyRaster;
+}
+
+export interface RecognizeOptions {
+  /** Try other quarter-turns when the page reads poorly (default true). */
+  detectRotation?: boolean;
+}
+
+/** A page reading at least this confident is taken as upright without trying other turns. */
+const UPRIGHT_CONFIDENCE = 70;
+/** A probe this confident ends the search early. */
+const SURE_CONFIDENCE = 80;
+
+interface Reading {
+  blocks: TessBlock[];
+  confidence: number;
+}
+
+async function read(engine: OcrEngine, image: GreyRaster): Promise<Reading> {
+  // Only the block tree is asked for: text, hOCR and TSV would each be another pass over the result.
+  const res = await engine.worker.recognize(toPgm(image), {}, { blocks: true, text: false, hocr: false, tsv: false });
+  const blocks = (res.data.blocks ?? []) as unknown as TessBlock[];
+  return { blocks, confidence: res.data.confidence };
+}
+
+/** Confident words with some substance: upside-down or sideways text reads as short, unsure fragments. */
+function score(r: Reading): number {
+  let s = 0;
+  for (const b of r.blocks) {
+    for (const p of b.paragraphs) {
+      for (const l of p.lines) {
+        for (const w of l.words) {
+          if (w.confidence >= 60 && (w.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 2) s += w.confidence / 100;
+        }
+      }
+    }
+  }
+  return s;
+}
+
+export async function recognizeUpright(engine: OcrEngine, raster: GreyRaster, opts: RecognizeOptions = {}): Promise<Recognition> {
+  const image = normalisePolarity(raster);
+  const first = await read(engine, image);
+  if (opts.detectRotation === false || first.confidence >= UPRIGHT_CONFIDENCE) {
+    return { ...first, turn: 0, image };
+  }
+  const small = halve(image);
+  // The upright reading of the half-size copy is the fair baseline for the other half-size reads.
+  let best: { turn: QuarterTurn; score: number } = { turn: 0, score: score(await read(engine, small)) };
+  for (const turn of [90, 270, 180] as const) {
+    const probe = await read(engine, rotateGrey(small, turn));
+    const s = score(probe);
+    if (s > best.score) best = { turn, score: s };
+    if (probe.confidence >= SURE_CONFIDENCE && s > 0) break;
+  }
+  if (best.turn === 0) return { ...first, turn: 0, image };
+  const turned = rotateGrey(image, best.turn);
+  return { ...(await read(engine, turned)), turn: best.turn, image: turned };
+}
