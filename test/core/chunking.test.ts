@@ -8,20 +8,11 @@ import {
   type ChunkOptions,
 } from '../../server/core/chunking/index.js';
 import type { BlockType } from '../../server/core/extract/types.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Generated documents (seeded, so every run sees the same text)
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ('river stone light garden window paper market silver forest harbor mountain valley ' +
   'letter engine signal bridge castle winter summer autumn spring ocean desert island meadow ' +
@@ -31,7 +22,7 @@ const LONG_WORDS = ['characterization', 'implementation', 'responsibilities', 'i
 class Gen {
   private readonly r: () => number;
   constructor(seed: number) {
-    this.r = mulberry32(seed);
+    this.r = seededRandom(seed);
   }
   int(min: number, max: number): number {
     return min + Math.floor(this.r() * (max - min + 1));

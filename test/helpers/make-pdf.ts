@@ -4,6 +4,7 @@
  * deterministic and the constants below say exactly what is on each page.
  */
 import PDFDocument from 'pdfkit';
+import { seededRandom } from './seeded-random.js';
 
 type Doc = PDFKit.PDFDocument;
 type FontName = 'Helvetica' | 'Helvetica-Bold' | 'Times-Roman' | 'Courier';
@@ -271,17 +272,6 @@ export async function makeStructuredPdf(): Promise<Buffer> {
 // Deterministic text
 // ---------------------------------------------------------------------------------------------------------
 
-/** mulberry32: a tiny seeded PRNG so generated text is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the a of and to in is that for on with as by this it from at be are was which an or its their has have ' +
@@ -358,7 +348,7 @@ export function longPdfHeadingPages(pages: number): number[] {
 export async function makeLongPdf(pages: number, seed = 42): Promise<Buffer> {
   if (!Number.isInteger(pages) || pages < 1) throw new Error('pages must be a positive integer');
   const doc = newDoc(`Long document (${pages} pages)`);
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const widths = new Map<string, number>();
   const bottom = PAGE_H - MARGIN - 10;
   const headingPages = new Set(longPdfHeadingPages(pages));

@@ -7,6 +7,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import PDFDocument from 'pdfkit';
 
 import { renderPdfPage } from '../../server/core/ocr/render-page.js';
+import { seededRandom } from './seeded-random.js';
 
 export interface ScanOptions {
   dpi?: number;
@@ -28,17 +29,6 @@ export interface Scan {
   dpi: number;
 }
 
-/** Mulberry32: small, seeded, good enough for noise. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Renders page `pageNumber` of `pdf` and makes a scan of it. */
 export async function makeScan(pdf: Uint8Array, pageNumber = 1, opts: ScanOptions = {}): Promise<Scan> {
@@ -58,7 +48,7 @@ export async function makeScan(pdf: Uint8Array, pageNumber = 1, opts: ScanOption
   ctx.drawImage(img, -img.width / 2, -img.height / 2);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   const data = ctx.getImageData(0, 0, width, height);
-  const rand = rng(opts.seed ?? 1);
+  const rand = seededRandom(opts.seed ?? 1);
   const noise = opts.noise ?? 0;
   const specks = opts.specks ?? 0;
   const px = data.data;
