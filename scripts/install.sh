@@ -3,9 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: a C++ toolchain for better-sqlite3; poppler-utils for the ingest benchmark's reference.
+# System packages: a C++ toolchain for better-sqlite3; poppler-utils and tesseract-ocr as the ingest and
+# OCR benchmarks' references; chromium for the UI tests (driven by playwright-core, never its own download).
 need=()
-for pkg in g++ make python3 poppler-utils; do
+for pkg in g++ make python3 poppler-utils tesseract-ocr chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
