@@ -40,3 +40,19 @@ export function cer(hypothesis: string, reference: string): number {
   const hyp = normaliseForCer(hypothesis);
   return ref.length === 0 ? (hyp.length === 0 ? 0 : 1) : levenshtein(hyp, ref) / ref.length;
 }
+
+/**
+ * The same rate with reading order taken out: both texts' words sorted before the distance is taken. A
+ * misread word then costs about twice its length (it sorts elsewhere), so this is an upper bound on the
+ * character errors proper, and it does not punish a table read row by row against a reference that lists it
+ * column by column.
+ */
+export function orderFreeCer(hypothesis: string, reference: string): number {
+  const sorted = (t: string): string => normaliseForCer(t).split(' ').sort().join(' ');
+  return cer(sorted(hypothesis), sorted(reference));
+}
+
+/** Plain text of OCR blocks in reading order; a table contributes its cells row by row. */
+export function blocksText(blocks: ReadonlyArray<{ text: string; table?: { rows: string[][] } }>): string {
+  return blocks.map((b) => (b.table ? b.table.rows.flat().filter(Boolean).join(' ') : b.text)).join('\n');
+}

@@ -54,24 +54,39 @@ function joinLines(texts: readonly string[]): string {
 
 interface Group {
   lines: OcrLine[];
-  marker: 'bullet' | 'number' | null;
+  /** 'implied': a list item whose marker OCR lost, known by its place after a short item at the same indent. */
+  marker: 'bullet' | 'number' | 'implied' | null;
   heading: number | null;
 }
 
-function startsNewGroup(g: Group, line: OcrLine, body: number): boolean {
+function startsNewGroup(g: Group, line: OcrLine, body: number, right: number): boolean {
   const prev = g.lines[g.lines.length - 1] as OcrLine;
   if (line.para !== prev.para) return true;
   if (listMarker(line)) return true;
+  // A list item whose line stops well short of the text's right edge has ended.
+  if (g.marker && prev.x1 < right - 4 * body) return true;
   if (headingLevel(line.size, body) !== g.heading) return true;
   return line.y0 - prev.y1 > 1.5 * Math.max(line.size, prev.size);
 }
 
+/** Where the text of a list item starts (after its marker). */
+function itemTextLeft(g: Group): number {
+  const first = g.lines[0] as OcrLine;
+  return g.marker === 'bullet' || g.marker === 'number' ? (first.words[1]?.x0 ?? first.x0) : first.x0;
+}
+
 function groupLines(lines: readonly OcrLine[], body: number): Group[] {
   const groups: Group[] = [];
+  const right = Math.max(...lines.map((l) => l.x1));
   for (const line of lines) {
     const g = groups[groups.length - 1];
-    if (g && !startsNewGroup(g, line, body)) g.lines.push(line);
-    else groups.push({ lines: [line], marker: listMarker(line), heading: headingLevel(line.size, body) });
+    if (g && !startsNewGroup(g, line, body, right)) {
+      g.lines.push(line);
+      continue;
+    }
+    let marker: Group['marker'] = listMarker(line);
+    if (!marker && g?.marker && Math.abs(line.x0 - itemTextLeft(g)) < 0.5 * body) marker = 'implied';
+    groups.push({ lines: [line], marker, heading: marker ? null : headingLevel(line.size, body) });
   }
   return groups;
 }

@@ -37,7 +37,7 @@ export interface OcrLine extends TessBox {
   text: string;
   /** Mean word confidence. */
   conf: number;
-  /** Text size in px: a high percentile of word heights (robust to skew, unlike the line box). */
+  /** Text size in px: the 90th percentile of word heights (ascender to descender in a line of any length; robust to skew, unlike the line box). */
   size: number;
   /** Running number of tesseract's paragraph, to keep its grouping where nothing says otherwise. */
   para: number;
@@ -86,7 +86,7 @@ export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
           words,
           text: words.map((w) => w.text).join(' '),
           conf,
-          size: percentile(heights, 0.75),
+          size: percentile(heights, 0.9),
           para,
           x0: Math.min(...words.map((w) => w.x0)),
           y0: Math.min(...words.map((w) => w.y0)),

@@ -82,7 +82,7 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
 
 async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
   const engine = await getOcrEngine(lang);
-  const rec = await recognizeUpright(engine, raster, { detectRotation });
+  const rec = await recognizeUpright(engine, raster, { dpi: frame.dpi, detectRotation });
   const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height });
   return {
     blocks,

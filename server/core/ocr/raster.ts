@@ -102,42 +102,57 @@ export function cropGrey(r: GreyRaster, x0: number, y0: number, x1: number, y1: 
 }
 
 /**
- * Light text on dark bands (slide title bars, table header rows, inverted boxes) is invisible to tesseract's
- * global binarisation: it sees a black image region and skips it. Where the neighbourhood (a square of about
- * `window` px, a few text lines) is mostly dark, the pixels are inverted, so such text reads dark on light
- * like the rest. Ordinary dark text never makes its neighbourhood that dark, so it is left alone.
+ * Light text on dark bands (slide title bars, shaded table heads, inverted boxes) is invisible to
+ * tesseract's global binarisation: it takes the band for a picture and skips it. Bands are found row by
+ * row as long runs of dark pixels (light gaps up to a letter's width bridged) that are mostly dark, then
+ * closed vertically across the rows where light letters interrupt them, and inverted: their text then reads
+ * dark on light like the rest. A line of ordinary (even bold) text is never dark enough to count, and a page
+ * without bands is returned as it is. `scale` is the resolution relative to 300 dpi.
  */
-export function normalisePolarity(r: GreyRaster, window = 61, darkBelow = 100): GreyRaster {
+export function normalisePolarity(r: GreyRaster, scale = 1): GreyRaster {
   const { width: w, height: h, data } = r;
-  // Summed-area table (one extra row and column of zeros) gives every window mean in O(1).
-  const sat = new Float64Array((w + 1) * (h + 1));
-  let anyDark = false;
+  const DARK = 128;
+  const gap = Math.round(40 * scale);
+  const minRun = Math.round(150 * scale);
+  const closeV = Math.round(64 * scale);
+  const mask = new Uint8Array(w * h);
+  const lastMasked = new Int32Array(w).fill(-1);
+  let any = false;
   for (let y = 0; y < h; y++) {
-    let rowSum = 0;
-    for (let x = 0; x < w; x++) {
-      const v = data[y * w + x] ?? 255;
-      if (v < darkBelow) anyDark = true;
-      rowSum += v;
-      sat[(y + 1) * (w + 1) + x + 1] = (sat[y * (w + 1) + x + 1] ?? 0) + rowSum;
-    }
-  }
-  if (!anyDark) return r;
-  const half = window >> 1;
-  const out = new Uint8Array(data);
-  let changed = false;
-  for (let y = 0; y < h; y++) {
-    const ya = Math.max(0, y - half);
-    const yb = Math.min(h, y + half + 1);
-    for (let x = 0; x < w; x++) {
-      const xa = Math.max(0, x - half);
-      const xb = Math.min(w, x + half + 1);
-      const sum =
-        (sat[yb * (w + 1) + xb] ?? 0) - (sat[ya * (w + 1) + xb] ?? 0) - (sat[yb * (w + 1) + xa] ?? 0) + (sat[ya * (w + 1) + xa] ?? 0);
-      if (sum < darkBelow * (yb - ya) * (xb - xa)) {
-        out[y * w + x] = 255 - (data[y * w + x] ?? 0);
-        changed = true;
+    const row = y * w;
+    let x = 0;
+    while (x < w) {
+      if ((data[row + x] ?? 255) >= DARK) {
+        x++;
+        continue;
+      }
+      const start = x;
+      let end = x;
+      let dark = 0;
+      let light = 0;
+      for (; x < w; x++) {
+        if ((data[row + x] ?? 255) < DARK) {
+          dark++;
+          light = 0;
+          end = x + 1;
+        } else if (++light > gap) break;
+      }
+      if (end - start >= minRun && dark >= 0.75 * (end - start)) {
+        mask.fill(1, row + start, row + end);
+        any = true;
       }
     }
+    if (!any) continue;
+    for (let cx = 0; cx < w; cx++) {
+      if (!mask[row + cx]) continue;
+      const prev = lastMasked[cx] ?? -1;
+      // Rows through the band's own letters are less dark; bridge them from the band rows around.
+      if (prev >= 0 && y - prev > 1 && y - prev <= closeV) for (let yy = prev + 1; yy < y; yy++) mask[yy * w + cx] = 1;
+      lastMasked[cx] = y;
+    }
   }
-  return changed ? { width: w, height: h, data: out } : r;
+  if (!any) return r;
+  const out = new Uint8Array(data);
+  for (let i = 0; i < out.length; i++) if (mask[i]) out[i] = 255 - (data[i] ?? 0);
+  return { width: w, height: h, data: out };
 }

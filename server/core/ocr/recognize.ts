@@ -20,7 +20,9 @@ export interface Recognition {
 }
 
 export interface RecognizeOptions {
-  /** Try other quarter-turns when the page reads poorly (default true). */
+  /** Resolution of the image; without it tesseract guesses from letter sizes (and says so on stderr). */
+  dpi: number;
+  /** Try other quarter-turns when the page reads poorly or sideways (default true). */
   detectRotation?: boolean;
 }
 
@@ -34,9 +36,15 @@ interface Reading {
   confidence: number;
 }
 
-async function read(engine: OcrEngine, image: GreyRaster): Promise<Reading> {
+async function read(engine: OcrEngine, image: GreyRaster, dpi: number): Promise<Reading> {
   // Only the block tree is asked for: text, hOCR and TSV would each be another pass over the result.
-  const res = await engine.worker.recognize(toPgm(image), {}, { blocks: true, text: false, hocr: false, tsv: false });
+  const res = await engine.worker.recognize(
+    toPgm(image),
+    // tesseract.js passes unknown keys through to tesseract as parameters for this call only; its types
+    // list only its own options, hence the cast.
+    { user_defined_dpi: String(Math.round(dpi)) } as Parameters<OcrEngine['worker']['recognize']>[1],
+    { blocks: true, text: false, hocr: false, tsv: false },
+  );
   const blocks = (res.data.blocks ?? []) as unknown as TessBlock[];
   return { blocks, confidence: res.data.confidence };
 }
@@ -56,22 +64,47 @@ function score(r: Reading): number {
   return s;
 }
 
-export async function recognizeUpright(engine: OcrEngine, raster: GreyRaster, opts: RecognizeOptions = {}): Promise<Recognition> {
-  const image = normalisePolarity(raster);
-  const first = await read(engine, image);
-  if (opts.detectRotation === false || first.confidence >= UPRIGHT_CONFIDENCE) {
+/**
+ * Tesseract reads a page turned by a quarter (its layout pass takes the lines for vertical text), often with
+ * high confidence, but then every word box is taller than wide. Such a page is sideways, whatever the
+ * confidence says: it is read again turned, so that reading order and sizes (hence headings) are right.
+ */
+function isSideways(r: Reading): boolean {
+  let tall = 0;
+  let all = 0;
+  for (const b of r.blocks) {
+    for (const p of b.paragraphs) {
+      for (const l of p.lines) {
+        for (const w of l.words) {
+          if (w.text.length < 4) continue;
+          all++;
+          if (w.bbox.y1 - w.bbox.y0 > w.bbox.x1 - w.bbox.x0) tall++;
+        }
+      }
+    }
+  }
+  return all >= 3 && tall > 0.5 * all;
+}
+
+export async function recognizeUpright(engine: OcrEngine, raster: GreyRaster, opts: RecognizeOptions): Promise<Recognition> {
+  const image = normalisePolarity(raster, opts.dpi / 300);
+  const first = await read(engine, image, opts.dpi);
+  const sideways = isSideways(first);
+  if (opts.detectRotation === false || (!sideways && first.confidence >= UPRIGHT_CONFIDENCE)) {
     return { ...first, turn: 0, image };
   }
   const small = halve(image);
-  // The upright reading of the half-size copy is the fair baseline for the other half-size reads.
-  let best: { turn: QuarterTurn; score: number } = { turn: 0, score: score(await read(engine, small)) };
-  for (const turn of [90, 270, 180] as const) {
-    const probe = await read(engine, rotateGrey(small, turn));
+  const dpi = opts.dpi / 2;
+  // A sideways page is one of the two quarter-turns; otherwise the baseline is the half-size upright read.
+  let best: { turn: QuarterTurn; score: number } = { turn: 0, score: sideways ? -1 : score(await read(engine, small, dpi)) };
+  const turns = sideways ? ([90, 270] as const) : ([180, 90, 270] as const);
+  for (const turn of turns) {
+    const probe = await read(engine, rotateGrey(small, turn), dpi);
     const s = score(probe);
-    if (s > best.score) best = { turn, score: s };
-    if (probe.confidence >= SURE_CONFIDENCE && s > 0) break;
+    if (s > best.score && !isSideways(probe)) best = { turn, score: s };
+    if (probe.confidence >= SURE_CONFIDENCE && best.turn === turn) break;
   }
   if (best.turn === 0) return { ...first, turn: 0, image };
   const turned = rotateGrey(image, best.turn);
-  return { ...(await read(engine, turned)), turn: best.turn, image: turned };
+  return { ...(await read(engine, turned, opts.dpi)), turn: best.turn, image: turned };
 }
