@@ -1,46 +1,81 @@
-import { join } from 'node:path';
-import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { app, BrowserWindow, dialog, ipcMain, shell } from 'electron';
 import { createApp, type LecternApp } from '../server/app.js';
 import { loadSettings } from '../server/config/load-settings.js';
+import { IPC, type PickedFile } from './ipc-channels.js';
+import { listenOnLoopback } from './loopback-listen.js';
+import { saveExport } from './save-export.js';
+import { redactKey, sessionKey } from './session-key.js';
+import { createShutdown } from './shutdown.js';
+import { createMainWindow } from './window.js';
 
 /**
- * Electron main: starts the same headless server as `lectern serve` on 127.0.0.1 with a free port, and
- * one sandboxed window for the review UI. The worker pool runs worker threads of this process.
+ * Electron main: composes the same headless server as `lectern serve` (its worker pool runs as worker
+ * threads of this process) on 127.0.0.1 with a free port and a per-session key, and one sandboxed window
+ * that loads the built UI from a file URL. Only composition lives here; the logic is in plain modules.
  */
-let lectern: LecternApp | undefined;
-let address = '';
-
-if (!app.requestSingleInstanceLock()) app.quit();
+const outDir = join(__dirname, '..');
 
 async function start(): Promise<void> {
   const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0 }, env: process.env, cwd: process.cwd() });
-  lectern = await createApp({ settings, serviceApiKey: process.env.SERVICE_API_KEY, workerFile: join(__dirname, 'worker.js') });
-  address = await lectern.server.listen({ host: settings.host, port: settings.port });
-  ipcMain.handle('lectern:server', () => ({ url: address, key: lectern!.apiKey.key }));
-  const win = new BrowserWindow({
-    width: 1400,
-    height: 900,
-    webPreferences: { preload: join(__dirname, '../preload/index.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false },
-  });
-  // Nothing navigates away from the app; links open in the system browser after a scheme check.
-  win.webContents.on('will-navigate', (e) => e.preventDefault());
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-  await win.loadFile(join(__dirname, '../renderer/index.html'));
+  const { key, generated } = sessionKey(process.env.SERVICE_API_KEY);
+  const lectern = await createApp({ settings, serviceApiKey: key, workerFile: join(__dirname, 'worker.js') });
+  const { url } = await listenOnLoopback(lectern.server);
+  lectern.log.info({ url, key: redactKey(key), generated_key: generated }, 'desktop server listening');
+  registerIpc(lectern, url, key);
+  wireShutdown(lectern);
+  const win = createMainWindow(outDir);
+  await win.loadFile(join(outDir, 'renderer', 'index.html'));
 }
 
-app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus());
-app.whenReady().then(start, (err: unknown) => {
-  console.error(err);
-  app.exit(1);
-});
-app.on('window-all-closed', () => app.quit());
-app.on('will-quit', (e) => {
-  if (!lectern) return;
-  e.preventDefault();
-  const closing = lectern;
-  lectern = undefined;
-  void closing.close().finally(() => app.exit(0));
-});
+function registerIpc(lectern: LecternApp, url: string, key: string): void {
+  ipcMain.handle(IPC.server, () => ({ url, key }));
+  ipcMain.handle(IPC.openFiles, async (event): Promise<PickedFile[]> => {
+    const owner = BrowserWindow.fromWebContents(event.sender);
+    const options = {
+      properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[],
+      filters: [{ name: 'Documents', extensions: ['pdf', 'docx', 'html', 'htm', 'md', 'markdown', 'txt', 'png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp'] }],
+    };
+    const picked = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
+    if (picked.canceled) return [];
+    return Promise.all(picked.filePaths.map(async (p) => ({ name: basename(p), data: new Uint8Array(await readFile(p)) })));
+  });
+  ipcMain.handle(IPC.saveExport, async (_event, jobId: unknown) => {
+    if (typeof jobId !== 'string' || !/^[\w-]{1,100}$/.test(jobId)) throw new Error('not a job id');
+    return saveExport({ url, key, jobId, dir: app.getPath('downloads') });
+  });
+  ipcMain.handle(IPC.revealFile, (_event, path: unknown) => {
+    // Only what this session saved under Downloads: the window cannot make the file manager open anything else.
+    if (typeof path !== 'string' || !path.startsWith(app.getPath('downloads'))) throw new Error('not an exported file');
+    shell.showItemInFolder(path);
+  });
+  lectern.log.debug('ipc handlers registered');
+}
+
+function wireShutdown(lectern: LecternApp): void {
+  // createApp's close stops the server, then the runner, the pool and the database, in that order.
+  const shutdown = createShutdown([{ name: 'lectern', run: () => lectern.close() }], 10_000);
+  app.on('will-quit', (event) => {
+    event.preventDefault();
+    void shutdown().then((report) => {
+      if (report.failed.length) lectern.log.error({ failed: report.failed }, 'shutdown incomplete');
+      app.exit(report.failed.length ? 1 : 0);
+    });
+  });
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    const win = BrowserWindow.getAllWindows()[0];
+    if (win?.isMinimized()) win.restore();
+    win?.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  app.whenReady().then(start).catch((err: unknown) => {
+    process.stderr.write(`Lectern could not start: ${String(err)}\n`);
+    app.exit(1);
+  });
+}

@@ -7,8 +7,10 @@ import { errorsPlugin } from './plugins/errors.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { jobsRoutes } from './routes/jobs.js';
+import { modelsRoutes } from './routes/models.js';
 import { outputRoutes } from './routes/output.js';
 import { reviewRoutes } from './routes/review.js';
+import { uiRoutes } from './routes/ui.js';
 import type { ServerDeps } from './services.js';
 
 /** A configured Fastify instance; it never listens itself (the CLI and Electron call listen). */
@@ -32,6 +34,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
     }
   });
   await app.register(authPlugin, { apiKey: deps.apiKey });
+  await app.register(uiRoutes);
   await app.register(openapiPlugin, { version: deps.appVersion });
   await app.register(multipart);
   // Routes with an optional body still validate one: an empty request counts as `{}`.
@@ -42,6 +45,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(jobsRoutes, deps);
   await app.register(reviewRoutes, deps);
   await app.register(outputRoutes, deps);
+  await app.register(modelsRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;
