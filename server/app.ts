@@ -16,6 +16,8 @@ import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openDatabase } from './store/db.js';
 import { createFileStore } from './store/file-store.js';
+import { createModelManager } from './models/manager.js';
+import { modelsDirOf } from './store/app-paths.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -42,6 +44,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const pool = createTaskPool(workerFile, settings.workers);
+  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir) });
   const runner = createJobRunner({ db, pool, files, clock, log });
   const rechunk = createRechunk({ db, pool, clock });
   const server = await buildServer(
@@ -57,6 +60,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       rechunk,
       finalize: createFinalize({ db, clock, rechunk }),
       exportJob: createExporter({ db, files, clock, appVersion }),
+      models,
     },
     log,
   );

@@ -8,6 +8,7 @@ import type { BlocksReview } from '../core/review/blocks-review.js';
 import type { ChunksReview } from '../core/review/chunks-review.js';
 import type { Rechunk } from '../core/review/rechunk.js';
 import type { createFinalize } from '../core/review/finalize.js';
+import type { ModelManager } from '../models/manager.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -22,4 +23,5 @@ export interface ServerDeps {
   rechunk: Rechunk;
   finalize: ReturnType<typeof createFinalize>;
   exportJob: ExportJob;
+  models: ModelManager;
 }

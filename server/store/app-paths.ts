@@ -15,3 +15,8 @@ export function findAppRoot(from: string = fileURLToPath(import.meta.url)): stri
     dir = parent;
   }
 }
+
+/** Installed models live in the data directory, one folder per catalog id. */
+export function modelsDirOf(dataDir: string): string {
+  return join(dataDir, 'models');
+}

