@@ -131,3 +131,64 @@ export const revisions = sqliteTable(
     uniqueIndex('revisions_seq_idx').on(t.seq),
     index('revisions_job_idx').on(t.jobId, t.seq), index('revisions_entity_idx').on(t.jobId, t.entityType, t.entityId)],
 );
+
+/**
+ * A named vector collection: one USearch file under <data_dir>/indexes/. Model and dimension are fixed
+ * when it is created, so vectors of different models are never mixed in one index.
+ */
+export const collections = sqliteTable('collections', {
+  name: text('name').primaryKey(),
+  provider: text('provider').notNull(),
+  model: text('model').notNull(),
+  dimensions: integer('dimensions').notNull(),
+  quantization: text('quantization').notNull(),
+  metric: text('metric').notNull().default('cos'),
+  /** The next USearch key to hand out; keys are never reused, so a stale key can never name a new chunk. */
+  nextKey: integer('next_key').notNull().default(1),
+  /** Bumped at every change of the index, reported by search as `index_version`. */
+  indexVersion: integer('index_version').notNull().default(0),
+  createdAt: text('created_at').notNull().default(now),
+  updatedAt: text('updated_at').notNull().default(now),
+});
+
+/**
+ * Which chunk each vector key of a collection holds, with the text that was embedded and its sha256, so
+ * that re-embedding skips chunks whose text did not change. The keyword index (FTS5 table `chunk_fts`,
+ * created by a custom migration) mirrors `text` through triggers on this table.
+ */
+export const chunkVectors = sqliteTable(
+  'chunk_vectors',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    collection: text('collection')
+      .notNull()
+      .references(() => collections.name, { onDelete: 'cascade' }),
+    key: integer('key').notNull(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    chunkId: text('chunk_id').notNull(),
+    text: text('text').notNull(),
+    textHash: text('text_hash').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    uniqueIndex('chunk_vectors_key_idx').on(t.collection, t.key),
+    uniqueIndex('chunk_vectors_chunk_idx').on(t.collection, t.jobId, t.chunkId),
+    index('chunk_vectors_job_idx').on(t.jobId),
+  ],
+);
+
+/** Where each job's chunks are embedded; a job lives in one collection at a time. */
+export const jobIndexes = sqliteTable('job_indexes', {
+  jobId: text('job_id')
+    .primaryKey()
+    .references(() => jobs.jobId, { onDelete: 'cascade' }),
+  collection: text('collection')
+    .notNull()
+    .references(() => collections.name, { onDelete: 'cascade' }),
+  chunksEmbedded: integer('chunks_embedded').notNull().default(0),
+  chunksTotal: integer('chunks_total').notNull().default(0),
+  indexedAt: text('indexed_at'),
+  updatedAt: text('updated_at').notNull().default(now),
+});
