@@ -1,20 +1,19 @@
-// Placeholder review UI: shows whether the local server answers. The review desk comes with its own issue.
-interface Bridge {
-  server(): Promise<{ url: string; key: string }>;
-}
-const bridge = (window as unknown as { lectern?: Bridge }).lectern;
-const status = document.getElementById('status')!;
+import { fetchCapabilities } from './src/api/capabilities.js';
+import { connect } from './src/api/connection.js';
+import { startShell } from './src/app-shell.js';
+import { errorText } from './src/ui/toast.js';
 
-async function show(): Promise<void> {
-  if (!bridge) {
-    status.textContent = 'Open this page from the Lectern app.';
-    return;
-  }
-  const { url, key } = await bridge.server();
-  const res = await fetch(`${url}/health`, { headers: { 'x-api-key': key } });
-  const health = (await res.json()) as { version: string };
-  status.textContent = `Server ${url} is up (version ${health.version}).`;
+// Entry of the review UI, the same build in the desktop window (file URL, key from the preload) and in a
+// browser served by `lectern serve` at / (key asked once per tab).
+async function boot(): Promise<void> {
+  const root = document.getElementById('app');
+  if (!root) throw new Error('index.html has no #app');
+  const { api, bridge } = await connect();
+  const caps = await fetchCapabilities(api.baseUrl);
+  startShell({ api, caps, ...(bridge ? { bridge } : {}) }, root);
+  document.documentElement.dataset.ready = 'true';
 }
-show().catch((err: unknown) => {
-  status.textContent = `The server did not answer: ${String(err)}`;
+
+boot().catch((err: unknown) => {
+  document.body.textContent = `Lectern could not start: ${errorText(err)}`;
 });

@@ -1,0 +1,64 @@
+/**
+ * What the running server offers beyond the review API, read from its public /openapi.json. Page images,
+ * confidence, embedding, search and chat arrive with other issues; the UI shows each feature only where
+ * the server has the route, so one build works against older and newer servers alike.
+ */
+export interface Capabilities {
+  /** GET /jobs/{id}/pages/{page}/image */
+  pageImage: boolean;
+  /** Values of the `sort` query parameter of GET /jobs/{id}/blocks, when it has one. */
+  blockSorts: string[];
+  /** GET /jobs/{id}/blocks?flagged=true */
+  flaggedFilter: boolean;
+  embed: boolean;
+  models: boolean;
+  search: boolean;
+  chat: boolean;
+  chatResume: boolean;
+}
+
+interface OpenApiParam {
+  name: string;
+  in: string;
+  schema?: { enum?: unknown[]; anyOf?: { const?: unknown; enum?: unknown[] }[] };
+}
+interface OpenApiDoc {
+  paths?: Record<string, Record<string, { parameters?: OpenApiParam[] }>>;
+}
+
+/** `/jobs/{job_id}/pages/{page}/image` and `/jobs/{id}/pages/{n}/image` are the same route. */
+const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+
+function enumOf(p: OpenApiParam | undefined): string[] {
+  const s = p?.schema;
+  const values = s?.enum ?? s?.anyOf?.flatMap((a) => a.enum ?? (a.const !== undefined ? [a.const] : [])) ?? [];
+  return values.filter((v): v is string => typeof v === 'string');
+}
+
+export function readCapabilities(doc: OpenApiDoc): Capabilities {
+  const paths = doc.paths ?? {};
+  const has = (method: string, path: string) => Object.entries(paths).some(([p, ops]) => shape(p) === shape(path) && method in ops);
+  const blockParams = Object.entries(paths).find(([p]) => shape(p) === '/jobs/{}/blocks')?.[1]?.get?.parameters ?? [];
+  const sortParam = blockParams.find((p) => p.in === 'query' && p.name === 'sort');
+  return {
+    pageImage: has('get', '/jobs/{}/pages/{}/image'),
+    blockSorts: sortParam ? enumOf(sortParam) : [],
+    flaggedFilter: blockParams.some((p) => p.in === 'query' && p.name === 'flagged'),
+    embed: has('post', '/jobs/{}/embed'),
+    models: has('get', '/models'),
+    search: has('post', '/search'),
+    chat: has('post', '/chat') && has('post', '/chat/sessions'),
+    chatResume: has('post', '/chat/resume'),
+  };
+}
+
+export const NO_CAPABILITIES: Capabilities = readCapabilities({});
+
+export async function fetchCapabilities(baseUrl: string): Promise<Capabilities> {
+  try {
+    const res = await fetch(`${baseUrl}/openapi.json`);
+    return res.ok ? readCapabilities((await res.json()) as OpenApiDoc) : NO_CAPABILITIES;
+  } catch {
+    return NO_CAPABILITIES;
+  }
+}

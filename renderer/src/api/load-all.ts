@@ -1,0 +1,33 @@
+import type { Api } from './client.js';
+import type { ListPage } from './types.js';
+
+/** The largest page the API gives (spec: limit max 500). */
+export const MAX_PAGE = 500;
+
+/**
+ * Loads every item of a paginated list: the first page at once (so a screen can draw it), the rest a few
+ * requests at a time, each handed to `onPage` as it arrives. A 10,000-block job is 20 requests; keeping
+ * four in flight overlaps the server's work with the transfer without crowding out the user's own requests.
+ */
+export async function loadAll<T>(
+  api: Api,
+  path: string,
+  onPage: (skip: number, items: T[], total: number) => void,
+  opts: { signal?: AbortSignal; concurrency?: number } = {},
+): Promise<number> {
+  const sep = path.includes('?') ? '&' : '?';
+  const at = (skip: number) => api.get<ListPage<T>>(`${path}${sep}skip=${skip}&limit=${MAX_PAGE}`, opts.signal);
+  const first = await at(0);
+  onPage(0, first.items, first.total);
+  const skips: number[] = [];
+  for (let skip = MAX_PAGE; skip < first.total; skip += MAX_PAGE) skips.push(skip);
+  const worker = async () => {
+    for (let skip = skips.shift(); skip !== undefined; skip = skips.shift()) {
+      if (opts.signal?.aborted) return;
+      const page = await at(skip);
+      onPage(skip, page.items, first.total);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, skips.length) }, worker));
+  return first.total;
+}

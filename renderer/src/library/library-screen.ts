@@ -1,0 +1,113 @@
+import type { AppContext, Screen } from '../app-context.js';
+import type { Job, ListPage } from '../api/types.js';
+import { h } from '../ui/dom.js';
+import { confirmDialog } from '../ui/dialog.js';
+import { bytes, label, when } from '../ui/format.js';
+import { errorText, toast } from '../ui/toast.js';
+import { acceptDrops, uploadAll, type UploadItem } from './upload.js';
+
+const ACTIVE = new Set(['queued', 'processing', 'finalizing', 'embedding']);
+const FILTERS = ['', 'queued,processing', 'ready_for_review', 'finalized', 'indexed', 'failed', 'cancelled'];
+const ACCEPT = '.pdf,.docx,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
+
+function progress(job: Job): HTMLElement {
+  const { pages_done, total_pages } = job.progress;
+  const bar = h('progress', { max: Math.max(total_pages, 1), value: pages_done, 'aria-label': `${pages_done} of ${total_pages} pages` });
+  return h('span', { class: 'progress' }, bar, ` ${pages_done}/${total_pages || '?'}`);
+}
+
+/**
+ * The library: every job with its status and live page progress (polled each second while one is
+ * working), upload by picker or drag and drop, cancel, delete with confirmation, filter by status.
+ */
+export function libraryScreen(ctx: AppContext): Screen {
+  const { api } = ctx;
+  let timer = 0;
+  let disposed = false;
+  const filter = h('select', { 'aria-label': 'Filter by status', class: 'status-filter' }, ...FILTERS.map((f) => h('option', { value: f }, f ? label(f.replace(',', ' or ')) : 'All jobs')));
+  const rows = h('tbody');
+  const log = h('ul', { class: 'upload-log' });
+  const picker = h('input', { type: 'file', multiple: true, accept: ACCEPT, hidden: true, 'aria-label': 'Documents to upload' });
+
+  const upload = (items: UploadItem[]) => void uploadAll(api, items, log, () => void refresh());
+  picker.addEventListener('change', () => {
+    upload(Array.from(picker.files ?? []).map((f) => ({ name: f.name, data: f })));
+    picker.value = '';
+  });
+  const pick = async () => {
+    // In the desktop app the native dialog reads the files; in a browser the file input does.
+    if (ctx.bridge?.openFiles) {
+      const files = await ctx.bridge.openFiles();
+      upload(files.map((f) => ({ name: f.name, data: new Blob([f.data as Uint8Array<ArrayBuffer>]) })));
+    } else picker.click();
+  };
+
+  async function act(job: Job, action: 'cancel' | 'delete'): Promise<void> {
+    try {
+      if (action === 'delete') {
+        if (!(await confirmDialog('Delete this job?', `${job.source_file} and all its review work will be removed for good.`, 'Delete'))) return;
+        await api.send('DELETE', `/jobs/${encodeURIComponent(job.job_id)}`);
+      } else await api.send('POST', `/jobs/${encodeURIComponent(job.job_id)}/cancel`);
+    } catch (err) {
+      toast(`Could not ${action} ${job.source_file}: ${errorText(err)}`, 'error');
+    }
+    await refresh();
+  }
+
+  function row(job: Job): HTMLElement {
+    const id = encodeURIComponent(job.job_id);
+    const open = job.status === 'ready_for_review' || job.status === 'finalized' || job.status === 'indexed';
+    return h(
+      'tr',
+      { 'data-job': job.job_id, 'data-status': job.status },
+      h('td', {}, open ? h('a', { href: `#/jobs/${id}/review` }, job.title ?? job.source_file) : job.title ?? job.source_file, h('div', { class: 'muted' }, `${job.source_file} · ${bytes(job.size_bytes)}`)),
+      h('td', {}, h('span', { class: `badge job-${job.status}` }, label(job.status)), job.error ? h('div', { class: 'error' }, job.error.message) : null),
+      h('td', {}, progress(job)),
+      h('td', { class: 'num' }, job.total_blocks),
+      h('td', { class: 'num' }, job.total_chunks),
+      h('td', { class: 'muted' }, when(job.created_at)),
+      h(
+        'td',
+        { class: 'actions' },
+        open ? h('a', { href: `#/jobs/${id}/review`, class: 'button' }, 'Review') : null,
+        job.status === 'finalized' || job.status === 'indexed' ? h('a', { href: `#/jobs/${id}/finalize`, class: 'button' }, 'Export') : null,
+        ACTIVE.has(job.status) ? h('button', { type: 'button', onclick: () => void act(job, 'cancel') }, 'Cancel') : null,
+        h('button', { type: 'button', class: 'danger', onclick: () => void act(job, 'delete') }, 'Delete'),
+      ),
+    );
+  }
+
+  async function refresh(): Promise<void> {
+    clearTimeout(timer);
+    let active = false;
+    try {
+      const q = filter.value ? `&status=${encodeURIComponent(filter.value)}` : '';
+      const page = await api.get<ListPage<Job>>(`/jobs?limit=500${q}`);
+      active = page.items.some((j) => ACTIVE.has(j.status));
+      rows.replaceChildren(...(page.items.length ? page.items.map(row) : [h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No jobs yet: drop documents here or use Upload.'))]));
+    } catch (err) {
+      toast(`Could not list jobs: ${errorText(err)}`, 'error');
+    }
+    // Live progress: poll fast only while some job is working.
+    if (!disposed) timer = window.setTimeout(() => void refresh(), active ? 1000 : 5000);
+  }
+  filter.addEventListener('change', () => void refresh());
+
+  const element = h(
+    'section',
+    { class: 'library', 'aria-label': 'Library' },
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Library'), h('button', { type: 'button', class: 'primary', onclick: () => void pick() }, 'Upload…'), picker, filter),
+    h('p', { class: 'drop-hint muted' }, 'Drop PDF, DOCX, HTML, Markdown, text or image files anywhere here to upload them.'),
+    log,
+    h('table', { class: 'jobs' }, h('thead', {}, h('tr', {}, ...['Document', 'Status', 'Pages', 'Blocks', 'Chunks', 'Created', ''].map((t) => h('th', {}, t)))), rows),
+  );
+  acceptDrops(element, (files) => upload(files.map((f) => ({ name: f.name, data: f }))));
+  void refresh();
+  return {
+    element,
+    dispose() {
+      disposed = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { BLOCK_TYPES } from '../../../server/core/extract/types.js';
+import type { Block } from '../api/types.js';
+import { h } from '../ui/dom.js';
+import { label, percent } from '../ui/format.js';
+import { effectiveText, effectiveType } from './block-store.js';
+import { isFlagged } from './queue-order.js';
+
+export const ROW_HEIGHT = 76;
+export const SELECTED_HEIGHT = 108;
+export const EDITING_HEIGHT = 320;
+
+export function loadingRow(index: number): HTMLElement {
+  return h('div', { class: 'row block-row loading', role: 'option', 'aria-selected': 'false' }, h('span', { class: 'muted' }, `#${index + 1} loading…`));
+}
+
+/** One block in the list: position, type, status, page, confidence, and its (corrected) text. */
+export function blockRow(b: Block, selected: boolean, onPick: () => void): HTMLElement {
+  const type = effectiveType(b);
+  const conf = typeof b.confidence === 'number' ? h('span', { class: `conf${isFlagged(b) ? ' flagged' : ''}`, title: 'OCR confidence' }, `${percent(b.confidence)}%`) : null;
+  return h(
+    'div',
+    {
+      class: `row block-row status-${b.status}${selected ? ' selected' : ''}`,
+      role: 'option',
+      'aria-selected': String(selected),
+      id: `block-${b.block_id}`,
+      'data-block': b.block_id,
+      onclick: onPick,
+    },
+    h(
+      'div',
+      { class: 'row-meta' },
+      h('span', { class: 'num' }, `#${b.order_index + 1}`),
+      h('span', { class: `badge type-${type}` }, label(type) + (b.edited_type ? ' ✎' : '')),
+      h('span', { class: `badge status status-${b.status}` }, b.status),
+      h('span', { class: 'muted' }, `p. ${b.page}`),
+      conf,
+      b.reviewer_note ? h('span', { class: 'note-mark', title: b.reviewer_note }, '✉ note') : null,
+    ),
+    h('div', { class: 'row-text' }, effectiveText(b)),
+    selected ? h('div', { class: 'row-hints muted' }, 'A approve · R reject · E edit · N note · H history · U undo') : null,
+  );
+}
+
+export interface EditResult {
+  text: string;
+  type: Block['type'];
+  note: string | null;
+}
+
+/**
+ * The inline editor: text, type and note. Ctrl+Enter saves, Escape cancels; `focusNote` opens it on the
+ * note field (the N shortcut).
+ */
+export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult) => void, onCancel: () => void): HTMLElement {
+  const text = h('textarea', { class: 'edit-text', rows: 8, 'aria-label': 'Block text' });
+  text.value = effectiveText(b);
+  const type = h('select', { class: 'edit-type', 'aria-label': 'Block type' }, ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === effectiveType(b) }, label(t))));
+  const note = h('input', { class: 'edit-note', 'aria-label': 'Reviewer note', placeholder: 'Note for the audit trail', value: b.reviewer_note ?? '' });
+  const save = () => onSave({ text: text.value, type: type.value as Block['type'], note: note.value.trim() || null });
+  const el = h(
+    'div',
+    { class: 'row block-row editing selected', role: 'option', 'aria-selected': 'true', 'data-block': b.block_id },
+    h('div', { class: 'row-meta' }, h('span', { class: 'num' }, `#${b.order_index + 1}`), h('span', { class: 'muted' }, `Editing · p. ${b.page} · Ctrl+Enter saves, Esc cancels`)),
+    text,
+    h('div', { class: 'edit-bar' }, type, note, h('button', { type: 'button', onclick: onCancel }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')),
+  );
+  el.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      save();
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      onCancel();
+    }
+    // Typing here must not reach the list's single-key shortcuts.
+    e.stopPropagation();
+  });
+  queueMicrotask(() => (focusNote ? note : text).focus());
+  return el;
+}

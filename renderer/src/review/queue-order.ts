@@ -1,0 +1,31 @@
+import type { Block } from '../api/types.js';
+
+/** Below this confidence a block counts as flagged when the server sends a confidence but no flag. */
+export const FLAG_BELOW = 0.8;
+
+const normalised = (c: number) => (c > 1 ? c / 100 : c);
+
+export function isFlagged(b: Block): boolean {
+  if (typeof b.flagged === 'boolean') return b.flagged;
+  return typeof b.confidence === 'number' && normalised(b.confidence) < FLAG_BELOW;
+}
+
+/**
+ * The review queue: flagged blocks still pending first (least confident first), then the other pending
+ * blocks in reading order, then everything already reviewed. Work the machine was unsure of comes first;
+ * reviewed blocks stay reachable at the end rather than vanishing.
+ */
+export function queueOrder(blocks: readonly (Block | undefined)[]): number[] {
+  const flagged: number[] = [];
+  const pending: number[] = [];
+  const done: number[] = [];
+  blocks.forEach((b, i) => {
+    if (!b) return;
+    if (b.status !== 'pending') done.push(i);
+    else if (isFlagged(b)) flagged.push(i);
+    else pending.push(i);
+  });
+  const conf = (i: number) => normalised(blocks[i]?.confidence ?? 1);
+  flagged.sort((a, c) => conf(a) - conf(c) || a - c);
+  return [...flagged, ...pending, ...done];
+}

@@ -1,0 +1,237 @@
+import type { AppContext, Screen } from '../app-context.js';
+import { loadAll } from '../api/load-all.js';
+import type { Block, Job } from '../api/types.js';
+import { h } from '../ui/dom.js';
+import { openDialog } from '../ui/dialog.js';
+import { errorText, toast } from '../ui/toast.js';
+import { VirtualList } from '../ui/virtual-list.js';
+import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT } from './block-row.js';
+import { BlockStore } from './block-store.js';
+import { estimatePageSize, type PageSize } from './page-geometry.js';
+import { PageImages } from './page-images.js';
+import { PageView } from './page-view.js';
+import { queueOrder } from './queue-order.js';
+import { ReviewCommands } from './review-commands.js';
+import { commandFor, REVIEW_KEYS, type ReviewCommand } from './review-keys.js';
+import { ReviewToolbar } from './review-toolbar.js';
+import { UndoStack } from './undo-stack.js';
+
+/**
+ * The review desk: the page with its block boxes on one side, the virtualised block list on the other,
+ * kept in step both ways, everything on the keyboard. The first 500 blocks draw at once; the rest load
+ * behind them.
+ */
+export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchParams): Screen {
+  const store = new BlockStore();
+  const commands = new ReviewCommands(ctx.api, jobId, store, new UndoStack());
+  const abort = new AbortController();
+  const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, '') : null;
+  let order: number[] = [];
+  let posOf = new Int32Array(0);
+  let queueMode = false;
+  let pos = 0;
+  let editing: { index: number; note: boolean } | null = null;
+  let pageSize: PageSize | null = null;
+  let wantBlock = params.get('block');
+  let wantPage = Number(params.get('page')) || 0;
+  let job: Job | undefined;
+
+  const current = (): number | undefined => order[pos];
+  const currentBlock = (): Block | undefined => {
+    const i = current();
+    return i === undefined ? undefined : store.at(i);
+  };
+
+  const list = new VirtualList({
+    label: 'Blocks',
+    count: () => order.length,
+    heightOf: (p) => (editing && order[p] === editing.index ? EDITING_HEIGHT : p === pos ? SELECTED_HEIGHT : ROW_HEIGHT),
+    keyOf: (p) => {
+      const b = store.at(order[p] ?? -1);
+      return b ? `${b.block_id}:${b.version}:${p === pos}:${editing?.index === order[p] ? (editing?.note ? 'n' : 'e') : ''}` : `loading:${p}`;
+    },
+    render: (p) => {
+      const i = order[p] ?? -1;
+      const b = store.at(i);
+      if (!b) return loadingRow(i);
+      if (editing?.index === i) return blockEditor(b, editing.note, (r) => void saveEdit(b, r), stopEditing);
+      return blockRow(b, p === pos, () => select(p));
+    },
+  });
+  const pageView = new PageView(images, () => pageSize, (i) => select(posOf[i] ?? 0));
+  const toolbar = new ReviewToolbar({
+    run: (c) => void run(c),
+    goToPage: (n) => goToPage(n),
+    approveAll: () => void commands.approveAllPending().then(refresh),
+  });
+
+  function rebuildOrder(): void {
+    const keep = current();
+    order = queueMode ? queueOrder(Array.from({ length: store.total }, (_, i) => store.at(i))) : Array.from({ length: store.total }, (_, i) => i);
+    // Slots not loaded yet still count in reading order, so the scrollbar has its final length at once.
+    posOf = new Int32Array(store.total).fill(-1);
+    order.forEach((i, p) => (posOf[i] = p));
+    if (keep !== undefined && (posOf[keep] ?? -1) >= 0) pos = posOf[keep] ?? 0;
+    list.invalidate();
+  }
+
+  function select(p: number, align: 'nearest' | 'center' = 'nearest'): void {
+    if (p < 0 || p >= order.length) return;
+    if (editing && order[p] !== editing.index) editing = null;
+    pos = p;
+    list.invalidate();
+    list.scrollToIndex(p, align);
+    drawPage();
+  }
+
+  function drawPage(): void {
+    const b = currentBlock();
+    const page = b?.page ?? wantPage ?? 1;
+    pageView.show(page, store.onPage(page), (i) => store.at(i), current());
+    toolbar.showPage(page, job?.total_pages ?? 0);
+    toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
+    if (b) history.replaceState(null, '', `#/jobs/${encodeURIComponent(jobId)}/review?block=${encodeURIComponent(b.block_id)}`);
+  }
+
+  function refresh(): void {
+    list.invalidate();
+    drawPage();
+  }
+
+  function goToPage(page: number): void {
+    const first = store.onPage(page)[0];
+    if (first === undefined) return void toast(`Page ${page} has no blocks${store.loaded < store.total ? ' loaded yet' : ''}.`);
+    select(posOf[first] ?? 0, 'center');
+  }
+
+  function stepPage(dir: 1 | -1): void {
+    const pages = store.pageNumbers();
+    const cur = currentBlock()?.page ?? 1;
+    const next = dir > 0 ? pages.find((p) => p > cur) : [...pages].reverse().find((p) => p < cur);
+    if (next !== undefined) goToPage(next);
+  }
+
+  function stopEditing(): void {
+    editing = null;
+    list.invalidate();
+    list.element.focus();
+  }
+
+  async function saveEdit(b: Block, r: Parameters<ReviewCommands['saveEdit']>[1]): Promise<void> {
+    const after = await commands.saveEdit(b, r);
+    if (after) stopEditing();
+    refresh();
+  }
+
+  async function setStatus(status: Block['status']): Promise<void> {
+    const b = currentBlock();
+    if (!b) return;
+    const after = await commands.setStatus(b, status);
+    refresh();
+    if (after && status !== 'pending') select(Math.min(pos + 1, order.length - 1));
+  }
+
+  async function run(c: ReviewCommand): Promise<void> {
+    const b = currentBlock();
+    switch (c) {
+      case 'next':
+        return select(Math.min(pos + 1, order.length - 1));
+      case 'prev':
+        return select(Math.max(pos - 1, 0));
+      case 'approve':
+        return setStatus('approved');
+      case 'reject':
+        return setStatus('rejected');
+      case 'reset':
+        return setStatus('pending');
+      case 'edit':
+      case 'note':
+        if (!b) return;
+        editing = { index: current() ?? 0, note: c === 'note' };
+        list.invalidate();
+        return list.scrollToIndex(pos);
+      case 'nextPage':
+        return stepPage(1);
+      case 'prevPage':
+        return stepPage(-1);
+      case 'undo': {
+        const what = await commands.undoLast();
+        toast(what ? `Undid ${what}.` : 'Nothing to undo.');
+        return refresh();
+      }
+      case 'toggleQueue':
+        queueMode = !queueMode;
+        rebuildOrder();
+        return select(queueMode ? 0 : pos, 'center');
+      case 'approvePage': {
+        if (!b) return;
+        const { approved } = await commands.approveMany(store.onPage(b.page), `approve page ${b.page}`);
+        toast(`Approved ${approved} block(s) on page ${b.page}.`);
+        return refresh();
+      }
+      case 'history':
+        if (b) ctx.navigate(`#/jobs/${encodeURIComponent(jobId)}/audit?entity=${encodeURIComponent(b.block_id)}`);
+        return;
+      case 'help':
+        return void openDialog({
+          title: 'Review keys',
+          body: [h('dl', { class: 'keys' }, ...REVIEW_KEYS.flatMap((k) => [h('dt', {}, k.keys.join(' / ')), h('dd', {}, k.help)]))],
+          buttons: [{ label: 'Close', value: true, kind: 'primary' }],
+          cancel: true,
+        });
+    }
+  }
+
+  const onKey = (e: KeyboardEvent) => {
+    if (document.querySelector('dialog[open]')) return;
+    const c = commandFor(e);
+    if (!c) return;
+    e.preventDefault();
+    void run(c);
+  };
+  document.addEventListener('keydown', onKey);
+
+  const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, pageView.element, list.element));
+
+  async function open(): Promise<void> {
+    job = await ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal);
+    toolbar.showJob(job);
+    let first = true;
+    store.subscribe((what) => {
+      if (what === 'all') rebuildOrder();
+      else list.invalidate();
+    });
+    await loadAll<Block>(
+      ctx.api,
+      `/jobs/${encodeURIComponent(jobId)}/blocks`,
+      (skip, items, total) => {
+        store.fill(skip, items, total);
+        toolbar.showLoading(store.loaded, store.total);
+        if (first || !pageSize) pageSize = estimatePageSize(items.flatMap((b) => (b.bbox ? [b.bbox] : [])));
+        const target = wantBlock ? store.indexOf(wantBlock) : wantPage ? store.onPage(wantPage)[0] : first ? 0 : undefined;
+        if (target !== undefined) {
+          wantBlock = null;
+          wantPage = 0;
+          select(posOf[target] ?? 0, 'center');
+        } else drawPage();
+        first = false;
+      },
+      { signal: abort.signal },
+    );
+    toolbar.showLoading(store.loaded, store.total);
+    list.element.focus();
+    element.dataset.loaded = 'true';
+  }
+  open().catch((err: unknown) => {
+    if (!abort.signal.aborted) toast(`Could not open the job: ${errorText(err)}`, 'error');
+  });
+
+  return {
+    element,
+    dispose() {
+      abort.abort();
+      document.removeEventListener('keydown', onKey);
+      images?.dispose();
+    },
+  };
+}

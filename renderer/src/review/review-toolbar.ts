@@ -1,0 +1,74 @@
+import type { Job } from '../api/types.js';
+import { h } from '../ui/dom.js';
+import type { BlockStore } from './block-store.js';
+import type { ReviewCommand } from './review-keys.js';
+
+/** The bar above the desk: page navigation, queue toggle, counts, bulk actions, undo and help. */
+export class ReviewToolbar {
+  readonly element: HTMLElement;
+  private readonly pageInput: HTMLInputElement;
+  private readonly pageTotal: HTMLElement;
+  private readonly counts: HTMLElement;
+  private readonly loading: HTMLElement;
+  private readonly undoButton: HTMLButtonElement;
+  private readonly queueButton: HTMLButtonElement;
+  private readonly title: HTMLElement;
+  private readonly readOnly: HTMLElement;
+
+  constructor(actions: { run(c: ReviewCommand): void; goToPage(n: number): void; approveAll(): void }) {
+    const button = (text: string, c: ReviewCommand, title: string, cls = '') => h('button', { type: 'button', class: cls, title, onclick: () => actions.run(c) }, text);
+    this.pageInput = h('input', { type: 'number', min: 1, class: 'page-input', 'aria-label': 'Page number' });
+    this.pageInput.addEventListener('change', () => actions.goToPage(Number(this.pageInput.value)));
+    this.pageInput.addEventListener('keydown', (e) => e.stopPropagation());
+    this.pageTotal = h('span', { class: 'muted' });
+    this.counts = h('span', { class: 'counts', 'aria-live': 'polite' });
+    this.loading = h('span', { class: 'muted loading-note' });
+    this.undoButton = button('Undo', 'undo', 'Undo your last action (U)');
+    this.queueButton = button('Flagged first', 'toggleQueue', 'Show flagged and pending blocks first (Q)');
+    this.title = h('strong', { class: 'job-title' });
+    this.readOnly = h('span', { class: 'badge warn', hidden: true }, 'read only');
+    this.element = h(
+      'div',
+      { class: 'toolbar review-toolbar' },
+      this.title,
+      this.readOnly,
+      h('span', { class: 'page-nav' }, button('◀', 'prevPage', 'Previous page ([)'), 'Page ', this.pageInput, this.pageTotal, button('▶', 'nextPage', 'Next page (])')),
+      this.queueButton,
+      button('Approve page', 'approvePage', 'Approve every pending block of this page (Shift+A)', 'approve-page'),
+      h('button', { type: 'button', class: 'approve-all', title: 'Approve every pending block of the job', onclick: actions.approveAll }, 'Approve all pending'),
+      this.undoButton,
+      button('?', 'help', 'Keyboard shortcuts (?)'),
+      this.counts,
+      this.loading,
+    );
+  }
+
+  showJob(job: Job): void {
+    this.title.textContent = job.title ?? job.source_file;
+    this.readOnly.hidden = job.status === 'ready_for_review';
+    this.readOnly.title = `The job is ${job.status}: review changes are refused.`;
+  }
+
+  showPage(page: number, total: number): void {
+    if (document.activeElement !== this.pageInput) this.pageInput.value = String(page);
+    this.pageInput.max = String(total || page);
+    this.pageTotal.textContent = total ? ` / ${total} ` : ' ';
+  }
+
+  showCounts(store: BlockStore, undoLabel: string | undefined, queueMode: boolean): void {
+    const tally = { pending: 0, approved: 0, edited: 0, rejected: 0 };
+    for (let i = 0; i < store.total; i++) {
+      const b = store.at(i);
+      if (b) tally[b.status] += 1;
+    }
+    this.counts.textContent = `${tally.pending} pending · ${tally.approved} approved · ${tally.edited} edited · ${tally.rejected} rejected`;
+    this.undoButton.disabled = !undoLabel;
+    this.undoButton.title = undoLabel ? `Undo ${undoLabel} (U)` : 'Nothing to undo';
+    this.queueButton.textContent = queueMode ? 'Reading order' : 'Flagged first';
+    this.queueButton.setAttribute('aria-pressed', String(queueMode));
+  }
+
+  showLoading(loaded: number, total: number): void {
+    this.loading.textContent = loaded < total ? `loading ${loaded} / ${total} blocks…` : `${total} blocks`;
+  }
+}

@@ -1,0 +1,15 @@
+export type Route =
+  | { screen: 'library' }
+  | { screen: 'review' | 'chunks' | 'finalize' | 'audit' | 'search'; jobId: string; params: URLSearchParams };
+
+const JOB_SCREENS = new Set(['review', 'chunks', 'finalize', 'audit', 'search']);
+
+/** `#/jobs/<id>/<screen>?<params>`; anything else is the library. Hash routes never reload the page. */
+export function parseRoute(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  const m = /^\/jobs\/([^/]+)\/(\w+)$/.exec(path);
+  if (m && JOB_SCREENS.has(m[2] ?? '')) {
+    return { screen: m[2] as 'review', jobId: decodeURIComponent(m[1] ?? ''), params: new URLSearchParams(query) };
+  }
+  return { screen: 'library' };
+}

@@ -1,0 +1,27 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's chromium with the flags that keep it offline and quiet on these machines. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/** Collects what the page logs and throws, so a failing test says why the UI broke. */
+export function watchConsole(page: Page): string[] {
+  const lines: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') lines.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+  return lines;
+}
