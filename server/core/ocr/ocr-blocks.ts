@@ -8,6 +8,7 @@ import { tableMarkdown } from '../extract/pdf/tables.js';
 import type { BBox, ExtractedBlock } from '../extract/types.js';
 import { bodySize, flattenLines, meanConfidence, unionBox, type OcrLine, type TessBlock, type TessBox } from './ocr-lines.js';
 import { findOcrTables } from './ocr-tables.js';
+import { putRowsInOrder } from './ocr-reading-order.js';
 
 export interface BlockGeometry {
   /** 1-based page number the blocks belong to. */
@@ -116,7 +117,7 @@ function groupBlock(g: Group, geo: BlockGeometry, listLeft: number, body: number
 
 /** Blocks of one OCRed page (or region) in reading order. */
 export function ocrBlocks(tessBlocks: readonly TessBlock[] | null, geo: BlockGeometry): ExtractedBlock[] {
-  const lines = flattenLines(tessBlocks ?? []);
+  const lines = putRowsInOrder(flattenLines(tessBlocks ?? []));
   if (lines.length === 0) return [];
   const body = bodySize(lines);
   const listLeft = Math.min(...lines.filter((l) => listMarker(l)).map((l) => l.x0), Infinity);

@@ -41,6 +41,8 @@ export interface OcrLine extends TessBox {
   size: number;
   /** Running number of tesseract's paragraph, to keep its grouping where nothing says otherwise. */
   para: number;
+  /** Running number of tesseract's block (for putting its block order right, see ocr-reading-order.ts). */
+  block: number;
 }
 
 /** Table rules and box edges come out as these; they are never text on their own or at a word's edge. */
@@ -54,11 +56,29 @@ const ALNUM = /[\p{L}\p{N}]/u;
  */
 const MIN_LINE_CONF = 25;
 
+/** Navigation dots (beamer's mini-frames), bullets in a row and similar marks read as strings of 0, o and 8. */
+const DOTS = /^[0oO8°]+$/;
+
+function isDotRow(words: readonly OcrWord[]): boolean {
+  return words.every((w) => DOTS.test(w.text)) && words.some((w) => w.text.length >= 4);
+}
+
+/**
+ * One or two letters on a line of their own, read unsure, or standing right of every other line of their
+ * tesseract block: a stray mark or a margin symbol, not text. Digits are kept (folios, footnote marks).
+ */
+function isStrayMark(line: OcrLine, others: readonly OcrLine[]): boolean {
+  if (line.text.length > 2 || /\d/.test(line.text)) return false;
+  return line.conf < 50 || (others.length > 0 && others.every((o) => o.x1 < line.x0));
+}
+
 function cleanWord(w: TessWord): OcrWord | null {
   let text = w.text.replace(EDGE_BARS, '');
   // A bracket left over from a cell's edge ("[gnu"), but not one that belongs to the word ("[1]", "(a)").
   if (/^\[[^\]]*$/.test(text)) text = text.slice(1);
   if (/^[^[]*\]$/.test(text)) text = text.slice(0, -1);
+  // Likewise an unsure opening quote that nothing closes ("‘Inputs"): a speck before the word.
+  if (w.confidence < 50 && /^[‘'"“][^’'"”]+$/.test(text)) text = text.slice(1);
   text = text.trim();
   if (!text || RULE_CHARS.test(text)) return null;
   if (w.confidence < 10 && !ALNUM.test(text)) return null;
@@ -73,21 +93,23 @@ function percentile(sorted: number[], p: number): number {
 export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
   const out: OcrLine[] = [];
   let para = 0;
-  for (const block of blocks) {
-    for (const p of block.paragraphs) {
+  for (const [block, tb] of blocks.entries()) {
+    const inBlock: OcrLine[] = [];
+    for (const p of tb.paragraphs) {
       para++;
       for (const l of p.lines) {
         const words = l.words.map(cleanWord).filter((w): w is OcrWord => w !== null);
-        if (words.length === 0) continue;
+        if (words.length === 0 || isDotRow(words)) continue;
         const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
         if (conf < MIN_LINE_CONF) continue;
         const heights = words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
-        out.push({
+        inBlock.push({
           words,
           text: words.map((w) => w.text).join(' '),
           conf,
           size: percentile(heights, 0.9),
           para,
+          block,
           x0: Math.min(...words.map((w) => w.x0)),
           y0: Math.min(...words.map((w) => w.y0)),
           x1: Math.max(...words.map((w) => w.x1)),
@@ -95,6 +117,7 @@ export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
         });
       }
     }
+    out.push(...inBlock.filter((l) => !isStrayMark(l, inBlock.filter((o) => o !== l))));
   }
   return out;
 }
