@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cspOf } from '../../server/api/routes/ui.js';
+import { fixturesDir, ingest, startServer, type TestServer } from '../helpers/app.js';
+import { launchChromium, watchConsole } from './helpers/browser.js';
+import { ensureRendererBuilt, rendererOut } from './helpers/renderer-build.js';
+import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
+
+// The built renderer loaded the way Electron's window loads it: from a file URL, with the preload's
+// bridge (main/preload.ts) present as `window.lectern`. Electron lets file pages load their module
+// scripts; Chromium needs --allow-file-access-from-files for that, nothing else differs.
+
+const EXPECTED_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self' http://127.0.0.1:*; font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
+
+const shots = screenshotDir('desktop');
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let requests: string[];
+let logs: string[];
+/** Requests that reached the network layer for a host other than the local server (aborted there). */
+const tripwire: string[] = [];
+let jobId = '';
+const indexUrl = pathToFileURL(join(rendererOut, 'index.html')).href;
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  server = await startServer();
+  jobId = (await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))).job_id;
+  browser = await launchChromium(['--allow-file-access-from-files']);
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // What contextBridge.exposeInMainWorld gives the page: a frozen object of the preload's named methods.
+  await context.addInitScript(
+    ({ url, key }) => {
+      const saved: string[] = [];
+      Object.defineProperty(window, 'lectern', {
+        value: Object.freeze({
+          server: async () => ({ url, key }),
+          openFiles: async () => [],
+          saveExport: async (jobId: string) => {
+            saved.push(jobId);
+            return `/home/user/Downloads/${jobId}.zip`;
+          },
+          revealFile: async () => undefined,
+        }),
+      });
+    },
+    { url: server.url, key: server.key },
+  );
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file://') || url.startsWith(`${server.url}/`)) return route.continue();
+    tripwire.push(url);
+    return route.abort();
+  });
+  page = await context.newPage();
+  requests = recordRequests(page);
+  logs = watchConsole(page);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the renderer as the desktop window loads it', () => {
+  it('starts from the file URL with the key from the bridge, without asking for it', async () => {
+    await page.goto(indexUrl);
+    await page.waitForSelector(`table.jobs tr[data-job="${jobId}"]`);
+    expect(await page.locator('.key-form').count()).toBe(0);
+    await shot(page, shots, '1-library');
+  });
+
+  it('reviews through the local server across the file origin (CORS for the desktop only)', async () => {
+    await page.click(`tr[data-job="${jobId}"] a.button`);
+    await page.waitForSelector('.review[data-loaded=true]');
+    await page.keyboard.press('a');
+    await expect.poll(async () => ((await (await server.call('GET', `/jobs/${jobId}/blocks?limit=1`)).json()) as { items: { status: string }[] }).items[0]?.status).toBe('approved');
+    await shot(page, shots, '2-review');
+  });
+
+  it('declares a strict CSP, the same one the server sends with the page', async () => {
+    const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    expect(meta).toBe(EXPECTED_CSP);
+    expect(cspOf(readFileSync(join(rendererOut, 'index.html'), 'utf8'))).toBe(EXPECTED_CSP);
+    const served = await fetch(`${server.url}/`);
+    expect(served.headers.get('content-security-policy')).toBe(EXPECTED_CSP);
+  });
+
+  it('blocks inline scripts, foreign connections and foreign images', async () => {
+    const before = requests.length;
+    const outcome = await page.evaluate(async () => {
+      const violations: string[] = [];
+      document.addEventListener('securitypolicyviolation', (e) => violations.push(e.violatedDirective));
+      const s = document.createElement('script');
+      s.textContent = 'window.inlineRan = true';
+      document.body.appendChild(s);
+      const fetched = await fetch('http://example.org/').then(
+        () => 'reached',
+        () => 'blocked',
+      );
+      const img = document.createElement('img');
+      const imgResult = new Promise<string>((resolve) => {
+        img.onload = () => resolve('loaded');
+        img.onerror = () => resolve('blocked');
+      });
+      img.src = 'http://example.org/pixel.png';
+      document.body.appendChild(img);
+      const image = await imgResult;
+      await new Promise((r) => setTimeout(r, 50));
+      return { inlineRan: (window as unknown as { inlineRan?: boolean }).inlineRan === true, fetched, image, violations };
+    });
+    expect(outcome.inlineRan).toBe(false);
+    expect(outcome.fetched).toBe('blocked');
+    expect(outcome.image).toBe('blocked');
+    expect(outcome.violations).toEqual(expect.arrayContaining(['script-src-elem', 'connect-src', 'img-src']));
+    // The probes are this test's own; the policy stopped them before the network (see the tripwire below).
+    requests.splice(before);
+  });
+
+  it('cannot talk to the API from a web origin: CORS answers only the file origin', async () => {
+    const fromWeb = await fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    expect(fromWeb.headers.get('access-control-allow-origin')).toBeNull();
+    const fromFile = await fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin: 'null', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    expect(fromFile.status).toBe(204);
+    expect(fromFile.headers.get('access-control-allow-origin')).toBe('null');
+    expect(fromFile.headers.get('access-control-allow-headers')).toContain('x-api-key');
+  });
+
+  it('saves the export through the bridge in the desktop app', async () => {
+    await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    await page.click('nav.tabs a[href$="/finalize"]');
+    await page.waitForSelector('.finalize[data-status=finalized]');
+    await page.click('button.export-button');
+    await expect.poll(() => page.textContent('.export-result')).toContain(`/home/user/Downloads/${jobId}.zip`);
+    expect(await page.locator('.export-result button', { hasText: 'Show in folder' }).count()).toBe(1);
+    await shot(page, shots, '3-export');
+  });
+
+  it('made no request outside the app files and the local server', () => {
+    expect(tripwire).toEqual([]);
+    const outside = requests.filter((u) => !u.startsWith('file://') && !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    expect(outside).toEqual([]);
+    for (const u of requests.filter((r) => r.startsWith('http'))) expect(new URL(u).hostname).toBe('127.0.0.1');
+    expect(requests.some((u) => u.startsWith(`${server.url}/jobs/${jobId}/blocks`))).toBe(true);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+  });
+});
