@@ -5,7 +5,8 @@
  * Drives the real CLI (`node bin/lectern.js serve`) over HTTP, one file at a time, over every PDF in
  * ../shared/fixtures/pdfs and a generated 500-page PDF. The fixtures share one server; the long PDF gets a
  * fresh server of its own so that the process's VmHWM (peak RSS, worker threads included) is that file's.
- * Each server first ingests a small warm-up PDF that is left out of the figures (worker start-up).
+ * Each server first waits for its worker threads to finish their start-up warm-up (GET /health), then
+ * ingests a small warm-up PDF that is left out of the figures.
  *
  * Usage: tsx bench/ingest.ts [--pages 500] [--fixtures DIR] [--poll-ms 50] [--json FILE] [--strict]
  * Exit codes: 0 done, 1 set-up error or a file that did not reach ready_for_review, 2 goals missed (--strict).
@@ -21,7 +22,7 @@ import { mib, ms, num, table } from './lib/format.js';
 import { ingestFile, type IngestResult } from './lib/ingest-job.js';
 import { ensurePdftotext, pdfPageCount, pdftotextVersion, timePdftotext } from './lib/pdftotext.js';
 import type { PeakMemory } from './lib/proc.js';
-import { startServer } from './lib/server.js';
+import { startServer, waitForWarmWorkers } from './lib/server.js';
 
 const TIME_RATIO_GOAL = 3;
 const RSS_GOAL_KB = 1024 * 1024; // 1 GiB
@@ -52,6 +53,7 @@ function machine(): string {
 async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, pollMs: number): Promise<PeakMemory> {
   const server = await startServer(repoRoot);
   try {
+    log(`  worker threads warm ${ms(await waitForWarmWorkers(server))} after the server answered`);
     const w = await ingestFile(server, warmup, { pollMs });
     log(`  warm-up: ${w.status} in ${ms(w.wallMs)}${w.error ? ` (${w.error})` : ''}`);
     for (const run of runs) {

@@ -11,6 +11,8 @@ import { createBlocksReview } from './core/review/blocks-review.js';
 import { createChunksReview } from './core/review/chunks-review.js';
 import { createFinalize } from './core/review/finalize.js';
 import { createRechunk } from './core/review/rechunk.js';
+import { createPageImages } from './core/pages/page-images.js';
+import { createReocr } from './core/pages/reocr-page.js';
 import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
@@ -18,6 +20,9 @@ import { openDatabase } from './store/db.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
 import { modelsDirOf } from './store/app-paths.js';
+import { createCollectionIndexes } from './store/collection-indexes.js';
+import { createIndexer } from './core/indexing/indexer.js';
+import { createSearch } from './core/search/search.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -43,8 +48,12 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const { db } = database;
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
-  const pool = createTaskPool(workerFile, settings.workers);
+  const pool = createTaskPool(workerFile, settings.workers, { warmUpRounds: settings.warm_up_rounds });
   const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir) });
+  const indexes = createCollectionIndexes(settings.data_dir);
+  const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model };
+  const indexer = createIndexer({ ...embedding, clock, log });
+  indexer.start();
   const runner = createJobRunner({ db, pool, files, clock, log });
   const rechunk = createRechunk({ db, pool, clock });
   const server = await buildServer(
@@ -54,13 +63,18 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       appVersion,
       db,
       files,
-      jobs: createJobsService({ db, files, runner, clock }),
+      jobs: createJobsService({ db, files, runner, clock, vectors: indexer }),
       blocks: createBlocksReview({ db, clock }),
       chunks: createChunksReview({ db, clock }),
       rechunk,
       finalize: createFinalize({ db, clock, rechunk }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
+      pageImages: createPageImages({ db, pool, files }),
+      reocr: createReocr({ db, pool, files, clock }),
+      indexer,
+      search: createSearch(embedding),
+      pool,
     },
     log,
   );
@@ -77,6 +91,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       closed = true;
       await server.close();
       await runner.close();
+      await indexer.close();
       await pool.close();
       database.close();
     },

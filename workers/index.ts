@@ -5,33 +5,68 @@
  * - pdfInfo, pdfPages, assemblePdf: the same for a long PDF split among several workers — page count
  *   first, then page ranges read in parallel, then one assembly over all the layouts.
  * - chunk: rebuilds chunks from reviewed blocks.
+ * - renderPage, ocrPage: a page of a stored PDF or image as PNG, and OCR of a page or region of it. OCR (in
+ *   extraction too) uses this thread's tesseract.js engine, started on first use and kept for the thread's
+ *   life (server/core/ocr/tesseract.ts); the thread's end (cancellation) ends the engine's own thread too.
+ * - embed: embeds texts with a local ONNX model (one onnxruntime thread per worker, so two workers use two
+ *   cores); the model is loaded on the first task that names it and kept for the thread's life. A batch's
+ *   vectors (~50 KB) are cloned back; moving them is not worth the ceremony.
  * Cancellation is the pool's AbortSignal, which terminates the thread running the task. Errors go back
  * as plain `{ code, message }` objects. The HTTP thread never parses a document: all of that runs here.
  */
 import { readFile } from 'node:fs/promises';
-import type { MessagePort } from 'node:worker_threads';
+import { BroadcastChannel, threadId, type MessagePort } from 'node:worker_threads';
+import { workerData } from 'piscina';
 import { buildChunks } from '../server/core/chunking/index.js';
 import { extractDocument } from '../server/core/extract/extract-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
 import { assemblePdf as assemble, pdfInfo as info, readPdfPages } from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
+import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
+import { pageImagePng } from '../server/core/ocr/page-image.js';
+import { warmUpPdfReading } from '../server/core/extract/pdf/warm-up.js';
 import type { ExtractionResult } from '../server/core/extract/types.js';
-import type { ChunkTaskInput, ExtractTaskInput, ProgressMessage, TaskMap } from '../server/core/tasks.js';
+import type {
+  ChunkTaskInput,
+  EmbedTaskInput,
+  ExtractTaskInput,
+  ProgressMessage,
+  TaskMap,
+  WarmUpMessage,
+  WorkerSettings,
+} from '../server/core/tasks.js';
+import { embedWith } from '../server/core/embedding/worker-embedders.js';
 
-// Every thread loads pdf.js (~1 s) as it starts, not in the middle of the first document it is given:
-// a long PDF is shared among all threads, and one cold thread would hold the others up.
-void loadPdfJs();
+/** Real tasks running on this thread: the warm-up gives way to them. */
+let busy = 0;
+
+// Every thread loads pdf.js (~1 s) as it starts, not in the middle of the first document it is given
+// (a long PDF is shared among all threads, and one cold thread would hold the others up), then reads a
+// warm-up document a few times so that its first real documents do not run unoptimised (2-3x slower).
+// The pool hears on its warm-up channel when this thread is done.
+const { warmUpRounds = 0, warmUpChannel } = (workerData ?? {}) as Partial<WorkerSettings>;
+void loadPdfJs()
+  .then(() => warmUpPdfReading(warmUpRounds, () => busy > 0))
+  .catch(() => 0)
+  .then((rounds) => {
+    if (!warmUpChannel) return;
+    const channel = new BroadcastChannel(warmUpChannel);
+    channel.postMessage({ threadId, rounds } satisfies WarmUpMessage);
+    channel.close();
+  });
 
 type Out<K extends keyof TaskMap> = Promise<TaskMap[K]['output']>;
 
 /** Only name, message and stack of an Error survive the trip to the main thread: send the code as data. */
 async function task<T>(work: () => Promise<T>, port?: MessagePort): Promise<T> {
+  busy++;
   try {
     return await work();
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     throw { code: typeof e?.code === 'string' ? e.code : 'EXTRACTION_FAILED', message: typeof e?.message === 'string' ? e.message : String(err) };
   } finally {
+    busy--;
     port?.close();
   }
 }
@@ -49,7 +84,7 @@ function numberAndChunk({ blocks, ...document }: ExtractionResult, input: Pick<E
 }
 
 export function extract(input: ExtractTaskInput): Out<'extract'> {
-  return task(async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort) }), input), input.progressPort);
+  return task(async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort), ocr: input.ocr }), input), input.progressPort);
 }
 
 export function pdfInfo(input: TaskMap['pdfInfo']['input']): Out<'pdfInfo'> {
@@ -58,7 +93,7 @@ export function pdfInfo(input: TaskMap['pdfInfo']['input']): Out<'pdfInfo'> {
 
 export function pdfPages(input: TaskMap['pdfPages']['input']): Out<'pdfPages'> {
   return task(
-    async () => readPdfPages(new Uint8Array(await readFile(input.path)), { from: input.from, to: input.to }, { onProgress: reporter(input.progressPort) }),
+    async () => readPdfPages(new Uint8Array(await readFile(input.path)), { from: input.from, to: input.to }, { onProgress: reporter(input.progressPort), ocr: input.ocr }),
     input.progressPort,
   );
 }
@@ -69,4 +104,23 @@ export function assemblePdf(input: TaskMap['assemblePdf']['input']): Out<'assemb
 
 export function chunk(input: ChunkTaskInput): Out<'chunk'> {
   return task(async () => buildChunks(input.blocks, input.options));
+}
+
+export function renderPage(input: TaskMap['renderPage']['input']): Out<'renderPage'> {
+  return task(async () => pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width));
+}
+
+export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
+  return task(async () => {
+    const data = new Uint8Array(await readFile(input.path));
+    const opts = { lang: input.lang, dpi: input.dpi, bbox: input.bbox };
+    if (input.format === 'pdf') return ocrPdfPage(data, input.page, opts);
+    // An image's pixels are what they are: its page size in points was fixed at 300 dpi when it was extracted.
+    if (input.format === 'image') return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1 });
+    throw { code: 'INVALID_STATE', message: `a ${input.format} document has no pages to OCR` };
+  });
+}
+
+export function embed(input: EmbedTaskInput): Out<'embed'> {
+  return task(() => embedWith(input.model, input.texts));
 }

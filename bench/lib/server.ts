@@ -38,6 +38,21 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/**
+ * Waits until GET /health says every worker thread has finished its start-up warm-up (the state of a
+ * server that has been up for a few seconds); returns how long that took.
+ */
+export async function waitForWarmWorkers(server: ServerHandle, timeoutMs = 120_000): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const res = await fetch(`${server.baseUrl}/health`, { headers: { 'X-API-Key': server.apiKey } });
+    const { workers } = (await res.json()) as { workers?: { threads: number; warm: number } };
+    if (!workers || workers.warm >= workers.threads) return performance.now() - started;
+    await sleep(50);
+  }
+  throw new Error(`worker threads still warming up after ${timeoutMs} ms`);
+}
+
 /** Starts `node bin/lectern.js serve` and resolves once GET /health answers 200. */
 export async function startServer(repoRoot: string, opts: { startTimeoutMs?: number } = {}): Promise<ServerHandle> {
   const work = mkdtempSync(path.join(tmpdir(), 'bench-lectern-'));

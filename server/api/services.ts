@@ -9,6 +9,11 @@ import type { ChunksReview } from '../core/review/chunks-review.js';
 import type { Rechunk } from '../core/review/rechunk.js';
 import type { createFinalize } from '../core/review/finalize.js';
 import type { ModelManager } from '../models/manager.js';
+import type { PageImages } from '../core/pages/page-images.js';
+import type { Reocr } from '../core/pages/reocr-page.js';
+import type { Indexer } from '../core/indexing/indexer.js';
+import type { Search } from '../core/search/search.js';
+import type { TaskPool } from '../core/pool.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -24,4 +29,10 @@ export interface ServerDeps {
   finalize: ReturnType<typeof createFinalize>;
   exportJob: ExportJob;
   models: ModelManager;
+  pageImages: PageImages;
+  reocr: Reocr;
+  indexer: Indexer;
+  search: Search;
+  /** For the health report (threads and how many have warmed up); tasks go through the services. */
+  pool: Pick<TaskPool, 'threads' | 'warmThreads'>;
 }

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ExtractTaskInput, ProgressMessage, TaskMap } from './tasks.js';
+import type { ExtractTaskInput, ProgressMessage, TaskMap, WarmUpMessage, WorkerSettings } from './tasks.js';
 
 /**
  * Below this many pages a PDF is read by one worker: each extra reader opens the document again and
@@ -12,6 +13,8 @@ const PARALLEL_MIN_PAGES = 64;
 
 export interface TaskPool {
   readonly threads: number;
+  /** Threads that have finished warming up (all of them once warm-up is over, or when it is off). */
+  warmThreads(): number;
   /**
    * Extracts, numbers and chunks a stored document. A long PDF is shared among all threads by page
    * ranges and assembled at the end; progress counts pages done across them.
@@ -21,6 +24,12 @@ export interface TaskPool {
     opts: { signal: AbortSignal; onProgress: (p: ProgressMessage) => void },
   ): Promise<TaskMap['extract']['output']>;
   chunk(input: TaskMap['chunk']['input']): Promise<TaskMap['chunk']['output']>;
+  /** A page of a stored PDF or image as PNG bytes (pdf.js and canvas live in the workers, not the HTTP thread). */
+  renderPage(input: TaskMap['renderPage']['input'], signal?: AbortSignal): Promise<TaskMap['renderPage']['output']>;
+  /** OCR of one page or region, with the thread's OCR engine (started once per thread and kept). */
+  ocrPage(input: TaskMap['ocrPage']['input'], signal?: AbortSignal): Promise<TaskMap['ocrPage']['output']>;
+  /** Embeds texts with a local ONNX model, loaded once per worker thread and kept. */
+  embed(input: TaskMap['embed']['input'], signal?: AbortSignal): Promise<TaskMap['embed']['output']>;
   close(): Promise<void>;
 }
 
@@ -34,10 +43,20 @@ export function pageRanges(total: number, n: number): { from: number; to: number
 }
 
 /** The Piscina pool running workers/index.ts (built to dist/worker.js, or out/main/worker.js in Electron). */
-export function createTaskPool(workerFile: string, threads: number): TaskPool {
+export function createTaskPool(workerFile: string, threads: number, opts: { warmUpRounds?: number } = {}): TaskPool {
   const size = threads > 0 ? threads : Math.max(1, availableParallelism());
+  const workerData: WorkerSettings = { warmUpRounds: opts.warmUpRounds ?? 0, warmUpChannel: `lectern:warm-up:${randomUUID()}` };
   // All threads start with the pool and stay: a thread start plus pdf.js load costs about a second.
-  const pool = new Piscina({ filename: workerFile, minThreads: size, maxThreads: size });
+  // Atomics off: with them, an idle thread sleeps in Atomics.wait and its event loop stands still, so
+  // nothing it starts on its own (loading pdf.js, the warm-up) would run before its first task.
+  const pool = new Piscina({ filename: workerFile, minThreads: size, maxThreads: size, workerData, atomics: 'disabled' });
+  const warm = new Set<number>();
+  const warmUp = new BroadcastChannel(workerData.warmUpChannel);
+  warmUp.unref();
+  warmUp.onmessage = (event: unknown) => {
+    warm.add((event as { data: WarmUpMessage }).data.threadId);
+    if (warm.size >= size) warmUp.close();
+  };
 
   function run<K extends keyof TaskMap>(name: K, input: TaskMap[K]['input'], signal?: AbortSignal): Promise<TaskMap[K]['output']> {
     return pool.run(input, { name, signal }) as Promise<TaskMap[K]['output']>;
@@ -72,7 +91,7 @@ export function createTaskPool(workerFile: string, threads: number): TaskPool {
       const done = ranges.map(() => 0);
       const parts = await Promise.all(
         ranges.map((r, i) =>
-          runWithProgress('pdfPages', { path: input.path, ...r }, group.signal, ({ pagesDone }) => {
+          runWithProgress('pdfPages', { path: input.path, ocr: input.ocr, ...r }, group.signal, ({ pagesDone }) => {
             done[i] = pagesDone;
             onProgress({ pagesDone: done.reduce((a, b) => a + b, 0), totalPages: pages });
           }).catch((err: unknown) => {
@@ -89,12 +108,17 @@ export function createTaskPool(workerFile: string, threads: number): TaskPool {
 
   return {
     threads: size,
+    warmThreads: () => Math.min(size, warm.size),
     extract(input, { signal, onProgress }) {
       if (input.format === 'pdf' && size > 1) return extractPdfInParallel(input, signal, onProgress);
       return runWithProgress('extract', input, signal, onProgress);
     },
     chunk: (input) => run('chunk', input),
+    renderPage: (input, signal) => run('renderPage', input, signal),
+    ocrPage: (input, signal) => run('ocrPage', input, signal),
+    embed: (input, signal) => run('embed', input, signal),
     async close() {
+      warmUp.close();
       await pool.destroy();
     },
   };

@@ -7,6 +7,8 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ChunkDraft, ChunkInputBlock, ChunkOptions } from './chunking/types.js';
 import type { PdfPages } from './extract/pdf/index.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
+import type { BBox, OcrOptions } from './extract/types.js';
+import type { OcrPageResult } from './ocr/ocr-page.js';
 
 export interface NumberedBlock extends ExtractedBlock {
   block_id: string;
@@ -20,6 +22,8 @@ export interface ExtractTaskInput {
   format: DocumentFormat;
   chunk: Omit<ChunkOptions, 'id_seed'>;
   id_seed: string;
+  /** OCR of pages without a text layer and of image documents (language, dpi). */
+  ocr?: OcrOptions;
   progressPort?: MessagePort;
 }
 
@@ -34,6 +38,7 @@ export interface PdfPagesTaskInput {
   path: string;
   from: number;
   to: number;
+  ocr?: OcrOptions;
   progressPort?: MessagePort;
 }
 
@@ -55,9 +60,62 @@ export interface TaskMap {
   pdfInfo: { input: { path: string }; output: { pages: number; title?: string } };
   pdfPages: { input: PdfPagesTaskInput; output: PdfPages };
   assemblePdf: { input: AssemblePdfTaskInput; output: ExtractTaskOutput };
+  renderPage: { input: RenderPageTaskInput; output: Uint8Array };
+  ocrPage: { input: OcrPageTaskInput; output: OcrPageResult };
+  embed: { input: EmbedTaskInput; output: EmbedTaskOutput };
+}
+
+/** The local ONNX model a worker embeds with; the worker loads it on first use and keeps it. */
+export interface EmbedModelSpec {
+  onnxPath: string;
+  tokenizerPath: string;
+  pooling: 'mean' | 'cls';
+  maxTokens: number;
+}
+
+export interface EmbedTaskInput {
+  model: EmbedModelSpec;
+  texts: string[];
+}
+
+/** Unit-length vectors, row-major (texts × dimensions). */
+export interface EmbedTaskOutput {
+  dimensions: number;
+  vectors: Float32Array;
+}
+
+/** What every worker thread is started with (Piscina's workerData). */
+export interface WorkerSettings {
+  /** Times a thread reads the warm-up PDF as it starts (0: none). */
+  warmUpRounds: number;
+  /** BroadcastChannel (one per pool) on which a thread says it has finished warming up. */
+  warmUpChannel: string;
+}
+
+export interface WarmUpMessage {
+  threadId: number;
+  rounds: number;
 }
 
 export interface ProgressMessage {
   pagesDone: number;
   totalPages: number;
+}
+
+/** One page of a stored PDF or image document as a PNG `width` pixels wide (for the review UI). */
+export interface RenderPageTaskInput {
+  path: string;
+  format: DocumentFormat;
+  page: number;
+  width: number;
+}
+
+/** Re-reads one page, or a region of it (`bbox` in points), of a stored PDF or image document. */
+export interface OcrPageTaskInput {
+  path: string;
+  format: DocumentFormat;
+  page: number;
+  lang: string;
+  dpi: number;
+  bbox?: BBox;
 }

@@ -37,7 +37,8 @@ export function tempDir(prefix = 'lectern-test-'): string {
 export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
-  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, log_level: 'silent', ...opts.settings });
+  // No start-up warm-up by default: tests start many servers and time none of them.
+  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...opts.settings });
   const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }) });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   const call: TestServer['call'] = (method, path, o = {}) => {

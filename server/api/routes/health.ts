@@ -10,9 +10,25 @@ export const healthRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       schema: {
         tags: ['service'],
         summary: 'Health check',
-        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), uptime_s: Type.Number() }), ...errors(401) },
+        response: {
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            version: Type.String(),
+            uptime_s: Type.Number(),
+            workers: Type.Object({
+              threads: Type.Integer({ description: 'Worker threads for extraction, OCR, chunking and embedding.' }),
+              warm: Type.Integer({ description: 'Threads done with their start-up warm-up (see the warm_up_rounds setting).' }),
+            }),
+          }),
+          ...errors(401),
+        },
       },
     },
-    async () => ({ status: 'ok' as const, version: deps.appVersion, uptime_s: Math.round(process.uptime()) }),
+    async () => ({
+      status: 'ok' as const,
+      version: deps.appVersion,
+      uptime_s: Math.round(process.uptime()),
+      workers: { threads: deps.pool.threads, warm: deps.pool.warmThreads() },
+    }),
   );
 };
