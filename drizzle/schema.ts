@@ -139,6 +139,8 @@ export const revisions = sqliteTable(
 export const collections = sqliteTable('collections', {
   name: text('name').primaryKey(),
   provider: text('provider').notNull(),
+  /** A remote provider's address, so search embeds queries where the documents were embedded. */
+  baseUrl: text('base_url'),
   model: text('model').notNull(),
   dimensions: integer('dimensions').notNull(),
   quantization: text('quantization').notNull(),

@@ -8,6 +8,8 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { jobsRoutes } from './routes/jobs.js';
 import { modelsRoutes } from './routes/models.js';
+import { embedRoutes } from './routes/embed.js';
+import { searchRoutes } from './routes/search.js';
 import { outputRoutes } from './routes/output.js';
 import { reviewRoutes } from './routes/review.js';
 import { uiRoutes } from './routes/ui.js';
@@ -46,6 +48,8 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(reviewRoutes, deps);
   await app.register(outputRoutes, deps);
   await app.register(modelsRoutes, deps);
+  await app.register(embedRoutes, deps);
+  await app.register(searchRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

@@ -5,6 +5,7 @@ import { JOB_STATES } from '../core/jobs/job-states.js';
 import { REVIEW_STATUSES } from '../core/review/review-state.js';
 import { FINALIZE_POLICIES } from '../core/review/finalize.js';
 import { listOf, Nullable, Paging, StringEnum } from './common.js';
+import { JobIndex } from './embed.js';
 
 export const JobState = StringEnum(JOB_STATES);
 export const ReviewStatus = StringEnum(REVIEW_STATUSES);
@@ -42,6 +43,7 @@ export const Job = Type.Object(
     finished_at: Nullable(Type.String()),
     finalized_at: Nullable(Type.String()),
     review: Type.Optional(Type.Object({ blocks: Counts, chunks: Type.Object({ ...Counts.properties, stale: Type.Integer() }) })),
+    index: Type.Optional(Nullable(JobIndex)),
   },
   { $id: 'Job' },
 );

@@ -62,7 +62,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   app.get(
     '/jobs/:job_id',
     { schema: { tags, summary: 'Job status, per-page progress and review counts', params: JobParams, response: { 200: Type.Ref('Job'), ...errors(401, 404) } } },
-    async (req) => ({ ...jobs.get(req.params.job_id), review: reviewCounts(db, req.params.job_id) }),
+    async (req) => ({ ...jobs.get(req.params.job_id), review: reviewCounts(db, req.params.job_id), index: deps.indexer.status(req.params.job_id) }),
   );
 
   app.delete(

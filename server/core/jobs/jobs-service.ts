@@ -30,9 +30,11 @@ export interface JobsServiceDeps {
   files: FileStore;
   runner: JobRunner;
   clock: Clock;
+  /** Takes a deleted job's vectors out of the collection indexes (its mapping rows go with the job). */
+  vectors?: { removeJob(jobId: string): number };
 }
 
-export function createJobsService({ db, files, runner, clock }: JobsServiceDeps) {
+export function createJobsService({ db, files, runner, clock, vectors }: JobsServiceDeps) {
   const row = (jobId: string) => findJob(db, jobId);
 
   function ocrPages(jobId: string): number[] {
@@ -99,6 +101,7 @@ export function createJobsService({ db, files, runner, clock }: JobsServiceDeps)
     delete(jobId: string): void {
       row(jobId);
       runner.abort(jobId);
+      vectors?.removeJob(jobId);
       db.delete(jobs).where(eq(jobs.jobId, jobId)).run();
       files.removeJob(jobId);
     },

@@ -46,7 +46,9 @@ export function createChunksReview({ db, clock }: { db: Db; clock: Clock }) {
         const j = findJob(db, jobId);
         const cur = tx.select().from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.chunkId, chunkId))).get();
         if (!cur) throw new AppError('CHUNK_NOT_FOUND', `chunk ${chunkId} does not exist in job ${jobId}`);
-        requireState(j, ['ready_for_review'], 'review chunks');
+        // A chunk can still be corrected after finalize (a typo found through search, say); blocks cannot.
+        // An indexed job keeps its index until embedded again, which re-embeds only the changed chunks.
+        requireState(j, ['ready_for_review', 'finalized', 'indexed'], 'review chunks');
         if (patch.version !== cur.version) {
           throw new AppError('VERSION_CONFLICT', `chunk ${chunkId} is at version ${cur.version}, not ${patch.version}`, { current: chunkView(cur) });
         }

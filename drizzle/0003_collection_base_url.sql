@@ -1,0 +1,1 @@
+ALTER TABLE `collections` ADD `base_url` text;

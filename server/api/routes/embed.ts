@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../schemas/common.js';
+import { EmbedAccepted, EmbedBody } from '../../schemas/embed.js';
+import { JobParams } from '../../schemas/jobs.js';
+import type { ServerDeps } from '../services.js';
+
+export const embedRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.post(
+    '/jobs/:job_id/embed',
+    {
+      schema: {
+        tags: ['search'],
+        summary: 'Embed a finalized job\'s approved and edited chunks into a vector collection',
+        description:
+          'Answers 202 once the request is checked; the job shows `embedding` with `index.progress` in GET /jobs/{job_id}, then `indexed` ' +
+          '(or goes back, with `error`, if embedding fails). Chunks whose text did not change since the last embed are not embedded again. ' +
+          '409 INVALID_STATE unless the job is finalized or indexed; 409 INDEX_MISMATCH when the collection holds another model\'s or dimension\'s ' +
+          'vectors; 409 MODEL_NOT_INSTALLED (the message says how to install it); 502 EMBEDDING_PROVIDER_FAILED when a remote provider fails.',
+        params: JobParams,
+        body: EmbedBody,
+        response: { 202: EmbedAccepted, ...errors(400, 401, 404, 409, 502) },
+      },
+    },
+    async (req, reply) => reply.status(202).send(await deps.indexer.embedJob(req.params.job_id, req.body)),
+  );
+};

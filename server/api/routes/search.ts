@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../schemas/common.js';
+import { SearchBody, SearchResponse } from '../../schemas/search.js';
+import type { ServerDeps } from '../services.js';
+
+export const searchRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.post(
+    '/search',
+    {
+      schema: {
+        tags: ['search'],
+        summary: 'Search one job or a whole collection: keyword, vector or hybrid',
+        description:
+          'hybrid (default) fuses SQLite FTS5 BM25 and the collection\'s vector index by reciprocal rank. Filters: chunk_type, pages, ' +
+          'page_from/page_to, section. Only indexed content (approved and edited chunks) is searched. 409 INVALID_STATE for a job not embedded yet; ' +
+          '404 COLLECTION_NOT_FOUND / JOB_NOT_FOUND.',
+        body: SearchBody,
+        response: { 200: SearchResponse, ...errors(400, 401, 404, 409, 502) },
+      },
+    },
+    async (req) => deps.search(req.body),
+  );
+};

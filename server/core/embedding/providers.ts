@@ -1,0 +1,69 @@
+import type { ModelManager } from '../../models/manager.js';
+import { AppError } from '../errors.js';
+import type { TaskPool } from '../pool.js';
+import { embedOllama, embedOpenAi } from './remote-providers.js';
+
+export const EMBEDDING_PROVIDERS = ['local', 'openai', 'ollama'] as const;
+export type ProviderName = (typeof EMBEDDING_PROVIDERS)[number];
+
+const DEFAULT_BASE_URL: Record<Exclude<ProviderName, 'local'>, string> = {
+  openai: 'https://api.openai.com/v1',
+  ollama: 'http://127.0.0.1:11434',
+};
+
+export interface ProviderChoice {
+  provider: ProviderName;
+  model?: string;
+  base_url?: string;
+  /** Sent to an OpenAI-compatible server as a bearer token; never stored. */
+  api_key?: string;
+}
+
+export interface EmbeddingProvider {
+  readonly provider: ProviderName;
+  readonly model: string;
+  /** Null for the local provider; collections remember it so search can embed queries the same way. */
+  readonly baseUrl: string | null;
+  /** Known up front for catalogued local models; a remote model tells with its first answer. */
+  readonly dimensions: number | undefined;
+  /** Texts per call: a pool task for local models, one HTTP request for remote ones. */
+  readonly batchSize: number;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+export interface ProviderDeps {
+  models: ModelManager;
+  pool: TaskPool;
+  defaultModel: string;
+}
+
+/** The provider a request (or a collection's stored settings) names; a local model must be installed. */
+export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps): Promise<EmbeddingProvider> {
+  if (choice.provider === 'local') {
+    const installed = await deps.models.require(choice.model ?? deps.defaultModel);
+    const spec = { onnxPath: installed.onnxPath, tokenizerPath: installed.tokenizerPath, pooling: installed.model.pooling, maxTokens: installed.model.maxTokens };
+    return {
+      provider: 'local',
+      model: installed.model.id,
+      baseUrl: null,
+      dimensions: installed.model.dimensions,
+      // Small enough that both pool threads get work and progress moves, large enough to sort by length.
+      batchSize: 32,
+      async embed(texts, signal) {
+        const { dimensions, vectors } = await deps.pool.embed({ model: spec, texts }, signal);
+        return texts.map((_, i) => vectors.slice(i * dimensions, (i + 1) * dimensions));
+      },
+    };
+  }
+  if (!choice.model) throw new AppError('VALIDATION_FAILED', `provider ${choice.provider} needs a model name`, [{ field: 'model' }]);
+  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  const call = choice.provider === 'openai' ? embedOpenAi : embedOllama;
+  return {
+    provider: choice.provider,
+    model: choice.model,
+    baseUrl: endpoint.baseUrl,
+    dimensions: undefined,
+    batchSize: 64,
+    embed: (texts, signal) => call(endpoint, texts, signal),
+  };
+}

@@ -1,0 +1,36 @@
+import type { EmbedModelSpec, EmbedTaskOutput } from '../tasks.js';
+import { createEmbedder, type Embedder } from './onnx-embedder.js';
+
+/**
+ * The embedders of one worker thread, by model file: an ONNX session costs ~0.5 s and ~100-300 MB to
+ * load, so each thread loads a model once and keeps it. The cache is per thread on purpose (each Piscina
+ * worker imports this module once); it is not shared state of the server.
+ */
+const loaded = new Map<string, Promise<Embedder>>();
+
+function embedderFor(spec: EmbedModelSpec): Promise<Embedder> {
+  let e = loaded.get(spec.onnxPath);
+  if (!e) {
+    // One intra-op thread: the pool already runs one task per core.
+    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, maxTokens: spec.maxTokens, threads: 1 });
+    e.catch(() => loaded.delete(spec.onnxPath));
+    loaded.set(spec.onnxPath, e);
+  }
+  return e;
+}
+
+/** Embeds `texts` into one flat row-major buffer. */
+export async function embedWith(spec: EmbedModelSpec, texts: string[]): Promise<EmbedTaskOutput> {
+  let rows: Float32Array[];
+  let embedder: Embedder;
+  try {
+    embedder = await embedderFor(spec);
+    rows = await embedder.embed(texts, 8);
+  } catch (err) {
+    throw { code: 'EMBEDDING_FAILED', message: `${spec.onnxPath}: ${(err as Error).message}` };
+  }
+  const dimensions = rows[0]?.length ?? embedder.dimensions;
+  const vectors = new Float32Array(rows.length * dimensions);
+  rows.forEach((r, i) => vectors.set(r, i * dimensions));
+  return { dimensions, vectors };
+}

@@ -1,0 +1,39 @@
+import { eq } from 'drizzle-orm';
+import { collections } from '../../../drizzle/schema.js';
+import type { DbLike } from '../../store/db.js';
+import { AppError } from '../errors.js';
+
+export type CollectionRow = typeof collections.$inferSelect;
+
+/** Collection names become file names: letters, digits, `_`, `-` and `.`, not starting with a dot. */
+export const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$';
+
+/** A job embedded without a collection name gets one of its own. */
+export const defaultCollectionName = (jobId: string): string => `job-${jobId}`;
+
+export function findCollection(db: DbLike, name: string): CollectionRow | undefined {
+  return db.select().from(collections).where(eq(collections.name, name)).get();
+}
+
+export function requireCollection(db: DbLike, name: string): CollectionRow {
+  const c = findCollection(db, name);
+  if (!c) throw new AppError('COLLECTION_NOT_FOUND', `collection ${name} does not exist; embed a job into it first`);
+  return c;
+}
+
+/**
+ * A collection holds vectors of one model from one provider: mixing models would make distances
+ * meaningless, so another model, provider or dimension is refused (409) instead of added.
+ */
+export function assertSameModel(c: CollectionRow, wanted: { provider: string; model: string; dimensions?: number }): void {
+  const clashes: string[] = [];
+  if (c.provider !== wanted.provider) clashes.push(`provider ${c.provider}, not ${wanted.provider}`);
+  if (c.model !== wanted.model) clashes.push(`model ${c.model}, not ${wanted.model}`);
+  if (wanted.dimensions !== undefined && c.dimensions !== wanted.dimensions) clashes.push(`${c.dimensions} dimensions, not ${wanted.dimensions}`);
+  if (clashes.length === 0) return;
+  throw new AppError(
+    'INDEX_MISMATCH',
+    `collection ${c.name} was built with ${clashes.join(', ')}; embed into another collection_name, or with the collection's own model`,
+    { collection_name: c.name, provider: c.provider, model: c.model, dimensions: c.dimensions, requested: wanted },
+  );
+}

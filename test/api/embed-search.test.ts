@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ settings: { embedding_model: TEST_MODEL } });
+  await installTestModel(server.dataDir);
+});
+afterAll(async () => server.close());
+
+describe('embed and search with the real MiniLM', () => {
+  it('embeds a finalized job (202, progress, indexed) and finds each topic by meaning, keyword and both', async () => {
+    const job = await finalizedJob(server, 'topics.md', TOPICS_MD);
+    const { accepted, job: done } = await embedAndWait(server, job.job_id);
+    expect(accepted).toMatchObject({ status: 'embedding', provider: 'local', model: TEST_MODEL, vector_db: 'usearch', dimensions: 384, collection_name: `job-${job.job_id}` });
+    expect(accepted.chunks).toMatchObject({ accepted: 5, to_embed: 5, unchanged: 0 });
+    expect(done.status).toBe('indexed');
+    expect(done.index).toMatchObject({ collection_name: `job-${job.job_id}`, model: TEST_MODEL, vectors: 5, progress: { chunks_embedded: 5, chunks_total: 5 } });
+
+    // No word in common with the section: only the meaning can find it.
+    const byMeaning = await search(server, { job_id: job.job_id, query: 'how do plants make sugar from light', mode: 'vector', top_k: 3 });
+    expect(byMeaning.status).toBe(200);
+    expect(byMeaning.body.results[0].section_path).toEqual(['Photosynthesis']);
+    expect(byMeaning.body).toMatchObject({ mode: 'vector', model: TEST_MODEL, total: 3 });
+    expect(byMeaning.body.results[0].score).toBeGreaterThan(byMeaning.body.results[1].score);
+
+    const byWord = await search(server, { job_id: job.job_id, query: 'Sicilian', mode: 'keyword' });
+    expect(byWord.body.results.map((r: { section_path: string[] }) => r.section_path)).toEqual([['Chess openings']]);
+
+    const hybrid = await search(server, { job_id: job.job_id, query: 'eruption of lava' });
+    expect(hybrid.body.mode).toBe('hybrid');
+    const top = hybrid.body.results[0];
+    expect(top.section_path).toEqual(['Volcanoes']);
+    expect(top).toMatchObject({ chunk_type: expect.any(String), page_numbers: [1], block_ids: expect.any(Array), job_id: job.job_id });
+    expect(top.scores.vector).toBeGreaterThan(0);
+    expect(top.scores.keyword).toBeGreaterThan(0);
+  });
+
+  it('filters by chunk type, page and section', async () => {
+    const job = await finalizedJob(server, 'filters.md', TOPICS_MD);
+    await embedAndWait(server, job.job_id);
+    const bySection = await search(server, { job_id: job.job_id, query: 'oven', filters: { section: 'chess' } });
+    expect(bySection.body.results.map((r: { section_path: string[] }) => r.section_path[0])).toEqual(['Chess openings']);
+    const noType = await search(server, { job_id: job.job_id, query: 'oven', filters: { chunk_type: 'table' } });
+    expect(noType.body).toMatchObject({ results: [], total: 0 });
+    const page2 = await search(server, { job_id: job.job_id, query: 'oven', filters: { pages: [2] } });
+    expect(page2.body.total).toBe(0);
+  });
+
+  it('re-embedding after one chunk edit embeds only that chunk, and search sees the new text', async () => {
+    const job = await finalizedJob(server, 'edit.md', TOPICS_MD);
+    await embedAndWait(server, job.job_id);
+    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+    const tax = chunks.find((c) => c.section_path[0] === 'Tax returns')!;
+    const patched = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${tax.chunk_id}`, {
+      json: { version: tax.version, edited_text: 'Tax returns\n\nMigrating geese fly south in V formations every autumn.' },
+    });
+    expect(patched.status).toBe(200);
+    const again = await embedAndWait(server, job.job_id);
+    expect(again.accepted.chunks).toEqual({ accepted: 5, to_embed: 1, unchanged: 4, removed: 1 });
+    expect(again.job.index.vectors).toBe(5);
+    const birds = await search(server, { job_id: job.job_id, query: 'bird migration', mode: 'vector', top_k: 1 });
+    expect(birds.body.results[0]).toMatchObject({ chunk_id: tax.chunk_id, text: expect.stringContaining('geese') });
+    const unchanged = await embedAndWait(server, job.job_id);
+    expect(unchanged.accepted.chunks).toMatchObject({ to_embed: 0, unchanged: 5, removed: 0 });
+  });
+
+  it('searches a whole collection shared by two jobs, or one job within it', async () => {
+    const a = await finalizedJob(server, 'a.md', TOPICS_MD);
+    const b = await finalizedJob(server, 'b.md', '# Rivers\n\nThe Nile and the Amazon are the longest rivers; their deltas are fertile.\n');
+    await embedAndWait(server, a.job_id, { collection_name: 'shared' });
+    await embedAndWait(server, b.job_id, { collection_name: 'shared', model: TEST_MODEL, provider: 'local', vector_db: 'usearch' });
+    const all = await search(server, { collection_name: 'shared', query: 'long rivers and deltas', top_k: 10 });
+    expect(all.body.total).toBe(6);
+    expect(all.body.results[0].job_id).toBe(b.job_id);
+    const onlyA = await search(server, { collection_name: 'shared', job_id: a.job_id, query: 'long rivers and deltas' });
+    expect(onlyA.body.results.every((r: { job_id: string }) => r.job_id === a.job_id)).toBe(true);
+    expect((await search(server, { job_id: b.job_id, query: 'nile' })).body.collection_name).toBe('shared');
+  });
+
+  it('refuses what it cannot do: 409 before finalize, 409 another model, 409 not installed, 404s, 400', async () => {
+    const job = await finalizedJob(server, 'errors.md', TOPICS_MD);
+    await embedAndWait(server, job.job_id, { collection_name: 'minilm-only' });
+
+    const other = await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { collection_name: 'minilm-only', model: 'all-minilm-l6-v2' } });
+    // all-minilm-l6-v2 (fp32) is not installed here: the model check comes first and says how to get it.
+    expect(other.status).toBe(409);
+    const notInstalled = await json(other);
+    expect(notInstalled.error.code).toBe('MODEL_NOT_INSTALLED');
+    expect(notInstalled.error.message).toContain('lectern models pull all-minilm-l6-v2');
+    expect(notInstalled.error.message).toContain('lectern models import all-minilm-l6-v2 <path>');
+
+    const unknown = await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { model: 'no-such-model' } });
+    expect(unknown.status).toBe(404);
+    expect((await json(unknown)).error.code).toBe('MODEL_NOT_FOUND');
+
+    const pending = await server.call('POST', '/jobs', { body: (() => { const f = new FormData(); f.append('file', new Blob(['# T\n\ntext\n']), 't.md'); return f; })() });
+    const pendingJob = await json(pending);
+    await server.waitFor(pendingJob.job_id);
+    const early = await server.call('POST', `/jobs/${pendingJob.job_id}/embed`, { json: {} });
+    expect(early.status).toBe(409);
+    expect((await json(early)).error.code).toBe('INVALID_STATE');
+    const notIndexed = await search(server, { job_id: pendingJob.job_id, query: 'text' });
+    expect(notIndexed.status).toBe(409);
+
+    expect((await server.call('POST', '/jobs/nope/embed', { json: {} })).status).toBe(404);
+    const noCollection = await search(server, { collection_name: 'absent', query: 'x' });
+    expect(noCollection.status).toBe(404);
+    expect(noCollection.body.error.code).toBe('COLLECTION_NOT_FOUND');
+    expect((await search(server, { query: 'x' })).status).toBe(400);
+    expect((await search(server, { job_id: job.job_id, query: 'x', mode: 'fuzzy' })).status).toBe(400);
+    expect((await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { vector_db: 'chroma' } })).status).toBe(400);
+  });
+});

