@@ -19,7 +19,8 @@ export const jobs = sqliteTable(
     totalBlocks: integer('total_blocks').notNull().default(0),
     totalChunks: integer('total_chunks').notNull().default(0),
     title: text('title'),
-    options: json<{ chunk_size: number; chunk_overlap: number }>('options').notNull(),
+    /** `ocr_language`: tesseract language data for pages and images that are OCRed (absent: English). */
+    options: json<{ chunk_size: number; chunk_overlap: number; ocr_language?: string }>('options').notNull(),
     warnings: json<string[]>('warnings').notNull().default([]),
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
@@ -43,6 +44,10 @@ export const pages = sqliteTable(
     width: real('width').notNull(),
     height: real('height').notNull(),
     needsOcr: integer('needs_ocr', { mode: 'boolean' }).notNull(),
+    /** Set once the page was OCRed: the language data used, tesseract's mean word confidence, and the turn read upright. */
+    ocrLanguage: text('ocr_language'),
+    ocrConfidence: real('ocr_confidence'),
+    ocrRotation: integer('ocr_rotation'),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.page] })],
 );
@@ -64,6 +69,12 @@ export const blocks = sqliteTable(
     hierarchyPath: json<string[]>('hierarchy_path').notNull(),
     tableGrid: json<{ rows: string[][]; header_rows: number } | null>('table_grid'),
     language: text('language'),
+    /** 'text' (the document's own text layer or markup) or 'ocr'. */
+    source: text('source').notNull().default('text'),
+    /** OCR only: mean word confidence 0..100. */
+    confidence: real('confidence'),
+    /** OCR text below the confidence threshold, for the reviewer to look at first. */
+    flagged: integer('flagged', { mode: 'boolean' }).notNull().default(false),
     status: text('status').notNull().default('pending'),
     editedText: text('edited_text'),
     editedType: text('edited_type'),

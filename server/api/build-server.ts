@@ -11,6 +11,7 @@ import { modelsRoutes } from './routes/models.js';
 import { embedRoutes } from './routes/embed.js';
 import { searchRoutes } from './routes/search.js';
 import { outputRoutes } from './routes/output.js';
+import { pagesRoutes } from './routes/pages.js';
 import { reviewRoutes } from './routes/review.js';
 import { uiRoutes } from './routes/ui.js';
 import type { ServerDeps } from './services.js';
@@ -47,6 +48,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(jobsRoutes, deps);
   await app.register(reviewRoutes, deps);
   await app.register(outputRoutes, deps);
+  await app.register(pagesRoutes, deps);
   await app.register(modelsRoutes, deps);
   await app.register(embedRoutes, deps);
   await app.register(searchRoutes, deps);

@@ -56,8 +56,8 @@ export async function receiveUpload(req: FastifyRequest, tmpDir: string, maxByte
       const sourceFile = (part.filename || 'document').slice(0, 255);
       const format = sniffFormat(new Uint8Array(Buffer.concat(head)), sourceFile);
       if (!format) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the content is not a PDF, DOCX, HTML, Markdown or plain-text document', {
-          supported: ['pdf', 'docx', 'html', 'markdown', 'text'],
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the content is not a PDF, DOCX, HTML, Markdown, plain-text or image (PNG, JPEG, TIFF, WebP) document', {
+          supported: ['pdf', 'docx', 'html', 'markdown', 'text', 'image'],
         });
       }
       received = { tmpPath, sourceFile, format, fileHash: hash.digest('hex'), sizeBytes: size, fields };

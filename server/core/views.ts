@@ -1,4 +1,5 @@
 import type { JobState } from './jobs/job-states.js';
+import { DEFAULT_OCR_LANG } from './ocr/ocr-languages.js';
 import type { blocks, chunks, jobs, revisions } from '../../drizzle/schema.js';
 
 type JobRow = typeof jobs.$inferSelect;
@@ -7,7 +8,15 @@ type ChunkRow = typeof chunks.$inferSelect;
 type RevisionRow = typeof revisions.$inferSelect;
 
 /** Row -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
-export function jobView(row: JobRow, ocrPages: number[] = []) {
+/** A page whose text came from OCR: the language data used, tesseract's mean word confidence, the turn read upright. */
+export interface OcrPageView {
+  page: number;
+  language: string;
+  confidence: number | null;
+  rotation: number | null;
+}
+
+export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageView[] = []) {
   return {
     job_id: row.jobId,
     status: row.status as JobState,
@@ -21,6 +30,7 @@ export function jobView(row: JobRow, ocrPages: number[] = []) {
     total_chunks: row.totalChunks,
     progress: { pages_done: row.pagesDone, total_pages: row.totalPages },
     pages_needing_ocr: ocrPages,
+    ocr: { language: row.options.ocr_language ?? DEFAULT_OCR_LANG, pages: ocrRead },
     options: row.options,
     warnings: row.warnings,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
@@ -48,6 +58,9 @@ export function blockView(row: BlockRow) {
     hierarchy_path: row.hierarchyPath,
     table: row.tableGrid,
     language: row.language,
+    source: row.source,
+    confidence: row.confidence,
+    flagged: row.flagged,
     status: row.status,
     review_status: row.status,
     edited_text: row.editedText,

@@ -4,6 +4,7 @@ import { CHUNK_TYPES } from '../core/chunking/types.js';
 import { JOB_STATES } from '../core/jobs/job-states.js';
 import { REVIEW_STATUSES } from '../core/review/review-state.js';
 import { FINALIZE_POLICIES } from '../core/review/finalize.js';
+import { BLOCK_SOURCES, FLAG_BELOW_CONFIDENCE } from '../core/review/ocr-flags.js';
 import { listOf, Nullable, Paging, StringEnum } from './common.js';
 import { JobIndex } from './embed.js';
 
@@ -11,6 +12,7 @@ export const JobState = StringEnum(JOB_STATES);
 export const ReviewStatus = StringEnum(REVIEW_STATUSES);
 export const BlockType = StringEnum(BLOCK_TYPES);
 export const ChunkType = StringEnum(CHUNK_TYPES);
+export const BlockSource = StringEnum(BLOCK_SOURCES, { description: 'text: the document\'s own text; ocr: read from the page image' });
 export const FinalizePolicy = StringEnum(Object.keys(FINALIZE_POLICIES) as (keyof typeof FINALIZE_POLICIES)[], {
   description: 'require_all_approved refuses while anything is pending; the approve/reject spellings settle pending items',
 });
@@ -33,7 +35,22 @@ export const Job = Type.Object(
     total_chunks: Type.Integer(),
     progress: Type.Object({ pages_done: Type.Integer(), total_pages: Type.Integer() }),
     pages_needing_ocr: Type.Array(Type.Integer(), { description: 'Pages without extractable text' }),
-    options: Type.Object({ chunk_size: Type.Integer(), chunk_overlap: Type.Integer() }),
+    options: Type.Object({ chunk_size: Type.Integer(), chunk_overlap: Type.Integer(), ocr_language: Type.Optional(Type.String()) }),
+    ocr: Type.Object(
+      {
+        language: Type.String({ description: 'Language data OCR uses for this job' }),
+        pages: Type.Array(
+          Type.Object({
+            page: Type.Integer(),
+            language: Type.String(),
+            confidence: Nullable(Type.Number({ description: 'Mean word confidence of the page, 0..100' })),
+            rotation: Nullable(Type.Integer({ description: 'Clockwise quarter-turn applied to read the page upright' })),
+          }),
+          { description: 'Pages whose text came from OCR' },
+        ),
+      },
+      { description: 'Which pages were OCRed, with which language data' },
+    ),
     warnings: Type.Array(Type.String()),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
     finalize_policy: Nullable(Type.String()),
@@ -62,6 +79,9 @@ export const Block = Type.Object(
     hierarchy_path: Type.Array(Type.String()),
     table: Nullable(TableGrid),
     language: Nullable(Type.String()),
+    source: BlockSource,
+    confidence: Nullable(Type.Number({ description: 'OCR only: mean word confidence, 0..100' })),
+    flagged: Type.Boolean({ description: `OCR text below confidence ${FLAG_BELOW_CONFIDENCE}: look at it first` }),
     status: ReviewStatus,
     review_status: ReviewStatus,
     edited_text: Nullable(Type.String()),
@@ -128,6 +148,11 @@ export const RevisionList = listOf(Type.Ref('Revision'), 'Revisions, newest firs
 export const JobListQuery = Type.Object({ status: Type.Optional(Type.String({ description: 'One state or several, comma-separated' })), ...Paging });
 export const BlockListQuery = Type.Object({
   status: Type.Optional(ReviewStatus),
+  flagged: Type.Optional(Type.Boolean({ description: 'Only blocks flagged for low OCR confidence (true) or only the others (false)' })),
+  source: Type.Optional(BlockSource),
+  sort: Type.Optional(
+    StringEnum(['order', 'confidence'] as const, { description: 'order: reading order (default); confidence: lowest OCR confidence first, blocks without one last' }),
+  ),
   type: Type.Optional(BlockType),
   page: Type.Optional(Type.Integer({ minimum: 1 })),
   ...Paging,

@@ -61,8 +61,6 @@ describe('sniffFormat', () => {
 
   describe('binary', () => {
     it.each([
-      ['PNG', TINY_PNG],
-      ['JPEG', new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])],
       ['GIF', utf8('GIF89a\x01\x00\x01\x00')],
       ['ELF', new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00])],
       ['gzip', new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00])],
@@ -75,9 +73,15 @@ describe('sniffFormat', () => {
       expect(sniffFormat(data, 'document.pdf')).toBeNull();
     });
 
-    it('returns null for a PNG whatever it is called', () => {
-      expect(sniffFormat(TINY_PNG, 'scan.pdf')).toBeNull();
-      expect(sniffFormat(TINY_PNG, 'notes.md')).toBeNull();
+    it('takes PNG, JPEG, TIFF and WebP for image documents (read by OCR) whatever they are called', () => {
+      expect(sniffFormat(TINY_PNG, 'scan.pdf')).toBe('image');
+      expect(sniffFormat(TINY_PNG, 'notes.md')).toBe('image');
+      expect(sniffFormat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]), 'a.txt')).toBe('image');
+      expect(sniffFormat(new Uint8Array([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0]), 'scan')).toBe('image');
+      expect(sniffFormat(new Uint8Array([0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8]), 'scan')).toBe('image');
+      expect(sniffFormat(new TextEncoder().encode('RIFF\x10\x00\x00\x00WEBPVP8 '), 'photo')).toBe('image');
+      // RIFF alone is also WAV and AVI: not a document.
+      expect(sniffFormat(new Uint8Array([...new TextEncoder().encode('RIFF'), 0x10, 0, 0, 0, ...new TextEncoder().encode('WAVEfmt ')]), 'a')).toBeNull();
     });
   });
 

@@ -153,3 +153,25 @@ export function greyTiff(pages: ReadonlyArray<{ width: number; height: number; d
   }
   return Buffer.concat(chunks);
 }
+
+/**
+ * A mixed document: page 1 born digital (the given lines as a text layer, A4), page 2 the scan as an image
+ * only, the way a scanned appendix ends up in a report.
+ */
+export async function textThenScanPdf(lines: readonly string[], scan: Scan): Promise<Buffer> {
+  const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
+  const parts: Buffer[] = [];
+  doc.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(parts)));
+    doc.on('error', reject);
+  });
+  doc.addPage({ size: 'A4', margin: 0 });
+  lines.forEach((line, i) => doc.font('Helvetica').fontSize(11).text(line, 72, 72 + i * 16, { lineBreak: false }));
+  const w = (scan.width * 72) / scan.dpi;
+  const h = (scan.height * 72) / scan.dpi;
+  doc.addPage({ size: [w, h], margin: 0 });
+  doc.image(scan.png, 0, 0, { width: w, height: h });
+  doc.end();
+  return done;
+}

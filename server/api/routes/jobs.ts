@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
+import { ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
 import { reviewCounts } from '../../core/review/review-state.js';
 import { errors } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
@@ -29,14 +30,16 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         tags,
         summary: 'Upload a document and start processing',
         description:
-          'multipart/form-data with a `file` field (PDF, DOCX, HTML, Markdown or plain text; the type is read from the content) and optional ' +
-          '`chunk_size` and `chunk_overlap` fields (tokens). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}.',
+          'multipart/form-data with a `file` field (PDF, DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image; the type is read from the content) and optional ' +
+          '`chunk_size` and `chunk_overlap` fields (tokens) and `ocr_language` (tesseract code of an installed language, default `eng`; used for PDF pages without a text layer and for images; ' +
+          'language data that is not installed answers 400 OCR_LANGUAGE_MISSING). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}.',
         consumes: ['multipart/form-data'],
         // Documents the form for the explorer; the fields themselves are read and checked by receiveUpload.
         body: Type.Object({
           file: Type.Optional(Type.String({ format: 'binary', description: 'The document' })),
           chunk_size: Type.Optional(Type.Integer({ minimum: 32, maximum: 8192, description: 'Target chunk size in tokens' })),
           chunk_overlap: Type.Optional(Type.Integer({ minimum: 0, description: 'Tokens repeated between consecutive chunks of a section' })),
+          ocr_language: Type.Optional(Type.String({ description: 'OCR language data to use (tesseract code, e.g. eng); default eng' })),
         }),
         response: { 201: UploadAccepted, ...errors(400, 401, 413, 415) },
       },
@@ -45,7 +48,11 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       const upload = await receiveUpload(req, files.tmpDir, settings.max_upload_bytes);
       try {
         const chunkSize = intField(upload.fields, 'chunk_size', settings.chunk_size, 32, 8192);
-        const options = { chunk_size: chunkSize, chunk_overlap: intField(upload.fields, 'chunk_overlap', Math.min(settings.chunk_overlap, chunkSize - 1), 0, chunkSize - 1) };
+        const options = {
+          chunk_size: chunkSize,
+          chunk_overlap: intField(upload.fields, 'chunk_overlap', Math.min(settings.chunk_overlap, chunkSize - 1), 0, chunkSize - 1),
+          ocr_language: ocrLanguageOption(upload.fields.ocr_language),
+        };
         const job = jobs.create({ ...upload, options });
         return reply.status(201).send(job);
       } catch (err) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extractDocx, extractHtml, extractMarkdown, extractText, decodeText } from './flow/index.js';
 import { extractPdf } from './pdf/index.js';
+import { extractImage } from '../ocr/extract-image.js';
 import type { DocumentFormat, ExtractionResult, ExtractOptions } from './types.js';
 
 /** Reads a stored original and runs the extractor for its (already sniffed) format. */
@@ -10,6 +11,8 @@ export async function extractDocument(path: string, format: DocumentFormat, opts
   switch (format) {
     case 'pdf':
       return extractPdf(data, opts);
+    case 'image':
+      return extractImage(data, opts);
     case 'docx':
       result = await extractDocx(data);
       break;

@@ -94,6 +94,14 @@ const BINARY_MAGIC: ReadonlyArray<readonly number[]> = [
   [0x50, 0x4b, 0x07, 0x08], // spanned ZIP
 ];
 
+/** Images that are documents (scans, photos of pages): OCR reads them. GIF, BMP and the rest stay unsupported. */
+function isDocumentImage(head: Uint8Array): boolean {
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  const tiff = [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]];
+  if (startsWith(head, png) || startsWith(head, [0xff, 0xd8, 0xff]) || tiff.some((m) => startsWith(head, m))) return true;
+  return startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8);
+}
+
 function isKnownBinary(head: Uint8Array): boolean {
   if (BINARY_MAGIC.some((magic) => startsWith(head, magic))) return true;
   return startsWith(head, ascii('ftyp'), 4); // MP4, MOV, HEIC, AVIF
@@ -213,6 +221,7 @@ export function sniffFormat(head: Uint8Array, filename?: string): DocumentFormat
   if (head.length === 0) return null;
   if (isPdf(head)) return 'pdf';
   if (startsWith(head, ZIP_LOCAL)) return zipIsDocx(head) ? 'docx' : null;
+  if (isDocumentImage(head)) return 'image';
   if (isKnownBinary(head)) return null;
   const { text } = decodeHead(head);
   if (looksBinary(text)) return null;

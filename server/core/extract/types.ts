@@ -18,7 +18,8 @@ export const BLOCK_TYPES = [
 ] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
-export const DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text'] as const;
+/** `image`: PNG, JPEG, TIFF (each page of a multi-page one) or WebP, read by OCR. */
+export const DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text', 'image'] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 
 /** Box in PDF points with the origin at the page's top-left corner (y grows downwards). */
@@ -81,6 +82,16 @@ export interface ExtractionResult {
 /** Reported after each page (PDF) or once at the end (flow formats). */
 export type ProgressFn = (pagesDone: number, totalPages: number) => void;
 
+/** How pages without a text layer (and image documents) are OCRed. */
+export interface OcrOptions {
+  /** Tesseract language code whose data package is installed (`eng` by default). */
+  lang: string;
+  /** Render resolution for PDF pages (300 by default). */
+  dpi?: number;
+}
+
 export interface ExtractOptions {
   onProgress?: ProgressFn;
+  /** Without it, pages that need OCR are only flagged (`needs_ocr`), as before OCR existed. */
+  ocr?: OcrOptions;
 }

@@ -7,6 +7,7 @@ import { describeFailure } from '../errors.js';
 import type { TaskPool } from '../pool.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { saveExtraction } from './save-extraction.js';
+import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -63,6 +64,7 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
           format: claimed.format as DocumentFormat,
           chunk: { target_tokens: claimed.options.chunk_size, overlap_tokens: claimed.options.chunk_overlap },
           id_seed: jobId,
+          ocr: { lang: claimed.options.ocr_language ?? DEFAULT_OCR_LANG },
         },
         {
           signal,

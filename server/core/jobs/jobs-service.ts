@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync } from 'node:fs';
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import { jobs, pages } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { DocumentFormat } from '../extract/types.js';
-import { jobView } from '../views.js';
+import { jobView, type OcrPageView } from '../views.js';
 import { findJob } from './find-job.js';
 import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
@@ -22,7 +22,7 @@ export interface NewUpload {
   format: DocumentFormat;
   fileHash: string;
   sizeBytes: number;
-  options: { chunk_size: number; chunk_overlap: number };
+  options: { chunk_size: number; chunk_overlap: number; ocr_language?: string };
 }
 
 export interface JobsServiceDeps {
@@ -45,6 +45,16 @@ export function createJobsService({ db, files, runner, clock, vectors }: JobsSer
       .orderBy(pages.page)
       .all()
       .map((p) => p.page);
+  }
+
+  function ocrRead(jobId: string): OcrPageView[] {
+    return db
+      .select({ page: pages.page, language: pages.ocrLanguage, confidence: pages.ocrConfidence, rotation: pages.ocrRotation })
+      .from(pages)
+      .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
+      .orderBy(pages.page)
+      .all()
+      .map((p) => ({ ...p, language: p.language ?? '' }));
   }
 
   return {
@@ -76,7 +86,7 @@ export function createJobsService({ db, files, runner, clock, vectors }: JobsSer
     },
 
     get(jobId: string) {
-      return jobView(row(jobId), ocrPages(jobId));
+      return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
     },
 
     list(q: { status?: string; skip: number; limit: number }) {
@@ -95,7 +105,7 @@ export function createJobsService({ db, files, runner, clock, vectors }: JobsSer
       const now = isoNow(clock);
       db.update(jobs).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
       runner.abort(jobId);
-      return jobView(row(jobId), ocrPages(jobId));
+      return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
     },
 
     delete(jobId: string): void {

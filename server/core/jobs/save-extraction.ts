@@ -3,6 +3,12 @@ import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../../store/db.js';
 import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
+import type { ExtractedPage } from '../extract/types.js';
+import { isFlagged } from '../review/ocr-flags.js';
+
+function ocrColumns(p: ExtractedPage) {
+  return p.ocr ? { ocrLanguage: p.ocr.lang, ocrConfidence: p.ocr.confidence, ocrRotation: p.ocr.rotation } : {};
+}
 
 /** SQLite caps bound variables per statement; inserting in slices keeps far below that cap. */
 const SLICE = 400;
@@ -25,6 +31,9 @@ export function blockRow(jobId: string, b: NumberedBlock): typeof blocks.$inferI
     hierarchyPath: b.hierarchy_path,
     tableGrid: b.table ?? null,
     language: b.language ?? null,
+    source: b.source ?? 'text',
+    confidence: b.confidence ?? null,
+    flagged: isFlagged(b.source, b.confidence),
   };
 }
 
@@ -60,7 +69,7 @@ export function saveExtraction(db: Db, jobId: string, out: ExtractTaskOutput, no
     tx.delete(chunks).where(eq(chunks.jobId, jobId)).run();
     const doc = out.document;
     inSlices(doc.pages, (slice) =>
-      tx.insert(pages).values(slice.map((p) => ({ jobId, page: p.page, width: p.width, height: p.height, needsOcr: p.needs_ocr }))).run(),
+      tx.insert(pages).values(slice.map((p) => ({ jobId, page: p.page, width: p.width, height: p.height, needsOcr: p.needs_ocr, ...ocrColumns(p) }))).run(),
     );
     inSlices(out.blocks, (slice) => tx.insert(blocks).values(slice.map((b) => blockRow(jobId, b))).run());
     const order = new Map(out.chunks.map((c, i) => [c.chunk_id, i]));

@@ -7,7 +7,7 @@ import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
 import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
 import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
-import { decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
+import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
 import { recognizeUpright } from './recognize.js';
 import { renderOpenPdfPage } from './render-page.js';
 import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
@@ -31,6 +31,8 @@ export interface OcrImageOptions {
   lang?: string;
   /** Resolution the image was scanned at, for its size in points (default 300). */
   dpi?: number;
+  /** OCR only this region of the page (points at `dpi`, top-left origin). */
+  bbox?: BBox;
   detectRotation?: boolean;
 }
 
@@ -126,7 +128,7 @@ export function imagePageCount(data: Uint8Array): number {
  * Decodes an image page to grey. @napi-rs/canvas reads PNG, JPEG, WebP, GIF and BMP; TIFF it cannot, so
  * leptonica (in the OCR engine) decodes it and hands the pixels back as a PNG.
  */
-async function imageRaster(data: Uint8Array, index: number, lang: string): Promise<GreyRaster> {
+export async function imageRaster(data: Uint8Array, index: number, lang: string): Promise<GreyRaster> {
   if (!isTiff(data)) return decodeToGrey(data);
   const engine = await getOcrEngine(lang);
   const res = await engine.worker.recognize(Buffer.from(tiffPage(data, index)), {}, { imageGrey: true, blocks: false, text: false });
@@ -152,15 +154,29 @@ export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index
     });
   }
   const dpi = opts.dpi ?? 300;
+  const pageWidthPt = (raster.width * 72) / dpi;
+  const pageHeightPt = (raster.height * 72) / dpi;
+  const region = opts.bbox ? imageRegion(opts.bbox, pageWidthPt, pageHeightPt) : null;
+  const k = dpi / 72;
+  const cut = region ? cropGrey(raster, region.x0 * k, region.y0 * k, region.x1 * k, region.y1 * k) : raster;
   const frame: Frame = {
     page: index + 1,
     dpi,
-    width: raster.width,
-    height: raster.height,
-    offsetXPt: 0,
-    offsetYPt: 0,
-    pageWidthPt: (raster.width * 72) / dpi,
-    pageHeightPt: (raster.height * 72) / dpi,
+    width: cut.width,
+    height: cut.height,
+    offsetXPt: region ? Math.floor(region.x0 * k) / k : 0,
+    offsetYPt: region ? Math.floor(region.y0 * k) / k : 0,
+    pageWidthPt,
+    pageHeightPt,
   };
-  return ocrRaster(raster, frame, lang, opts.detectRotation);
+  return ocrRaster(cut, frame, lang, opts.detectRotation);
+}
+
+/** The region clamped to the page; an empty one is the caller's mistake. */
+function imageRegion(b: BBox, w: number, h: number): BBox {
+  const r = { x0: Math.max(0, b.x0), y0: Math.max(0, b.y0), x1: Math.min(w, b.x1), y1: Math.min(h, b.y1) };
+  if (r.x1 - r.x0 < 1 || r.y1 - r.y0 < 1) {
+    throw Object.assign(new Error('OCR region lies outside the page or is empty'), { code: 'OCR_REGION_INVALID' });
+  }
+  return r;
 }

@@ -11,6 +11,10 @@ import { paginate } from '../../store/paginate.js';
 
 export interface BlockQuery {
   status?: string;
+  flagged?: boolean;
+  source?: string;
+  /** 'confidence': lowest OCR confidence first, blocks without one after them in reading order. */
+  sort?: 'order' | 'confidence';
   type?: string;
   page?: number;
   skip: number;
@@ -46,8 +50,14 @@ export function createBlocksReview({ db, clock }: { db: Db; clock: Clock }) {
       // Filter on the effective type, so a block retyped by a reviewer is found under its new type.
       if (q.type) conds.push(sql`COALESCE(${blocks.editedType}, ${blocks.type}) = ${q.type}`);
       if (q.page !== undefined) conds.push(eq(blocks.page, q.page));
+      if (q.flagged !== undefined) conds.push(eq(blocks.flagged, q.flagged));
+      if (q.source) conds.push(eq(blocks.source, q.source));
       const where = and(...conds);
-      return paginate(db, blocks, where, [asc(blocks.orderIndex)], q, blockView);
+      const order =
+        q.sort === 'confidence'
+          ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)]
+          : [asc(blocks.orderIndex)];
+      return paginate(db, blocks, where, order, q, blockView);
     },
 
     get(jobId: string, blockId: string) {

@@ -17,6 +17,8 @@ import type { PageLayout } from './model.js';
 import { openPdf, withTimeout, type PdfDocument, type PdfJs } from './pdfjs-loader.js';
 import { readPageText, styleRuns, unturnBox } from './page-text.js';
 import { markRunningHeads } from './running-heads.js';
+import type { OcrPageResult } from '../../ocr/ocr-page.js';
+import { ocrPageWithoutText, withOcrBlocks, withOcrPages } from '../../ocr/pdf-page-ocr.js';
 
 export { PdfExtractError } from './errors.js';
 
@@ -156,6 +158,8 @@ export interface PdfPages {
   failed: number;
   /** From the document's metadata (read with the first page only). */
   title?: string;
+  /** OCR of the pages without a text layer, when the options asked for OCR. */
+  ocr?: OcrPageResult[];
 }
 
 /** Page count and metadata title, to plan how pages are shared among workers. */
@@ -191,6 +195,7 @@ export async function readPdfPages(data: Uint8Array, range?: { from: number; to:
         const size = await pageSize(doc, n);
         out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
       }
+      if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr);
       opts.onProgress?.(n - from + 1, to - from + 1);
     }
     if (from === 1) {
@@ -224,14 +229,15 @@ export function assemblePdf(parts: PdfPages[]): ExtractionResult {
     if (l.rotation !== 0) for (const b of blocks) b.bbox = unturnBox(b.bbox, l.rotation, l.width, l.height);
     return blocks;
   });
-  const blocks = finish(pending, stats.bodySize);
-  const pages: ExtractedPage[] = layouts.map((l) => ({
+  const blocks = withOcrBlocks(finish(pending, stats.bodySize), parts);
+  const textPages: ExtractedPage[] = layouts.map((l) => ({
     page: l.page,
     width: Math.round(l.width * 100) / 100,
     height: Math.round(l.height * 100) / 100,
     needs_ocr: l.needsOcr,
   }));
-  const ocrPages = pages.filter((p) => p.needs_ocr).length;
+  const pages = withOcrPages(textPages, parts);
+  const ocrPages = pages.filter((p) => p.needs_ocr && !p.ocr).length;
   if (ocrPages > 0) warnings.push(`${ocrPages} of ${total} pages have no text layer and need OCR`);
   const result: ExtractionResult = { format: 'pdf', total_pages: total, pages, blocks, warnings };
   const title = parts[0]?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;

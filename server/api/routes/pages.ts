@@ -1,0 +1,49 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../schemas/common.js';
+import { PageImageQuery, PageParams, ReocrBody, ReocrResult } from '../../schemas/pages.js';
+import type { ServerDeps } from '../services.js';
+
+const tags = ['pages'];
+
+export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.get(
+    '/jobs/:job_id/pages/:page/image',
+    {
+      schema: {
+        tags,
+        summary: 'The page as a PNG image',
+        description:
+          'A PDF page rendered, or a page of an image document, `size` pixels wide. Rendered once per page and size, then served from ' +
+          'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, HTML, Markdown, text).',
+        params: PageParams,
+        querystring: PageImageQuery,
+        produces: ['image/png'],
+        response: { ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req, reply) => {
+      const path = await deps.pageImages.pngPath(req.params.job_id, req.params.page, req.query.size);
+      return reply.type('image/png').header('cache-control', 'private, max-age=86400').send(createReadStream(path));
+    },
+  );
+
+  app.post(
+    '/jobs/:job_id/pages/:page/ocr',
+    {
+      schema: {
+        tags,
+        summary: 'Re-read a page or a region of it with OCR',
+        description:
+          'Reads the page again (or only `bbox`, in points), at `dpi` and with `language`, and offers the new text to every block the region ' +
+          'covers (half of the block or more inside it). Pending OCR blocks take the new text (one audit revision each, action `reocr`; their ' +
+          'chunks become stale); approved, edited and rejected blocks and text-layer blocks are never overwritten: the new text is in ' +
+          '`suggestions` for the reviewer to use with PATCH. `apply: false` only offers. Needs the job `ready_for_review` (409 otherwise).',
+        params: PageParams,
+        body: ReocrBody,
+        response: { 200: ReocrResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.reocr.run(req.params.job_id, req.params.page, req.body, req.reviewer),
+  );
+};

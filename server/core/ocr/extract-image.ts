@@ -1,0 +1,26 @@
+/**
+ * Image documents (PNG, JPEG, WebP, TIFF including multi-page): every page is OCRed, giving the same
+ * result shape as the other extractors, with each page noting the language data used.
+ */
+import type { ExtractedBlock, ExtractedPage, ExtractionResult, ExtractOptions } from '../extract/types.js';
+import { imagePageCount, ocrImage } from './ocr-page.js';
+import { DEFAULT_OCR_LANG } from './tesseract.js';
+
+export async function extractImage(data: Uint8Array, opts: ExtractOptions = {}): Promise<ExtractionResult> {
+  const total = imagePageCount(data);
+  const lang = opts.ocr?.lang ?? DEFAULT_OCR_LANG;
+  const blocks: ExtractedBlock[] = [];
+  const pages: ExtractedPage[] = [];
+  const warnings: string[] = [];
+  for (let index = 0; index < total; index++) {
+    const r = await ocrImage(data, { lang, index });
+    blocks.push(...r.blocks);
+    pages.push(r.page);
+    if (r.blocks.length === 0) warnings.push(`page ${index + 1}: OCR found no text`);
+    opts.onProgress?.(index + 1, total);
+  }
+  const result: ExtractionResult = { format: 'image', total_pages: total, pages, blocks, warnings };
+  const title = blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
+  if (title) result.title = title;
+  return result;
+}

@@ -1,0 +1,71 @@
+/**
+ * A page as the reviewer sees it: a PDF page rendered by pdf.js, or an image document's page, scaled to a
+ * width in pixels and encoded as PNG. Runs in a pool worker (pdf.js and canvas are too heavy for the HTTP
+ * thread); the HTTP side caches the bytes on disk.
+ */
+import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
+
+import { openPdf } from '../extract/pdf/pdfjs-loader.js';
+import type { DocumentFormat } from '../extract/types.js';
+import { imageRaster } from './ocr-page.js';
+import { renderOpenPdfPage } from './render-page.js';
+import { DEFAULT_OCR_LANG } from './tesseract.js';
+import { isTiff, tiffPageOffsets } from './tiff-pages.js';
+
+function pageMissing(page: number, pages: number): Error {
+  return Object.assign(new Error(`page ${page} does not exist (the document has ${pages})`), { code: 'PAGE_NOT_FOUND' });
+}
+
+async function pdfPagePng(data: Uint8Array, page: number, width: number): Promise<Uint8Array> {
+  const { doc } = await openPdf(data);
+  try {
+    if (page > doc.numPages) throw pageMissing(page, doc.numPages);
+    const p = await doc.getPage(page);
+    const pageWidth = p.getViewport({ scale: 1 }).width;
+    p.cleanup();
+    return (await renderOpenPdfPage(doc, page, { dpi: (72 * width) / pageWidth })).png;
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+/** Draws the source scaled to `width` on white (transparent PNGs would show black in some viewers). */
+async function scaledPng(source: Image | Canvas, width: number): Promise<Uint8Array> {
+  const height = Math.max(1, Math.round((source.height * width) / source.width));
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.drawImage(source, 0, 0, width, height);
+  return canvas.encode('png');
+}
+
+async function imagePagePng(data: Uint8Array, page: number, width: number): Promise<Uint8Array> {
+  if (!isTiff(data)) {
+    if (page !== 1) throw pageMissing(page, 1);
+    return scaledPng(await loadImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), width);
+  }
+  const pages = tiffPageOffsets(data).length;
+  if (page > pages) throw pageMissing(page, pages);
+  // Only leptonica (in the OCR engine) reads TIFF here; it hands back grey pixels, which is what scans are.
+  const grey = await imageRaster(data, page - 1, DEFAULT_OCR_LANG);
+  const full = createCanvas(grey.width, grey.height);
+  const ctx = full.getContext('2d');
+  const px = ctx.createImageData(grey.width, grey.height);
+  for (let i = 0; i < grey.data.length; i++) {
+    const v = grey.data[i] ?? 255;
+    px.data[i * 4] = v;
+    px.data[i * 4 + 1] = v;
+    px.data[i * 4 + 2] = v;
+    px.data[i * 4 + 3] = 255;
+  }
+  ctx.putImageData(px, 0, 0);
+  return scaledPng(full, width);
+}
+
+/** PNG of page `page` (1-based) `width` pixels wide; only PDFs and images have pages to show. */
+export async function pageImagePng(data: Uint8Array, format: DocumentFormat, page: number, width: number): Promise<Uint8Array> {
+  if (format === 'pdf') return pdfPagePng(data, page, width);
+  if (format === 'image') return imagePagePng(data, page, width);
+  throw Object.assign(new Error(`a ${format} document has no page images`), { code: 'INVALID_STATE' });
+}

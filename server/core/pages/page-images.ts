@@ -1,0 +1,64 @@
+/**
+ * Page images for review: a PDF page rendered by pdf.js, or an image document's page, as PNG at a
+ * requested width. Rendering runs in the worker pool; the PNG is kept on disk in the job's folder (so it
+ * goes when the job is deleted) and later requests for the same page and width read the file.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { pages } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { FileStore } from '../../store/file-store.js';
+import { AppError } from '../errors.js';
+import type { DocumentFormat } from '../extract/types.js';
+import { findJob } from '../jobs/find-job.js';
+import type { TaskPool } from '../pool.js';
+
+/** The formats whose jobs have page geometry to show. */
+export const PAGED_FORMATS: readonly DocumentFormat[] = ['pdf', 'image'];
+
+/** The job's row, if its document has pages to show and read and page `page` is one of them. */
+export function findPagedJob(db: Db, jobId: string, page: number) {
+  const job = findJob(db, jobId);
+  if (!PAGED_FORMATS.includes(job.format as DocumentFormat)) {
+    throw new AppError('INVALID_STATE', `a ${job.format} document has no page images`, { format: job.format, paged_formats: PAGED_FORMATS });
+  }
+  // Before extraction has counted the pages, the worker itself answers PAGE_NOT_FOUND for a page too far.
+  if (job.totalPages > 0 && !db.select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page))).get()) {
+    throw new AppError('PAGE_NOT_FOUND', `page ${page} does not exist in job ${jobId} (it has ${job.totalPages})`, { total_pages: job.totalPages });
+  }
+  return job;
+}
+
+export function createPageImages({ db, pool, files }: { db: Db; pool: Pick<TaskPool, 'renderPage'>; files: FileStore }) {
+  // Two requests for one uncached image share one render instead of racing to write the same file.
+  const rendering = new Map<string, Promise<string>>();
+
+  async function render(path: string, input: Parameters<TaskPool['renderPage']>[0]): Promise<string> {
+    const png = await pool.renderPage(input);
+    const dir = join(path, '..');
+    await mkdir(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, png);
+    await rename(tmp, path);
+    return path;
+  }
+
+  return {
+    /** Path of the cached PNG of page `page` at `width` px, rendered first when missing. */
+    async pngPath(jobId: string, page: number, width: number): Promise<string> {
+      const job = findPagedJob(db, jobId, page);
+      const path = join(files.jobDir(jobId), 'page-images', `page-${page}-w${width}.png`);
+      if (existsSync(path)) return path;
+      let pending = rendering.get(path);
+      if (!pending) {
+        const input = { path: files.originalPath(jobId, job.sourceFile), format: job.format as DocumentFormat, page, width };
+        pending = render(path, input).finally(() => rendering.delete(path));
+        rendering.set(path, pending);
+      }
+      return pending;
+    },
+  };
+}
+export type PageImages = ReturnType<typeof createPageImages>;

@@ -1,0 +1,146 @@
+/**
+ * POST /jobs/{job_id}/pages/{page}/ocr: re-reads a page, or a region of it, with another resolution or
+ * language, and offers the new text to the blocks the region covers. A pending OCR block takes the new text
+ * (with an audit revision, and its chunks marked stale); a block a reviewer has approved, edited or rejected
+ * is never overwritten, and neither is text from the document's own text layer: they get the new text as an
+ * offer in the answer only.
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import { blocks } from '../../../drizzle/schema.js';
+import type { Db, DbLike } from '../../store/db.js';
+import type { FileStore } from '../../store/file-store.js';
+import { writeRevision } from '../audit/revisions.js';
+import { isoNow, type Clock } from '../clock.js';
+import type { BBox, DocumentFormat, ExtractedBlock } from '../extract/types.js';
+import { ocrLanguageOption } from '../ocr/ocr-languages.js';
+import type { TaskPool } from '../pool.js';
+import { isFlagged } from '../review/ocr-flags.js';
+import { markChunksStale, requireState } from '../review/review-state.js';
+import { assignReadings, coveredBy } from './match-readings.js';
+import { findPagedJob } from './page-images.js';
+
+export interface ReocrRequest {
+  bbox?: BBox;
+  dpi?: number;
+  language?: string;
+  apply?: boolean;
+}
+
+type BlockRow = typeof blocks.$inferSelect;
+type Outcome = 'applied' | 'reviewed' | 'text_layer' | 'not_applied' | 'unchanged' | 'nothing_read' | 'shape_changed';
+
+interface Offer {
+  text: string | null;
+  confidence: number | null;
+  /** The new grid when the block is a table read again as exactly one table. */
+  table?: ExtractedBlock['table'];
+}
+
+/** The new text for one block: its readings joined in reading order, confidence weighted by length. */
+function offerFor(readings: readonly ExtractedBlock[], block: BlockRow): Offer {
+  if (readings.length === 0) return { text: null, confidence: null };
+  const text = readings.map((r) => r.text).join('\n');
+  const weight = readings.reduce((s, r) => s + r.text.length, 0) || 1;
+  const confidence = Math.round((readings.reduce((s, r) => s + (r.confidence ?? 0) * r.text.length, 0) / weight) * 10) / 10;
+  const single = readings.length === 1 ? readings[0] : undefined;
+  return block.type === 'table' && single?.table ? { text, confidence, table: single.table } : { text, confidence };
+}
+
+function outcomeFor(block: BlockRow, offer: Offer, apply: boolean): Outcome {
+  if (offer.text === null) return 'nothing_read';
+  if (offer.text === block.text) return 'unchanged';
+  if (block.status !== 'pending') return 'reviewed';
+  if (block.source !== 'ocr') return 'text_layer';
+  if (block.type === 'table' && !offer.table) return 'shape_changed';
+  return apply ? 'applied' : 'not_applied';
+}
+
+function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string }, reviewer: string, now: string): BlockRow {
+  const flagged = isFlagged('ocr', offer.confidence);
+  const revisionId = writeRevision(tx, {
+    jobId: block.jobId,
+    entityType: 'block',
+    entityId: block.blockId,
+    previousRevisionId: block.currentRevisionId,
+    action: 'reocr',
+    before: { text: block.text, confidence: block.confidence, flagged: block.flagged, version: block.version },
+    after: { text: offer.text, confidence: offer.confidence, flagged, version: block.version + 1 },
+    originalText: block.text,
+    reviewerId: reviewer,
+    timestamp: now,
+  });
+  const set = { text: offer.text, confidence: offer.confidence, flagged, version: block.version + 1, currentRevisionId: revisionId, updatedAt: now };
+  return tx
+    .update(blocks)
+    .set(offer.table ? { ...set, tableGrid: offer.table } : set)
+    .where(and(eq(blocks.jobId, block.jobId), eq(blocks.blockId, block.blockId)))
+    .returning()
+    .get() as BlockRow;
+}
+
+export function createReocr({ db, pool, files, clock }: { db: Db; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock }) {
+  return {
+    async run(jobId: string, page: number, req: ReocrRequest, reviewer: string) {
+      const job = findPagedJob(db, jobId, page);
+      requireState(job, ['ready_for_review'], 're-read a page');
+      const language = ocrLanguageOption(req.language ?? job.options.ocr_language);
+      const dpi = req.dpi ?? 300;
+      const result = await pool.ocrPage({
+        path: files.originalPath(jobId, job.sourceFile),
+        format: job.format as DocumentFormat,
+        page,
+        lang: language,
+        dpi,
+        ...(req.bbox ? { bbox: req.bbox } : {}),
+      });
+      return db.transaction((tx) => {
+        // The job may have been finalized or deleted while the page was being read.
+        requireState(findPagedJob(db, jobId, page), ['ready_for_review'], 're-read a page');
+        const onPage = tx.select().from(blocks).where(and(eq(blocks.jobId, jobId), eq(blocks.page, page))).orderBy(asc(blocks.orderIndex)).all();
+        const covered = coveredBy(onPage, req.bbox ?? null);
+        const owner = assignReadings(result.blocks, covered);
+        const now = isoNow(clock);
+        const changed: string[] = [];
+        const suggestions = covered.map((block, i) => {
+          const offer = offerFor(result.blocks.filter((_, k) => owner[k] === i), block);
+          const outcome = outcomeFor(block, offer, req.apply ?? true);
+          let after = block;
+          if (outcome === 'applied' && offer.text !== null) {
+            after = applyOffer(tx, block, { ...offer, text: offer.text }, reviewer, now);
+            changed.push(block.blockId);
+          }
+          return {
+            block_id: block.blockId,
+            status: block.status as 'pending',
+            source: block.source as 'ocr',
+            version: after.version,
+            current_text: block.text,
+            suggested_text: offer.text,
+            confidence: offer.confidence,
+            flagged: isFlagged('ocr', offer.confidence),
+            outcome,
+          };
+        });
+        if (changed.length > 0) markChunksStale(tx, jobId, changed);
+        return {
+          job_id: jobId,
+          page,
+          language,
+          dpi,
+          bbox: req.bbox ?? null,
+          rotation: result.page.ocr.rotation,
+          confidence: result.page.ocr.confidence,
+          read: result.blocks.map((b, k) => ({
+            type: b.type,
+            text: b.text,
+            bbox: b.bbox,
+            confidence: b.confidence ?? null,
+            block_id: covered[owner[k] ?? -1]?.blockId ?? null,
+          })),
+          suggestions,
+        };
+      });
+    },
+  };
+}
+export type Reocr = ReturnType<typeof createReocr>;

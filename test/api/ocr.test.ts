@@ -1,0 +1,265 @@
+/**
+ * OCR through the HTTP API with the real server and worker pool: a scanned fixture PDF, a mixed PDF (text
+ * page + scanned page), image documents (PNG, multi-page TIFF), flagged blocks and confidence order, page
+ * images, re-reading a page or region, the language option, and cancelling a job in the middle of OCR.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { enc, fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { makeStructuredPdf } from '../helpers/make-pdf.js';
+import { greyTiff, makeScan, scanGrey, scansToPdf, textThenScanPdf, type Scan } from '../helpers/make-scan.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const booktabs = new Uint8Array(readFileSync(join(fixturesDir, 'scanned/scan02-booktabs-p2.pdf')));
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(bytes: Uint8Array): { width: number; height: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+let server: TestServer;
+let scan: Scan;
+let scanned: Record<string, any>;
+
+beforeAll(async () => {
+  server = await startServer();
+  scan = await makeScan(await makeStructuredPdf(), 1, { dpi: 200, noise: 12, specks: 0.001, skewDeg: 0.8, seed: 3 });
+  scanned = await ingest(server, 'booktabs-scan.pdf', booktabs);
+});
+afterAll(async () => server?.close());
+
+describe('OCR of scanned documents', () => {
+  it('turns an image-only PDF into typed OCR blocks with boxes and confidence, and says so on the job', async () => {
+    expect(scanned.pages_needing_ocr).toEqual([1]);
+    expect(scanned.options.ocr_language).toBe('eng');
+    expect(scanned.ocr.language).toBe('eng');
+    expect(scanned.ocr.pages).toEqual([expect.objectContaining({ page: 1, language: 'eng', rotation: 0 })]);
+    expect(scanned.ocr.pages[0].confidence).toBeGreaterThan(80);
+    const blocks = await listAll(server, `/jobs/${scanned.job_id}/blocks`);
+    expect(blocks.length).toBeGreaterThan(5);
+    for (const b of blocks) {
+      expect(b.source).toBe('ocr');
+      expect(b.confidence).toBeGreaterThanOrEqual(0);
+      expect(b.confidence).toBeLessThanOrEqual(100);
+      expect(b.flagged).toBe(b.confidence < 70);
+      expect(b.bbox.x0).toBeGreaterThanOrEqual(0);
+      expect(b.bbox.x1).toBeLessThanOrEqual(595.28);
+      expect(b.bbox.y1).toBeLessThanOrEqual(841.89);
+    }
+    expect(blocks.map((b) => b.type)).toEqual(expect.arrayContaining(['paragraph', 'table']));
+    expect(blocks.map((b) => b.text).join('\n')).toContain('has been established over centuries of experience');
+    const chunks = await listAll(server, `/jobs/${scanned.job_id}/chunks`);
+    expect(chunks.length).toBeGreaterThan(0);
+  });
+
+  it('filters flagged blocks and sorts by confidence, lowest first', async () => {
+    const flagged = await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?flagged=true`));
+    expect(flagged.total).toBeGreaterThan(0);
+    for (const b of flagged.items) expect(b.flagged && b.confidence < 70).toBe(true);
+    const unflagged = await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?flagged=false&limit=500`));
+    expect(flagged.total + unflagged.total).toBe(scanned.total_blocks);
+    const sorted = (await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?sort=confidence&limit=500`))).items;
+    const confidences = sorted.map((b: { confidence: number }) => b.confidence);
+    expect(confidences).toEqual([...confidences].sort((a, b) => a - b));
+    expect(sorted[0].block_id).toBe(flagged.items.sort((a: any, b: any) => a.confidence - b.confidence)[0].block_id);
+    const bad = await server.call('GET', `/jobs/${scanned.job_id}/blocks?sort=size`);
+    expect(bad.status).toBe(400);
+  });
+
+  it('OCRs only the pages without a text layer of a mixed PDF, in page order', async () => {
+    const pdf = await textThenScanPdf(['Born digital cover page', 'This text comes from the text layer.'], scan);
+    const job = await ingest(server, 'mixed.pdf', pdf);
+    expect(job.pages_needing_ocr).toEqual([2]);
+    expect(job.ocr.pages.map((p: { page: number }) => p.page)).toEqual([2]);
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const page1 = blocks.filter((b) => b.page === 1);
+    const page2 = blocks.filter((b) => b.page === 2);
+    expect(page1.map((b) => b.source)).toEqual(page1.map(() => 'text'));
+    expect(page1.every((b) => b.confidence === null && b.flagged === false)).toBe(true);
+    expect(page2.length).toBeGreaterThan(3);
+    expect(page2.every((b) => b.source === 'ocr')).toBe(true);
+    expect(page2.filter((b) => b.type === 'heading').map((b) => b.text)).toContain('Lectern Structured Sample');
+    expect(blocks.map((b) => b.page)).toEqual([...blocks.map((b) => b.page)].sort());
+    const text = await listAll(server, `/jobs/${job.job_id}/blocks?source=text`);
+    expect(text.length).toBe(page1.length);
+  });
+
+  it('reads image documents: a PNG and every page of a multi-page TIFF', async () => {
+    const png = await ingest(server, 'scan.png', scan.png);
+    expect(png.format).toBe('image');
+    const pngBlocks = await listAll(server, `/jobs/${png.job_id}/blocks`);
+    expect(pngBlocks.every((b) => b.source === 'ocr')).toBe(true);
+    expect(pngBlocks.map((b) => b.text).join(' ')).toContain('Lectern Structured Sample');
+
+    const turned = await makeScan(await makeStructuredPdf(), 1, { dpi: 150, turn: 180, seed: 4 });
+    const small = await makeScan(await makeStructuredPdf(), 1, { dpi: 150, seed: 5 });
+    const tiff = greyTiff([
+      { ...small, data: await scanGrey(small) },
+      { ...turned, data: await scanGrey(turned) },
+    ]);
+    const job = await ingest(server, 'two-pages.tif', tiff);
+    expect(job.format).toBe('image');
+    expect(job.total_pages).toBe(2);
+    expect(job.ocr.pages.map((p: { page: number; rotation: number }) => [p.page, p.rotation])).toEqual([
+      [1, 0],
+      [2, 180],
+    ]);
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    for (const page of [1, 2]) {
+      expect(blocks.filter((b) => b.page === page).map((b) => b.text).join(' '), `page ${page}`).toContain('Introduction');
+    }
+  });
+});
+
+describe('page images', () => {
+  it('renders a page as PNG at the requested width and serves it from the disk cache after', async () => {
+    const url = `/jobs/${scanned.job_id}/pages/1/image?size=300`;
+    const first = await server.call('GET', url);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('image/png');
+    const bytes = new Uint8Array(await first.arrayBuffer());
+    // The fixture is A4 (595.28 x 841.89 pt).
+    expect(pngSize(bytes)).toEqual({ width: 300, height: Math.round((300 * 841.89) / 595.28) });
+    const cached = join(server.dataDir, 'files', scanned.job_id, 'page-images', 'page-1-w300.png');
+    expect(existsSync(cached)).toBe(true);
+    const again = new Uint8Array(await (await server.call('GET', url)).arrayBuffer());
+    expect(Buffer.from(again).equals(Buffer.from(bytes))).toBe(true);
+    const deflt = await server.call('GET', `/jobs/${scanned.job_id}/pages/1/image`);
+    expect(pngSize(new Uint8Array(await deflt.arrayBuffer())).width).toBe(1200);
+  });
+
+  it('renders a page of an image document', async () => {
+    const job = await ingest(server, 'page.png', scan.png);
+    const res = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=200`);
+    expect(res.status).toBe(200);
+    expect(pngSize(new Uint8Array(await res.arrayBuffer())).width).toBe(200);
+  });
+
+  it('answers 404 past the last page, 409 for a format without pages, 400 for a bad size', async () => {
+    const past = await server.call('GET', `/jobs/${scanned.job_id}/pages/2/image`);
+    expect(past.status).toBe(404);
+    expect((await json(past)).error.code).toBe('PAGE_NOT_FOUND');
+    const md = await ingest(server, 'notes.md', enc('# Notes\n\nNo pages here.'));
+    const flow = await server.call('GET', `/jobs/${md.job_id}/pages/1/image`);
+    expect(flow.status).toBe(409);
+    expect((await json(flow)).error.code).toBe('INVALID_STATE');
+    const tiny = await server.call('GET', `/jobs/${scanned.job_id}/pages/1/image?size=10`);
+    expect(tiny.status).toBe(400);
+    expect((await json(tiny)).error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('re-reading a page', () => {
+  it('offers new text for the blocks a region covers and never overwrites a reviewed block', async () => {
+    const job = await ingest(server, 'reread.pdf', await scansToPdf([scan]));
+    const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const title = before.find((b) => b.text === 'Lectern Structured Sample')!;
+    expect(title).toBeDefined();
+    const approved = await server.call('PATCH', `/jobs/${job.job_id}/blocks/${title.block_id}`, { json: { version: title.version, status: 'approved' } });
+    expect(approved.status).toBe(200);
+
+    // The whole page at a low resolution: text changes here and there, the approved title must not.
+    const res = await server.call('POST', `/jobs/${job.job_id}/pages/1/ocr`, { json: { dpi: 100 } });
+    expect(res.status).toBe(200);
+    const out = await json(res);
+    expect(out).toMatchObject({ job_id: job.job_id, page: 1, language: 'eng', dpi: 100, bbox: null });
+    expect(out.read.length).toBeGreaterThan(0);
+    expect(out.suggestions.length).toBe(before.length);
+    const titleOffer = out.suggestions.find((s: { block_id: string }) => s.block_id === title.block_id);
+    expect(['reviewed', 'unchanged']).toContain(titleOffer.outcome);
+    const after = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const byId = new Map(after.map((b) => [b.block_id, b]));
+    expect(byId.get(title.block_id)).toMatchObject({ text: title.text, status: 'approved', version: title.version + 1 });
+    for (const s of out.suggestions) {
+      const now = byId.get(s.block_id)!;
+      const was = before.find((b) => b.block_id === s.block_id)!;
+      if (s.outcome === 'applied') {
+        expect(now.text).toBe(s.suggested_text);
+        expect(now.version).toBe(was.version + 1);
+        expect(now.confidence).toBe(s.confidence);
+      } else if (s.block_id !== title.block_id) {
+        expect(now.text).toBe(was.text);
+        expect(now.version).toBe(was.version);
+      }
+    }
+    const applied = out.suggestions.filter((s: { outcome: string }) => s.outcome === 'applied').length;
+    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit?action=reocr`));
+    expect(audit.total).toBe(applied);
+  });
+
+  it('reads only a region, and with apply false changes nothing', async () => {
+    const job = await ingest(server, 'region.pdf', await scansToPdf([scan]));
+    const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    const title = before.find((b) => b.text === 'Lectern Structured Sample')!;
+    const bbox = { x0: title.bbox.x0 - 4, y0: title.bbox.y0 - 4, x1: title.bbox.x1 + 4, y1: title.bbox.y1 + 4 };
+    const out = await json(await server.call('POST', `/jobs/${job.job_id}/pages/1/ocr`, { json: { bbox, dpi: 300, apply: false } }));
+    expect(out.bbox).toEqual(bbox);
+    expect(out.suggestions.map((s: { block_id: string }) => s.block_id)).toEqual([title.block_id]);
+    expect(out.suggestions[0].suggested_text).toBe('Lectern Structured Sample');
+    expect(['unchanged', 'not_applied']).toContain(out.suggestions[0].outcome);
+    for (const r of out.read) {
+      expect(r.bbox.y0).toBeGreaterThanOrEqual(bbox.y0 - 0.01);
+      expect(r.bbox.y1).toBeLessThanOrEqual(bbox.y1 + 0.01);
+    }
+    const after = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    expect(after.map((b) => [b.text, b.version])).toEqual(before.map((b) => [b.text, b.version]));
+  });
+
+  it('answers 400 for language data that is not installed, 404 for a page that does not exist', async () => {
+    const lang = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { language: 'deu' } });
+    expect(lang.status).toBe(400);
+    expect((await json(lang)).error).toMatchObject({ code: 'OCR_LANGUAGE_MISSING', details: { language: 'deu', installed: ['eng'] } });
+    const page = await server.call('POST', `/jobs/${scanned.job_id}/pages/9/ocr`, { json: {} });
+    expect(page.status).toBe(404);
+    expect((await json(page)).error.code).toBe('PAGE_NOT_FOUND');
+  });
+});
+
+describe('OCR language option', () => {
+  it('answers 400 with the installed languages when the language data is not installed, and creates no job', async () => {
+    const before = (await json(await server.call('GET', '/jobs'))).total;
+    const res = await server.upload('scan.pdf', booktabs, { ocr_language: 'fra' });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error.code).toBe('OCR_LANGUAGE_MISSING');
+    expect(body.error.message).toMatch(/'fra'.*installed: eng/);
+    expect(body.error.details).toEqual({ language: 'fra', installed: ['eng'] });
+    expect((await json(await server.call('GET', '/jobs'))).total).toBe(before);
+    const path = await server.upload('scan.pdf', booktabs, { ocr_language: '../../etc' });
+    expect(path.status).toBe(400);
+  });
+});
+
+describe('cancel during OCR', () => {
+  let one: TestServer;
+  beforeAll(async () => {
+    one = await startServer({ settings: { workers: 1 } });
+  });
+  afterAll(async () => one?.close());
+
+  it('stops the worker within 2 s', async () => {
+    const pdf = await scansToPdf([scan, scan, scan, scan, scan, scan]);
+    const created = await json(await one.upload('six-scans.pdf', pdf));
+    // Wait until the first page is done: the worker is then OCRing the second.
+    for (let i = 0; ; i++) {
+      const job = await json(await one.call('GET', `/jobs/${created.job_id}`));
+      if (job.progress.pages_done >= 1) break;
+      if (!['queued', 'processing'].includes(job.status) || i > 2400) throw new Error(`job ${job.status} before OCR progress`);
+      await sleep(25);
+    }
+    expect((await one.call('POST', `/jobs/${created.job_id}/cancel`)).status).toBe(200);
+    const t0 = Date.now();
+    // One worker thread: the next job can only run once the cancelled OCR has really stopped.
+    const next = await ingest(one, 'after.md', enc('# After\n\ncancel'));
+    expect(next.status).toBe('ready_for_review');
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await sleep(300);
+    const later = await json(await one.call('GET', `/jobs/${created.job_id}`));
+    expect(later.status).toBe('cancelled');
+    expect(later.progress.pages_done).toBeLessThan(6);
+    expect(later.total_blocks).toBe(0);
+  });
+});
