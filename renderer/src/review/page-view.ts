@@ -15,7 +15,7 @@ export class PageView {
   private readonly sheet: HTMLElement;
   private readonly img: HTMLImageElement;
   private readonly caption: HTMLElement;
-  private boxes = new Map<number, HTMLElement>();
+  private boxes = new Map<number, { key: string; el: HTMLElement }>();
   private page = 0;
   /** The current page's size corrected by its image's aspect ratio, once the image has loaded. */
   private fitted: PageSize | null = null;
@@ -40,16 +40,29 @@ export class PageView {
     if (pageChanged) this.fitted = null;
     this.redraw = () => this.show(page, indices, blockAt, selected);
     const size = this.fitted ?? this.sizeOf(page);
-    for (const el of this.boxes.values()) el.remove();
-    this.boxes.clear();
     if (pageChanged) this.loadImage(page);
+    if (!size) {
+      for (const old of this.boxes.values()) old.el.remove();
+      this.boxes.clear();
+    }
     this.caption.textContent = size ? `Page ${page}` : `Page ${page}: this document has no page layout; the list holds its blocks`;
     this.sheet.hidden = !size;
     if (!size) return;
     this.sheet.style.aspectRatio = `${size.width} / ${size.height}`;
+    const sizeKey = `${page}:${size.width}x${size.height}`;
+    const keep = new Map<number, { key: string; el: HTMLElement }>();
     for (const i of indices) {
       const b = blockAt(i);
       if (!b?.bbox) continue;
+      // Moving the selection along a page only changes two boxes; the rest are kept as they are.
+      const key = `${sizeKey}:${b.block_id}:${b.version}`;
+      const have = this.boxes.get(i);
+      if (have?.key === key) {
+        have.el.classList.toggle('selected', i === selected);
+        keep.set(i, have);
+        this.boxes.delete(i);
+        continue;
+      }
       const p = boxPercent(b.bbox, size);
       const box = h('button', {
         type: 'button',
@@ -65,9 +78,24 @@ export class PageView {
       box.style.width = `${p.width}%`;
       box.style.height = `${p.height}%`;
       this.sheet.appendChild(box);
-      this.boxes.set(i, box);
+      keep.set(i, { key, el: box });
     }
-    this.boxes.get(selected ?? -1)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    for (const old of this.boxes.values()) old.el.remove();
+    this.boxes = keep;
+    this.reveal(this.boxes.get(selected ?? -1)?.el);
+  }
+
+  /**
+   * Scrolls the page pane (only it) so the selected box is visible. Not scrollIntoView: that lays out and
+   * scrolls every ancestor and cost ~12 ms a key press on a 10,000-block job.
+   */
+  private reveal(box: HTMLElement | undefined): void {
+    if (!box) return;
+    const pane = this.element;
+    const top = this.sheet.offsetTop + box.offsetTop;
+    const bottom = top + box.offsetHeight;
+    if (top < pane.scrollTop) pane.scrollTop = top - 8;
+    else if (bottom > pane.scrollTop + pane.clientHeight) pane.scrollTop = bottom - pane.clientHeight + 8;
   }
 
   private loadImage(page: number): void {

@@ -90,7 +90,15 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     pageView.show(page, store.onPage(page), (i) => store.at(i), current());
     toolbar.showPage(page, job?.total_pages ?? 0);
     toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
-    if (b) history.replaceState(null, '', `#/jobs/${encodeURIComponent(jobId)}/review?block=${encodeURIComponent(b.block_id)}`);
+    if (b) rememberBlock(b.block_id);
+  }
+
+  // The address keeps the selected block (reload and back return to it), written at most every 300 ms:
+  // Chromium throttles pages that call replaceState on every key press.
+  let addressTimer = 0;
+  function rememberBlock(blockId: string): void {
+    clearTimeout(addressTimer);
+    addressTimer = window.setTimeout(() => history.replaceState(null, '', `#/jobs/${encodeURIComponent(jobId)}/review?block=${encodeURIComponent(blockId)}`), 300);
   }
 
   function refresh(): void {
@@ -194,8 +202,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, pageView.element, list.element));
 
   async function open(): Promise<void> {
-    job = await ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal);
-    toolbar.showJob(job);
+    // The job and the blocks are asked for together; the job only labels the toolbar.
+    void ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal).then((j) => {
+      job = j;
+      toolbar.showJob(j);
+      drawPage();
+    }, () => undefined);
     let first = true;
     store.subscribe((what) => {
       if (what === 'all') rebuildOrder();
@@ -216,7 +228,8 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         } else drawPage();
         first = false;
       },
-      { signal: abort.signal },
+      // 100 blocks fill the first screen and the first pages; they come back several times faster than 500.
+      { signal: abort.signal, firstPage: 100 },
     );
     toolbar.showLoading(store.loaded, store.total);
     list.element.focus();
@@ -230,6 +243,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     element,
     dispose() {
       abort.abort();
+      clearTimeout(addressTimer);
       document.removeEventListener('keydown', onKey);
       images?.dispose();
     },

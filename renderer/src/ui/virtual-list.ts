@@ -23,7 +23,7 @@ export class VirtualList {
   readonly element: HTMLElement;
   private readonly spacer: HTMLElement;
   private offsets = new Float64Array(1);
-  private rows = new Map<number, { key: string; el: HTMLElement }>();
+  private rows = new Map<number, { key: string; el: HTMLElement; top: number; height: number }>();
   private frame = 0;
   private stale = true;
 
@@ -78,8 +78,11 @@ export class VirtualList {
     for (let i = 0; i < n; i++) this.offsets[i + 1] = (this.offsets[i] ?? 0) + this.opts.heightOf(i);
     this.spacer.style.height = `${this.offsets[n] ?? 0}px`;
     this.stale = false;
-    // Positions moved: every drawn row must be placed again.
-    for (const r of this.rows.values()) r.key = '';
+  }
+
+  private place(el: HTMLElement, top: number, height: number): void {
+    el.style.transform = `translateY(${top}px)`;
+    el.style.height = `${height}px`;
   }
 
   private indexAt(y: number): number {
@@ -107,15 +110,22 @@ export class VirtualList {
     }
     for (let i = first; i <= last; i++) {
       const key = this.opts.keyOf(i);
+      const top = this.offsets[i] ?? 0;
+      const height = (this.offsets[i + 1] ?? top) - top;
       const have = this.rows.get(i);
-      if (have && have.key === key) continue;
+      if (have && have.key === key) {
+        // Same content, maybe moved (a row above grew): place it again rather than rebuild it.
+        if (have.top !== top || have.height !== height) this.place(have.el, top, height);
+        have.top = top;
+        have.height = height;
+        continue;
+      }
       const el = this.opts.render(i);
       el.classList.add('vlist-row');
-      el.style.transform = `translateY(${this.offsets[i] ?? 0}px)`;
-      el.style.height = `${this.opts.heightOf(i)}px`;
+      this.place(el, top, height);
       if (have) have.el.replaceWith(el);
       else this.spacer.appendChild(el);
-      this.rows.set(i, { key, el });
+      this.rows.set(i, { key, el, top, height });
     }
   }
 }
