@@ -17,7 +17,7 @@ const COMMON: PageSize[] = [
 /**
  * The page size in PDF points, which the API does not report: text sits inside symmetric margins on
  * almost every page, so the far edge of the text plus the near margin gives the page, snapped to a common
- * paper size when it is within 8%. Slides and odd sizes keep the estimate. The page image, when the
+ * paper size when it is near one. Slides and odd sizes keep the estimate. The page image, when the
  * server has one, corrects the height through its aspect ratio.
  */
 export function estimatePageSize(boxes: Iterable<BBox>): PageSize | null {
@@ -33,7 +33,10 @@ export function estimatePageSize(boxes: Iterable<BBox>): PageSize | null {
   }
   if (!Number.isFinite(minX) || maxX <= 0 || maxY <= 0) return null;
   const est = { width: maxX + Math.max(0, minX), height: maxY + Math.max(0, minY) };
-  const near = COMMON.find((p) => est.width <= p.width * 1.08 && est.width >= p.width * 0.85 && est.height <= p.height * 1.08 && est.height >= p.height * 0.8);
+  const fits = (p: PageSize) => est.width <= p.width * 1.08 && est.width >= p.width * 0.85 && est.height <= p.height * 1.08 && est.height >= p.height * 0.8;
+  const distance = (p: PageSize) => (est.width / p.width - 1) ** 2 + (est.height / p.height - 1) ** 2;
+  // Letter and A4 both fit many estimates: the nearer one wins.
+  const near = COMMON.filter(fits).sort((a, b) => distance(a) - distance(b))[0];
   return near ?? est;
 }
 
