@@ -9,7 +9,7 @@ import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
 import { recognizeUpright } from './recognize.js';
-import { renderOpenPdfPage } from './render-page.js';
+import { renderOpenPdfPageGrey } from './render-page.js';
 import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
 import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
 
@@ -103,10 +103,9 @@ export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts:
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   // Fail on a missing language before spending a render on the page.
   await getOcrEngine(lang);
-  const r = await renderOpenPdfPage(doc, pageNumber, { dpi: opts.dpi ?? 300, region: opts.bbox });
-  const raster = await decodeToGrey(r.png);
-  const frame: Frame = { page: pageNumber, ...r, width: raster.width, height: raster.height };
-  return ocrRaster(raster, frame, lang, opts.detectRotation);
+  const { grey, ...r } = await renderOpenPdfPageGrey(doc, pageNumber, { dpi: opts.dpi ?? 300, region: opts.bbox });
+  const frame: Frame = { page: pageNumber, ...r };
+  return ocrRaster(grey, frame, lang, opts.detectRotation);
 }
 
 /** Opens the PDF and OCRs one page (1-based). */

@@ -2,13 +2,14 @@
  * Rendering a PDF page to a greyscale-ready PNG for OCR: pdf.js (loaded through the extractor's loader, which
  * restores the built-ins its legacy build replaces) drawing on an @napi-rs/canvas canvas.
  */
-import { createCanvas } from '@napi-rs/canvas';
+import { createCanvas, type Canvas } from '@napi-rs/canvas';
 
 import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
 import type { BBox } from '../extract/types.js';
+import { rgbaToGrey, type GreyRaster } from './raster.js';
 
-export interface RenderedPage {
-  png: Buffer;
+/** Where a render sits on its page; the pixels come separately (a PNG, or grey bytes for OCR). */
+export interface RenderFrame {
   /** Image size in pixels. */
   width: number;
   height: number;
@@ -19,6 +20,10 @@ export interface RenderedPage {
   offsetXPt: number;
   offsetYPt: number;
   dpi: number;
+}
+
+export interface RenderedPage extends RenderFrame {
+  png: Buffer;
 }
 
 export interface RenderOptions {
@@ -35,6 +40,22 @@ const MAX_PIXELS = 60_000_000;
 
 /** Renders one page (1-based) of an already-open document, so a multi-page scan is parsed once. */
 export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderedPage> {
+  const { canvas, frame } = await drawPage(doc, pageNumber, options);
+  // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
+  return { ...frame, png: await canvas.encode('png') };
+}
+
+/**
+ * The same render as grey bytes, for OCR in this thread: encoding a 300 dpi A4 page to PNG and decoding
+ * it again would cost more CPU than reading it.
+ */
+export async function renderOpenPdfPageGrey(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderFrame & { grey: GreyRaster }> {
+  const { canvas, frame } = await drawPage(doc, pageNumber, options);
+  const rgba = canvas.getContext('2d').getImageData(0, 0, frame.width, frame.height).data;
+  return { ...frame, grey: rgbaToGrey(rgba, frame.width, frame.height) };
+}
+
+async function drawPage(doc: PdfDocument, pageNumber: number, options: RenderOptions): Promise<{ canvas: Canvas; frame: RenderFrame }> {
   const dpi = options.dpi ?? 300;
   const page = await doc.getPage(pageNumber);
   try {
@@ -62,17 +83,9 @@ export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, op
       transform: [1, 0, 0, 1, -region.x0 * scale, -region.y0 * scale],
       background: '#ffffff',
     }).promise;
-    // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
-    const png = await canvas.encode('png');
     return {
-      png,
-      width,
-      height,
-      pageWidthPt: base.width,
-      pageHeightPt: base.height,
-      offsetXPt: region.x0,
-      offsetYPt: region.y0,
-      dpi,
+      canvas,
+      frame: { width, height, pageWidthPt: base.width, pageHeightPt: base.height, offsetXPt: region.x0, offsetYPt: region.y0, dpi },
     };
   } finally {
     page.cleanup();
