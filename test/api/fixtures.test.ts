@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractPdf } from '../../server/core/extract/pdf/index.js';
 import { fixturesDir, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 
 interface FixtureDoc {
@@ -53,6 +54,10 @@ describe('every fixture PDF through the API', () => {
       const tables = blocks.filter((b) => b.type === 'table');
       for (const t of tables) expect(new Set(t.table.rows.map((r: string[]) => r.length)).size).toBe(1);
     }
+    // The server shares the pages among its idle threads; the blocks must be those of one reader.
+    const alone = await extractPdf(new Uint8Array(readFileSync(join(fixturesDir, doc.file))));
+    const key = (b: { page: number; type: string; text: string } | Record<string, any>) => `${b.page} ${b.type} ${b.text}`;
+    expect(blocks.filter((b) => b.source !== 'ocr').map(key)).toEqual(alone.blocks.map(key));
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(chunks.length).toBe(job.total_chunks);
     const covered = new Set(chunks.flatMap((c) => c.block_ids));

@@ -53,7 +53,7 @@ describe('upload', () => {
     }
   });
 
-  it('shares a long PDF among the worker threads and assembles the same blocks as one thread', async () => {
+  it('shares a PDF among the idle worker threads and assembles the same blocks as one thread', async () => {
     const pdf = await makeLongPdf(90);
     const job = await ingest(server, 'long.pdf', pdf);
     expect(job.progress).toEqual({ pages_done: 90, total_pages: 90 });
@@ -99,8 +99,9 @@ describe('upload', () => {
   });
 
   it('refuses a file whose content is no supported document with 415', async () => {
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
-    const res = await server.upload('photo.pdf', png);
+    // An executable (ELF header then binary): neither a document nor an image Lectern reads.
+    const elf = new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0x3e, 0, 1, 0, 0, 0, 0xff, 0xfe]);
+    const res = await server.upload('photo.pdf', elf);
     expect(res.status).toBe(415);
     expect(((await res.json()) as any).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });

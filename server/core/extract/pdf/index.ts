@@ -26,8 +26,6 @@ export { PdfExtractError } from './errors.js';
 const MIN_PAGE_CHARS = 20;
 /** A single page that takes longer is given up (and flagged for OCR) rather than stalling the job. */
 const PAGE_TIMEOUT_MS = 60_000;
-/** Characters a new font must carry on a page to be worth an operator list there. */
-const MIN_FONT_CHARS = 12;
 /** A caption label at the start of a text item: the page probably holds a figure worth locating. */
 const FIGURE_LABEL_RE = /^\s*(?:figure|fig\.)\s*\d/i;
 
@@ -57,16 +55,13 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
     };
     if (layout.needsOcr) return layout;
     // Font names (bold, monospace, math) only reach commonObjs through an operator list, which
-    // costs about as much as the text itself: build it only for pages that bring a new font used
-    // for a fair amount of text (a lone symbol in a new font can wait for a page where it matters),
-    // or that announce a figure we want to locate.
-    const fontChars = new Map<string, number>();
-    for (const r of text.runs) fontChars.set(r.font, (fontChars.get(r.font) ?? 0) + r.text.length);
-    const unseen = [...fontChars]
-      .filter(([id, n]) => !fonts.isResolved(id) && (n >= MIN_FONT_CHARS || n >= 0.05 * text.chars))
-      .map(([id]) => id);
+    // costs about as much as the text itself: build it only for pages that bring a font not seen
+    // before, or that announce a figure we want to locate. Every new font is named on the first page
+    // that uses it, however little text it carries there, so that a reader starting in the middle of
+    // the document (a long PDF is shared among threads) styles a page exactly as one reading from the start.
+    const unseen = [...text.fontIds].some((id) => !fonts.isResolved(id));
     const wantsFigures = text.runs.some((r) => FIGURE_LABEL_RE.test(r.text));
-    if (unseen.length > 0 || wantsFigures) {
+    if (unseen || wantsFigures) {
       const ops = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
       // Every font of the page is in commonObjs now, the minor ones included.
       for (const id of text.fontIds) {
