@@ -67,6 +67,9 @@ describe('the review desk in a browser', () => {
   it('opens the job with the page, its boxes and the block list in step', async () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
+    // This server has no page images, search or chat yet: the desk draws the page from the boxes alone.
+    expect(await page.locator('.page-image').isHidden()).toBe(true);
+    expect(await page.locator('nav.tabs a[href$="/search"]').count()).toBe(0);
     const first = await blockAt(0);
     expect(await selected()).toBe(first.block_id);
     expect(await page.locator(`.page-sheet .box.selected[data-block="${first.block_id}"]`).count()).toBe(1);

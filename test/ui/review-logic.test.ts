@@ -69,11 +69,12 @@ describe('queueOrder', () => {
       undefined,
       block(7, { confidence: 40 }),
     ];
-    expect(queueOrder(blocks)).toEqual([6, 2, 4, 1, 3, 0]);
+    expect(queueOrder(blocks)).toEqual([6, 4, 1, 2, 3, 0]);
   });
   it('honours the server flag over the threshold', () => {
     expect(isFlagged(block(1, { flagged: false, confidence: 0.1 }))).toBe(false);
-    expect(isFlagged(block(1, { confidence: 0.79 }))).toBe(true);
+    expect(isFlagged(block(1, { confidence: 0.69 }))).toBe(true);
+    expect(isFlagged(block(1, { confidence: 70 }))).toBe(false);
     expect(isFlagged(block(1))).toBe(false);
   });
 });

@@ -9,25 +9,34 @@ import type {
   Revision as RevisionSchema,
   UploadAccepted as UploadAcceptedSchema,
 } from '../../../server/schemas/jobs.js';
+import type { ModelStatus as ModelStatusSchema } from '../../../server/schemas/models.js';
+import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schemas/embed.js';
+import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
 
-export type Job = Static<typeof JobSchema> & {
-  /** Filled by servers that embed (issue 4): progress of POST /jobs/{id}/embed. */
-  embedding?: { done: number; total: number } | null;
-};
+/** `index` (where and how far the job is embedded) comes only from servers that embed. */
+export type Job = Static<typeof JobSchema>;
 
+type OcrFields = 'confidence' | 'flagged' | 'source';
 /**
- * Servers with OCR (issue 3) add a confidence (0-1 or 0-100) and a flag to blocks read with low
- * confidence; both stay optional so the UI works against servers with and without them.
+ * OCR's confidence (0..100), flag and text source come only from servers with OCR: optional here, so the
+ * UI keeps working against a server without them.
  */
-export type Block = Static<typeof BlockSchema> & { confidence?: number | null; flagged?: boolean; source?: string };
+export type Block = Omit<Static<typeof BlockSchema>, OcrFields> & Partial<Pick<Static<typeof BlockSchema>, OcrFields>>;
 export type Chunk = Static<typeof ChunkSchema>;
 export type Revision = Static<typeof RevisionSchema>;
 export type FinalizePolicy = Static<typeof FinalizePolicySchema>;
 export type FinalizeResult = Static<typeof FinalizeResultSchema>;
 export type RechunkResult = Static<typeof RechunkResultSchema>;
 export type UploadAccepted = Static<typeof UploadAcceptedSchema>;
+
+export type ModelStatus = Static<typeof ModelStatusSchema>;
+export interface ModelList {
+  models: ModelStatus[];
+}
+export type EmbedAccepted = Static<typeof EmbedAcceptedSchema>;
+export type SearchResponse = Static<typeof SearchResponseSchema>;
 
 export type JobStatus = Job['status'];
 export type ReviewStatus = Block['status'];

@@ -1,59 +1,77 @@
 import type { AppContext } from '../app-context.js';
-import type { Job } from '../api/types.js';
+import type { EmbedAccepted, Job, ModelList } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
 
-interface ModelInfo {
-  id?: string;
-  name?: string;
-  kind?: string;
-  installed?: boolean;
+/** Progress of the job's current or last embed, from GET /jobs/{id}. */
+function progressText(j: Job): string {
+  const p = j.index?.progress;
+  if (j.status === 'embedding') return p ? `Embedding ${p.chunks_embedded} / ${p.chunks_total} chunks…` : 'Embedding…';
+  if (j.status === 'indexed' && j.index) return `Indexed: ${j.index.vectors} vectors in ${j.index.collection_name} (${j.index.model ?? 'model'}).`;
+  return `The job is ${j.status}.`;
 }
 
 /**
- * Embedding, shown only when the server has POST /jobs/{id}/embed (issue 4): a model from GET /models
- * when the server lists them, then the job's progress until it is indexed.
+ * Embedding, shown only when the server has POST /jobs/{id}/embed: a model from GET /models (installed
+ * ones selectable, the default first), then the job's progress until it is indexed.
  */
-export function embedPanel(ctx: AppContext, job: Job, onChange: () => void): HTMLElement | null {
+export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { element: HTMLElement; dispose(): void } | null {
   if (!ctx.caps.embed) return null;
   const model = h('select', { 'aria-label': 'Embedding model', class: 'embed-model' }, h('option', { value: '' }, 'Server default'));
-  const status = h('p', { class: 'muted embed-status' });
+  const status = h('p', { class: 'muted embed-status', 'aria-live': 'polite' }, job.index || job.status === 'embedding' ? progressText(job) : '');
+  const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Embedding progress' });
   if (ctx.caps.models) {
     void ctx.api
-      .get<{ items?: ModelInfo[] } | ModelInfo[]>('/models')
+      .get<ModelList>('/models')
       .then((res) => {
-        const items = Array.isArray(res) ? res : (res.items ?? []);
-        for (const m of items.filter((x) => !x.kind || x.kind === 'embedding')) {
-          const id = m.id ?? m.name ?? '';
-          if (id) model.append(h('option', { value: id }, `${id}${m.installed === false ? ' (not installed)' : ''}`));
+        for (const m of [...res.models].sort((a, b) => Number(b.default) - Number(a.default))) {
+          model.append(h('option', { value: m.id, disabled: !m.installed }, `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`));
         }
       })
       .catch(() => undefined);
   }
-  const poll = async () => {
+  let timer = 0;
+  let stopped = false;
+  const poll = async (): Promise<void> => {
     const j = await ctx.api.get<Job>(`/jobs/${encodeURIComponent(job.job_id)}`);
-    const p = j.embedding;
-    status.textContent = p ? `Embedding ${p.done} / ${p.total} chunks… (${j.status})` : `Job is ${j.status}.`;
-    if (j.status === 'indexed' || j.status === 'failed') return onChange();
-    setTimeout(() => void poll().catch((err: unknown) => (status.textContent = errorText(err))), 1000);
+    status.textContent = progressText(j);
+    const p = j.index?.progress;
+    progress.hidden = !p || j.status !== 'embedding';
+    if (p) {
+      progress.max = Math.max(1, p.chunks_total);
+      progress.value = p.chunks_embedded;
+    }
+    if (stopped) return;
+    if (j.status === 'embedding') timer = window.setTimeout(() => void poll().catch((err: unknown) => (status.textContent = errorText(err))), 500);
+    else if (!stopped) onDone();
   };
   const start = async () => {
     status.textContent = 'Starting…';
     try {
-      await ctx.api.send('POST', `/jobs/${encodeURIComponent(job.job_id)}/embed`, model.value ? { model: model.value } : {});
+      const accepted = await ctx.api.send<EmbedAccepted>('POST', `/jobs/${encodeURIComponent(job.job_id)}/embed`, model.value ? { model: model.value } : {});
+      status.textContent = `Embedding ${accepted.chunks.to_embed} chunk(s) with ${accepted.model} (${accepted.chunks.unchanged} unchanged)…`;
       await poll();
     } catch (err) {
       status.textContent = errorText(err);
     }
   };
-  const can = job.status === 'finalized';
-  return h(
+  if (job.status === 'embedding') void poll().catch(() => undefined);
+  const element = h(
     'section',
     { class: 'panel embed' },
     h('h2', {}, 'Embed for search'),
-    h('p', { class: 'muted' }, 'Approved and edited chunks are embedded into the job’s vector index.'),
+    h('p', { class: 'muted' }, 'Approved and edited chunks go into the job’s vector index; unchanged ones are not embedded again.'),
     model,
-    h('button', { type: 'button', disabled: !can, onclick: () => void start() }, job.status === 'indexed' ? 'Re-embed' : 'Embed'),
+    ' ',
+    h('button', { type: 'button', class: 'embed-button', disabled: job.status !== 'finalized' && job.status !== 'indexed', onclick: () => void start() }, job.status === 'indexed' ? 'Re-embed' : 'Embed'),
+    progress,
     status,
   );
+  return {
+    element,
+    dispose() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -28,6 +28,7 @@ function countsTable(job: Job): HTMLElement {
 /** Finalize with a chosen policy, embed when the server can, and download the export. */
 export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
   const element = h('section', { class: 'finalize', 'aria-label': 'Finalize and export' });
+  let embed: ReturnType<typeof embedPanel> = null;
 
   async function render(): Promise<void> {
     const job = await ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`);
@@ -45,7 +46,8 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
       }
     };
     const exportZip = () => downloadExport(ctx, jobId, out).catch((err: unknown) => toast(`Export failed: ${errorText(err)}`, 'error'));
-    const embed = embedPanel(ctx, job, () => void render());
+    embed?.dispose();
+    embed = embedPanel(ctx, job, () => void render());
     element.replaceChildren(
       h('div', { class: 'toolbar' }, h('h1', {}, 'Finalize and export'), h('span', { class: `badge job-${job.status}` }, label(job.status))),
       countsTable(job),
@@ -57,11 +59,11 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
           ? h('p', {}, `Finalized ${when(job.finalized_at)} with ${label(job.finalize_policy ?? '')}.`)
           : h('div', {}, policy, ' ', h('button', { type: 'button', class: 'primary finalize-button', disabled: job.status !== 'ready_for_review', onclick: () => void finalize() }, 'Finalize')),
       ),
-      ...(embed ? [embed] : []),
+      ...(embed ? [embed.element] : []),
       h('section', { class: 'panel' }, h('h2', {}, 'Export'), h('p', { class: 'muted' }, 'A zip of the reviewed blocks, chunks and document.md.'), h('button', { type: 'button', class: 'export-button', disabled: !finalized, onclick: () => void exportZip() }, 'Download export'), out),
     );
     element.dataset.status = job.status;
   }
   render().catch((err: unknown) => toast(`Could not load the job: ${errorText(err)}`, 'error'));
-  return { element, dispose: () => undefined };
+  return { element, dispose: () => embed?.dispose() };
 }

@@ -34,6 +34,7 @@ export function blockRow(b: Block, selected: boolean, onPick: () => void): HTMLE
       h('span', { class: `badge type-${type}` }, label(type) + (b.edited_type ? ' ✎' : '')),
       h('span', { class: `badge status status-${b.status}` }, b.status),
       h('span', { class: 'muted' }, `p. ${b.page}`),
+      b.source === 'ocr' ? h('span', { class: 'badge ocr', title: 'Read from the page image by OCR' }, 'OCR') : null,
       conf,
       b.reviewer_note ? h('span', { class: 'note-mark', title: b.reviewer_note }, '✉ note') : null,
     ),

@@ -1,7 +1,10 @@
 import type { Block } from '../api/types.js';
 
-/** Below this confidence a block counts as flagged when the server sends a confidence but no flag. */
-export const FLAG_BELOW = 0.8;
+/**
+ * Below this confidence a block counts as flagged when a server sends a confidence but no flag; the same
+ * 70% line as Lectern's server (server/core/review/ocr-flags.ts), whose own flag wins whenever it is sent.
+ */
+export const FLAG_BELOW = 0.7;
 
 const normalised = (c: number) => (c > 1 ? c / 100 : c);
 

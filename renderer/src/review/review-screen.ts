@@ -16,6 +16,11 @@ import { commandFor, REVIEW_KEYS, type ReviewCommand } from './review-keys.js';
 import { ReviewToolbar } from './review-toolbar.js';
 import { UndoStack } from './undo-stack.js';
 
+/** Page images as wide as half the window in device pixels, in steps of 400 so the server's cache is reused. */
+function pageImageWidth(): number {
+  return Math.min(2400, Math.max(800, Math.ceil((window.innerWidth * window.devicePixelRatio) / 2 / 400) * 400));
+}
+
 /**
  * The review desk: the page with its block boxes on one side, the virtualised block list on the other,
  * kept in step both ways, everything on the keyboard. The first 500 blocks draw at once; the rest load
@@ -25,7 +30,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   const store = new BlockStore();
   const commands = new ReviewCommands(ctx.api, jobId, store, new UndoStack());
   const abort = new AbortController();
-  const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, '') : null;
+  const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, `?size=${pageImageWidth()}`) : null;
   let order: number[] = [];
   let posOf = new Int32Array(0);
   let queueMode = false;
