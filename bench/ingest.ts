@@ -8,7 +8,7 @@
  * Each server first waits for its worker threads to finish their start-up warm-up (GET /health), then
  * ingests a small warm-up PDF that is left out of the figures.
  *
- * Usage: tsx bench/ingest.ts [--pages 500] [--fixtures DIR] [--poll-ms 50] [--json FILE] [--strict]
+ * Usage: tsx bench/ingest.ts [--pages 500] [--fixtures DIR] [--poll-ms 50] [--repeat 3] [--json FILE] [--strict]
  * Exit codes: 0 done, 1 set-up error or a file that did not reach ready_for_review, 2 goals missed (--strict).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,16 +50,20 @@ function machine(): string {
 }
 
 /** Starts a server, ingests a warm-up file, then each run's file in turn; returns the server's peak memory. */
-async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, pollMs: number): Promise<PeakMemory> {
+async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, pollMs: number, repeat: number): Promise<PeakMemory> {
   const server = await startServer(repoRoot);
   try {
     log(`  worker threads warm ${ms(await waitForWarmWorkers(server))} after the server answered`);
     const w = await ingestFile(server, warmup, { pollMs });
     log(`  warm-up: ${w.status} in ${ms(w.wallMs)}${w.error ? ` (${w.error})` : ''}`);
     for (const run of runs) {
-      run.ingest = await ingestFile(server, run.file, { pollMs });
-      const r = run.ingest;
-      log(`  ${run.name}: ${r.status} in ${ms(r.wallMs)}${r.error ? ` (${r.error})` : ''}`);
+      // Each file several times, keeping the median run: one run on a shared machine is mostly noise.
+      const tries: IngestResult[] = [];
+      for (let i = 0; i < repeat; i++) tries.push(await ingestFile(server, run.file, { pollMs }));
+      const ready = tries.filter((t) => t.status === 'ready_for_review').sort((a, b) => a.wallMs - b.wallMs);
+      run.ingest = ready.length === tries.length ? (ready[Math.floor((ready.length - 1) / 2)] as IngestResult) : tries.find((t) => t.status !== 'ready_for_review');
+      const r = run.ingest as IngestResult;
+      log(`  ${run.name}: ${r.status} in ${tries.map((t) => ms(t.wallMs)).join(', ')}${r.error ? ` (${r.error})` : ''}`);
       if (r.status !== 'ready_for_review') log(`    server log tail:\n${server.logTail(15).replace(/^/gm, '      ')}`);
     }
     return server.memory();
@@ -98,7 +102,7 @@ interface Outcome {
 }
 
 /** Prints the results table, the memory lines and the GOALS summary line. */
-function report(runs: FileRun[], fixturesMem: PeakMemory, longMem: PeakMemory, longPages: number): Outcome {
+function report(runs: FileRun[], fixturesMem: PeakMemory, longMem: PeakMemory, longPages: number, repeat: number): Outcome {
   const headers = ['file', 'pages', 'ingest', 'pages/s', 'pdftotext', 'pt pages/s', 'ratio', 'blocks', 'chunks', 'queued/pages/after ms', 'slowest page', 'status'];
   const ok = runs.filter((r) => r.ingest?.status === 'ready_for_review');
   const sum = (f: (r: FileRun) => number): number => ok.reduce((s, r) => s + f(r), 0);
@@ -111,7 +115,7 @@ function report(runs: FileRun[], fixturesMem: PeakMemory, longMem: PeakMemory, l
   log(`\n## Results\n`);
   log(table(headers, [...runs.map(row), total], new Set([1, 2, 3, 4, 5, 6, 7, 8, 9])));
   log(`(queued/pages/after: upload start to first seen processing / to all pages seen done / to ready_for_review;`);
-  log(` pdftotext: median of 3 runs; ratio: ingest time / pdftotext time; rates use poppler's page count)`);
+  log(` ingest and pdftotext: median of ${repeat} and 3 runs; ratio: ingest time / pdftotext time; rates use poppler's page count)`);
   const memLine = (m: PeakMemory): string =>
     `${mib(m.serverKb)}${m.childCount ? ` + ${mib(m.childrenKb)} in ${m.childCount} child process(es)` : ''}`;
   const long = runs.find((r) => r.group === 'long');
@@ -139,12 +143,14 @@ async function main(): Promise<number> {
       pages: { type: 'string', default: '500' },
       fixtures: { type: 'string', default: path.resolve(repoRoot, '../shared/fixtures/pdfs') },
       'poll-ms': { type: 'string', default: '50' },
+      repeat: { type: 'string', default: '3' },
       json: { type: 'string' },
       strict: { type: 'boolean', default: false },
     },
   });
   const longPages = Number(values.pages);
   const pollMs = Number(values['poll-ms']);
+  const repeat = Math.max(1, Number(values.repeat));
   const fixturesDir = path.resolve(values.fixtures);
 
   log('# Lectern ingest benchmark');
@@ -183,12 +189,12 @@ async function main(): Promise<number> {
     log(`\n## Ingest (one file at a time, poll every ${pollMs} ms)`);
     started = performance.now();
     log(`server A: ${fixtures.length} fixture PDFs`);
-    const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, pollMs);
+    const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, pollMs, repeat);
     log(`server B (fresh): ${path.basename(longFile)}`);
-    const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, pollMs);
+    const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, pollMs, repeat);
     log(`ingest phase took ${ms(performance.now() - started)}; load average now: ${loadavg()}`);
 
-    const outcome = report(runs, fixturesMem, longMem, longPages);
+    const outcome = report(runs, fixturesMem, longMem, longPages, repeat);
     if (values.json) {
       const out = { date: new Date().toISOString(), machine: machine(), pdftotext: pdftotextVersion(), runs, fixturesMem, longMem, ...outcome };
       writeFileSync(values.json, JSON.stringify(out, null, 2));
