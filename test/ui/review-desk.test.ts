@@ -4,6 +4,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, json, startServer, type TestServer } from '../helpers/app.js';
+import { installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
@@ -29,7 +30,8 @@ const selected = () => page.locator('.vlist .block-row.selected').getAttribute('
 
 beforeAll(async () => {
   ensureRendererBuilt();
-  server = await startServer();
+  server = await startServer({ settings: { embedding_model: TEST_MODEL } });
+  await installTestModel(server.dataDir);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   requests = recordRequests(page);
@@ -67,9 +69,8 @@ describe('the review desk in a browser', () => {
   it('opens the job with the page, its boxes and the block list in step', async () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
-    // This server has no page images, search or chat yet: the desk draws the page from the boxes alone.
-    expect(await page.locator('.page-image').isHidden()).toBe(true);
-    expect(await page.locator('nav.tabs a[href$="/search"]').count()).toBe(0);
+    // The server renders pages: the image lies under the boxes.
+    await page.waitForSelector('.page-image:not([hidden])');
     const first = await blockAt(0);
     expect(await selected()).toBe(first.block_id);
     expect(await page.locator(`.page-sheet .box.selected[data-block="${first.block_id}"]`).count()).toBe(1);
@@ -179,6 +180,28 @@ describe('the review desk in a browser', () => {
     expect(md).toMatch(/THEIRS .* MINE/);
   });
 
+  it('embeds with the chosen model, then finds the corrected text and opens its source block', async () => {
+    await page.waitForSelector(`select.embed-model option[value="${TEST_MODEL}"]:not([disabled])`, { state: 'attached' });
+    await page.selectOption('select.embed-model', TEST_MODEL);
+    await page.click('button.embed-button');
+    await page.waitForSelector('.finalize[data-status=indexed]', { timeout: 60_000 });
+    expect(await page.textContent('.embed-status')).toMatch(/Indexed: \d+ vectors/);
+    await shot(page, shots, '8-indexed');
+    await page.click('nav.tabs a[href$="/search"]');
+    await page.fill('.search input[type=search]', 'corrected by the reviewer at the keyboard');
+    await page.press('.search input[type=search]', 'Enter');
+    await page.waitForSelector('.results .source');
+    const href = (await page.getAttribute('.results .source a', 'href')) ?? '';
+    const first = decodeURIComponent(/block=([^&]+)/.exec(href)?.[1] ?? '');
+    expect(first).toMatch(/^b\d+$/);
+    expect(await page.textContent('.results .source .row-text')).toContain('Corrected by the reviewer at the keyboard.');
+    await shot(page, shots, '9-search');
+    await page.click('.results .source a');
+    await page.waitForSelector('.review[data-loaded=true]');
+    await expect.poll(() => selected()).toBe(first);
+    expect(await page.locator(`.page-sheet .box.selected[data-block="${first}"]`).count()).toBe(1);
+  });
+
   it('shows the audit trail as a timeline per block', async () => {
     const edited = await blockAt(4);
     await page.click('nav.tabs a[href$="/audit"]');
@@ -186,7 +209,7 @@ describe('the review desk in a browser', () => {
     const timeline = page.locator(`.timeline[data-entity="${edited.block_id}"]`);
     expect(await timeline.locator('.event').count()).toBeGreaterThanOrEqual(2);
     expect(await timeline.textContent()).toContain('MINE');
-    await shot(page, shots, '8-audit');
+    await shot(page, shots, '10-audit');
   });
 
   it('never asked anything of a host other than the local server', () => {

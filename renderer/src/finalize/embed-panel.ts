@@ -24,7 +24,9 @@ export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { ele
     void ctx.api
       .get<ModelList>('/models')
       .then((res) => {
-        for (const m of [...res.models].sort((a, b) => Number(b.default) - Number(a.default))) {
+        // The catalog also lists language models for chat: only embedding models belong here.
+        const embedding = res.models.filter((m) => (m.task as string) === 'embedding');
+        for (const m of embedding.sort((a, b) => Number(b.default) - Number(a.default))) {
           model.append(h('option', { value: m.id, disabled: !m.installed }, `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`));
         }
       })
