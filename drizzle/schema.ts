@@ -205,3 +205,67 @@ export const jobIndexes = sqliteTable('job_indexes', {
   indexedAt: text('indexed_at'),
   updatedAt: text('updated_at').notNull().default(now),
 });
+
+/** A conversation about one job's approved content. */
+export const chatSessions = sqliteTable(
+  'chat_sessions',
+  {
+    sessionId: text('session_id').primaryKey(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    title: text('title'),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('chat_sessions_job_idx').on(t.jobId)],
+);
+
+/** Source of an answer as shown to the reader: a retrieved chunk with its label in the prompt. */
+export interface ChatSourceRow {
+  label: string;
+  chunk_id: string;
+  score: number;
+  text: string;
+  page_numbers: number[];
+  section_path: string[];
+}
+
+/**
+ * One question and its answer. `draft` is what the provider wrote; `answer` is what the reader gets
+ * (the draft, a reviewer's edit, or nothing once rejected). A turn asked with require_approval waits
+ * as `pending_review` under its `thread_id` until POST /chat/resume; reviewer columns say who did what.
+ */
+export const chatTurns = sqliteTable(
+  'chat_turns',
+  {
+    turnId: text('turn_id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => chatSessions.sessionId, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    question: text('question').notNull(),
+    /** complete | pending_review | rejected | cancelled | failed */
+    status: text('status').notNull(),
+    draft: text('draft').notNull().default(''),
+    answer: text('answer'),
+    notFound: integer('not_found', { mode: 'boolean' }).notNull().default(false),
+    sources: json<ChatSourceRow[]>('sources').notNull().default([]),
+    citations: json<{ label: string; chunk_id: string; page_numbers: number[] }[]>('citations').notNull().default([]),
+    /** 'model' (the model's own markers, checked) or 'overlap' (attributed by shared words when it gave none). */
+    citedBy: text('cited_by'),
+    provider: text('provider').notNull(),
+    model: text('model'),
+    threadId: text('thread_id'),
+    askedBy: text('asked_by').notNull(),
+    reviewerAction: text('reviewer_action'),
+    reviewerId: text('reviewer_id'),
+    reviewedAt: text('reviewed_at'),
+    usage: json<Record<string, number>>('usage').notNull().default({}),
+    error: json<{ code: string; message: string } | null>('error'),
+    createdAt: text('created_at').notNull(),
+    completedAt: text('completed_at'),
+  },
+  (t) => [uniqueIndex('chat_turns_seq_idx').on(t.sessionId, t.seq), uniqueIndex('chat_turns_thread_idx').on(t.threadId)],
+);
