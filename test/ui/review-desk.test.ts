@@ -66,6 +66,27 @@ describe('the review desk in a browser', () => {
     await shot(page, shots, '1-library');
   });
 
+  it('takes several files dropped at once, filters by status and deletes with confirmation', async () => {
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['# One\n\nThe first dropped file.\n'], 'dropped-one.md', { type: 'text/markdown' }));
+      dt.items.add(new File(['# Two\n\nThe second dropped file.\n'], 'dropped-two.md', { type: 'text/markdown' }));
+      const target = document.querySelector('section.library')!;
+      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await expect.poll(() => page.locator('.upload-log li.ok').count()).toBe(3);
+    const two = page.locator('tr[data-job]', { hasText: 'dropped-two.md' });
+    await two.waitFor();
+    await page.selectOption('select.status-filter', 'failed');
+    await expect.poll(() => page.locator('tr[data-job]').count()).toBe(0);
+    await page.selectOption('select.status-filter', '');
+    await expect.poll(() => page.locator('tr[data-job]').count()).toBe(3);
+    await two.locator('button.danger').click();
+    await page.click('dialog button[data-value=true]');
+    await expect.poll(() => page.locator('tr[data-job]').count()).toBe(2);
+    expect(await page.locator('tr[data-job]', { hasText: 'dropped-two.md' }).count()).toBe(0);
+  });
+
   it('opens the job with the page, its boxes and the block list in step', async () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
@@ -159,6 +180,11 @@ describe('the review desk in a browser', () => {
     await shot(page, shots, '6-chunks');
     await page.click('button.rechunk');
     await expect.poll(() => page.locator('.chunk-row .stale').count()).toBe(0);
+    // A and R review chunks as they do blocks.
+    const first = (await json(await server.call('GET', `/jobs/${jobId}/chunks?limit=1`))).items[0];
+    await page.keyboard.press('a');
+    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/chunks?limit=1`))).items[0].status).toBe('approved');
+    expect(first.status).toBe('pending');
   });
 
   it('finalizes with the chosen policy and downloads the export zip', async () => {
