@@ -78,7 +78,7 @@ export const Block = Type.Object(
     indent_level: Nullable(Type.Integer()),
     hierarchy_path: Type.Array(Type.String()),
     table: Nullable(TableGrid),
-    language: Nullable(Type.String()),
+    language: Nullable(Type.String({ description: 'A code block\'s language; for an OCR block, the OCR language data it was read with' })),
     source: BlockSource,
     confidence: Nullable(Type.Number({ description: 'OCR only: mean word confidence, 0..100' })),
     flagged: Type.Boolean({ description: `OCR text below confidence ${FLAG_BELOW_CONFIDENCE}: look at it first` }),

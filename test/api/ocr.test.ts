@@ -42,6 +42,7 @@ describe('OCR of scanned documents', () => {
     expect(blocks.length).toBeGreaterThan(5);
     for (const b of blocks) {
       expect(b.source).toBe('ocr');
+      expect(b.language).toBe('eng');
       expect(b.confidence).toBeGreaterThanOrEqual(0);
       expect(b.confidence).toBeLessThanOrEqual(100);
       expect(b.flagged).toBe(b.confidence < 70);
@@ -208,13 +209,19 @@ describe('re-reading a page', () => {
     expect(after.map((b) => [b.text, b.version])).toEqual(before.map((b) => [b.text, b.version]));
   });
 
-  it('answers 400 for language data that is not installed, 404 for a page that does not exist', async () => {
+  it('answers 400 for missing language data, a region off the page or a bad dpi, 404 for a page that does not exist', async () => {
     const lang = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { language: 'deu' } });
     expect(lang.status).toBe(400);
     expect((await json(lang)).error).toMatchObject({ code: 'OCR_LANGUAGE_MISSING', details: { language: 'deu', installed: ['eng'] } });
     const page = await server.call('POST', `/jobs/${scanned.job_id}/pages/9/ocr`, { json: {} });
     expect(page.status).toBe(404);
     expect((await json(page)).error.code).toBe('PAGE_NOT_FOUND');
+    const outside = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { bbox: { x0: 700, y0: 900, x1: 800, y1: 950 } } });
+    expect(outside.status).toBe(400);
+    expect((await json(outside)).error.code).toBe('OCR_REGION_INVALID');
+    const dpi = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { dpi: 5000 } });
+    expect(dpi.status).toBe(400);
+    expect((await json(dpi)).error.code).toBe('VALIDATION_FAILED');
   });
 });
 

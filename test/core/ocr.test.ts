@@ -24,6 +24,7 @@ function expectWellFormed(r: OcrPageResult): void {
   expect(r.blocks.length).toBeGreaterThan(0);
   for (const b of r.blocks) {
     expect(b.source).toBe('ocr');
+    expect(b.language).toBe('eng');
     expect(b.page).toBe(r.page.page);
     expect(b.text.trim()).not.toBe('');
     expect(b.confidence).toBeGreaterThanOrEqual(0);

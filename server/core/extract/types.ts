@@ -50,7 +50,7 @@ export interface ExtractedBlock {
   /** Nesting depth for list items, 0 for the outermost list. */
   indent_level?: number;
   table?: TableGrid;
-  /** Language of a code block, when the source says it. */
+  /** Language of a code block, when the source says it; for an OCR block, the OCR language data used. */
   language?: string;
   /** Where the text came from: the document's own text layer (default) or OCR of the page image. */
   source?: 'text' | 'ocr';

@@ -85,7 +85,11 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
 async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
   const engine = await getOcrEngine(lang);
   const rec = await recognizeUpright(engine, raster, { dpi: frame.dpi, detectRotation });
-  const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height });
+  // Each block names the language data it was read with (a re-read may use another one).
+  const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height }).map((b) => ({
+    ...b,
+    language: lang,
+  }));
   return {
     blocks,
     page: {

@@ -14,10 +14,10 @@ import { isoNow, type Clock } from '../clock.js';
 import type { BBox, DocumentFormat, ExtractedBlock } from '../extract/types.js';
 import { ocrLanguageOption } from '../ocr/ocr-languages.js';
 import type { TaskPool } from '../pool.js';
-import { isFlagged } from '../review/ocr-flags.js';
-import { markChunksStale, requireState } from '../review/review-state.js';
+import { isFlagged, type BlockSource } from '../review/ocr-flags.js';
+import { markChunksStale, requireState, type ReviewStatus } from '../review/review-state.js';
 import { assignReadings, coveredBy } from './match-readings.js';
-import { findPagedJob } from './page-images.js';
+import { findPagedJob } from './paged-job.js';
 
 export interface ReocrRequest {
   bbox?: BBox;
@@ -55,7 +55,7 @@ function outcomeFor(block: BlockRow, offer: Offer, apply: boolean): Outcome {
   return apply ? 'applied' : 'not_applied';
 }
 
-function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string }, reviewer: string, now: string): BlockRow {
+function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string; language: string }, reviewer: string, now: string): BlockRow {
   const flagged = isFlagged('ocr', offer.confidence);
   const revisionId = writeRevision(tx, {
     jobId: block.jobId,
@@ -63,13 +63,13 @@ function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string }
     entityId: block.blockId,
     previousRevisionId: block.currentRevisionId,
     action: 'reocr',
-    before: { text: block.text, confidence: block.confidence, flagged: block.flagged, version: block.version },
-    after: { text: offer.text, confidence: offer.confidence, flagged, version: block.version + 1 },
+    before: { text: block.text, confidence: block.confidence, flagged: block.flagged, language: block.language, version: block.version },
+    after: { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1 },
     originalText: block.text,
     reviewerId: reviewer,
     timestamp: now,
   });
-  const set = { text: offer.text, confidence: offer.confidence, flagged, version: block.version + 1, currentRevisionId: revisionId, updatedAt: now };
+  const set = { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1, currentRevisionId: revisionId, updatedAt: now };
   return tx
     .update(blocks)
     .set(offer.table ? { ...set, tableGrid: offer.table } : set)
@@ -106,13 +106,14 @@ export function createReocr({ db, pool, files, clock }: { db: Db; pool: Pick<Tas
           const outcome = outcomeFor(block, offer, req.apply ?? true);
           let after = block;
           if (outcome === 'applied' && offer.text !== null) {
-            after = applyOffer(tx, block, { ...offer, text: offer.text }, reviewer, now);
+            after = applyOffer(tx, block, { ...offer, text: offer.text, language }, reviewer, now);
             changed.push(block.blockId);
           }
           return {
             block_id: block.blockId,
-            status: block.status as 'pending',
-            source: block.source as 'ocr',
+            // The columns are plain text in SQLite; only these values are ever written to them.
+            status: block.status as ReviewStatus,
+            source: block.source as BlockSource,
             version: after.version,
             current_text: block.text,
             suggested_text: offer.text,

@@ -1,0 +1,23 @@
+/** Jobs whose documents have pages (PDF, images): the only ones with page images and re-OCR. */
+import { and, eq } from 'drizzle-orm';
+import { pages } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import { AppError } from '../errors.js';
+import type { DocumentFormat } from '../extract/types.js';
+import { findJob } from '../jobs/find-job.js';
+
+/** The formats whose jobs have page geometry to show. */
+export const PAGED_FORMATS: readonly DocumentFormat[] = ['pdf', 'image'];
+
+/** The job's row, if its document has pages to show and read and page `page` is one of them. */
+export function findPagedJob(db: Db, jobId: string, page: number) {
+  const job = findJob(db, jobId);
+  if (!PAGED_FORMATS.includes(job.format as DocumentFormat)) {
+    throw new AppError('INVALID_STATE', `a ${job.format} document has no page images`, { format: job.format, paged_formats: PAGED_FORMATS });
+  }
+  // Before extraction has counted the pages, the worker itself answers PAGE_NOT_FOUND for a page too far.
+  if (job.totalPages > 0 && !db.select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page))).get()) {
+    throw new AppError('PAGE_NOT_FOUND', `page ${page} does not exist in job ${jobId} (it has ${job.totalPages})`, { total_pages: job.totalPages });
+  }
+  return job;
+}
