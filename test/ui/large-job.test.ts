@@ -52,6 +52,15 @@ describe(`a job of ${BLOCKS} blocks`, () => {
     // A function, not a string: the page's CSP forbids eval, which string predicates need.
     const drawn = () => Boolean(document.querySelector('.vlist .block-row[data-block]') && document.querySelector('.page-sheet .box.selected'));
     figures.open_ms = Math.round(await timeTo(`#/jobs/${jobId}/review`, drawn));
+    // Where the time went: the marks the review screen sets (renderer/src/review/review-screen.ts).
+    const marks = await page.evaluate(() => {
+      const t0 = (window as unknown as { t0: number }).t0;
+      const at = (name: string) => Math.round((performance.getEntriesByName(name).pop()?.startTime ?? NaN) - t0);
+      return { mounted: at('review:open'), first_blocks: at('review:first-blocks'), first_drawn: at('review:first-drawn') };
+    });
+    figures.open_mount_ms = marks.mounted;
+    figures.open_first_100_blocks_ms = marks.first_blocks;
+    figures.open_first_drawn_ms = marks.first_drawn;
     figures.all_loaded_ms = Math.round(await page.evaluate(async () => {
       const t0 = (window as unknown as { t0: number }).t0;
       while (!document.querySelector('.review[data-loaded=true]')) await new Promise((r) => setTimeout(r, 10));

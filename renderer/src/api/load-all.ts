@@ -14,13 +14,15 @@ export async function loadAll<T>(
   api: Api,
   path: string,
   onPage: (skip: number, items: T[], total: number) => void,
-  opts: { signal?: AbortSignal; concurrency?: number; firstPage?: number } = {},
+  opts: { signal?: AbortSignal; concurrency?: number; firstPage?: number; afterFirst?: () => Promise<void> } = {},
 ): Promise<number> {
   const sep = path.includes('?') ? '&' : '?';
   const at = (skip: number, limit = MAX_PAGE) => api.get<ListPage<T>>(`${path}${sep}skip=${skip}&limit=${limit}`, opts.signal);
   const firstPage = Math.min(opts.firstPage ?? MAX_PAGE, MAX_PAGE);
   const first = await at(0, firstPage);
   onPage(0, first.items, first.total);
+  // Let the caller paint what it has before the rest of the answers compete for the main thread.
+  await opts.afterFirst?.();
   const skips: number[] = [];
   for (let skip = firstPage; skip < first.total; skip += MAX_PAGE) skips.push(skip);
   const worker = async () => {

@@ -102,12 +102,14 @@ export class PageView {
     this.img.removeAttribute('src');
     this.img.hidden = true;
     if (!this.images) return;
-    void this.images.get(page).then((url) => {
+    const images = this.images;
+    void images.get(page).then((url) => {
+      // The next page is asked for once this one is in: it must never delay the page on screen.
+      if (url) void images.get(page + 1);
       if (this.page !== page || !url) return;
       this.img.src = url;
       this.img.hidden = false;
     });
-    void this.images.get(page + 1);
   }
 
   /** The image is the whole page: its aspect ratio is exact where the estimated height is not. */
