@@ -91,7 +91,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
 
   function drawPage(): void {
     const b = currentBlock();
-    const page = b?.page ?? wantPage ?? 1;
+    const page = b?.page ?? (wantPage || 1);
     pageView.show(page, store.onPage(page), (i) => store.at(i), current());
     toolbar.showPage(page, job?.total_pages ?? 0);
     toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
