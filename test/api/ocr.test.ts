@@ -115,6 +115,17 @@ describe('OCR of scanned documents', () => {
   });
 });
 
+describe('unreadable images', () => {
+  it('ends the job failed with OCR_IMAGE_INVALID when an image upload cannot be decoded', async () => {
+    const broken = new Uint8Array([...scan.png.subarray(0, 64)]);
+    const created = await json(await server.upload('broken.png', broken));
+    expect(created.format).toBe('image');
+    const job = await server.waitFor(created.job_id);
+    expect(job.status).toBe('failed');
+    expect(job.error.code).toBe('OCR_IMAGE_INVALID');
+  });
+});
+
 describe('page images', () => {
   it('renders a page as PNG at the requested width and serves it from the disk cache after', async () => {
     const url = `/jobs/${scanned.job_id}/pages/1/image?size=300`;

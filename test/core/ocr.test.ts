@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { blocksText, cer, orderFreeCer } from '../../bench/lib/ocr-cer.js';
@@ -166,6 +167,20 @@ describe('OCR of scans made from a generated PDF', () => {
     const title = r.blocks.find((b) => b.text === 'Lectern Structured Sample');
     expect(title?.type).toBe('heading');
     expect(title?.bbox?.x1).toBeLessThan(r.page.width * 0.2);
+  });
+
+  it('reads JPEG and WebP scans, and refuses a broken image with OCR_IMAGE_INVALID instead of crashing', async () => {
+    const img = await loadImage(upright.png);
+    const canvas = createCanvas(img.width, img.height);
+    canvas.getContext('2d').drawImage(img, 0, 0);
+    for (const format of ['jpeg', 'webp'] as const) {
+      const r = await ocrImage(await canvas.encode(format as 'jpeg', 90), { dpi: 200 });
+      expectWellFormed(r);
+      expect(worstParagraphCer(r.blocks), format).toBeLessThan(0.03);
+    }
+    for (const broken of [upright.png.subarray(0, 64), upright.png.subarray(0, upright.png.length >> 1)]) {
+      await expect(ocrImage(broken, { dpi: 200 })).rejects.toMatchObject({ code: 'OCR_IMAGE_INVALID' });
+    }
   });
 
   it('OCRs only a region of the page when given one', async () => {

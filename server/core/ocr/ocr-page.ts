@@ -9,6 +9,7 @@ import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
 import { recognizeUpright } from './recognize.js';
+import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
 import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
 import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
@@ -128,16 +129,23 @@ export function imagePageCount(data: Uint8Array): number {
 }
 
 /**
- * Decodes an image page to grey. @napi-rs/canvas reads PNG, JPEG, WebP, GIF and BMP; TIFF it cannot, so
- * leptonica (in the OCR engine) decodes it and hands the pixels back as a PNG.
+ * Decodes an image page to grey. Only an intact PNG goes to @napi-rs/canvas (fast, native), whose decoder
+ * crashes the process on a file it cannot read (see png-check.ts). Everything else, TIFF pages included,
+ * is decoded by leptonica inside the OCR engine (WebAssembly: a bad file is an error there), which hands the
+ * pixels back as a PNG it wrote itself.
  */
 export async function imageRaster(data: Uint8Array, index: number, lang: string): Promise<GreyRaster> {
-  if (!isTiff(data)) return decodeToGrey(data);
+  if (index === 0 && isIntactPng(data)) return decodeToGrey(data);
   const engine = await getOcrEngine(lang);
-  const res = await engine.worker.recognize(Buffer.from(tiffPage(data, index)), {}, { imageGrey: true, blocks: false, text: false });
-  const url = res.data.imageGrey;
+  const page = isTiff(data) ? tiffPage(data, index) : data;
+  let url: unknown;
+  try {
+    url = (await engine.worker.recognize(Buffer.from(page), {}, { imageGrey: true, blocks: false, text: false })).data.imageGrey;
+  } catch {
+    url = null;
+  }
   if (typeof url !== 'string' || !url.startsWith('data:image/png;base64,')) {
-    throw Object.assign(new Error('Could not read the TIFF image'), { code: 'OCR_IMAGE_INVALID' });
+    throw Object.assign(new Error('Not a readable image (PNG, JPEG, TIFF or WebP)'), { code: 'OCR_IMAGE_INVALID' });
   }
   return decodeToGrey(Buffer.from(url.slice(url.indexOf(',') + 1), 'base64'));
 }

@@ -8,6 +8,7 @@ import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canva
 import { openPdf } from '../extract/pdf/pdfjs-loader.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { imageRaster } from './ocr-page.js';
+import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPage } from './render-page.js';
 import { DEFAULT_OCR_LANG } from './tesseract.js';
 import { isTiff, tiffPageOffsets } from './tiff-pages.js';
@@ -41,13 +42,11 @@ async function scaledPng(source: Image | Canvas, width: number): Promise<Uint8Ar
 }
 
 async function imagePagePng(data: Uint8Array, page: number, width: number): Promise<Uint8Array> {
-  if (!isTiff(data)) {
-    if (page !== 1) throw pageMissing(page, 1);
-    return scaledPng(await loadImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), width);
-  }
-  const pages = tiffPageOffsets(data).length;
+  const pages = isTiff(data) ? tiffPageOffsets(data).length : 1;
   if (page > pages) throw pageMissing(page, pages);
-  // Only leptonica (in the OCR engine) reads TIFF here; it hands back grey pixels, which is what scans are.
+  // An intact PNG keeps its colours; anything else is decoded by leptonica (grey), never by canvas's
+  // decoder, which crashes the process on a file it cannot read (see png-check.ts).
+  if (isIntactPng(data)) return scaledPng(await loadImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), width);
   const grey = await imageRaster(data, page - 1, DEFAULT_OCR_LANG);
   const full = createCanvas(grey.width, grey.height);
   const ctx = full.getContext('2d');

@@ -14,7 +14,10 @@ export interface GreyRaster {
 
 export type QuarterTurn = 0 | 90 | 180 | 270;
 
-/** Decodes PNG, JPEG, WebP, GIF or BMP (whatever @napi-rs/canvas reads) to grey, on a white background. */
+/**
+ * Decodes an image @napi-rs/canvas reads to grey, on a white background. Only for bytes known to decode:
+ * canvas's decoder crashes the process on a broken file (uploads go through png-check.ts first).
+ */
 export async function decodeToGrey(image: Uint8Array): Promise<GreyRaster> {
   const img = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   const canvas = createCanvas(img.width, img.height);
