@@ -3,7 +3,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: { cli: 'server/cli/index.ts', worker: 'workers/index.ts' },
+  entryPoints: { cli: 'server/cli/index.ts', worker: 'workers/index.ts', 'llm-host': 'server/models/llm/llm-host.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

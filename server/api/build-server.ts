@@ -10,6 +10,7 @@ import { jobsRoutes } from './routes/jobs.js';
 import { modelsRoutes } from './routes/models.js';
 import { embedRoutes } from './routes/embed.js';
 import { searchRoutes } from './routes/search.js';
+import { chatRoutes } from './routes/chat.js';
 import { outputRoutes } from './routes/output.js';
 import { pagesRoutes } from './routes/pages.js';
 import { reviewRoutes } from './routes/review.js';
@@ -52,6 +53,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(modelsRoutes, deps);
   await app.register(embedRoutes, deps);
   await app.register(searchRoutes, deps);
+  await app.register(chatRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

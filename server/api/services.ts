@@ -14,6 +14,8 @@ import type { Reocr } from '../core/pages/reocr-page.js';
 import type { Indexer } from '../core/indexing/indexer.js';
 import type { Search } from '../core/search/search.js';
 import type { TaskPool } from '../core/pool.js';
+import type { Chat } from '../core/chat/chat-service.js';
+import type { LlmRuntime } from '../models/llm/llm-runtime.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -33,6 +35,9 @@ export interface ServerDeps {
   reocr: Reocr;
   indexer: Indexer;
   search: Search;
+  chat: Chat;
+  /** For the health report: whether the llama host runs (it starts with the first local chat). */
+  llm: Pick<LlmRuntime, 'started' | 'threads'>;
   /** For the health report (threads and how many have warmed up); tasks go through the services. */
   pool: Pick<TaskPool, 'threads' | 'warmThreads'>;
 }

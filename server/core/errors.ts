@@ -29,10 +29,21 @@ export const ERROR_STATUS = {
   OCR_REGION_INVALID: 400,
   OCR_PAGE_TOO_LARGE: 400,
   PAGE_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  THREAD_NOT_FOUND: 404,
+  LLM_PROVIDER_FAILED: 502,
+  LLM_FAILED: 500,
   INTERNAL: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The few codes that answer another status in some operations. A model missing for embed is 409 (the
+ * request can name another, installed model); for chat it is 503, as the service cannot answer at all
+ * until someone installs one, and retrying the same request later will work.
+ */
+export const OTHER_STATUS: Partial<Record<ErrorCode, readonly number[]>> = { MODEL_NOT_INSTALLED: [503] };
 
 export class AppError extends Error {
   readonly status: number;
@@ -40,10 +51,16 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    status?: number,
   ) {
     super(message);
-    this.status = ERROR_STATUS[code];
+    this.status = status !== undefined && OTHER_STATUS[code]?.includes(status) ? status : ERROR_STATUS[code];
   }
+}
+
+/** The HTTP status of a coded error: the catalogue's, or one of the catalogued alternatives it asks for. */
+export function statusOf(err: { code: ErrorCode; status?: unknown }): number {
+  return typeof err.status === 'number' && OTHER_STATUS[err.code]?.includes(err.status) ? err.status : ERROR_STATUS[err.code];
 }
 
 /**

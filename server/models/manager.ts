@@ -2,7 +2,7 @@ import { copyFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ModelFile } from './catalog.js';
+import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ChatCatalogModel, type EmbeddingCatalogModel, type ModelFile } from './catalog.js';
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
 import { readZipMember } from './zip-member.js';
@@ -10,9 +10,11 @@ import { readZipMember } from './zip-member.js';
 export interface ModelStatus {
   id: string;
   name: string;
+  task: CatalogModel['task'];
   weights: CatalogModel['weights'];
   licence: string;
-  dimensions: number;
+  /** Null for chat models. */
+  dimensions: number | null;
   sizeBytes: number;
   /** Every file present with its catalogued size (cheap); `verify` hashes them. */
   installed: boolean;
@@ -26,10 +28,15 @@ export interface VerifyResult {
 }
 
 export interface InstalledModel {
-  model: CatalogModel;
+  model: EmbeddingCatalogModel;
   dir: string;
   onnxPath: string;
   tokenizerPath: string;
+}
+
+export interface InstalledChatModel {
+  model: ChatCatalogModel;
+  ggufPath: string;
 }
 
 export interface PullOptions {
@@ -45,8 +52,10 @@ export interface ModelManager {
   pull(id: string, opts?: PullOptions): Promise<VerifyResult>;
   /** Copies a model file, or a folder holding the model's files, into place after checking each. */
   importFrom(id: string, source: string): Promise<{ imported: string[]; missing: string[] }>;
-  /** The model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
+  /** An embedding model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
   require(id: string): Promise<InstalledModel>;
+  /** A chat model's GGUF, or MODEL_NOT_INSTALLED naming both ways to get it. */
+  requireChat(id: string): Promise<InstalledChatModel>;
 }
 
 /** The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths). */
@@ -59,6 +68,21 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
     const m = findCatalogModel(catalog, id);
     if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${catalog.map((c) => c.id).join(', ')}`, { id });
     return m;
+  }
+
+  /** A model of the wanted task; asking embed for a chat model (or the reverse) is naming an unknown model. */
+  function modelFor<T extends CatalogModel['task']>(id: string, task: T): Extract<CatalogModel, { task: T }> {
+    const m = modelOf(id);
+    if (m.task !== task) {
+      const fit = catalog.filter((c) => c.task === task).map((c) => c.id).join(', ');
+      throw new ModelError('MODEL_NOT_FOUND', `${id} is a ${m.task} model, not a ${task} model; ${task} models: ${fit}`, { id });
+    }
+    return m as Extract<CatalogModel, { task: T }>;
+  }
+
+  async function installedOrThrow(m: CatalogModel): Promise<void> {
+    const missing = await missingFiles(m);
+    if (missing.length) throw notInstalled(m.id, missing.map((p) => `${p} missing or incomplete`));
   }
 
   async function missingFiles(m: CatalogModel): Promise<string[]> {
@@ -169,9 +193,10 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
           return {
             id: m.id,
             name: m.name,
+            task: m.task,
             weights: m.weights,
             licence: m.licence,
-            dimensions: m.dimensions,
+            dimensions: m.task === 'embedding' ? m.dimensions : null,
             sizeBytes: m.files.reduce((s, f) => s + f.size, 0),
             installed: missing.length === 0,
             missing,
@@ -203,10 +228,14 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
       return { imported, missing: await missingFiles(m) };
     },
     async require(id) {
-      const m = modelOf(id);
-      const missing = await missingFiles(m);
-      if (missing.length) throw notInstalled(id, missing.map((p) => `${p} missing or incomplete`));
+      const m = modelFor(id, 'embedding');
+      await installedOrThrow(m);
       return { model: m, dir: dirOf(m), onnxPath: join(dirOf(m), m.onnx), tokenizerPath: join(dirOf(m), m.tokenizer) };
+    },
+    async requireChat(id) {
+      const m = modelFor(id, 'chat');
+      await installedOrThrow(m);
+      return { model: m, ggufPath: join(dirOf(m), m.gguf) };
     },
   };
 }

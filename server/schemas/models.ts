@@ -1,21 +1,21 @@
 import { Type } from 'typebox';
-import { StringEnum } from './common.js';
+import { Nullable, StringEnum } from './common.js';
 
 export const ModelStatus = Type.Object(
   {
-    id: Type.String({ description: 'The name to pass as `model` to POST /jobs/{job_id}/embed' }),
+    id: Type.String({ description: 'The name to pass as `model` to POST /jobs/{job_id}/embed, or as `llm_model` to POST /chat' }),
     name: Type.String(),
-    task: Type.Literal('embedding'),
-    weights: StringEnum(['int8', 'fp32'] as const),
+    task: StringEnum(['embedding', 'chat'] as const),
+    weights: StringEnum(['int8', 'fp32', 'q4_1', 'f32'] as const),
     licence: Type.String(),
     homepage: Type.String(),
-    dimensions: Type.Integer(),
-    pooling: StringEnum(['mean', 'cls'] as const),
-    max_tokens: Type.Integer({ description: 'Longer inputs are truncated to this many tokens' }),
+    dimensions: Nullable(Type.Integer({ description: 'Embedding models only' })),
+    pooling: Nullable(StringEnum(['mean', 'cls'] as const)),
+    max_tokens: Type.Integer({ description: 'Embedding: longer inputs are truncated to this many tokens. Chat: the context opened (prompt and answer)' }),
     size_bytes: Type.Integer(),
     installed: Type.Boolean({ description: 'Every file present with its catalogued size (`lectern models verify` hashes them)' }),
     missing: Type.Array(Type.String()),
-    default: Type.Boolean({ description: 'The model embed uses when the request names none' }),
+    default: Type.Boolean({ description: 'The model embed (or chat, for chat models) uses when the request names none' }),
     files: Type.Array(Type.Object({ path: Type.String(), url: Type.String(), size: Type.Integer(), sha256: Type.String() })),
   },
   { $id: 'ModelStatus' },

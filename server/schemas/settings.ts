@@ -20,6 +20,13 @@ export const SettingsSchema = Type.Object({
   chunk_overlap: Type.Integer({ minimum: 0, maximum: 1024, default: 64 }),
   /** The embedding model POST /jobs/{job_id}/embed and POST /search use when a request names none. */
   embedding_model: Type.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
+  /** The GGUF chat model POST /chat uses (provider `local`) when a request names none. */
+  chat_model: Type.String({ minLength: 1, default: 'smollm2-135m-instruct-q4_1' }),
+  /**
+   * CPU threads for local chat generation; 0 = one per core, at most 4. More threads than cores makes
+   * llama.cpp much slower (they spin waiting for each other), so never more than the machine has.
+   */
+  llm_threads: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },

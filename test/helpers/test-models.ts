@@ -12,6 +12,10 @@ export interface TestModelFiles {
 export interface TestModels {
   minilm: TestModelFiles;
   bge?: TestModelFiles;
+  /** SmolLM2-135M-Instruct Q4_1: the GGUF, and the PyPI wheel it came in (for import tests). */
+  smollm2: { gguf: string; wheel: string };
+  /** llama.cpp's 260K-parameter story model: loads and streams in milliseconds, answers nothing. */
+  stories260k: { gguf: string };
 }
 
 let pending: Promise<TestModels> | undefined;

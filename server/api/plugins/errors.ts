@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ERROR_STATUS, isAppError } from '../../core/errors.js';
+import { isAppError, statusOf } from '../../core/errors.js';
 
 /**
  * The one error handler: known errors -> their status and `{ error: { code, message, details } }`;
@@ -11,7 +11,7 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isAppError(err)) {
       const details = (err as { details?: unknown }).details;
-      return reply.status(ERROR_STATUS[err.code]).send({ error: { code: err.code, message: err.message, ...(details === undefined ? {} : { details }) } });
+      return reply.status(statusOf(err)).send({ error: { code: err.code, message: err.message, ...(details === undefined ? {} : { details }) } });
     }
     if (err.validation) {
       const details = err.validation.map((v) => ({ field: `${err.validationContext ?? ''}${v.instancePath}`, message: v.message, params: v.params }));

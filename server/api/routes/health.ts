@@ -19,6 +19,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
               threads: Type.Integer({ description: 'Worker threads for extraction, OCR, chunking and embedding.' }),
               warm: Type.Integer({ description: 'Threads done with their start-up warm-up (see the warm_up_rounds setting).' }),
             }),
+            llm: Type.Object({
+              running: Type.Boolean({ description: 'Whether the llama host process runs: it starts with the first local chat, not with the server.' }),
+              threads: Type.Integer({ description: 'CPU threads it generates with (setting llm_threads).' }),
+            }),
           }),
           ...errors(401),
         },
@@ -29,6 +33,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       version: deps.appVersion,
       uptime_s: Math.round(process.uptime()),
       workers: { threads: deps.pool.threads, warm: deps.pool.warmThreads() },
+      llm: { running: deps.llm.started, threads: deps.llm.threads },
     }),
   );
 };

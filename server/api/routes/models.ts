@@ -10,7 +10,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     {
       schema: {
         tags: ['models'],
-        summary: 'Known embedding models and whether each is installed',
+        summary: 'Known embedding and chat models and whether each is installed',
         description:
           'Install a model with `lectern models pull <id>` (downloads, resumes, checks sha256) or, offline, `lectern models import <id> <path>`.',
         response: { 200: ModelList, ...errors(401) },
@@ -30,12 +30,12 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             licence: s.licence,
             homepage: m.homepage,
             dimensions: s.dimensions,
-            pooling: m.pooling,
-            max_tokens: m.maxTokens,
+            pooling: m.task === 'embedding' ? m.pooling : null,
+            max_tokens: m.task === 'embedding' ? m.maxTokens : m.contextTokens,
             size_bytes: s.sizeBytes,
             installed: s.installed,
             missing: s.missing,
-            default: s.id === deps.settings.embedding_model,
+            default: s.id === (m.task === 'embedding' ? deps.settings.embedding_model : deps.settings.chat_model),
             files: m.files.map((f) => ({ path: f.path, url: f.url, size: f.size, sha256: f.sha256 })),
           };
         }),

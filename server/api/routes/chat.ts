@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { describeFailure } from '../../core/errors.js';
+import { ChatAnswer, ChatBody, ResumeBody, Session, SessionBody, SessionParams } from '../../schemas/chat.js';
+import { errors } from '../../schemas/common.js';
+import { abortOnHangUp, openSse } from '../sse.js';
+import type { ServerDeps } from '../services.js';
+
+const tags = ['chat'];
+
+export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.post(
+    '/chat/sessions',
+    {
+      schema: { tags, summary: 'Start a chat session about one job', body: SessionBody, response: { 201: Session, ...errors(400, 401, 404) } },
+    },
+    async (req, reply) => reply.status(201).send(deps.chat.createSession(req.body, req.reviewer)),
+  );
+
+  app.get(
+    '/chat/sessions/:session_id',
+    {
+      schema: {
+        tags,
+        summary: 'A session with its turns: question, answer, sources, status, who asked and who reviewed, times',
+        params: SessionParams,
+        response: { 200: Session, ...errors(401, 404) },
+      },
+    },
+    async (req) => deps.chat.getSession(req.params.session_id),
+  );
+
+  app.post(
+    '/chat',
+    {
+      schema: {
+        tags,
+        summary: 'Ask a question, answered from the job\'s approved content with citations',
+        description:
+          'Retrieves from the job\'s index (approved and edited chunks only, similar enough to the question), answers with the chosen provider ' +
+          'and cites chunks with their pages; citations of anything not retrieved are dropped. With nothing relevant the answer says so ' +
+          '(`not_found`). `llm_provider`, `llm_model`, `top_k`… are read at the top level and inside `config`. `require_approval`: the answer ' +
+          'waits as `pending_review` with a `thread_id` for POST /chat/resume. `stream: true`: text/event-stream with events `sources` (as soon ' +
+          'as retrieval is done), `token` ({text}), then `done` (the answer, as without streaming) or `error` ({code, message}); closing the ' +
+          'connection stops generation. Errors found before the stream starts answer as usual: 404 SESSION_NOT_FOUND / JOB_NOT_FOUND / ' +
+          'MODEL_NOT_FOUND, 409 INVALID_STATE (job not embedded yet), 503 MODEL_NOT_INSTALLED (the message says how to install it), 502 LLM_PROVIDER_FAILED.',
+        body: ChatBody,
+        response: { 200: ChatAnswer, ...errors(400, 401, 404, 409, 500, 502, 503) },
+      },
+    },
+    async (req, reply) => {
+      const { stream, ...ask } = req.body;
+      const prepared = await deps.chat.prepare(ask, req.reviewer);
+      if (!stream) return deps.chat.answer(prepared, { signal: abortOnHangUp(reply) });
+      const sse = openSse(reply);
+      try {
+        const done = await deps.chat.answer(prepared, {
+          signal: sse.signal,
+          onSources: (e) => sse.send('sources', e),
+          onToken: (text) => sse.send('token', { text }),
+        });
+        sse.send('done', done);
+      } catch (err) {
+        req.log.warn({ err }, 'chat stream failed');
+        sse.send('error', describeFailure(err));
+      }
+      sse.end();
+      return reply;
+    },
+  );
+
+  app.post(
+    '/chat/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Finish an answer held for approval: approve, edit (with edited_answer) or reject',
+        description:
+          'The reviewer is the X-Reviewer header (else the API key\'s name) and is recorded on the turn. 404 THREAD_NOT_FOUND for a thread not ' +
+          'in the session; 409 INVALID_STATE when the thread was already resumed.',
+        body: ResumeBody,
+        response: { 200: ChatAnswer, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.chat.resume(req.body, req.reviewer),
+  );
+};

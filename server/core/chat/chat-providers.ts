@@ -1,0 +1,63 @@
+import type { ModelManager } from '../../models/manager.js';
+import type { ChatMessage } from '../../models/llm/llm-protocol.js';
+import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
+import { AppError } from '../errors.js';
+import { streamOllamaChat, streamOpenAiChat, type StreamOptions, type StreamResult } from './remote-chat.js';
+
+export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+
+const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', ollama: 'http://127.0.0.1:11434' } as const;
+
+export interface LlmChoice {
+  provider: Exclude<LlmProviderName, 'extractive'>;
+  model?: string;
+  base_url?: string;
+  /** Sent to an OpenAI-compatible server as a bearer token; never stored. */
+  api_key?: string;
+}
+
+export interface GenerateResult extends StreamResult {
+  /** Model load time within this answer (local provider, first answer after start only). */
+  loadMs: number;
+}
+
+/** Something that writes an answer from messages, streaming its text as it comes. */
+export interface ChatGenerator {
+  readonly provider: LlmChoice['provider'];
+  readonly model: string;
+  generate(messages: ChatMessage[], o: StreamOptions): Promise<GenerateResult>;
+}
+
+export interface ChatProviderDeps {
+  models: ModelManager;
+  llm: LlmRuntime;
+  defaultModel: string;
+}
+
+/**
+ * The generator a request names. A local model must be installed: if not, 503 MODEL_NOT_INSTALLED with
+ * the commands that install it (checked before anything is retrieved or streamed).
+ */
+export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProviderDeps): Promise<ChatGenerator> {
+  if (choice.provider === 'local') {
+    const installed = await deps.models.requireChat(choice.model ?? deps.defaultModel).catch((err: unknown) => {
+      const e = err as { code?: string; message?: string; details?: unknown };
+      if (e.code === 'MODEL_NOT_INSTALLED') throw new AppError('MODEL_NOT_INSTALLED', e.message ?? 'model not installed', e.details, 503);
+      throw err;
+    });
+    return {
+      provider: 'local',
+      model: installed.model.id,
+      generate: (messages, o) => deps.llm.generate({ modelPath: installed.ggufPath, contextTokens: installed.model.contextTokens, messages, ...o }),
+    };
+  }
+  if (!choice.model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
+  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  const stream = choice.provider === 'openai' ? streamOpenAiChat : streamOllamaChat;
+  return {
+    provider: choice.provider,
+    model: choice.model,
+    generate: async (messages, o) => ({ ...(await stream(endpoint, messages, o)), loadMs: 0 }),
+  };
+}

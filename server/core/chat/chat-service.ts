@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelManager } from '../../models/manager.js';
+import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
+import type { Db } from '../../store/db.js';
+import { isoNow, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { findJob } from '../jobs/find-job.js';
+import type { Search } from '../search/search.js';
+import { attributeByOverlap, checkCitations, type Citation } from './citations.js';
+import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from './chat-providers.js';
+import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
+import { sessionView, sourceView, turnView } from './chat-views.js';
+import { extractiveAnswer } from './extractive.js';
+import { buildMessages, NOT_FOUND_MARK } from './prompt.js';
+import { DEFAULT_MIN_SIMILARITY, retrieveSources, type RetrievedSource } from './retrieve.js';
+
+/** The answer options, accepted at the top level of the body and inside `config` (LongParser reads both). */
+export interface ChatOptions {
+  llm_provider?: LlmProviderName;
+  llm_model?: string;
+  top_k?: number;
+  base_url?: string;
+  api_key?: string;
+  max_tokens?: number;
+  temperature?: number;
+  min_similarity?: number;
+}
+
+export interface AskRequest extends ChatOptions {
+  session_id?: string;
+  job_id?: string;
+  question: string;
+  require_approval?: boolean;
+  config?: ChatOptions;
+}
+
+export interface ResumeRequest {
+  session_id: string;
+  thread_id: string;
+  action: 'approve' | 'edit' | 'reject';
+  edited_answer?: string;
+}
+
+export interface AskEvents {
+  signal?: AbortSignal;
+  /** As soon as retrieval is done, before any token. */
+  onSources?: (e: { session_id: string; turn_id: string; sources: ReturnType<typeof sourceView>[] }) => void;
+  onToken?: (text: string) => void;
+}
+
+export interface ChatDeps {
+  db: Db;
+  search: Search;
+  models: ModelManager;
+  llm: LlmRuntime;
+  clock: Clock;
+  defaultModel: string;
+}
+
+export const NOT_FOUND_ANSWER = 'I could not find the answer to this question in the approved content of this document.';
+const DEFAULT_TOP_K = 5;
+const DEFAULT_MAX_TOKENS = 256;
+
+/** Everything known before the first token: checked request, session, provider, sources. */
+interface Prepared {
+  session: SessionRow;
+  turnId: string;
+  question: string;
+  askedBy: string;
+  requireApproval: boolean;
+  generator: ChatGenerator | 'extractive';
+  sources: RetrievedSource[];
+  prior: TurnRow[];
+  maxTokens: number;
+  temperature: number;
+  retrievalMs: number;
+  startedAt: number;
+}
+
+export function createChat(deps: ChatDeps) {
+  const store = createChatStore(deps.db);
+  const now = () => isoNow(deps.clock);
+
+  function sessionFor(req: AskRequest, by: string): SessionRow {
+    if (req.session_id) {
+      const s = store.session(req.session_id);
+      if (req.job_id && req.job_id !== s.jobId) {
+        throw new AppError('VALIDATION_FAILED', `session ${s.sessionId} is about job ${s.jobId}, not ${req.job_id}`, [{ field: 'job_id' }]);
+      }
+      return s;
+    }
+    if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a session_id or a job_id', [{ field: 'session_id' }]);
+    findJob(deps.db, req.job_id);
+    return store.createSession(req.job_id, null, by, now());
+  }
+
+  async function prepare(req: AskRequest, by: string): Promise<Prepared> {
+    const startedAt = performance.now();
+    const o: ChatOptions = { ...req.config, ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k !== 'config' && v !== undefined)) };
+    if (req.session_id) store.session(req.session_id);
+    const provider = o.llm_provider ?? 'local';
+    // The provider first: a missing model is a 503 before any work, and before a stream opens.
+    const generator =
+      provider === 'extractive'
+        ? 'extractive'
+        : await resolveChatGenerator({ provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key }, { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel });
+    const session = sessionFor(req, by);
+    const prior = store.answeredTurns(session.sessionId);
+    const sources = await retrieveSources(deps, {
+      jobId: session.jobId,
+      question: req.question,
+      previousQuestion: prior.at(-1)?.question,
+      topK: o.top_k ?? DEFAULT_TOP_K,
+      minSimilarity: o.min_similarity ?? DEFAULT_MIN_SIMILARITY,
+    });
+    return {
+      session, turnId: randomUUID(), question: req.question, askedBy: by, requireApproval: req.require_approval ?? false,
+      generator, sources, prior, maxTokens: o.max_tokens ?? DEFAULT_MAX_TOKENS, temperature: o.temperature ?? 0,
+      retrievalMs: performance.now() - startedAt, startedAt,
+    };
+  }
+
+  /** Runs the provider (or the extractive reader) and checks what it cites against what was retrieved. */
+  async function draft(p: Prepared, ev: AskEvents) {
+    if (p.sources.length === 0) {
+      ev.onToken?.(NOT_FOUND_ANSWER);
+      return { text: NOT_FOUND_ANSWER, notFound: true, citations: [] as Citation[], citedBy: null, aborted: false, usage: {} };
+    }
+    if (p.generator === 'extractive') {
+      const x = extractiveAnswer(p.question, p.sources);
+      ev.onToken?.(x.answer);
+      return { text: x.answer, notFound: false, citations: x.citations, citedBy: 'model' as const, aborted: false, usage: {} };
+    }
+    const buildStart = performance.now();
+    const messages = buildMessages(p.question, p.sources, p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })));
+    const promptMs = performance.now() - buildStart;
+    const genStart = performance.now();
+    let firstTokenMs: number | undefined;
+    const r = await p.generator.generate(messages, {
+      maxTokens: p.maxTokens,
+      temperature: p.temperature,
+      signal: ev.signal,
+      onToken: (t) => {
+        firstTokenMs ??= performance.now() - genStart;
+        ev.onToken?.(t);
+      },
+    });
+    const generationMs = performance.now() - genStart;
+    const usage = { prompt_ms: promptMs, load_ms: r.loadMs, first_token_ms: firstTokenMs ?? generationMs, generation_ms: generationMs, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens };
+    const text = r.text.trim();
+    if (text.toUpperCase().startsWith(NOT_FOUND_MARK)) return { text: NOT_FOUND_ANSWER, notFound: true, citations: [], citedBy: null, aborted: r.stopReason === 'abort', usage };
+    const checked = checkCitations(text, p.sources);
+    const overlap = checked.citations.length ? [] : attributeByOverlap(text, p.sources);
+    return {
+      text,
+      notFound: false,
+      citations: checked.citations.length ? checked.citations : overlap,
+      citedBy: checked.citations.length ? ('model' as const) : overlap.length ? ('overlap' as const) : null,
+      aborted: r.stopReason === 'abort',
+      usage: { ...usage, dropped_citations: checked.dropped.length },
+    };
+  }
+
+  async function answer(p: Prepared, ev: AskEvents) {
+    ev.onSources?.({ session_id: p.session.sessionId, turn_id: p.turnId, sources: p.sources.map(sourceView) });
+    const base = {
+      turnId: p.turnId, sessionId: p.session.sessionId, question: p.question, askedBy: p.askedBy, createdAt: now(),
+      sources: p.sources.map(({ label, chunk_id, score, text, page_numbers, section_path }) => ({ label, chunk_id, score, text, page_numbers, section_path })),
+      provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider,
+      model: p.generator === 'extractive' ? null : p.generator.model,
+    };
+    let d: Awaited<ReturnType<typeof draft>>;
+    try {
+      d = await draft(p, ev);
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      store.addTurn({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completedAt: now() });
+      throw err;
+    }
+    const status = d.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
+    const threadId = status === 'pending_review' ? randomUUID() : null;
+    const row = store.addTurn({
+      ...base, status, draft: d.text, answer: status === 'complete' ? d.text : null, notFound: d.notFound,
+      citations: d.citations, citedBy: d.citedBy, threadId,
+      usage: { ...d.usage, retrieval_ms: p.retrievalMs, total_ms: performance.now() - p.startedAt },
+      completedAt: status === 'pending_review' ? null : now(),
+    });
+    return answerView(row);
+  }
+
+  function answerView(t: TurnRow) {
+    const v = turnView(t);
+    return {
+      session_id: t.sessionId, turn_id: v.turn_id, status: v.status,
+      // While pending the draft is the answer shown to the reviewer; a rejected one shows nothing.
+      answer: v.status === 'rejected' ? '' : (v.answer ?? v.draft),
+      sources: v.sources, citations: v.citations, cited_by: v.cited_by, not_found: v.not_found,
+      thread_id: v.thread_id, llm_provider: v.llm_provider, llm_model: v.llm_model, review: v.review, usage: v.usage,
+    };
+  }
+
+  async function resume(req: ResumeRequest, by: string) {
+    const turn = store.turnByThread(req.thread_id);
+    if (!turn || turn.sessionId !== req.session_id) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
+    if (req.action === 'edit' && !req.edited_answer?.trim()) throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
+    const answer = req.action === 'approve' ? turn.draft : req.action === 'edit' ? req.edited_answer!.trim() : null;
+    // An edit keeps the draft's citations unless the reviewer wrote markers of their own.
+    const edited = req.action === 'edit' ? checkCitations(answer!, turn.sources).citations : [];
+    const at = now();
+    const done = store.resolvePending(turn.turnId, {
+      status: req.action === 'reject' ? 'rejected' : 'complete',
+      answer,
+      citations: req.action === 'reject' ? [] : edited.length ? edited : turn.citations,
+      reviewerAction: req.action, reviewerId: by, reviewedAt: at, completedAt: at,
+    });
+    if (!done) {
+      throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${turn.reviewerAction ?? turn.status} by ${turn.reviewerId ?? 'someone'})`, { status: turn.status });
+    }
+    return answerView(store.turn(turn.turnId));
+  }
+
+  return {
+    createSession(body: { job_id: string; title?: string }, by: string) {
+      findJob(deps.db, body.job_id);
+      return sessionView(store.createSession(body.job_id, body.title ?? null, by, now()));
+    },
+    getSession(sessionId: string) {
+      return sessionView(store.session(sessionId), store.turns(sessionId));
+    },
+    prepare,
+    answer,
+    ask: async (req: AskRequest, by: string, ev: AskEvents = {}) => answer(await prepare(req, by), ev),
+    resume,
+  };
+}
+export type Chat = ReturnType<typeof createChat>;
+export type PreparedAnswer = Awaited<ReturnType<Chat['prepare']>>;

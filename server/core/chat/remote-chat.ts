@@ -1,0 +1,130 @@
+import type { ChatMessage, StopReason } from '../../models/llm/llm-protocol.js';
+import { AppError } from '../errors.js';
+
+export interface RemoteChatEndpoint {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+}
+
+export interface StreamOptions {
+  maxTokens: number;
+  temperature: number;
+  signal?: AbortSignal;
+  onToken?: (text: string) => void;
+}
+
+export interface StreamResult {
+  text: string;
+  stopReason: StopReason;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const fail = (what: string, details?: unknown): AppError => new AppError('LLM_PROVIDER_FAILED', what, details);
+
+async function open(url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw fail(`cannot reach ${url}: ${(err as Error).message}`, { url });
+  }
+  if (!res.ok || !res.body) throw fail(`${url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`, { url, status: res.status });
+  return res;
+}
+
+/** The response body line by line; a client abort ends the lines quietly (the caller keeps what came). */
+async function* lines(res: Response, signal?: AbortSignal): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(part, { stream: true });
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        yield buffered.slice(0, nl).replace(/\r$/, '');
+        buffered = buffered.slice(nl + 1);
+      }
+    }
+  } catch (err) {
+    if (!signal?.aborted) throw fail(`the answer stream broke off: ${(err as Error).message}`);
+    return;
+  }
+  if (buffered.trim()) yield buffered;
+}
+
+function parseJson(line: string, url: string): any {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw fail(`${url} sent a line that is not JSON: ${line.slice(0, 200)}`, { url });
+  }
+}
+
+/**
+ * OpenAI-compatible POST /v1/chat/completions with `stream: true` (OpenAI, LM Studio, vLLM, llama.cpp
+ * server, LocalAI…): Server-Sent Events of `choices[0].delta.content`, ending with `data: [DONE]`.
+ */
+export async function streamOpenAiChat(ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+  const root = ep.baseUrl.replace(/\/+$/, '');
+  const url = /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
+  const body = { model: ep.model, messages, max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true } };
+  const res = await open(url, body, ep.apiKey, o.signal);
+  let text = '';
+  let pieces = 0;
+  let finish: string | undefined;
+  let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
+  for await (const line of lines(res, o.signal)) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice(5).trim();
+    if (data === '[DONE]') break;
+    const event = parseJson(data, url) as { choices?: { delta?: { content?: string }; finish_reason?: string | null }[]; usage?: typeof usage; error?: { message?: string } };
+    if (event.error) throw fail(`${url}: ${event.error.message ?? 'error event'}`, { url });
+    usage = event.usage ?? usage;
+    const choice = event.choices?.[0];
+    if (choice?.finish_reason) finish = choice.finish_reason;
+    const piece = choice?.delta?.content;
+    if (piece) {
+      text += piece;
+      pieces++;
+      o.onToken?.(piece);
+    }
+  }
+  const stopReason: StopReason = o.signal?.aborted ? 'abort' : finish === 'length' ? 'maxTokens' : 'eogToken';
+  // Servers that do not report usage send about one token per delta.
+  return { text, stopReason, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? pieces };
+}
+
+/** Ollama's POST /api/chat, streamed as one JSON object per line until `done: true`. */
+export async function streamOllamaChat(ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+  const url = `${ep.baseUrl.replace(/\/+$/, '')}/api/chat`;
+  const body = { model: ep.model, messages, stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature } };
+  const res = await open(url, body, ep.apiKey, o.signal);
+  let text = '';
+  let last: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};
+  let pieces = 0;
+  for await (const line of lines(res, o.signal)) {
+    if (!line.trim()) continue;
+    const event = parseJson(line, url) as { message?: { content?: string }; done?: boolean; error?: string } & typeof last;
+    if (event.error) throw fail(`${url}: ${event.error}`, { url });
+    const piece = event.message?.content;
+    if (piece) {
+      text += piece;
+      pieces++;
+      o.onToken?.(piece);
+    }
+    if (event.done) {
+      last = event;
+      break;
+    }
+  }
+  const stopReason: StopReason = o.signal?.aborted ? 'abort' : last.done_reason === 'length' ? 'maxTokens' : 'eogToken';
+  return { text, stopReason, promptTokens: last.prompt_eval_count ?? 0, completionTokens: last.eval_count ?? pieces };
+}

@@ -1,0 +1,71 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { chunks } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { Search } from '../search/search.js';
+import type { PromptSource } from './prompt.js';
+
+export interface RetrievedSource extends PromptSource {
+  /** Hybrid (reciprocal rank fusion) score, as POST /search reports it. */
+  score: number;
+  /** Cosine similarity of the question and the chunk; what decides relevance. */
+  similarity: number;
+}
+
+export interface RetrieveOptions {
+  jobId: string;
+  question: string;
+  /** The previous question of the session: follow-ups ("and what does it release?") lean on it. */
+  previousQuestion?: string;
+  topK: number;
+  minSimilarity: number;
+}
+
+/**
+ * Below this cosine similarity (all-MiniLM-L6-v2) a chunk is taken as unrelated to the question: on the
+ * test topics related question/passage pairs score 0.35-0.7 and unrelated ones under 0.15. Retrieval
+ * deciding relevance matters more than the prompt with a 135M model, which answers anything it is asked.
+ */
+export const DEFAULT_MIN_SIMILARITY = 0.25;
+
+type SearchHit = Awaited<ReturnType<Search>>['results'][number];
+
+/**
+ * The job's chunks that may ground an answer: hybrid search over the job's index, kept only when the
+ * chunk is still approved or edited (a reviewer may reject one after it was embedded) and similar enough
+ * to the question. Labelled S1, S2… in rank order for the prompt.
+ */
+export async function retrieveSources(deps: { db: Db; search: Search }, o: RetrieveOptions): Promise<RetrievedSource[]> {
+  const depth = Math.max(o.topK * 2, 10);
+  const queries = [o.question, ...(o.previousQuestion ? [`${o.previousQuestion} ${o.question}`] : [])];
+  const best = new Map<string, SearchHit>();
+  for (const query of queries) {
+    const { results } = await deps.search({ job_id: o.jobId, query, top_k: depth, mode: 'hybrid' });
+    for (const r of results) {
+      const seen = best.get(r.chunk_id);
+      if (!seen || (r.scores.vector ?? -1) > (seen.scores.vector ?? -1)) best.set(r.chunk_id, r);
+    }
+  }
+  const hits = [...best.values()].filter((r) => (r.scores.vector ?? -1) >= o.minSimilarity);
+  if (hits.length === 0) return [];
+  const approved = new Set(
+    deps.db
+      .select({ chunkId: chunks.chunkId })
+      .from(chunks)
+      .where(and(eq(chunks.jobId, o.jobId), inArray(chunks.chunkId, hits.map((h) => h.chunk_id)), inArray(chunks.status, ['approved', 'edited'])))
+      .all()
+      .map((r) => r.chunkId),
+  );
+  return hits
+    .filter((h) => approved.has(h.chunk_id))
+    .sort((a, b) => (b.scores.vector ?? 0) - (a.scores.vector ?? 0))
+    .slice(0, o.topK)
+    .map((h, i) => ({
+      label: `S${i + 1}`,
+      chunk_id: h.chunk_id,
+      page_numbers: h.page_numbers,
+      section_path: h.section_path,
+      text: h.text,
+      score: h.score,
+      similarity: h.scores.vector ?? 0,
+    }));
+}

@@ -1,0 +1,106 @@
+/**
+ * The llama host: a child process that runs node-llama-cpp for the server (protocol: llm-protocol.ts).
+ * It is a process, not a worker thread, because llama.cpp is native code that can abort or segfault on a
+ * bad GGUF or an out-of-memory: in a worker thread that would take the whole server down with every job
+ * in flight; here the server sees the child exit, fails the answers in progress with LLM_CRASHED and
+ * starts a new host on the next request. One model stays loaded (kept warm between requests); answers
+ * run one at a time on one context sequence, which is all two cores can usefully do.
+ */
+import { getLlama, LlamaChatSession, LlamaLogLevel, type ChatHistoryItem, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
+import type { ChatMessage, GenerateRequest, HostReply, HostRequest } from './llm-protocol.js';
+
+interface Loaded {
+  key: string;
+  model: LlamaModel;
+  context: LlamaContext;
+}
+
+let llama: Promise<Llama> | undefined;
+let loaded: Loaded | undefined;
+const aborts = new Map<number, AbortController>();
+let queue: Promise<void> = Promise.resolve();
+
+const send = (reply: HostReply): void => void process.send?.(reply);
+
+async function modelFor(req: GenerateRequest): Promise<{ context: LlamaContext; loadMs: number }> {
+  const key = `${req.modelPath}|${req.contextTokens}|${req.threads}`;
+  if (loaded?.key === key) return { context: loaded.context, loadMs: 0 };
+  const started = performance.now();
+  // The prebuilt CPU binary only: nothing is downloaded or compiled at run time.
+  llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+  const l = await llama;
+  if (loaded) {
+    // One model at a time: a second one would double the memory for an answer nobody is waiting for.
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+    loaded = undefined;
+  }
+  const model = await l.loadModel({ modelPath: req.modelPath });
+  const context = await model.createContext({ contextSize: req.contextTokens, threads: req.threads, sequences: 1 });
+  loaded = { key, model, context };
+  return { context, loadMs: performance.now() - started };
+}
+
+/** Earlier turns become the session's history; the last user message is the prompt. */
+function historyOf(messages: ChatMessage[]): { history: ChatHistoryItem[]; prompt: string } {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'user') throw new Error('the last message must be the user\'s');
+  const history: ChatHistoryItem[] = messages.slice(0, -1).map((m) =>
+    m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+  );
+  return { history, prompt: last.content };
+}
+
+async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void> {
+  const { context, loadMs } = await modelFor(req);
+  const sequence = context.getSequence();
+  const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: true });
+  try {
+    const { history, prompt } = historyOf(req.messages);
+    session.setChatHistory(history);
+    const before = sequence.tokenMeter.getState();
+    let completionTokens = 0;
+    const result = await session.promptWithMeta(prompt, {
+      maxTokens: req.maxTokens,
+      temperature: req.temperature,
+      signal,
+      stopOnAbortSignal: true,
+      onToken: (tokens) => void (completionTokens += tokens.length),
+      onTextChunk: (text) => send({ type: 'token', id: req.id, text }),
+    });
+    const after = sequence.tokenMeter.getState();
+    send({
+      type: 'done',
+      id: req.id,
+      text: result.responseText,
+      stopReason: result.stopReason,
+      promptTokens: Math.max(0, after.usedInputTokens - before.usedInputTokens),
+      completionTokens,
+      loadMs,
+    });
+  } finally {
+    // Disposing the session frees the sequence, so the next answer starts from an empty context.
+    session.dispose();
+  }
+}
+
+process.on('message', (msg: HostRequest) => {
+  if (msg.type === 'abort') return void aborts.get(msg.id)?.abort();
+  const controller = new AbortController();
+  aborts.set(msg.id, controller);
+  queue = queue.then(async () => {
+    try {
+      if (controller.signal.aborted) {
+        send({ type: 'done', id: msg.id, text: '', stopReason: 'abort', promptTokens: 0, completionTokens: 0, loadMs: 0 });
+        return;
+      }
+      await generate(msg, controller.signal);
+    } catch (err) {
+      send({ type: 'error', id: msg.id, code: 'LLM_FAILED', message: (err as Error).message });
+    } finally {
+      aborts.delete(msg.id);
+    }
+  });
+});
+// The server going away (closing the IPC channel) ends the host.
+process.on('disconnect', () => process.exit(0));

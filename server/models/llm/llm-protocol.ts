@@ -1,0 +1,49 @@
+/**
+ * Messages between the server and its llama host process (llm-host.ts), over Node's IPC channel.
+ * server -> host: `generate` (one answer, streamed back), `abort` (stop that answer now).
+ * host -> server: `token` (each piece of text as it is sampled), `done` (the whole answer and counts), `error`.
+ * Plain JSON both ways: errors carry a `code` from the error catalogue, never a class.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface GenerateRequest {
+  type: 'generate';
+  id: number;
+  modelPath: string;
+  contextTokens: number;
+  threads: number;
+  /** A system message first, earlier turns in order, the question last. */
+  messages: ChatMessage[];
+  maxTokens: number;
+  /** 0 = greedy, so the same question over the same sources gives the same answer. */
+  temperature: number;
+}
+
+export interface AbortRequest {
+  type: 'abort';
+  id: number;
+}
+
+export type HostRequest = GenerateRequest | AbortRequest;
+
+export type StopReason = 'eogToken' | 'maxTokens' | 'abort' | 'stopGenerationTrigger' | 'customStopTrigger' | 'functionCalls';
+
+export interface GenerateDone {
+  type: 'done';
+  id: number;
+  text: string;
+  stopReason: StopReason;
+  promptTokens: number;
+  completionTokens: number;
+  /** Time spent loading the model for this request (0 once it is warm). */
+  loadMs: number;
+}
+
+export type HostReply =
+  | { type: 'token'; id: number; text: string }
+  | GenerateDone
+  | { type: 'error'; id: number; code: string; message: string };

