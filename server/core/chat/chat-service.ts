@@ -11,7 +11,7 @@ import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from '
 import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
 import { extractiveAnswer } from './extractive.js';
-import { buildMessages, NOT_FOUND_MARK } from './prompt.js';
+import { buildMessages, NOT_FOUND_REPLY } from './prompt.js';
 import { DEFAULT_MIN_SIMILARITY, retrieveSources, type RetrievedSource } from './retrieve.js';
 
 /** The answer options, accepted at the top level of the body and inside `config` (LongParser reads both). */
@@ -148,8 +148,10 @@ export function createChat(deps: ChatDeps) {
     const generationMs = performance.now() - genStart;
     const usage = { prompt_ms: promptMs, load_ms: r.loadMs, first_token_ms: firstTokenMs ?? generationMs, generation_ms: generationMs, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens };
     const text = r.text.trim();
-    if (text.toUpperCase().startsWith(NOT_FOUND_MARK)) return { text: NOT_FOUND_ANSWER, notFound: true, citations: [], citedBy: null, aborted: r.stopReason === 'abort', usage };
     const checked = checkCitations(text, p.sources);
+    if (checked.citations.length === 0 && NOT_FOUND_REPLY.test(text)) {
+      return { text: NOT_FOUND_ANSWER, notFound: true, citations: [], citedBy: null, aborted: r.stopReason === 'abort', usage };
+    }
     const overlap = checked.citations.length ? [] : attributeByOverlap(text, p.sources);
     return {
       text,

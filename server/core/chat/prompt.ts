@@ -14,27 +14,32 @@ export interface PriorTurn {
   answer: string;
 }
 
-/** The answer a model gives when the sources do not hold one; the service recognises it. */
-export const NOT_FOUND_MARK = 'NOT FOUND';
+/** How a model says the sources do not hold the answer; such a reply counts as not found. */
+export const NOT_FOUND_REPLY = /\bnot found\b|\b(?:do|does) not (?:contain|mention|say)\b/i;
 
 // Per source: enough for a section of a paper, short enough that 5 sources and 3 turns fit 4k tokens.
 const MAX_SOURCE_CHARS = 1200;
 const MAX_PRIOR_TURNS = 3;
 
-const SYSTEM = [
-  'You answer questions about a document using only the numbered sources given with the question.',
-  'Quote or closely paraphrase the sources. After each sentence, cite the source it comes from in square brackets, like [S1].',
-  `If the sources do not contain the answer, reply exactly: ${NOT_FOUND_MARK}`,
-].join(' ');
+// Worded for small instruct models, tried on SmolLM2-135M with one and two sources: sources and question
+// together in the user message ending "Answer:", and a short system line. Without "Answer:" it echoed the
+// question or drifted off the sources; with it, it answers from (or quotes) the right source. It seldom
+// writes the tag, so the service attributes such answers by the words they share with a source.
+// Telling it to say NOT FOUND when the sources lack the answer made it say so for answerable questions
+// too: relevance is decided by retrieval instead (retrieve.ts), and a "not found" reply is still recognised.
+const SYSTEM = 'You are a helpful assistant. Answer in one short sentence from the sources and end with the source tag, like [S1].';
 
 export function sourceBlock(sources: PromptSource[]): string {
   return sources
     .map((s) => {
-      const where = [s.section_path.join(' > '), s.page_numbers.length ? `page ${s.page_numbers.join(', ')}` : ''].filter(Boolean).join(', ');
-      const text = s.text.length > MAX_SOURCE_CHARS ? `${s.text.slice(0, MAX_SOURCE_CHARS)}…` : s.text;
-      return `[${s.label}]${where ? ` (${where})` : ''}\n${text}`;
+      // One line per source keeps tag and text together; the chunk's heading (its first line) reads as
+      // "Heading: text". Pages stay out of the prompt: the small model copied them instead of answering.
+      const cut = s.text.length > MAX_SOURCE_CHARS ? `${s.text.slice(0, MAX_SOURCE_CHARS)}…` : s.text;
+      const [first = '', ...rest] = cut.split(/\n\s*\n/);
+      const text = rest.length ? `${first.trim()}: ${rest.join(' ')}` : first;
+      return `[${s.label}] ${text.replace(/\s*\n\s*/g, ' ')}`;
     })
-    .join('\n\n');
+    .join('\n');
 }
 
 /**
@@ -45,8 +50,9 @@ export function sourceBlock(sources: PromptSource[]): string {
 export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[]): ChatMessage[] {
   const history = prior.slice(-MAX_PRIOR_TURNS).flatMap((t): ChatMessage[] => [
     { role: 'user', content: t.question },
-    { role: 'assistant', content: t.answer },
+    // Earlier tags named that turn's sources, not this one's: left out so they cannot be cited by mistake.
+    { role: 'assistant', content: t.answer.replace(/\s*\[[^\]\n]*\]/g, '') },
   ]);
-  const last = `Sources:\n${sourceBlock(sources)}\n\nQuestion: ${question}\nAnswer with citations:`;
+  const last = `Sources:\n${sourceBlock(sources)}\n\nQuestion: ${question}\nAnswer:`;
   return [{ role: 'system', content: SYSTEM }, ...history, { role: 'user', content: last }];
 }

@@ -29,6 +29,15 @@ export const DEFAULT_MIN_SIMILARITY = 0.25;
 
 type SearchHit = Awaited<ReturnType<Search>>['results'][number];
 
+// Words by which a question points back at an earlier one ("which gas does it release?"). Only such
+// questions are searched together with the previous question: a new topic searched that way would pull
+// the old topic's chunks back in and be answered from them.
+const REFERRING = /\b(it|its|it's|they|them|their|theirs|this|that|these|those|he|him|his|she|her|hers|there|same|such|former|latter|else|more|also)\b|^(and|what about|how about)\b/i;
+
+export function refersBack(question: string): boolean {
+  return REFERRING.test(question.trim());
+}
+
 /**
  * The job's chunks that may ground an answer: hybrid search over the job's index, kept only when the
  * chunk is still approved or edited (a reviewer may reject one after it was embedded) and similar enough
@@ -36,7 +45,7 @@ type SearchHit = Awaited<ReturnType<Search>>['results'][number];
  */
 export async function retrieveSources(deps: { db: Db; search: Search }, o: RetrieveOptions): Promise<RetrievedSource[]> {
   const depth = Math.max(o.topK * 2, 10);
-  const queries = [o.question, ...(o.previousQuestion ? [`${o.previousQuestion} ${o.question}`] : [])];
+  const queries = [o.question, ...(o.previousQuestion && refersBack(o.question) ? [`${o.previousQuestion} ${o.question}`] : [])];
   const best = new Map<string, SearchHit>();
   for (const query of queries) {
     const { results } = await deps.search({ job_id: o.jobId, query, top_k: depth, mode: 'hybrid' });

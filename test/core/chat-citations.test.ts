@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { attributeByOverlap, checkCitations } from '../../server/core/chat/citations.js';
+import { refersBack } from '../../server/core/chat/retrieve.js';
+
+const sources = [
+  { label: 'S1', chunk_id: 'c-photo', page_numbers: [3], text: 'Photosynthesis\n\nChlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose.' },
+  { label: 'S2', chunk_id: 'c-bread', page_numbers: [4, 5], text: 'Baking bread\n\nKnead the dough, let it rise twice, then bake it.' },
+];
+
+describe('citations', () => {
+  it('keeps cited labels and chunk ids that were retrieved and drops the rest', () => {
+    const r = checkCitations('Leaves capture sunlight [S1]. Dough rises twice [S2, S7]. See also [chunk c-bread] and [c-invented].', sources);
+    expect(r.citations).toEqual([
+      { label: 'S1', chunk_id: 'c-photo', page_numbers: [3] },
+      { label: 'S2', chunk_id: 'c-bread', page_numbers: [4, 5] },
+    ]);
+    expect(r.dropped).toEqual(['S7', 'c-invented']);
+  });
+
+  it('attributes an answer without tags to the source it shares its words with, or to none', () => {
+    expect(attributeByOverlap('Chlorophyll captures sunlight.', sources).map((c) => c.chunk_id)).toEqual(['c-photo']);
+    expect(attributeByOverlap('The dough rises twice.', sources).map((c) => c.chunk_id)).toEqual(['c-bread']);
+    expect(attributeByOverlap('France won the 1998 world cup.', sources)).toEqual([]);
+  });
+
+  it('searches a follow-up together with the previous question only when it points back at it', () => {
+    expect(refersBack('Which gas does it release?')).toBe(true);
+    expect(refersBack('And the temperature?')).toBe(true);
+    expect(refersBack('Who won the 1998 football world cup?')).toBe(false);
+  });
+});
