@@ -115,6 +115,20 @@ describe('OCR of scanned documents', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the page routes, the re-OCR answer and the new block fields', async () => {
+    const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, any>;
+    const image = spec.paths['/jobs/{job_id}/pages/{page}/image']?.get;
+    expect(image.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['job_id', 'page', 'size']));
+    const reocr = spec.paths['/jobs/{job_id}/pages/{page}/ocr']?.post;
+    const answer = reocr.responses['200'].content['application/json'].schema;
+    expect(Object.keys(answer.properties)).toEqual(expect.arrayContaining(['read', 'suggestions', 'language', 'rotation']));
+    expect(Object.keys(reocr.requestBody.content['application/json'].schema.properties)).toEqual(['bbox', 'dpi', 'language', 'apply']);
+    const blockQuery = spec.paths['/jobs/{job_id}/blocks'].get.parameters.map((p: { name: string }) => p.name);
+    expect(blockQuery).toEqual(expect.arrayContaining(['flagged', 'source', 'sort']));
+  });
+});
+
 describe('unreadable images', () => {
   it('ends the job failed with OCR_IMAGE_INVALID when an image upload cannot be decoded', async () => {
     const broken = new Uint8Array([...scan.png.subarray(0, 64)]);
