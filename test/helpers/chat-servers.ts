@@ -1,0 +1,76 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
+import { createLlmRuntime } from '../../server/models/llm/llm-runtime.js';
+import { repoRoot } from './app.js';
+import { ensureTestModels } from './test-models.js';
+
+export interface ChatProtocolServer {
+  url: string;
+  /** Every request: path, authorization header, JSON body, and the text the model generated for it. */
+  requests: { path: string; authorization?: string; body: any; generated?: string }[];
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<any> {
+  let raw = '';
+  for await (const part of req) raw += String(part);
+  return JSON.parse(raw);
+}
+
+/**
+ * A real chat server on loopback, generating with llama.cpp (the stories260K GGUF through Lectern's own
+ * llama host, so it answers in milliseconds) and speaking either OpenAI's streamed /v1/chat/completions
+ * (Server-Sent Events) or Ollama's /api/chat (one JSON object per line): what the remote providers talk to.
+ */
+export async function startChatServer(protocol: 'openai' | 'ollama', opts: { apiKey?: string; model: string }): Promise<ChatProtocolServer> {
+  const { stories260k } = await ensureTestModels();
+  const llm = createLlmRuntime({ hostFile: join(repoRoot, 'dist', 'llm-host.js'), threads: 1, log: pino({ level: 'silent' }) });
+  const requests: ChatProtocolServer['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readJson(req);
+      const seen: ChatProtocolServer['requests'][number] = { path: req.url ?? '', authorization: req.headers.authorization, body };
+      requests.push(seen);
+      const fail = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+      const wantPath = protocol === 'openai' ? '/v1/chat/completions' : '/api/chat';
+      if (req.method !== 'POST' || req.url !== wantPath) return fail(404, { error: 'not found' });
+      if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return fail(401, { error: { message: 'Incorrect API key provided' } });
+      if (body.model !== opts.model) return fail(404, { error: `model "${body.model}" not found` });
+      const stop = new AbortController();
+      res.on('close', () => stop.abort());
+      const messages = body.messages as ChatMessage[];
+      const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
+      if (protocol === 'openai') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const r = await llm.generate({
+          modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, signal: stop.signal,
+          onToken: (text) => res.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`),
+        });
+        seen.generated = r.text;
+        const finish = r.stopReason === 'maxTokens' ? 'length' : 'stop';
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: finish }], usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens } })}\n\n`);
+        return res.end('data: [DONE]\n\n');
+      }
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const r = await llm.generate({
+        modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, signal: stop.signal,
+        onToken: (text) => res.write(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`),
+      });
+      seen.generated = r.text;
+      const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
+      res.end(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`);
+    })().catch((err: unknown) => res.writeHead(500).end(String(err)));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    async close() {
+      await new Promise((ok) => server.close(ok));
+      await llm.close();
+    },
+  };
+}
