@@ -220,12 +220,33 @@ describe('the review desk in a browser', () => {
     const href = (await page.getAttribute('.results .source a', 'href')) ?? '';
     const first = decodeURIComponent(/block=([^&]+)/.exec(href)?.[1] ?? '');
     expect(first).toMatch(/^b\d+$/);
-    expect(await page.textContent('.results .source .row-text')).toContain('Corrected by the reviewer at the keyboard.');
+    expect(await page.textContent('.results .source .source-text')).toContain('Corrected by the reviewer at the keyboard.');
     await shot(page, shots, '9-search');
     await page.click('.results .source a');
     await page.waitForSelector('.review[data-loaded=true]');
     await expect.poll(() => selected()).toBe(first);
     expect(await page.locator(`.page-sheet .box.selected[data-block="${first}"]`).count()).toBe(1);
+  });
+
+  it('answers a question with cited sources, held for approval, and opens a source on its block', async () => {
+    await page.click('nav.tabs a[href$="/search"]');
+    await page.selectOption('.chat select.provider', 'extractive');
+    await page.check('.chat input.hold');
+    await page.fill('.chat textarea', 'What did the reviewer correct at the keyboard?');
+    await page.press('.chat textarea', 'Enter');
+    const turn = page.locator('.chat .turn[data-status=pending_review]');
+    await turn.waitFor({ timeout: 30_000 });
+    expect((await turn.locator('.answer').textContent())?.length).toBeGreaterThan(10);
+    expect(await turn.locator('.source.cited').count()).toBeGreaterThan(0);
+    await shot(page, shots, '10-chat');
+    await turn.locator('button.approve-answer').click();
+    await expect.poll(() => turn.locator('.badge.resumed').textContent()).toMatch(/^approved by /);
+    const href = (await turn.locator('.source.cited a').first().getAttribute('href')) ?? '';
+    const block = decodeURIComponent(/block=([^&]+)/.exec(href)?.[1] ?? '');
+    expect(block).toMatch(/^b\d+$/);
+    await turn.locator('.source.cited a').first().click();
+    await page.waitForSelector('.review[data-loaded=true]');
+    await expect.poll(() => selected()).toBe(block);
   });
 
   it('shows the audit trail as a timeline per block', async () => {
@@ -235,7 +256,7 @@ describe('the review desk in a browser', () => {
     const timeline = page.locator(`.timeline[data-entity="${edited.block_id}"]`);
     expect(await timeline.locator('.event').count()).toBeGreaterThanOrEqual(2);
     expect(await timeline.textContent()).toContain('MINE');
-    await shot(page, shots, '10-audit');
+    await shot(page, shots, '11-audit');
   });
 
   it('never asked anything of a host other than the local server', () => {

@@ -12,6 +12,7 @@ import type {
 import type { ModelStatus as ModelStatusSchema } from '../../../server/schemas/models.js';
 import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schemas/embed.js';
 import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
+import type { ChatAnswer as ChatAnswerSchema, Session as SessionSchema } from '../../../server/schemas/chat.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
 
@@ -37,6 +38,8 @@ export interface ModelList {
 }
 export type EmbedAccepted = Static<typeof EmbedAcceptedSchema>;
 export type SearchResponse = Static<typeof SearchResponseSchema>;
+export type ChatAnswer = Static<typeof ChatAnswerSchema>;
+export type ChatSession = Static<typeof SessionSchema>;
 
 export type JobStatus = Job['status'];
 export type ReviewStatus = Block['status'];

@@ -1,51 +1,70 @@
 import type { AppContext } from '../app-context.js';
+import type { ChatAnswer, ChatSession } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
+import { chunkBlocks } from './chunk-blocks.js';
 import { sourceLink, type SourceRef } from './source-link.js';
 import { readSse } from './sse.js';
 
-interface Turn {
-  session_id?: string;
-  turn_id?: string;
-  thread_id?: string | null;
-  answer?: string;
-  status?: string;
-  sources?: SourceRef[];
-}
+type Sources = ChatAnswer['sources'];
+
+/** Providers a reviewer can pick here; openai and ollama need a server address, set through the API. */
+const PROVIDERS = [
+  ['', 'Server default'],
+  ['local', 'Local model'],
+  ['extractive', 'Extractive (quotes, no language model)'],
+] as const;
 
 /**
- * Chat over an indexed job (issue 5), shown only when the server has /chat: answers stream in when the
- * server sends Server-Sent Events, citations open the cited block, and an answer held for approval can be
- * approved, edited or rejected here.
+ * Chat over an indexed job, shown only when the server has /chat: answers stream in over Server-Sent
+ * Events, sources open the review desk on their first block, cited ones are marked, and an answer held
+ * for approval is approved, edited or rejected here.
  */
 export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
   if (!ctx.caps.chat) return null;
   let sessionId: string | undefined;
+  const blocksOf = chunkBlocks(ctx.api, jobId);
   const log = h('div', { class: 'chat-log', 'aria-live': 'polite' });
   const question = h('textarea', { rows: 2, 'aria-label': 'Question', placeholder: 'Ask about this document' });
-  const approval = h('input', { type: 'checkbox', 'aria-label': 'Hold answers for approval' });
+  const approval = h('input', { type: 'checkbox', class: 'hold', 'aria-label': 'Hold answers for approval' });
+  const provider = h('select', { class: 'provider', 'aria-label': 'Answer with' }, ...PROVIDERS.map(([v, text]) => h('option', { value: v }, text)));
 
   async function session(): Promise<string> {
-    sessionId ??= (await ctx.api.send<{ session_id: string }>('POST', '/chat/sessions', { job_id: jobId })).session_id;
+    sessionId ??= (await ctx.api.send<ChatSession>('POST', '/chat/sessions', { job_id: jobId })).session_id;
     return sessionId;
   }
 
-  function resumeBar(turn: Turn, answer: HTMLElement): HTMLElement | null {
+  async function showSources(list: HTMLElement, sources: Sources, cited: Set<string>): Promise<void> {
+    const blocks = await blocksOf();
+    const refs: SourceRef[] = sources.map((s) => ({ ...s, block_ids: blocks.get(s.chunk_id) ?? [] }));
+    list.replaceChildren(...refs.map((s) => sourceLink(jobId, s, cited.has(s.chunk_id))));
+  }
+
+  function resumeBar(turn: ChatAnswer, answer: HTMLElement): HTMLElement | null {
     if (turn.status !== 'pending_review' || !turn.thread_id || !ctx.caps.chatResume) return null;
     const bar = h('div', { class: 'resume' });
-    const resume = async (action: 'approve' | 'edit' | 'reject') => {
-      const edited = action === 'edit' ? h('textarea', { rows: 4 }) : null;
-      const send = async (edited_answer?: string) => {
-        const done = await ctx.api.send<Turn>('POST', '/chat/resume', { session_id: turn.session_id ?? sessionId, thread_id: turn.thread_id, action, edited_answer });
-        answer.textContent = done.answer ?? answer.textContent;
-        bar.replaceChildren(h('span', { class: 'muted' }, `${action}d`));
-      };
-      if (edited) {
-        edited.value = answer.textContent ?? '';
-        bar.replaceChildren(edited, h('button', { type: 'button', onclick: () => void send(edited.value) }, 'Save answer'));
-      } else await send();
+    const send = async (action: 'approve' | 'edit' | 'reject', edited_answer?: string) => {
+      try {
+        const done = await ctx.api.send<ChatAnswer>('POST', '/chat/resume', { session_id: turn.session_id, thread_id: turn.thread_id, action, ...(edited_answer ? { edited_answer } : {}) });
+        answer.textContent = done.answer || '(rejected)';
+        bar.replaceChildren(h('span', { class: 'badge resumed' }, `${action === 'edit' ? 'edited' : `${action}d`} by ${done.review?.reviewer_id ?? 'you'}`));
+      } catch (err) {
+        bar.append(h('span', { class: 'error' }, errorText(err)));
+      }
     };
-    bar.append(h('span', { class: 'badge warn' }, 'awaiting approval'), ...(['approve', 'edit', 'reject'] as const).map((a) => h('button', { type: 'button', onclick: () => void resume(a) }, a)));
+    const edit = () => {
+      const box = h('textarea', { rows: 4, class: 'edited-answer', 'aria-label': 'Edited answer' });
+      box.value = answer.textContent ?? '';
+      box.addEventListener('keydown', (e) => e.stopPropagation());
+      bar.replaceChildren(box, h('button', { type: 'button', class: 'primary', onclick: () => void send('edit', box.value) }, 'Save answer'));
+      box.focus();
+    };
+    bar.append(
+      h('span', { class: 'badge warn' }, 'awaiting approval'),
+      h('button', { type: 'button', class: 'approve-answer', onclick: () => void send('approve') }, 'Approve'),
+      h('button', { type: 'button', onclick: edit }, 'Edit'),
+      h('button', { type: 'button', class: 'danger', onclick: () => void send('reject') }, 'Reject'),
+    );
     return bar;
   }
 
@@ -56,23 +75,27 @@ export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
     const answer = h('div', { class: 'answer' });
     const sources = h('ol', { class: 'sources' });
     const turnEl = log.appendChild(h('article', { class: 'turn' }, h('p', { class: 'question' }, q), answer, sources));
-    const show = (t: Turn) => {
-      if (t.answer !== undefined) answer.textContent = t.answer;
-      if (t.sources) sources.replaceChildren(...t.sources.map((s, i) => sourceLink(jobId, s, i + 1)));
+    const finish = async (t: ChatAnswer) => {
+      answer.textContent = t.answer;
+      if (t.not_found) turnEl.classList.add('not-found');
+      await showSources(sources, t.sources, new Set(t.citations.map((c) => c.chunk_id)));
       const bar = resumeBar(t, answer);
       if (bar) turnEl.append(bar);
+      turnEl.dataset.status = t.status;
     };
     try {
-      const body = { session_id: await session(), job_id: jobId, question: q, require_approval: approval.checked, stream: true };
+      const body = { session_id: await session(), question: q, require_approval: approval.checked, stream: true, ...(provider.value ? { llm_provider: provider.value } : {}) };
       const res = await ctx.api.stream('/chat', body);
-      if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return show((await res.json()) as Turn);
+      if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return await finish((await res.json()) as ChatAnswer);
+      let done: ChatAnswer | undefined;
       await readSse(res.body, (e) => {
-        const data = JSON.parse(e.data) as Turn & { text?: string; token?: string; message?: string };
-        if (e.event === 'sources') show({ sources: data.sources });
-        else if (e.event === 'token') answer.textContent += data.token ?? data.text ?? '';
-        else if (e.event === 'done') show(data);
+        const data = JSON.parse(e.data) as { sources?: Sources; text?: string; message?: string };
+        if (e.event === 'sources' && data.sources) void showSources(sources, data.sources, new Set());
+        else if (e.event === 'token') answer.textContent += data.text ?? '';
+        else if (e.event === 'done') done = data as ChatAnswer;
         else if (e.event === 'error') answer.textContent = `Error: ${data.message ?? e.data}`;
       });
+      if (done) await finish(done);
     } catch (err) {
       answer.textContent = `Error: ${errorText(err)}`;
     }
@@ -85,5 +108,12 @@ export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
     }
     e.stopPropagation();
   });
-  return h('section', { class: 'panel chat' }, h('h2', {}, 'Chat'), log, question, h('label', {}, approval, ' hold answers for approval'), h('button', { type: 'button', onclick: () => void ask() }, 'Ask'));
+  return h(
+    'section',
+    { class: 'panel chat' },
+    h('h2', {}, 'Chat'),
+    log,
+    question,
+    h('div', { class: 'chat-bar' }, provider, h('label', {}, approval, ' hold answers for approval'), h('button', { type: 'button', class: 'ask', onclick: () => void ask() }, 'Ask')),
+  );
 }

@@ -2,7 +2,8 @@ import type { AppContext, Screen } from '../app-context.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
 import { chatPanel } from './chat-panel.js';
-import { sourceLink, type SourceRef } from './source-link.js';
+import type { SearchResponse } from '../api/types.js';
+import { sourceLink } from './source-link.js';
 
 /** Search and chat over an indexed job; each result opens the review desk on its source block. */
 export function searchScreen(ctx: AppContext, jobId: string): Screen {
@@ -13,7 +14,7 @@ export function searchScreen(ctx: AppContext, jobId: string): Screen {
     if (!query.value.trim()) return;
     status.textContent = 'Searching…';
     try {
-      const res = await ctx.api.send<{ results: SourceRef[]; total: number }>('POST', '/search', { job_id: jobId, query: query.value.trim(), top_k: 20 });
+      const res = await ctx.api.send<SearchResponse>('POST', '/search', { job_id: jobId, query: query.value.trim(), top_k: 20 });
       results.replaceChildren(...res.results.map((r) => sourceLink(jobId, r)));
       status.textContent = `${res.total} result(s)`;
     } catch (err) {
