@@ -41,7 +41,8 @@ beforeAll(async () => {
       Object.defineProperty(window, 'lectern', {
         value: Object.freeze({
           server: async () => ({ url, key }),
-          openFiles: async () => [],
+          // The native dialog's answer: the main process read the picked file for the sandboxed page.
+          openFiles: async () => [{ name: 'picked.md', data: new TextEncoder().encode('# Picked\n\nChosen in the native file dialog.\n') }],
           saveExport: async (jobId: string) => {
             saved.push(jobId);
             return `/home/user/Downloads/${jobId}.zip`;
@@ -73,6 +74,12 @@ describe('the renderer as the desktop window loads it', () => {
     await page.waitForSelector(`table.jobs tr[data-job="${jobId}"]`);
     expect(await page.locator('.key-form').count()).toBe(0);
     await shot(page, shots, '1-library');
+  });
+
+  it('uploads what the native file dialog picked', async () => {
+    await page.click('section.library button.primary');
+    await page.waitForSelector('.upload-log li.ok');
+    await page.waitForSelector('tr[data-job]:has-text("picked.md")');
   });
 
   it('reviews through the local server across the file origin (CORS for the desktop only)', async () => {
