@@ -61,7 +61,7 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
       });
       seen.generated = r.text;
       const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
-      res.end(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`);
+      return res.end(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`);
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
