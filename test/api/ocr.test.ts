@@ -109,6 +109,10 @@ describe('OCR of scanned documents', () => {
       [2, 180],
     ]);
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    // The TIFF says 150 dpi: its pages are A4 in points (at an assumed 300 dpi they would be half as wide).
+    const right = Math.max(...blocks.map((b) => b.bbox.x1));
+    expect(right).toBeGreaterThan(400);
+    expect(right).toBeLessThanOrEqual(595.28);
     for (const page of [1, 2]) {
       expect(blocks.filter((b) => b.page === page).map((b) => b.text).join(' '), `page ${page}`).toContain('Introduction');
     }

@@ -9,6 +9,7 @@ import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
 import { recognizeUpright } from './recognize.js';
+import { imageDpi } from './image-dpi.js';
 import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
 import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
@@ -30,7 +31,7 @@ export interface OcrPdfOptions {
 
 export interface OcrImageOptions {
   lang?: string;
-  /** Resolution the image was scanned at, for its size in points (default 300). */
+  /** Resolution the image was scanned at, for its size in points (default: what the file says, else 300). */
   dpi?: number;
   /** OCR only this region of the page (points at `dpi`, top-left origin). */
   bbox?: BBox;
@@ -164,7 +165,7 @@ export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index
       code: 'OCR_IMAGE_INVALID',
     });
   }
-  const dpi = opts.dpi ?? 300;
+  const dpi = opts.dpi ?? imageDpi(data, index) ?? 300;
   const pageWidthPt = (raster.width * 72) / dpi;
   const pageHeightPt = (raster.height * 72) / dpi;
   const region = opts.bbox ? imageRegion(opts.bbox, pageWidthPt, pageHeightPt) : null;
