@@ -115,20 +115,6 @@ export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
     const data = new Uint8Array(await readFile(input.path));
     const opts = { lang: input.lang, dpi: input.dpi, bbox: input.bbox };
     if (input.format === 'pdf') return ocrPdfPage(data, input.page, opts);
-    if (input.format === 'image') return ocrImage(data, { ...opts, index: input.page - 1 });
-    throw { code: 'INVALID_STATE', message: `a ${input.format} document has no pages to OCR` };
-  });
-}
-
-export function renderPage(input: TaskMap['renderPage']['input']): Out<'renderPage'> {
-  return task(async () => pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width));
-}
-
-export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
-  return task(async () => {
-    const data = new Uint8Array(await readFile(input.path));
-    const opts = { lang: input.lang, dpi: input.dpi, bbox: input.bbox };
-    if (input.format === 'pdf') return ocrPdfPage(data, input.page, opts);
     // An image's pixels are what they are: its size in points comes from the dpi the file states (else 300),
     // as when it was extracted, so the new boxes match the old ones.
     if (input.format === 'image') return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1 });
