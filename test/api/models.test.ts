@@ -27,7 +27,9 @@ describe('models', () => {
       expect(m.installed).toBe(false);
       expect(m.files.every((f: { sha256: string; url: string }) => /^[0-9a-f]{64}$/.test(f.sha256) && f.url.startsWith('https://'))).toBe(true);
     }
-    expect(body.models.filter((m: { default: boolean }) => m.default)).toHaveLength(1);
+    // One default per task (the embedding model embed uses, the chat model chat uses).
+    const defaults = body.models.filter((m: { default: boolean; task: string }) => m.default && m.task === 'embedding');
+    expect(defaults.map((m: { id: string }) => m.id)).toEqual([PYPI_MODEL]);
   });
 
   it('lectern models import installs the real test weights offline, verify checks them, list and GET /models see them', async () => {
