@@ -24,6 +24,8 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_CHUNK_OVERLAP: 'chunk_overlap',
   LECTERN_LOG_LEVEL: 'log_level',
   LECTERN_EMBEDDING_MODEL: 'embedding_model',
+  LECTERN_CHAT_MODEL: 'chat_model',
+  LECTERN_LLM_THREADS: 'llm_threads',
 };
 
 export interface LoadSettingsInput {
