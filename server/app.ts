@@ -65,7 +65,9 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const llm = createLlmRuntime({
     hostFile: llmHostFile ?? join(dirname(workerFile), 'llm-host.js'),
-    threads: settings.llm_threads || Math.min(4, availableParallelism()),
+    // One core is left to the worker pool and the HTTP thread: a llama thread whose core is taken spins
+    // waiting for it (bench:chat on 2 loaded cores: 1.9 tokens/s with 2 threads, 21.7 with 1).
+    threads: settings.llm_threads || Math.max(1, Math.min(4, availableParallelism() - 1)),
     log,
   });
   const search = createSearch(embedding);

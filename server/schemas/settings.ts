@@ -23,8 +23,8 @@ export const SettingsSchema = Type.Object({
   /** The GGUF chat model POST /chat uses (provider `local`) when a request names none. */
   chat_model: Type.String({ minLength: 1, default: 'smollm2-135m-instruct-q4_1' }),
   /**
-   * CPU threads for local chat generation; 0 = one per core, at most 4. More threads than cores makes
-   * llama.cpp much slower (they spin waiting for each other), so never more than the machine has.
+   * CPU threads for local chat generation; 0 = one per core but one, at most 4. A llama thread whose core
+   * is busy spins waiting for it, so more threads than free cores makes generation many times slower.
    */
   llm_threads: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
   log_level: Type.Union(

@@ -24,6 +24,8 @@ export interface LocalGenerateResult {
 export interface LlmRuntime {
   /** Whether the host process is running (it starts on the first request that needs it). */
   readonly started: boolean;
+  /** The host's process id while it runs (for logs and for tests that kill it). */
+  readonly pid: number | undefined;
   readonly threads: number;
   generate(opts: LocalGenerateOptions): Promise<LocalGenerateResult>;
   close(): Promise<void>;
@@ -79,6 +81,9 @@ export function createLlmRuntime(opts: { hostFile: string; threads: number; log:
   return {
     get started() {
       return child !== undefined;
+    },
+    get pid() {
+      return child?.pid;
     },
     threads: opts.threads,
     generate(g) {
