@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, type TestServer } from '../helpers/app.js';
+import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { chat, chatStream, indexedJob, installChatModel, STORIES, waitForTurn } from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
@@ -83,5 +83,18 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
     expect((await chat(server, { job_id: jobId, question: 'x', llm_provider: 'gpt' })).status).toBe(400);
     expect((await chat(server, { question: 'x' })).status).toBe(400);
     expect((await chat(server, { job_id: 'nope', question: 'x', llm_provider: 'extractive' })).body.error.code).toBe('JOB_NOT_FOUND');
+  });
+
+  // Last: it rejects a chunk of the shared job.
+  it('answers from approved content only: a chunk rejected after embedding is no longer a source', async () => {
+    const question = 'What does chlorophyll turn carbon dioxide and water into?';
+    const before = await chat(server, { job_id: jobId, question, llm_provider: 'extractive' });
+    const photo = (await listAll(server, `/jobs/${jobId}/chunks`)).find((c) => c.section_path[0] === 'Photosynthesis')!;
+    expect(before.body.sources.map((s: { chunk_id: string }) => s.chunk_id)).toContain(photo.chunk_id);
+    const patched = await server.call('PATCH', `/jobs/${jobId}/chunks/${photo.chunk_id}`, { json: { version: photo.version, status: 'rejected' } });
+    expect(patched.status).toBe(200);
+    const after = await chat(server, { job_id: jobId, question, llm_provider: 'extractive' });
+    expect(after.body.sources.map((s: { chunk_id: string }) => s.chunk_id)).not.toContain(photo.chunk_id);
+    expect(after.body.answer).not.toContain('glucose');
   });
 });
