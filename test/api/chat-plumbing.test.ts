@@ -71,6 +71,12 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
 
   it('errors before the stream opens answer as JSON: 404 session, 409 job not embedded, 404 unknown chat model, 400 body', async () => {
     expect((await chat(server, { session_id: 'nope', question: 'x' })).body.error.code).toBe('SESSION_NOT_FOUND');
+    const noSession = await server.call('GET', '/chat/sessions/nope');
+    expect(noSession.status).toBe(404);
+    expect((await json(noSession)).error.code).toBe('SESSION_NOT_FOUND');
+    const noJob = await server.call('POST', '/chat/sessions', { json: { job_id: 'nope' } });
+    expect(noJob.status).toBe(404);
+    expect((await json(noJob)).error.code).toBe('JOB_NOT_FOUND');
     const upload = await server.upload('plain.md', new TextEncoder().encode('# T\n\nSome text here.\n'));
     const plain = await json(upload);
     await server.waitFor(plain.job_id);
