@@ -259,6 +259,16 @@ describe('the review desk in a browser', () => {
     await shot(page, shots, '11-audit');
   });
 
+  it('asks for the key again when the server stops accepting it', async () => {
+    // As after a restart with another key: the next API answer is a 401.
+    await page.route(`${server.url}/jobs?*`, (route) => route.fulfill({ status: 401, json: { error: { code: 'UNAUTHORIZED', message: 'the X-API-Key header does not match' } } }), { times: 1 });
+    await page.evaluate(() => (location.hash = '#/'));
+    await page.waitForSelector('.key-form');
+    await page.fill('input[name=api-key]', server.key);
+    await page.click('.key-form button[type=submit]');
+    await page.waitForSelector(`tr[data-job="${jobId}"]`);
+  });
+
   it('never asked anything of a host other than the local server', () => {
     const foreign = requests.filter((u) => !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
     expect(foreign).toEqual([]);

@@ -36,9 +36,12 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `HTTP_${res.status}`, `the server answered ${res.status} ${res.statusText}`);
 }
 
-/** The typed client every screen uses: key and reviewer headers, JSON in and out, coded errors. */
-export function createApi(conn: Connection, reviewer = ''): Api {
-  let reviewerName = reviewer;
+/**
+ * The typed client every screen uses: key and reviewer headers, JSON in and out, coded errors.
+ * `onUnauthorized` runs on a 401 (the server restarted with another key, say) so the page can ask again.
+ */
+export function createApi(conn: Connection, opts: { reviewer?: string; onUnauthorized?: () => void } = {}): Api {
+  let reviewerName = opts.reviewer ?? '';
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
     'x-api-key': conn.key,
     ...(reviewerName ? { 'x-reviewer': reviewerName } : {}),
@@ -46,7 +49,10 @@ export function createApi(conn: Connection, reviewer = ''): Api {
   });
   const call = async (method: string, path: string, init: RequestInit = {}): Promise<Response> => {
     const res = await fetch(conn.baseUrl + path, { method, ...init, headers: headers(init.headers as Record<string, string> | undefined) });
-    if (!res.ok) throw await failure(res);
+    if (!res.ok) {
+      if (res.status === 401) opts.onUnauthorized?.();
+      throw await failure(res);
+    }
     return res;
   };
   return {

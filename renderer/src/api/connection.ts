@@ -62,5 +62,9 @@ export async function connect(): Promise<{ api: Api; bridge?: Bridge }> {
   const saved = sessionStorage.getItem(KEY_SLOT);
   const ok = saved ? await keyWorks(baseUrl, saved).catch(() => false) : false;
   const key = ok && saved ? saved : await askForKey(baseUrl, Boolean(saved));
-  return { api: createApi({ baseUrl, key }) };
+  const forget = () => {
+    sessionStorage.removeItem(KEY_SLOT);
+    location.reload();
+  };
+  return { api: createApi({ baseUrl, key }, { onUnauthorized: forget }) };
 }
