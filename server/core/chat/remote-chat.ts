@@ -1,5 +1,6 @@
 import type { ChatMessage, StopReason } from '../../models/llm/llm-protocol.js';
 import { AppError } from '../errors.js';
+import { postToProvider } from '../remote/provider-request.js';
 
 export interface RemoteChatEndpoint {
   baseUrl: string;
@@ -23,22 +24,8 @@ export interface StreamResult {
 
 const fail = (what: string, details?: unknown): AppError => new AppError('LLM_PROVIDER_FAILED', what, details);
 
-async function open(url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal): Promise<Response> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw fail(`cannot reach ${url}: ${(err as Error).message}`, { url });
-  }
-  if (!res.ok || !res.body) throw fail(`${url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`, { url, status: res.status });
-  return res;
-}
+const open = (url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal): Promise<Response> =>
+  postToProvider('LLM_PROVIDER_FAILED', url, body, apiKey, signal);
 
 /** The response body line by line; a client abort ends the lines quietly (the caller keeps what came). */
 async function* lines(res: Response, signal?: AbortSignal): AsyncGenerator<string> {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { postToProvider } from '../remote/provider-request.js';
 import { l2Normalize } from './pooling.js';
 
 export interface RemoteEndpoint {
@@ -10,20 +11,8 @@ export interface RemoteEndpoint {
 const fail = (what: string, details?: unknown): AppError => new AppError('EMBEDDING_PROVIDER_FAILED', what, details);
 
 async function postJson(url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw fail(`cannot reach ${url}: ${(err as Error).message}`, { url });
-  }
+  const res = await postToProvider('EMBEDDING_PROVIDER_FAILED', url, body, apiKey, signal);
   const text = await res.text();
-  if (!res.ok) throw fail(`${url} answered ${res.status}: ${text.slice(0, 500)}`, { url, status: res.status });
   try {
     return JSON.parse(text) as unknown;
   } catch {
