@@ -139,7 +139,12 @@ describe('the renderer as the desktop window loads it', () => {
   });
 
   it('saves the export through the bridge in the desktop app', async () => {
-    await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const finalized = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    expect(finalized.status).toBe(200);
+    // Through another screen first: if the finalize screen was already showing, it re-reads the job.
+    await page.evaluate((id) => {
+      location.hash = `#/jobs/${id}/chunks`;
+    }, jobId);
     await page.click('nav.tabs a[href$="/finalize"]');
     await page.waitForSelector('.finalize[data-status=finalized]');
     await page.click('button.export-button');
