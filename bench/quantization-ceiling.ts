@@ -14,38 +14,12 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import usearch, { type BatchMatches } from 'usearch';
 import { ms, num, table } from './lib/format.js';
+import { clusteredVectors, DIM, TOPICS } from './lib/synthetic-vectors.js';
 
-const DIM = 384;
-const TOPICS = 10_000;
 const { values: args } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '200' } } });
 const size = Number(args.size);
 const nq = Number(args.queries);
 
-// Generator copied from bench/search.ts so both benchmarks see the same vectors.
-function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-const gaussian = (r: () => number) => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
-function clusteredVectors(centres: Float32Array | null, n: number, seed: number, noise: number): Float32Array {
-  const r = xorshift(seed);
-  const out = new Float32Array(n * DIM);
-  for (let i = 0; i < n; i++) {
-    const c = centres ? Math.floor(r() * (centres.length / DIM)) : 0;
-    let norm = 0;
-    for (let d = 0; d < DIM; d++) {
-      const x = (centres ? centres[c * DIM + d]! : 0) + (noise * gaussian(r)) / Math.sqrt(DIM);
-      out[i * DIM + d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < DIM; d++) out[i * DIM + d]! /= norm;
-  }
-  return out;
-}
 
 /**
  * Rounds every value to IEEE half precision's 10-bit mantissa (round to nearest even) in place, on the

@@ -21,9 +21,8 @@ import { parseArgs } from 'node:util';
 import usearch, { type BatchMatches } from 'usearch';
 import { openVectorIndex, type VectorQuantization } from '../server/store/vector-index.js';
 import { ms, num, table } from './lib/format.js';
+import { clusteredVectors, DIM, TOPICS } from './lib/synthetic-vectors.js';
 
-const DIM = 384;
-const TOPICS = 10_000;
 const P95_GOAL_MS = 20;
 const RECALL_GOAL = 0.95;
 
@@ -46,36 +45,6 @@ const threads = Number(args.threads);
 const efs = (args.ef ?? '').split(',').map(Number);
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
-
-function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-
-function gaussian(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
-}
-
-/** n unit vectors: a random topic centre plus gaussian noise of about half its length each. */
-function clusteredVectors(centres: Float32Array | null, n: number, seed: number, noise: number): Float32Array {
-  const r = xorshift(seed);
-  const out = new Float32Array(n * DIM);
-  for (let i = 0; i < n; i++) {
-    const c = centres ? Math.floor(r() * (centres.length / DIM)) : 0;
-    let norm = 0;
-    for (let d = 0; d < DIM; d++) {
-      const x = (centres ? centres[c * DIM + d]! : 0) + (noise * gaussian(r)) / Math.sqrt(DIM);
-      out[i * DIM + d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < DIM; d++) out[i * DIM + d]! /= norm;
-  }
-  return out;
-}
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 

@@ -24,7 +24,7 @@ import { assemblePdf as assemble, pdfInfo as info, readPdfPages } from '../serve
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
-import { warmUpPdfReading } from '../server/core/extract/pdf/warm-up.js';
+import { warmUpPdf } from '../server/core/extract/pdf/warm-up-pdf.js';
 import type { ExtractionResult } from '../server/core/extract/types.js';
 import type {
   ChunkTaskInput,
@@ -46,7 +46,7 @@ let busy = 0;
 // The pool hears on its warm-up channel when this thread is done.
 const { warmUpRounds = 0, warmUpChannel } = (workerData ?? {}) as Partial<WorkerSettings>;
 void loadPdfJs()
-  .then(() => warmUpPdfReading(warmUpRounds, () => busy > 0))
+  .then(warmUp)
   .catch(() => 0)
   .then((rounds) => {
     if (!warmUpChannel) return;
@@ -81,6 +81,19 @@ function numberAndChunk({ blocks, ...document }: ExtractionResult, input: Pick<E
     { ...input.chunk, id_seed: input.id_seed },
   );
   return { document, blocks: numbered, chunks };
+}
+
+/**
+ * Reads the warm-up PDF the way a real document is read (pages, assembly, numbering, chunking) up to
+ * `warmUpRounds` times, stopping as soon as real work arrives; returns the rounds done.
+ */
+async function warmUp(): Promise<number> {
+  const data = warmUpPdf();
+  let rounds = 0;
+  for (; rounds < warmUpRounds && busy === 0; rounds++) {
+    numberAndChunk(assemble([await readPdfPages(data)]), { chunk: { target_tokens: 256, overlap_tokens: 32 }, id_seed: 'warm-up' });
+  }
+  return rounds;
 }
 
 export function extract(input: ExtractTaskInput): Out<'extract'> {

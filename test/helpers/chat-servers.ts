@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
 import { createLlmRuntime } from '../../server/models/llm/llm-runtime.js';
 import { repoRoot } from './app.js';
+import { listenOnLoopback, readJson } from './loopback-server.js';
 import { ensureTestModels } from './test-models.js';
 
 export interface ChatProtocolServer {
@@ -12,12 +11,6 @@ export interface ChatProtocolServer {
   /** Every request: path, authorization header, JSON body, and the text the model generated for it. */
   requests: { path: string; authorization?: string; body: any; generated?: string }[];
   close(): Promise<void>;
-}
-
-async function readJson(req: IncomingMessage): Promise<any> {
-  let raw = '';
-  for await (const part of req) raw += String(part);
-  return JSON.parse(raw);
 }
 
 /**
@@ -29,7 +22,7 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
   const { stories260k } = await ensureTestModels();
   const llm = createLlmRuntime({ hostFile: join(repoRoot, 'dist', 'llm-host.js'), threads: 1, log: pino({ level: 'silent' }) });
   const requests: ChatProtocolServer['requests'] = [];
-  const server: Server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     void (async () => {
       const body = await readJson(req);
       const seen: ChatProtocolServer['requests'][number] = { path: req.url ?? '', authorization: req.headers.authorization, body };
@@ -63,14 +56,6 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
       const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
       return res.end(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`);
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    async close() {
-      await new Promise((ok) => server.close(ok));
-      await llm.close();
-    },
-  };
+  }, () => llm.close());
+  return { ...server, requests };
 }

@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createEmbedder, type Embedder } from '../../server/core/embedding/onnx-embedder.js';
+import { listenOnLoopback, readJson } from './loopback-server.js';
 import { ensureTestModels } from './test-models.js';
 
 export interface ProtocolServer {
@@ -8,12 +7,6 @@ export interface ProtocolServer {
   /** Every request seen: path, authorization header and JSON body. */
   requests: { path: string; authorization?: string; body: any }[];
   close(): Promise<void>;
-}
-
-async function readJson(req: IncomingMessage): Promise<any> {
-  let raw = '';
-  for await (const part of req) raw += String(part);
-  return JSON.parse(raw);
 }
 
 /**
@@ -24,7 +17,7 @@ export async function startEmbeddingServer(protocol: 'openai' | 'ollama', opts: 
   const { minilm } = await ensureTestModels();
   const embedder: Embedder = await createEmbedder({ modelPath: minilm.onnx, tokenizerPath: minilm.tokenizer, pooling: 'mean', maxTokens: 256, threads: 1 });
   const requests: ProtocolServer['requests'] = [];
-  const server: Server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     void (async () => {
       const body = await readJson(req);
       requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
@@ -42,14 +35,6 @@ export async function startEmbeddingServer(protocol: 'openai' | 'ollama', opts: 
       }
       return send(200, { model: opts.model, embeddings: vectors, total_duration: 0 });
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    async close() {
-      await new Promise((ok) => server.close(ok));
-      await embedder.close();
-    },
-  };
+  }, () => embedder.close());
+  return { ...server, requests };
 }
