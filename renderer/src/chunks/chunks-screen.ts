@@ -118,6 +118,8 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
     chunks = next;
     pos = Math.min(pos, Math.max(0, chunks.length - 1));
     list.invalidate();
+    // Drawn now rather than on the next frame, so that "loaded" means the rows are on screen.
+    list.update();
     showSummary();
     element.dataset.loaded = 'true';
   }

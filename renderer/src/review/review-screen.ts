@@ -40,6 +40,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   let wantBlock = params.get('block');
   let wantPage = Number(params.get('page')) || 0;
   let job: Job | undefined;
+  // Actions run one after another in the order the reviewer asked for them: "approve, then undo" typed
+  // faster than a round trip must undo that approval, not whatever was recorded before it.
+  let pending: Promise<void> = Promise.resolve();
+  const enqueue = (action: () => Promise<void>): void => {
+    pending = pending.then(action).catch((err: unknown) => toast(errorText(err), 'error'));
+  };
 
   const current = (): number | undefined => order[pos];
   const currentBlock = (): Block | undefined => {
@@ -59,15 +65,15 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       const i = order[p] ?? -1;
       const b = store.at(i);
       if (!b) return loadingRow(i);
-      if (editing?.index === i) return blockEditor(b, editing.note, (r) => void saveEdit(b, r), stopEditing);
+      if (editing?.index === i) return blockEditor(b, editing.note, (r) => enqueue(() => saveEdit(b, r)), stopEditing);
       return blockRow(b, p === pos, () => select(p));
     },
   });
   const pageView = new PageView(images, () => pageSize, (i) => select(posOf[i] ?? 0));
   const toolbar = new ReviewToolbar({
-    run: (c) => void run(c),
+    run: (c) => enqueue(() => run(c)),
     goToPage: (n) => goToPage(n),
-    approveAll: () => void commands.approveAllPending().then(refresh),
+    approveAll: () => enqueue(() => commands.approveAllPending().then(refresh)),
   });
 
   function rebuildOrder(): void {
@@ -200,7 +206,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     const c = commandFor(e);
     if (!c) return;
     e.preventDefault();
-    void run(c);
+    enqueue(() => run(c));
   };
   document.addEventListener('keydown', onKey);
 
