@@ -10,7 +10,8 @@
  * int8 MiniLM. Questions are built from the headings of chunks spread over the document, so retrieval
  * finds relevant sources and every question reaches the model.
  *
- * Usage: npm run bench:chat -- [--threads 2] [--questions 5] [--max-tokens 64] [--json FILE]
+ * Usage: npm run bench:chat -- [--threads N] [--questions 5] [--max-tokens 64] [--json FILE]
+ * Without --threads the server's default applies (llm_threads 0: one per core but one, at most 4), as in production.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,13 +26,13 @@ import { ms, num, table } from './lib/format.js';
 
 const { values: args } = parseArgs({
   options: {
-    threads: { type: 'string', default: '2' },
+    threads: { type: 'string', default: '0' },
     questions: { type: 'string', default: '5' },
     'max-tokens': { type: 'string', default: '64' },
     json: { type: 'string' },
   },
 });
-const threads = Number(args.threads);
+const threadsSetting = Number(args.threads);
 const questionCount = Number(args.questions);
 const maxTokens = Number(args['max-tokens']);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
@@ -53,8 +54,9 @@ interface Run {
 }
 
 await ensureTestModels();
-const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, llm_threads: threads } });
+const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, llm_threads: threadsSetting } });
 try {
+  const threads: number = (await (await server.call('GET', '/health')).json()).llm.threads;
   const models = createModelManager({ modelsDir: join(server.dataDir, 'models') });
   await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
   for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);

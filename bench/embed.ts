@@ -52,10 +52,19 @@ function peakRssKb(): number {
 async function child(engine: string, out: string): Promise<void> {
   const models = await ensureTestModels();
   const texts = proseChunks(createWordPieceTokenizer(models.minilm.tokenizer), chunkCount, tokens);
-  const run: EngineRun =
-    engine === 'pool' ? await runLecternPool(models.minilm, texts, batch, tokens)
-    : engine === 'inproc' ? await runLecternInProcess(models.minilm, texts, batch, tokens)
-    : await runTransformersJs(args.transformers ?? '', models.minilm, texts, batch);
+  let run: EngineRun;
+  try {
+    run =
+      engine === 'pool' ? await runLecternPool(models.minilm, texts, batch, tokens)
+      : engine === 'inproc' ? await runLecternInProcess(models.minilm, texts, batch, tokens)
+      : await runTransformersJs(args.transformers ?? '', models.minilm, texts, batch);
+  } catch (err) {
+    // One line, last on stderr: the parent shows the tail of stderr in the engine's table row.
+    const missing = engine === 'tjs' && (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
+    const hint = missing ? ` (install it: npm install --save-dev @huggingface/transformers@4.3.1, or pass --transformers PATH)` : '';
+    process.stderr.write(`${engine}: ${(err as Error).message.split('\n')[0]}${hint}\n`);
+    process.exit(1);
+  }
   writeFileSync(`${out}.f32`, run.vectors);
   writeFileSync(out, JSON.stringify({ engine: run.engine, seconds: run.seconds, chunksPerSecond: run.chunksPerSecond, peakRssKb: peakRssKb() }));
 }
@@ -90,7 +99,7 @@ async function main(): Promise<void> {
         const buf = readFileSync(`${out}.f32`);
         results.push({ ...r, vectors: new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4) });
       } catch (err) {
-        const stderr = String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n').slice(-3).join(' | ');
+        const stderr = String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n').at(-1) ?? '';
         results.push({ engine, seconds: NaN, chunksPerSecond: NaN, peakRssKb: NaN, error: stderr });
       }
     }
@@ -112,7 +121,7 @@ async function main(): Promise<void> {
   log();
   log(table(
     ['engine', 'chunks/s', 'seconds', 'peak RSS MiB', 'agreement'],
-    results.map((r) => [r.engine, num(r.chunksPerSecond), num(r.seconds, 2), num(r.peakRssKb / 1024, 0), r.error ? `failed: ${r.error.slice(0, 160)}` : agreement(r)]),
+    results.map((r) => [r.engine, num(r.chunksPerSecond), num(r.seconds, 2), num(r.peakRssKb / 1024, 0), r.error ? `failed: ${r.error.slice(0, 240)}` : agreement(r)]),
     new Set([1, 2, 3]),
   ));
   const best = Math.max(...results.filter((r) => r.engine.startsWith('lectern')).map((r) => r.chunksPerSecond));

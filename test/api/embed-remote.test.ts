@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { startEmbeddingServer, type ProtocolServer } from '../helpers/embedding-servers.js';
+import { listenOnLoopback, readJson } from '../helpers/loopback-server.js';
 
 let server: TestServer;
 let openai: ProtocolServer;
@@ -70,5 +71,31 @@ describe('remote embedding providers', () => {
     expect(unreachable.status).toBe(502);
     const noModel = await server.call('POST', `/jobs/${other.job_id}/embed`, { json: { provider: 'openai', base_url: openai.url } });
     expect(noModel.status).toBe(400);
+  });
+
+  it('refuses (409) a model of the same name that answers with another dimension, before accepting the job', async () => {
+    const first = await finalizedJob(server, 'dims-a.md', TOPICS_MD);
+    await embedAndWait(server, first.job_id, { provider: 'ollama', model: 'all-minilm', base_url: ollama.url, collection_name: 'ollama-384' });
+    // Another Ollama serving a different "all-minilm": 3-d vectors.
+    const seen: unknown[] = [];
+    const small = await listenOnLoopback((req, res) => {
+      void readJson(req).then((body: { input: string[] }) => {
+        seen.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ embeddings: body.input.map(() => [1, 0, 0]) }));
+      });
+    }, async () => {});
+    try {
+      const second = await finalizedJob(server, 'dims-b.md', TOPICS_MD);
+      const res = await server.call('POST', `/jobs/${second.job_id}/embed`, { json: { provider: 'ollama', model: 'all-minilm', base_url: small.url, collection_name: 'ollama-384' } });
+      expect(res.status).toBe(409);
+      const body = await json(res);
+      expect(body.error).toMatchObject({ code: 'INDEX_MISMATCH', details: { collection_name: 'ollama-384', dimensions: 384, requested: { dimensions: 3 } } });
+      expect(body.error.message).toContain('384 dimensions, not 3');
+      expect(seen).toHaveLength(1);
+      expect((await json(await server.call('GET', `/jobs/${second.job_id}`))).status).toBe('finalized');
+      expect((await search(server, { collection_name: 'ollama-384', query: 'lava', mode: 'keyword' })).body.total).toBe(1);
+    } finally {
+      await small.close();
+    }
   });
 });

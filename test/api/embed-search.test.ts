@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 let server: TestServer;
@@ -37,6 +39,39 @@ describe('embed and search with the real MiniLM', () => {
     expect(top.scores.keyword).toBeGreaterThan(0);
   });
 
+  it('embeds two real fixture PDFs into one collection and finds each by meaning, keyword and both, with filters', async () => {
+    const jobs: Record<string, string> = {};
+    for (const name of ['booktabs-manual', 'survival-tiedtimes']) {
+      const job = await ingest(server, `${name}.pdf`, readFileSync(join(fixturesDir, 'pdfs', `${name}.pdf`)));
+      expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+      const { accepted, job: done } = await embedAndWait(server, job.job_id, { collection_name: 'fixtures' });
+      expect(done.status).toBe('indexed');
+      expect(accepted.chunks.to_embed).toBe(accepted.chunks.accepted);
+      expect(done.index.vectors).toBe(accepted.chunks.accepted);
+      jobs[name] = job.job_id;
+    }
+    const cases = [
+      ['horizontal lines and rules in a table', 'booktabs-manual'],
+      ['rounding error of floating point numbers in ages', 'survival-tiedtimes'],
+    ] as const;
+    for (const [query, expected] of cases) {
+      for (const mode of ['vector', 'keyword', 'hybrid']) {
+        const hit = await search(server, { collection_name: 'fixtures', query, mode, top_k: 3 });
+        expect(hit.status).toBe(200);
+        expect(hit.body.results[0].job_id, `${mode}: ${query}`).toBe(jobs[expected]);
+      }
+    }
+    const tables = await search(server, { collection_name: 'fixtures', query: 'rules', filters: { chunk_type: 'table' }, top_k: 50 });
+    expect(tables.body.total).toBeGreaterThan(0);
+    expect(tables.body.results.every((r: { chunk_type: string; job_id: string }) => r.chunk_type === 'table' && r.job_id === jobs['booktabs-manual'])).toBe(true);
+    const onPage = await search(server, { job_id: jobs['booktabs-manual'], query: 'rules', filters: { pages: [16] }, top_k: 50 });
+    expect(onPage.body.total).toBeGreaterThan(0);
+    expect(onPage.body.results.every((r: { page_numbers: number[] }) => r.page_numbers.includes(16))).toBe(true);
+    const range = await search(server, { job_id: jobs['booktabs-manual'], query: 'table', filters: { page_from: 2, page_to: 3 }, top_k: 50, mode: 'vector' });
+    expect(range.body.total).toBeGreaterThan(0);
+    expect(range.body.results.every((r: { page_numbers: number[] }) => r.page_numbers.some((p) => p >= 2 && p <= 3))).toBe(true);
+  });
+
   it('filters by chunk type, page and section', async () => {
     const job = await finalizedJob(server, 'filters.md', TOPICS_MD);
     await embedAndWait(server, job.job_id);
@@ -64,6 +99,21 @@ describe('embed and search with the real MiniLM', () => {
     expect(birds.body.results[0]).toMatchObject({ chunk_id: tax.chunk_id, text: expect.stringContaining('geese') });
     const unchanged = await embedAndWait(server, job.job_id);
     expect(unchanged.accepted.chunks).toMatchObject({ to_embed: 0, unchanged: 5, removed: 0 });
+  });
+
+  it('indexes only approved and edited chunks: a chunk rejected after indexing loses its vector at the next embed', async () => {
+    const job = await finalizedJob(server, 'reject.md', TOPICS_MD);
+    await embedAndWait(server, job.job_id);
+    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+    const bread = chunks.find((c) => c.section_path[0] === 'Baking bread')!;
+    const patched = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${bread.chunk_id}`, { json: { version: bread.version, status: 'rejected' } });
+    expect(patched.status).toBe(200);
+    const again = await embedAndWait(server, job.job_id);
+    expect(again.accepted.chunks).toEqual({ accepted: 4, to_embed: 0, unchanged: 4, removed: 1 });
+    expect(again.job.index.vectors).toBe(4);
+    const all = await search(server, { job_id: job.job_id, query: 'knead the dough and bake it', top_k: 10 });
+    expect(all.body.total).toBe(4);
+    expect(all.body.results.some((r: { chunk_id: string }) => r.chunk_id === bread.chunk_id)).toBe(false);
   });
 
   it('searches a whole collection shared by two jobs, or one job within it', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeByOverlap, checkCitations } from '../../server/core/chat/citations.js';
+import { NOT_FOUND_REPLY } from '../../server/core/chat/prompt.js';
 import { refersBack } from '../../server/core/chat/retrieve.js';
 
 const sources = [
@@ -21,6 +22,12 @@ describe('citations', () => {
     expect(attributeByOverlap('Chlorophyll captures sunlight.', sources).map((c) => c.chunk_id)).toEqual(['c-photo']);
     expect(attributeByOverlap('The dough rises twice.', sources).map((c) => c.chunk_id)).toEqual(['c-bread']);
     expect(attributeByOverlap('France won the 1998 world cup.', sources)).toEqual([]);
+  });
+
+  it('recognises a model reply that says the sources lack the answer (the answer is then not_found)', () => {
+    expect(NOT_FOUND_REPLY.test('NOT FOUND')).toBe(true);
+    expect(NOT_FOUND_REPLY.test('The sources do not mention the 1998 world cup.')).toBe(true);
+    expect(NOT_FOUND_REPLY.test('Chlorophyll captures sunlight [S1].')).toBe(false);
   });
 
   it('searches a follow-up together with the previous question only when it points back at it', () => {

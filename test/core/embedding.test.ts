@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type Embedder } from '../../server/core/embedding/onnx-embedder.js';
 import { createWordPieceTokenizer, type WordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
@@ -99,5 +102,70 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
     const [v, w] = await embedder.embed([long, `${long} and more words at the very end`]);
     expect(v).toHaveLength(384);
     expect(Math.abs(dot(v!, w!) - 1)).toBeLessThan(1e-5);
+  });
+});
+
+// No fp32 or CLS-pooled (bge) weights can be fetched on these machines, so this graph is generated: a single
+// fp32 Gather from a [vocab, 8] table, i.e. hidden state = the token's row. Pooling is then known exactly:
+// CLS is row 101 ([CLS]), mean is the average of the rows of the real tokens.
+const TINY_DIM = 8;
+
+/** Protocol-buffer encoding of the few ONNX messages the graph needs (field numbers from onnx.proto). */
+function tinyFp32Onnx(vocab: number): { model: Uint8Array; table: Float32Array } {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+    return [...out, n];
+  };
+  const int = (field: number, n: number): number[] => [...varint(field << 3), ...varint(n)];
+  const bytes = (field: number, b: ArrayLike<number>): number[] => [...varint((field << 3) | 2), ...varint(b.length), ...Array.from(b)];
+  const str = (field: number, s: string): number[] => bytes(field, new TextEncoder().encode(s));
+  const dims = (d: (number | string)[]) => bytes(2, d.flatMap((x) => bytes(1, typeof x === 'number' ? int(1, x) : str(2, x))));
+  // ValueInfoProto { name, type: TypeProto { tensor_type { elem_type, shape } } }; elem_type 1 float, 7 int64.
+  const value = (name: string, elemType: number, shape: (number | string)[]) => [...str(1, name), ...bytes(2, bytes(1, [...int(1, elemType), ...dims(shape)]))];
+  const table = Float32Array.from({ length: vocab * TINY_DIM }, (_, i) => Math.sin(i * 0.37 + 1));
+  const tensor = [...int(1, vocab), ...int(1, TINY_DIM), ...int(2, 1), ...str(8, 'table'), ...bytes(9, new Uint8Array(table.buffer))];
+  const node = [...str(1, 'table'), ...str(1, 'input_ids'), ...str(2, 'last_hidden_state'), ...str(4, 'Gather')];
+  const graph = [
+    ...bytes(1, node), ...str(2, 'tiny'), ...bytes(5, tensor),
+    ...bytes(11, value('input_ids', 7, ['batch', 'seq'])),
+    ...bytes(11, value('attention_mask', 7, ['batch', 'seq'])),
+    ...bytes(12, value('last_hidden_state', 1, ['batch', 'seq', TINY_DIM])),
+  ];
+  const model = [...int(1, 8), ...bytes(7, graph), ...bytes(8, [...str(1, ''), ...int(2, 13)])];
+  return { model: Uint8Array.from(model), table };
+}
+
+describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
+  it('loads fp32 weights, takes [CLS] for cls pooling and the masked mean for mean pooling, L2-normalised', async () => {
+    const models = await ensureTestModels();
+    const { model, table } = tinyFp32Onnx(tokenizer.vocabSize);
+    const dir = mkdtempSync(join(tmpdir(), 'lectern-tiny-onnx-'));
+    const modelPath = join(dir, 'model.onnx');
+    writeFileSync(modelPath, model);
+    const row = (id: number) => table.subarray(id * TINY_DIM, (id + 1) * TINY_DIM);
+    const unit = (v: number[]) => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    // Different lengths in one batch: the shorter rows are padded, and padding must not count.
+    const texts = ['Short.', 'A somewhat longer sentence about tables and rules.', 'word '.repeat(40)];
+    try {
+      for (const pooling of ['cls', 'mean'] as const) {
+        const e = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling, maxTokens: 16 });
+        const got = await e.embed(texts);
+        expect(e.dimensions).toBe(TINY_DIM);
+        texts.forEach((t, i) => {
+          const ids = tokenizer.encode(t, 16).ids;
+          const want = pooling === 'cls'
+            ? unit(Array.from(row(101)))
+            : unit(Array.from({ length: TINY_DIM }, (_, d) => ids.reduce((s, id) => s + row(id)[d]!, 0) / ids.length));
+          Array.from(got[i]!).forEach((x, d) => expect(x, `${pooling} ${i} ${d}`).toBeCloseTo(want[d]!, 5));
+        });
+        await e.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -20,6 +20,14 @@ describe('llama host process', () => {
     expect((await ask(stories260k.gguf, 8)).loadMs).toBe(0);
   });
 
+  it('an answer stopped before its first token ends as aborted, not failed; the host lives on', async () => {
+    const { stories260k } = await ensureTestModels();
+    const pid = llm.pid;
+    const stopped = await ask(stories260k.gguf, 8, AbortSignal.abort());
+    expect(stopped).toMatchObject({ stopReason: 'abort', text: '', completionTokens: 0 });
+    expect(llm.pid).toBe(pid);
+  });
+
   it('a file that is not a GGUF fails that answer with LLM_FAILED; the host lives on', async () => {
     const pid = llm.pid;
     await expect(ask(join(repoRoot, 'package.json'), 8)).rejects.toMatchObject({ code: 'LLM_FAILED' });

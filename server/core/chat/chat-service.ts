@@ -176,8 +176,12 @@ export function createChat(deps: ChatDeps) {
       d = await draft(p, ev);
     } catch (err) {
       const e = err as { code?: string; message?: string };
-      store.addTurn({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completedAt: now() });
-      throw err;
+      // A hang-up before the provider's first byte surfaces as the abort's error: that turn was cancelled.
+      if (!ev.signal?.aborted) {
+        store.addTurn({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completedAt: now() });
+        throw err;
+      }
+      d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} };
     }
     const status = d.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
     const threadId = status === 'pending_review' ? randomUUID() : null;

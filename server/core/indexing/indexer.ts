@@ -62,8 +62,10 @@ export function createIndexer(deps: IndexerDeps) {
     const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel });
     const before = findCollection(db, name);
     if (before) assertSameModel(before, provider);
-    // A remote model tells its dimension only by answering; ask once before accepting the request.
-    const dimensions = provider.dimensions ?? before?.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
+    // A remote model tells its dimension only by answering: ask once before accepting the request, also for
+    // an existing collection, so a same-named model of another dimension is refused (409) here rather than
+    // accepted and failed part-way.
+    const dimensions = provider.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
     const accepted = db.transaction((tx) => {
       requireState(findJob(tx, jobId), EMBEDDABLE, 'embed');
       let collection = findCollection(tx, name);

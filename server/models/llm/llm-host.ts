@@ -2,7 +2,7 @@
  * The llama host: a child process that runs node-llama-cpp for the server (protocol: llm-protocol.ts).
  * It is a process, not a worker thread, because llama.cpp is native code that can abort or segfault on a
  * bad GGUF or an out-of-memory: in a worker thread that would take the whole server down with every job
- * in flight; here the server sees the child exit, fails the answers in progress with LLM_CRASHED and
+ * in flight; here the server sees the child exit, fails the answers in progress with LLM_FAILED and
  * starts a new host on the next request. One model stays loaded (kept warm between requests); answers
  * run one at a time on one context sequence, which is all two cores can usefully do.
  */
@@ -84,19 +84,21 @@ async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void
   }
 }
 
+const stopped = (id: number): HostReply => ({ type: 'done', id, text: '', stopReason: 'abort', promptTokens: 0, completionTokens: 0, loadMs: 0 });
+
 process.on('message', (msg: HostRequest) => {
   if (msg.type === 'abort') return void aborts.get(msg.id)?.abort();
   const controller = new AbortController();
   aborts.set(msg.id, controller);
   queue = queue.then(async () => {
     try {
-      if (controller.signal.aborted) {
-        send({ type: 'done', id: msg.id, text: '', stopReason: 'abort', promptTokens: 0, completionTokens: 0, loadMs: 0 });
-        return;
-      }
+      if (controller.signal.aborted) return send(stopped(msg.id));
       await generate(msg, controller.signal);
     } catch (err) {
-      send({ type: 'error', id: msg.id, code: 'LLM_FAILED', message: (err as Error).message });
+      // Aborted before its first token (while llama reads the prompt), node-llama-cpp throws the abort
+      // reason even with stopOnAbortSignal: that answer was stopped, not failed.
+      if (controller.signal.aborted) send(stopped(msg.id));
+      else send({ type: 'error', id: msg.id, code: 'LLM_FAILED', message: (err as Error).message });
     } finally {
       aborts.delete(msg.id);
     }
