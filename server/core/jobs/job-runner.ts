@@ -9,6 +9,9 @@ import type { DocumentFormat } from '../extract/types.js';
 import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 
+/** Least time between two progress writes of one job. */
+const PROGRESS_WRITE_MS = 100;
+
 export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -57,6 +60,9 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
       .returning()
       .get();
     if (!claimed) return;
+    // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
+    // a few writes a second keep the progress live (the last page is written when the job is saved).
+    let progressWrittenAt = -Infinity;
     try {
       const out = await pool.extract(
         {
@@ -69,6 +75,9 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
         {
           signal,
           onProgress: ({ pagesDone, totalPages }) => {
+            const at = performance.now();
+            if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
+            progressWrittenAt = at;
             db.update(jobs).set({ pagesDone, totalPages, updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
           },
         },

@@ -1,20 +1,23 @@
 import { eq } from 'drizzle-orm';
 import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../../store/db.js';
+import { insertMany } from '../../store/insert-many.js';
 import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
 import type { ExtractedPage } from '../extract/types.js';
 import { isFlagged } from '../review/ocr-flags.js';
 
-function ocrColumns(p: ExtractedPage) {
-  return p.ocr ? { ocrLanguage: p.ocr.lang, ocrConfidence: p.ocr.confidence, ocrRotation: p.ocr.rotation } : {};
-}
-
-/** SQLite caps bound variables per statement; inserting in slices keeps far below that cap. */
-const SLICE = 400;
-
-function inSlices<T>(items: T[], write: (slice: T[]) => void): void {
-  for (let i = 0; i < items.length; i += SLICE) write(items.slice(i, i + SLICE));
+function pageRow(jobId: string, p: ExtractedPage): typeof pages.$inferInsert {
+  return {
+    jobId,
+    page: p.page,
+    width: p.width,
+    height: p.height,
+    needsOcr: p.needs_ocr,
+    ocrLanguage: p.ocr?.lang ?? null,
+    ocrConfidence: p.ocr?.confidence ?? null,
+    ocrRotation: p.ocr?.rotation ?? null,
+  };
 }
 
 export function blockRow(jobId: string, b: NumberedBlock): typeof blocks.$inferInsert {
@@ -52,7 +55,7 @@ export function chunkRow(jobId: string, c: ChunkDraft, orderIndex: number): type
 }
 
 export function insertChunks(db: DbLike, jobId: string, drafts: ChunkDraft[], orderOf: (c: ChunkDraft) => number): void {
-  inSlices(drafts, (slice) => db.insert(chunks).values(slice.map((c) => chunkRow(jobId, c, orderOf(c)))).run());
+  insertMany(db, chunks, drafts.map((c) => chunkRow(jobId, c, orderOf(c))));
 }
 
 /**
@@ -68,10 +71,8 @@ export function saveExtraction(db: Db, jobId: string, out: ExtractTaskOutput, no
     tx.delete(blocks).where(eq(blocks.jobId, jobId)).run();
     tx.delete(chunks).where(eq(chunks.jobId, jobId)).run();
     const doc = out.document;
-    inSlices(doc.pages, (slice) =>
-      tx.insert(pages).values(slice.map((p) => ({ jobId, page: p.page, width: p.width, height: p.height, needsOcr: p.needs_ocr, ...ocrColumns(p) }))).run(),
-    );
-    inSlices(out.blocks, (slice) => tx.insert(blocks).values(slice.map((b) => blockRow(jobId, b))).run());
+    insertMany(tx, pages, doc.pages.map((p) => pageRow(jobId, p)));
+    insertMany(tx, blocks, out.blocks.map((b) => blockRow(jobId, b)));
     const order = new Map(out.chunks.map((c, i) => [c.chunk_id, i]));
     insertChunks(tx, jobId, out.chunks, (c) => order.get(c.chunk_id) ?? 0);
     tx.update(jobs)
