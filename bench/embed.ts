@@ -5,8 +5,8 @@
  * its own. Also checks that the engines agree (cosine of their vectors for the same chunk).
  *
  * Engines: `pool` (the product's shape: Piscina, 2 workers × 1 onnxruntime thread), `inproc` (one
- * session, 2 intra-op threads), `tjs` (transformers.js, 2 intra-op threads; needs
- * @huggingface/transformers installed, or --transformers PATH to its ESM entry).
+ * session, 2 intra-op threads), `tjs` (transformers.js from the dev dependency @huggingface/transformers,
+ * 2 intra-op threads; --transformers PATH takes another copy's ESM entry).
  *
  * Batches are 8 chunks for every engine: the embedder caps a batch at 2,048 padded tokens anyway (memory
  * grows with batch size, speed does not), and transformers.js gets the same batches.
@@ -60,9 +60,7 @@ async function child(engine: string, out: string): Promise<void> {
       : await runTransformersJs(args.transformers ?? '', models.minilm, texts, batch);
   } catch (err) {
     // One line, last on stderr: the parent shows the tail of stderr in the engine's table row.
-    const missing = engine === 'tjs' && (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
-    const hint = missing ? ` (install it: npm install --save-dev @huggingface/transformers@4.3.1, or pass --transformers PATH)` : '';
-    process.stderr.write(`${engine}: ${(err as Error).message.split('\n')[0]}${hint}\n`);
+    process.stderr.write(`${engine}: ${(err as Error).message.split('\n')[0]}\n`);
     process.exit(1);
   }
   writeFileSync(`${out}.f32`, run.vectors);
