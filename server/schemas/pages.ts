@@ -51,7 +51,7 @@ export const ReocrResult = Type.Object(
     job_id: Type.String(),
     page: Type.Integer(),
     language: Type.String(),
-    dpi: Type.Integer(),
+    dpi: Type.Integer({ description: 'Resolution the page was read at: the requested dpi for a PDF page, the image\'s own for an image document' }),
     bbox: Nullable(BBox),
     rotation: Type.Integer({ description: 'Clockwise quarter-turn applied to read the page upright' }),
     confidence: Type.Number({ description: 'Tesseract\'s mean word confidence for the region read' }),

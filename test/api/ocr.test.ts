@@ -238,6 +238,20 @@ describe('re-reading a page', () => {
     expect(after.map((b) => [b.text, b.version])).toEqual(before.map((b) => [b.text, b.version]));
   });
 
+  it('re-reads a page of an image document at the image\'s own resolution, and says so', async () => {
+    const job = await ingest(server, 'reread.png', scan.png);
+    const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    // The PNG states no resolution, so it is read as 300 dpi: a dpi asked for changes nothing and the answer says 300.
+    const res = await server.call('POST', `/jobs/${job.job_id}/pages/1/ocr`, { json: { dpi: 400, apply: false } });
+    expect(res.status).toBe(200);
+    const out = await json(res);
+    expect(out).toMatchObject({ page: 1, language: 'eng', dpi: 300, rotation: 0 });
+    expect(out.suggestions.length).toBe(before.length);
+    expect(out.read.map((r: { text: string }) => r.text).join(' ')).toContain('Lectern Structured Sample');
+    const width = (scan.width * 72) / 300;
+    for (const r of out.read) expect(r.bbox.x1).toBeLessThanOrEqual(width + 0.01);
+  });
+
   it('answers 400 for missing language data, a region off the page or a bad dpi, 404 for a page that does not exist', async () => {
     const lang = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { language: 'deu' } });
     expect(lang.status).toBe(400);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksText, cer, orderFreeCer } from '../../bench/lib/ocr-cer.js';
 import type { ExtractedBlock } from '../../server/core/extract/types.js';
 import { imagePageCount, ocrImage, ocrPdfPage, type OcrPageResult } from '../../server/core/ocr/ocr-page.js';
-import { installedLanguages, terminateOcrEngines } from '../../server/core/ocr/tesseract.js';
+import { getOcrEngine, installedLanguages, terminateOcrEngines } from '../../server/core/ocr/tesseract.js';
 import { makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { greyTiff, makeScan, scanGrey, scansToPdf, type Scan } from '../helpers/make-scan.js';
 
@@ -117,6 +117,7 @@ describe('OCR of scans made from a generated PDF', () => {
   it('reads a noisy skewed page of an image-only PDF with its blocks typed', async () => {
     const r = await ocrPdfPage(await scansToPdf([upright]), 1, { dpi: 200 });
     expectWellFormed(r);
+    expect(r.dpi).toBe(200);
     expect(r.page.ocr.rotation).toBe(0);
     // Measured 0.0% to 0.6% per paragraph on this scan.
     expect(worstParagraphCer(r.blocks)).toBeLessThan(0.03);
@@ -193,6 +194,15 @@ describe('OCR of scans made from a generated PDF', () => {
       expect(b.bbox?.y0).toBeGreaterThanOrEqual(60);
       expect(b.bbox?.y1).toBeLessThanOrEqual(115);
     }
+  });
+});
+
+describe('OCR engine', () => {
+  it('starts one engine per language per thread and reuses it for every later page', async () => {
+    const [a, b] = await Promise.all([getOcrEngine('eng'), getOcrEngine()]);
+    expect(b).toBe(a);
+    expect(await getOcrEngine('eng')).toBe(a);
+    expect(a.lang).toBe('eng');
   });
 });
 

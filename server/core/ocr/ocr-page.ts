@@ -18,6 +18,8 @@ import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
 export interface OcrPageResult {
   blocks: ExtractedBlock[];
   page: ExtractedPage & { ocr: NonNullable<ExtractedPage['ocr']> };
+  /** Resolution the page was read at: the render dpi of a PDF page, an image's own (stated, else 300). */
+  dpi: number;
 }
 
 export interface OcrPdfOptions {
@@ -94,6 +96,7 @@ async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectR
   }));
   return {
     blocks,
+    dpi: Math.round(frame.dpi),
     page: {
       page: frame.page,
       width: frame.pageWidthPt,

@@ -4,10 +4,6 @@
  * packages (`@tesseract.js-data/<lang>`) with a local `langPath`: without it tesseract.js downloads the data,
  * which offline means a crash (or a hang once an errorHandler is set).
  */
-import { mkdirSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 
 import { assertLanguageInstalled, DEFAULT_OCR_LANG, ocrError } from './ocr-languages.js';
@@ -39,14 +35,16 @@ export function getOcrEngine(lang: string = DEFAULT_OCR_LANG): Promise<OcrEngine
 
 async function startEngine(lang: string): Promise<OcrEngine> {
   const langPath = assertLanguageInstalled(lang);
-  // tesseract.js caches the unpacked data by default in the working directory; keep it out of the repo/app dir.
-  const cachePath = path.join(os.tmpdir(), 'lectern-tessdata');
-  mkdirSync(cachePath, { recursive: true });
   let lastError: unknown;
   const worker = await createWorker(lang, OEM.LSTM_ONLY, {
     langPath,
     gzip: true,
-    cachePath,
+    // No cache: by default tesseract.js writes the unpacked data to a cache file (in the working directory
+    // or cachePath) and from then on reads that file *before* langPath. The data would then no longer come
+    // from the installed package (an upgraded package, or a file another process or user left in a shared
+    // temp folder, would be silently ignored or used), and two threads starting at once race on a file
+    // written in place. Unpacking the 2.9 MB package file costs ~20 ms per engine, once per thread.
+    cacheMethod: 'none',
     // Without a handler tesseract.js throws from its own message listener and takes the thread down;
     // with one, the failing call still rejects, so only remember the cause for the message.
     errorHandler: (err: unknown) => {

@@ -84,13 +84,12 @@ export function createReocr({ db, pool, files, clock }: { db: Db; pool: Pick<Tas
       const job = findPagedJob(db, jobId, page);
       requireState(job, ['ready_for_review'], 're-read a page');
       const language = ocrLanguageOption(req.language ?? job.options.ocr_language);
-      const dpi = req.dpi ?? 300;
       const result = await pool.ocrPage({
         path: files.originalPath(jobId, job.sourceFile),
         format: job.format as DocumentFormat,
         page,
         lang: language,
-        dpi,
+        dpi: req.dpi ?? 300,
         ...(req.bbox ? { bbox: req.bbox } : {}),
       });
       return db.transaction((tx) => {
@@ -127,7 +126,8 @@ export function createReocr({ db, pool, files, clock }: { db: Db; pool: Pick<Tas
           job_id: jobId,
           page,
           language,
-          dpi,
+          // What the page was read at: an image is read at its own pixels, whatever was asked.
+          dpi: result.dpi,
           bbox: req.bbox ?? null,
           rotation: result.page.ocr.rotation,
           confidence: result.page.ocr.confidence,
