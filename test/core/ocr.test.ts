@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksText, cer, orderFreeCer } from '../../bench/lib/ocr-cer.js';
 import type { ExtractedBlock } from '../../server/core/extract/types.js';
 import { imagePageCount, ocrImage, ocrPdfPage, type OcrPageResult } from '../../server/core/ocr/ocr-page.js';
+import { isBlank, normalisePolarity } from '../../server/core/ocr/raster.js';
+import { recognizeUpright } from '../../server/core/ocr/recognize.js';
 import { getOcrEngine, installedLanguages, terminateOcrEngines } from '../../server/core/ocr/tesseract.js';
 import { makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { greyTiff, makeScan, scanGrey, scansToPdf, type Scan } from '../helpers/make-scan.js';
@@ -203,6 +205,39 @@ describe('OCR engine', () => {
     expect(b).toBe(a);
     expect(await getOcrEngine('eng')).toBe(a);
     expect(a.lang).toBe('eng');
+  });
+});
+
+describe('blank pages', () => {
+  const a4 = (ink: (ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>) => void) => {
+    const canvas = createCanvas(2480, 3508);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 2480, 3508);
+    ink(ctx);
+    const rgba = ctx.getImageData(0, 0, 2480, 3508).data;
+    const data = new Uint8Array(2480 * 3508);
+    for (let i = 0; i < data.length; i++) data[i] = rgba[i * 4] ?? 255;
+    return { width: 2480, height: 3508, data };
+  };
+
+  it('reads a page without ink as no blocks without starting an engine, and still reads a page with one word', async () => {
+    const noEngine = () => Promise.reject(new Error('an engine was started for a blank page'));
+    const specks = a4((ctx) => {
+      ctx.fillStyle = '#000';
+      for (let i = 0; i < 6; i++) ctx.fillRect(300 + i * 200, 500, 1, 1);
+    });
+    expect(await recognizeUpright(noEngine, specks, { dpi: 300 })).toMatchObject({ blocks: [], confidence: 0, turn: 0 });
+    // A fully dark page is inverted first (light on dark), so it is blank too.
+    expect(isBlank(normalisePolarity(a4((ctx) => ctx.fillRect(0, 0, 2480, 3508))))).toBe(true);
+    const word = a4((ctx) => {
+      ctx.fillStyle = '#000';
+      ctx.font = '40px sans-serif';
+      ctx.fillText('Notes', 300, 500);
+    });
+    expect(isBlank(word)).toBe(false);
+    const read = await recognizeUpright(() => getOcrEngine('eng'), word, { dpi: 300, detectRotation: false });
+    expect(read.blocks.length).toBeGreaterThan(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { recognizeUpright } from './recognize.js';
 import { imageDpi } from './image-dpi.js';
 import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
-import { DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
+import { assertLanguageInstalled, DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
 import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
 
 export interface OcrPageResult {
@@ -87,8 +87,7 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
 }
 
 async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
-  const engine = await getOcrEngine(lang);
-  const rec = await recognizeUpright(engine, raster, { dpi: frame.dpi, detectRotation });
+  const rec = await recognizeUpright(() => getOcrEngine(lang), raster, { dpi: frame.dpi, detectRotation });
   // Each block names the language data it was read with (a re-read may use another one).
   const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height }).map((b) => ({
     ...b,
@@ -111,7 +110,7 @@ async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectR
 export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   // Fail on a missing language before spending a render on the page.
-  await getOcrEngine(lang);
+  assertLanguageInstalled(lang);
   const { grey, ...r } = await renderOpenPdfPageGrey(doc, pageNumber, { dpi: opts.dpi ?? 300, region: opts.bbox });
   const frame: Frame = { page: pageNumber, ...r };
   return ocrRaster(grey, frame, lang, opts.detectRotation);

@@ -105,6 +105,17 @@ export function cropGrey(r: GreyRaster, x0: number, y0: number, x1: number, y1: 
 }
 
 /**
+ * A page with (next to) no ink: fewer dark pixels than a couple of small letters would make. Tesseract
+ * finds nothing there, slowly, and the turn search would then read it four more times.
+ */
+export function isBlank(r: GreyRaster): boolean {
+  const allowed = Math.max(8, Math.floor((r.width * r.height) / 20_000));
+  let dark = 0;
+  for (let i = 0; i < r.data.length; i++) if ((r.data[i] ?? 255) < 128 && ++dark > allowed) return false;
+  return true;
+}
+
+/**
  * Light text on dark bands (slide title bars, shaded table heads, inverted boxes) is invisible to
  * tesseract's global binarisation: it takes the band for a picture and skips it. Bands are found row by
  * row as long runs of dark pixels (light gaps up to a letter's width bridged) that are mostly dark, then

@@ -3,9 +3,9 @@
  * which no npm data package ships, so orientation is found by trying: the page is read as it is, and only when
  * that reading is poor are the three other quarter-turns tried on a half-size copy (a quarter of the pixels),
  * keeping the turn that yields the most confident words. An upright page pays nothing; a turned one pays one
- * to three half-size reads plus the final full read.
+ * to three half-size reads plus the final full read; a blank page is not read at all.
  */
-import { halve, normalisePolarity, rotateGrey, toPgm, type GreyRaster, type QuarterTurn } from './raster.js';
+import { halve, isBlank, normalisePolarity, rotateGrey, toPgm, type GreyRaster, type QuarterTurn } from './raster.js';
 import type { TessBlock } from './ocr-lines.js';
 import type { OcrEngine } from './tesseract.js';
 
@@ -86,8 +86,11 @@ function isSideways(r: Reading): boolean {
   return all >= 3 && tall > 0.5 * all;
 }
 
-export async function recognizeUpright(engine: OcrEngine, raster: GreyRaster, opts: RecognizeOptions): Promise<Recognition> {
+/** `startEngine` is called only for a page with ink, so a blank page never starts a thread's engine. */
+export async function recognizeUpright(startEngine: () => Promise<OcrEngine>, raster: GreyRaster, opts: RecognizeOptions): Promise<Recognition> {
   const image = normalisePolarity(raster, opts.dpi / 300);
+  if (isBlank(image)) return { blocks: [], confidence: 0, turn: 0, image };
+  const engine = await startEngine();
   const first = await read(engine, image, opts.dpi);
   const sideways = isSideways(first);
   if (opts.detectRotation === false || (!sideways && first.confidence >= UPRIGHT_CONFIDENCE)) {
