@@ -70,6 +70,20 @@ describe('OCR of scanned documents', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('OCRs a scanned page whose text layer is only a stamped line, and leaves text pages alone', async () => {
+    const stamp = 'Downloaded from the county archive on 23 November 2026';
+    const pdf = await textThenScanPdf(['Born digital cover page', 'This text comes from the text layer.'], scan, stamp);
+    const job = await ingest(server, 'stamped.pdf', pdf);
+    expect(job.pages_needing_ocr).toEqual([2]);
+    const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
+    expect(blocks.filter((b) => b.page === 1).every((b) => b.source === 'text')).toBe(true);
+    const page2 = blocks.filter((b) => b.page === 2);
+    expect(page2.every((b) => b.source === 'ocr')).toBe(true);
+    expect(page2.filter((b) => b.type === 'heading').map((b) => b.text)).toContain('Lectern Structured Sample');
+    // The stamp is in the picture OCR reads, so it is not lost with the text layer.
+    expect(page2.map((b) => b.text).join(' ')).toMatch(/county archive/);
+  });
+
   it('OCRs only the pages without a text layer of a mixed PDF, in page order', async () => {
     const pdf = await textThenScanPdf(['Born digital cover page', 'This text comes from the text layer.'], scan);
     const job = await ingest(server, 'mixed.pdf', pdf);

@@ -156,9 +156,10 @@ export function greyTiff(pages: ReadonlyArray<{ width: number; height: number; d
 
 /**
  * A mixed document: page 1 born digital (the given lines as a text layer, A4), page 2 the scan as an image
- * only, the way a scanned appendix ends up in a report.
+ * only, the way a scanned appendix ends up in a report; with `stamp`, that line is set as text over the
+ * scan's top margin, as archives and download services stamp scans.
  */
-export async function textThenScanPdf(lines: readonly string[], scan: Scan): Promise<Buffer> {
+export async function textThenScanPdf(lines: readonly string[], scan: Scan, stamp?: string): Promise<Buffer> {
   const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
@@ -172,6 +173,7 @@ export async function textThenScanPdf(lines: readonly string[], scan: Scan): Pro
   const h = (scan.height * 72) / scan.dpi;
   doc.addPage({ size: [w, h], margin: 0 });
   doc.image(scan.png, 0, 0, { width: w, height: h });
+  if (stamp) doc.font('Helvetica').fontSize(7).text(stamp, 36, 14, { lineBreak: false });
   doc.end();
   return done;
 }

@@ -55,17 +55,8 @@ interface WeightedBox {
   weight: number;
 }
 
-/**
- * Returns figure boxes in top-left page coordinates. `viewport` is the page's scale-1 viewport
- * transform, so that rotated pages and offset crop boxes come out right.
- */
-export function findFigures(
-  pdfjs: PdfJs,
-  ops: OperatorListLike,
-  viewport: readonly number[],
-  width: number,
-  height: number,
-): BBox[] {
+/** What a page paints besides text: its images and its weighted vector paths, in top-left page coordinates. */
+function paintedGraphics(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], pageArea: number): { images: BBox[]; paths: WeightedBox[] } {
   const OPS = pdfjs.OPS;
   const imageOps = new Set<number>([
     OPS.paintImageXObject,
@@ -79,7 +70,6 @@ export function findFigures(
   const stack: Matrix[] = [];
   const images: BBox[] = [];
   const paths: WeightedBox[] = [];
-  const pageArea = width * height;
   const { fnArray, argsArray } = ops;
   for (let i = 0; i < fnArray.length; i++) {
     const fn = fnArray[i];
@@ -113,6 +103,16 @@ export function findFigures(
       paths.push({ box: b, weight: rule ? 1 : Math.min(20, segments) });
     }
   }
+  return { images, paths };
+}
+
+/**
+ * Returns figure boxes in top-left page coordinates. `viewport` is the page's scale-1 viewport
+ * transform, so that rotated pages and offset crop boxes come out right.
+ */
+export function findFigures(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): BBox[] {
+  const pageArea = width * height;
+  const { images, paths } = paintedGraphics(pdfjs, ops, viewport, pageArea);
   const figures: BBox[] = [];
   for (const b of images) {
     const w = b.x1 - b.x0;
@@ -122,6 +122,16 @@ export function findFigures(
   }
   figures.push(...clusterPaths(paths, width, height));
   return mergeOverlapping(figures);
+}
+
+/** The share of the page (0..1) that its largest image covers: about 1 for a scanned page. */
+export function largestImageShare(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): number {
+  let largest = 0;
+  for (const image of paintedGraphics(pdfjs, ops, viewport, width * height).images) {
+    const b = clip(image, width, height);
+    largest = Math.max(largest, Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0));
+  }
+  return largest / (width * height);
 }
 
 function clip(b: BBox, width: number, height: number): BBox {

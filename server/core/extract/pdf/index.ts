@@ -11,11 +11,11 @@ import { pageBlocks, type PendingBlock } from './assemble.js';
 import { docStats, headingLevels, listLevels } from './classify.js';
 import { PdfExtractError } from './errors.js';
 import { FontRegistry } from './fonts.js';
-import { findFigures } from './graphics.js';
+import { findFigures, largestImageShare } from './graphics.js';
 import { layoutPage } from './layout.js';
 import type { PageLayout } from './model.js';
 import { openPdf, withTimeout, type PdfDocument, type PdfJs } from './pdfjs-loader.js';
-import { readPageText, styleRuns, unturnBox } from './page-text.js';
+import { readPageText, styleRuns, unturnBox, type PageText } from './page-text.js';
 import { markRunningHeads } from './running-heads.js';
 import type { OcrPageResult } from '../../ocr/ocr-page.js';
 import { ocrPageWithoutText, withOcrBlocks, withOcrPages } from '../../ocr/pdf-page-ocr.js';
@@ -24,6 +24,10 @@ export { PdfExtractError } from './errors.js';
 
 /** Pages with fewer non-space characters than this have no usable text layer (scans). */
 const MIN_PAGE_CHARS = 20;
+/** Text covering less of the page than this (glyph boxes over page area) is sparse: maybe a stamped scan. */
+const SPARSE_TEXT_SHARE = 0.02;
+/** An image covering this much of a page with sparse text makes it a scan (figures leave margins). */
+const SCAN_IMAGE_SHARE = 0.85;
 /** A single page that takes longer is given up (and flagged for OCR) rather than stalling the job. */
 const PAGE_TIMEOUT_MS = 60_000;
 /** A caption label at the start of a text item: the page probably holds a figure worth locating. */
@@ -54,6 +58,7 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
       figures: [],
     };
     if (layout.needsOcr) return layout;
+    const sparse = textShare(text) < SPARSE_TEXT_SHARE;
     // Font names (bold, monospace, math) only reach commonObjs through an operator list, which
     // costs about as much as the text itself: build it only for pages that bring a font not seen
     // before, or that announce a figure we want to locate. Every new font is named on the first page
@@ -61,8 +66,15 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
     // the document (a long PDF is shared among threads) styles a page exactly as one reading from the start.
     const unseen = [...text.fontIds].some((id) => !fonts.isResolved(id));
     const wantsFigures = text.runs.some((r) => FIGURE_LABEL_RE.test(r.text));
-    if (unseen || wantsFigures) {
+    if (unseen || wantsFigures || sparse) {
       const ops = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
+      const toFrame = multiplyTransforms(text.frameTransform, viewport.transform);
+      // A scan with a little text laid over it (a stamp, a banner, a partial OCR layer) is read by OCR,
+      // which sees that text in the image too.
+      if (sparse && largestImageShare(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) >= SCAN_IMAGE_SHARE) {
+        layout.needsOcr = true;
+        return layout;
+      }
       // Every font of the page is in commonObjs now, the minor ones included.
       for (const id of text.fontIds) {
         if (fonts.isResolved(id)) continue;
@@ -70,7 +82,6 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
         else fonts.markUnknown(id);
       }
       if (wantsFigures) {
-        const toFrame = multiplyTransforms(text.frameTransform, viewport.transform);
         layout.figures = findFigures(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight);
       }
     }
@@ -83,6 +94,13 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
   } finally {
     page.cleanup();
   }
+}
+
+/** Share of the page's frame covered by its upright text runs (width times font size each). */
+function textShare(text: PageText): number {
+  let area = 0;
+  for (const r of text.runs) area += (r.x1 - r.x0) * r.size;
+  return area / (text.frameWidth * text.frameHeight);
 }
 
 function multiplyTransforms(m: readonly number[], n: readonly number[]): number[] {
