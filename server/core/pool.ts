@@ -6,11 +6,12 @@ import type { ExtractTaskInput, ProgressMessage, TaskMap, WarmUpMessage, WorkerS
 
 /**
  * A PDF is shared among the idle threads when it has at least this many pages. Each extra reader opens
- * the document again and names its fonts again (measured on warm threads: 50-200 ms of CPU per reader
- * on the fixture papers), which even a 2-page paper earns back on two idle threads (123 ms of reading
- * becomes 87 ms). Readers style pages the same wherever they start, so the blocks do not depend on it.
+ * the document again and names its fonts again, and the page count is read first in a task of its own:
+ * on two warm threads that cost more than it saved up to the 44-page fixture (six fixture papers of 2-44
+ * pages took 1.67-1.91 s shared against 1.43-1.69 s read whole, two runs of medians of 3), while a
+ * 500-page PDF gains from it. Readers style pages the same wherever they start, so the blocks do not depend on it.
  */
-const PARALLEL_MIN_PAGES = 2;
+const PARALLEL_MIN_PAGES = 64;
 
 export interface TaskPool {
   readonly threads: number;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { assemblePdf, extractPdf, readPdfPages } from '../../server/core/extract/pdf/index.js';
 import { fixturesDir, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 
 interface FixtureDoc {
@@ -54,10 +54,15 @@ describe('every fixture PDF through the API', () => {
       const tables = blocks.filter((b) => b.type === 'table');
       for (const t of tables) expect(new Set(t.table.rows.map((r: string[]) => r.length)).size).toBe(1);
     }
-    // The server shares the pages among its idle threads; the blocks must be those of one reader.
-    const alone = await extractPdf(new Uint8Array(readFileSync(join(fixturesDir, doc.file))));
+    // The server's blocks are one reader's; and a long PDF is shared among threads by page ranges, so two
+    // readers that each start cold on half of this document must assemble exactly the same blocks.
+    const data = new Uint8Array(readFileSync(join(fixturesDir, doc.file)));
+    const alone = await extractPdf(data);
     const key = (b: { page: number; type: string; text: string } | Record<string, any>) => `${b.page} ${b.type} ${b.text}`;
     expect(blocks.filter((b) => b.source !== 'ocr').map(key)).toEqual(alone.blocks.map(key));
+    const half = Math.ceil(doc.pages / 2);
+    const halves = assemblePdf([await readPdfPages(data, { from: 1, to: half }), await readPdfPages(data, { from: half + 1, to: doc.pages })]);
+    expect(halves.blocks.map(key)).toEqual(alone.blocks.map(key));
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(chunks.length).toBe(job.total_chunks);
     const covered = new Set(chunks.flatMap((c) => c.block_ids));
