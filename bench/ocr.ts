@@ -9,8 +9,8 @@
  *    by row, which is the order OCR and the block structure read a table in. Also shown: the order-free CER
  *    (words sorted first; see bench/lib/ocr-cer.ts) and the native CLI's CER on the same page image.
  * 2. Speed: N A4 pages at 300 dpi (the booktabs fixture page and a generated report page, alternating),
- *    OCRed by two worker threads in parallel (engines warmed first, as a pool keeps them), then by the native
- *    `tesseract` CLI on the same PNGs, two processes at a time with OMP_THREAD_LIMIT=1. The two alternate for
+ *    OCRed by two worker threads taking pages from one queue (engines warmed first, as a pool keeps them), then
+ *    by the native `tesseract` CLI on the same PNGs, two processes at a time from one queue, OMP_THREAD_LIMIT=1. The two alternate for
  *    OCR_BENCH_ROUNDS rounds and each keeps its best round: the 2 cores are shared with other work, and the
  *    best round is the one least disturbed by it.
  *    Besides wall time, CPU time (user + system, this whole process for the library, GNU time per process for
@@ -100,9 +100,13 @@ async function accuracy(): Promise<string[]> {
 const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
   .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./lib/ocr-worker.ts', import.meta.url).href)}); })`;
 
-/** Wall time, per-page times, and CPU time of the whole process (every thread, tesseract.js's included). */
-function runThreads(files: string[][]): Promise<{ ms: number; times: number[]; cpuMs: number }> {
-  const workers = files.map((f) => new Worker(WORKER_BOOT, { eval: true, workerData: { files: f, dpi: DPI } }));
+/**
+ * `threads` OCR threads taking the pages from one shared queue, as the native CLI's processes do: wall time,
+ * per-page times, and CPU time of the whole process (every thread, tesseract.js's included).
+ */
+function runThreads(files: string[], threads: number): Promise<{ ms: number; times: number[]; cpuMs: number }> {
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const workers = Array.from({ length: threads }, () => new Worker(WORKER_BOOT, { eval: true, workerData: { files, dpi: DPI, next } }));
   const ready = workers.map((w) => new Promise<void>((res, rej) => { w.once('message', () => res()); w.once('error', rej); }));
   return Promise.all(ready).then(async () => {
     const start = performance.now();
@@ -126,7 +130,6 @@ async function speed(fixturePngs: string[]): Promise<void> {
   const a4 = [fixturePngs.find((p) => p.includes('booktabs')) ?? generated, generated];
   const n = Number(process.env.OCR_BENCH_PAGES ?? 12);
   const pages = Array.from({ length: n }, (_, i) => a4[i % a4.length] as string);
-  const shares = [pages.filter((_, i) => i % 2 === 0), pages.filter((_, i) => i % 2 === 1)];
   const rounds = Math.max(1, Number(process.env.OCR_BENCH_ROUNDS ?? 2));
   const loadBefore = os.loadavg()[0] ?? 0;
   resetPeakRss();
@@ -136,7 +139,7 @@ async function speed(fixturePngs: string[]): Promise<void> {
   let nativeCpu = Infinity;
   const roundTimes: string[] = [];
   for (let r = 0; r < rounds; r++) {
-    const o = await runThreads(shares);
+    const o = await runThreads(pages, 2);
     const n = await runNativePool(pages, DPI, 2);
     roundTimes.push(`${ms(o.ms)} / ${ms(n.ms)}`);
     if (o.ms < ours.ms) ours = o;
