@@ -14,6 +14,9 @@ describe('worker warm-up', () => {
     const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
     expect(text).toContain('Table 1: Pages read per second');
     expect(text).toContain('await readPage(page, fonts);');
+    // Its serif text is set in an embedded Type 1 program with a ToUnicode map, as TeX output is.
+    const fonts = execFileSync('pdffonts', [file], { encoding: 'utf8' });
+    expect(fonts).toMatch(/LWAAAA\+LecternSerif\s+Type 1\s+WinAnsi\s+yes\s+yes\s+yes/);
     const { blocks, total_pages } = await extractPdf(pdf);
     expect(total_pages).toBe(4);
     const types = new Set(blocks.map((b) => b.type));

@@ -3,9 +3,12 @@
  * thread runs pdf.js and the layout code unoptimised, and takes 2-3x longer over its first documents
  * than once V8 has compiled the hot paths (BENCHMARKS.md, ingest). The pages hold what real documents
  * hold — headings, justified paragraphs set with TJ kerning, a bullet list, an aligned table, code,
- * a vector drawing with its caption, running footers, one- and two-column pages — in the standard
- * fonts, which pdf.js loads from its own Type 1 programs, so the font parser warms up too.
+ * a vector drawing with its caption, running footers, one- and two-column pages — with its serif text in
+ * an embedded Type 1 program with a ToUnicode map, as TeX writes it (warm-up-type1.ts), its sans and
+ * typewriter text in standard fonts, and its page contents compressed, as producers write them.
  */
+import { deflateSync } from 'node:zlib';
+import { type1GlyphWidth, type1Program } from './warm-up-type1.js';
 
 const WIDTH = 595;
 const HEIGHT = 842;
@@ -18,16 +21,33 @@ const WORDS = (
   'papers manuals reports and slides written in many different styles over several decades of printing'
 ).split(' ');
 
-/** Fonts by resource name: body, bold, italic, sans, sans bold, typewriter. */
-const FONTS = {
-  F1: 'Times-Roman',
-  F2: 'Times-Bold',
-  F3: 'Times-Italic',
-  F4: 'Helvetica',
-  F5: 'Helvetica-Bold',
-  F6: 'Courier',
-} as const;
-type FontKey = keyof typeof FONTS;
+/** Fonts by resource name: body, bold, italic (embedded), sans, sans bold, typewriter (standard). */
+const EMBEDDED = { F1: 'LWAAAA+LecternSerif', F2: 'LWAAAB+LecternSerif-Bold', F3: 'LWAAAC+LecternSerif-Italic' } as const;
+const STANDARD = { F4: 'Helvetica', F5: 'Helvetica-Bold', F6: 'Courier' } as const;
+type FontKey = keyof typeof EMBEDDED | keyof typeof STANDARD;
+
+/** WinAnsi codes 32..149 by glyph name, as far as the embedded font has them (quote and grave differ from ASCII). */
+const FIRST_CHAR = 32;
+const LAST_CHAR = 149;
+function winAnsiWidths(): number[] {
+  const names = new Map<number, string>([[32, 'space'], [39, 'quotesingle'], [96, 'grave'], [149, 'bullet']]);
+  return Array.from({ length: LAST_CHAR - FIRST_CHAR + 1 }, (_, i) => {
+    const code = FIRST_CHAR + i;
+    const name = names.get(code) ?? (code < 127 ? String.fromCharCode(code) : '');
+    return /^[A-Za-z]$/.test(name) || names.has(code) ? type1GlyphWidth(name) : 500;
+  });
+}
+
+const TO_UNICODE =
+  '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n/CMapName /Lectern-WinAnsi def\n/CMapType 2 def\n' +
+  '1 begincodespacerange\n<00> <FF>\nendcodespacerange\n2 beginbfrange\n<20> <7E> <0020>\n<95> <95> <2022>\nendbfrange\n' +
+  'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend';
+
+/** A stream object's body: the data deflated, as nearly every producer writes content and fonts. */
+function flateStream(data: Uint8Array | string, dict = ''): string {
+  const packed = deflateSync(typeof data === 'string' ? Buffer.from(data, 'latin1') : data);
+  return `<< /Length ${packed.length} /Filter /FlateDecode ${dict}>>\nstream\n${packed.toString('latin1')}\nendstream`;
+}
 
 /** Deterministic word stream: the same bytes every time. */
 function words(seed: number, count: number): string[] {
@@ -129,13 +149,29 @@ export function warmUpPdf(pages = 6): Uint8Array {
   const add = (body: string): number => objects.push(body);
   const catalog = add('');
   const pagesObj = add('');
-  const fontRefs = Object.entries(FONTS).map(
+  const program = type1Program('LecternSerif');
+  const fontFile = add(flateStream(program.bytes, `/Length1 ${program.length1} /Length2 ${program.length2} /Length3 ${program.length3} `));
+  const toUnicode = add(flateStream(TO_UNICODE));
+  const widths = winAnsiWidths().join(' ');
+  const embedded = Object.entries(EMBEDDED).map(([key, base]) => {
+    const flags = base.endsWith('Italic') ? 98 : 34;
+    const descriptor = add(
+      `<< /Type /FontDescriptor /FontName /${base} /Flags ${flags} /FontBBox [0 -200 1000 900] /ItalicAngle ${flags === 98 ? -12 : 0} ` +
+        `/Ascent 700 /Descent -200 /CapHeight 680 /XHeight 450 /StemV ${base.endsWith('Bold') ? 140 : 80} /FontFile ${fontFile} 0 R >>`,
+    );
+    const font = add(
+      `<< /Type /Font /Subtype /Type1 /BaseFont /${base} /FirstChar ${FIRST_CHAR} /LastChar ${LAST_CHAR} /Widths [${widths}] ` +
+        `/Encoding /WinAnsiEncoding /FontDescriptor ${descriptor} 0 R /ToUnicode ${toUnicode} 0 R >>`,
+    );
+    return `/${key} ${font} 0 R`;
+  });
+  const standard = Object.entries(STANDARD).map(
     ([key, base]) => `/${key} ${add(`<< /Type /Font /Subtype /Type1 /BaseFont /${base} /Encoding /WinAnsiEncoding >>`)} 0 R`,
   );
+  const fontRefs = [...embedded, ...standard];
   const kids: number[] = [];
   for (let n = 1; n <= pages; n++) {
-    const content = onePage(n, n % 2 === 0).toString();
-    const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`);
+    const stream = add(flateStream(onePage(n, n % 2 === 0).toString()));
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${WIDTH} ${HEIGHT}] /Resources << /Font << ${fontRefs.join(' ')} >> >> /Contents ${stream} 0 R >>`));
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
