@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { chat, chatStream, indexedJob, installChatModel, STORIES, waitForTurn } from '../helpers/chat-flow.js';
+import { chat, chatStream, expectCompleteStream, indexedJob, installChatModel, STORIES, waitForTurn } from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 // stories260K tells stories and answers nothing: here it only proves loading, streaming and cancelling
@@ -17,13 +17,7 @@ afterAll(async () => server.close());
 describe('chat plumbing: streaming, cancellation, the extractive provider', () => {
   it('streams sources first, then tokens, then done with the stored answer', async () => {
     const { res, events } = await chatStream(server, { job_id: jobId, question: 'How does chlorophyll use sunlight?', config: { max_tokens: 24 } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const kinds = events.map((e) => e.event);
-    expect(kinds[0]).toBe('sources');
-    expect(kinds.at(-1)).toBe('done');
-    expect(kinds.slice(1, -1).every((k) => k === 'token')).toBe(true);
-    expect(kinds.filter((k) => k === 'token').length).toBeGreaterThan(1);
+    expectCompleteStream({ res, events });
     const sources = events[0]!.data;
     expect(sources.sources[0].section_path).toEqual(['Photosynthesis']);
     const done = events.at(-1)!.data;

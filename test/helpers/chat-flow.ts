@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { createModelManager } from '../../server/models/manager.js';
 import { json, type TestServer } from './app.js';
 import { embedAndWait, finalizedJob, installTestModel } from './embed-flow.js';
@@ -75,6 +76,17 @@ export async function chatStream(server: TestServer, body: Record<string, unknow
     if (!controller.signal.aborted) throw err;
   }
   return { res, events };
+}
+
+/** A complete answer stream: 200 as SSE, `sources` first, then two or more `token` events only, then `done`. */
+export function expectCompleteStream({ res, events }: { res: Response; events: SseEvent[] }): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const kinds = events.map((e) => e.event);
+  expect(kinds[0]).toBe('sources');
+  expect(kinds.at(-1)).toBe('done');
+  expect(kinds.slice(1, -1).every((k) => k === 'token')).toBe(true);
+  expect(kinds.filter((k) => k === 'token').length).toBeGreaterThan(1);
 }
 
 /** Polls the session until its turn number `seq` exists (a cancelled answer is stored as it stops). */
