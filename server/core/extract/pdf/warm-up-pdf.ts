@@ -8,7 +8,7 @@
  * typewriter text in standard fonts, and its page contents compressed, as producers write them.
  */
 import { deflateSync } from 'node:zlib';
-import { type1GlyphWidth, type1Program } from './warm-up-type1.js';
+import { type1Program, winAnsiWidths } from './warm-up-type1.js';
 
 const WIDTH = 595;
 const HEIGHT = 842;
@@ -26,17 +26,9 @@ const EMBEDDED = { F1: 'LWAAAA+LecternSerif', F2: 'LWAAAB+LecternSerif-Bold', F3
 const STANDARD = { F4: 'Helvetica', F5: 'Helvetica-Bold', F6: 'Courier' } as const;
 type FontKey = keyof typeof EMBEDDED | keyof typeof STANDARD;
 
-/** WinAnsi codes 32..149 by glyph name, as far as the embedded font has them (quote and grave differ from ASCII). */
+/** The codes the embedded font's dictionary gives widths for: ASCII and the bullet (WinAnsi 149). */
 const FIRST_CHAR = 32;
 const LAST_CHAR = 149;
-function winAnsiWidths(): number[] {
-  const names = new Map<number, string>([[32, 'space'], [39, 'quotesingle'], [96, 'grave'], [149, 'bullet']]);
-  return Array.from({ length: LAST_CHAR - FIRST_CHAR + 1 }, (_, i) => {
-    const code = FIRST_CHAR + i;
-    const name = names.get(code) ?? (code < 127 ? String.fromCharCode(code) : '');
-    return /^[A-Za-z]$/.test(name) || names.has(code) ? type1GlyphWidth(name) : 500;
-  });
-}
 
 const TO_UNICODE =
   '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n/CMapName /Lectern-WinAnsi def\n/CMapType 2 def\n' +
@@ -152,7 +144,7 @@ export function warmUpPdf(pages = 6): Uint8Array {
   const program = type1Program('LecternSerif');
   const fontFile = add(flateStream(program.bytes, `/Length1 ${program.length1} /Length2 ${program.length2} /Length3 ${program.length3} `));
   const toUnicode = add(flateStream(TO_UNICODE));
-  const widths = winAnsiWidths().join(' ');
+  const widths = winAnsiWidths(FIRST_CHAR, LAST_CHAR).join(' ');
   const embedded = Object.entries(EMBEDDED).map(([key, base]) => {
     const flags = base.endsWith('Italic') ? 98 : 34;
     const descriptor = add(

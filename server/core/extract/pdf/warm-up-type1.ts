@@ -16,8 +16,21 @@ const ASCII_NAMES = (
 ).split(' ');
 const GLYPHS = ['.notdef', ...ASCII_NAMES, 'quotesingle', 'grave', 'bullet'];
 
+/** The glyph a WinAnsi code selects, as far as this font has it (39 and 96 differ from StandardEncoding). */
+function winAnsiGlyph(code: number): string {
+  if (code === 39) return 'quotesingle';
+  if (code === 96) return 'grave';
+  if (code === 149) return 'bullet';
+  return ASCII_NAMES[code - 32] ?? '.notdef';
+}
+
+/** Widths of WinAnsi codes `first`..`last`, for the font dictionary's /Widths. */
+export function winAnsiWidths(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => glyphWidth(winAnsiGlyph(first + i)));
+}
+
 /** Advance width of a glyph, varied like a book face (a uniform width would read as a typewriter font). */
-export function type1GlyphWidth(name: string): number {
+function glyphWidth(name: string): number {
   if (name === 'space') return 250;
   if (/^(?:[ijl]|period|comma|colon|semicolon|exclam|quote\w*|bar)$/.test(name)) return 278;
   if (/^(?:[frtI]|paren\w+|bracket\w+|hyphen|slash)$/.test(name)) return 333;
@@ -43,7 +56,7 @@ const CLOSEPATH = 9;
 const ENDCHAR = 14;
 
 function glyphProgram(name: string, index: number): number[] {
-  const w = type1GlyphWidth(name);
+  const w = glyphWidth(name);
   if (name === 'space' || name === '.notdef') return [...num(0), ...num(w), HSBW, ENDCHAR];
   const h = 400 + (index % 7) * 40;
   const inner = w - 80;
