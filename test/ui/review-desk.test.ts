@@ -93,14 +93,14 @@ describe('the review desk in a browser', () => {
     // The server renders pages: the image lies under the boxes.
     await page.waitForSelector('.page-image:not([hidden])');
     const first = await blockAt(0);
-    expect(await selected()).toBe(first.block_id);
+    await expect.poll(() => selected()).toBe(first.block_id);
     expect(await page.locator(`.page-sheet .box.selected[data-block="${first.block_id}"]`).count()).toBe(1);
     await page.keyboard.press('j');
     const second = await blockAt(1);
-    expect(await selected()).toBe(second.block_id);
+    await expect.poll(() => selected()).toBe(second.block_id);
     // Clicking a box on the page selects its block in the list.
     await page.click(`.page-sheet .box[data-block="${first.block_id}"]`);
-    expect(await selected()).toBe(first.block_id);
+    await expect.poll(() => selected()).toBe(first.block_id);
     await shot(page, shots, '2-review');
   });
 
@@ -121,7 +121,7 @@ describe('the review desk in a browser', () => {
   it('undoes the last action', async () => {
     await page.keyboard.press('j');
     const target = await blockAt(2);
-    expect(await selected()).toBe(target.block_id);
+    await expect.poll(() => selected()).toBe(target.block_id);
     await page.keyboard.press('a');
     await expect.poll(async () => (await blockAt(2)).status).toBe('approved');
     await page.keyboard.press('u');
@@ -131,7 +131,7 @@ describe('the review desk in a browser', () => {
   it('meets the conflict dialog and keeps mine over a change made by another client', async () => {
     // Approving moved the selection on to the next block, and undo left it there.
     const target = await blockAt(3);
-    expect(await selected()).toBe(target.block_id);
+    await expect.poll(() => selected()).toBe(target.block_id);
     const theirs = await server.call('PATCH', `/jobs/${jobId}/blocks/${target.block_id}`, { json: { version: target.version, edited_text: 'Their correction.' }, headers: { 'x-reviewer': 'grace' } });
     expect(theirs.status).toBe(200);
     await page.keyboard.press('a');
@@ -145,7 +145,7 @@ describe('the review desk in a browser', () => {
 
   it('merges two edits of different words of the same block', async () => {
     const target = await blockAt(4);
-    expect(await selected()).toBe(target.block_id);
+    await expect.poll(() => selected()).toBe(target.block_id);
     const words = target.text.split(' ');
     expect(words.length).toBeGreaterThan(3);
     const theirText = ['THEIRS', ...words.slice(1)].join(' ');
