@@ -23,6 +23,7 @@ import { fixturesDir, ingest, listAll, startServer } from '../test/helpers/app.j
 import { chatStream, installChatModel, SMOLLM2, STORIES } from '../test/helpers/chat-flow.js';
 import { ensureTestModels } from '../test/helpers/test-models.js';
 import { ms, num, table } from './lib/format.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,10 +37,6 @@ const threadsSetting = Number(args.threads);
 const questionCount = Number(args.questions);
 const maxTokens = Number(args['max-tokens']);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2 : NaN;
-};
 
 interface Run {
   ttftMs: number;

@@ -24,6 +24,7 @@ import { warmUpPdf } from '../server/core/extract/pdf/warm-up-pdf.js';
 import { makeLongPdf } from '../test/helpers/make-pdf.js';
 import { ms, table } from './lib/format.js';
 import { ensurePdftotext, pdftotextVersion, timePdftotext } from './lib/pdftotext.js';
+import { median } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,8 +37,6 @@ const { values } = parseArgs({
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const fixtures = values.fixtures ?? path.resolve(repoRoot, '../shared/fixtures/pdfs');
 const repeat = Math.max(1, Number(values.repeat));
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const t = performance.now();

@@ -146,9 +146,10 @@ export function warmUpPdf(pages = 6): Uint8Array {
   const toUnicode = add(flateStream(TO_UNICODE));
   const widths = winAnsiWidths(FIRST_CHAR, LAST_CHAR).join(' ');
   const embedded = Object.entries(EMBEDDED).map(([key, base]) => {
-    const flags = base.endsWith('Italic') ? 98 : 34;
+    const italic = base.endsWith('Italic');
+    // Flags: serif and non-symbolic (34), plus italic (64).
     const descriptor = add(
-      `<< /Type /FontDescriptor /FontName /${base} /Flags ${flags} /FontBBox [0 -200 1000 900] /ItalicAngle ${flags === 98 ? -12 : 0} ` +
+      `<< /Type /FontDescriptor /FontName /${base} /Flags ${italic ? 98 : 34} /FontBBox [0 -200 1000 900] /ItalicAngle ${italic ? -12 : 0} ` +
         `/Ascent 700 /Descent -200 /CapHeight 680 /XHeight 450 /StemV ${base.endsWith('Bold') ? 140 : 80} /FontFile ${fontFile} 0 R >>`,
     );
     const font = add(

@@ -1,9 +1,9 @@
 /**
  * A small Type 1 font program written here for the warm-up PDF. TeX output (most papers and manuals) embeds
  * its fonts as Type 1 programs, which pdf.js decrypts, parses and converts to CFF on every new document: code
- * that a thread warmed only on standard fonts runs cold on its first real documents (a TeX paper read after
- * another one takes about half the time it takes after the warm-up PDF alone; BENCHMARKS.md, ingest). The
- * glyphs are plain shapes (a box and a curve each): only the font machinery has to run, not look right.
+ * that a thread warmed only on standard fonts runs cold on its first real documents (`npm run bench:extract`
+ * shows a document's first reading against its warm ones). The glyphs are plain shapes (a box and a curve
+ * each): only the font machinery has to run, not look right.
  */
 
 /** Glyph names of the printable ASCII range in StandardEncoding (32..126), plus those WinAnsi adds that we use. */
