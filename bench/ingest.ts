@@ -8,7 +8,10 @@
  * Each server first waits for its worker threads to finish their start-up warm-up (GET /health), then
  * ingests a small warm-up PDF that is left out of the figures.
  *
- * Usage: tsx bench/ingest.ts [--pages 500] [--fixtures DIR] [--poll-ms 50] [--repeat 3] [--json FILE] [--strict]
+ * A job is followed through GET /jobs/{id}/events, which reports each change as it happens; `--follow poll`
+ * polls GET /jobs/{id} every `--poll-ms` instead, the way a client without event streams would.
+ *
+ * Usage: tsx bench/ingest.ts [--pages 500] [--fixtures DIR] [--follow events|poll] [--poll-ms 50] [--repeat 3] [--json FILE] [--strict]
  * Exit codes: 0 done, 1 set-up error or a file that did not reach ready_for_review, 2 goals missed (--strict).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { makeLongPdf, makeStructuredPdf } from '../test/helpers/make-pdf.js';
 import { mib, ms, num, table } from './lib/format.js';
-import { ingestFile, type IngestResult } from './lib/ingest-job.js';
+import { ingestFile, type FollowOptions, type IngestResult } from './lib/ingest-job.js';
 import { ensurePdftotext, pdfPageCount, pdftotextVersion, timePdftotext } from './lib/pdftotext.js';
 import type { PeakMemory } from './lib/proc.js';
 import { startServer, waitForWarmWorkers } from './lib/server.js';
@@ -50,16 +53,16 @@ function machine(): string {
 }
 
 /** Starts a server, ingests a warm-up file, then each run's file in turn; returns the server's peak memory. */
-async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, pollMs: number, repeat: number): Promise<PeakMemory> {
+async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, follow: FollowOptions, repeat: number): Promise<PeakMemory> {
   const server = await startServer(repoRoot);
   try {
     log(`  worker threads warm ${ms(await waitForWarmWorkers(server))} after the server answered`);
-    const w = await ingestFile(server, warmup, { pollMs });
+    const w = await ingestFile(server, warmup, follow);
     log(`  warm-up: ${w.status} in ${ms(w.wallMs)}${w.error ? ` (${w.error})` : ''}`);
     for (const run of runs) {
       // Each file several times, keeping the median run: one run on a shared machine is mostly noise.
       const tries: IngestResult[] = [];
-      for (let i = 0; i < repeat; i++) tries.push(await ingestFile(server, run.file, { pollMs }));
+      for (let i = 0; i < repeat; i++) tries.push(await ingestFile(server, run.file, follow));
       const ready = tries.filter((t) => t.status === 'ready_for_review').sort((a, b) => a.wallMs - b.wallMs);
       run.ingest = ready.length === tries.length ? (ready[Math.floor((ready.length - 1) / 2)] as IngestResult) : tries.find((t) => t.status !== 'ready_for_review');
       const r = run.ingest as IngestResult;
@@ -142,6 +145,7 @@ async function main(): Promise<number> {
     options: {
       pages: { type: 'string', default: '500' },
       fixtures: { type: 'string', default: path.resolve(repoRoot, '../shared/fixtures/pdfs') },
+      follow: { type: 'string', default: 'events' },
       'poll-ms': { type: 'string', default: '50' },
       repeat: { type: 'string', default: '3' },
       json: { type: 'string' },
@@ -149,7 +153,7 @@ async function main(): Promise<number> {
     },
   });
   const longPages = Number(values.pages);
-  const pollMs = Number(values['poll-ms']);
+  const follow: FollowOptions = { follow: values.follow === 'poll' ? 'poll' : 'events', pollMs: Number(values['poll-ms']) };
   const repeat = Math.max(1, Number(values.repeat));
   const fixturesDir = path.resolve(values.fixtures);
 
@@ -186,12 +190,12 @@ async function main(): Promise<number> {
       { name: path.basename(longFile), file: longFile, group: 'long' as const },
     ].map((r) => ({ ...r, popplerPages: pdfPageCount(r.file), pdftotextMs: timePdftotext(r.file, 3) }));
 
-    log(`\n## Ingest (one file at a time, poll every ${pollMs} ms)`);
+    log(`\n## Ingest (one file at a time, ${follow.follow === 'poll' ? `polling GET /jobs/{id} every ${follow.pollMs} ms` : 'following GET /jobs/{id}/events'})`);
     started = performance.now();
     log(`server A: ${fixtures.length} fixture PDFs`);
-    const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, pollMs, repeat);
+    const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, follow, repeat);
     log(`server B (fresh): ${path.basename(longFile)}`);
-    const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, pollMs, repeat);
+    const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, follow, repeat);
     log(`ingest phase took ${ms(performance.now() - started)}; load average now: ${loadavg()}`);
 
     const outcome = report(runs, fixturesMem, longMem, longPages, repeat);

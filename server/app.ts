@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createExporter } from './core/export/export-job.js';
 import { createJobRunner } from './core/jobs/job-runner.js';
 import { createJobsService } from './core/jobs/jobs-service.js';
+import { createJobWatch } from './core/jobs/job-watch.js';
 import { createTaskPool } from './core/pool.js';
 import { createBlocksReview } from './core/review/blocks-review.js';
 import { createChunksReview } from './core/review/chunks-review.js';
@@ -60,7 +61,8 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model };
   const indexer = createIndexer({ ...embedding, clock, log });
   indexer.start();
-  const runner = createJobRunner({ db, pool, files, clock, log });
+  const jobWatch = createJobWatch();
+  const runner = createJobRunner({ db, pool, files, clock, log, watch: jobWatch });
   const rechunk = createRechunk({ db, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const llm = createLlmRuntime({
@@ -78,7 +80,8 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       appVersion,
       db,
       files,
-      jobs: createJobsService({ db, files, runner, clock, vectors: indexer }),
+      jobs: createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch }),
+      jobWatch,
       blocks: createBlocksReview({ db, clock }),
       chunks: createChunksReview({ db, clock }),
       rechunk,

@@ -2,8 +2,9 @@
  * Piscina task module: one named export per task of `TaskMap` (server/core/tasks.ts).
  * - extract: reads a stored original, extracts typed blocks, numbers and chunks them, posting
  *   `ProgressMessage`s on `progressPort` after each page.
- * - pdfInfo, pdfPages, assemblePdf: the same for a long PDF split among several workers — page count
- *   first, then page ranges read in parallel, then one assembly over all the layouts.
+ * - extractPdfLead, readPdfShare: the same for a PDF read by two threads at once (see readPdfShare): each
+ *   reads its share of the pages, the helper posts its layouts straight to the lead, which assembles,
+ *   numbers and chunks them.
  * - chunk: rebuilds chunks from reviewed blocks.
  * - renderPage, ocrPage: a page of a stored PDF or image as PNG, and OCR of a page or region of it. OCR (in
  *   extraction too) uses this thread's tesseract.js engine, started on first use and kept for the thread's
@@ -20,7 +21,7 @@ import { workerData } from 'piscina';
 import { buildChunks } from '../server/core/chunking/index.js';
 import { extractDocument } from '../server/core/extract/extract-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
-import { assemblePdf as assemble, pdfInfo as info, readPdfPages } from '../server/core/extract/pdf/index.js';
+import { assemblePdf as assemble, readPdfPages, readPdfShare as readShare, type PdfPages } from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
@@ -30,6 +31,8 @@ import type {
   ChunkTaskInput,
   EmbedTaskInput,
   ExtractTaskInput,
+  PdfHelperTaskInput,
+  PdfLeadTaskInput,
   ProgressMessage,
   TaskMap,
   WarmUpMessage,
@@ -100,19 +103,30 @@ export function extract(input: ExtractTaskInput): Out<'extract'> {
   return task(async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort), ocr: input.ocr }), input), input.progressPort);
 }
 
-export function pdfInfo(input: TaskMap['pdfInfo']['input']): Out<'pdfInfo'> {
-  return task(async () => info(new Uint8Array(await readFile(input.path))));
+export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
+  const { helperPort } = input;
+  return task(async () => {
+    const theirs = fromHelper(helperPort);
+    theirs.catch(() => undefined); // awaited below; a helper that stops early must not count as unhandled meanwhile
+    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr })) as PdfPages;
+    const other = await theirs;
+    return numberAndChunk(assemble(other ? [mine, other] : [mine]), input);
+  }, input.progressPort).finally(() => helperPort.close());
 }
 
-export function pdfPages(input: TaskMap['pdfPages']['input']): Out<'pdfPages'> {
-  return task(
-    async () => readPdfPages(new Uint8Array(await readFile(input.path)), { from: input.from, to: input.to }, { onProgress: reporter(input.progressPort), ocr: input.ocr }),
-    input.progressPort,
-  );
+/** The helper's share, or an error if its thread stops without sending one (the pool then stops this task too). */
+function fromHelper(port: MessagePort): Promise<PdfPages | null> {
+  return new Promise((resolve, reject) => {
+    port.once('message', (pages: PdfPages | null) => resolve(pages));
+    port.once('close', () => reject(new Error('the second reader of the PDF stopped')));
+  });
 }
 
-export function assemblePdf(input: TaskMap['assemblePdf']['input']): Out<'assemblePdf'> {
-  return task(async () => numberAndChunk(assemble(input.parts), input));
+export function readPdfShare(input: PdfHelperTaskInput): Out<'readPdfShare'> {
+  const { leadPort } = input;
+  return task(async () => {
+    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr }));
+  }, input.progressPort).finally(() => leadPort.close());
 }
 
 export function chunk(input: ChunkTaskInput): Out<'chunk'> {

@@ -23,9 +23,9 @@ export interface IngestResult {
   /** Upload request alone (until POST /jobs answered), ms. */
   uploadMs: number;
   job: JobView;
-  /** Longest wait between two progress updates, per page advanced (poll-granular), and the page it ended on. */
+  /** Longest wait between two progress updates, per page advanced, and the page it ended on. */
   slowest: { msPerPage: number; page: number } | null;
-  /** Poll-granular split of wallMs: until first seen processing, until all pages seen done, then to the end. */
+  /** Split of wallMs as the client saw it: until first seen processing, until all pages seen done, then to the end. */
   phases: { queuedMs: number; pagesMs: number; afterPagesMs: number } | null;
   error?: string;
 }
@@ -41,12 +41,48 @@ async function getJob(server: ServerHandle, jobId: string): Promise<JobView> {
   return body;
 }
 
-/** Ingests `file`, polling GET /jobs/{id} every `pollMs` until the job stops moving or `timeoutMs` passes. */
-export async function ingestFile(
-  server: ServerHandle,
-  file: string,
-  opts: { pollMs?: number; timeoutMs?: number } = {},
-): Promise<IngestResult> {
+/** Job views as GET /jobs/{id} answers them, every `pollMs`, until one is terminal. */
+async function* polled(server: ServerHandle, jobId: string, pollMs: number): AsyncGenerator<JobView> {
+  for (;;) {
+    await sleep(pollMs);
+    const job = await getJob(server, jobId);
+    yield job;
+    if (TERMINAL.has(job.status)) return;
+  }
+}
+
+/** Job views as GET /jobs/{id}/events sends them, until the server ends the stream. */
+async function* followed(server: ServerHandle, jobId: string, signal: AbortSignal): AsyncGenerator<JobView> {
+  const res = await fetch(`${server.baseUrl}/jobs/${encodeURIComponent(jobId)}/events`, { headers: { 'X-API-Key': server.apiKey }, signal });
+  if (res.status !== 200 || !res.body) throw new Error(`GET /jobs/${jobId}/events answered ${res.status}: ${await res.text()}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(frame)?.[1];
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      if (event === 'job' && data) yield JSON.parse(data) as JobView;
+      else if (event === 'error') throw new Error(`job event stream: ${data}`);
+    }
+  }
+}
+
+export interface FollowOptions {
+  /** `events`: GET /jobs/{id}/events (default); `poll`: GET /jobs/{id} every `pollMs`. */
+  follow?: 'events' | 'poll';
+  pollMs?: number;
+  timeoutMs?: number;
+}
+
+/** Ingests `file` and follows its job to the end (events or polling) or until `timeoutMs` passes. */
+export async function ingestFile(server: ServerHandle, file: string, opts: FollowOptions = {}): Promise<IngestResult> {
   const pollMs = opts.pollMs ?? 50;
   const timeoutMs = opts.timeoutMs ?? 30 * 60_000;
   const data = readFileSync(file);
@@ -70,27 +106,32 @@ export async function ingestFile(
   let slowest: IngestResult['slowest'] = null;
   let processingAt: number | null = null;
   let pagesDoneAt: number | null = null;
-  while (!TERMINAL.has(job.status)) {
-    if (performance.now() - started > timeoutMs) {
-      const error = `no final status after ${timeoutMs} ms`;
-      return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, phases: null, error };
-    }
-    await sleep(pollMs);
-    job = await getJob(server, created.job_id);
-    const now = performance.now();
-    const done = job.progress?.pages_done ?? 0;
-    const total = job.progress?.total_pages ?? job.total_pages ?? 0;
-    if (processingAt === null && job.status !== 'queued') processingAt = now;
-    if (pagesDoneAt === null && total > 0 && done >= total) pagesDoneAt = now;
-    if (done > lastDone) {
-      // The first update also holds upload, queueing and document opening: page timing starts from it.
-      if (lastDone > 0) {
-        const msPerPage = (now - lastAt) / (done - lastDone);
-        if (!slowest || msPerPage > slowest.msPerPage) slowest = { msPerPage, page: done };
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const views = opts.follow === 'poll' ? polled(server, created.job_id, pollMs) : followed(server, created.job_id, timeout);
+  try {
+    for await (job of views) {
+      if (timeout.aborted) break;
+      const now = performance.now();
+      const done = job.progress?.pages_done ?? 0;
+      const total = job.progress?.total_pages ?? job.total_pages ?? 0;
+      if (processingAt === null && job.status !== 'queued') processingAt = now;
+      if (pagesDoneAt === null && total > 0 && done >= total) pagesDoneAt = now;
+      if (done > lastDone) {
+        // The first update also holds upload, queueing and document opening: page timing starts from it.
+        if (lastDone > 0) {
+          const msPerPage = (now - lastAt) / (done - lastDone);
+          if (!slowest || msPerPage > slowest.msPerPage) slowest = { msPerPage, page: done };
+        }
+        lastDone = done;
+        lastAt = now;
       }
-      lastDone = done;
-      lastAt = now;
     }
+  } catch (err) {
+    if (!timeout.aborted) throw err;
+  }
+  if (!TERMINAL.has(job.status)) {
+    const error = `no final status after ${timeoutMs} ms`;
+    return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, phases: null, error };
   }
   const end = performance.now();
   const wallMs = end - started;

@@ -1,6 +1,7 @@
 import type { Settings } from '../schemas/settings.js';
 import type { ExportJob } from '../core/export/export-job.js';
 import type { JobsService } from '../core/jobs/jobs-service.js';
+import type { JobWatch } from '../core/jobs/job-watch.js';
 import type { Db } from '../store/db.js';
 import type { FileStore } from '../store/file-store.js';
 import type { ApiKey } from '../store/api-key.js';
@@ -25,6 +26,8 @@ export interface ServerDeps {
   db: Db;
   files: FileStore;
   jobs: JobsService;
+  /** Changes of a job as they happen, for GET /jobs/{id}/events. */
+  jobWatch: Pick<JobWatch, 'watch'>;
   blocks: BlocksReview;
   chunks: ChunksReview;
   rechunk: Rechunk;

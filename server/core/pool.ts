@@ -4,22 +4,13 @@ import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_
 import { Piscina } from 'piscina';
 import type { ExtractTaskInput, ProgressMessage, TaskMap, WarmUpMessage, WorkerSettings } from './tasks.js';
 
-/**
- * A PDF is shared among the idle threads when it has at least this many pages. Each extra reader opens
- * the document again and names its fonts again, and the page count is read first in a task of its own:
- * on two warm threads that cost more than it saved up to the 44-page fixture (six fixture papers of 2-44
- * pages took 1.67-1.91 s shared against 1.43-1.69 s read whole, two runs of medians of 3), while a
- * 500-page PDF gains from it. Readers style pages the same wherever they start, so the blocks do not depend on it.
- */
-const PARALLEL_MIN_PAGES = 64;
-
 export interface TaskPool {
   readonly threads: number;
   /** Threads that have finished warming up (all of them once warm-up is over, or when it is off). */
   warmThreads(): number;
   /**
-   * Extracts, numbers and chunks a stored document. A PDF is shared among the idle threads by page
-   * ranges and assembled at the end; progress counts pages done across them.
+   * Extracts, numbers and chunks a stored document. A long PDF is shared between two idle threads by
+   * page ranges and assembled at the end; progress counts pages done across them.
    */
   extract(
     input: Omit<ExtractTaskInput, 'progressPort'>,
@@ -33,15 +24,6 @@ export interface TaskPool {
   /** Embeds texts with a local ONNX model, loaded once per worker thread and kept. */
   embed(input: TaskMap['embed']['input'], signal?: AbortSignal): Promise<TaskMap['embed']['output']>;
   close(): Promise<void>;
-}
-
-/** Splits pages 1..total into `n` contiguous ranges of near-equal size. */
-export function pageRanges(total: number, n: number): { from: number; to: number }[] {
-  const parts = Math.max(1, Math.min(n, total));
-  return Array.from({ length: parts }, (_, i) => ({
-    from: Math.floor((i * total) / parts) + 1,
-    to: Math.floor(((i + 1) * total) / parts),
-  }));
 }
 
 /** The Piscina pool running workers/index.ts (built to dist/worker.js, or out/main/worker.js in Electron). */
@@ -76,47 +58,50 @@ export function createTaskPool(workerFile: string, threads: number, opts: { warm
   }
 
   /** Runs a task that reports progress on a MessagePort of its own. */
-  async function runWithProgress<K extends 'extract' | 'pdfPages'>(
+  async function runWithProgress<K extends 'extract' | 'extractPdfLead' | 'readPdfShare'>(
     name: K,
     input: Omit<TaskMap[K]['input'], 'progressPort'>,
     signal: AbortSignal,
     onProgress: (p: ProgressMessage) => void,
+    transfer: MessagePort[] = [],
   ): Promise<TaskMap[K]['output']> {
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onProgress);
     try {
       const withPort = { ...input, progressPort: port2 as MessagePort };
-      return (await counted(pool.run(withPort, { name, transferList: [port2], signal }))) as TaskMap[K]['output'];
+      return (await counted(pool.run(withPort, { name, transferList: [port2, ...transfer], signal }))) as TaskMap[K]['output'];
     } finally {
       port1.close();
     }
   }
 
+  /**
+   * Two idle threads read a PDF together (readPdfShare decides from its page count whether the second
+   * one reads anything); on a busy pool one thread reads it, as splitting would only add work.
+   */
   async function extractPdfInParallel(input: Omit<ExtractTaskInput, 'progressPort'>, signal: AbortSignal, onProgress: (p: ProgressMessage) => void) {
-    // On a busy pool splitting only adds work (each reader names the fonts again): one thread reads it.
-    const idle = size - running;
-    if (idle < 2) return runWithProgress('extract', input, signal, onProgress);
-    const { pages } = await run('pdfInfo', { path: input.path }, signal);
-    if (pages < PARALLEL_MIN_PAGES) return runWithProgress('extract', input, signal, onProgress);
-    // One failing range stops the others rather than leaving them to finish for nothing.
+    if (size - running < 2) return runWithProgress('extract', input, signal, onProgress);
+    // One failing reader stops the other rather than leaving it to wait or finish for nothing.
     const group = new AbortController();
     const stop = () => group.abort();
     signal.addEventListener('abort', stop, { once: true });
+    const done = [0, 0];
+    const progress = (i: number) => ({ pagesDone, totalPages }: ProgressMessage) => {
+      done[i] = pagesDone;
+      onProgress({ pagesDone: (done[0] ?? 0) + (done[1] ?? 0), totalPages });
+    };
+    const { port1: helperPort, port2: leadPort } = new MessageChannel();
+    const settle = <T>(work: Promise<T>): Promise<T> =>
+      work.catch((err: unknown) => {
+        stop();
+        throw err;
+      });
     try {
-      const ranges = pageRanges(pages, idle);
-      const done = ranges.map(() => 0);
-      const parts = await Promise.all(
-        ranges.map((r, i) =>
-          runWithProgress('pdfPages', { path: input.path, ocr: input.ocr, ...r }, group.signal, ({ pagesDone }) => {
-            done[i] = pagesDone;
-            onProgress({ pagesDone: done.reduce((a, b) => a + b, 0), totalPages: pages });
-          }).catch((err: unknown) => {
-            stop();
-            throw err;
-          }),
-        ),
-      );
-      return await run('assemblePdf', { parts, chunk: input.chunk, id_seed: input.id_seed }, signal);
+      const [out] = await Promise.all([
+        settle(runWithProgress('extractPdfLead', { ...input, helperPort }, group.signal, progress(0), [helperPort])),
+        settle(runWithProgress('readPdfShare', { path: input.path, ocr: input.ocr, leadPort }, group.signal, progress(1), [leadPort])),
+      ]);
+      return out;
     } finally {
       signal.removeEventListener('abort', stop);
     }

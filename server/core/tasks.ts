@@ -1,11 +1,11 @@
 /**
  * The worker protocol, typed once for both sides. The HTTP thread sends a task by name; the worker
  * (workers/index.ts) exports one function per name. Inputs and outputs are plain data (structured clone);
- * extraction progress comes back over a transferred MessagePort as `{ pagesDone, totalPages }` messages.
+ * extraction progress comes back over a transferred MessagePort as `{ pagesDone, totalPages }` messages,
+ * and the two readers of a shared PDF talk over a MessagePort of their own.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ChunkDraft, ChunkInputBlock, ChunkOptions } from './chunking/types.js';
-import type { PdfPages } from './extract/pdf/index.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 import type { BBox, OcrOptions } from './extract/types.js';
 import type { OcrPageResult } from './ocr/ocr-page.js';
@@ -33,20 +33,20 @@ export interface ExtractTaskOutput {
   chunks: ChunkDraft[];
 }
 
-/** One worker's share of a PDF's pages (parallel extraction of one document). */
-export interface PdfPagesTaskInput {
-  path: string;
-  from: number;
-  to: number;
-  ocr?: OcrOptions;
-  progressPort?: MessagePort;
+/**
+ * The first of two threads reading one PDF (see readPdfShare): reads its share, takes the other's from
+ * `helperPort`, and assembles, numbers and chunks the document as `extract` does.
+ */
+export interface PdfLeadTaskInput extends ExtractTaskInput {
+  helperPort: MessagePort;
 }
 
-/** Turns the page layouts read by several workers into the same output as `extract`. */
-export interface AssemblePdfTaskInput {
-  parts: PdfPages[];
-  chunk: Omit<ChunkOptions, 'id_seed'>;
-  id_seed: string;
+/** The second reader: reads its share and posts it (PdfPages, or null when the lead reads alone) on `leadPort`. */
+export interface PdfHelperTaskInput {
+  path: string;
+  ocr?: OcrOptions;
+  progressPort?: MessagePort;
+  leadPort: MessagePort;
 }
 
 export interface ChunkTaskInput {
@@ -57,9 +57,8 @@ export interface ChunkTaskInput {
 export interface TaskMap {
   extract: { input: ExtractTaskInput; output: ExtractTaskOutput };
   chunk: { input: ChunkTaskInput; output: ChunkDraft[] };
-  pdfInfo: { input: { path: string }; output: { pages: number; title?: string } };
-  pdfPages: { input: PdfPagesTaskInput; output: PdfPages };
-  assemblePdf: { input: AssemblePdfTaskInput; output: ExtractTaskOutput };
+  extractPdfLead: { input: PdfLeadTaskInput; output: ExtractTaskOutput };
+  readPdfShare: { input: PdfHelperTaskInput; output: void };
   renderPage: { input: RenderPageTaskInput; output: Uint8Array };
   ocrPage: { input: OcrPageTaskInput; output: OcrPageResult };
   embed: { input: EmbedTaskInput; output: EmbedTaskOutput };

@@ -2,7 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { sseRequest, type SseEvent } from '../helpers/sse.js';
 import { makeDocx } from '../helpers/make-docx.js';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
 import { makeBlankPagePdf, makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
@@ -153,7 +154,7 @@ describe('jobs', () => {
   });
 
   it('answers 404 JOB_NOT_FOUND for an unknown job on every job route', async () => {
-    for (const [m, p] of [['GET', ''], ['DELETE', ''], ['POST', '/cancel'], ['GET', '/blocks'], ['GET', '/chunks'], ['POST', '/rechunk'], ['POST', '/finalize'], ['GET', '/export'], ['GET', '/audit']] as const) {
+    for (const [m, p] of [['GET', ''], ['GET', '/events'], ['DELETE', ''], ['POST', '/cancel'], ['GET', '/blocks'], ['GET', '/chunks'], ['POST', '/rechunk'], ['POST', '/finalize'], ['GET', '/export'], ['GET', '/audit']] as const) {
       const res = await server.call(m, `/jobs/nope${p}`);
       expect(res.status, `${m} ${p}`).toBe(404);
       expect(((await res.json()) as any).error.code).toBe('JOB_NOT_FOUND');
@@ -172,5 +173,53 @@ describe('jobs', () => {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`).get(job.job_id), table).toEqual({ n: 0 });
     }
     db.close();
+  });
+});
+
+describe('job events', () => {
+  const follow = (jobId: string, stopAfter?: (e: SseEvent) => boolean) =>
+    sseRequest(`${server.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': server.key } }, stopAfter);
+
+  it('streams the job from upload to ready_for_review as it changes, then ends', async () => {
+    const created = await json(await server.upload('followed.pdf', await makeLongPdf(120)));
+    const { res, events } = await follow(created.job_id);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(events.map((e) => e.event)).toEqual(events.map(() => 'job'));
+    const statuses = events.map((e) => e.data.status).filter((s, i, all) => s !== all[i - 1]);
+    expect(['queued,processing,ready_for_review', 'processing,ready_for_review']).toContain(statuses.join());
+    const done = events.map((e) => e.data.progress?.pages_done ?? 0);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(done.some((d) => d > 0 && d < 120), `progress between the ends: ${done.join()}`).toBe(true);
+    // Each event differs from the one before it: changes only.
+    for (let i = 1; i < events.length; i++) expect(events[i]?.data).not.toEqual(events[i - 1]?.data);
+    const last = events.at(-1)?.data;
+    expect(last).toEqual(await json(await server.call('GET', `/jobs/${created.job_id}`)));
+    expect(last).toMatchObject({ status: 'ready_for_review', progress: { pages_done: 120, total_pages: 120 } });
+  });
+
+  it('sends a job with no work running once and ends', async () => {
+    const job = await ingest(server, 'still.md', enc('# Still\n\nnothing runs'));
+    const { res, events } = await follow(job.job_id);
+    expect(res.status).toBe(200);
+    expect(events.map((e) => [e.event, e.data.status])).toEqual([['job', 'ready_for_review']]);
+  });
+
+  it('ends with the cancelled job when it is cancelled, and with an error event when it is deleted', async () => {
+    for (const [action, ending] of [['cancel', 'cancelled'], ['delete', 'JOB_NOT_FOUND']] as const) {
+      const created = await json(await server.upload(`${action}.pdf`, await makeLongPdf(500)));
+      let acted = false;
+      const { events } = await follow(created.job_id, (e) => {
+        if (!acted && (e.data.progress?.pages_done ?? 0) > 0) {
+          acted = true;
+          void server.call(action === 'cancel' ? 'POST' : 'DELETE', action === 'cancel' ? `/jobs/${created.job_id}/cancel` : `/jobs/${created.job_id}`);
+        }
+        return false;
+      });
+      expect(acted, action).toBe(true);
+      const last = events.at(-1);
+      if (action === 'cancel') expect(last).toMatchObject({ event: 'job', data: { status: 'cancelled' } });
+      else expect(last).toMatchObject({ event: 'error', data: { code: ending } });
+    }
   });
 });

@@ -15,7 +15,9 @@ import { imagePageCount, ocrImage, ocrPdfPage, type OcrPageResult } from '../../
 import { isBlank, normalisePolarity } from '../../server/core/ocr/raster.js';
 import { recognizeUpright } from '../../server/core/ocr/recognize.js';
 import { getOcrEngine, installedLanguages, terminateOcrEngines } from '../../server/core/ocr/tesseract.js';
-import { makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+import { makeBlankPagePdf, makeStructuredPdf, onePagePdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+import { openPdf } from '../../server/core/extract/pdf/pdfjs-loader.js';
+import { renderOpenPdfPageGrey } from '../../server/core/ocr/render-page.js';
 import { greyTiff, makeScan, scanGrey, scansToPdf, type Scan } from '../helpers/make-scan.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -238,6 +240,19 @@ describe('blank pages', () => {
     expect(isBlank(word)).toBe(false);
     const read = await recognizeUpright(() => getOcrEngine('eng'), word, { dpi: 300, detectRotation: false });
     expect(read.blocks.length).toBeGreaterThan(0);
+  });
+  it('renders a page without ink only as a thumbnail, and a page with one small dot in full', async () => {
+    const blank = await openPdf(new Uint8Array(await makeBlankPagePdf()));
+    const dot = await openPdf(new Uint8Array(await onePagePdf((doc) => doc.rect(300, 400, 0.5, 0.5).fill('#000'))));
+    try {
+      expect(await renderOpenPdfPageGrey(blank.doc, 2, { dpi: 300 })).toMatchObject({ grey: null, width: 2480, height: 3508, dpi: 300 });
+      const inked = await renderOpenPdfPageGrey(dot.doc, 1, { dpi: 300 });
+      expect(inked.grey?.data.some((v) => v < 128)).toBe(true);
+      const read = await ocrPdfPage(await makeBlankPagePdf(), 2);
+      expect(read).toMatchObject({ blocks: [], dpi: 300, page: { page: 2, ocr: { confidence: 0, rotation: 0 } } });
+    } finally {
+      await Promise.all([blank.doc.destroy(), dot.doc.destroy()]);
+    }
   });
 });
 

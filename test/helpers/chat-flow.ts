@@ -4,6 +4,7 @@ import { createModelManager } from '../../server/models/manager.js';
 import { json, type TestServer } from './app.js';
 import { embedAndWait, finalizedJob, installTestModel } from './embed-flow.js';
 import { ensureTestModels } from './test-models.js';
+import { sseRequest, type SseEvent } from './sse.js';
 
 export const SMOLLM2 = 'smollm2-135m-instruct-q4_1';
 export const STORIES = 'stories260k';
@@ -31,51 +32,10 @@ export const chat = async (server: TestServer, body: Record<string, unknown>, he
   return { status: res.status, body: await json(res) };
 };
 
-export interface SseEvent {
-  event: string;
-  data: any;
-  /** ms since the request was sent */
-  at: number;
-}
-
-/**
- * POSTs a streamed chat and reads its Server-Sent Events as they arrive; `stopAfter` hangs up (aborts
- * the request) once it returns true for an event, as a client closing the page would.
- */
-export async function chatStream(server: TestServer, body: Record<string, unknown>, stopAfter?: (e: SseEvent) => boolean) {
-  const started = performance.now();
-  const controller = new AbortController();
-  const res = await fetch(`${server.url}/chat`, {
-    method: 'POST',
-    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, stream: true }),
-    signal: controller.signal,
-  });
-  const events: SseEvent[] = [];
-  if (!res.body) return { res, events };
-  const decoder = new TextDecoder();
-  let buffered = '';
-  try {
-    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffered += decoder.decode(part, { stream: true });
-      let sep: number;
-      while ((sep = buffered.indexOf('\n\n')) >= 0) {
-        const raw = buffered.slice(0, sep);
-        buffered = buffered.slice(sep + 2);
-        const event = /^event: (.*)$/m.exec(raw)?.[1] ?? 'message';
-        const data = JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null');
-        const e = { event, data, at: performance.now() - started };
-        events.push(e);
-        if (stopAfter?.(e)) {
-          controller.abort();
-          return { res, events };
-        }
-      }
-    }
-  } catch (err) {
-    if (!controller.signal.aborted) throw err;
-  }
-  return { res, events };
+/** POSTs a streamed chat and reads its events (see sseRequest). */
+export function chatStream(server: TestServer, body: Record<string, unknown>, stopAfter?: (e: SseEvent) => boolean) {
+  const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
+  return sseRequest(`${server.url}/chat`, { method: 'POST', headers, body: JSON.stringify({ ...body, stream: true }) }, stopAfter);
 }
 
 /** A complete answer stream: 200 as SSE, `sources` first, then two or more `token` events only, then `done`. */

@@ -401,3 +401,11 @@ export async function makeBlankPagePdf(): Promise<Buffer> {
   doc.addPage();
   return finish(doc);
 }
+
+/** One A4 page drawn by `draw` (pdfkit's coordinates: points, origin top-left). */
+export async function onePagePdf(draw: (doc: Doc) => void): Promise<Buffer> {
+  const doc = newDoc('One page');
+  doc.addPage();
+  draw(doc);
+  return finish(doc);
+}

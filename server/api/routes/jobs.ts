@@ -6,9 +6,16 @@ import { reviewCounts } from '../../core/review/review-state.js';
 import { errors } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
 import { receiveUpload } from '../receive-upload.js';
+import { openSse } from '../sse.js';
+import { describeFailure } from '../../core/errors.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['jobs'];
+
+/** States in which a job has work running: a follower's stream stays open through them. */
+const WORKING = new Set(['queued', 'processing', 'finalizing', 'embedding']);
+/** How often a follower's job is read again for changes made outside the job runner. */
+const EVENTS_BEAT_MS = 1000;
 
 function intField(fields: Record<string, string>, name: string, fallback: number, min: number, max: number): number {
   const raw = fields[name];
@@ -66,10 +73,61 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     jobs.list(req.query),
   );
 
+  const jobStatus = (jobId: string) => ({ ...jobs.get(jobId), review: reviewCounts(db, jobId), index: deps.indexer.status(jobId) });
+
   app.get(
     '/jobs/:job_id',
     { schema: { tags, summary: 'Job status, per-page progress and review counts', params: JobParams, response: { 200: Type.Ref('Job'), ...errors(401, 404) } } },
-    async (req) => ({ ...jobs.get(req.params.job_id), review: reviewCounts(db, req.params.job_id), index: deps.indexer.status(req.params.job_id) }),
+    async (req) => jobStatus(req.params.job_id),
+  );
+
+  app.get(
+    '/jobs/:job_id/events',
+    {
+      schema: {
+        tags,
+        summary: 'Follow a job as it changes (Server-Sent Events)',
+        description:
+          'text/event-stream of `job` events, each the job as GET /jobs/{job_id} answers it: one at once, then one whenever its status, ' +
+          'progress or counts change. The stream ends after an event whose status has no work running (anything but queued, processing, ' +
+          'finalizing and embedding), so a client can wait for an upload to be ready without polling. A job deleted meanwhile ends it with ' +
+          'an `error` event ({code, message}). An unknown job answers 404 JOB_NOT_FOUND before the stream starts.',
+        params: JobParams,
+        produces: ['text/event-stream'],
+        response: { 200: Type.Ref('Job'), ...errors(401, 404) },
+      },
+    },
+    async (req, reply) => {
+      const jobId = req.params.job_id;
+      const first = jobStatus(jobId); // 404 here, as JSON, before the stream starts
+      let last = JSON.stringify(first);
+      const sse = openSse(reply);
+      const stop = (): void => {
+        clearInterval(beat);
+        unwatch();
+        sse.end();
+      };
+      const push = (): void => {
+        let job: ReturnType<typeof jobStatus>;
+        try {
+          job = jobStatus(jobId);
+        } catch (err) {
+          sse.send('error', describeFailure(err));
+          return stop();
+        }
+        const json = JSON.stringify(job);
+        if (json !== last) sse.send('job', job);
+        last = json;
+        if (!WORKING.has(job.status)) stop();
+      };
+      const unwatch = deps.jobWatch.watch(jobId, push);
+      // Ingest moves, cancel and delete are told at once; finalize and embedding are seen on this beat.
+      const beat = setInterval(push, EVENTS_BEAT_MS);
+      sse.signal.addEventListener('abort', stop, { once: true });
+      sse.send('job', first);
+      if (!WORKING.has(first.status)) stop();
+      return reply;
+    },
   );
 
   app.delete(

@@ -8,6 +8,7 @@ import type { TaskPool } from '../pool.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
+import type { JobWatch } from './job-watch.js';
 
 /** Least time between two progress writes of one job. */
 const PROGRESS_WRITE_MS = 100;
@@ -24,6 +25,7 @@ export interface JobRunnerDeps {
   files: FileStore;
   clock: Clock;
   log: Logger;
+  watch: Pick<JobWatch, 'changed'>;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface JobRunnerDeps {
  * Each running job has an AbortController: cancel and delete abort it, which terminates its worker.
  * On close, running jobs are aborted but keep their status, so the next start resumes them.
  */
-export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) {
+export function createJobRunner({ db, pool, files, clock, log, watch }: JobRunnerDeps) {
   const queue: string[] = [];
   const running = new Map<string, AbortController>();
   const finished = new Set<Promise<void>>();
@@ -60,6 +62,7 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
       .returning()
       .get();
     if (!claimed) return;
+    watch.changed(jobId);
     // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
     // a few writes a second keep the progress live (the last page is written when the job is saved).
     let progressWrittenAt = -Infinity;
@@ -79,10 +82,12 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
             if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
             progressWrittenAt = at;
             db.update(jobs).set({ pagesDone, totalPages, updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
+            watch.changed(jobId);
           },
         },
       );
       if (saveExtraction(db, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
+      watch.changed(jobId);
     } catch (err) {
       if (signal.aborted) return; // cancelled, deleted, or shutting down: whoever aborted set the status
       const failure = describeFailure(err);
@@ -92,6 +97,7 @@ export function createJobRunner({ db, pool, files, clock, log }: JobRunnerDeps) 
         .set({ status: 'failed', errorCode: failure.code, errorMessage: failure.message, finishedAt: at, updatedAt: at })
         .where(eq(jobs.jobId, jobId))
         .run();
+      watch.changed(jobId);
     }
   }
 

@@ -11,6 +11,7 @@ import { jobView, type OcrPageView } from '../views.js';
 import { findJob } from './find-job.js';
 import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
+import type { JobWatch } from './job-watch.js';
 import { paginate } from '../../store/paginate.js';
 
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
@@ -32,9 +33,11 @@ export interface JobsServiceDeps {
   clock: Clock;
   /** Takes a deleted job's vectors out of the collection indexes (its mapping rows go with the job). */
   vectors?: { removeJob(jobId: string): number };
+  /** Tells the job's followers of a cancel or delete at once. */
+  watch?: Pick<JobWatch, 'changed'>;
 }
 
-export function createJobsService({ db, files, runner, clock, vectors }: JobsServiceDeps) {
+export function createJobsService({ db, files, runner, clock, vectors, watch }: JobsServiceDeps) {
   const row = (jobId: string) => findJob(db, jobId);
 
   function ocrPages(jobId: string): number[] {
@@ -105,6 +108,7 @@ export function createJobsService({ db, files, runner, clock, vectors }: JobsSer
       const now = isoNow(clock);
       db.update(jobs).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
       runner.abort(jobId);
+      watch?.changed(jobId);
       return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
     },
 
@@ -114,6 +118,7 @@ export function createJobsService({ db, files, runner, clock, vectors }: JobsSer
       vectors?.removeJob(jobId);
       db.delete(jobs).where(eq(jobs.jobId, jobId)).run();
       files.removeJob(jobId);
+      watch?.changed(jobId);
     },
   };
 }

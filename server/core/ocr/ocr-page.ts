@@ -8,7 +8,7 @@ import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
 import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
-import { recognizeUpright } from './recognize.js';
+import { recognizeUpright, type Recognition } from './recognize.js';
 import { imageDpi } from './image-dpi.js';
 import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
@@ -86,8 +86,12 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
   };
 }
 
-async function ocrRaster(raster: GreyRaster, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
-  const rec = await recognizeUpright(() => getOcrEngine(lang), raster, { dpi: frame.dpi, detectRotation });
+/** What reading a page without ink finds (the thread's OCR engine is not even started for it). */
+const NO_INK: Recognition = { blocks: [], confidence: 0, turn: 0, image: { width: 0, height: 0, data: new Uint8Array(0) } };
+
+/** `raster` null: the page has no ink. */
+async function ocrRaster(raster: GreyRaster | null, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
+  const rec = raster ? await recognizeUpright(() => getOcrEngine(lang), raster, { dpi: frame.dpi, detectRotation }) : NO_INK;
   // Each block names the language data it was read with (a re-read may use another one).
   const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height }).map((b) => ({
     ...b,

@@ -4,7 +4,7 @@
  */
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 
-import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
+import { openPdf, type PdfDocument, type PdfPage } from '../extract/pdf/pdfjs-loader.js';
 import type { BBox } from '../extract/types.js';
 import { rgbaToGrey, type GreyRaster } from './raster.js';
 
@@ -40,56 +40,98 @@ const MAX_PIXELS = 60_000_000;
 
 /** Renders one page (1-based) of an already-open document, so a multi-page scan is parsed once. */
 export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderedPage> {
-  const { canvas, frame } = await drawPage(doc, pageNumber, options);
-  // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
-  return { ...frame, png: await canvas.encode('png') };
+  return withPage(doc, pageNumber, async (page) => {
+    const plan = planRender(page, pageNumber, options);
+    // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
+    return { ...plan.frame, png: await (await draw(page, plan)).encode('png') };
+  });
 }
 
 /**
  * The same render as grey bytes, for OCR in this thread: encoding a 300 dpi A4 page to PNG and decoding
- * it again would cost more CPU than reading it.
+ * it again would cost more CPU than reading it. A page without ink gives `grey: null`: it is drawn at
+ * 72 dpi first, and only a page with a mark there is drawn again at full size (the second draw reuses
+ * the page's operator list and decoded images), so a blank page costs a thumbnail, not a 300 dpi render.
  */
-export async function renderOpenPdfPageGrey(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderFrame & { grey: GreyRaster }> {
-  const { canvas, frame } = await drawPage(doc, pageNumber, options);
-  const rgba = canvas.getContext('2d').getImageData(0, 0, frame.width, frame.height).data;
-  return { ...frame, grey: rgbaToGrey(rgba, frame.width, frame.height) };
+export async function renderOpenPdfPageGrey(
+  doc: PdfDocument,
+  pageNumber: number,
+  options: RenderOptions = {},
+): Promise<RenderFrame & { grey: GreyRaster | null }> {
+  return withPage(doc, pageNumber, async (page) => {
+    const plan = planRender(page, pageNumber, options);
+    const probe = planRender(page, pageNumber, { ...options, dpi: Math.min(PROBE_DPI, plan.frame.dpi) });
+    if (!hasInk(greyOf(await draw(page, probe), probe.frame))) return { ...plan.frame, grey: null };
+    return { ...plan.frame, grey: greyOf(await draw(page, plan), plan.frame) };
+  });
 }
 
-async function drawPage(doc: PdfDocument, pageNumber: number, options: RenderOptions): Promise<{ canvas: Canvas; frame: RenderFrame }> {
-  const dpi = options.dpi ?? 300;
+/** Resolution of the ink probe. */
+const PROBE_DPI = 72;
+/**
+ * A probe pixel this light or lighter holds no ink. A pixel dark enough to count as ink at 300 dpi (under
+ * 128) covers at least 1/17 of a 72 dpi pixel and takes at least (255 - 128) / 17 = 7.5 levels off it.
+ */
+const PROBE_WHITE = 250;
+
+function hasInk(grey: GreyRaster): boolean {
+  for (let i = 0; i < grey.data.length; i++) if ((grey.data[i] ?? 255) < PROBE_WHITE) return true;
+  return false;
+}
+
+function greyOf(canvas: Canvas, frame: RenderFrame): GreyRaster {
+  return rgbaToGrey(canvas.getContext('2d').getImageData(0, 0, frame.width, frame.height).data, frame.width, frame.height);
+}
+
+async function withPage<T>(doc: PdfDocument, pageNumber: number, use: (page: PdfPage) => Promise<T>): Promise<T> {
   const page = await doc.getPage(pageNumber);
   try {
-    const base = page.getViewport({ scale: 1 });
-    const scale = dpi / 72;
-    const viewport = page.getViewport({ scale });
-    const region = clampRegion(options.region, base.width, base.height);
-    const width = Math.max(1, Math.round((region.x1 - region.x0) * scale));
-    const height = Math.max(1, Math.round((region.y1 - region.y0) * scale));
-    if (width * height > MAX_PIXELS) {
-      throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px)`), {
-        code: 'OCR_PAGE_TOO_LARGE',
-      });
-    }
-    const canvas = createCanvas(width, height);
-    const ctx = canvas.getContext('2d');
-    // Scans often have transparent backgrounds around the image; OCR wants white paper, not black.
-    ctx.fillStyle = '#ffffff';
-    ctx.fillRect(0, 0, width, height);
-    await page.render({
-      canvas: canvas as unknown as HTMLCanvasElement,
-      canvasContext: ctx as unknown as CanvasRenderingContext2D,
-      viewport,
-      // Shifting the whole page draws only the region onto the (smaller) canvas.
-      transform: [1, 0, 0, 1, -region.x0 * scale, -region.y0 * scale],
-      background: '#ffffff',
-    }).promise;
-    return {
-      canvas,
-      frame: { width, height, pageWidthPt: base.width, pageHeightPt: base.height, offsetXPt: region.x0, offsetYPt: region.y0, dpi },
-    };
+    return await use(page);
   } finally {
     page.cleanup();
   }
+}
+
+interface RenderPlan {
+  frame: RenderFrame;
+  scale: number;
+  region: BBox;
+}
+
+function planRender(page: PdfPage, pageNumber: number, options: RenderOptions): RenderPlan {
+  const dpi = options.dpi ?? 300;
+  const base = page.getViewport({ scale: 1 });
+  const scale = dpi / 72;
+  const region = clampRegion(options.region, base.width, base.height);
+  const width = Math.max(1, Math.round((region.x1 - region.x0) * scale));
+  const height = Math.max(1, Math.round((region.y1 - region.y0) * scale));
+  if (width * height > MAX_PIXELS) {
+    throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px)`), {
+      code: 'OCR_PAGE_TOO_LARGE',
+    });
+  }
+  return {
+    frame: { width, height, pageWidthPt: base.width, pageHeightPt: base.height, offsetXPt: region.x0, offsetYPt: region.y0, dpi },
+    scale,
+    region,
+  };
+}
+
+async function draw(page: PdfPage, { frame, scale, region }: RenderPlan): Promise<Canvas> {
+  const canvas = createCanvas(frame.width, frame.height);
+  const ctx = canvas.getContext('2d');
+  // Scans often have transparent backgrounds around the image; OCR wants white paper, not black.
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, frame.width, frame.height);
+  await page.render({
+    canvas: canvas as unknown as HTMLCanvasElement,
+    canvasContext: ctx as unknown as CanvasRenderingContext2D,
+    viewport: page.getViewport({ scale }),
+    // Shifting the whole page draws only the region onto the (smaller) canvas.
+    transform: [1, 0, 0, 1, -region.x0 * scale, -region.y0 * scale],
+    background: '#ffffff',
+  }).promise;
+  return canvas;
 }
 
 /** Opens the PDF, renders one page (1-based) and closes it again. */

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { useBufferedDecompression } from './buffered-decompression.js';
 import { PdfExtractError, toPdfError } from './errors.js';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -50,6 +51,7 @@ export function loadPdfJs(): Promise<PdfJs> {
     import(PDFJS_WORKER) as Promise<unknown>,
   ]).then(([mod]) => {
     restoreNatives();
+    useBufferedDecompression();
     return mod;
   });
   return pdfjsPromise;

@@ -25,7 +25,23 @@ const MIN_ROWS = 3;
 /** Lines are asked for their cells again and again (table windows overlap); computed once. */
 const segmentCache = new WeakMap<Line, Segment[]>();
 
-/** Cells of one line: runs split wherever the gap is wider than 0.8 em (word spaces are ~0.3 em). */
+/** Whether run `r` goes on the cell of the run before it: cells split at gaps over 0.8 em (word spaces are ~0.3 em). */
+function sameCell(line: Line, prev: Run | undefined, r: Run): prev is Run {
+  return !!prev && r.x0 - prev.x1 <= 0.8 * Math.max(line.size, r.size);
+}
+
+/** How many cells lineSegments gives a line, without making their text (every line is counted). */
+function cellCount(line: Line): number {
+  let n = 0;
+  let prev: Run | undefined;
+  for (const r of line.runs) {
+    if (!sameCell(line, prev, r)) n++;
+    prev = r;
+  }
+  return n;
+}
+
+/** Cells of one line: its runs split at wide gaps. */
 export function lineSegments(line: Line): Segment[] {
   const cached = segmentCache.get(line);
   if (cached) return cached;
@@ -33,7 +49,7 @@ export function lineSegments(line: Line): Segment[] {
   let cur: Segment | undefined;
   let prev: Run | undefined;
   for (const r of line.runs) {
-    if (cur && prev && r.x0 - prev.x1 <= 0.8 * Math.max(line.size, r.size)) {
+    if (cur && sameCell(line, prev, r)) {
       cur.text += (needsSpace(prev, r) ? ' ' : '') + r.text;
       cur.x1 = Math.max(cur.x1, r.x1);
     } else {
@@ -209,29 +225,29 @@ function tryTable(lines: Line[], first: number, last: number): TableHit | null {
  */
 export function findTables(lines: Line[]): TableHit[] {
   const hits: TableHit[] = [];
-  const cellCount = lines.map((l) => (l.role ? 0 : lineSegments(l).length));
+  const cells = lines.map((l) => (l.role ? 0 : cellCount(l)));
   const ok = (k: number): boolean => {
     const l = lines[k];
-    return !!l && canContinue(l, cellCount[k] ?? 0);
+    return !!l && canContinue(l, cells[k] ?? 0);
   };
   let i = 0;
   while (i < lines.length) {
     const startLine = lines[i] as Line;
-    if ((cellCount[i] ?? 0) < 2 || !canStart(startLine)) {
+    if ((cells[i] ?? 0) < 2 || !canStart(startLine)) {
       i++;
       continue;
     }
     // One-cell lines (a row with one filled cell, a wrapped cell) may sit inside a table.
     const bridge = (n: number): boolean => {
       const l = lines[n];
-      return !!l && !l.role && !isMathLine(l) && (cellCount[n] ?? 0) === 1 && l.text.length <= 40;
+      return !!l && !l.role && !isMathLine(l) && (cells[n] ?? 0) === 1 && l.text.length <= 40;
     };
     let j = i;
     for (;;) {
       const cur = lines[j] as Line;
       const next = lines[j + 1];
       if (!next || next.y - cur.y > 2.6 * Math.max(cur.size, next.size)) break;
-      if ((cellCount[j + 1] ?? 0) >= 2 && ok(j + 1)) {
+      if ((cells[j + 1] ?? 0) >= 2 && ok(j + 1)) {
         j++;
         continue;
       }
@@ -240,7 +256,7 @@ export function findTables(lines: Line[]): TableHit[] {
       while (k <= j + 3 && bridge(k)) k++;
       const after = lines[k];
       const last = lines[k - 1] as Line;
-      if (k > j + 1 && after && ok(k) && (cellCount[k] ?? 0) >= 2 && after.y - last.y <= 2.6 * last.size) {
+      if (k > j + 1 && after && ok(k) && (cells[k] ?? 0) >= 2 && after.y - last.y <= 2.6 * last.size) {
         j = k;
         continue;
       }
@@ -252,7 +268,7 @@ export function findTables(lines: Line[]): TableHit[] {
     if (
       above &&
       canStart(above) &&
-      (cellCount[i - 1] ?? 0) === 1 &&
+      (cells[i - 1] ?? 0) === 1 &&
       above.text.length <= 30 &&
       !/^(table|tab\.|figure|fig\.)/i.test(above.text) &&
       startLine.y - above.y <= 2 * startLine.size &&
