@@ -5,9 +5,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
+import { BufferedDecompressionStream } from '../../server/core/extract/pdf/buffered-decompression.js';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { loadPdfJs, openPdf } from '../../server/core/extract/pdf/pdfjs-loader.js';
+import { warmUpPdf } from '../../server/core/extract/pdf/warm-up-pdf.js';
 import { joinLines, normalizeText } from '../../server/core/extract/pdf/text-normalize.js';
 import { BLOCK_TYPES, type ExtractedBlock, type ExtractionResult } from '../../server/core/extract/types.js';
 import { makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
@@ -405,5 +409,33 @@ describe('text clean-up', () => {
     expect(joinLines(['soft\u00AD', 'ware and more'])).toBe('software and more');
     expect(joinLines(['one line', 'and the next'])).toBe('one line and the next');
     expect(joinLines(['Dubbel \u2013', 'Taschenbuch'])).toBe('Dubbel \u2013 Taschenbuch');
+  });
+});
+
+describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
+  it('names each font and its weight in the text layer, so that no operator list is needed for them', async () => {
+    const { doc } = await openPdf(warmUpPdf(2));
+    try {
+      const page = await doc.getPage(1);
+      const { styles } = await page.getTextContent();
+      const named = Object.values(styles).map((s) => s as { fontName?: string; bold?: boolean });
+      expect(named.map((s) => s.fontName)).toEqual(expect.arrayContaining(['LWAAAA+LecternSerif', 'LWAAAB+LecternSerif-Bold', 'Helvetica-Bold']));
+      expect(named.find((s) => s.fontName === 'LWAAAA+LecternSerif')?.bold).toBe(false);
+      // Nothing was sent to the page's common objects: those come only with an operator list.
+      expect(Object.keys(styles).some((id) => page.commonObjs.has(id))).toBe(false);
+    } finally {
+      await doc.destroy();
+    }
+  });
+
+  it('inflates streams through the buffered DecompressionStream, to the same bytes as zlib, and refuses bad data', async () => {
+    await loadPdfJs();
+    expect(globalThis.DecompressionStream).toBe(BufferedDecompressionStream);
+    const text = 'BT /F1 10 Tf (same bytes) Tj ET\n'.repeat(200);
+    const inflated = new Response(new Blob([deflateSync(text)]).stream().pipeThrough(new DecompressionStream('deflate')));
+    expect(await inflated.text()).toBe(text);
+    const broken = new Response(new Blob([deflateSync(text).subarray(0, 40)]).stream().pipeThrough(new DecompressionStream('deflate')));
+    await expect(broken.arrayBuffer()).rejects.toThrow();
+    expect(() => new DecompressionStream('brotli' as CompressionFormat)).toThrow(TypeError);
   });
 });

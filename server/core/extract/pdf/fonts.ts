@@ -1,10 +1,9 @@
 /**
  * Font styles (bold, monospace, math) per pdf.js font id.
  *
- * pdf.js's text content only names fonts by an internal id ("g_d0_f7"); the real PostScript name
- * ("XHWNIA+CMBX12") reaches page.commonObjs only once a page's operator list has been built. The
- * extractor therefore asks for an operator list only on pages that use a font not seen before, and
- * classifies each font once, by name. Fonts without a usable name (Type 3 bitmap fonts from dvips,
+ * pdf.js's text content names fonts by an internal id ("g_d0_f7"); the real PostScript name
+ * ("XHWNIA+CMBX12") comes with the text layer's styles in the patched pdf.js Lectern runs, else from
+ * page.commonObjs once a page's operator list has been built. Each font is classified once, by name. Fonts without a usable name (Type 3 bitmap fonts from dvips,
  * anonymous "F1" fonts) fall back to a width test: every glyph of a monospace font has one advance.
  */
 

@@ -59,11 +59,11 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
     };
     if (layout.needsOcr) return layout;
     const sparse = textShare(text) < SPARSE_TEXT_SHARE;
-    // Font names (bold, monospace, math) only reach commonObjs through an operator list, which
-    // costs about as much as the text itself: build it only for pages that bring a font not seen
-    // before, or that announce a figure we want to locate. Every new font is named on the first page
-    // that uses it, however little text it carries there, so that a reader starting in the middle of
-    // the document (a long PDF is shared among threads) styles a page exactly as one reading from the start.
+    // The text layer names its fonts (page-text.ts); a font it leaves unnamed reaches commonObjs only
+    // through an operator list, which costs about as much as the text itself: built only for pages that
+    // bring such a font, that announce a figure we want to locate, or whose text is sparse. Every new font
+    // is named on the first page that uses it, however little text it carries there, so that a reader
+    // starting in the middle of the document styles a page exactly as one reading from the start.
     const unseen = [...text.fontIds].some((id) => !fonts.isResolved(id));
     const wantsFigures = text.runs.some((r) => FIGURE_LABEL_RE.test(r.text));
     if (unseen || wantsFigures || sparse) {

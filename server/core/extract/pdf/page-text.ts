@@ -80,6 +80,18 @@ function turnMatrix(turn: Rotation, width: number, height: number): Matrix {
   }
 }
 
+/**
+ * Names the page's fonts from the text layer's styles, which carry each font's name and weight in the
+ * pdf.js Lectern runs (patches/pdfjs-dist+*.patch). Fonts a style does not name stay unresolved, and the
+ * page reader then learns them from an operator list as it must with a plain pdf.js.
+ */
+function nameFonts(styles: Record<string, unknown>, fonts: FontRegistry): void {
+  for (const [id, style] of Object.entries(styles)) {
+    const s = style as { fontName?: unknown; bold?: unknown; black?: unknown };
+    if (typeof s.fontName === 'string' && !fonts.isResolved(id)) fonts.resolve(id, { name: s.fontName, bold: s.bold, black: s.black });
+  }
+}
+
 export async function readPageText(page: PdfPage, fonts: FontRegistry): Promise<PageText> {
   const viewport = page.getViewport({ scale: 1 });
   const width = viewport.width;
@@ -87,6 +99,7 @@ export async function readPageText(page: PdfPage, fonts: FontRegistry): Promise<
   const content = await page.getTextContent();
   const items: TextItemLike[] = [];
   for (const item of content.items) if (isTextItem(item)) items.push(item);
+  nameFonts(content.styles, fonts);
   // The viewport transform maps PDF user space (origin bottom-left, y up, maybe rotated and with an
   // offset crop box) to the page as displayed with the origin top-left and y down.
   const vt = viewport.transform;
