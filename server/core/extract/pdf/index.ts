@@ -186,10 +186,10 @@ export function readPdfPages(data: Uint8Array, range?: { from: number; to: numbe
 
 /**
  * A PDF is shared among readers when it has at least this many pages. Each extra reader opens the
- * document again and names its fonts again: on two warm threads that cost more than it saved up to the
- * 44-page fixture (six fixture papers of 2-44 pages took 1.67-1.91 s shared against 1.43-1.69 s read
- * whole, two runs of medians of 3), while a 500-page PDF gains from it. Readers style pages the same
- * wherever they start, so the blocks do not depend on it.
+ * document and loads its fonts again, and a thread's first reading of a kind of document is its slowest:
+ * on the fixture papers (2-44 pages) two readers took longer than one (bench:ingest, 2026-11-23: amsmath
+ * 245 -> 299 ms, zoo 168 -> 254 ms, the others alike or worse), while a 500-page PDF gains from it.
+ * Readers style pages the same wherever they start, so the blocks do not depend on it.
  */
 export const SHARE_MIN_PAGES = 64;
 
