@@ -61,21 +61,22 @@ export async function renderOpenPdfPageGrey(
   return withPage(doc, pageNumber, async (page) => {
     const plan = planRender(page, pageNumber, options);
     const probe = planRender(page, pageNumber, { ...options, dpi: Math.min(PROBE_DPI, plan.frame.dpi) });
-    if (!hasInk(greyOf(await draw(page, probe), probe.frame))) return { ...plan.frame, grey: null };
+    if (!hasInk(greyOf(await draw(page, probe), probe.frame), plan.frame.dpi)) return { ...plan.frame, grey: null };
     return { ...plan.frame, grey: greyOf(await draw(page, plan), plan.frame) };
   });
 }
 
 /** Resolution of the ink probe. */
 const PROBE_DPI = 72;
-/**
- * A probe pixel this light or lighter holds no ink. A pixel dark enough to count as ink at 300 dpi (under
- * 128) covers at least 1/17 of a 72 dpi pixel and takes at least (255 - 128) / 17 = 7.5 levels off it.
- */
-const PROBE_WHITE = 250;
 
-function hasInk(grey: GreyRaster): boolean {
-  for (let i = 0; i < grey.data.length; i++) if ((grey.data[i] ?? 255) < PROBE_WHITE) return true;
+/**
+ * Whether a probe shows any ink that could count at `dpi`. A pixel of the full render dark enough to count
+ * (under 128, as isBlank has it) covers (72 / dpi)^2 of a probe pixel, so it takes at least that share of
+ * 127 levels off it (7.3 at 300 dpi): a probe with no pixel that dark has no such pixel at full size either.
+ */
+function hasInk(probe: GreyRaster, dpi: number): boolean {
+  const white = 255 - 127 * Math.min(1, PROBE_DPI / dpi) ** 2;
+  for (let i = 0; i < probe.data.length; i++) if ((probe.data[i] ?? 255) < white) return true;
   return false;
 }
 
