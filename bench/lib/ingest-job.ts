@@ -4,6 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerHandle } from './server.js';
+import { sseEvents } from '../../test/helpers/sse.js';
 
 export interface JobView {
   job_id: string;
@@ -55,22 +56,9 @@ async function* polled(server: ServerHandle, jobId: string, pollMs: number): Asy
 async function* followed(server: ServerHandle, jobId: string, signal: AbortSignal): AsyncGenerator<JobView> {
   const res = await fetch(`${server.baseUrl}/jobs/${encodeURIComponent(jobId)}/events`, { headers: { 'X-API-Key': server.apiKey }, signal });
   if (res.status !== 200 || !res.body) throw new Error(`GET /jobs/${jobId}/events answered ${res.status}: ${await res.text()}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1];
-      const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (event === 'job' && data) yield JSON.parse(data) as JobView;
-      else if (event === 'error') throw new Error(`job event stream: ${data}`);
-    }
+  for await (const { event, data } of sseEvents(res.body)) {
+    if (event === 'error') throw new Error(`job event stream: ${JSON.stringify(data)}`);
+    if (event === 'job') yield data as JobView;
   }
 }
 

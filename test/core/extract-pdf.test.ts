@@ -10,6 +10,8 @@ import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { BufferedDecompressionStream } from '../../server/core/extract/pdf/buffered-decompression.js';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { FontRegistry } from '../../server/core/extract/pdf/fonts.js';
+import { readPageText } from '../../server/core/extract/pdf/page-text.js';
 import { loadPdfJs, openPdf } from '../../server/core/extract/pdf/pdfjs-loader.js';
 import { warmUpPdf } from '../../server/core/extract/pdf/warm-up-pdf.js';
 import { joinLines, normalizeText } from '../../server/core/extract/pdf/text-normalize.js';
@@ -421,7 +423,12 @@ describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
       const named = Object.values(styles).map((s) => s as { fontName?: string; bold?: boolean });
       expect(named.map((s) => s.fontName)).toEqual(expect.arrayContaining(['LWAAAA+LecternSerif', 'LWAAAB+LecternSerif-Bold', 'Helvetica-Bold']));
       expect(named.find((s) => s.fontName === 'LWAAAA+LecternSerif')?.bold).toBe(false);
-      // Nothing was sent to the page's common objects: those come only with an operator list.
+      // The page reader names every font from the text layer alone: all resolved, while the page's common
+      // objects (where fonts arrive only with an operator list) hold none of them.
+      const fonts = new FontRegistry();
+      const text = await readPageText(page, fonts);
+      expect(text.fontIds.size).toBeGreaterThan(2);
+      expect([...text.fontIds].every((id) => fonts.isResolved(id))).toBe(true);
       expect(Object.keys(styles).some((id) => page.commonObjs.has(id))).toBe(false);
     } finally {
       await doc.destroy();

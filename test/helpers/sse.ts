@@ -7,6 +7,21 @@ export interface SseEvent {
   at: number;
 }
 
+/** The events of a text/event-stream body as they arrive: each an `event:` line and one `data:` line of JSON. */
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: any }> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(part, { stream: true });
+    let sep: number;
+    while ((sep = buffered.indexOf('\n\n')) >= 0) {
+      const raw = buffered.slice(0, sep);
+      buffered = buffered.slice(sep + 2);
+      yield { event: /^event: (.*)$/m.exec(raw)?.[1] ?? 'message', data: JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null') };
+    }
+  }
+}
+
 /**
  * Sends a request and reads its Server-Sent Events until the server ends the stream; `stopAfter` hangs up
  * (aborts the request) once it returns true for an event, as a client closing the page would.
@@ -17,23 +32,13 @@ export async function sseRequest(url: string, init: RequestInit, stopAfter?: (e:
   const res = await fetch(url, { ...init, signal: controller.signal });
   const events: SseEvent[] = [];
   if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) return { res, events };
-  const decoder = new TextDecoder();
-  let buffered = '';
   try {
-    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffered += decoder.decode(part, { stream: true });
-      let sep: number;
-      while ((sep = buffered.indexOf('\n\n')) >= 0) {
-        const raw = buffered.slice(0, sep);
-        buffered = buffered.slice(sep + 2);
-        const event = /^event: (.*)$/m.exec(raw)?.[1] ?? 'message';
-        const data = JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null');
-        const e = { event, data, at: performance.now() - started };
-        events.push(e);
-        if (stopAfter?.(e)) {
-          controller.abort();
-          return { res, events };
-        }
+    for await (const { event, data } of sseEvents(res.body)) {
+      const e = { event, data, at: performance.now() - started };
+      events.push(e);
+      if (stopAfter?.(e)) {
+        controller.abort();
+        return { res, events };
       }
     }
   } catch (err) {

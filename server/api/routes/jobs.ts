@@ -100,32 +100,33 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     async (req, reply) => {
       const jobId = req.params.job_id;
       const first = jobStatus(jobId); // 404 here, as JSON, before the stream starts
-      let last = JSON.stringify(first);
       const sse = openSse(reply);
+      let last = '';
       const stop = (): void => {
         clearInterval(beat);
         unwatch();
         sse.end();
       };
-      const push = (): void => {
-        let job: ReturnType<typeof jobStatus>;
-        try {
-          job = jobStatus(jobId);
-        } catch (err) {
-          sse.send('error', describeFailure(err));
-          return stop();
-        }
+      // Sends the job when it differs from the last one sent; ends the stream once no work runs.
+      const send = (job: typeof first): void => {
         const json = JSON.stringify(job);
         if (json !== last) sse.send('job', job);
         last = json;
         if (!WORKING.has(job.status)) stop();
       };
+      const push = (): void => {
+        try {
+          send(jobStatus(jobId));
+        } catch (err) {
+          sse.send('error', describeFailure(err));
+          stop();
+        }
+      };
       const unwatch = deps.jobWatch.watch(jobId, push);
       // Ingest moves, cancel and delete are told at once; finalize and embedding are seen on this beat.
       const beat = setInterval(push, EVENTS_BEAT_MS);
       sse.signal.addEventListener('abort', stop, { once: true });
-      sse.send('job', first);
-      if (!WORKING.has(first.status)) stop();
+      send(first);
       return reply;
     },
   );

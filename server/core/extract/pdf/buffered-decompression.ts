@@ -35,8 +35,7 @@ export class BufferedDecompressionStream extends TransformStream<BufferSource, U
   }
 }
 
-/** Puts the buffered stream in place of this thread's DecompressionStream (once; later calls do nothing). */
+/** Puts the buffered stream in place of this thread's DecompressionStream. */
 export function useBufferedDecompression(): void {
-  const scope = globalThis as { DecompressionStream?: unknown };
-  if (scope.DecompressionStream !== BufferedDecompressionStream) scope.DecompressionStream = BufferedDecompressionStream;
+  (globalThis as { DecompressionStream?: unknown }).DecompressionStream = BufferedDecompressionStream;
 }

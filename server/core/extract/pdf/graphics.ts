@@ -1,8 +1,8 @@
 /**
  * Figure areas from a page's operator list: painted images, and clusters of vector paths (plots
- * drawn as PDF graphics). The operator list is costly to build, so the extractor only reads it
- * where it needs it anyway (pages that bring new fonts) or where a figure caption says a figure is
- * on the page; this module only walks an operator list that already exists.
+ * drawn as PDF graphics), and how much of a page its largest image covers. The operator list is costly
+ * to build, so the extractor only builds it where a figure caption says a figure is on the page, where
+ * the text is too sparse to trust, or where a font is left unnamed; this module only walks one that exists.
  */
 import type { BBox } from '../types.js';
 import type { PdfJs } from './pdfjs-loader.js';
@@ -55,9 +55,21 @@ interface WeightedBox {
   weight: number;
 }
 
-/** What a page paints besides text: its images and its weighted vector paths, in top-left page coordinates. */
-function paintedGraphics(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], pageArea: number): { images: BBox[]; paths: WeightedBox[] } {
+/** What a page paints besides text, in top-left page coordinates, for findFigures and largestImageShare. */
+export interface PageGraphics {
+  images: BBox[];
+  paths: WeightedBox[];
+  width: number;
+  height: number;
+}
+
+/**
+ * Walks an operator list once for the page's images and weighted vector paths. `viewport` is the page's
+ * scale-1 viewport transform, so that rotated pages and offset crop boxes come out right.
+ */
+export function paintedGraphics(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): PageGraphics {
   const OPS = pdfjs.OPS;
+  const pageArea = width * height;
   const imageOps = new Set<number>([
     OPS.paintImageXObject,
     OPS.paintInlineImageXObject,
@@ -103,16 +115,12 @@ function paintedGraphics(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly
       paths.push({ box: b, weight: rule ? 1 : Math.min(20, segments) });
     }
   }
-  return { images, paths };
+  return { images, paths, width, height };
 }
 
-/**
- * Returns figure boxes in top-left page coordinates. `viewport` is the page's scale-1 viewport
- * transform, so that rotated pages and offset crop boxes come out right.
- */
-export function findFigures(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): BBox[] {
+/** Figure boxes in top-left page coordinates. */
+export function findFigures({ images, paths, width, height }: PageGraphics): BBox[] {
   const pageArea = width * height;
-  const { images, paths } = paintedGraphics(pdfjs, ops, viewport, pageArea);
   const figures: BBox[] = [];
   for (const b of images) {
     const w = b.x1 - b.x0;
@@ -125,9 +133,9 @@ export function findFigures(pdfjs: PdfJs, ops: OperatorListLike, viewport: reado
 }
 
 /** The share of the page (0..1) that its largest image covers: about 1 for a scanned page. */
-export function largestImageShare(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): number {
+export function largestImageShare({ images, width, height }: PageGraphics): number {
   let largest = 0;
-  for (const image of paintedGraphics(pdfjs, ops, viewport, width * height).images) {
+  for (const image of images) {
     const b = clip(image, width, height);
     largest = Math.max(largest, Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0));
   }

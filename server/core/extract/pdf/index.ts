@@ -11,11 +11,11 @@ import { pageBlocks, type PendingBlock } from './assemble.js';
 import { docStats, headingLevels, listLevels } from './classify.js';
 import { PdfExtractError } from './errors.js';
 import { FontRegistry } from './fonts.js';
-import { findFigures, largestImageShare } from './graphics.js';
+import { findFigures, largestImageShare, paintedGraphics } from './graphics.js';
 import { layoutPage } from './layout.js';
 import type { PageLayout } from './model.js';
 import { openPdf, withTimeout, type PdfDocument, type PdfJs } from './pdfjs-loader.js';
-import { readPageText, styleRuns, unturnBox, type PageText } from './page-text.js';
+import { multiply, readPageText, styleRuns, unturnBox, type PageText } from './page-text.js';
 import { markRunningHeads } from './running-heads.js';
 import type { OcrPageResult } from '../../ocr/ocr-page.js';
 import { ocrPageWithoutText, withOcrBlocks, withOcrPages } from '../../ocr/pdf-page-ocr.js';
@@ -68,10 +68,11 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
     const wantsFigures = text.runs.some((r) => FIGURE_LABEL_RE.test(r.text));
     if (unseen || wantsFigures || sparse) {
       const ops = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
-      const toFrame = multiplyTransforms(text.frameTransform, viewport.transform);
+      const toFrame = multiply(text.frameTransform, viewport.transform);
+      const graphics = sparse || wantsFigures ? paintedGraphics(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) : undefined;
       // A scan with a little text laid over it (a stamp, a banner, a partial OCR layer) is read by OCR,
       // which sees that text in the image too.
-      if (sparse && largestImageShare(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) >= SCAN_IMAGE_SHARE) {
+      if (sparse && graphics && largestImageShare(graphics) >= SCAN_IMAGE_SHARE) {
         layout.needsOcr = true;
         return layout;
       }
@@ -81,9 +82,7 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
         if (page.commonObjs.has(id)) fonts.resolve(id, page.commonObjs.get(id));
         else fonts.markUnknown(id);
       }
-      if (wantsFigures) {
-        layout.figures = findFigures(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight);
-      }
+      if (wantsFigures && graphics) layout.figures = findFigures(graphics);
     }
     const laid = layoutPage(styleRuns(text.runs, fonts), state.gutters);
     layout.regions = laid.regions;
@@ -101,12 +100,6 @@ function textShare(text: PageText): number {
   let area = 0;
   for (const r of text.runs) area += (r.x1 - r.x0) * r.size;
   return area / (text.frameWidth * text.frameHeight);
-}
-
-function multiplyTransforms(m: readonly number[], n: readonly number[]): number[] {
-  const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = m;
-  const [p = 1, q = 0, r = 0, t = 1, u = 0, v = 0] = n;
-  return [a * p + c * q, b * p + d * q, a * r + c * t, b * r + d * t, a * u + c * v + e, b * u + d * v + f];
 }
 
 async function metadataTitle(doc: PdfDocument): Promise<string | undefined> {
@@ -187,8 +180,9 @@ export function readPdfPages(data: Uint8Array, range?: { from: number; to: numbe
 /**
  * A PDF is shared among readers when it has at least this many pages. Each extra reader opens the
  * document and loads its fonts again, and a thread's first reading of a kind of document is its slowest:
- * on the fixture papers (2-44 pages) two readers took longer than one (bench:ingest, 2026-11-23: amsmath
- * 245 -> 299 ms, zoo 168 -> 254 ms, the others alike or worse), while a 500-page PDF gains from it.
+ * on the fixture papers (2-44 pages) two readers took longer than one (bench:ingest with this set to 2 in a
+ * scratch build, 2026-11-23: amsmath 245 -> 299 ms, zoo 168 -> 254 ms, the others alike or worse), while a
+ * 500-page PDF gains from it.
  * Readers style pages the same wherever they start, so the blocks do not depend on it.
  */
 export const SHARE_MIN_PAGES = 64;

@@ -53,7 +53,8 @@ function isTextItem(item: unknown): item is TextItemLike {
 
 type Matrix = [number, number, number, number, number, number];
 
-function multiply(m: readonly number[], n: readonly number[]): Matrix {
+/** The product m × n of two PDF transforms: n applied first, then m. */
+export function multiply(m: readonly number[], n: readonly number[]): Matrix {
   const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = m;
   const [p = 1, q = 0, r = 0, t = 1, u = 0, v = 0] = n;
   return [a * p + c * q, b * p + d * q, a * r + c * t, b * r + d * t, a * u + c * v + e, b * u + d * v + f];
