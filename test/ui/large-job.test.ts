@@ -57,7 +57,12 @@ describe(`a job of ${BLOCKS} blocks`, () => {
         return { mounted: at('review:open'), first_blocks: at('review:first-blocks'), first_drawn: at('review:first-drawn'), first_painted: at('review:first-painted') };
       });
     // A function, not a string: the page's CSP forbids eval, which string predicates need.
-    const drawn = () => Boolean(document.querySelector('.vlist .block-row[data-block]') && document.querySelector('.page-sheet .box.selected'));
+    // The painted mark is set a task after the frame that draws the rows: read the marks only once it is there.
+    const drawn = () => {
+      const t0 = (window as unknown as { t0: number }).t0;
+      const painted = performance.getEntriesByName('review:first-painted').some((m) => m.startTime >= t0);
+      return painted && Boolean(document.querySelector('.vlist .block-row[data-block]') && document.querySelector('.page-sheet .box.selected'));
+    };
     await navigateAndWait(`#/jobs/${jobId}/review`, drawn);
     // Where the time went: the marks the review screen sets (renderer/src/review/review-screen.ts).
     const marks = await marksSince();
