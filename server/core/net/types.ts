@@ -1,0 +1,54 @@
+/**
+ * The contract of the one guarded fetch every outbound request of the product goes through (links,
+ * encyclopedia, web search, remote model providers). Readers and providers take a `GuardedFetch`, so a
+ * test can build one over a policy that allows its loopback server, and nothing reaches the network
+ * around it.
+ */
+
+/** What outbound requests may reach; one per server, from settings. */
+export interface NetPolicy {
+  /**
+   * `host:port` (or `host` for any port) that may be reached although they resolve to a loopback,
+   * private, link-local, CGNAT, multicast or metadata address (setting `allowed_private_hosts`).
+   */
+  allowedPrivateHosts: readonly string[];
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  /** Largest response body read, in bytes. */
+  maxBytes: number;
+  /** Redirects followed, each checked again like the first URL. */
+  maxRedirects: number;
+}
+
+export interface GuardedRequest {
+  method?: 'GET' | 'POST' | 'HEAD';
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  /** Per-request overrides of the policy's limits. */
+  maxBytes?: number;
+  totalTimeoutMs?: number;
+  /** false: a redirect is answered as it is, not followed (requests carrying a key never follow one). */
+  followRedirects?: boolean;
+}
+
+export interface GuardedResponse {
+  status: number;
+  /** The URL that answered, after any redirects. */
+  url: string;
+  headers: Headers;
+  /** The body as a stream; it errors with RESPONSE_TOO_LARGE past the byte limit. */
+  body: ReadableStream<Uint8Array> | null;
+  /** The whole body, within the byte limit. */
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/**
+ * Fetches `url` under the policy. Throws an error with `code`: `URL_INVALID` (400: not an http(s) URL),
+ * `URL_NOT_ALLOWED` (403: the name resolves to a refused address, before anything is sent),
+ * `FETCH_FAILED` (502: connect or total timeout, network error, too many redirects) or
+ * `RESPONSE_TOO_LARGE` (502). A remote error status is returned as a response, never thrown.
+ */
+export type GuardedFetch = (url: string, req?: GuardedRequest) => Promise<GuardedResponse>;
