@@ -18,6 +18,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createModelManager } from '../server/models/manager.js';
+import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
+import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
 import { embedAndWait, TEST_MODEL } from '../test/helpers/embed-flow.js';
 import { fixturesDir, ingest, listAll, startServer } from '../test/helpers/app.js';
 import { chatStream, installChatModel, SMOLLM2, STORIES } from '../test/helpers/chat-flow.js';
@@ -54,7 +56,8 @@ await ensureTestModels();
 const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, llm_threads: threadsSetting } });
 try {
   const threads: number = (await (await server.call('GET', '/health')).json()).llm.threads;
-  const models = createModelManager({ modelsDir: join(server.dataDir, 'models') });
+  // Only imports: the server's own guarded fetch is not needed here.
+  const models = createModelManager({ modelsDir: join(server.dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
   await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
   for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);
   const job = await ingest(server, 'tugboat-babelbib.pdf', readFileSync(join(fixturesDir, 'pdfs/tugboat-babelbib.pdf')));

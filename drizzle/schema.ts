@@ -5,6 +5,19 @@ import { index, uniqueIndex, integer, primaryKey, real, sqliteTable, text } from
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
+export interface JobSource {
+  kind: 'path' | 'link' | 'encyclopedia';
+  /** With review: true the document waits for a person's finalize before the bot can use it. */
+  review: boolean;
+  path?: string;
+  url?: string;
+  final_url?: string;
+  sha256?: string;
+  fetched_at?: string;
+  title?: string;
+  revision_id?: number;
+}
+
 export const jobs = sqliteTable(
   'jobs',
   {
@@ -30,8 +43,17 @@ export const jobs = sqliteTable(
     startedAt: text('started_at'),
     finishedAt: text('finished_at'),
     finalizedAt: text('finalized_at'),
+    /** A bot's document: the bot whose knowledge it feeds (null for a job of the jobs API). */
+    botId: text('bot_id'),
+    /** Where a bot's document came from: a path, a link (url, final url, sha256, fetch time) or an article. */
+    source: json<JobSource | null>('source'),
+    /**
+     * The most common page size (points, as pages are shown) and how many pages have it, written with the
+     * pages: GET /jobs/{id} reports it without reading every page row of a 100,000-page job.
+     */
+    pageSize: json<{ width: number; height: number; pages: number } | null>('page_size'),
   },
-  (t) => [index('jobs_status_idx').on(t.status, t.createdAt)],
+  (t) => [index('jobs_status_idx').on(t.status, t.createdAt), index('jobs_bot_idx').on(t.botId)],
 );
 
 export const pages = sqliteTable(
@@ -44,6 +66,8 @@ export const pages = sqliteTable(
     width: real('width').notNull(),
     height: real('height').notNull(),
     needsOcr: integer('needs_ocr', { mode: 'boolean' }).notNull(),
+    /** The page's /Rotate (clockwise turn it is shown at); null for pages read before it was kept. */
+    rotation: integer('rotation'),
     /** Set once the page was OCRed: the language data used, tesseract's mean word confidence, and the turn read upright. */
     ocrLanguage: text('ocr_language'),
     ocrConfidence: real('ocr_confidence'),
@@ -137,6 +161,8 @@ export const revisions = sqliteTable(
     reviewerId: text('reviewer_id').notNull(),
     reviewerNote: text('reviewer_note'),
     timestamp: text('timestamp').notNull(),
+    /** An undo names the revision whose change it takes back (its `before` is what the undo restores). */
+    undoesRevisionId: text('undoes_revision_id'),
   },
   (t) => [
     uniqueIndex('revisions_seq_idx').on(t.seq),
@@ -268,4 +294,64 @@ export const chatTurns = sqliteTable(
     completedAt: text('completed_at'),
   },
   (t) => [uniqueIndex('chat_turns_seq_idx').on(t.sessionId, t.seq), uniqueIndex('chat_turns_thread_idx').on(t.threadId)],
+);
+
+/** A bot: a system prompt, answer settings and one vector collection of its own (`bot:<bot_id>`). */
+export const bots = sqliteTable('bots', {
+  botId: text('bot_id').primaryKey(),
+  name: text('name'),
+  promptTemplate: text('prompt_template').notNull(),
+  llm: json<{ provider: string; model?: string; base_url?: string }>('llm').notNull(),
+  embeddingModel: text('embedding_model').notNull(),
+  topK: integer('top_k').notNull(),
+  minSimilarity: real('min_similarity').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const botChats = sqliteTable(
+  'bot_chats',
+  {
+    chatId: text('chat_id').primaryKey(),
+    botId: text('bot_id')
+      .notNull()
+      .references(() => bots.botId, { onDelete: 'cascade' }),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('bot_chats_bot_idx').on(t.botId, t.createdAt)],
+);
+
+/** A cited source of a bot's answer, as the bots API reports it. */
+export interface BotCitationRow {
+  chunk_id: string;
+  job_id: string;
+  source: string;
+  page_numbers: number[];
+  quote: string;
+}
+
+/** One question to a bot and its answer (text, or JSON for a schema answer, kept as its JSON text). */
+export const botMessages = sqliteTable(
+  'bot_messages',
+  {
+    messageId: text('message_id').primaryKey(),
+    chatId: text('chat_id')
+      .notNull()
+      .references(() => botChats.chatId, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    question: text('question').notNull(),
+    /** complete | cancelled | failed */
+    status: text('status').notNull(),
+    answer: text('answer').notNull().default(''),
+    answerFormat: text('answer_format').notNull().default('text'),
+    notFound: integer('not_found', { mode: 'boolean' }).notNull().default(false),
+    citations: json<BotCitationRow[]>('citations').notNull().default([]),
+    webSources: json<{ title: string; url: string; snippet: string }[]>('web_sources').notNull().default([]),
+    provider: text('provider').notNull(),
+    model: text('model'),
+    usage: json<Record<string, number>>('usage').notNull().default({}),
+    error: json<{ code: string; message: string } | null>('error'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('bot_messages_seq_idx').on(t.chatId, t.seq)],
 );

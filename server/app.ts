@@ -8,12 +8,14 @@ import { createJobRunner } from './core/jobs/job-runner.js';
 import { createJobsService } from './core/jobs/jobs-service.js';
 import { createJobWatch } from './core/jobs/job-watch.js';
 import { createTaskPool } from './core/pool.js';
+import { createBlocksBulk } from './core/review/blocks-bulk.js';
 import { createBlocksReview } from './core/review/blocks-review.js';
 import { createChunksReview } from './core/review/chunks-review.js';
 import { createFinalize } from './core/review/finalize.js';
 import { createRechunk } from './core/review/rechunk.js';
 import { createPageImages } from './core/pages/page-images.js';
 import { createReocr } from './core/pages/reocr-page.js';
+import { createPageList } from './core/pages/page-list.js';
 import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
@@ -28,6 +30,8 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { createChat } from './core/chat/chat-service.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
+import { netPolicyOf } from './config/net-policy.js';
+import { createGuardedFetch } from './core/net/guarded-fetch.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -56,9 +60,11 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const pool = createTaskPool(workerFile, settings.workers, { warmUpRounds: settings.warm_up_rounds });
-  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir) });
+  // The one way out of the process: remote providers, model downloads and (bots) link and search readers.
+  const net = createGuardedFetch(netPolicyOf(settings));
+  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net });
   const indexes = createCollectionIndexes(settings.data_dir);
-  const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model };
+  const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model, net };
   const indexer = createIndexer({ ...embedding, clock, log });
   indexer.start();
   const jobWatch = createJobWatch();
@@ -83,17 +89,20 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       jobs: createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch }),
       jobWatch,
       blocks: createBlocksReview({ db, clock }),
+      blocksBulk: createBlocksBulk({ db, clock }),
       chunks: createChunksReview({ db, clock }),
       rechunk,
       finalize: createFinalize({ db, clock, rechunk }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
+      pages: createPageList({ db }),
       pageImages: createPageImages({ db, pool, files }),
       reocr: createReocr({ db, pool, files, clock }),
       indexer,
       search,
-      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model }),
+      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net }),
       llm,
+      net,
       pool,
     },
     log,

@@ -1,3 +1,4 @@
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -17,6 +18,22 @@ import { reviewRoutes } from './routes/review.js';
 import { uiRoutes } from './routes/ui.js';
 import type { ServerDeps } from './services.js';
 
+/**
+ * Query strings, path parameters and headers arrive as text and are coerced to their schema's types; JSON
+ * bodies are not. Ajv's coercion turns `null` into `""` when a field is string-or-null, so a reviewer's
+ * "back to the machine's reading" (`edited_text: null`) was stored as an empty text.
+ */
+function bodiesUncoerced(): BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  return (externalSchemas, options) => {
+    const coercing = pool(externalSchemas, options);
+    const exact = pool(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as typeof options);
+    // Fastify calls the compiler with the route definition ({ schema, method, url, httpPart }); the
+    // package's types name it a bare schema.
+    return (route) => ((route as { httpPart?: string }).httpPart === 'body' ? exact : coercing)(route);
+  };
+}
+
 /** A configured Fastify instance; it never listens itself (the CLI and Electron call listen). */
 export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   const app = Fastify({
@@ -25,6 +42,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
     logController: new LogController({ disableRequestLogging: deps.settings.log_level !== 'debug' }),
     bodyLimit: 10 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    schemaController: { compilersFactory: { buildValidator: bodiesUncoerced() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorsPlugin);
   // An empty JSON body (a bodiless POST sent with Content-Type: application/json) means "no fields".

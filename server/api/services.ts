@@ -5,18 +5,21 @@ import type { JobWatch } from '../core/jobs/job-watch.js';
 import type { Db } from '../store/db.js';
 import type { FileStore } from '../store/file-store.js';
 import type { ApiKey } from '../store/api-key.js';
+import type { BlocksBulk } from '../core/review/blocks-bulk.js';
 import type { BlocksReview } from '../core/review/blocks-review.js';
 import type { ChunksReview } from '../core/review/chunks-review.js';
 import type { Rechunk } from '../core/review/rechunk.js';
 import type { createFinalize } from '../core/review/finalize.js';
 import type { ModelManager } from '../models/manager.js';
 import type { PageImages } from '../core/pages/page-images.js';
+import type { PageList } from '../core/pages/page-list.js';
 import type { Reocr } from '../core/pages/reocr-page.js';
 import type { Indexer } from '../core/indexing/indexer.js';
 import type { Search } from '../core/search/search.js';
 import type { TaskPool } from '../core/pool.js';
 import type { Chat } from '../core/chat/chat-service.js';
 import type { LlmRuntime } from '../models/llm/llm-runtime.js';
+import type { GuardedFetch } from '../core/net/types.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -29,11 +32,13 @@ export interface ServerDeps {
   /** Changes of a job as they happen, for GET /jobs/{id}/events. */
   jobWatch: Pick<JobWatch, 'watch'>;
   blocks: BlocksReview;
+  blocksBulk: BlocksBulk;
   chunks: ChunksReview;
   rechunk: Rechunk;
   finalize: ReturnType<typeof createFinalize>;
   exportJob: ExportJob;
   models: ModelManager;
+  pages: PageList;
   pageImages: PageImages;
   reocr: Reocr;
   indexer: Indexer;
@@ -43,4 +48,6 @@ export interface ServerDeps {
   llm: Pick<LlmRuntime, 'started' | 'threads'>;
   /** For the health report (threads and how many have warmed up); tasks go through the services. */
   pool: Pick<TaskPool, 'threads' | 'warmThreads'>;
+  /** The guarded fetch (settings allowed_private_hosts, outbound_*): every outbound request goes through it. */
+  net: GuardedFetch;
 }

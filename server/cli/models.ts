@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
+import { netPolicyOf } from '../config/net-policy.js';
+import { createGuardedFetch } from '../core/net/guarded-fetch.js';
 import { MODEL_CATALOG } from '../models/catalog.js';
 import { createModelManager, type ModelManager } from '../models/manager.js';
 import { modelsDirOf } from '../store/app-paths.js';
@@ -16,7 +18,8 @@ const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 /** The same model store the server uses: `<data_dir>/models`, data_dir resolved like `lectern serve`. */
 function managerFor(flags: CommonFlags): { manager: ModelManager; defaultModel: string; defaultChat: string } {
   const settings = loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
-  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir) }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
+  const net = createGuardedFetch(netPolicyOf(settings));
+  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
 }
 
 async function list(flags: CommonFlags): Promise<void> {

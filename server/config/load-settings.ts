@@ -27,6 +27,14 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_EMBEDDING_MODEL: 'embedding_model',
   LECTERN_CHAT_MODEL: 'chat_model',
   LECTERN_LLM_THREADS: 'llm_threads',
+  LECTERN_ALLOWED_PRIVATE_HOSTS: 'allowed_private_hosts',
+  LECTERN_DOCUMENT_ROOTS: 'document_roots',
+  LECTERN_ENCYCLOPEDIA_URL: 'encyclopedia_url',
+  LECTERN_WEB_SEARCH_URL: 'web_search_url',
+  LECTERN_OUTBOUND_CONNECT_TIMEOUT_MS: 'outbound_connect_timeout_ms',
+  LECTERN_OUTBOUND_TIMEOUT_MS: 'outbound_timeout_ms',
+  LECTERN_OUTBOUND_MAX_BYTES: 'outbound_max_bytes',
+  LECTERN_OUTBOUND_MAX_REDIRECTS: 'outbound_max_redirects',
 };
 
 export interface LoadSettingsInput {
@@ -46,6 +54,13 @@ export function loadSettings({ flags = {}, env, cwd, configPath }: LoadSettingsI
   const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   const merged: Record<string, unknown> = { data_dir: defaultDataDir(env), ...fromFile, ...fromEnv, ...fromFlags };
   merged.data_dir = resolve(cwd, String(merged.data_dir));
+  // A list in the config file; one comma-separated string in the environment (or written so in the file).
+  if (typeof merged.allowed_private_hosts === 'string') {
+    merged.allowed_private_hosts = merged.allowed_private_hosts.split(',').map((h) => h.trim()).filter(Boolean);
+  }
+  // Folders are ':'-separated in the environment, like PATH.
+  if (typeof merged.document_roots === 'string') merged.document_roots = merged.document_roots.split(':').filter(Boolean);
+  if (Array.isArray(merged.document_roots)) merged.document_roots = merged.document_roots.map((d) => resolve(cwd, String(d)));
   return parseSettings(merged);
 }
 

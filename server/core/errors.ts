@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   JOB_NOT_FOUND: 404,
   BLOCK_NOT_FOUND: 404,
   CHUNK_NOT_FOUND: 404,
+  EMPTY_TEXT: 400,
   VERSION_CONFLICT: 409,
   INVALID_STATE: 409,
   PENDING_ITEMS: 409,
@@ -33,6 +34,22 @@ export const ERROR_STATUS = {
   THREAD_NOT_FOUND: 404,
   LLM_PROVIDER_FAILED: 502,
   LLM_FAILED: 500,
+  /** Outbound requests (server/core/net): a URL that is not http(s), or carries credentials. */
+  URL_INVALID: 400,
+  /** Outbound requests: the host is or resolves to an address of this machine or its networks. */
+  URL_NOT_ALLOWED: 403,
+  /** Outbound requests: unreachable, timed out, too many redirects, or the answer broke off. */
+  FETCH_FAILED: 502,
+  RESPONSE_TOO_LARGE: 502,
+  /** Sources (server/core/sources): a link answered an empty body, or a page with no readable text. */
+  EMPTY_CONTENT: 422,
+  BOT_NOT_FOUND: 404,
+  CHAT_NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  PATH_NOT_ALLOWED: 403,
+  LINK_FETCH_FAILED: 502,
+  NOT_SUPPORTED: 400,
+  WEB_SEARCH_UNAVAILABLE: 409,
   INTERNAL: 500,
 } as const;
 

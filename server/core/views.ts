@@ -1,8 +1,9 @@
 import type { JobState } from './jobs/job-states.js';
 import { DEFAULT_OCR_LANG } from './ocr/ocr-languages.js';
-import type { blocks, chunks, jobs, revisions } from '../../drizzle/schema.js';
+import type { blocks, chunks, jobs, pages, revisions } from '../../drizzle/schema.js';
 
 type JobRow = typeof jobs.$inferSelect;
+type PageRow = typeof pages.$inferSelect;
 type BlockRow = typeof blocks.$inferSelect;
 type ChunkRow = typeof chunks.$inferSelect;
 type RevisionRow = typeof revisions.$inferSelect;
@@ -30,6 +31,7 @@ export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageVi
     total_chunks: row.totalChunks,
     progress: { pages_done: row.pagesDone, total_pages: row.totalPages },
     pages_needing_ocr: ocrPages,
+    page_size: row.pageSize ?? null,
     ocr: { language: row.options.ocr_language ?? DEFAULT_OCR_LANG, pages: ocrRead },
     options: row.options,
     warnings: row.warnings,
@@ -43,6 +45,18 @@ export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageVi
   };
 }
 export type JobView = ReturnType<typeof jobView>;
+
+export function pageView(row: PageRow) {
+  return {
+    page: row.page,
+    width: row.width,
+    height: row.height,
+    rotation: row.rotation,
+    needs_ocr: row.needsOcr,
+    ocr: row.ocrLanguage === null ? null : { language: row.ocrLanguage, confidence: row.ocrConfidence, rotation: row.ocrRotation },
+  };
+}
+export type PageView = ReturnType<typeof pageView>;
 
 export function blockView(row: BlockRow) {
   return {
@@ -110,6 +124,7 @@ export function revisionView(row: RevisionRow) {
     reviewer_id: row.reviewerId,
     reviewer_note: row.reviewerNote,
     timestamp: row.timestamp,
+    undoes_revision_id: row.undoesRevisionId,
   };
 }
 export type RevisionView = ReturnType<typeof revisionView>;

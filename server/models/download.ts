@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { GuardedFetch, GuardedResponse } from '../core/net/types.js';
 import { ModelError } from './model-error.js';
 
 export interface DownloadProgress {
@@ -19,6 +20,8 @@ export interface DownloadOptions {
   sha256: string;
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
+  /** The guarded fetch every download goes through. */
+  net: GuardedFetch;
 }
 
 export async function sha256OfFile(path: string): Promise<string> {
@@ -45,18 +48,26 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
   }
   if (have < opts.size) {
     const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
-    let res: Response;
+    let res: GuardedResponse;
     try {
-      res = await fetch(opts.url, { headers, signal: opts.signal, redirect: 'follow' });
+      // Hosts redirect to their CDNs (each hop is checked again). The file's size bounds the body, and a
+      // large file may take long: no overall limit, but a stalled one still fails (NetPolicy.totalTimeoutMs).
+      res = await opts.net(opts.url, { headers, signal: opts.signal, maxBytes: opts.size, totalTimeoutMs: 0 });
     } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (opts.signal?.aborted || code === 'URL_INVALID' || code === 'URL_NOT_ALLOWED') throw err;
       throw new ModelError('MODEL_DOWNLOAD_FAILED', `cannot download ${opts.url}: ${(err as Error).message}`, { url: opts.url });
     }
     // A server that ignores Range answers 200 with the whole file: start over rather than append it.
     const append = have > 0 && res.status === 206;
-    if (!(res.ok || res.status === 416) || !res.body) {
-      throw new ModelError('MODEL_DOWNLOAD_FAILED', `${opts.url} answered ${res.status} ${res.statusText}`, { url: opts.url, status: res.status });
+    const ok = res.status >= 200 && res.status < 300;
+    if (!(ok || res.status === 416) || !res.body) {
+      await res.body?.cancel().catch(() => {});
+      throw new ModelError('MODEL_DOWNLOAD_FAILED', `${opts.url} answered ${res.status}`, { url: opts.url, status: res.status });
     }
-    if (res.status !== 416) {
+    // 416: the part already holds the whole file (the checks below tell); its short body is not wanted.
+    if (res.status === 416) await res.body.cancel().catch(() => {});
+    else {
       let received = append ? have : 0;
       const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
       body.on('data', (chunk: Buffer) => {

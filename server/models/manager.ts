@@ -2,6 +2,7 @@ import { copyFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { GuardedFetch } from '../core/net/types.js';
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ChatCatalogModel, type EmbeddingCatalogModel, type ModelFile } from './catalog.js';
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
@@ -58,8 +59,11 @@ export interface ModelManager {
   requireChat(id: string): Promise<InstalledChatModel>;
 }
 
-/** The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths). */
-export function createModelManager(opts: { modelsDir: string; catalog?: readonly CatalogModel[] }): ModelManager {
+/**
+ * The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths); `net` is
+ * the guarded fetch pulls download through.
+ */
+export function createModelManager(opts: { modelsDir: string; net: GuardedFetch; catalog?: readonly CatalogModel[] }): ModelManager {
   const catalog = opts.catalog ?? MODEL_CATALOG;
   const dirOf = (m: CatalogModel): string => join(opts.modelsDir, m.id);
   const pathOf = (m: CatalogModel, f: ModelFile): string => join(dirOf(m), f.path);
@@ -132,7 +136,7 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
     onProgress: ((p: DownloadProgress) => void) | undefined,
   ): Promise<void> {
     const archivePath = `${pathOf(m, f)}.archive`;
-    await downloadVerified({ url: f.url, dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress });
+    await downloadVerified({ url: f.url, dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress, net: opts.net });
     const data = readZipMember(archivePath, archive.member);
     const digest = createHash('sha256').update(data).digest('hex');
     await rm(archivePath, { force: true });
@@ -212,7 +216,7 @@ export function createModelManager(opts: { modelsDir: string; catalog?: readonly
         if (before.files.find((r) => r.path === f.path)?.ok) continue;
         const onProgress = pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
         if (f.archive) await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
-        else await downloadVerified({ url: f.url, dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress });
+        else await downloadVerified({ url: f.url, dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress, net: opts.net });
       }
       return verifyModel(m);
     },

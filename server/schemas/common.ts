@@ -1,6 +1,6 @@
 import { Type, type TEnum, type TSchema } from 'typebox';
 
-export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+export const Nullable = <T extends TSchema>(t: T, opts: { description?: string } = {}) => Type.Union([t, Type.Null()], opts);
 
 /** An enum written once, as a union of literals. */
 export const StringEnum = <const T extends readonly string[]>(values: T, opts: { description?: string } = {}): TEnum<[...T]> =>

@@ -35,6 +35,16 @@ export const Job = Type.Object(
     total_chunks: Type.Integer(),
     progress: Type.Object({ pages_done: Type.Integer(), total_pages: Type.Integer() }),
     pages_needing_ocr: Type.Array(Type.Integer(), { description: 'Pages without extractable text' }),
+    page_size: Nullable(
+      Type.Object(
+        {
+          width: Type.Number({ description: 'Points, as the page is shown (the space of block boxes)' }),
+          height: Type.Number(),
+          pages: Type.Integer({ description: 'Pages of this size: total_pages when every page has it' }),
+        },
+        { description: 'The most common page size (every page\'s own: GET /jobs/{job_id}/pages); null for documents without pages and before extraction' },
+      ),
+    ),
     options: Type.Object({ chunk_size: Type.Integer(), chunk_overlap: Type.Integer(), ocr_language: Type.Optional(Type.String()) }),
     ocr: Type.Object(
       {
@@ -123,7 +133,7 @@ export const Revision = Type.Object(
     entity_type: StringEnum(['block', 'chunk', 'job'] as const),
     entity_id: Type.String(),
     previous_revision_id: Nullable(Type.String()),
-    action: Type.String({ description: 'approve, reject, edit, note, reset, auto_approve, auto_reject, rechunk, finalize' }),
+    action: Type.String({ description: 'approve, reject, edit, note, reset, undo, auto_approve, auto_reject, rechunk, finalize' }),
     before: Nullable(Type.Record(Type.String(), Type.Unknown())),
     after: Nullable(Type.Record(Type.String(), Type.Unknown())),
     original_text: Nullable(Type.String()),
@@ -132,6 +142,7 @@ export const Revision = Type.Object(
     reviewer_id: Type.String(),
     reviewer_note: Nullable(Type.String()),
     timestamp: Type.String(),
+    undoes_revision_id: Nullable(Type.String({ description: 'On an undo: the revision whose change it took back' })),
   },
   { $id: 'Revision' },
 );
@@ -173,18 +184,25 @@ export const AuditQuery = Type.Object({
 
 const version = Type.Integer({ minimum: 1, description: 'The version you read; a different current version answers 409' });
 const note = Type.Optional(Nullable(Type.String({ maxLength: 10_000 })));
+const editedText = Nullable(Type.String({ maxLength: 1_000_000 }), {
+  description:
+    'The corrected text. null (or the extracted text itself) clears the edit: the item reads as extracted again. ' +
+    'An empty or blank text answers 400 EMPTY_TEXT unless allow_empty is true.',
+});
+const allowEmpty = Type.Boolean({ description: 'Keep an empty edited_text: the reviewer means to blank the item (rejecting leaves it out instead)' });
 export const BlockPatchBody = Type.Object(
   {
     version,
     status: Type.Optional(ReviewStatus),
-    edited_text: Type.Optional(Nullable(Type.String({ maxLength: 1_000_000 }))),
-    edited_type: Type.Optional(Nullable(BlockType)),
+    edited_text: Type.Optional(editedText),
+    edited_type: Type.Optional(Nullable(BlockType, { description: 'null, or the extracted type: back to the extracted type' })),
     reviewer_note: note,
+    allow_empty: Type.Optional(allowEmpty),
   },
   { additionalProperties: false },
 );
 export const ChunkPatchBody = Type.Object(
-  { version, status: Type.Optional(ReviewStatus), edited_text: Type.Optional(Nullable(Type.String({ maxLength: 1_000_000 }))), reviewer_note: note },
+  { version, status: Type.Optional(ReviewStatus), edited_text: Type.Optional(editedText), reviewer_note: note, allow_empty: Type.Optional(allowEmpty) },
   { additionalProperties: false },
 );
 export const FinalizeBody = Type.Object({ finalize_policy: Type.Optional(FinalizePolicy) });

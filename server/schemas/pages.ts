@@ -1,6 +1,6 @@
-/** Page images and re-OCR of a page or region (routes in server/api/routes/pages.ts). */
+/** Page geometry, page images and re-OCR of a page or region (routes in server/api/routes/pages.ts). */
 import { Type } from 'typebox';
-import { Nullable, StringEnum } from './common.js';
+import { listOf, Nullable, Paging, StringEnum } from './common.js';
 import { BlockSource, BlockType, ReviewStatus } from './jobs.js';
 
 const BBox = Type.Object(
@@ -9,6 +9,36 @@ const BBox = Type.Object(
 );
 
 export const PageParams = Type.Object({ job_id: Type.String(), page: Type.Integer({ minimum: 1 }) });
+
+export const Page = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1 }),
+    width: Type.Number({ description: 'Points, as the page is shown (after `rotation`): block boxes and page images are in this space' }),
+    height: Type.Number(),
+    rotation: Nullable(
+      Type.Integer({
+        description:
+          'Clockwise degrees (0, 90, 180, 270) the document turns the page to show it (a PDF\'s /Rotate; image pages 0). ' +
+          'Null for pages read before Lectern kept it',
+      }),
+    ),
+    needs_ocr: Type.Boolean({ description: 'The page has no usable text layer (a scan, or an image document)' }),
+    ocr: Nullable(
+      Type.Object(
+        {
+          language: Type.String(),
+          confidence: Nullable(Type.Number({ description: 'Mean word confidence of the page, 0..100' })),
+          rotation: Nullable(Type.Integer({ description: 'Clockwise quarter-turn applied to read the page upright' })),
+        },
+        { description: 'Set once the page was OCRed; `rotation` is the turn applied to read it upright (boxes are of the page as shown)' },
+      ),
+    ),
+  },
+  { description: 'One page of a document with pages (PDF, image)' },
+);
+
+export const PageList = listOf(Page, 'Pages in order');
+export const PageListQuery = Type.Object({ ...Paging });
 
 export const PageImageQuery = Type.Object({
   size: Type.Integer({ minimum: 64, maximum: 4000, default: 1200, description: 'Width of the image in pixels; the height keeps the page\'s proportions' }),

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_EMBEDDING_MODEL } from '../models/catalog.js';
+import { NET_DEFAULTS } from '../core/net/defaults.js';
 
 /** Every setting, written once: validated at start-up whatever its source (flag, env, config file). */
 export const SettingsSchema = Type.Object({
@@ -27,6 +28,31 @@ export const SettingsSchema = Type.Object({
    * is busy spins waiting for it, so more threads than free cores makes generation many times slower.
    */
   llm_threads: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
+  /**
+   * Hosts outbound requests (remote providers, links, web search, model downloads) may reach although they
+   * are or resolve to a loopback, private, link-local or otherwise non-public address: `host:port`, or
+   * `host` for any port, IPv6 in brackets (`[::1]:11434`). Compared with the URL's host as written
+   * (`localhost:11434` does not allow `127.0.0.1:11434`). Environment: comma-separated.
+   */
+  allowed_private_hosts: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] }),
+  /** Outbound requests: time to open a connection. */
+  outbound_connect_timeout_ms: Type.Integer({ minimum: 1, default: NET_DEFAULTS.connectTimeoutMs }),
+  /** Outbound requests: time from the request to the end of the answer, redirects included. */
+  outbound_timeout_ms: Type.Integer({ minimum: 1, default: NET_DEFAULTS.totalTimeoutMs }),
+  /** Outbound requests: largest answer read, in bytes (model downloads use their files' sizes). */
+  outbound_max_bytes: Type.Integer({ minimum: 1, default: NET_DEFAULTS.maxBytes }),
+  outbound_max_redirects: Type.Integer({ minimum: 0, maximum: 20, default: NET_DEFAULTS.maxRedirects }),
+  /**
+   * Absolute folders a bot's documents may be read from by path (POST /bots/{id}/documents/path); a path
+   * resolving outside them, symlinks followed, is refused. Empty: the user's home folder.
+   */
+  document_roots: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+  /** Files a folder added to a bot may bring at most. */
+  max_folder_files: Type.Integer({ minimum: 1, maximum: 100_000, default: 500 }),
+  /** The MediaWiki API POST /bots/{id}/documents/query searches. */
+  encyclopedia_url: Type.String({ minLength: 1, default: 'https://en.wikipedia.org/w/api.php' }),
+  /** A SearxNG-compatible JSON search API for chats with web_search: true; empty: web search is off. */
+  web_search_url: Type.String({ default: '' }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },

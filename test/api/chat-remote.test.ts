@@ -3,22 +3,29 @@ import { startServer, type TestServer } from '../helpers/app.js';
 import { chat, chatStream, indexedJob } from '../helpers/chat-flow.js';
 import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 
 let server: TestServer;
 let openai: ChatProtocolServer;
 let ollama: ChatProtocolServer;
+/** A loopback listener nobody allowed: a chat naming it must not reach it. */
+let stranger: LoopbackServer;
 let jobId: string;
 beforeAll(async () => {
-  // No local chat model is installed: remote providers need none.
-  server = await startServer({ settings: { embedding_model: TEST_MODEL } });
-  jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
   openai = await startChatServer('openai', { apiKey: 'sk-test-123', model: 'gpt-local' });
   ollama = await startChatServer('ollama', { model: 'llama-local' });
+  stranger = await listenOnLoopback((_req, res) => res.writeHead(200).end());
+  // No local chat model is installed: remote providers need none. Outbound requests may reach the two
+  // provider servers and port 9 (where nothing listens), no other loopback port.
+  const allowed = [new URL(openai.url).host, new URL(ollama.url).host, '127.0.0.1:9'];
+  server = await startServer({ settings: { embedding_model: TEST_MODEL, allowed_private_hosts: allowed } });
+  jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
 });
 afterAll(async () => {
   await server.close();
   await openai.close();
   await ollama.close();
+  await stranger.close();
 });
 
 const question = 'What does chlorophyll capture?';
@@ -69,5 +76,32 @@ describe('remote chat providers', () => {
     const { events } = await chatStream(server, { job_id: jobId, question, llm_provider: 'openai', llm_model: 'gpt-local', base_url: openai.url, api_key: 'sk-wrong' });
     expect(events.map((e) => e.event)).toEqual(['sources', 'error']);
     expect(events[1]!.data.code).toBe('LLM_PROVIDER_FAILED');
+  });
+
+  it('a base_url on a host not allowed is 403 URL_NOT_ALLOWED and nothing reaches it; a malformed one is 400 before anything runs', async () => {
+    for (const provider of ['openai', 'ollama']) {
+      const refused = await chat(server, { job_id: jobId, question, llm_provider: provider, llm_model: 'm', base_url: stranger.url, api_key: 'sk-test-123' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('URL_NOT_ALLOWED');
+      expect(refused.body.error.message).toContain('allowed_private_hosts');
+    }
+    const { events } = await chatStream(server, { job_id: jobId, question, llm_provider: 'ollama', llm_model: 'm', base_url: `http://localhost:${new URL(stranger.url).port}` });
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { code: 'URL_NOT_ALLOWED' } });
+    expect(stranger.connections()).toBe(0);
+
+    for (const base_url of ['not a url', 'ftp://127.0.0.1/', `http://user:secret@${new URL(openai.url).host}`]) {
+      const bad = await chat(server, { job_id: jobId, question, llm_provider: 'openai', llm_model: 'gpt-local', base_url });
+      expect(bad.status, base_url).toBe(400);
+      expect(bad.body.error.code).toBe('URL_INVALID');
+    }
+    // Refused before retrieval: the stream never opens.
+    const streamed = await server.call('POST', '/chat', { json: { job_id: jobId, question, llm_provider: 'ollama', llm_model: 'm', base_url: 'gopher://x', stream: true } });
+    expect(streamed.status).toBe(400);
+  });
+
+  it('a provider error is reported by status without quoting what the provider sent', async () => {
+    const wrongKey = await chat(server, { job_id: jobId, question, llm_provider: 'openai', llm_model: 'gpt-local', base_url: openai.url, api_key: 'sk-wrong' });
+    expect(wrongKey.body.error.message).toMatch(/answered 401: the key is missing or refused$/);
+    expect(wrongKey.body.error.message).not.toContain('Incorrect API key');
   });
 });

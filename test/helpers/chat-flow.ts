@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
+import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import { createModelManager } from '../../server/models/manager.js';
 import { json, type TestServer } from './app.js';
 import { embedAndWait, finalizedJob, installTestModel } from './embed-flow.js';
@@ -15,7 +17,8 @@ export const STORIES = 'stories260k';
  */
 export async function installChatModel(dataDir: string, id: typeof SMOLLM2 | typeof STORIES): Promise<void> {
   const models = await ensureTestModels();
-  const manager = createModelManager({ modelsDir: join(dataDir, 'models') });
+  // An import never goes out: the default policy, which allows no private host, is enough.
+  const manager = createModelManager({ modelsDir: join(dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
   await manager.importFrom(id, id === SMOLLM2 ? models.smollm2.wheel : models.stories260k.gguf);
 }
 

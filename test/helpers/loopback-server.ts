@@ -8,13 +8,25 @@ export async function readJson(req: IncomingMessage): Promise<any> {
   return JSON.parse(raw);
 }
 
+export interface LoopbackServer {
+  url: string;
+  /** TCP connections accepted so far: 0 proves a refused request never reached the server. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
 /** An HTTP server on a free loopback port; `close` stops it, then releases what `release` holds. */
-export async function listenOnLoopback(handler: RequestListener, release: () => Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+export async function listenOnLoopback(handler: RequestListener, release: () => Promise<void> = async () => {}): Promise<LoopbackServer> {
   const server = createServer(handler);
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
     async close() {
+      // Also ends connections a test left hanging (a server that never answers), which close() waits for.
+      server.closeAllConnections();
       await new Promise((ok) => server.close(ok));
       await release();
     },

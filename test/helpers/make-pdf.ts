@@ -409,3 +409,65 @@ export async function onePagePdf(draw: (doc: Doc) => void): Promise<Buffer> {
   draw(doc);
   return finish(doc);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Pages of any size and /Rotate
+// ---------------------------------------------------------------------------------------------------------
+
+export const PAPER = { letter: [612, 792], a4: [PAGE_W, PAGE_H] } as const;
+
+export interface PageSpec {
+  /** Width and height in points as stored, before /Rotate. */
+  size: readonly [number, number];
+  /** The page's /Rotate: viewers show it turned clockwise by this much. */
+  rotate?: 0 | 90 | 180 | 270;
+  /** Heading of the page; the rest is a paragraph at the top, one in the middle and one at the foot. */
+  title: string;
+}
+
+/**
+ * The user-space transform (pdfkit, origin top-left) from the page as shown to the page as stored, so
+ * text written at shown coordinates reads upright in a viewer that honours /Rotate.
+ */
+function shownToStored(rotate: 0 | 90 | 180 | 270, w: number, h: number): [number, number, number, number, number, number] {
+  switch (rotate) {
+    case 90: // shown (X, Y) is stored (Y, h - X)
+      return [0, -1, 1, 0, 0, h];
+    case 180:
+      return [-1, 0, 0, -1, w, h];
+    case 270: // shown (X, Y) is stored (w - Y, X)
+      return [0, 1, -1, 0, w, 0];
+    default:
+      return [1, 0, 0, 1, 0, 0];
+  }
+}
+
+/**
+ * One page per spec, each with text from its top margin down to its foot (a box drawn on a wrongly
+ * sized page drifts most there). Lines are laid out on the page as shown, whatever its /Rotate.
+ */
+export async function makePagesPdf(specs: readonly PageSpec[]): Promise<Buffer> {
+  const doc = new PDFDocument({ margin: 0, autoFirstPage: false, info: { Title: 'Sized pages', CreationDate: FIXED_DATE, ModDate: FIXED_DATE } });
+  const widths = new Map<string, number>();
+  for (const [i, spec] of specs.entries()) {
+    const [w, h] = spec.size;
+    const rotate = spec.rotate ?? 0;
+    doc.addPage({ size: [w, h], margin: 0 });
+    if (rotate) (doc.page.dictionary.data as { Rotate?: number }).Rotate = rotate;
+    const [sw, sh] = rotate === 90 || rotate === 270 ? [h, w] : [w, h];
+    doc.save();
+    doc.transform(...shownToStored(rotate, w, h));
+    const textW = sw - 2 * MARGIN;
+    const next = seededRandom(100 + i);
+    const para = (y: number | 'foot') => {
+      const lines = wrap(doc, 'Times-Roman', BODY_SIZE, Array.from({ length: 3 }, () => sentence(next)).join(' '), textW, widths);
+      putLines(doc, 'Times-Roman', BODY_SIZE, lines, MARGIN, y === 'foot' ? sh - MARGIN - lines.length * BODY_LEADING : y, BODY_LEADING);
+    };
+    put(doc, 'Helvetica-Bold', 16, spec.title, MARGIN, MARGIN);
+    para(MARGIN + 30);
+    para(sh / 2);
+    para('foot');
+    doc.restore();
+  }
+  return finish(doc);
+}

@@ -97,12 +97,13 @@ describe('page geometry', () => {
 describe('readCapabilities', () => {
   it('finds nothing optional in a review-only server', () => {
     const caps = readCapabilities({ paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } } });
-    expect(caps).toEqual({ pageImage: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, search: false, chat: false, chatResume: false });
+    expect(caps).toEqual({ pageImage: false, pageSizes: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, search: false, chat: false, chatResume: false });
   });
-  it('finds page images, confidence sorting, embed, search and chat whatever the parameter names', () => {
+  it('finds page images and sizes, confidence sorting, embed, search and chat whatever the parameter names', () => {
     const caps = readCapabilities({
       paths: {
         '/jobs/{id}/pages/{n}/image': { get: {} },
+        '/jobs/{id}/pages': { get: {} },
         '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'sort', in: 'query', schema: { anyOf: [{ const: 'order' }, { const: 'confidence' }] } }, { name: 'flagged', in: 'query' }] } },
         '/jobs/{job_id}/embed': { post: {} },
         '/models': { get: {} },
@@ -112,7 +113,7 @@ describe('readCapabilities', () => {
         '/chat/resume': { post: {} },
       },
     });
-    expect(caps).toEqual({ pageImage: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, search: true, chat: true, chatResume: true });
+    expect(caps).toEqual({ pageImage: true, pageSizes: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, search: true, chat: true, chatResume: true });
   });
 });
 
@@ -128,7 +129,7 @@ describe('editChange', () => {
 describe('UndoStack', () => {
   it('keeps the newest actions up to its limit and ignores empty ones', () => {
     const undo = new UndoStack(2);
-    const before = { blockId: 'b1', status: 'pending' as const, edited_text: null, edited_type: null, reviewer_note: null };
+    const before = { blockId: 'b1', revisionId: 'r1' };
     undo.push({ label: 'none', blocks: [] });
     for (const label of ['a', 'b', 'c']) undo.push({ label, blocks: [before] });
     expect(undo.size).toBe(2);

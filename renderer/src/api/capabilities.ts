@@ -6,6 +6,8 @@
 export interface Capabilities {
   /** GET /jobs/{id}/pages/{page}/image */
   pageImage: boolean;
+  /** GET /jobs/{id}/pages: each page's size, so boxes are drawn to scale rather than on an estimated page. */
+  pageSizes: boolean;
   /** Values of the `sort` query parameter of GET /jobs/{id}/blocks, when it has one. */
   blockSorts: string[];
   /** GET /jobs/{id}/blocks?flagged=true */
@@ -42,6 +44,7 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
   const sortParam = blockParams.find((p) => p.in === 'query' && p.name === 'sort');
   return {
     pageImage: has('get', '/jobs/{}/pages/{}/image'),
+    pageSizes: has('get', '/jobs/{}/pages'),
     blockSorts: sortParam ? enumOf(sortParam) : [],
     flaggedFilter: blockParams.some((p) => p.in === 'query' && p.name === 'flagged'),
     embed: has('post', '/jobs/{}/embed'),

@@ -10,14 +10,20 @@ import type {
   UploadAccepted as UploadAcceptedSchema,
 } from '../../../server/schemas/jobs.js';
 import type { ModelStatus as ModelStatusSchema } from '../../../server/schemas/models.js';
+import type { Page as PageSchema } from '../../../server/schemas/pages.js';
 import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schemas/embed.js';
 import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
 import type { ChatAnswer as ChatAnswerSchema, Session as SessionSchema } from '../../../server/schemas/chat.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
 
-/** `index` (where and how far the job is embedded) comes only from servers that embed. */
-export type Job = Static<typeof JobSchema>;
+/**
+ * `index` (where and how far the job is embedded) comes only from servers that embed; `page_size` only
+ * from servers that report page geometry: optional here, so the UI keeps working against older ones.
+ */
+export type Job = Omit<Static<typeof JobSchema>, 'page_size'> & Partial<Pick<Static<typeof JobSchema>, 'page_size'>>;
+/** One page of GET /jobs/{id}/pages: its size as shown (the space of block boxes) and its turn. */
+export type PageInfo = Static<typeof PageSchema>;
 
 type OcrFields = 'confidence' | 'flagged' | 'source';
 /**

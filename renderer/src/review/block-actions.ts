@@ -9,6 +9,8 @@ export interface BlockChange {
   edited_text?: string | null;
   edited_type?: Block['edited_type'];
   reviewer_note?: string | null;
+  /** Keep an empty edited_text: the reviewer confirmed blanking the block. */
+  allow_empty?: boolean;
 }
 
 /** The block as it would look with `change` applied, for showing "yours" in a conflict. */

@@ -2,13 +2,14 @@ import type { Block } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { label } from '../ui/format.js';
 import { effectiveType } from './block-store.js';
-import { boxPercent, type PageSize } from './page-geometry.js';
+import { boxPercent, type PageShape, type PageSize } from './page-geometry.js';
 import type { PageImages } from './page-images.js';
 import { isFlagged } from './queue-order.js';
 
 /**
  * One page: its image when the server renders pages, else a blank sheet of the page's shape, with every
  * block's box over it (fill colour by type, outline by review status). Clicking a box selects its block.
+ * Boxes are drawn on the page size the server reports; until it has answered, none are drawn.
  */
 export class PageView {
   readonly element: HTMLElement;
@@ -17,13 +18,14 @@ export class PageView {
   private readonly caption: HTMLElement;
   private boxes = new Map<number, { key: string; el: HTMLElement }>();
   private page = 0;
-  /** The current page's size corrected by its image's aspect ratio, once the image has loaded. */
+  /** An estimated page size corrected by the image's aspect ratio, once the image has loaded. */
   private fitted: PageSize | null = null;
   private redraw: () => void = () => undefined;
 
   constructor(
     private readonly images: PageImages | null,
-    private readonly sizeOf: (page: number) => PageSize | null,
+    /** undefined: the size is still being asked for; null: the document has no page layout. */
+    private readonly sizeOf: (page: number) => PageShape | null | undefined,
     private readonly onPick: (index: number) => void,
   ) {
     this.img = h('img', { class: 'page-image', alt: '' });
@@ -39,13 +41,14 @@ export class PageView {
     this.page = page;
     if (pageChanged) this.fitted = null;
     this.redraw = () => this.show(page, indices, blockAt, selected);
-    const size = this.fitted ?? this.sizeOf(page);
+    const shape = this.sizeOf(page);
+    const size = shape && (shape.reported ? shape.size : (this.fitted ?? shape.size));
     if (pageChanged) this.loadImage(page);
     if (!size) {
       for (const old of this.boxes.values()) old.el.remove();
       this.boxes.clear();
     }
-    this.caption.textContent = size ? `Page ${page}` : `Page ${page}: this document has no page layout; the list holds its blocks`;
+    this.caption.textContent = size !== null ? `Page ${page}` : `Page ${page}: this document has no page layout; the list holds its blocks`;
     this.sheet.hidden = !size;
     if (!size) return;
     this.sheet.style.aspectRatio = `${size.width} / ${size.height}`;
@@ -112,11 +115,11 @@ export class PageView {
     });
   }
 
-  /** The image is the whole page: its aspect ratio is exact where the estimated height is not. */
+  /** The image is the whole page: its aspect ratio is exact where an estimated height is not. A reported size needs no fitting. */
   private fitToImage(): void {
-    const est = this.sizeOf(this.page);
-    if (!this.img.naturalWidth || !est) return;
-    this.fitted = { width: est.width, height: (est.width * this.img.naturalHeight) / this.img.naturalWidth };
+    const shape = this.sizeOf(this.page);
+    if (!this.img.naturalWidth || !shape || shape.reported) return;
+    this.fitted = { width: shape.size.width, height: (shape.size.width * this.img.naturalHeight) / this.img.naturalWidth };
     this.redraw();
   }
 }

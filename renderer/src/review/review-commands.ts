@@ -5,51 +5,42 @@ import { errorText, toast } from '../ui/toast.js';
 import { patchBlock, type BlockChange } from './block-actions.js';
 import { effectiveText, effectiveType, type BlockStore } from './block-store.js';
 import type { EditResult } from './block-row.js';
-import { beforeOf, type BlockBefore, type UndoStack } from './undo-stack.js';
-
-/** Requests in flight for bulk actions: enough to overlap round trips, few enough to leave the server room. */
-const BULK_CONCURRENCY = 4;
-
-async function eachLimited<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  const worker = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
-  };
-  await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, queue.length) }, worker));
-}
+import { sendInBatches, type Progress } from './bulk-review.js';
+import type { UndoStack } from './undo-stack.js';
 
 /** What an edit changes, relative to the block as it is: only fields the reviewer actually changed. */
 export function editChange(b: Block, r: EditResult): BlockChange | null {
   const change: BlockChange = {};
+  // null (not an empty text) takes a correction back: the block reads as extracted again.
   if (r.text !== effectiveText(b)) change.edited_text = r.text === b.text ? null : r.text;
   if (r.type !== effectiveType(b)) change.edited_type = r.type === b.type ? null : r.type;
   if (r.note !== b.reviewer_note) change.reviewer_note = r.note;
   return Object.keys(change).length ? change : null;
 }
 
-/** The PATCH that puts a block back to what it held before. */
-const restoreChange = (before: BlockBefore): BlockChange => ({
-  status: before.status,
-  edited_text: before.edited_text,
-  edited_type: before.edited_type,
-  reviewer_note: before.reviewer_note,
-});
+const undoTarget = (b: Block) => (b.current_revision_id ? [{ blockId: b.block_id, revisionId: b.current_revision_id }] : []);
 
 /** Review actions on one job's blocks, each recorded for undo. */
 export class ReviewCommands {
+  private readonly base: string;
+
   constructor(
     private readonly api: Api,
     private readonly jobId: string,
     private readonly store: BlockStore,
     readonly undo: UndoStack,
-  ) {}
+    /** Called as bulk work goes on, so counters and progress move while it runs. */
+    private readonly onProgress: (label: string, done: number, total: number) => void = () => undefined,
+  ) {
+    this.base = `/jobs/${encodeURIComponent(jobId)}`;
+  }
 
   /** One block change; null when it did not happen (error shown, or the reviewer cancelled a conflict). */
   async change(b: Block, change: BlockChange, label: string): Promise<Block | null> {
     try {
       const after = await patchBlock(this.api, this.jobId, this.store, b, change);
-      // Undo restores what this reviewer saw before acting, not what a conflicting reviewer wrote.
-      if (after && after.version > b.version) this.undo.push({ label, blocks: [beforeOf(b)] });
+      // Only a change this reviewer made is theirs to undo (not a conflicting reviewer's version they kept).
+      if (after && after.version > b.version) this.undo.push({ label, blocks: undoTarget(after) });
       return after;
     } catch (err) {
       toast(`Could not save block ${b.block_id}: ${errorText(err)}`, 'error');
@@ -64,29 +55,48 @@ export class ReviewCommands {
 
   async saveEdit(b: Block, r: EditResult): Promise<Block | null> {
     const change = editChange(b, r);
-    return change ? this.change(b, change, 'edit') : b;
+    if (!change) return b;
+    // Blank text drops the block's words from chunks and the export: the reviewer must mean it.
+    if (change.edited_text !== undefined && change.edited_text !== null && !change.edited_text.trim()) {
+      const blank = await confirmDialog(
+        'Save an empty block?',
+        'The block will keep no text: its words leave the chunks and the export. To leave it out, reject it (R) instead; to go back to the extracted text, restore it in the editor.',
+        'Save empty',
+      );
+      if (!blank) return null;
+      change.allow_empty = true;
+    }
+    return this.change(b, change, 'edit');
+  }
+
+  private progress(label: string): Progress {
+    return (done, total) => this.onProgress(label, done, total);
   }
 
   /**
-   * Approves the pending blocks given, as one undoable action. A block another reviewer changed meanwhile
-   * is left as they made it and counted, rather than raising a dialog per block.
+   * Approves the pending blocks given, as one undoable action, through the bulk route (one request per
+   * thousand blocks). A block another reviewer changed meanwhile is left as they made it and counted.
    */
   async approveMany(indices: number[], label: string): Promise<{ approved: number; skipped: number }> {
     const pending = indices.map((i) => this.store.at(i)).filter((b): b is Block => b?.status === 'pending');
-    const befores: BlockBefore[] = [];
+    const changed: Block[] = [];
     let skipped = 0;
-    await eachLimited(pending, async (b) => {
-      try {
-        const after = await patchBlock(this.api, this.jobId, this.store, b, { status: 'approved' }, 'skip');
-        if (after?.status === 'approved' && after.version === b.version + 1) befores.push(beforeOf(b));
-        else skipped += 1;
-      } catch {
-        skipped += 1;
-      }
-    });
-    this.undo.push({ label, blocks: befores });
-    if (skipped) toast(`${skipped} block(s) were changed by someone else or failed and were left as they are.`, 'error');
-    return { approved: befores.length, skipped };
+    try {
+      ({ skipped } = await sendInBatches(
+        this.api,
+        `${this.base}/blocks/review`,
+        pending.map((b) => ({ block_id: b.block_id, version: b.version })),
+        (items) => ({ status: 'approved', items }),
+        this.store,
+        this.progress(`Approving (${label})`),
+        changed,
+      ));
+    } finally {
+      // Batches that went through are undoable even when a later one failed.
+      this.undo.push({ label, blocks: changed.flatMap(undoTarget) });
+    }
+    if (skipped) toast(`${skipped} block(s) were changed by someone else meanwhile and were left as they are.`, 'error');
+    return { approved: changed.length, skipped };
   }
 
   async approveAllPending(): Promise<void> {
@@ -98,20 +108,26 @@ export class ReviewCommands {
     toast(`Approved ${approved} block(s).`);
   }
 
-  /** Undoes the newest action: each block is PATCHed back at its current version (conflicts ask). */
+  /**
+   * Undoes the newest action: the server returns each block to exactly what it was before (status, text,
+   * type, note). A block someone else changed since is left as it is and counted.
+   */
   async undoLast(): Promise<string | null> {
     const entry = this.undo.pop();
     if (!entry) return null;
-    await eachLimited(entry.blocks, async (before) => {
-      const i = this.store.indexOf(before.blockId);
+    const items = entry.blocks.flatMap((t) => {
+      const i = this.store.indexOf(t.blockId);
       const cur = i === undefined ? undefined : this.store.at(i);
-      if (!cur) return;
-      try {
-        await patchBlock(this.api, this.jobId, this.store, cur, restoreChange(before), entry.blocks.length > 1 ? 'skip' : 'ask');
-      } catch (err) {
-        toast(`Could not undo block ${before.blockId}: ${errorText(err)}`, 'error');
-      }
+      return cur ? [{ block_id: cur.block_id, version: cur.version, revision_id: t.revisionId }] : [];
     });
+    try {
+      const { skipped } = await sendInBatches(this.api, `${this.base}/blocks/undo`, items, (batch) => ({ items: batch }), this.store, this.progress(`Undoing ${entry.label}`));
+      if (skipped) toast(`${skipped} block(s) were changed since by someone else and were left as they are.`, 'error');
+    } catch (err) {
+      this.undo.push(entry);
+      toast(`Could not undo ${entry.label}: ${errorText(err)}`, 'error');
+      return null;
+    }
     return entry.label;
   }
 }

@@ -7,8 +7,9 @@ import { errorText, toast } from '../ui/toast.js';
 import { VirtualList } from '../ui/virtual-list.js';
 import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT } from './block-row.js';
 import { BlockStore } from './block-store.js';
-import { estimatePageSize, type PageSize } from './page-geometry.js';
+import { estimatePageSize } from './page-geometry.js';
 import { PageImages } from './page-images.js';
+import { PageSizes } from './page-sizes.js';
 import { PageView } from './page-view.js';
 import { queueOrder } from './queue-order.js';
 import { ReviewCommands } from './review-commands.js';
@@ -28,7 +29,10 @@ function pageImageWidth(): number {
  */
 export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchParams): Screen {
   const store = new BlockStore();
-  const commands = new ReviewCommands(ctx.api, jobId, store, new UndoStack());
+  const commands = new ReviewCommands(ctx.api, jobId, store, new UndoStack(), (label, done, total) => {
+    toolbar.showProgress(label, done, total);
+    toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
+  });
   const abort = new AbortController();
   const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, `?size=${pageImageWidth()}`) : null;
   let order: number[] = [];
@@ -36,7 +40,6 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   let queueMode = false;
   let pos = 0;
   let editing: { index: number; note: boolean } | null = null;
-  let pageSize: PageSize | null = null;
   let wantBlock = params.get('block');
   let wantPage = Number(params.get('page')) || 0;
   let job: Job | undefined;
@@ -69,7 +72,13 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       return blockRow(b, p === pos, () => select(p));
     },
   });
-  const pageView = new PageView(images, () => pageSize, (i) => select(posOf[i] ?? 0));
+  const sizes = new PageSizes(ctx.api, jobId, {
+    listing: ctx.caps.pageSizes,
+    signal: abort.signal,
+    estimate: (page) => estimatePageSize(store.onPage(page).flatMap((i) => store.at(i)?.bbox ?? [])),
+    onLoad: () => drawPage(),
+  });
+  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(posOf[i] ?? 0));
   const toolbar = new ReviewToolbar({
     run: (c) => enqueue(() => run(c)),
     goToPage: (n) => goToPage(n),
@@ -230,8 +239,9 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     void ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal).then((j) => {
       job = j;
       toolbar.showJob(j);
+      sizes.useJob(j);
       drawPage();
-    }, () => undefined);
+    }, () => sizes.useJob(null));
     let first = true;
     store.subscribe((what) => {
       if (what === 'all') rebuildOrder();
@@ -244,7 +254,6 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         if (first) performance.mark('review:first-blocks');
         store.fill(skip, items, total);
         toolbar.showLoading(store.loaded, store.total);
-        if (first || !pageSize) pageSize = estimatePageSize(items.flatMap((b) => (b.bbox ? [b.bbox] : [])));
         const target = wantBlock ? store.indexOf(wantBlock) : wantPage ? store.onPage(wantPage)[0] : first ? 0 : undefined;
         if (target !== undefined) {
           wantBlock = null;

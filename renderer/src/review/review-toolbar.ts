@@ -10,6 +10,7 @@ export class ReviewToolbar {
   private readonly pageTotal: HTMLElement;
   private readonly counts: HTMLElement;
   private readonly loading: HTMLElement;
+  private readonly progress: HTMLElement;
   private readonly undoButton: HTMLButtonElement;
   private readonly queueButton: HTMLButtonElement;
   private readonly title: HTMLElement;
@@ -23,6 +24,7 @@ export class ReviewToolbar {
     this.pageTotal = h('span', { class: 'muted' });
     this.counts = h('span', { class: 'counts', 'aria-live': 'polite' });
     this.loading = h('span', { class: 'muted loading-note' });
+    this.progress = h('span', { class: 'bulk-progress', role: 'status', hidden: true });
     this.undoButton = button('Undo', 'undo', 'Undo your last action (U)');
     this.queueButton = button('Flagged first', 'toggleQueue', 'Show flagged and pending blocks first (Q)');
     this.title = h('strong', { class: 'job-title' });
@@ -39,6 +41,7 @@ export class ReviewToolbar {
       this.undoButton,
       button('?', 'help', 'Keyboard shortcuts (?)'),
       this.counts,
+      this.progress,
       this.loading,
     );
   }
@@ -66,6 +69,12 @@ export class ReviewToolbar {
     this.undoButton.title = undoLabel ? `Undo ${undoLabel} (U)` : 'Nothing to undo';
     this.queueButton.textContent = queueMode ? 'Reading order' : 'Flagged first';
     this.queueButton.setAttribute('aria-pressed', String(queueMode));
+  }
+
+  /** Bulk work under way: a bar and "label done / total", hidden once done reaches total. */
+  showProgress(label: string, done: number, total: number): void {
+    this.progress.hidden = done >= total;
+    this.progress.replaceChildren(h('progress', { max: total, value: done }), ` ${label}: ${done} / ${total}`);
   }
 
   showLoading(loaded: number, total: number): void {

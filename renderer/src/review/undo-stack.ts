@@ -1,30 +1,18 @@
-import type { Block } from '../api/types.js';
-
-/** What a block held before an action, enough to PATCH it back. */
-export interface BlockBefore {
+/** A block an action changed, with the revision that changed it: undo returns it to that revision's `before`. */
+export interface UndoTarget {
   blockId: string;
-  status: Block['status'];
-  edited_text: string | null;
-  edited_type: Block['edited_type'];
-  reviewer_note: string | null;
+  revisionId: string;
 }
 
 export interface UndoEntry {
   label: string;
-  blocks: BlockBefore[];
+  blocks: UndoTarget[];
 }
-
-export const beforeOf = (b: Block): BlockBefore => ({
-  blockId: b.block_id,
-  status: b.status,
-  edited_text: b.edited_text,
-  edited_type: b.edited_type,
-  reviewer_note: b.reviewer_note,
-});
 
 /**
  * The reviewer's own actions, newest last. An entry can hold many blocks (bulk approve of a page is one
- * action to undo). Bounded, since hours of review would otherwise keep every block ever touched.
+ * action to undo). The server keeps what each block was before (the revision's `before`), so undo restores
+ * it exactly. Bounded, since hours of review would otherwise keep every block ever touched.
  */
 export class UndoStack {
   private entries: UndoEntry[] = [];

@@ -42,9 +42,12 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'waits as `pending_review` with a `thread_id` for POST /chat/resume. `stream: true`: text/event-stream with events `sources` (as soon ' +
           'as retrieval is done), `token` ({text}), then `done` (the answer, as without streaming) or `error` ({code, message}); closing the ' +
           'connection stops generation. Errors found before the stream starts answer as usual: 404 SESSION_NOT_FOUND / JOB_NOT_FOUND / ' +
-          'MODEL_NOT_FOUND, 409 INVALID_STATE (job not embedded yet), 503 MODEL_NOT_INSTALLED (the message says how to install it), 502 LLM_PROVIDER_FAILED.',
+          'MODEL_NOT_FOUND, 409 INVALID_STATE (job not embedded yet), 503 MODEL_NOT_INSTALLED (the message says how to install it), 400 URL_INVALID ' +
+          '(a base_url that is not http(s) or carries credentials). Found at the provider request (an `error` event once streaming): 502 ' +
+          'LLM_PROVIDER_FAILED, 403 URL_NOT_ALLOWED (base_url on a loopback, private or metadata address not listed in the setting ' +
+          'allowed_private_hosts; nothing is sent to it).',
         body: ChatBody,
-        response: { 200: ChatAnswer, ...errors(400, 401, 404, 409, 500, 502, 503) },
+        response: { 200: ChatAnswer, ...errors(400, 401, 403, 404, 409, 500, 502, 503) },
       },
     },
     async (req, reply) => {

@@ -15,10 +15,12 @@ export const embedRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
           'Answers 202 once the request is checked; the job shows `embedding` with `index.progress` in GET /jobs/{job_id}, then `indexed` ' +
           '(or goes back, with `error`, if embedding fails). Chunks whose text did not change since the last embed are not embedded again. ' +
           '409 INVALID_STATE unless the job is finalized or indexed; 409 INDEX_MISMATCH when the collection holds another model\'s or dimension\'s ' +
-          'vectors; 409 MODEL_NOT_INSTALLED (the message says how to install it); 502 EMBEDDING_PROVIDER_FAILED when a remote provider fails.',
+          'vectors; 409 MODEL_NOT_INSTALLED (the message says how to install it); 502 EMBEDDING_PROVIDER_FAILED when a remote provider fails; ' +
+          '400 URL_INVALID for a base_url that is not http(s) or carries credentials; 403 URL_NOT_ALLOWED for one on a loopback, private or ' +
+          'metadata address not listed in the setting allowed_private_hosts (nothing is sent to it).',
         params: JobParams,
         body: EmbedBody,
-        response: { 202: EmbedAccepted, ...errors(400, 401, 404, 409, 502) },
+        response: { 202: EmbedAccepted, ...errors(400, 401, 403, 404, 409, 502) },
       },
     },
     async (req, reply) => reply.status(202).send(await deps.indexer.embedJob(req.params.job_id, req.body)),

@@ -1,12 +1,31 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../schemas/common.js';
-import { PageImageQuery, PageParams, ReocrBody, ReocrResult } from '../../schemas/pages.js';
+import { JobParams } from '../../schemas/jobs.js';
+import { PageImageQuery, PageList, PageListQuery, PageParams, ReocrBody, ReocrResult } from '../../schemas/pages.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['pages'];
 
 export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.get(
+    '/jobs/:job_id/pages',
+    {
+      schema: {
+        tags,
+        summary: 'The pages of a document, with their size and rotation',
+        description:
+          'Each page\'s size in points as it is shown (after its /Rotate), the space block boxes and page images are in, the turn it is shown at, ' +
+          'and what OCR did on it. Empty until extraction has read the pages. The job carries the most common size as `page_size`. ' +
+          '409 INVALID_STATE for formats without pages (DOCX, HTML, Markdown, text).',
+        params: JobParams,
+        querystring: PageListQuery,
+        response: { 200: PageList, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.pages.list(req.params.job_id, req.query),
+  );
+
   app.get(
     '/jobs/:job_id/pages/:page/image',
     {

@@ -15,6 +15,7 @@ import {
   JobParams,
   RechunkResult,
 } from '../../schemas/jobs.js';
+import { BulkResult, BulkReviewBody, UndoBody } from '../../schemas/review.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['review'];
@@ -48,6 +49,43 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       },
     },
     async (req) => deps.blocks.patch(req.params.job_id, req.params.block_id, req.body, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/blocks/review',
+    {
+      schema: {
+        tags,
+        summary: 'Review many blocks at once',
+        description:
+          'Sets the status (and note) of the listed blocks (`items`, each at the version you read) or of every block matching `filter` ' +
+          '(by page, status, type, flagged, source). One transaction; one audit revision per block changed; blocks already as asked are ' +
+          'counted as unchanged. Any listed block at another version answers 409 VERSION_CONFLICT with `error.details.stale` ' +
+          '(each with its current copy) and nothing is written; unknown ids answer 404 BLOCK_NOT_FOUND with `details.missing`.',
+        params: JobParams,
+        body: BulkReviewBody,
+        response: { 200: BulkResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blocksBulk.review(req.params.job_id, req.body, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/blocks/undo',
+    {
+      schema: {
+        tags,
+        summary: 'Undo review changes',
+        description:
+          'Each listed block returns exactly to the state before `revision_id` (status, edited text and type, note), written as one ' +
+          '`undo` revision naming the revision it takes back. A block changed since that revision answers 409 VERSION_CONFLICT with ' +
+          '`error.details.stale`; nothing is written. One transaction for all.',
+        params: JobParams,
+        body: UndoBody,
+        response: { 200: BulkResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blocksBulk.undo(req.params.job_id, req.body.items, req.reviewer),
   );
 
   app.get(

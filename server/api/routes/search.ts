@@ -13,9 +13,10 @@ export const searchRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         description:
           'hybrid (default) fuses SQLite FTS5 BM25 and the collection\'s vector index by reciprocal rank. Filters: chunk_type, pages, ' +
           'page_from/page_to, section. Only indexed content (approved and edited chunks) is searched. 409 INVALID_STATE for a job not embedded yet; ' +
-          '404 COLLECTION_NOT_FOUND / JOB_NOT_FOUND.',
+          '404 COLLECTION_NOT_FOUND / JOB_NOT_FOUND; a collection built by a remote provider embeds the query there: 502 ' +
+          'EMBEDDING_PROVIDER_FAILED, or 403 URL_NOT_ALLOWED when its address is no longer allowed (setting allowed_private_hosts).',
         body: SearchBody,
-        response: { 200: SearchResponse, ...errors(400, 401, 404, 409, 502) },
+        response: { 200: SearchResponse, ...errors(400, 401, 403, 404, 409, 502) },
       },
     },
     async (req) => deps.search(req.body),

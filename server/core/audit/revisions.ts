@@ -19,6 +19,8 @@ export interface RevisionInput {
   reviewerId: string;
   reviewerNote?: string | null;
   timestamp: string;
+  /** Set on an undo: the revision whose change it takes back. */
+  undoesRevisionId?: string | null;
 }
 
 /** Writes one audit revision; call inside the transaction that makes the change it records. */
@@ -41,6 +43,7 @@ export function writeRevision(db: DbLike, r: RevisionInput): string {
       reviewerId: r.reviewerId,
       reviewerNote: r.reviewerNote ?? null,
       timestamp: r.timestamp,
+      undoesRevisionId: r.undoesRevisionId ?? null,
     })
     .run();
   return revisionId;

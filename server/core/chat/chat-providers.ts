@@ -2,6 +2,8 @@ import type { ModelManager } from '../../models/manager.js';
 import type { ChatMessage } from '../../models/llm/llm-protocol.js';
 import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import { AppError } from '../errors.js';
+import type { GuardedFetch } from '../net/types.js';
+import { checkBaseUrl } from '../remote/provider-request.js';
 import { streamOllamaChat, streamOpenAiChat, type StreamOptions, type StreamResult } from './remote-chat.js';
 
 export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive'] as const;
@@ -33,6 +35,8 @@ export interface ChatProviderDeps {
   models: ModelManager;
   llm: LlmRuntime;
   defaultModel: string;
+  /** Every request to a remote provider goes through it. */
+  net: GuardedFetch;
 }
 
 /**
@@ -54,10 +58,12 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
   }
   if (!choice.model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
   const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  // A malformed base URL is a 400 now, before retrieval and before a stream opens.
+  checkBaseUrl(endpoint.baseUrl);
   const stream = choice.provider === 'openai' ? streamOpenAiChat : streamOllamaChat;
   return {
     provider: choice.provider,
     model: choice.model,
-    generate: async (messages, o) => ({ ...(await stream(endpoint, messages, o)), loadMs: 0 }),
+    generate: async (messages, o) => ({ ...(await stream(deps.net, endpoint, messages, o)), loadMs: 0 }),
   };
 }

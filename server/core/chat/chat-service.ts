@@ -5,13 +5,13 @@ import type { Db } from '../../store/db.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
+import type { GuardedFetch } from '../net/types.js';
 import type { Search } from '../search/search.js';
-import { attributeByOverlap, checkCitations, type Citation } from './citations.js';
+import { checkCitations } from './citations.js';
 import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from './chat-providers.js';
 import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
-import { extractiveAnswer } from './extractive.js';
-import { buildMessages, NOT_FOUND_REPLY } from './prompt.js';
+import { draftAnswer, NOT_FOUND_ANSWER } from './draft-answer.js';
 import { DEFAULT_MIN_SIMILARITY, retrieveSources, type RetrievedSource } from './retrieve.js';
 
 /** The answer options, accepted at the top level of the body and inside `config` (LongParser reads both). */
@@ -55,9 +55,11 @@ export interface ChatDeps {
   llm: LlmRuntime;
   clock: Clock;
   defaultModel: string;
+  /** Remote chat providers are reached through it. */
+  net: GuardedFetch;
 }
 
-export const NOT_FOUND_ANSWER = 'I could not find the answer to this question in the approved content of this document.';
+export { NOT_FOUND_ANSWER };
 const DEFAULT_TOP_K = 5;
 const DEFAULT_MAX_TOKENS = 256;
 
@@ -103,11 +105,11 @@ export function createChat(deps: ChatDeps) {
     const generator =
       provider === 'extractive'
         ? 'extractive'
-        : await resolveChatGenerator({ provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key }, { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel });
+        : await resolveChatGenerator({ provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key }, { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel, net: deps.net });
     const session = sessionFor(req, by);
     const prior = store.answeredTurns(session.sessionId);
     const sources = await retrieveSources(deps, {
-      jobId: session.jobId,
+      scope: { jobId: session.jobId },
       question: req.question,
       previousQuestion: prior.at(-1)?.question,
       topK: o.top_k ?? DEFAULT_TOP_K,
@@ -120,48 +122,11 @@ export function createChat(deps: ChatDeps) {
     };
   }
 
-  /** Runs the provider (or the extractive reader) and checks what it cites against what was retrieved. */
-  async function draft(p: Prepared, ev: AskEvents) {
-    if (p.sources.length === 0) {
-      ev.onToken?.(NOT_FOUND_ANSWER);
-      return { text: NOT_FOUND_ANSWER, notFound: true, citations: [] as Citation[], citedBy: null, aborted: false, usage: {} };
-    }
-    if (p.generator === 'extractive') {
-      const x = extractiveAnswer(p.question, p.sources);
-      ev.onToken?.(x.answer);
-      return { text: x.answer, notFound: false, citations: x.citations, citedBy: 'model' as const, aborted: false, usage: {} };
-    }
-    const buildStart = performance.now();
-    const messages = buildMessages(p.question, p.sources, p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })));
-    const promptMs = performance.now() - buildStart;
-    const genStart = performance.now();
-    let firstTokenMs: number | undefined;
-    const r = await p.generator.generate(messages, {
-      maxTokens: p.maxTokens,
-      temperature: p.temperature,
-      signal: ev.signal,
-      onToken: (t) => {
-        firstTokenMs ??= performance.now() - genStart;
-        ev.onToken?.(t);
-      },
-    });
-    const generationMs = performance.now() - genStart;
-    const usage = { prompt_ms: promptMs, load_ms: r.loadMs, first_token_ms: firstTokenMs ?? generationMs, generation_ms: generationMs, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens };
-    const text = r.text.trim();
-    const checked = checkCitations(text, p.sources);
-    if (checked.citations.length === 0 && NOT_FOUND_REPLY.test(text)) {
-      return { text: NOT_FOUND_ANSWER, notFound: true, citations: [], citedBy: null, aborted: r.stopReason === 'abort', usage };
-    }
-    const overlap = checked.citations.length ? [] : attributeByOverlap(text, p.sources);
-    return {
-      text,
-      notFound: false,
-      citations: checked.citations.length ? checked.citations : overlap,
-      citedBy: checked.citations.length ? ('model' as const) : overlap.length ? ('overlap' as const) : null,
-      aborted: r.stopReason === 'abort',
-      usage: { ...usage, dropped_citations: checked.dropped.length },
-    };
-  }
+  const draft = (p: Prepared, ev: AskEvents) =>
+    draftAnswer(
+      { generator: p.generator, question: p.question, sources: p.sources, prior: p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })), maxTokens: p.maxTokens, temperature: p.temperature },
+      ev,
+    );
 
   async function answer(p: Prepared, ev: AskEvents) {
     ev.onSources?.({ session_id: p.session.sessionId, turn_id: p.turnId, sources: p.sources.map(sourceView) });
@@ -181,7 +146,7 @@ export function createChat(deps: ChatDeps) {
         store.addTurn({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completedAt: now() });
         throw err;
       }
-      d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} };
+      d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} } satisfies Awaited<ReturnType<typeof draft>>;
     }
     const status = d.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
     const threadId = status === 'pending_review' ? randomUUID() : null;

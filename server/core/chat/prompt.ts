@@ -47,12 +47,12 @@ export function sourceBlock(sources: PromptSource[]): string {
  * like "and what does it release?" make sense), then the sources and the question together in the last
  * user message, where small models attend best.
  */
-export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[]): ChatMessage[] {
+export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[], system?: string): ChatMessage[] {
   const history = prior.slice(-MAX_PRIOR_TURNS).flatMap((t): ChatMessage[] => [
     { role: 'user', content: t.question },
     // Earlier tags named that turn's sources, not this one's: left out so they cannot be cited by mistake.
     { role: 'assistant', content: t.answer.replace(/\s*\[[^\]\n]*\]/g, '') },
   ]);
   const last = `Sources:\n${sourceBlock(sources)}\n\nQuestion: ${question}\nAnswer:`;
-  return [{ role: 'system', content: SYSTEM }, ...history, { role: 'user', content: last }];
+  return [{ role: 'system', content: system ? `${system.trim()}\n${SYSTEM}` : SYSTEM }, ...history, { role: 'user', content: last }];
 }

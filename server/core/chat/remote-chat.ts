@@ -1,5 +1,6 @@
 import type { ChatMessage, StopReason } from '../../models/llm/llm-protocol.js';
 import { AppError } from '../errors.js';
+import type { GuardedFetch, GuardedResponse } from '../net/types.js';
 import { postToProvider } from '../remote/provider-request.js';
 
 export interface RemoteChatEndpoint {
@@ -24,11 +25,11 @@ export interface StreamResult {
 
 const fail = (what: string, details?: unknown): AppError => new AppError('LLM_PROVIDER_FAILED', what, details);
 
-const open = (url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal): Promise<Response> =>
-  postToProvider('LLM_PROVIDER_FAILED', url, body, apiKey, signal);
+const open = (net: GuardedFetch, url: string, body: unknown, apiKey: string | undefined, signal?: AbortSignal) =>
+  postToProvider(net, 'LLM_PROVIDER_FAILED', url, body, apiKey, signal);
 
 /** The response body line by line; a client abort ends the lines quietly (the caller keeps what came). */
-async function* lines(res: Response, signal?: AbortSignal): AsyncGenerator<string> {
+async function* lines(res: GuardedResponse & { body: ReadableStream<Uint8Array> }, signal?: AbortSignal): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = '';
   try {
@@ -51,7 +52,8 @@ function parseJson(line: string, url: string): any {
   try {
     return JSON.parse(line);
   } catch {
-    throw fail(`${url} sent a line that is not JSON: ${line.slice(0, 200)}`, { url });
+    // Not quoted: what a server sends is not repeated to the caller (it may not be a model server at all).
+    throw fail(`${url} sent a line that is not JSON`, { url });
   }
 }
 
@@ -59,11 +61,11 @@ function parseJson(line: string, url: string): any {
  * OpenAI-compatible POST /v1/chat/completions with `stream: true` (OpenAI, LM Studio, vLLM, llama.cpp
  * server, LocalAI…): Server-Sent Events of `choices[0].delta.content`, ending with `data: [DONE]`.
  */
-export async function streamOpenAiChat(ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const root = ep.baseUrl.replace(/\/+$/, '');
   const url = /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
   const body = { model: ep.model, messages, max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true } };
-  const res = await open(url, body, ep.apiKey, o.signal);
+  const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let pieces = 0;
   let finish: string | undefined;
@@ -73,7 +75,7 @@ export async function streamOpenAiChat(ep: RemoteChatEndpoint, messages: ChatMes
     const data = line.slice(5).trim();
     if (data === '[DONE]') break;
     const event = parseJson(data, url) as { choices?: { delta?: { content?: string }; finish_reason?: string | null }[]; usage?: typeof usage; error?: { message?: string } };
-    if (event.error) throw fail(`${url}: ${event.error.message ?? 'error event'}`, { url });
+    if (event.error) throw fail(`${url} sent an error event instead of an answer`, { url });
     usage = event.usage ?? usage;
     const choice = event.choices?.[0];
     if (choice?.finish_reason) finish = choice.finish_reason;
@@ -90,17 +92,17 @@ export async function streamOpenAiChat(ep: RemoteChatEndpoint, messages: ChatMes
 }
 
 /** Ollama's POST /api/chat, streamed as one JSON object per line until `done: true`. */
-export async function streamOllamaChat(ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+export async function streamOllamaChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const url = `${ep.baseUrl.replace(/\/+$/, '')}/api/chat`;
   const body = { model: ep.model, messages, stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature } };
-  const res = await open(url, body, ep.apiKey, o.signal);
+  const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let last: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};
   let pieces = 0;
   for await (const line of lines(res, o.signal)) {
     if (!line.trim()) continue;
     const event = parseJson(line, url) as { message?: { content?: string }; done?: boolean; error?: string } & typeof last;
-    if (event.error) throw fail(`${url}: ${event.error}`, { url });
+    if (event.error) throw fail(`${url} sent an error instead of an answer`, { url });
     const piece = event.message?.content;
     if (piece) {
       text += piece;

@@ -1,10 +1,11 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import { chunks } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { Search } from '../search/search.js';
 import type { PromptSource } from './prompt.js';
 
 export interface RetrievedSource extends PromptSource {
+  job_id: string;
   /** Hybrid (reciprocal rank fusion) score, as POST /search reports it. */
   score: number;
   /** Cosine similarity of the question and the chunk; what decides relevance. */
@@ -12,7 +13,8 @@ export interface RetrievedSource extends PromptSource {
 }
 
 export interface RetrieveOptions {
-  jobId: string;
+  /** One job's index, or a whole collection (a bot's knowledge). */
+  scope: { jobId: string } | { collection: string };
   question: string;
   /** The previous question of the session: follow-ups ("and what does it release?") lean on it. */
   previousQuestion?: string;
@@ -39,7 +41,7 @@ export function refersBack(question: string): boolean {
 }
 
 /**
- * The job's chunks that may ground an answer: hybrid search over the job's index, kept only when the
+ * The chunks that may ground an answer: hybrid search over the job's index (or a bot's collection), kept only when the
  * chunk is still approved or edited (a reviewer may reject one after it was embedded) and similar enough
  * to the question. Labelled S1, S2… in rank order for the prompt.
  */
@@ -48,29 +50,39 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
   const queries = [o.question, ...(o.previousQuestion && refersBack(o.question) ? [`${o.previousQuestion} ${o.question}`] : [])];
   const best = new Map<string, SearchHit>();
   for (const query of queries) {
-    const { results } = await deps.search({ job_id: o.jobId, query, top_k: depth, mode: 'hybrid' });
+    const where = 'jobId' in o.scope ? { job_id: o.scope.jobId } : { collection_name: o.scope.collection };
+    const { results } = await deps.search({ ...where, query, top_k: depth, mode: 'hybrid' });
     for (const r of results) {
-      const seen = best.get(r.chunk_id);
-      if (!seen || (r.scores.vector ?? -1) > (seen.scores.vector ?? -1)) best.set(r.chunk_id, r);
+      const key = `${r.job_id}\u0000${r.chunk_id}`;
+      const seen = best.get(key);
+      if (!seen || (r.scores.vector ?? -1) > (seen.scores.vector ?? -1)) best.set(key, r);
     }
   }
   const hits = [...best.values()].filter((r) => (r.scores.vector ?? -1) >= o.minSimilarity);
   if (hits.length === 0) return [];
+  const byJob = new Map<string, SearchHit[]>();
+  for (const h of hits) byJob.set(h.job_id, [...(byJob.get(h.job_id) ?? []), h]);
   const approved = new Set(
     deps.db
-      .select({ chunkId: chunks.chunkId })
+      .select({ jobId: chunks.jobId, chunkId: chunks.chunkId })
       .from(chunks)
-      .where(and(eq(chunks.jobId, o.jobId), inArray(chunks.chunkId, hits.map((h) => h.chunk_id)), inArray(chunks.status, ['approved', 'edited'])))
+      .where(
+        and(
+          or(...[...byJob].map(([jobId, hs]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, hs.map((h) => h.chunk_id))))),
+          inArray(chunks.status, ['approved', 'edited']),
+        ),
+      )
       .all()
-      .map((r) => r.chunkId),
+      .map((r) => `${r.jobId}\u0000${r.chunkId}`),
   );
   return hits
-    .filter((h) => approved.has(h.chunk_id))
+    .filter((h) => approved.has(`${h.job_id}\u0000${h.chunk_id}`))
     .sort((a, b) => (b.scores.vector ?? 0) - (a.scores.vector ?? 0))
     .slice(0, o.topK)
     .map((h, i) => ({
       label: `S${i + 1}`,
       chunk_id: h.chunk_id,
+      job_id: h.job_id,
       page_numbers: h.page_numbers,
       section_path: h.section_path,
       text: h.text,

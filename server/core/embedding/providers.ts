@@ -1,6 +1,8 @@
 import type { ModelManager } from '../../models/manager.js';
 import { AppError } from '../errors.js';
+import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
+import { checkBaseUrl } from '../remote/provider-request.js';
 import { embedOllama, embedOpenAi } from './remote-providers.js';
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'ollama'] as const;
@@ -35,6 +37,8 @@ export interface ProviderDeps {
   models: ModelManager;
   pool: TaskPool;
   defaultModel: string;
+  /** Every request to a remote provider goes through it. */
+  net: GuardedFetch;
 }
 
 /** The provider a request (or a collection's stored settings) names; a local model must be installed. */
@@ -57,6 +61,8 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
   }
   if (!choice.model) throw new AppError('VALIDATION_FAILED', `provider ${choice.provider} needs a model name`, [{ field: 'model' }]);
   const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  // A malformed base URL is a 400 now, before a job is accepted or a collection created.
+  checkBaseUrl(endpoint.baseUrl);
   const call = choice.provider === 'openai' ? embedOpenAi : embedOllama;
   return {
     provider: choice.provider,
@@ -64,6 +70,6 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
     baseUrl: endpoint.baseUrl,
     dimensions: undefined,
     batchSize: 64,
-    embed: (texts, signal) => call(endpoint, texts, signal),
+    embed: (texts, signal) => call(deps.net, endpoint, texts, signal),
   };
 }

@@ -60,9 +60,14 @@ export interface ExtractedBlock {
 
 export interface ExtractedPage {
   page: number;
-  /** Page size in points (flow formats: 0). */
+  /** Page size in points (flow formats: 0), as the page is shown: after `rotation`, the space of its block boxes. */
   width: number;
   height: number;
+  /**
+   * The clockwise turn the document asks viewers to show the page at (a PDF's /Rotate); width, height and
+   * boxes are of the page so turned. Image pages are shown as stored (0); flow formats have none.
+   */
+  rotation?: 0 | 90 | 180 | 270;
   /** True when the page carries no (or too little) extractable text and must be OCRed. */
   needs_ocr: boolean;
   /** Set once the page was OCRed: the language data used and the page's mean word confidence. */

@@ -9,6 +9,7 @@ import { AppError, describeFailure } from '../errors.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderChoice } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
 import type { Logger } from '../jobs/job-runner.js';
+import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { requireState } from '../review/review-state.js';
 import { assertSameModel, defaultCollectionName, findCollection, type CollectionRow } from './collections.js';
@@ -31,6 +32,8 @@ export interface IndexerDeps {
   clock: Clock;
   log: Logger;
   defaultModel: string;
+  /** Remote embedding providers are reached through it. */
+  net: GuardedFetch;
 }
 
 interface Run {
@@ -59,7 +62,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function embedJob(jobId: string, req: EmbedRequest) {
     requireState(findJob(db, jobId), EMBEDDABLE, 'embed');
     const name = req.collection_name ?? defaultCollectionName(jobId);
-    const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel });
+    const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net });
     const before = findCollection(db, name);
     if (before) assertSameModel(before, provider);
     // A remote model tells its dimension only by answering: ask once before accepting the request, also for
@@ -224,6 +227,13 @@ export function createIndexer(deps: IndexerDeps) {
         index.save();
       }
       return rows.length;
+    },
+
+    /** Removes a collection whose jobs are gone: its row and its index files (a bot's, on delete). */
+    dropCollection(name: string): void {
+      db.delete(chunkVectors).where(eq(chunkVectors.collection, name)).run();
+      db.delete(collections).where(eq(collections.name, name)).run();
+      indexes.drop(name);
     },
 
     /** Opens every collection's index, and puts jobs whose embed was cut off by a stop back to rest. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync } from 'node:fs';
 import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
-import { jobs, pages } from '../../../drizzle/schema.js';
+import { jobs, pages, type JobSource } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -24,6 +24,9 @@ export interface NewUpload {
   fileHash: string;
   sizeBytes: number;
   options: { chunk_size: number; chunk_overlap: number; ocr_language?: string };
+  /** A bot's document: the bot, and where the document came from. */
+  botId?: string;
+  source?: JobSource;
 }
 
 export interface JobsServiceDeps {
@@ -79,6 +82,8 @@ export function createJobsService({ db, files, runner, clock, vectors, watch }: 
           fileHash: upload.fileHash,
           sizeBytes: upload.sizeBytes,
           options: upload.options,
+          botId: upload.botId ?? null,
+          source: upload.source ?? null,
           createdAt: now,
           updatedAt: now,
         })

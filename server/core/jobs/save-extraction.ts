@@ -6,6 +6,7 @@ import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
 import type { ExtractedPage } from '../extract/types.js';
 import { isFlagged } from '../review/ocr-flags.js';
+import { commonPageSize } from '../pages/page-list.js';
 
 function pageRow(jobId: string, p: ExtractedPage): typeof pages.$inferInsert {
   return {
@@ -13,6 +14,7 @@ function pageRow(jobId: string, p: ExtractedPage): typeof pages.$inferInsert {
     page: p.page,
     width: p.width,
     height: p.height,
+    rotation: p.rotation ?? 0,
     needsOcr: p.needs_ocr,
     ocrLanguage: p.ocr?.lang ?? null,
     ocrConfidence: p.ocr?.confidence ?? null,
@@ -83,6 +85,7 @@ export function saveExtraction(db: Db, jobId: string, out: ExtractTaskOutput, no
         totalBlocks: out.blocks.length,
         totalChunks: out.chunks.length,
         title: doc.title ?? null,
+        pageSize: commonPageSize(doc.pages),
         warnings: doc.warnings,
         finishedAt: now,
         updatedAt: now,

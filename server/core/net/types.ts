@@ -13,6 +13,10 @@ export interface NetPolicy {
    */
   allowedPrivateHosts: readonly string[];
   connectTimeoutMs: number;
+  /**
+   * From the call until the whole body is read, redirects included. Also the longest single wait for
+   * headers or for the next body chunk, even for a request that lifts its overall limit.
+   */
   totalTimeoutMs: number;
   /** Largest response body read, in bytes. */
   maxBytes: number;
@@ -25,8 +29,9 @@ export interface GuardedRequest {
   headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
-  /** Per-request overrides of the policy's limits. */
+  /** Per-request overrides of the policy's limits (higher or lower; a download names its file's size). */
   maxBytes?: number;
+  /** 0: no overall limit, for long downloads (a stalled one still fails, see NetPolicy.totalTimeoutMs). */
   totalTimeoutMs?: number;
   /** false: a redirect is answered as it is, not followed (requests carrying a key never follow one). */
   followRedirects?: boolean;
@@ -46,9 +51,12 @@ export interface GuardedResponse {
 }
 
 /**
- * Fetches `url` under the policy. Throws an error with `code`: `URL_INVALID` (400: not an http(s) URL),
- * `URL_NOT_ALLOWED` (403: the name resolves to a refused address, before anything is sent),
- * `FETCH_FAILED` (502: connect or total timeout, network error, too many redirects) or
- * `RESPONSE_TOO_LARGE` (502). A remote error status is returned as a response, never thrown.
+ * Fetches `url` under the policy. Throws an error with `code`: `URL_INVALID` (400: not an http(s) URL, or
+ * one with a user name or password), `URL_NOT_ALLOWED` (403: the host is, or resolves to, a refused
+ * address, judged again at each redirect; thrown before anything is sent to it), `FETCH_FAILED` (502:
+ * connect or total timeout, network error, too many redirects, a redirect to an unfetchable URL, `json()`
+ * of a body that is not JSON) or `RESPONSE_TOO_LARGE` (502). A remote error status is returned as a
+ * response, never thrown; no message quotes the remote body. An abort by `signal` rejects with the
+ * signal's reason (an AbortError) as it is.
  */
 export type GuardedFetch = (url: string, req?: GuardedRequest) => Promise<GuardedResponse>;

@@ -15,7 +15,8 @@ export async function extractImage(data: Uint8Array, opts: ExtractOptions = {}):
   for (let index = 0; index < total; index++) {
     const r = await ocrImage(data, { lang, index });
     blocks.push(...r.blocks);
-    pages.push(r.page);
+    // Shown as stored: the page image and the boxes are both of the pixels as decoded, never turned.
+    pages.push({ ...r.page, rotation: 0 });
     if (r.blocks.length === 0) warnings.push(`page ${index + 1}: OCR found no text`);
     opts.onProgress?.(index + 1, total);
   }

@@ -9,12 +9,18 @@ import { findJob } from '../jobs/find-job.js';
 /** The formats whose jobs have page geometry to show. */
 export const PAGED_FORMATS: readonly DocumentFormat[] = ['pdf', 'image'];
 
-/** The job's row, if its document has pages to show and read and page `page` is one of them. */
-export function findPagedJob(db: Db, jobId: string, page: number) {
+/** The job's row, if its document has pages (JOB_NOT_FOUND, or INVALID_STATE for a flow format). */
+export function findJobWithPages(db: Db, jobId: string) {
   const job = findJob(db, jobId);
   if (!PAGED_FORMATS.includes(job.format as DocumentFormat)) {
-    throw new AppError('INVALID_STATE', `a ${job.format} document has no page images`, { format: job.format, paged_formats: PAGED_FORMATS });
+    throw new AppError('INVALID_STATE', `a ${job.format} document has no pages`, { format: job.format, paged_formats: PAGED_FORMATS });
   }
+  return job;
+}
+
+/** The job's row, if its document has pages to show and read and page `page` is one of them. */
+export function findPagedJob(db: Db, jobId: string, page: number) {
+  const job = findJobWithPages(db, jobId);
   // Before extraction has counted the pages, the worker itself answers PAGE_NOT_FOUND for a page too far.
   if (job.totalPages > 0 && !db.select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page))).get()) {
     throw new AppError('PAGE_NOT_FOUND', `page ${page} does not exist in job ${jobId} (it has ${job.totalPages})`, { total_pages: job.totalPages });

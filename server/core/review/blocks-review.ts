@@ -1,12 +1,12 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { blocks } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
-import { writeRevision } from '../audit/revisions.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { blockView } from '../views.js';
-import { markChunksStale, nextStatus, requireState, reviewAction } from './review-state.js';
+import { patchedState, writeBlockState, type BlockChange } from './block-change.js';
+import { markChunksStale, requireState } from './review-state.js';
 import { paginate } from '../../store/paginate.js';
 
 export interface BlockQuery {
@@ -21,25 +21,9 @@ export interface BlockQuery {
   limit: number;
 }
 
-export interface BlockPatch {
+export interface BlockPatch extends BlockChange {
   version: number;
-  status?: string;
-  edited_text?: string | null;
-  edited_type?: string | null;
-  reviewer_note?: string | null;
 }
-
-type BlockRow = typeof blocks.$inferSelect;
-const snapshot = (b: BlockRow) => ({
-  status: b.status,
-  edited_text: b.editedText,
-  edited_type: b.editedType,
-  reviewer_note: b.reviewerNote,
-  version: b.version,
-});
-/** What a block contributes to chunks: its effective text and type, or nothing when rejected. */
-const contribution = (b: Pick<BlockRow, 'status' | 'text' | 'type' | 'editedText' | 'editedType'>) =>
-  b.status === 'rejected' ? null : `${b.editedType ?? b.type}\u0000${b.editedText ?? b.text}`;
 
 export function createBlocksReview({ db, clock }: { db: Db; clock: Clock }) {
   return {
@@ -76,43 +60,13 @@ export function createBlocksReview({ db, clock }: { db: Db; clock: Clock }) {
         if (patch.version !== cur.version) {
           throw new AppError('VERSION_CONFLICT', `block ${blockId} is at version ${cur.version}, not ${patch.version}`, { current: blockView(cur) });
         }
-        const edited = patch.edited_text !== undefined || patch.edited_type !== undefined;
-        if (!edited && patch.status === undefined && patch.reviewer_note === undefined) {
+        const { version: _version, ...change } = patch;
+        if (change.status === undefined && change.edited_text === undefined && change.edited_type === undefined && change.reviewer_note === undefined) {
           throw new AppError('VALIDATION_FAILED', 'nothing to change: send status, edited_text, edited_type or reviewer_note');
         }
-        const editedText = patch.edited_text !== undefined ? patch.edited_text : cur.editedText;
-        const editedType = patch.edited_type !== undefined ? patch.edited_type : cur.editedType;
-        const status = nextStatus(cur.status, patch.status, edited, editedText !== null || editedType !== null);
-        if (status === 'edited' && editedText === null && editedType === null) {
-          throw new AppError('VALIDATION_FAILED', 'status "edited" needs edited_text or edited_type');
-        }
-        const next = { ...cur, status, editedText, editedType, reviewerNote: patch.reviewer_note !== undefined ? patch.reviewer_note : cur.reviewerNote };
-        const contentChanged = contribution(cur) !== contribution(next);
-        const now = isoNow(clock);
-        const revisionId = writeRevision(tx, {
-          jobId,
-          entityType: 'block',
-          entityId: blockId,
-          previousRevisionId: cur.currentRevisionId,
-          action: reviewAction(cur.status, status, cur.editedText !== editedText || cur.editedType !== editedType),
-          before: snapshot(cur),
-          after: snapshot({ ...next, version: cur.version + 1 }),
-          originalText: cur.text,
-          editedText,
-          editedType,
-          reviewerId: reviewer,
-          reviewerNote: next.reviewerNote,
-          timestamp: now,
-        });
-        const updated = tx
-          .update(blocks)
-          .set({ status, editedText, editedType, reviewerNote: next.reviewerNote, version: cur.version + 1, currentRevisionId: revisionId, updatedAt: now })
-          .where(and(eq(blocks.jobId, jobId), eq(blocks.blockId, blockId), eq(blocks.version, cur.version)))
-          .returning()
-          .get();
-        if (!updated) throw new AppError('VERSION_CONFLICT', `block ${blockId} changed meanwhile`);
+        const { row, contentChanged } = writeBlockState(tx, cur, patchedState(cur, change), { reviewer, now: isoNow(clock) });
         const staleChunks = contentChanged ? markChunksStale(tx, jobId, [blockId]) : 0;
-        return { ...blockView(updated), stale_chunks: staleChunks };
+        return { ...blockView(row), stale_chunks: staleChunks };
       });
     },
   };

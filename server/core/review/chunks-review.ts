@@ -6,6 +6,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { chunkView } from '../views.js';
+import { reviewedText } from './block-change.js';
 import { nextStatus, requireState, reviewAction } from './review-state.js';
 import { paginate } from '../../store/paginate.js';
 
@@ -23,6 +24,7 @@ export interface ChunkPatch {
   status?: string;
   edited_text?: string | null;
   reviewer_note?: string | null;
+  allow_empty?: boolean;
 }
 
 type ChunkRow = typeof chunks.$inferSelect;
@@ -56,7 +58,7 @@ export function createChunksReview({ db, clock }: { db: Db; clock: Clock }) {
         if (!edited && patch.status === undefined && patch.reviewer_note === undefined) {
           throw new AppError('VALIDATION_FAILED', 'nothing to change: send status, edited_text or reviewer_note');
         }
-        const editedText = edited ? (patch.edited_text ?? null) : cur.editedText;
+        const editedText = edited ? reviewedText(patch.edited_text ?? null, cur.text, patch.allow_empty) : cur.editedText;
         const status = nextStatus(cur.status, patch.status, edited, editedText !== null);
         if (status === 'edited' && editedText === null) throw new AppError('VALIDATION_FAILED', 'status "edited" needs edited_text');
         const reviewerNote = patch.reviewer_note !== undefined ? patch.reviewer_note : cur.reviewerNote;

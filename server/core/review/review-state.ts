@@ -27,17 +27,20 @@ export function reviewAction(before: string, after: string, contentChanged: bool
   return { approved: 'approve', rejected: 'reject', pending: 'reset', edited: 'edit' }[after] ?? 'update';
 }
 
-/** Chunks built from a block are stale once the block's text, type or rejection changed. */
+/** Chunks built from any of these blocks are stale once a block's text, type or rejection changed. */
 export function markChunksStale(db: DbLike, jobId: string, blockIds: string[]): number {
-  let n = 0;
-  for (const id of blockIds) {
-    n += db
-      .update(chunks)
-      .set({ stale: true })
-      .where(and(eq(chunks.jobId, jobId), sql`EXISTS (SELECT 1 FROM json_each(${chunks.blockIds}) WHERE value = ${id})`))
-      .run().changes;
-  }
-  return n;
+  if (!blockIds.length) return 0;
+  // One statement for any number of blocks: a bulk rejection of thousands must not scan chunks per block.
+  return db
+    .update(chunks)
+    .set({ stale: true })
+    .where(
+      and(
+        eq(chunks.jobId, jobId),
+        sql`EXISTS (SELECT 1 FROM json_each(${chunks.blockIds}) WHERE value IN (SELECT value FROM json_each(${JSON.stringify(blockIds)})))`,
+      ),
+    )
+    .run().changes;
 }
 
 export function reviewCounts(db: DbLike, jobId: string) {

@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.js';
 import { AppError } from '../errors.js';
 import { resolveProvider, type ProviderName } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
+import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { requireCollection, type CollectionRow } from '../indexing/collections.js';
 import { keywordCandidates, vectorCandidates, type Candidate } from './candidates.js';
@@ -34,6 +35,8 @@ export interface SearchDeps {
   models: ModelManager;
   indexes: CollectionIndexes;
   defaultModel: string;
+  /** A collection built by a remote provider embeds its queries there, through this. */
+  net: GuardedFetch;
 }
 
 /** How deep each list goes before fusion: deeper than top_k, so fusion can lift what one list ranks low. */
@@ -57,7 +60,7 @@ export function createSearch(deps: SearchDeps) {
   async function queryVector(c: CollectionRow, req: SearchRequest): Promise<Float32Array> {
     const provider = await resolveProvider(
       { provider: c.provider as ProviderName, model: c.model, base_url: c.baseUrl ?? undefined, api_key: req.api_key },
-      { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel },
+      { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net },
     );
     const [v] = await provider.embed([req.query]);
     if (!v || v.length !== c.dimensions) throw new AppError('INDEX_MISMATCH', `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`);

@@ -50,6 +50,7 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
       page: n,
       width: text.width,
       height: text.height,
+      viewRotation: viewRotation(page.rotate),
       rotation: text.rotation,
       frameWidth: text.frameWidth,
       frameHeight: text.frameHeight,
@@ -272,6 +273,7 @@ export function assemblePdf(parts: PdfPages[]): ExtractionResult {
     page: l.page,
     width: Math.round(l.width * 100) / 100,
     height: Math.round(l.height * 100) / 100,
+    rotation: l.viewRotation,
     needs_ocr: l.needsOcr,
   }));
   const pages = withOcrPages(textPages, parts);
@@ -292,13 +294,18 @@ export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): P
   return assemblePdf([await readPdfPages(data, undefined, opts)]);
 }
 
-async function pageSize(doc: PdfDocument, n: number): Promise<{ width: number; height: number }> {
+async function pageSize(doc: PdfDocument, n: number): Promise<{ width: number; height: number; viewRotation: PageLayout['viewRotation'] }> {
   try {
     const page = await doc.getPage(n);
     const vp = page.getViewport({ scale: 1 });
     page.cleanup();
-    return { width: vp.width, height: vp.height };
+    return { width: vp.width, height: vp.height, viewRotation: viewRotation(page.rotate) };
   } catch {
-    return { width: 0, height: 0 };
+    return { width: 0, height: 0, viewRotation: 0 };
   }
+}
+
+/** pdf.js already normalises /Rotate to 0, 90, 180 or 270; anything else would be a pdf.js change, read as unturned. */
+function viewRotation(rotate: number): PageLayout['viewRotation'] {
+  return rotate === 90 || rotate === 180 || rotate === 270 ? rotate : 0;
 }

@@ -62,6 +62,8 @@ export interface PageLayout {
   /** Displayed page size (what pages[] reports). */
   width: number;
   height: number;
+  /** The page's /Rotate: the turn from the page as stored to the page as displayed (width, height, boxes). */
+  viewRotation: 0 | 90 | 180 | 270;
   /**
    * The frame the layout was made in: the page turned clockwise by `rotation` so that its text
    * reads left to right. Regions, lines and figures are in frame coordinates.

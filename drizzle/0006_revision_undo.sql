@@ -1,0 +1,1 @@
+ALTER TABLE `revisions` ADD `undoes_revision_id` text;

@@ -1,0 +1,189 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { copyFileSync, readdirSync, readSync, openSync, closeSync, writeFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { and, eq, notInArray } from 'drizzle-orm';
+import { jobs, type JobSource } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { FileStore } from '../../store/file-store.js';
+import { isoNow, type Clock } from '../clock.js';
+import { AppError, describeFailure } from '../errors.js';
+import { sniffFormat } from '../extract/sniff.js';
+import type { JobsService } from '../jobs/jobs-service.js';
+import type { GuardedFetch } from '../net/types.js';
+import { readLink } from '../sources/link-reader.js';
+import { encyclopediaApiUrl, searchEncyclopedia } from '../sources/mediawiki.js';
+import type { BotsStore } from './bots-store.js';
+import { resolveInRoots } from './document-roots.js';
+
+export interface BotDocumentsDeps {
+  db: Db;
+  files: FileStore;
+  jobs: JobsService;
+  bots: BotsStore;
+  net: GuardedFetch;
+  clock: Clock;
+  settings: {
+    document_roots: readonly string[];
+    max_folder_files: number;
+    max_upload_bytes: number;
+    chunk_size: number;
+    chunk_overlap: number;
+    encyclopedia_url: string;
+  };
+}
+
+/** What adding one document answered: its job, or a failure saying why. */
+export interface AddedDocument {
+  job_id: string | null;
+  /** pending (a new job), duplicate (the bot already has this content: its job), failed. */
+  status: 'pending' | 'duplicate' | 'failed';
+  source: string;
+  error?: { code: string; message: string };
+}
+
+const sha256 = (data: Uint8Array | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * A bot's documents are jobs of the jobs pipeline carrying its bot_id: files by path (a folder adds each
+ * document in it), links read through the guarded fetch, and encyclopedia articles. The same content twice
+ * in one bot is added once.
+ */
+export function createBotDocuments(d: BotDocumentsDeps) {
+  const roots = d.settings.document_roots;
+
+  /** The bot's live job with this content, if any (a failed or cancelled one may be added again). */
+  function existing(botId: string, fileHash: string): string | undefined {
+    return d.db
+      .select({ jobId: jobs.jobId })
+      .from(jobs)
+      .where(and(eq(jobs.botId, botId), eq(jobs.fileHash, fileHash), notInArray(jobs.status, ['failed', 'cancelled'])))
+      .get()?.jobId;
+  }
+
+  /** Makes a job of a file already in the tmp folder; the caller has hashed it. */
+  function createJob(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): AddedDocument {
+    const label = source.url ?? source.title ?? source.path ?? name;
+    const dup = existing(botId, hash);
+    if (dup) {
+      rmSync(tmpPath, { force: true });
+      return { job_id: dup, status: 'duplicate', source: label };
+    }
+    const format = sniffFormat(head, name);
+    if (!format) {
+      rmSync(tmpPath, { force: true });
+      return failed(label, new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PDF, DOCX, HTML, Markdown, text or image document`));
+    }
+    const job = d.jobs.create({
+      tmpPath,
+      sourceFile: name.slice(0, 255),
+      format,
+      fileHash: hash,
+      sizeBytes: size,
+      options: { chunk_size: d.settings.chunk_size, chunk_overlap: d.settings.chunk_overlap },
+      botId,
+      source,
+    });
+    return { job_id: job.job_id, status: 'pending', source: label };
+  }
+
+  function fromBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): AddedDocument {
+    const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
+    writeFileSync(tmpPath, bytes);
+    return createJob(botId, tmpPath, name, bytes.subarray(0, 64 * 1024), sha256(bytes), bytes.length, source);
+  }
+
+  function fromFile(botId: string, path: string, size: number, review: boolean): AddedDocument {
+    if (size > d.settings.max_upload_bytes) return failed(path, new AppError('FILE_TOO_LARGE', `${path} is larger than the ${d.settings.max_upload_bytes}-byte limit`));
+    if (size === 0) return failed(path, new AppError('FILE_REQUIRED', `${path} is empty`));
+    const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
+    copyFileSync(path, tmpPath);
+    const head = new Uint8Array(Math.min(size, 64 * 1024));
+    const fd = openSync(tmpPath, 'r');
+    const hash = createHash('sha256');
+    try {
+      readSync(fd, head, 0, head.length, 0);
+      const buf = Buffer.alloc(1 << 20);
+      for (let pos = 0, n: number; (n = readSync(fd, buf, 0, buf.length, pos)) > 0; pos += n) hash.update(buf.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+    return createJob(botId, tmpPath, basename(path), head, hash.digest('hex'), size, { kind: 'path', path, review });
+  }
+
+  function failed(source: string, err: unknown): AddedDocument {
+    return { job_id: null, status: 'failed', source, error: describeFailure(err) };
+  }
+
+  /** Files of a folder, depth first in name order, hidden entries skipped, at most `cap`. */
+  function walk(dir: string, cap: number): { files: string[]; more: boolean } {
+    const out: string[] = [];
+    const stack = [dir];
+    while (stack.length) {
+      const cur = stack.pop()!;
+      const entries = readdirSync(cur, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => b.name.localeCompare(a.name));
+      for (const e of entries) {
+        const p = join(cur, e.name);
+        if (e.isDirectory()) stack.push(p);
+        else if (e.isFile()) {
+          if (out.length >= cap) return { files: out, more: true };
+          out.push(p);
+        }
+      }
+    }
+    return { files: out.sort(), more: false };
+  }
+
+  return {
+    /** One file, or every document of a folder (recursively, capped). */
+    addPath(botId: string, path: string, review = false) {
+      d.bots.get(botId);
+      const { real, stat } = resolveInRoots(path, roots.length ? roots : [process.env.HOME ?? '/']);
+      if (stat.isFile()) {
+        const added = fromFile(botId, real, stat.size, review);
+        if (added.status === 'failed') throw new AppError((added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED', added.error?.message ?? 'the file cannot be added');
+        return { single: true as const, added };
+      }
+      const { files, more } = walk(real, d.settings.max_folder_files);
+      const documents: AddedDocument[] = [];
+      for (const f of files) {
+        // Only what the content shows to be a document Lectern reads; the rest is listed as skipped.
+        const resolved = resolveInRoots(f, roots.length ? roots : [process.env.HOME ?? '/']);
+        documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
+      }
+      return { single: false as const, documents, truncated: more, max_files: d.settings.max_folder_files };
+    },
+
+    async addLinks(botId: string, links: string[], review = false, signal?: AbortSignal) {
+      d.bots.get(botId);
+      const documents: (AddedDocument & { url: string; final_url: string | null })[] = [];
+      for (const url of links) {
+        try {
+          const doc = await readLink(d.net, url, { clock: d.clock, signal, maxBytes: d.settings.max_upload_bytes });
+          const added = fromBytes(botId, doc.bytes, doc.file_name, {
+            kind: 'link', review, url: doc.url, final_url: doc.final_url, sha256: doc.sha256, fetched_at: doc.fetched_at, ...(doc.title ? { title: doc.title } : {}),
+          });
+          documents.push({ ...added, source: url, url, final_url: doc.final_url });
+        } catch (err) {
+          documents.push({ ...failed(url, err), url, final_url: null });
+        }
+      }
+      if (documents.every((x) => x.status === 'failed')) {
+        throw new AppError('LINK_FETCH_FAILED', `no link could be read: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`, { documents });
+      }
+      return documents;
+    },
+
+    async addArticles(botId: string, query: string, opts: { language?: string; max_pages?: number; review?: boolean }, signal?: AbortSignal) {
+      d.bots.get(botId);
+      const api = encyclopediaApiUrl(d.settings.encyclopedia_url, opts.language);
+      const articles = await searchEncyclopedia(d.net, api, query, { language: opts.language, maxPages: opts.max_pages ?? 2, signal });
+      return articles.map((a) => {
+        const added = fromBytes(botId, new TextEncoder().encode(a.text), `${a.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 200)}.md`, {
+          kind: 'encyclopedia', review: opts.review ?? false, url: a.url, title: a.title, revision_id: a.revision_id, fetched_at: isoNow(d.clock),
+        });
+        return { ...added, title: a.title, url: a.url, revision_id: a.revision_id };
+      });
+    },
+  };
+}
+export type BotDocuments = ReturnType<typeof createBotDocuments>;
