@@ -32,6 +32,10 @@ import { createChat } from './core/chat/chat-service.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
 import { createGuardedFetch } from './core/net/guarded-fetch.js';
+import { createBotsStore } from './core/bots/bots-store.js';
+import { createBotDocuments } from './core/bots/bot-documents.js';
+import { createBotPipeline } from './core/bots/bot-pipeline.js';
+import { createBotChat } from './core/bots/bot-chat.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -79,6 +83,17 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
     log,
   });
   const search = createSearch(embedding);
+  const jobsService = createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch });
+  const bots = createBotsStore({ db, clock, defaultEmbeddingModel: settings.embedding_model });
+  const finalizeJob = createFinalize({ db, clock, rechunk });
+  const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log });
+  // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
+  jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
+  const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
+    const done = await finalizeJob(jobId, policy, reviewer);
+    botPipeline.jobChanged(jobId);
+    return done;
+  };
   const server = await buildServer(
     {
       settings,
@@ -86,13 +101,17 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       appVersion,
       db,
       files,
-      jobs: createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch }),
+      jobs: jobsService,
       jobWatch,
       blocks: createBlocksReview({ db, clock }),
       blocksBulk: createBlocksBulk({ db, clock }),
       chunks: createChunksReview({ db, clock }),
       rechunk,
-      finalize: createFinalize({ db, clock, rechunk }),
+      finalize,
+      bots,
+      botDocuments: createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, settings }),
+      botPipeline,
+      botChat: createBotChat({ db, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
       pages: createPageList({ db }),
@@ -108,6 +127,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
     log,
   );
   runner.resumeUnfinished();
+  botPipeline.resume();
   let closed = false;
   return {
     server,

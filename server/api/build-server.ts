@@ -12,6 +12,8 @@ import { modelsRoutes } from './routes/models.js';
 import { embedRoutes } from './routes/embed.js';
 import { searchRoutes } from './routes/search.js';
 import { chatRoutes } from './routes/chat.js';
+import { botsRoutes } from './routes/bots.js';
+import { botChatsRoutes } from './routes/bot-chats.js';
 import { outputRoutes } from './routes/output.js';
 import { pagesRoutes } from './routes/pages.js';
 import { reviewRoutes } from './routes/review.js';
@@ -72,6 +74,8 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(embedRoutes, deps);
   await app.register(searchRoutes, deps);
   await app.register(chatRoutes, deps);
+  await app.register(botsRoutes, deps);
+  await app.register(botChatsRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

@@ -43,6 +43,12 @@ export const ERROR_STATUS = {
   RESPONSE_TOO_LARGE: 502,
   /** Sources (server/core/sources): a link answered an empty body, or a page with no readable text. */
   EMPTY_CONTENT: 422,
+  /** Schema answers (server/core/bots): a `schema` Ajv cannot compile, or over the size or depth bounds. */
+  SCHEMA_INVALID: 400,
+  /** Schema answers: still not valid against the schema after one retry (details: errors, raw, attempts). */
+  SCHEMA_UNSATISFIED: 422,
+  /** Schema answers: `stream` asked together with `schema` (a value is only known valid once whole). */
+  STREAM_WITH_SCHEMA: 400,
   BOT_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,

@@ -1,3 +1,4 @@
+import { ingestStatus } from './bots/ingest-status.js';
 import type { JobState } from './jobs/job-states.js';
 import { DEFAULT_OCR_LANG } from './ocr/ocr-languages.js';
 import type { blocks, chunks, jobs, pages, revisions } from '../../drizzle/schema.js';
@@ -42,6 +43,8 @@ export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageVi
     started_at: row.startedAt,
     finished_at: row.finishedAt,
     finalized_at: row.finalizedAt,
+    // A bot's document also answers as Long-Trainer's clients poll it.
+    ...(row.botId ? { bot_id: row.botId, ingest_status: ingestStatus(row), source: row.source } : {}),
   };
 }
 export type JobView = ReturnType<typeof jobView>;

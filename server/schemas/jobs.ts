@@ -64,6 +64,11 @@ export const Job = Type.Object(
     warnings: Type.Array(Type.String()),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
     finalize_policy: Nullable(Type.String()),
+    bot_id: Type.Optional(Type.String({ description: "A bot's document: the bot" })),
+    ingest_status: Type.Optional(
+      StringEnum(['pending', 'processing', 'success', 'failed'] as const, { description: "A bot's document: success once searchable (Long-Trainer's words)" }),
+    ),
+    source: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "A bot's document: the path, link (url, final_url, sha256, fetched_at) or article (title, url, revision_id)" }))),
     created_at: Type.String(),
     updated_at: Type.String(),
     started_at: Nullable(Type.String()),

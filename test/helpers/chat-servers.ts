@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
+import { grammarSchemaOf } from '../../server/core/bots/grammar-schema.js';
 import { createLlmRuntime } from '../../server/models/llm/llm-runtime.js';
 import { repoRoot } from './app.js';
 import { listenOnLoopback, readJson } from './loopback-server.js';
@@ -17,6 +18,8 @@ export interface ChatProtocolServer {
  * A real chat server on loopback, generating with llama.cpp (the stories260K GGUF through Lectern's own
  * llama host, so it answers in milliseconds) and speaking either OpenAI's streamed /v1/chat/completions
  * (Server-Sent Events) or Ollama's /api/chat (one JSON object per line): what the remote providers talk to.
+ * A JSON-schema response format (OpenAI's `response_format`, Ollama's `format`) is honoured as llama.cpp
+ * server and Ollama do, by decoding under the schema's grammar.
  */
 export async function startChatServer(protocol: 'openai' | 'ollama', opts: { apiKey?: string; model: string }): Promise<ChatProtocolServer> {
   const { stories260k } = await ensureTestModels();
@@ -36,10 +39,12 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
       res.on('close', () => stop.abort());
       const messages = body.messages as ChatMessage[];
       const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
+      const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
+      const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;
       if (protocol === 'openai') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const r = await llm.generate({
-          modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, signal: stop.signal,
+          modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, jsonSchema, signal: stop.signal,
           onToken: (text) => res.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`),
         });
         seen.generated = r.text;
@@ -49,7 +54,7 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
       }
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const r = await llm.generate({
-        modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, signal: stop.signal,
+        modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, jsonSchema, signal: stop.signal,
         onToken: (text) => res.write(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`),
       });
       seen.generated = r.text;

@@ -28,6 +28,10 @@ export interface GenerateResult extends StreamResult {
 export interface ChatGenerator {
   readonly provider: LlmChoice['provider'];
   readonly model: string;
+  /**
+   * With `o.jsonSchema` the answer is JSON of that schema: the local model decodes under its grammar (pass
+   * the grammar-mapped schema, bots/grammar-schema.ts), remote ones get it as their response format.
+   */
   generate(messages: ChatMessage[], o: StreamOptions): Promise<GenerateResult>;
 }
 

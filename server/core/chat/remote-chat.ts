@@ -1,4 +1,4 @@
-import type { ChatMessage, StopReason } from '../../models/llm/llm-protocol.js';
+import type { ChatMessage, JsonSchema, StopReason } from '../../models/llm/llm-protocol.js';
 import { AppError } from '../errors.js';
 import type { GuardedFetch, GuardedResponse } from '../net/types.js';
 import { postToProvider } from '../remote/provider-request.js';
@@ -14,6 +14,11 @@ export interface StreamOptions {
   temperature: number;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
+  /**
+   * The answer must be JSON valid against this schema: the caller's schema for a remote provider (sent as
+   * its JSON-schema response format), the grammar-mapped one for the local model (decoded under it).
+   */
+  jsonSchema?: JsonSchema;
 }
 
 export interface StreamResult {
@@ -64,7 +69,11 @@ function parseJson(line: string, url: string): any {
 export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const root = ep.baseUrl.replace(/\/+$/, '');
   const url = /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
-  const body = { model: ep.model, messages, max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true } };
+  const body = {
+    model: ep.model, messages, max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true },
+    // strict: false, as OpenAI's strict mode accepts only a subset of JSON Schema; the answer is validated after.
+    ...(o.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: o.jsonSchema, strict: false } } } : {}),
+  };
   const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let pieces = 0;
@@ -94,7 +103,7 @@ export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint
 /** Ollama's POST /api/chat, streamed as one JSON object per line until `done: true`. */
 export async function streamOllamaChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const url = `${ep.baseUrl.replace(/\/+$/, '')}/api/chat`;
-  const body = { model: ep.model, messages, stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature } };
+  const body = { model: ep.model, messages, stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature }, ...(o.jsonSchema ? { format: o.jsonSchema } : {}) };
   const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let last: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};

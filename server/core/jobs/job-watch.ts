@@ -6,9 +6,16 @@
  */
 export function createJobWatch() {
   const listeners = new Map<string, Set<() => void>>();
+  const everyJob = new Set<(jobId: string) => void>();
   return {
     changed(jobId: string): void {
       for (const listener of listeners.get(jobId) ?? []) listener();
+      for (const listener of everyJob) listener(jobId);
+    },
+    /** Hears of every job's changes (the bots pipeline carries bot documents on from them). */
+    watchAll(listener: (jobId: string) => void): () => void {
+      everyJob.add(listener);
+      return () => everyJob.delete(listener);
     },
     /** Calls `listener` after each change of the job until the returned function is called. */
     watch(jobId: string, listener: () => void): () => void {

@@ -6,8 +6,11 @@
  * starts a new host on the next request. One model stays loaded (kept warm between requests); answers
  * run one at a time on one context sequence, which is all two cores can usefully do.
  */
-import { getLlama, LlamaChatSession, LlamaLogLevel, type ChatHistoryItem, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
-import type { ChatMessage, GenerateRequest, HostReply, HostRequest } from './llm-protocol.js';
+import {
+  getLlama, LlamaChatSession, LlamaLogLevel,
+  type ChatHistoryItem, type GbnfJsonSchema, type Llama, type LlamaContext, type LlamaGrammar, type LlamaModel,
+} from 'node-llama-cpp';
+import type { ChatMessage, GenerateRequest, HostReply, HostRequest, JsonSchema } from './llm-protocol.js';
 
 interface Loaded {
   key: string;
@@ -19,16 +22,20 @@ let llama: Promise<Llama> | undefined;
 let loaded: Loaded | undefined;
 const aborts = new Map<number, AbortController>();
 let queue: Promise<void> = Promise.resolve();
+/** Grammars by schema text, most recently used last: a bot asks with the same schema again and again. */
+const grammars = new Map<string, Promise<LlamaGrammar>>();
+const GRAMMARS_KEPT = 16;
 
 const send = (reply: HostReply): void => void process.send?.(reply);
+
+// The prebuilt CPU binary only: nothing is downloaded or compiled at run time.
+const llamaOnce = (): Promise<Llama> => (llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error }));
 
 async function modelFor(req: GenerateRequest): Promise<{ context: LlamaContext; loadMs: number }> {
   const key = `${req.modelPath}|${req.contextTokens}|${req.threads}`;
   if (loaded?.key === key) return { context: loaded.context, loadMs: 0 };
   const started = performance.now();
-  // The prebuilt CPU binary only: nothing is downloaded or compiled at run time.
-  llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
-  const l = await llama;
+  const l = await llamaOnce();
   if (loaded) {
     // One model at a time: a second one would double the memory for an answer nobody is waiting for.
     await loaded.context.dispose();
@@ -39,6 +46,18 @@ async function modelFor(req: GenerateRequest): Promise<{ context: LlamaContext; 
   const context = await model.createContext({ contextSize: req.contextTokens, threads: req.threads, sequences: 1 });
   loaded = { key, model, context };
   return { context, loadMs: performance.now() - started };
+}
+
+function grammarFor(l: Llama, schema: JsonSchema): Promise<LlamaGrammar> {
+  const key = JSON.stringify(schema);
+  let grammar = grammars.get(key);
+  if (grammar) grammars.delete(key);
+  // The server maps callers' schemas onto node-llama-cpp's subset before they are sent (grammar-schema.ts).
+  grammar ??= l.createGrammarForJsonSchema<GbnfJsonSchema, Record<any, any>>(schema as GbnfJsonSchema);
+  grammars.set(key, grammar);
+  grammar.catch(() => grammars.delete(key));
+  for (const old of grammars.keys()) if (grammars.size > GRAMMARS_KEPT) grammars.delete(old);
+  return grammar;
 }
 
 /** Earlier turns become the session's history; the last user message is the prompt. */
@@ -60,9 +79,11 @@ async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void
     session.setChatHistory(history);
     const before = sequence.tokenMeter.getState();
     let completionTokens = 0;
+    const grammar = req.jsonSchema ? await grammarFor(await llamaOnce(), req.jsonSchema) : undefined;
     const result = await session.promptWithMeta(prompt, {
       maxTokens: req.maxTokens,
       temperature: req.temperature,
+      grammar,
       signal,
       stopOnAbortSignal: true,
       onToken: (tokens) => void (completionTokens += tokens.length),

@@ -5,6 +5,9 @@
  * Plain JSON both ways: errors carry a `code` from the error catalogue, never a class.
  */
 
+/** A JSON Schema as plain JSON (for the host: node-llama-cpp's grammar subset, GbnfJsonSchema). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -21,6 +24,8 @@ export interface GenerateRequest {
   maxTokens: number;
   /** 0 = greedy, so the same question over the same sources gives the same answer. */
   temperature: number;
+  /** Decode under the grammar of this schema (node-llama-cpp's subset): the answer is JSON of that shape. */
+  jsonSchema?: JsonSchema;
 }
 
 export interface AbortRequest {

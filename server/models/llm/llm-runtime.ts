@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { AppError } from '../../core/errors.js';
-import type { ChatMessage, GenerateDone, HostReply, HostRequest, StopReason } from './llm-protocol.js';
+import type { ChatMessage, GenerateDone, HostReply, HostRequest, JsonSchema, StopReason } from './llm-protocol.js';
 
 export interface LocalGenerateOptions {
   modelPath: string;
@@ -9,6 +9,8 @@ export interface LocalGenerateOptions {
   messages: ChatMessage[];
   maxTokens: number;
   temperature?: number;
+  /** A schema in node-llama-cpp's grammar subset: the answer is decoded under its grammar. */
+  jsonSchema?: JsonSchema;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
@@ -107,6 +109,7 @@ export function createLlmRuntime(opts: { hostFile: string; threads: number; log:
           messages: g.messages,
           maxTokens: g.maxTokens,
           temperature: g.temperature ?? 0,
+          ...(g.jsonSchema ? { jsonSchema: g.jsonSchema } : {}),
         });
         if (g.signal?.aborted) onAbort();
         else g.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError, describeFailure } from '../../core/errors.js';
+import { BotChatParams, BotParams, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody, VectorstoreResult } from '../../schemas/bots.js';
+import { errors } from '../../schemas/common.js';
+import { abortOnHangUp, openSse } from '../sse.js';
+import type { ServerDeps } from '../services.js';
+
+const tags = ['bots'];
+
+/** A bot's chats, its messages and direct search of its index. */
+export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  app.post(
+    '/bots/:bot_id/chats',
+    { schema: { tags, summary: 'Start a chat with a bot', params: BotParams, response: { 200: ChatCreated, ...errors(401, 404) } } },
+    async (req) => deps.botChat.createChat(req.params.bot_id),
+  );
+
+  app.get(
+    '/bots/:bot_id/chats',
+    { schema: { tags, summary: "The bot's chat ids", params: BotParams, response: { 200: ChatIds, ...errors(401, 404) } } },
+    async (req) => deps.botChat.listChats(req.params.bot_id),
+  );
+
+  app.get(
+    '/chats/:chat_id',
+    { schema: { tags, summary: 'A chat\'s messages', params: ChatParams, querystring: ChatHistoryQuery, response: { 200: ChatHistory, ...errors(400, 401, 404) } } },
+    async (req) => deps.botChat.getChat(req.params.chat_id, req.query.order),
+  );
+
+  app.post(
+    '/bots/:bot_id/chats/:chat_id',
+    {
+      schema: {
+        tags,
+        summary: 'Ask the bot',
+        description:
+          'Answered from the bot\'s documents with citations (checked against what was retrieved); with nothing relevant the answer says so without asking a model. ' +
+          'Earlier messages of the chat serve follow-ups. `stream: true`: text/event-stream with `sources`, `token` ({text}), then `done` (the message) or `error`; ' +
+          'hanging up stops generation. `web_search: true`: results of the SearxNG-compatible API at web_search_url join the sources and are listed in ' +
+          '`web_sources` (409 WEB_SEARCH_UNAVAILABLE when none is configured). 404 BOT_NOT_FOUND / CHAT_NOT_FOUND (a chat of another bot too); 503 ' +
+          'MODEL_NOT_INSTALLED when the bot\'s local model is missing.',
+        params: BotChatParams,
+        body: MessageBody,
+        response: { 200: Message, ...errors(400, 401, 403, 404, 409, 422, 500, 502, 503) },
+      },
+    },
+    async (req, reply) => {
+      const { stream, schema, ...ask } = req.body;
+      if (stream && schema) throw new AppError('STREAM_WITH_SCHEMA', 'stream cannot be combined with schema: a schema answer is validated whole before it is sent');
+      const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.chat_id, ask);
+      if (!stream) return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
+      const sse = openSse(reply);
+      try {
+        const done = await deps.botChat.answer(prepared, { signal: sse.signal, onSources: (e) => sse.send('sources', e), onToken: (text) => sse.send('token', { text }) });
+        sse.send('done', done);
+      } catch (err) {
+        req.log.warn({ err }, 'bot chat stream failed');
+        sse.send('error', describeFailure(err));
+      }
+      sse.end();
+      return reply;
+    },
+  );
+
+  app.post(
+    '/bots/:bot_id/vectorstore',
+    {
+      schema: {
+        tags,
+        summary: "Search the bot's index directly (no model)",
+        description: 'The same hybrid search chats use (mode: hybrid, vector or keyword), over every document of the bot.',
+        params: BotParams,
+        body: VectorstoreBody,
+        response: { 200: VectorstoreResult, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => deps.botChat.vectorstore(req.params.bot_id, req.body),
+  );
+};

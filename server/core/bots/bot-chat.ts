@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { botChats, botMessages, jobs, type BotCitationRow } from '../../../drizzle/schema.js';
+import type { ModelManager } from '../../models/manager.js';
+import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
+import type { Db } from '../../store/db.js';
+import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from '../chat/chat-providers.js';
+import type { Citation } from '../chat/citations.js';
+import { draftAnswer } from '../chat/draft-answer.js';
+import { retrieveSources, type RetrievedSource } from '../chat/retrieve.js';
+import { contentWords } from '../chat/words.js';
+import { isoNow, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { GuardedFetch } from '../net/types.js';
+import type { Search, SearchMode } from '../search/search.js';
+import { webSearch, type WebResult } from '../sources/web-search.js';
+import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
+
+export interface BotChatDeps {
+  db: Db;
+  bots: BotsStore;
+  search: Search;
+  models: ModelManager;
+  llm: LlmRuntime;
+  net: GuardedFetch;
+  clock: Clock;
+  defaultModel: string;
+  webSearchUrl: string;
+}
+
+export interface BotAsk {
+  query: string;
+  web_search?: boolean;
+}
+
+export interface BotAskEvents {
+  signal?: AbortSignal;
+  onSources?: (e: { chat_id: string; message_id: string; sources: ReturnType<typeof sourceOut>[] }) => void;
+  onToken?: (text: string) => void;
+}
+
+export const BOT_NOT_FOUND_ANSWER = "I could not find the answer to this question in this bot's documents.";
+const MAX_TOKENS = 256;
+type MessageRow = typeof botMessages.$inferSelect;
+
+/** Everything known before the first token. */
+export interface PreparedBotAnswer {
+  bot: BotRow;
+  chat: typeof botChats.$inferSelect;
+  generator: ChatGenerator | 'extractive';
+  prior: MessageRow[];
+  question: string;
+  webSearch: boolean;
+}
+
+/** Where a chunk came from, as a person names it: the link, the article's title, or the file. */
+function sourceNames(db: Db, jobIds: string[]): Map<string, string> {
+  if (!jobIds.length) return new Map();
+  const rows = db.select({ jobId: jobs.jobId, sourceFile: jobs.sourceFile, source: jobs.source }).from(jobs).where(inArray(jobs.jobId, [...new Set(jobIds)])).all();
+  return new Map(rows.map((r) => [r.jobId, r.source?.kind === 'encyclopedia' ? (r.source.title ?? r.sourceFile) : (r.source?.url ?? r.sourceFile)]));
+}
+
+/** The sentence of a source that shares the most words with the answer: what the citation quotes. */
+function quoteFor(answer: string, text: string): string {
+  const words = new Set(contentWords(answer));
+  const sentences = text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  let best = sentences[0] ?? text;
+  let bestScore = -1;
+  for (const s of sentences) {
+    const score = contentWords(s).filter((w) => words.has(w)).length;
+    if (score > bestScore) [best, bestScore] = [s, score];
+  }
+  return best.length > 400 ? `${best.slice(0, 400)}…` : best;
+}
+
+const sourceOut = (s: RetrievedSource) => ({ label: s.label, chunk_id: s.chunk_id, job_id: s.job_id, page_numbers: s.page_numbers, score: s.score, text: s.text });
+
+function messageView(m: MessageRow) {
+  return {
+    message_id: m.messageId,
+    question: m.question,
+    answer: m.answerFormat === 'json' ? (JSON.parse(m.answer) as unknown) : m.answer,
+    citations: m.citations,
+    web_sources: m.webSources,
+    not_found: m.notFound,
+    status: m.status,
+    error: m.error,
+    created_at: m.createdAt,
+  };
+}
+
+/**
+ * A bot's chats: the jobs chat's retrieval, providers, citation checks and prompt, over the bot's
+ * collection, with the bot's instructions and answer settings. Messages are stored per chat in order.
+ */
+export function createBotChat(d: BotChatDeps) {
+  const now = () => isoNow(d.clock);
+
+  function chatOf(botId: string, chatId: string) {
+    d.bots.get(botId);
+    const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
+    // Another bot's chat is as unknown here as one that does not exist.
+    if (!chat || chat.botId !== botId) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no chat ${chatId}`);
+    return chat;
+  }
+
+  async function generatorOf(bot: BotRow): Promise<ChatGenerator | 'extractive'> {
+    if (bot.llm.provider === 'extractive') return 'extractive';
+    return resolveChatGenerator(
+      { provider: bot.llm.provider as Exclude<LlmProviderName, 'extractive'>, model: bot.llm.model, base_url: bot.llm.base_url },
+      { models: d.models, llm: d.llm, defaultModel: d.defaultModel, net: d.net },
+    );
+  }
+
+  /** The bot's chunks for a question; a bot with nothing indexed yet has none. */
+  async function retrieve(bot: BotRow, question: string, previousQuestion: string | undefined) {
+    try {
+      return await retrieveSources({ db: d.db, search: d.search }, { scope: { collection: botCollection(bot.botId) }, question, previousQuestion, topK: bot.topK, minSimilarity: bot.minSimilarity });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'COLLECTION_NOT_FOUND') return [];
+      throw err;
+    }
+  }
+
+  function citationsOf(answer: string, citations: Citation[], sources: RetrievedSource[]): BotCitationRow[] {
+    const chunkSources = sources.filter((s) => s.job_id);
+    const names = sourceNames(d.db, chunkSources.map((s) => s.job_id));
+    return citations.flatMap((c) => {
+      const s = chunkSources.find((x) => x.label === c.label);
+      return s ? [{ chunk_id: s.chunk_id, job_id: s.job_id, source: names.get(s.job_id) ?? s.job_id, page_numbers: s.page_numbers, quote: quoteFor(answer, s.text) }] : [];
+    });
+  }
+
+  function store(chatId: string, m: Omit<typeof botMessages.$inferInsert, 'seq' | 'chatId'>): MessageRow {
+    return d.db.transaction((tx) =>
+      tx
+        .insert(botMessages)
+        .values({ ...m, chatId, seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM bot_messages WHERE chat_id = ${chatId})` })
+        .returning()
+        .get(),
+    );
+  }
+
+  return {
+    createChat(botId: string) {
+      d.bots.get(botId);
+      const chatId = randomUUID();
+      d.db.insert(botChats).values({ chatId, botId, createdAt: now() }).run();
+      return { chat_id: chatId };
+    },
+
+    listChats(botId: string): string[] {
+      d.bots.get(botId);
+      return d.db.select({ chatId: botChats.chatId }).from(botChats).where(eq(botChats.botId, botId)).orderBy(asc(botChats.createdAt)).all().map((c) => c.chatId);
+    },
+
+    getChat(chatId: string, order: 'newest' | 'oldest' = 'oldest') {
+      const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
+      if (!chat) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
+      const rows = d.db.select().from(botMessages).where(eq(botMessages.chatId, chatId)).orderBy(order === 'newest' ? desc(botMessages.seq) : asc(botMessages.seq)).all();
+      return { chat_id: chatId, bot_id: chat.botId, messages: rows.map(messageView) };
+    },
+
+    /** Everything checked before a stream opens: bot, chat, provider (a missing model is a 503 here). */
+    async prepare(botId: string, chatId: string, req: BotAsk): Promise<PreparedBotAnswer> {
+      const chat = chatOf(botId, chatId);
+      const bot = d.bots.get(botId);
+      if (req.web_search && !d.webSearchUrl) {
+        throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
+      }
+      const generator = await generatorOf(bot);
+      const prior = d.db
+        .select()
+        .from(botMessages)
+        .where(and(eq(botMessages.chatId, chat.chatId), eq(botMessages.status, 'complete'), eq(botMessages.notFound, false), eq(botMessages.answerFormat, 'text')))
+        .orderBy(asc(botMessages.seq))
+        .all();
+      return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false };
+    },
+
+    async answer(p: PreparedBotAnswer, ev: BotAskEvents = {}) {
+      const messageId = randomUUID();
+      const sources = await retrieve(p.bot, p.question, p.prior.at(-1)?.question);
+      let web: WebResult[] = [];
+      if (p.webSearch) web = await webSearch(d.net, d.webSearchUrl, p.question, { limit: 5, signal: ev.signal });
+      // Web results ground the answer as extra sources (W1…) and are listed apart; citations name chunks only.
+      const all: RetrievedSource[] = [
+        ...sources,
+        ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0, similarity: 0 })),
+      ];
+      ev.onSources?.({ chat_id: p.chat.chatId, message_id: messageId, sources: all.map(sourceOut) });
+      const base = { messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
+      try {
+        const dr = await draftAnswer(
+          {
+            generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.promptTemplate,
+            prior: p.prior.map((m) => ({ question: m.question, answer: m.answer })), notFoundAnswer: BOT_NOT_FOUND_ANSWER,
+          },
+          ev,
+        );
+        const row = store(p.chat.chatId, {
+          ...base, status: dr.aborted ? 'cancelled' : 'complete', answer: dr.text, notFound: dr.notFound, citations: citationsOf(dr.text, dr.citations, all), usage: dr.usage,
+        });
+        return messageView(row);
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        store(p.chat.chatId, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
+        throw err;
+      }
+    },
+
+    /** The bot's index searched directly, no model: Long-Trainer's vectorstore route. */
+    async vectorstore(botId: string, req: { query: string; top_k?: number; mode?: SearchMode }) {
+      d.bots.get(botId);
+      let results: Awaited<ReturnType<Search>>['results'] = [];
+      try {
+        results = (await d.search({ collection_name: botCollection(botId), query: req.query, top_k: req.top_k ?? 5, mode: req.mode ?? 'hybrid' })).results;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'COLLECTION_NOT_FOUND') throw err;
+      }
+      const names = sourceNames(d.db, results.map((r) => r.job_id));
+      return {
+        documents: results.map((r) => ({
+          content: r.text,
+          metadata: { chunk_id: r.chunk_id, job_id: r.job_id, source: names.get(r.job_id) ?? r.job_id, page_numbers: r.page_numbers, section_path: r.section_path, score: r.score },
+        })),
+      };
+    },
+  };
+}
+export type BotChat = ReturnType<typeof createBotChat>;

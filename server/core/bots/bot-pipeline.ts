@@ -1,0 +1,76 @@
+import { eq } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { jobs } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import type { Indexer } from '../indexing/indexer.js';
+import { botCollection, type BotsStore } from './bots-store.js';
+
+export interface BotPipelineDeps {
+  db: Db;
+  bots: BotsStore;
+  indexer: Pick<Indexer, 'embedJob' | 'status'>;
+  finalize: (jobId: string, policy: string, reviewer: string) => Promise<unknown>;
+  log: Logger;
+}
+
+/**
+ * Carries a bot's documents from read to searchable: a job that reaches review is finalized (pending items
+ * approved) unless it was added for review, and a finalized job is embedded into the bot's collection.
+ * Every step is decided from the job's row, so `settle` can run any number of times (after each change,
+ * at start-up, on POST /bots/{id}/build) and does only what is missing.
+ */
+export function createBotPipeline(d: BotPipelineDeps) {
+  // One settle at a time per job: a change notice arriving mid-way waits its turn instead of racing it.
+  const running = new Map<string, Promise<void>>();
+
+  async function step(jobId: string): Promise<void> {
+    const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
+    if (!job?.botId) return;
+    const bot = safeBot(job.botId);
+    if (!bot) return;
+    if (job.status === 'ready_for_review' && !job.source?.review) {
+      await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.botId}`);
+    }
+    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+    const indexed = d.indexer.status(jobId);
+    if (now?.status === 'finalized' || (now?.status === 'indexed' && indexed?.collection_name !== botCollection(bot.botId))) {
+      await d.indexer.embedJob(jobId, { collection_name: botCollection(bot.botId), model: bot.embeddingModel });
+    }
+  }
+
+  function safeBot(botId: string) {
+    try {
+      return d.bots.get(botId);
+    } catch {
+      return null;
+    }
+  }
+
+  function settle(jobId: string): Promise<void> {
+    const prev = running.get(jobId) ?? Promise.resolve();
+    const next = prev
+      .then(() => step(jobId))
+      .catch((err: unknown) => d.log.warn({ jobId, err }, 'bot document could not be made searchable'))
+      .finally(() => {
+        if (running.get(jobId) === next) running.delete(jobId);
+      });
+    running.set(jobId, next);
+    return next;
+  }
+
+  return {
+    /** Called on every change of any job; only a bot's documents are acted on. */
+    jobChanged(jobId: string): void {
+      void settle(jobId);
+    },
+    /** Makes sure every finished document of the bot is in its index; waits for the steps it starts. */
+    async build(botId: string): Promise<void> {
+      await Promise.all(d.bots.documents(botId).map((j) => settle(j.jobId)));
+    },
+    /** At start-up: documents left half-way by the last stop. */
+    resume(): void {
+      for (const j of d.db.select({ jobId: jobs.jobId, botId: jobs.botId }).from(jobs).all()) if (j.botId) void settle(j.jobId);
+    },
+  };
+}
+export type BotPipeline = ReturnType<typeof createBotPipeline>;

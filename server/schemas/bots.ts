@@ -1,0 +1,136 @@
+import { Type } from 'typebox';
+import { LLM_PROVIDERS } from '../core/chat/chat-providers.js';
+import { SEARCH_MODES } from '../core/search/search.js';
+import { listOf, Nullable, Paging, StringEnum } from './common.js';
+
+const Llm = Type.Object(
+  {
+    provider: Type.Optional(StringEnum(LLM_PROVIDERS, { description: 'local (default), openai, ollama or extractive (no model: quotes the sources)' })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    base_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const BotParams = Type.Object({ bot_id: Type.String() });
+export const BotChatParams = Type.Object({ bot_id: Type.String(), chat_id: Type.String() });
+export const ChatParams = Type.Object({ chat_id: Type.String() });
+
+const prompt = Type.String({ maxLength: 20_000, description: "The bot's instructions (its system prompt)" });
+
+export const CreateBotBody = Type.Object(
+  {
+    prompt_template: Type.Optional(prompt),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    llm: Type.Optional(Llm),
+    embedding_model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    min_similarity: Type.Optional(Type.Number({ minimum: -1, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export const BotCreated = Type.Object({ bot_id: Type.String() });
+export const BotStatus = Type.Object({ status: Type.Literal('ok'), bot_id: Type.String() });
+export const BotDeleted = Type.Object({ status: Type.Literal('deleted'), bot_id: Type.String() });
+export const BuildBody = Type.Object(
+  {
+    prompt_template: Type.Optional(prompt),
+    agent_mode: Type.Optional(Type.Boolean({ description: 'Not supported: true answers 400 NOT_SUPPORTED' })),
+    tools: Type.Optional(Type.Array(Type.Unknown(), { description: 'Not supported: any tool answers 400 NOT_SUPPORTED' })),
+  },
+  { additionalProperties: false },
+);
+export const PromptBody = Type.Object({ prompt_template: prompt }, { additionalProperties: false });
+
+const Bot = Type.Object({
+  bot_id: Type.String(),
+  name: Nullable(Type.String()),
+  prompt_template: Type.String(),
+  llm: Type.Object({ provider: Type.String(), model: Type.Optional(Type.String()), base_url: Type.Optional(Type.String()) }),
+  embedding_model: Type.String(),
+  top_k: Type.Integer(),
+  min_similarity: Type.Number(),
+  collection_name: Type.String({ description: 'The vector collection that holds the bot\'s knowledge' }),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  documents: Type.Integer(),
+  chats: Type.Integer(),
+});
+export const BotList = listOf(Bot, 'Bots, newest first');
+export const BotListQuery = Type.Object({ ...Paging });
+const IngestStatus = StringEnum(['pending', 'processing', 'success', 'failed'] as const, {
+  description: "Long-Trainer's words: success once searchable; pending while waiting (queued, or held for a person's review)",
+});
+export const BotDetail = Type.Object({
+  ...Bot.properties,
+  document_list: Type.Array(
+    Type.Object({
+      job_id: Type.String(),
+      source_file: Type.String(),
+      status: Type.String({ description: 'The job\'s state' }),
+      ingest_status: IngestStatus,
+      source: Nullable(Type.Record(Type.String(), Type.Unknown())),
+      created_at: Type.String(),
+    }),
+  ),
+});
+
+const review = Type.Optional(Type.Boolean({ description: 'true: the document waits at ready_for_review and reaches the bot when a person finalizes it' }));
+export const PathBody = Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }), review }, { additionalProperties: false });
+export const PathAdded = Type.Object({
+  job_id: Type.Optional(Type.String({ description: 'A file: its job' })),
+  status: Type.String({ description: 'pending, or duplicate when the bot already holds this content (its job)' }),
+  job_ids: Type.Optional(Type.Array(Type.String(), { description: 'A folder: one job per document added' })),
+  documents: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'A folder: each file with its job or why it was not added' })),
+  truncated: Type.Optional(Type.Boolean({ description: 'The folder held more files than max_folder_files' })),
+});
+export const LinkBody = Type.Object({ links: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: 50 }), review }, { additionalProperties: false });
+export const QueryBody = Type.Object(
+  {
+    search_query: Type.String({ minLength: 1, maxLength: 300 }),
+    language: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}(-[a-z]+)?$' })),
+    max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 2 })),
+    review,
+  },
+  { additionalProperties: false },
+);
+export const DocumentsAdded = Type.Object({ status: Type.Literal('ok'), documents: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+
+export const ChatCreated = Type.Object({ chat_id: Type.String() });
+export const ChatIds = Type.Array(Type.String(), { description: "The bot's chat ids, oldest first" });
+const Citation = Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), quote: Type.String() });
+const WebSource = Type.Object({ title: Type.String(), url: Type.String(), snippet: Type.String() });
+export const Message = Type.Object({
+  message_id: Type.String(),
+  question: Type.String(),
+  answer: Type.Unknown({ description: 'Text; for a schema answer, the JSON value' }),
+  citations: Type.Array(Citation),
+  web_sources: Type.Array(WebSource),
+  not_found: Type.Boolean(),
+  status: Type.String({ description: 'complete, cancelled or failed' }),
+  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  created_at: Type.String(),
+});
+export const ChatHistory = Type.Object({ chat_id: Type.String(), bot_id: Type.String(), messages: Type.Array(Message) });
+export const ChatHistoryQuery = Type.Object({ order: Type.Optional(StringEnum(['oldest', 'newest'] as const)) });
+export const MessageBody = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 20_000 }),
+    stream: Type.Optional(Type.Boolean()),
+    web_search: Type.Optional(Type.Boolean()),
+    schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema: the answer is a JSON value valid against it' })),
+  },
+  { additionalProperties: false },
+);
+export const VectorstoreBody = Type.Object(
+  { query: Type.String({ minLength: 1, maxLength: 20_000 }), top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), mode: Type.Optional(StringEnum(SEARCH_MODES)) },
+  { additionalProperties: false },
+);
+export const VectorstoreResult = Type.Object({
+  documents: Type.Array(
+    Type.Object({
+      content: Type.String(),
+      metadata: Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), section_path: Type.Array(Type.String()), score: Type.Number() }),
+    }),
+  ),
+});
