@@ -33,6 +33,7 @@ beforeAll(async () => {
   writeFileSync(join(root, 'folder', 'notes.gif'), new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0, 0x3b]));
   writeFileSync(join(outside, 'secret.md'), '# Secret\n\nNot for bots.\n');
   symlinkSync(join(outside, 'secret.md'), join(root, 'escape.md'));
+  symlinkSync(join(outside, 'secret.md'), join(root, 'folder', 'out.md'));
   const dataDir = tempDir();
   await installTestModel(dataDir);
   server = await startServer({
@@ -102,6 +103,8 @@ describe('bots', () => {
     const botId = await newBot();
     const folder = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'folder') } }));
     expect(folder.job_ids).toHaveLength(2);
+    // The link out of the roots inside the folder is listed as refused, not followed.
+    expect(folder.documents.find((d: { source: string }) => d.source.endsWith('out.md'))).toMatchObject({ status: 'failed', error: { code: 'PATH_NOT_ALLOWED' } });
     expect(folder.documents.find((d: { source: string }) => d.source.endsWith('notes.gif'))).toMatchObject({ status: 'failed', error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
     for (const id of folder.job_ids) expect((await searchable(id)).ingest_status).toBe('success');
     expect((await vectorstore(botId, 'ice grinding rock')).documents[0].content).toContain('Glaciers');

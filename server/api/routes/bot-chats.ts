@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError, describeFailure } from '../../core/errors.js';
+import { answerSchemaOfRequest } from '../../core/bots/schema-answer.js';
+import { describeFailure } from '../../core/errors.js';
 import { BotChatParams, BotParams, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody, VectorstoreResult } from '../../schemas/bots.js';
 import { errors } from '../../schemas/common.js';
 import { abortOnHangUp, openSse } from '../sse.js';
@@ -36,7 +37,9 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
         description:
           'Answered from the bot\'s documents with citations (checked against what was retrieved); with nothing relevant the answer says so without asking a model. ' +
           'Earlier messages of the chat serve follow-ups. `stream: true`: text/event-stream with `sources`, `token` ({text}), then `done` (the message) or `error`; ' +
-          'hanging up stops generation. `web_search: true`: results of the SearxNG-compatible API at web_search_url join the sources and are listed in ' +
+          'hanging up stops generation. `schema` (a JSON Schema): `answer` is a JSON value valid against it (the local model decodes under a grammar, remote ones get ' +
+          'a JSON-schema response format; validated with Ajv, one retry with the errors; still invalid: 422 SCHEMA_UNSATISFIED with `errors` and `raw`; a schema ' +
+          'that does not compile: 400 SCHEMA_INVALID; with `stream`: 400 STREAM_WITH_SCHEMA; nothing relevant: `not_found` with a null answer). `web_search: true`: results of the SearxNG-compatible API at web_search_url join the sources and are listed in ' +
           '`web_sources` (409 WEB_SEARCH_UNAVAILABLE when none is configured). 404 BOT_NOT_FOUND / CHAT_NOT_FOUND (a chat of another bot too); 503 ' +
           'MODEL_NOT_INSTALLED when the bot\'s local model is missing.',
         params: BotChatParams,
@@ -46,8 +49,9 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
     },
     async (req, reply) => {
       const { stream, schema, ...ask } = req.body;
-      if (stream && schema) throw new AppError('STREAM_WITH_SCHEMA', 'stream cannot be combined with schema: a schema answer is validated whole before it is sent');
-      const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.chat_id, ask);
+      // Checked before anything runs: stream with schema is 400, a schema Ajv cannot compile is 400.
+      const answerSchema = answerSchemaOfRequest({ schema, stream });
+      const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.chat_id, { ...ask, schema: answerSchema });
       if (!stream) return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
       const sse = openSse(reply);
       try {

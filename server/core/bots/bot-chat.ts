@@ -5,7 +5,8 @@ import type { ModelManager } from '../../models/manager.js';
 import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import type { Db } from '../../store/db.js';
 import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from '../chat/chat-providers.js';
-import type { Citation } from '../chat/citations.js';
+import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
+import { buildMessages } from '../chat/prompt.js';
 import { draftAnswer } from '../chat/draft-answer.js';
 import { retrieveSources, type RetrievedSource } from '../chat/retrieve.js';
 import { contentWords } from '../chat/words.js';
@@ -15,6 +16,7 @@ import type { GuardedFetch } from '../net/types.js';
 import type { Search, SearchMode } from '../search/search.js';
 import { webSearch, type WebResult } from '../sources/web-search.js';
 import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
+import { answerWithSchema, type AnswerSchema } from './schema-answer.js';
 
 export interface BotChatDeps {
   db: Db;
@@ -31,6 +33,8 @@ export interface BotChatDeps {
 export interface BotAsk {
   query: string;
   web_search?: boolean;
+  /** A compiled schema: the answer is a JSON value valid against it. */
+  schema?: AnswerSchema;
 }
 
 export interface BotAskEvents {
@@ -41,7 +45,10 @@ export interface BotAskEvents {
 
 export const BOT_NOT_FOUND_ANSWER = "I could not find the answer to this question in this bot's documents.";
 const MAX_TOKENS = 256;
+// JSON spends tokens on keys and punctuation: a schema answer gets more room.
+const SCHEMA_MAX_TOKENS = 512;
 type MessageRow = typeof botMessages.$inferSelect;
+type MessageBase = Pick<typeof botMessages.$inferInsert, 'messageId' | 'question' | 'provider' | 'model' | 'webSources' | 'createdAt'>;
 
 /** Everything known before the first token. */
 export interface PreparedBotAnswer {
@@ -51,6 +58,7 @@ export interface PreparedBotAnswer {
   prior: MessageRow[];
   question: string;
   webSearch: boolean;
+  schema?: AnswerSchema;
 }
 
 /** Where a chunk came from, as a person names it: the link, the article's title, or the file. */
@@ -141,6 +149,28 @@ export function createBotChat(d: BotChatDeps) {
     );
   }
 
+  /**
+   * A schema answer: the same sources and instructions, the model bound to the schema (grammar or
+   * response format) and the result validated; nothing relevant retrieved means no model is asked and
+   * the message is `not_found` with a null answer.
+   */
+  async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRow> {
+    if (sources.length === 0) return store(p.chat.chatId, { ...base, status: 'complete', answer: 'null', answerFormat: 'json', notFound: true });
+    const messages = buildMessages(p.question, sources, p.prior.map((m) => ({ question: m.question, answer: m.answer })), p.bot.promptTemplate);
+    const started = performance.now();
+    const r = await answerWithSchema(generator, messages, schema, { maxTokens: SCHEMA_MAX_TOKENS, temperature: 0, signal: ev.signal });
+    const checked = checkCitations(r.raw, sources).citations;
+    const cited = checked.length ? checked : attributeByOverlap(r.raw, sources);
+    return store(p.chat.chatId, {
+      ...base,
+      status: 'complete',
+      answer: JSON.stringify(r.value),
+      answerFormat: 'json',
+      citations: citationsOf(r.raw, cited, sources),
+      usage: { attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs, generation_ms: performance.now() - started },
+    });
+  }
+
   return {
     createChat(botId: string) {
       d.bots.get(botId);
@@ -169,13 +199,16 @@ export function createBotChat(d: BotChatDeps) {
         throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
       }
       const generator = await generatorOf(bot);
+      if (req.schema && generator === 'extractive') {
+        throw new AppError('VALIDATION_FAILED', 'a schema answer needs a model: this bot answers with the extractive provider, which only quotes', [{ field: 'schema' }]);
+      }
       const prior = d.db
         .select()
         .from(botMessages)
         .where(and(eq(botMessages.chatId, chat.chatId), eq(botMessages.status, 'complete'), eq(botMessages.notFound, false), eq(botMessages.answerFormat, 'text')))
         .orderBy(asc(botMessages.seq))
         .all();
-      return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false };
+      return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema };
     },
 
     async answer(p: PreparedBotAnswer, ev: BotAskEvents = {}) {
@@ -189,8 +222,9 @@ export function createBotChat(d: BotChatDeps) {
         ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0, similarity: 0 })),
       ];
       ev.onSources?.({ chat_id: p.chat.chatId, message_id: messageId, sources: all.map(sourceOut) });
-      const base = { messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
+      const base: MessageBase = { messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
       try {
+        if (p.schema && p.generator !== 'extractive') return messageView(await schemaMessage(p, p.generator, p.schema, all, base, ev));
         const dr = await draftAnswer(
           {
             generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.promptTemplate,

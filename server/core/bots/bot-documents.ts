@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { copyFileSync, readdirSync, readSync, openSync, closeSync, writeFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { and, eq, notInArray } from 'drizzle-orm';
 import { jobs, type JobSource } from '../../../drizzle/schema.js';
@@ -123,14 +123,24 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       const entries = readdirSync(cur, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => b.name.localeCompare(a.name));
       for (const e of entries) {
         const p = join(cur, e.name);
+        // A link to a file is followed (its target is checked against the roots like any path); a link to
+        // a folder is not, so a link back up the tree cannot make the walk go round.
         if (e.isDirectory()) stack.push(p);
-        else if (e.isFile()) {
+        else if (e.isFile() || (e.isSymbolicLink() && isFile(p))) {
           if (out.length >= cap) return { files: out, more: true };
           out.push(p);
         }
       }
     }
     return { files: out.sort(), more: false };
+  }
+
+  function isFile(p: string): boolean {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
   }
 
   return {
@@ -146,9 +156,13 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       const { files, more } = walk(real, d.settings.max_folder_files);
       const documents: AddedDocument[] = [];
       for (const f of files) {
-        // Only what the content shows to be a document Lectern reads; the rest is listed as skipped.
-        const resolved = resolveInRoots(f, roots.length ? roots : [process.env.HOME ?? '/']);
-        documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
+        // Each file on its own: one outside the roots (a link out) or of no readable kind is listed with why.
+        try {
+          const resolved = resolveInRoots(f, roots.length ? roots : [process.env.HOME ?? '/']);
+          documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
+        } catch (err) {
+          documents.push(failed(f, err));
+        }
       }
       return { single: false as const, documents, truncated: more, max_files: d.settings.max_folder_files };
     },

@@ -1,0 +1,87 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { sseRequest } from '../helpers/sse.js';
+
+// A bot answering with the real local model (SmolLM2-135M under llama.cpp): plain, under a JSON schema
+// (grammar-constrained, then validated), and streamed with a hang-up that stops generation.
+
+let server: TestServer;
+let botId = '';
+let chatId = '';
+
+beforeAll(async () => {
+  const root = tempDir('lectern-bot-llm-');
+  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  const dataDir = tempDir();
+  await Promise.all([installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
+  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, document_roots: [root] } });
+  botId = (await json(await server.call('POST', '/bots', { json: { prompt_template: 'You are a science tutor.' } }))).bot_id;
+  const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+  const end = Date.now() + 120_000;
+  while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
+    if (Date.now() > end) throw new Error('the document never became searchable');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  chatId = (await json(await server.call('POST', `/bots/${botId}/chats`))).chat_id;
+});
+afterAll(async () => server?.close());
+
+const ask = (body: Record<string, unknown>) => server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: body });
+
+describe('a bot with the local model', () => {
+  it('answers from its document with a citation', async () => {
+    const res = await ask({ query: 'What does chlorophyll capture?' });
+    expect(res.status).toBe(200);
+    const m = await json(res);
+    expect(m.not_found).toBe(false);
+    expect(typeof m.answer).toBe('string');
+    expect(m.answer.length).toBeGreaterThan(0);
+    expect(m.citations[0]).toMatchObject({ source: 'topics.md' });
+  });
+
+  it('answers as JSON valid against the caller\'s schema, stored as JSON in the chat', async () => {
+    const schema = {
+      type: 'object',
+      properties: { answer: { type: 'string', minLength: 1, maxLength: 200 }, topic: { type: 'string', enum: ['photosynthesis', 'volcanoes', 'bread', 'chess', 'taxes'] } },
+      required: ['answer', 'topic'],
+      additionalProperties: false,
+    };
+    const res = await ask({ query: 'What does chlorophyll capture?', schema });
+    expect(res.status).toBe(200);
+    const m = await json(res);
+    expect(m.answer).toEqual({ answer: expect.any(String), topic: expect.stringMatching(/^(photosynthesis|volcanoes|bread|chess|taxes)$/) });
+    const history = await json(await server.call('GET', `/chats/${chatId}?order=newest`));
+    expect(history.messages[0].answer).toEqual(m.answer);
+    const bad = await ask({ query: 'x', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.code).toBe('SCHEMA_INVALID');
+  });
+
+  it('streams tokens, and stops generating when the client hangs up', async () => {
+    const init = { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' } };
+    const whole = await sseRequest(`${server.url}/bots/${botId}/chats/${chatId}`, { ...init, body: JSON.stringify({ query: 'What does chlorophyll capture?', stream: true }) });
+    const names = whole.events.map((e) => e.event);
+    expect(names[0]).toBe('sources');
+    expect(names.at(-1)).toBe('done');
+    expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1);
+    expect(whole.events.filter((e) => e.event === 'token').map((e) => e.data.text).join('').trim()).toBe(whole.events.at(-1)!.data.answer);
+    const cut = await sseRequest(
+      `${server.url}/bots/${botId}/chats/${chatId}`,
+      { ...init, body: JSON.stringify({ query: 'Describe in detail how volcanoes erupt, step by step.', stream: true }) },
+      (e) => e.event === 'token',
+    );
+    expect(cut.events.map((e) => e.event)).toEqual(['sources', 'token']);
+    const end = Date.now() + 30_000;
+    let last: { question: string; status: string } | undefined;
+    while (Date.now() < end) {
+      last = (await json(await server.call('GET', `/chats/${chatId}?order=newest`))).messages[0];
+      if (last?.question.startsWith('Describe in detail')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(last).toMatchObject({ status: 'cancelled' });
+  });
+});
