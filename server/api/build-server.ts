@@ -14,6 +14,7 @@ import { searchRoutes } from './routes/search.js';
 import { chatRoutes } from './routes/chat.js';
 import { botsRoutes } from './routes/bots.js';
 import { botChatsRoutes } from './routes/bot-chats.js';
+import { openaiRoutes } from './routes/openai-compat.js';
 import { outputRoutes } from './routes/output.js';
 import { pagesRoutes } from './routes/pages.js';
 import { reviewRoutes } from './routes/review.js';
@@ -76,6 +77,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(chatRoutes, deps);
   await app.register(botsRoutes, deps);
   await app.register(botChatsRoutes, deps);
+  await app.register(openaiRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

@@ -27,6 +27,10 @@ export function openSse(reply: FastifyReply) {
     send(event: string, data: unknown): void {
       if (!controller.signal.aborted) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
+    /** A bare `data:` line, as OpenAI's stream has them (no event names; `[DONE]` is sent as it is). */
+    data(data: unknown): void {
+      if (!controller.signal.aborted) res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    },
     end(): void {
       if (!controller.signal.aborted) res.end();
     },

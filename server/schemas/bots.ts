@@ -109,6 +109,7 @@ export const Message = Type.Object({
   not_found: Type.Boolean(),
   status: Type.String({ description: 'complete, cancelled or failed' }),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  usage: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Tokens and times of the answer' })),
   created_at: Type.String(),
 });
 export const ChatHistory = Type.Object({ chat_id: Type.String(), bot_id: Type.String(), messages: Type.Array(Message) });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
@@ -83,5 +84,54 @@ describe('a bot with the local model', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(last).toMatchObject({ status: 'cancelled' });
+  });
+});
+
+describe('a bot as an OpenAI model, called by the official openai client', () => {
+  const client = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: server.key, maxRetries: 0 });
+
+  it('lists bots as models and answers a completion with citations, history taken from the messages', async () => {
+    const models = await client().models.list();
+    expect(models.data.map((m) => m.id)).toContain(`bot:${botId}`);
+    const done = await client().chat.completions.create({
+      model: `bot:${botId}`,
+      messages: [
+        { role: 'system', content: 'Ignored: the bot keeps its own instructions.' },
+        { role: 'user', content: 'Tell me about leaves.' },
+        { role: 'assistant', content: 'Leaves hold chlorophyll.' },
+        { role: 'user', content: 'What does chlorophyll capture?' },
+      ],
+    });
+    expect(done.object).toBe('chat.completion');
+    expect(done.choices[0]!.message.content?.length).toBeGreaterThan(0);
+    expect((done.choices[0]!.message as unknown as { citations: { source: string }[] }).citations[0]).toMatchObject({ source: 'topics.md' });
+    expect(done.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams OpenAI chunks token by token, ending with the citations', async () => {
+    const stream = await client().chat.completions.create({ model: `bot:${botId}`, stream: true, messages: [{ role: 'user', content: 'What does chlorophyll capture?' }] });
+    const parts: string[] = [];
+    let finish: string | null = null;
+    let citations: unknown[] = [];
+    for await (const c of stream) {
+      if (c.choices[0]?.delta.content) parts.push(c.choices[0].delta.content);
+      if (c.choices[0]?.finish_reason) {
+        finish = c.choices[0].finish_reason;
+        citations = (c as unknown as { citations: unknown[] }).citations;
+      }
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    expect(finish).toBe('stop');
+    expect(citations.length).toBeGreaterThan(0);
+  });
+
+  it('takes a json_schema response format down the schema path', async () => {
+    const done = await client().chat.completions.create({
+      model: `bot:${botId}`,
+      messages: [{ role: 'user', content: 'What does chlorophyll capture?' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'string', maxLength: 200 } }, required: ['answer'] } } },
+    });
+    expect(JSON.parse(done.choices[0]!.message.content ?? '')).toEqual({ answer: expect.any(String) });
+    await expect(client().chat.completions.create({ model: 'bot:nobody', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -37,7 +37,8 @@ export const authPlugin = fp(async (app: FastifyInstance, { apiKey }: { apiKey: 
   });
   app.addHook('onRequest', async (req: FastifyRequest) => {
     if (req.routeOptions.config?.public) return;
-    const given = req.headers['x-api-key'];
+    // OpenAI clients send the key as `Authorization: Bearer <key>`.
+    const given = req.headers['x-api-key'] ?? /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!keyMatches(apiKey.key, Array.isArray(given) ? given[0] : given)) {
       throw new AppError('UNAUTHORIZED', given ? 'the X-API-Key header does not match' : 'send the API key in the X-API-Key header');
     }

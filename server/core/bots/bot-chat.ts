@@ -6,7 +6,7 @@ import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import type { Db } from '../../store/db.js';
 import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from '../chat/chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
-import { buildMessages } from '../chat/prompt.js';
+import { buildMessages, type PriorTurn } from '../chat/prompt.js';
 import { draftAnswer } from '../chat/draft-answer.js';
 import { retrieveSources, type RetrievedSource } from '../chat/retrieve.js';
 import { contentWords } from '../chat/words.js';
@@ -39,7 +39,7 @@ export interface BotAsk {
 
 export interface BotAskEvents {
   signal?: AbortSignal;
-  onSources?: (e: { chat_id: string; message_id: string; sources: ReturnType<typeof sourceOut>[] }) => void;
+  onSources?: (e: { chat_id: string | null; message_id: string; sources: ReturnType<typeof sourceOut>[] }) => void;
   onToken?: (text: string) => void;
 }
 
@@ -53,9 +53,10 @@ type MessageBase = Pick<typeof botMessages.$inferInsert, 'messageId' | 'question
 /** Everything known before the first token. */
 export interface PreparedBotAnswer {
   bot: BotRow;
-  chat: typeof botChats.$inferSelect;
+  /** Where the message is kept; null for a caller that holds the history itself (the OpenAI-compatible route). */
+  chat: typeof botChats.$inferSelect | null;
   generator: ChatGenerator | 'extractive';
-  prior: MessageRow[];
+  prior: PriorTurn[];
   question: string;
   webSearch: boolean;
   schema?: AnswerSchema;
@@ -93,6 +94,7 @@ function messageView(m: MessageRow) {
     not_found: m.notFound,
     status: m.status,
     error: m.error,
+    usage: m.usage,
     created_at: m.createdAt,
   };
 }
@@ -139,7 +141,12 @@ export function createBotChat(d: BotChatDeps) {
     });
   }
 
-  function store(chatId: string, m: Omit<typeof botMessages.$inferInsert, 'seq' | 'chatId'>): MessageRow {
+  function store(chat: PreparedBotAnswer['chat'], m: Omit<typeof botMessages.$inferInsert, 'seq' | 'chatId'>): MessageRow {
+    if (!chat) {
+      // Not kept: the row the view is made from, as it would have been stored.
+      return { answer: '', answerFormat: 'text', notFound: false, citations: [], webSources: [], model: null, usage: {}, error: null, ...m, chatId: '', seq: 0 } as MessageRow;
+    }
+    const chatId = chat.chatId;
     return d.db.transaction((tx) =>
       tx
         .insert(botMessages)
@@ -155,13 +162,13 @@ export function createBotChat(d: BotChatDeps) {
    * the message is `not_found` with a null answer.
    */
   async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRow> {
-    if (sources.length === 0) return store(p.chat.chatId, { ...base, status: 'complete', answer: 'null', answerFormat: 'json', notFound: true });
-    const messages = buildMessages(p.question, sources, p.prior.map((m) => ({ question: m.question, answer: m.answer })), p.bot.promptTemplate);
+    if (sources.length === 0) return store(p.chat, { ...base, status: 'complete', answer: 'null', answerFormat: 'json', notFound: true });
+    const messages = buildMessages(p.question, sources, p.prior, p.bot.promptTemplate);
     const started = performance.now();
     const r = await answerWithSchema(generator, messages, schema, { maxTokens: SCHEMA_MAX_TOKENS, temperature: 0, signal: ev.signal });
     const checked = checkCitations(r.raw, sources).citations;
     const cited = checked.length ? checked : attributeByOverlap(r.raw, sources);
-    return store(p.chat.chatId, {
+    return store(p.chat, {
       ...base,
       status: 'complete',
       answer: JSON.stringify(r.value),
@@ -169,6 +176,17 @@ export function createBotChat(d: BotChatDeps) {
       citations: citationsOf(r.raw, cited, sources),
       usage: { attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs, generation_ms: performance.now() - started },
     });
+  }
+
+  async function prepareWith(bot: BotRow, chat: PreparedBotAnswer['chat'], prior: PriorTurn[], req: BotAsk): Promise<PreparedBotAnswer> {
+    if (req.web_search && !d.webSearchUrl) {
+      throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
+    }
+    const generator = await generatorOf(bot);
+    if (req.schema && generator === 'extractive') {
+      throw new AppError('VALIDATION_FAILED', 'a schema answer needs a model: this bot answers with the extractive provider, which only quotes', [{ field: 'schema' }]);
+    }
+    return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema };
   }
 
   return {
@@ -194,21 +212,19 @@ export function createBotChat(d: BotChatDeps) {
     /** Everything checked before a stream opens: bot, chat, provider (a missing model is a 503 here). */
     async prepare(botId: string, chatId: string, req: BotAsk): Promise<PreparedBotAnswer> {
       const chat = chatOf(botId, chatId);
-      const bot = d.bots.get(botId);
-      if (req.web_search && !d.webSearchUrl) {
-        throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
-      }
-      const generator = await generatorOf(bot);
-      if (req.schema && generator === 'extractive') {
-        throw new AppError('VALIDATION_FAILED', 'a schema answer needs a model: this bot answers with the extractive provider, which only quotes', [{ field: 'schema' }]);
-      }
       const prior = d.db
         .select()
         .from(botMessages)
         .where(and(eq(botMessages.chatId, chat.chatId), eq(botMessages.status, 'complete'), eq(botMessages.notFound, false), eq(botMessages.answerFormat, 'text')))
         .orderBy(asc(botMessages.seq))
-        .all();
-      return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema };
+        .all()
+        .map((m) => ({ question: m.question, answer: m.answer }));
+      return prepareWith(d.bots.get(botId), chat, prior, req);
+    },
+
+    /** A question whose history the caller holds (the OpenAI-compatible route): nothing is stored. */
+    async prepareStateless(botId: string, prior: PriorTurn[], req: BotAsk): Promise<PreparedBotAnswer> {
+      return prepareWith(d.bots.get(botId), null, prior, req);
     },
 
     async answer(p: PreparedBotAnswer, ev: BotAskEvents = {}) {
@@ -221,24 +237,24 @@ export function createBotChat(d: BotChatDeps) {
         ...sources,
         ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0, similarity: 0 })),
       ];
-      ev.onSources?.({ chat_id: p.chat.chatId, message_id: messageId, sources: all.map(sourceOut) });
+      ev.onSources?.({ chat_id: p.chat?.chatId ?? null, message_id: messageId, sources: all.map(sourceOut) });
       const base: MessageBase = { messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
       try {
         if (p.schema && p.generator !== 'extractive') return messageView(await schemaMessage(p, p.generator, p.schema, all, base, ev));
         const dr = await draftAnswer(
           {
             generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.promptTemplate,
-            prior: p.prior.map((m) => ({ question: m.question, answer: m.answer })), notFoundAnswer: BOT_NOT_FOUND_ANSWER,
+            prior: p.prior, notFoundAnswer: BOT_NOT_FOUND_ANSWER,
           },
           ev,
         );
-        const row = store(p.chat.chatId, {
+        const row = store(p.chat, {
           ...base, status: dr.aborted ? 'cancelled' : 'complete', answer: dr.text, notFound: dr.notFound, citations: citationsOf(dr.text, dr.citations, all), usage: dr.usage,
         });
         return messageView(row);
       } catch (err) {
         const e = err as { code?: string; message?: string };
-        store(p.chat.chatId, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
+        store(p.chat, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
         throw err;
       }
     },
