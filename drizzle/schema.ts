@@ -6,7 +6,11 @@ const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
 export interface JobSource {
-  kind: 'path' | 'link' | 'encyclopedia';
+  /**
+   * upload: a file sent through the API (the desk's picker and drops). chat_training: answered questions of
+   * the bot's chats, put up for review before the bot learns them.
+   */
+  kind: 'path' | 'upload' | 'link' | 'encyclopedia' | 'chat_training';
   /** With review: true the document waits for a person's finalize before the bot can use it. */
   review: boolean;
   path?: string;
@@ -16,6 +20,8 @@ export interface JobSource {
   fetched_at?: string;
   title?: string;
   revision_id?: number;
+  /** chat_training: the message behind each question, in the order of the document (Q1, Q2…). */
+  pairs?: { chat_id: string; message_id: string }[];
 }
 
 export const jobs = sqliteTable(
@@ -52,6 +58,11 @@ export const jobs = sqliteTable(
      * pages: GET /jobs/{id} reports it without reading every page row of a 100,000-page job.
      */
     pageSize: json<{ width: number; height: number; pages: number } | null>('page_size'),
+    /**
+     * Extractions started for the job, counted before the work starts: a process that dies in the middle
+     * leaves its count behind, so a document that kills the server is not resumed in a loop.
+     */
+    attempts: integer('attempts').notNull().default(0),
   },
   (t) => [index('jobs_status_idx').on(t.status, t.createdAt), index('jobs_bot_idx').on(t.botId)],
 );
@@ -316,6 +327,8 @@ export const botChats = sqliteTable(
     botId: text('bot_id')
       .notNull()
       .references(() => bots.botId, { onDelete: 'cascade' }),
+    /** text, or vision: questions about attached images. */
+    kind: text('kind').notNull().default('text'),
     createdAt: text('created_at').notNull(),
   },
   (t) => [index('bot_chats_bot_idx').on(t.botId, t.createdAt)],
@@ -352,6 +365,38 @@ export const botMessages = sqliteTable(
     usage: json<Record<string, number>>('usage').notNull().default({}),
     error: json<{ code: string; message: string } | null>('error'),
     createdAt: text('created_at').notNull(),
+    /** A vision question's images: what they were and how much text the pool read from each. */
+    images: json<{ name: string; media_type: string; sha256: string; bytes: number; text_chars: number }[]>('images').notNull().default([]),
+    /** A reader's verdict on the answer (up | down) and why; a down-rated answer is never learned from. */
+    rating: text('rating'),
+    ratingNote: text('rating_note'),
+    /** The review job (`chat_training`) the pair was put in, and when its finalize made the bot learn it. */
+    trainingJobId: text('training_job_id'),
+    trainedAt: text('trained_at'),
   },
   (t) => [uniqueIndex('bot_messages_seq_idx').on(t.chatId, t.seq)],
+);
+
+/**
+ * Named API keys (`lectern keys create`). Only the sha256 of the secret is kept: the secret is 32 random
+ * bytes, so a fast hash is as safe as a slow one and lets the server find a key by one indexed lookup per
+ * request. A name is unique among keys not revoked; a revoked key stays listed with when it was revoked.
+ */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    keyId: text('key_id').primaryKey(),
+    name: text('name').notNull(),
+    /** reader | reviewer | admin */
+    role: text('role').notNull(),
+    /** Bots and jobs the key is limited to; both empty: everything. */
+    scope: json<{ bots: string[]; jobs: string[] }>('scope').notNull(),
+    hash: text('hash').notNull(),
+    /** The secret's first characters, to tell keys apart in listings. */
+    prefix: text('prefix').notNull(),
+    createdAt: text('created_at').notNull(),
+    revokedAt: text('revoked_at'),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_idx').on(t.hash), uniqueIndex('api_keys_name_idx').on(t.name).where(sql`revoked_at IS NULL`)],
 );

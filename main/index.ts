@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, shell } from 'electron';
 import { createApp, type LecternApp } from '../server/app.js';
 import { loadSettings } from '../server/config/load-settings.js';
+import { APP_INDEX, APP_SCHEME, APP_SCHEME_PRIVILEGES, appFiles } from './app-protocol.js';
 import { IPC, type PickedFile } from './ipc-channels.js';
 import { listenOnLoopback } from './loopback-listen.js';
 import { saveExport } from './save-export.js';
@@ -13,20 +14,24 @@ import { createMainWindow } from './window.js';
 /**
  * Electron main: composes the same headless server as `lectern serve` (its worker pool runs as worker
  * threads of this process) on 127.0.0.1 with a free port and a per-session key, and one sandboxed window
- * that loads the built UI from a file URL. Only composition lives here; the logic is in plain modules.
+ * that loads the built UI from the app's own `lectern://app/` scheme (the one origin the server gives CORS
+ * to). Only composition lives here; the logic is in plain modules.
  */
 const outDir = join(__dirname, '..');
 
 async function start(): Promise<void> {
   const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0 }, env: process.env, cwd: process.cwd() });
   const { key, generated } = sessionKey(process.env.SERVICE_API_KEY);
-  const lectern = await createApp({ settings, serviceApiKey: key, workerFile: join(__dirname, 'worker.js') });
+  const lectern = await createApp({ settings, serviceApiKey: key, workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
   const { url } = await listenOnLoopback(lectern.server);
+  // `lectern` commands see the app holds the folder; its key stays per session, so they cannot use it.
+  lectern.published(url);
   lectern.log.info({ url, key: redactKey(key), generated_key: generated }, 'desktop server listening');
   registerIpc(lectern, url, key);
   wireShutdown(lectern);
+  protocol.handle(APP_SCHEME, appFiles(join(outDir, 'renderer')));
   const win = createMainWindow(outDir);
-  await win.loadFile(join(outDir, 'renderer', 'index.html'));
+  await win.loadURL(APP_INDEX);
 }
 
 function registerIpc(lectern: LecternApp, url: string, key: string): void {
@@ -64,6 +69,9 @@ function wireShutdown(lectern: LecternApp): void {
     });
   });
 }
+
+// Must happen before the app is ready: the scheme's privileges cannot change afterwards.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

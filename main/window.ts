@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { BrowserWindow, shell } from 'electron';
+import { permissionAllowed } from './app-protocol.js';
 import { externalUrlAllowed, isSameDocument } from './url-policy.js';
 
 /**
@@ -33,8 +34,10 @@ export function createMainWindow(outDir: string): BrowserWindow {
     if (externalUrlAllowed(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
-  // No permission (camera, notifications, geolocation…) is ever needed by the review desk.
-  contents.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  // No permission (camera, notifications, geolocation…) is ever needed by the review desk, but reaching its
+  // own server on 127.0.0.1 from the lectern://app page (main/app-protocol.ts).
+  contents.session.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl)));
+  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin));
   win.once('ready-to-show', () => win.show());
   return win;
 }

@@ -4,9 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: a C++ toolchain for better-sqlite3; poppler-utils and tesseract-ocr as the ingest and
-# OCR benchmarks' references; chromium for the UI tests (driven by playwright-core, never its own download).
+# OCR benchmarks' references; chromium for the UI tests (driven by playwright-core, never its own download);
+# python3-venv for the API fuzzer's environment.
 need=()
-for pkg in g++ make python3 poppler-utils tesseract-ocr chromium; do
+for pkg in g++ make python3 python3-venv poppler-utils tesseract-ocr chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -22,3 +23,11 @@ export ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}"
 # onnxruntime-node would fetch CUDA parts it does not need on CPU machines.
 export ONNXRUNTIME_NODE_INSTALL=skip
 npm ci --no-audit --no-fund
+
+# The API fuzzer (scripts/fuzz-api.sh): schemathesis from PyPI in the repository's own .venv (ignored by
+# git), so neither the system Python nor the user's site-packages change.
+SCHEMATHESIS_VERSION=4.32.5
+if ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "version $SCHEMATHESIS_VERSION\$"; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi

@@ -20,6 +20,7 @@ import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openDatabase } from './store/db.js';
+import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
 import { modelsDirOf } from './store/app-paths.js';
@@ -31,11 +32,14 @@ import { dirname } from 'node:path';
 import { createChat } from './core/chat/chat-service.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
+import { documentLimitsOf } from './config/document-limits.js';
 import { createGuardedFetch } from './core/net/guarded-fetch.js';
 import { createBotsStore } from './core/bots/bots-store.js';
 import { createBotDocuments } from './core/bots/bot-documents.js';
 import { createBotPipeline } from './core/bots/bot-pipeline.js';
 import { createBotChat } from './core/bots/bot-chat.js';
+import { createChatTraining } from './core/bots/chat-training.js';
+import { createKeyAuth } from './core/keys/key-auth.js';
 
 export interface AppOptions {
   settings: Settings;
@@ -47,6 +51,10 @@ export interface AppOptions {
   clock?: Clock;
   /** The built llama host (dist/llm-host.js); by default next to `workerFile`. */
   llmHostFile?: string;
+  /** The one origin given CORS: the desktop window's (default `lectern://app`, server/api/plugins/cors.ts). */
+  desktopOrigin?: string;
+  /** Who holds the data folder's lock while the app runs (default: a server). */
+  owner?: { kind: LockOwnerKind; command?: string };
 }
 
 /**
@@ -54,7 +62,43 @@ export interface AppOptions {
  * `lectern serve`, Electron's main process and the tests all start Lectern through here. Jobs left
  * unfinished by a previous run are resumed.
  */
-export async function createApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock, llmHostFile }: AppOptions) {
+export async function createApp(options: AppOptions) {
+  // One process per data folder (server/store/data-lock.ts): taken before the database opens, let go on close.
+  mkdirSync(options.settings.data_dir, { recursive: true });
+  const owner = options.owner ?? { kind: 'server' as const };
+  const lock = acquireDataLock(options.settings.data_dir, owner);
+  try {
+    const app = await composeApp(options);
+    return {
+      ...app,
+      /** Writes where the app listens into the folder's lock, so `lectern` commands talk to it. */
+      published(url: string): void {
+        const keySource = app.apiKey.file ? 'file' : owner.kind === 'desktop' ? 'session' : 'env';
+        lock.publish({ url: loopbackUrl(url), key_source: keySource, ...(app.apiKey.file ? { key_file: app.apiKey.file } : {}) });
+      },
+      async close(): Promise<void> {
+        try {
+          await app.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** An address a client on this machine can use: a wildcard host becomes the loopback one. */
+function loopbackUrl(url: string): string {
+  const u = new URL(url);
+  if (u.hostname === '0.0.0.0') u.hostname = '127.0.0.1';
+  if (u.hostname === '[::]') u.hostname = '[::1]';
+  return u.origin;
+}
+
+async function composeApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -63,7 +107,12 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const { db } = database;
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
-  const pool = createTaskPool(workerFile, settings.workers, { warmUpRounds: settings.warm_up_rounds });
+  const pool = createTaskPool(workerFile, settings.workers, {
+    warmUpRounds: settings.warm_up_rounds,
+    limits: documentLimitsOf(settings),
+    workerHeapMb: settings.worker_heap_mb,
+    onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
+  });
   // The one way out of the process: remote providers, model downloads and (bots) link and search readers.
   const net = createGuardedFetch(netPolicyOf(settings));
   const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net });
@@ -72,7 +121,7 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   const indexer = createIndexer({ ...embedding, clock, log });
   indexer.start();
   const jobWatch = createJobWatch();
-  const runner = createJobRunner({ db, pool, files, clock, log, watch: jobWatch });
+  const runner = createJobRunner({ db, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
   const rechunk = createRechunk({ db, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const llm = createLlmRuntime({
@@ -84,20 +133,31 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
   });
   const search = createSearch(embedding);
   const jobsService = createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch });
-  const bots = createBotsStore({ db, clock, defaultEmbeddingModel: settings.embedding_model });
+  const bots = createBotsStore({
+    db,
+    clock,
+    defaultEmbeddingModel: settings.embedding_model,
+    defaultLlm: { provider: settings.llm_provider, model: settings.llm_model || undefined, base_url: settings.llm_base_url || undefined },
+  });
   const finalizeJob = createFinalize({ db, clock, rechunk });
   const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
+  const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, settings });
+  const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir });
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);
+    // A chat-training job's kept pairs are learned now; any bot document moves on to its index.
+    chatTraining.finalized(jobId);
     botPipeline.jobChanged(jobId);
     return done;
   };
   const server = await buildServer(
     {
       settings,
+      desktopOrigin,
       apiKey,
+      keyAuth: createKeyAuth({ db, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
       appVersion,
       db,
       files,
@@ -109,9 +169,10 @@ export async function createApp({ settings, serviceApiKey, workerFile, logger, c
       rechunk,
       finalize,
       bots,
-      botDocuments: createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, settings }),
+      botDocuments,
+      chatTraining,
       botPipeline,
-      botChat: createBotChat({ db, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url }),
+      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
       pages: createPageList({ db }),

@@ -14,6 +14,9 @@
  *   vectors (~50 KB) are cloned back; moving them is not worth the ceremony.
  * Cancellation is the pool's AbortSignal, which terminates the thread running the task. Errors go back
  * as plain `{ code, message }` objects. The HTTP thread never parses a document: all of that runs here.
+ * Every document is read within the pool's limits (`workerData.limits`: decompressed bytes, pixels, pages),
+ * and the thread's V8 heap is limited (the pool's resourceLimits): a document that exhausts it ends this
+ * thread, and with it only its own task (the pool reports OUT_OF_MEMORY and starts another thread).
  */
 import { readFile } from 'node:fs/promises';
 import { BroadcastChannel, threadId, type MessagePort } from 'node:worker_threads';
@@ -26,6 +29,7 @@ import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
 import { warmUpPdf } from '../server/core/extract/pdf/warm-up-pdf.js';
+import { DEFAULT_LIMITS } from '../server/core/extract/limits.js';
 import type { ExtractionResult } from '../server/core/extract/types.js';
 import type {
   ChunkTaskInput,
@@ -47,7 +51,7 @@ let busy = 0;
 // (a long PDF is shared among all threads, and one cold thread would hold the others up), then reads a
 // warm-up document a few times so that its first real documents do not run unoptimised (2-3x slower).
 // The pool hears on its warm-up channel when this thread is done.
-const { warmUpRounds = 0, warmUpChannel } = (workerData ?? {}) as Partial<WorkerSettings>;
+const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS } = (workerData ?? {}) as Partial<WorkerSettings>;
 void loadPdfJs()
   .then(warmUp)
   .catch(() => 0)
@@ -100,7 +104,10 @@ async function warmUp(): Promise<number> {
 }
 
 export function extract(input: ExtractTaskInput): Out<'extract'> {
-  return task(async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort), ocr: input.ocr }), input), input.progressPort);
+  return task(
+    async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }), input),
+    input.progressPort,
+  );
 }
 
 export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
@@ -108,7 +115,7 @@ export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
   return task(async () => {
     const theirs = fromHelper(helperPort);
     theirs.catch(() => undefined); // awaited below; a helper that stops early must not count as unhandled meanwhile
-    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr })) as PdfPages;
+    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits })) as PdfPages;
     const other = await theirs;
     return numberAndChunk(assemble(other ? [mine, other] : [mine]), input);
   }, input.progressPort).finally(() => helperPort.close());
@@ -125,7 +132,7 @@ function fromHelper(port: MessagePort): Promise<PdfPages | null> {
 export function readPdfShare(input: PdfHelperTaskInput): Out<'readPdfShare'> {
   const { leadPort } = input;
   return task(async () => {
-    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr }));
+    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }));
   }, input.progressPort).finally(() => leadPort.close());
 }
 
@@ -134,17 +141,17 @@ export function chunk(input: ChunkTaskInput): Out<'chunk'> {
 }
 
 export function renderPage(input: TaskMap['renderPage']['input']): Out<'renderPage'> {
-  return task(async () => pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width));
+  return task(async () => pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width, limits));
 }
 
 export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
   return task(async () => {
     const data = new Uint8Array(await readFile(input.path));
-    const opts = { lang: input.lang, dpi: input.dpi, bbox: input.bbox };
+    const opts = { lang: input.lang, dpi: input.dpi, bbox: input.bbox, limits };
     if (input.format === 'pdf') return ocrPdfPage(data, input.page, opts);
     // An image's pixels are what they are: its size in points comes from the dpi the file states (else 300),
     // as when it was extracted, so the new boxes match the old ones.
-    if (input.format === 'image') return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1 });
+    if (input.format === 'image') return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1, limits });
     throw { code: 'INVALID_STATE', message: `a ${input.format} document has no pages to OCR` };
   });
 }

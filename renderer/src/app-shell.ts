@@ -1,8 +1,11 @@
 import type { AppContext, Screen } from './app-context.js';
 import { auditScreen } from './audit/audit-screen.js';
+import { botScreen } from './bots/bot-screen.js';
+import { botsScreen } from './bots/bots-screen.js';
 import { chunksScreen } from './chunks/chunks-screen.js';
 import { finalizeScreen } from './finalize/finalize-screen.js';
 import { libraryScreen } from './library/library-screen.js';
+import { DeskMemory } from './review/desk-memory.js';
 import { reviewScreen } from './review/review-screen.js';
 import { parseRoute, type Route } from './router.js';
 import { searchScreen } from './search/search-screen.js';
@@ -14,6 +17,10 @@ function mount(ctx: AppContext, route: Route): Screen {
   switch (route.screen) {
     case 'library':
       return libraryScreen(ctx);
+    case 'bots':
+      return botsScreen(ctx);
+    case 'bot':
+      return botScreen(ctx, route.botId);
     case 'review':
       return reviewScreen(ctx, route.jobId, route.params);
     case 'chunks':
@@ -28,7 +35,7 @@ function mount(ctx: AppContext, route: Route): Screen {
 }
 
 function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
-  if (route.screen === 'library') return null;
+  if (route.screen === 'library' || route.screen === 'bots' || route.screen === 'bot') return null;
   const id = encodeURIComponent(route.jobId);
   const tabs: [string, string][] = [
     ['review', 'Review'],
@@ -41,9 +48,9 @@ function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
   return h('nav', { class: 'tabs', 'aria-label': 'Job' }, ...tabs.map(([s, text]) => h('a', { href: `#/jobs/${id}/${s}`, class: s === route.screen ? 'active' : '', 'aria-current': s === route.screen ? 'page' : false }, text)));
 }
 
-/** The frame around every screen: brand, job tabs, reviewer name; swaps screens on hash changes. */
-export function startShell(ctx: Omit<AppContext, 'navigate'>, root: HTMLElement): void {
-  const app: AppContext = { ...ctx, navigate: (hash) => void (location.hash = hash) };
+/** The frame around every screen: brand, sections, job tabs, reviewer name; swaps screens on hash changes. */
+export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HTMLElement): void {
+  const app: AppContext = { ...ctx, desks: new DeskMemory(), navigate: (hash) => void (location.hash = hash) };
   const reviewer = h('input', { class: 'reviewer', 'aria-label': 'Reviewer name', placeholder: 'Your name (for the audit trail)', value: localStorage.getItem(REVIEWER_SLOT) ?? '' });
   ctx.api.setReviewer(reviewer.value);
   reviewer.addEventListener('change', () => {
@@ -53,7 +60,11 @@ export function startShell(ctx: Omit<AppContext, 'navigate'>, root: HTMLElement)
   reviewer.addEventListener('keydown', (e) => e.stopPropagation());
   const tabsSlot = h('div', { class: 'tabs-slot' });
   const main = h('main', { id: 'screen' });
-  root.replaceChildren(h('header', { class: 'app-header' }, h('a', { href: '#/', class: 'brand' }, 'Lectern'), tabsSlot, reviewer), main);
+  // The Bots screen sits beside the library, on servers that have bots.
+  const library = h('a', { href: '#/' }, 'Library');
+  const bots = ctx.caps.bots ? h('a', { href: '#/bots' }, 'Bots') : null;
+  const sections = h('nav', { class: 'sections', 'aria-label': 'Sections' }, library, bots);
+  root.replaceChildren(h('header', { class: 'app-header' }, h('a', { href: '#/', class: 'brand' }, 'Lectern'), sections, tabsSlot, reviewer), main);
   let screen: Screen | undefined;
   const show = () => {
     const route = parseRoute(location.hash);
@@ -62,6 +73,12 @@ export function startShell(ctx: Omit<AppContext, 'navigate'>, root: HTMLElement)
     tabsSlot.replaceChildren(jobTabs(app, route) ?? '');
     main.replaceChildren(screen.element);
     main.dataset.screen = route.screen;
+    const inBots = route.screen === 'bots' || route.screen === 'bot';
+    for (const [link, on] of [[library, route.screen === 'library'], [bots, inBots]] as const) {
+      link?.classList.toggle('active', on);
+      if (on) link?.setAttribute('aria-current', 'page');
+      else link?.removeAttribute('aria-current');
+    }
   };
   window.addEventListener('hashchange', show);
   show();

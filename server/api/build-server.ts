@@ -4,7 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { authPlugin } from './plugins/auth.js';
-import { errorsPlugin } from './plugins/errors.js';
+import { corsPlugin, DESKTOP_ORIGIN } from './plugins/cors.js';
+import { errorsPlugin, frameworkErrors } from './plugins/errors.js';
+import { hostsPlugin } from './plugins/hosts.js';
+import { methodsPlugin } from './plugins/methods.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { jobsRoutes } from './routes/jobs.js';
@@ -15,10 +18,14 @@ import { chatRoutes } from './routes/chat.js';
 import { botsRoutes } from './routes/bots.js';
 import { botChatsRoutes } from './routes/bot-chats.js';
 import { openaiRoutes } from './routes/openai-compat.js';
+import { botTrainingRoutes } from './routes/bot-training.js';
+import { botVisionRoutes } from './routes/bot-vision.js';
+import { botUploadsRoutes } from './routes/bot-uploads.js';
 import { outputRoutes } from './routes/output.js';
 import { pagesRoutes } from './routes/pages.js';
 import { reviewRoutes } from './routes/review.js';
 import { uiRoutes } from './routes/ui.js';
+import { requireMultipartBoundary } from './receive-upload.js';
 import type { ServerDeps } from './services.js';
 
 /**
@@ -46,8 +53,12 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
     bodyLimit: 10 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
     schemaController: { compilersFactory: { buildValidator: bodiesUncoerced() } },
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorsPlugin);
+  // Before anything answers: a request for another host name (DNS rebinding) is refused, then CORS.
+  await app.register(hostsPlugin, { listenHost: deps.settings.host, allowedHosts: deps.settings.allowed_hosts });
+  await app.register(corsPlugin, { origin: deps.desktopOrigin ?? DESKTOP_ORIGIN });
   // An empty JSON body (a bodiless POST sent with Content-Type: application/json) means "no fields".
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -58,10 +69,12 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
       done(new AppError('VALIDATION_FAILED', 'the request body is not valid JSON'), undefined);
     }
   });
-  await app.register(authPlugin, { apiKey: deps.apiKey });
+  await app.register(authPlugin, { auth: deps.keyAuth });
+  await app.register(methodsPlugin);
   await app.register(uiRoutes);
   await app.register(openapiPlugin, { version: deps.appVersion });
   await app.register(multipart);
+  app.addHook('onRequest', requireMultipartBoundary);
   // Routes with an optional body still validate one: an empty request counts as `{}`.
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
@@ -78,6 +91,9 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(botsRoutes, deps);
   await app.register(botChatsRoutes, deps);
   await app.register(openaiRoutes, deps);
+  await app.register(botTrainingRoutes, deps);
+  await app.register(botVisionRoutes, deps);
+  await app.register(botUploadsRoutes, deps);
   return app;
 }
 export type LecternServer = Awaited<ReturnType<typeof buildServer>>;

@@ -9,6 +9,7 @@ import type { BotsStore } from '../core/bots/bots-store.js';
 import type { BotDocuments } from '../core/bots/bot-documents.js';
 import type { BotPipeline } from '../core/bots/bot-pipeline.js';
 import type { BotChat } from '../core/bots/bot-chat.js';
+import type { ChatTraining } from '../core/bots/chat-training.js';
 import type { BlocksBulk } from '../core/review/blocks-bulk.js';
 import type { BlocksReview } from '../core/review/blocks-review.js';
 import type { ChunksReview } from '../core/review/chunks-review.js';
@@ -24,11 +25,16 @@ import type { TaskPool } from '../core/pool.js';
 import type { Chat } from '../core/chat/chat-service.js';
 import type { LlmRuntime } from '../models/llm/llm-runtime.js';
 import type { GuardedFetch } from '../core/net/types.js';
+import type { KeyAuth } from '../core/keys/key-auth.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
   settings: Settings;
+  /** The origin given CORS (the desktop window's); default DESKTOP_ORIGIN. */
+  desktopOrigin?: string;
   apiKey: ApiKey;
+  /** Who sends each request (service key or a named key), its role and scope; failed checks rate-limited. */
+  keyAuth: KeyAuth;
   appVersion: string;
   db: Db;
   files: FileStore;
@@ -41,6 +47,7 @@ export interface ServerDeps {
   botDocuments: BotDocuments;
   botPipeline: Pick<BotPipeline, 'build'>;
   botChat: BotChat;
+  chatTraining: ChatTraining;
   chunks: ChunksReview;
   rechunk: Rechunk;
   finalize: ReturnType<typeof createFinalize>;

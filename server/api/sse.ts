@@ -1,4 +1,5 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { describeFailure } from '../core/errors.js';
 
 /**
  * A Server-Sent Events stream on a hijacked reply. `closed` turns true (and `signal` aborts) as soon as
@@ -8,6 +9,8 @@ export function openSse(reply: FastifyReply) {
   const controller = new AbortController();
   reply.hijack();
   const res = reply.raw;
+  // What hooks set before the stream (CORS for the desktop window) is sent with it.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
@@ -44,4 +47,27 @@ export function abortOnHangUp(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+export interface AnswerEvents<S> {
+  signal: AbortSignal;
+  onSources: (e: S) => void;
+  onToken: (text: string) => void;
+}
+
+/**
+ * Streams one answer (job chat or bot chat) as Server-Sent Events: `sources` once retrieval is done, a
+ * `token` per piece of text, then `done` with the answer, or `error` with its code; a hang-up aborts it.
+ */
+export async function streamAnswer<S>(reply: FastifyReply, log: FastifyBaseLogger, run: (ev: AnswerEvents<S>) => Promise<unknown>): Promise<FastifyReply> {
+  const sse = openSse(reply);
+  try {
+    const done = await run({ signal: sse.signal, onSources: (e) => sse.send('sources', e), onToken: (text) => sse.send('token', { text }) });
+    sse.send('done', done);
+  } catch (err) {
+    log.warn({ err }, 'answer stream failed');
+    sse.send('error', describeFailure(err));
+  }
+  sse.end();
+  return reply;
 }

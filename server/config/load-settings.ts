@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseSettings, SettingsError, type Settings } from '../schemas/settings.js';
+import { settingsOfConfigFile } from './config-file-keys.js';
 
 export const CONFIG_FILE_NAMES = ['lectern.yaml', 'lectern.yml'];
 
@@ -23,11 +24,22 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_WARM_UP_ROUNDS: 'warm_up_rounds',
   LECTERN_CHUNK_SIZE: 'chunk_size',
   LECTERN_CHUNK_OVERLAP: 'chunk_overlap',
+  LECTERN_MAX_DECOMPRESSED_BYTES: 'max_decompressed_bytes',
+  LECTERN_MAX_DECOMPRESSED_PART_BYTES: 'max_decompressed_part_bytes',
+  LECTERN_MAX_IMAGE_PIXELS: 'max_image_pixels',
+  LECTERN_MAX_PAGE_PIXELS: 'max_page_pixels',
+  LECTERN_MAX_PAGES: 'max_pages',
+  LECTERN_MAX_JOB_SECONDS: 'max_job_seconds',
+  LECTERN_WORKER_HEAP_MB: 'worker_heap_mb',
   LECTERN_LOG_LEVEL: 'log_level',
   LECTERN_EMBEDDING_MODEL: 'embedding_model',
   LECTERN_CHAT_MODEL: 'chat_model',
+  LECTERN_LLM_PROVIDER: 'llm_provider',
+  LECTERN_LLM_MODEL: 'llm_model',
+  LECTERN_LLM_BASE_URL: 'llm_base_url',
   LECTERN_LLM_THREADS: 'llm_threads',
   LECTERN_ALLOWED_PRIVATE_HOSTS: 'allowed_private_hosts',
+  LECTERN_ALLOWED_HOSTS: 'allowed_hosts',
   LECTERN_DOCUMENT_ROOTS: 'document_roots',
   LECTERN_ENCYCLOPEDIA_URL: 'encyclopedia_url',
   LECTERN_WEB_SEARCH_URL: 'web_search_url',
@@ -35,6 +47,7 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_OUTBOUND_TIMEOUT_MS: 'outbound_timeout_ms',
   LECTERN_OUTBOUND_MAX_BYTES: 'outbound_max_bytes',
   LECTERN_OUTBOUND_MAX_REDIRECTS: 'outbound_max_redirects',
+  LECTERN_AUTH_FAILURES_PER_MINUTE: 'auth_failures_per_minute',
 };
 
 export interface LoadSettingsInput {
@@ -44,19 +57,22 @@ export interface LoadSettingsInput {
   cwd: string;
   /** A config file named explicitly (-c); otherwise lectern.yaml in cwd is read when present. */
   configPath?: string;
+  /** Hears what the config file holds that Lectern ignores, and why. */
+  onWarning?: (message: string) => void;
 }
 
 /** Precedence: flag > environment > config file > default. */
-export function loadSettings({ flags = {}, env, cwd, configPath }: LoadSettingsInput): Settings {
-  const fromFile = readConfigFile(configPath ? resolve(cwd, configPath) : findConfig(cwd));
+export function loadSettings({ flags = {}, env, cwd, configPath, onWarning = () => undefined }: LoadSettingsInput): Settings {
+  const fromFile = readConfigFile(configPath ? resolve(cwd, configPath) : findConfig(cwd), onWarning);
   const fromEnv: Record<string, unknown> = {};
   for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   const merged: Record<string, unknown> = { data_dir: defaultDataDir(env), ...fromFile, ...fromEnv, ...fromFlags };
   merged.data_dir = resolve(cwd, String(merged.data_dir));
   // A list in the config file; one comma-separated string in the environment (or written so in the file).
-  if (typeof merged.allowed_private_hosts === 'string') {
-    merged.allowed_private_hosts = merged.allowed_private_hosts.split(',').map((h) => h.trim()).filter(Boolean);
+  for (const key of ['allowed_private_hosts', 'allowed_hosts']) {
+    const value = merged[key];
+    if (typeof value === 'string') merged[key] = value.split(',').map((h) => h.trim()).filter(Boolean);
   }
   // Folders are ':'-separated in the environment, like PATH.
   if (typeof merged.document_roots === 'string') merged.document_roots = merged.document_roots.split(':').filter(Boolean);
@@ -68,17 +84,12 @@ function findConfig(cwd: string): string | undefined {
   return CONFIG_FILE_NAMES.map((n) => join(cwd, n)).find((p) => existsSync(p));
 }
 
-function readConfigFile(path: string | undefined): Record<string, unknown> {
+function readConfigFile(path: string | undefined, warn: (message: string) => void): Record<string, unknown> {
   if (!path) return {};
   if (!existsSync(path)) throw new SettingsError(`config file not found: ${path}`);
   const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`config file ${path} must hold a mapping`);
-  const { server, chunking, ...rest } = parsed as Record<string, unknown>;
-  // The bots CLI's file nests these (server.host, chunking.chunk_size): accept both layouts.
-  return { ...flatten(server), ...flatten(chunking), ...rest };
-}
-
-function flatten(section: unknown): Record<string, unknown> {
-  return section && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
+  // Lectern's flat keys, or the sections of Long-Trainer's file (server.host, llm.model_name…): both.
+  return settingsOfConfigFile(parsed as Record<string, unknown>, path, warn);
 }

@@ -7,7 +7,18 @@ export const ERROR_STATUS = {
   INVALID_POLICY: 400,
   FILE_REQUIRED: 400,
   UNAUTHORIZED: 401,
+  /** The API key is valid but its role does not allow the route, or a scoped key asks for something unscoped. */
+  FORBIDDEN: 403,
+  /** Too many failed key checks from one client: wait for Retry-After seconds. */
+  RATE_LIMITED: 429,
+  /** Named keys (`lectern keys`): no key that is not revoked has this name / one already has it. */
+  KEY_NOT_FOUND: 404,
+  KEY_EXISTS: 409,
   NOT_FOUND: 404,
+  /** A known path asked with a method it does not have (the Allow header lists those it has). */
+  METHOD_NOT_ALLOWED: 405,
+  /** The Host header names neither this machine's loopback names, the listen address nor allowed_hosts. */
+  MISDIRECTED_REQUEST: 421,
   JOB_NOT_FOUND: 404,
   BLOCK_NOT_FOUND: 404,
   CHUNK_NOT_FOUND: 404,
@@ -51,11 +62,26 @@ export const ERROR_STATUS = {
   STREAM_WITH_SCHEMA: 400,
   BOT_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
+  MESSAGE_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   PATH_NOT_ALLOWED: 403,
   LINK_FETCH_FAILED: 502,
   NOT_SUPPORTED: 400,
   WEB_SEARCH_UNAVAILABLE: 409,
+  /**
+   * Document limits (server/core/extract/limits.ts), mostly met as a failed job's `error`: the document
+   * inflates past max_decompressed_bytes or one part past max_decompressed_part_bytes; an image has more
+   * pixels than max_image_pixels; a PDF or TIFF more pages than max_pages.
+   */
+  DECOMPRESSED_TOO_LARGE: 422,
+  IMAGE_TOO_LARGE: 422,
+  TOO_MANY_PAGES: 422,
+  /** A job's extraction ran longer than max_job_seconds. */
+  JOB_TIMEOUT: 422,
+  /** The worker thread ran out of its heap (worker_heap_mb), again on the retry. */
+  OUT_OF_MEMORY: 500,
+  /** The worker thread, or the whole server, stopped while reading the document, again on the retry. */
+  WORKER_DIED: 500,
   INTERNAL: 500,
 } as const;
 

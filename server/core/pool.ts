@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { DEFAULT_LIMITS, JOB_LIMIT_DEFAULTS, type DocumentLimits } from './extract/limits.js';
 import type { ExtractTaskInput, ProgressMessage, TaskMap, WarmUpMessage, WorkerSettings } from './tasks.js';
 
 export interface TaskPool {
@@ -26,14 +27,69 @@ export interface TaskPool {
   close(): Promise<void>;
 }
 
+export interface TaskPoolOptions {
+  warmUpRounds?: number;
+  /** What one document may cost inside the workers (DEFAULT_LIMITS when absent). */
+  limits?: DocumentLimits;
+  /** Each thread's V8 old-generation heap, in MB. */
+  workerHeapMb?: number;
+  /** Told of a thread that failed with no task to fail (it is replaced); the server must not die of it. */
+  onThreadError?: (err: unknown) => void;
+}
+
+/**
+ * A worker thread that died takes its task with it: Piscina rejects the task with the thread's error
+ * (ERR_WORKER_OUT_OF_MEMORY past the heap limit) or "worker exited with code N". Both become catalogued
+ * codes, so the job runner can retry the job once and then fail it with its reason.
+ */
+function threadFailure(err: unknown): unknown {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { code: 'OUT_OF_MEMORY', message: `the worker thread reading the document ran out of memory (setting worker_heap_mb): ${message}` };
+  }
+  if (/^worker exited with code/i.test(message)) return { code: 'WORKER_DIED', message: `the worker thread reading the document stopped (${message})` };
+  return err;
+}
+
+/**
+ * Why a shared read failed: when one reader's thread dies, the other stops too ("the second reader of the
+ * PDF stopped", or aborted), and the job must fail (or retry) for the thread's death, not for the echo.
+ */
+function rootCause(errors: unknown[]): unknown {
+  const code = (e: unknown) => (e as { code?: unknown } | null)?.code;
+  const name = (e: unknown) => (e as { name?: unknown } | null)?.name;
+  return (
+    errors.find((e) => code(e) === 'OUT_OF_MEMORY' || code(e) === 'WORKER_DIED') ??
+    errors.find((e) => name(e) !== 'AbortError' && !/second reader of the PDF stopped/.test(String((e as { message?: unknown })?.message))) ??
+    errors[0]
+  );
+}
+
 /** The Piscina pool running workers/index.ts (built to dist/worker.js, or out/main/worker.js in Electron). */
-export function createTaskPool(workerFile: string, threads: number, opts: { warmUpRounds?: number } = {}): TaskPool {
+export function createTaskPool(workerFile: string, threads: number, opts: TaskPoolOptions = {}): TaskPool {
   const size = threads > 0 ? threads : Math.max(1, availableParallelism());
-  const workerData: WorkerSettings = { warmUpRounds: opts.warmUpRounds ?? 0, warmUpChannel: `lectern:warm-up:${randomUUID()}` };
+  const workerData: WorkerSettings = {
+    warmUpRounds: opts.warmUpRounds ?? 0,
+    warmUpChannel: `lectern:warm-up:${randomUUID()}`,
+    limits: opts.limits ?? DEFAULT_LIMITS,
+  };
   // All threads start with the pool and stay: a thread start plus pdf.js load costs about a second.
   // Atomics off: with them, an idle thread sleeps in Atomics.wait and its event loop stands still, so
   // nothing it starts on its own (loading pdf.js, the warm-up) would run before its first task.
-  const pool = new Piscina({ filename: workerFile, minThreads: size, maxThreads: size, workerData, atomics: 'disabled' });
+  // The heap limit makes a thread that runs out of memory fail alone (its task rejects, a new thread
+  // starts); buffers outside the heap (inflated streams, canvases) are bounded by the document limits.
+  const pool = new Piscina({
+    filename: workerFile,
+    minThreads: size,
+    maxThreads: size,
+    workerData,
+    atomics: 'disabled',
+    resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? JOB_LIMIT_DEFAULTS.workerHeapMb },
+  });
+  // Piscina emits 'error' for a thread that fails between tasks (out of memory while warming up, say); with
+  // no listener that would be an uncaught exception in the server.
+  pool.on('error', (err: unknown) => opts.onThreadError?.(err));
   const warm = new Set<number>();
   const warmUp = new BroadcastChannel(workerData.warmUpChannel);
   warmUp.unref();
@@ -54,7 +110,9 @@ export function createTaskPool(workerFile: string, threads: number, opts: { warm
   }
 
   function run<K extends keyof TaskMap>(name: K, input: TaskMap[K]['input'], signal?: AbortSignal): Promise<TaskMap[K]['output']> {
-    return counted(pool.run(input, { name, signal }) as Promise<TaskMap[K]['output']>);
+    return counted(pool.run(input, { name, signal }) as Promise<TaskMap[K]['output']>).catch((err: unknown) => {
+      throw threadFailure(err);
+    });
   }
 
   /** Runs a task that reports progress on a MessagePort of its own. */
@@ -70,6 +128,8 @@ export function createTaskPool(workerFile: string, threads: number, opts: { warm
     try {
       const withPort = { ...input, progressPort: port2 as MessagePort };
       return (await counted(pool.run(withPort, { name, transferList: [port2, ...transfer], signal }))) as TaskMap[K]['output'];
+    } catch (err) {
+      throw threadFailure(err);
     } finally {
       port1.close();
     }
@@ -97,11 +157,12 @@ export function createTaskPool(workerFile: string, threads: number, opts: { warm
         throw err;
       });
     try {
-      const [out] = await Promise.all([
+      const [lead, helper] = await Promise.allSettled([
         settle(runWithProgress('extractPdfLead', { ...input, helperPort }, group.signal, progress(0), [helperPort])),
         settle(runWithProgress('readPdfShare', { path: input.path, ocr: input.ocr, leadPort }, group.signal, progress(1), [leadPort])),
       ]);
-      return out;
+      if (lead.status === 'fulfilled' && helper.status === 'fulfilled') return lead.value;
+      throw rootCause([lead, helper].flatMap((r) => (r.status === 'rejected' ? [r.reason] : [])));
     } finally {
       signal.removeEventListener('abort', stop);
     }

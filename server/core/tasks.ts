@@ -6,6 +6,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ChunkDraft, ChunkInputBlock, ChunkOptions } from './chunking/types.js';
+import type { DocumentLimits } from './extract/limits.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 import type { BBox, OcrOptions } from './extract/types.js';
 import type { OcrPageResult } from './ocr/ocr-page.js';
@@ -89,6 +90,8 @@ export interface WorkerSettings {
   warmUpRounds: number;
   /** BroadcastChannel (one per pool) on which a thread says it has finished warming up. */
   warmUpChannel: string;
+  /** What one document may cost; every task of the thread reads within them. */
+  limits: DocumentLimits;
 }
 
 export interface WarmUpMessage {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { GuardedFetch, GuardedResponse } from '../core/net/types.js';
 import { ModelError } from './model-error.js';
@@ -32,6 +31,40 @@ export async function sha256OfFile(path: string): Promise<string> {
 
 async function sizeOf(path: string): Promise<number> {
   return stat(path).then((s) => s.size, () => 0);
+}
+
+/** Bytes read ahead of the disk at most; past this the download waits for its writes. */
+const MAX_UNWRITTEN = 16 * 1024 * 1024;
+
+/**
+ * Appends the body to `part`, reading it as fast as it comes and writing each chunk in order. When the
+ * connection breaks, every chunk received is written before the error is reported: a pipeline into a
+ * write stream destroyed the stream with what it still buffered, so on a loaded machine (slow writes)
+ * half of the bytes received were lost and the resumed download asked for them again. Reading ahead
+ * of the disk also keeps the bytes out of the HTTP client's buffers, which a broken connection drops.
+ */
+async function writeBody(body: ReadableStream<Uint8Array>, part: string, start: number, opts: DownloadOptions): Promise<void> {
+  const file = await open(part, start > 0 ? 'a' : 'w');
+  let written = start;
+  let unwritten = 0;
+  let writes: Promise<void> = Promise.resolve();
+  const append = (chunk: Uint8Array): void => {
+    unwritten += chunk.byteLength;
+    writes = writes.then(async () => {
+      await file.write(chunk);
+      unwritten -= chunk.byteLength;
+      written += chunk.byteLength;
+      opts.onProgress?.({ file: opts.dest, receivedBytes: written, totalBytes: opts.size });
+    });
+  };
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      append(chunk);
+      if (unwritten > MAX_UNWRITTEN) await writes;
+    }
+  } finally {
+    await writes.finally(() => file.close());
+  }
 }
 
 /**
@@ -68,16 +101,10 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
     // 416: the part already holds the whole file (the checks below tell); its short body is not wanted.
     if (res.status === 416) await res.body.cancel().catch(() => {});
     else {
-      let received = append ? have : 0;
-      const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
-      body.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        opts.onProgress?.({ file: opts.dest, receivedBytes: received, totalBytes: opts.size });
-      });
       try {
-        await pipeline(body, createWriteStream(part, { flags: append ? 'a' : 'w' }), { signal: opts.signal });
+        await writeBody(res.body, part, append ? have : 0, opts);
       } catch (err) {
-        // The part file stays: the next pull resumes from it.
+        // The part file stays, holding every byte received: the next pull resumes from it.
         if (opts.signal?.aborted) throw err;
         throw new ModelError('MODEL_DOWNLOAD_FAILED', `download of ${opts.url} broke off: ${(err as Error).message}`, { url: opts.url });
       }

@@ -97,6 +97,8 @@ export const QueryBody = Type.Object(
 export const DocumentsAdded = Type.Object({ status: Type.Literal('ok'), documents: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 
 export const ChatCreated = Type.Object({ chat_id: Type.String() });
+/** Stream event (`stream: true`): the sources as soon as retrieval is done. */
+export const BotSourcesEvent = Type.Object({ chat_id: Nullable(Type.String()), message_id: Type.String(), sources: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 export const ChatIds = Type.Array(Type.String(), { description: "The bot's chat ids, oldest first" });
 const Citation = Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), quote: Type.String() });
 const WebSource = Type.Object({ title: Type.String(), url: Type.String(), snippet: Type.String() });
@@ -110,6 +112,12 @@ export const Message = Type.Object({
   status: Type.String({ description: 'complete, cancelled or failed' }),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   usage: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Tokens and times of the answer' })),
+  response: Type.Optional(Type.String({ description: 'A vision answer (Long-Trainer\'s name for it; the same as `answer`)' })),
+  images: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), media_type: Type.String(), sha256: Type.String(), bytes: Type.Integer(), text_chars: Type.Integer({ description: 'Characters the OCR read' }) }), {
+      description: 'A vision question\'s images',
+    }),
+  ),
   created_at: Type.String(),
 });
 export const ChatHistory = Type.Object({ chat_id: Type.String(), bot_id: Type.String(), messages: Type.Array(Message) });

@@ -55,6 +55,10 @@ const Usage = Type.Record(Type.String(), Type.Number(), {
   description: 'Timings (ms: retrieval, prompt, load, first_token, generation, total) and token counts',
 });
 
+/** Stream events (`stream: true`): the sources as soon as retrieval is done, then each generated piece of text. */
+export const ChatSourcesEvent = Type.Object({ session_id: Type.String(), turn_id: Type.String(), sources: Type.Array(Source) });
+export const TokenEvent = Type.Object({ text: Type.String() });
+
 export const ChatAnswer = Type.Object({
   session_id: Type.String(),
   turn_id: Type.String(),

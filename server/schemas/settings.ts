@@ -2,6 +2,8 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_EMBEDDING_MODEL } from '../models/catalog.js';
 import { NET_DEFAULTS } from '../core/net/defaults.js';
+import { LLM_PROVIDERS } from '../core/chat/chat-providers.js';
+import { DEFAULT_LIMITS, JOB_LIMIT_DEFAULTS } from '../core/extract/limits.js';
 
 /** Every setting, written once: validated at start-up whatever its source (flag, env, config file). */
 export const SettingsSchema = Type.Object({
@@ -19,10 +21,35 @@ export const SettingsSchema = Type.Object({
   warm_up_rounds: Type.Integer({ minimum: 0, maximum: 50, default: 6 }),
   chunk_size: Type.Integer({ minimum: 32, maximum: 8192, default: 512 }),
   chunk_overlap: Type.Integer({ minimum: 0, maximum: 1024, default: 64 }),
+  // What one document may cost (server/core/extract/limits.ts): a document crossing a limit fails as a job
+  // with its code (DECOMPRESSED_TOO_LARGE, IMAGE_TOO_LARGE, TOO_MANY_PAGES, JOB_TIMEOUT, OUT_OF_MEMORY).
+  /** Bytes a document may inflate to in all: PDF streams, DOCX/OOXML zip members (a PNG is bounded by its pixels). */
+  max_decompressed_bytes: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxDecompressedBytes }),
+  /** Bytes any one of those compressed parts may inflate to. */
+  max_decompressed_part_bytes: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, default: DEFAULT_LIMITS.maxDecompressedPartBytes }),
+  /** Pixels of an image document's page; an image inside a PDF is left out of its page beyond twice it. */
+  max_image_pixels: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxImagePixels }),
+  /** Pixels of a PDF page rendered for OCR or for the review UI (a larger render is refused). */
+  max_page_pixels: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxPagePixels }),
+  /** Pages of a PDF or TIFF. */
+  max_pages: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxPages }),
+  /** Wall time of one job's extraction, in seconds. */
+  max_job_seconds: Type.Integer({ minimum: 1, maximum: 2_000_000, default: JOB_LIMIT_DEFAULTS.maxJobSeconds }),
+  /** V8 heap of each worker thread, in MB: a thread over it fails its task alone (OUT_OF_MEMORY). */
+  worker_heap_mb: Type.Integer({ minimum: 64, maximum: 16384, default: JOB_LIMIT_DEFAULTS.workerHeapMb }),
   /** The embedding model POST /jobs/{job_id}/embed and POST /search use when a request names none. */
   embedding_model: Type.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
   /** The GGUF chat model POST /chat uses (provider `local`) when a request names none. */
   chat_model: Type.String({ minLength: 1, default: 'smollm2-135m-instruct-q4_1' }),
+  /**
+   * What answers for a bot created without `llm` (the config file's `llm.provider`): local (the GGUF of
+   * chat_model, on this machine), openai (any OpenAI-compatible server), ollama, or extractive (no model).
+   */
+  llm_provider: Type.Enum([...LLM_PROVIDERS], { default: 'local' }),
+  /** The model of a remote llm_provider (the config file's `llm.model_name`); local bots use chat_model. */
+  llm_model: Type.String({ default: '' }),
+  /** The server of a remote llm_provider; empty: the provider's usual address. */
+  llm_base_url: Type.String({ default: '' }),
   /**
    * CPU threads for local chat generation; 0 = one per core but one, at most 4. A llama thread whose core
    * is busy spins waiting for it, so more threads than free cores makes generation many times slower.
@@ -35,6 +62,13 @@ export const SettingsSchema = Type.Object({
    * (`localhost:11434` does not allow `127.0.0.1:11434`). Environment: comma-separated.
    */
   allowed_private_hosts: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] }),
+  /**
+   * Host names the server answers to besides its own (localhost, 127.0.0.1, [::1] and the listen address):
+   * `host:port`, or `host` for the listening port, IPv6 in brackets. A request naming any other Host is
+   * refused with 421, so a web page whose name was rebound to this machine cannot read the API or the UI.
+   * Environment: comma-separated.
+   */
+  allowed_hosts: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] }),
   /** Outbound requests: time to open a connection. */
   outbound_connect_timeout_ms: Type.Integer({ minimum: 1, default: NET_DEFAULTS.connectTimeoutMs }),
   /** Outbound requests: time from the request to the end of the answer, redirects included. */
@@ -53,6 +87,11 @@ export const SettingsSchema = Type.Object({
   encyclopedia_url: Type.String({ minLength: 1, default: 'https://en.wikipedia.org/w/api.php' }),
   /** A SearxNG-compatible JSON search API for chats with web_search: true; empty: web search is off. */
   web_search_url: Type.String({ default: '' }),
+  /**
+   * Wrong API keys one client address may send in a minute; after that every request from it answers 429
+   * RATE_LIMITED until the minute is over, without any key being compared.
+   */
+  auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10 }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },
@@ -68,7 +107,10 @@ export class SettingsError extends Error {
 export function parseSettings(input: Record<string, unknown>): Settings {
   const withDefaults = Value.Default(SettingsSchema, Value.Convert(SettingsSchema, structuredClone(input)));
   if (!Value.Check(SettingsSchema, withDefaults)) {
-    const problems = [...Value.Errors(SettingsSchema, withDefaults)].map((e) => `${e.instancePath || '/'} ${e.message}`);
+    const problems = [...Value.Errors(SettingsSchema, withDefaults)].map((e) => {
+      const allowed = (e.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+      return `${e.instancePath || '/'} ${e.message}${allowed ? ` (${allowed.join(', ')})` : ''}`;
+    });
     throw new SettingsError(`invalid settings: ${problems.join('; ')}`);
   }
   return withDefaults as Settings;

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
-import { listenOnLoopback } from '../helpers/loopback-server.js';
+import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 import { sseRequest } from '../helpers/sse.js';
@@ -19,10 +19,18 @@ let wiki: MediaWikiServer;
 let searx: SearxServer;
 let root = '';
 let outside = '';
+let privateListener: LoopbackServer;
+let redirector: LoopbackServer;
 const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
   [web, wiki, searx] = await Promise.all([startWebPagesServer(), startMediaWikiServer(), startSearxServer()]);
+  // A listener the policy does not allow, and an allowed site that redirects to it.
+  privateListener = await listenOnLoopback((_req, res) => res.end('private'));
+  redirector = await listenOnLoopback((_req, res) => {
+    res.writeHead(302, { location: `${privateListener.url}/inside` });
+    res.end();
+  });
   root = tempDir('lectern-roots-');
   outside = tempDir('lectern-outside-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
@@ -41,7 +49,7 @@ beforeAll(async () => {
     settings: {
       embedding_model: TEST_MODEL,
       document_roots: [root],
-      allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url)],
+      allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url), hostOf(redirector.url)],
       encyclopedia_url: wiki.apiUrl,
       web_search_url: searx.url,
     },
@@ -49,7 +57,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  await Promise.all([web?.close(), wiki?.close(), searx?.close()]);
+  await Promise.all([web?.close(), wiki?.close(), searx?.close(), privateListener?.close(), redirector?.close()]);
 });
 
 const newBot = async (body: Record<string, unknown> = {}) => (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } }))).bot_id as string;
@@ -139,21 +147,17 @@ describe('bots', () => {
 
   it('refuses a link to a private address or one redirecting there, sending nothing to it', async () => {
     const botId = await newBot();
-    const listener = await listenOnLoopback((_req, res) => res.end('private'));
-    const redirector = await listenOnLoopback((_req, res) => {
-      res.writeHead(302, { location: `${listener.url}/inside` });
-      res.end();
-    });
-    try {
-      const direct = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${listener.url}/x`] } });
-      expect(direct.status).toBe(502);
-      expect((await json(direct)).error).toMatchObject({ code: 'LINK_FETCH_FAILED' });
-      expect(listener.connections()).toBe(0);
-      expect(redirector.connections()).toBe(0);
-    } finally {
-      await listener.close();
-      await redirector.close();
-    }
+    const direct = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${privateListener.url}/x`] } });
+    expect(direct.status).toBe(403);
+    expect((await json(direct)).error).toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    // An allowed site redirecting to a private address: the redirect is checked like the first URL.
+    const redirected = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${redirector.url}/go`, `${web.url}/missing`] } });
+    expect(redirected.status).toBe(502);
+    const err = (await json(redirected)).error;
+    expect(err.code).toBe('LINK_FETCH_FAILED');
+    expect(err.details.documents[0]).toMatchObject({ url: `${redirector.url}/go`, error: { code: 'URL_NOT_ALLOWED' } });
+    expect(redirector.connections()).toBeGreaterThan(0);
+    expect(privateListener.connections()).toBe(0);
   });
 
   it('adds encyclopedia articles whole, skipping disambiguation pages, each with its title, URL and revision', async () => {
@@ -266,12 +270,43 @@ describe('bot chats', () => {
     }
   });
 
+  it('learns from chats only what a person kept: ratings, a review job of the pairs, trained on finalize', async () => {
+    const bot = await newBot();
+    const added = await json(await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+    await searchable(added.job_id);
+    const { chat_id } = await json(await server.call('POST', `/bots/${bot}/chats`));
+    const askBot = async (query: string) => json(await server.call('POST', `/bots/${bot}/chats/${chat_id}`, { json: { query } }));
+    const liked = await askBot('What does chlorophyll capture?');
+    const disliked = await askBot('How is bread dough prepared?');
+    await askBot('Who won the 1974 football world cup?'); // not found: never a pair
+    const rate = (id: string, rating: string) => server.call('POST', `/chats/${chat_id}/messages/${id}/feedback`, { json: { rating, note: 'checked' } });
+    expect(await json(await rate(liked.message_id, 'up'))).toMatchObject({ rating: 'up', note: 'checked' });
+    expect((await rate(disliked.message_id, 'down')).status).toBe(200);
+    expect((await rate('no-such-message', 'up')).status).toBe(404);
+
+    const trained = await json(await server.call('POST', `/bots/${bot}/train-chats`));
+    expect(trained).toMatchObject({ pairs: 1, job_id: expect.any(String), csv_path: expect.stringMatching(/\.csv$/) });
+    expect(readFileSync(trained.csv_path, 'utf8')).toContain('What does chlorophyll capture?');
+    // Nothing is marked before the review: a second call finds the pair already waiting.
+    expect(await json(await server.call('POST', `/bots/${bot}/train-chats`))).toMatchObject({ message: 'No new chats found for training.', csv_path: null });
+    const job = await server.waitFor(trained.job_id);
+    expect(job).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending', source: { kind: 'chat_training' } });
+    const blocksOf = (await json(await server.call('GET', `/jobs/${trained.job_id}/blocks`))).items;
+    expect(blocksOf.map((b: { type: string; text: string }) => [b.type, b.text.slice(0, 4)])).toContainEqual(['heading', 'Q1. ']);
+    expect((await server.call('POST', `/jobs/${trained.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect((await searchable(trained.job_id)).ingest_status).toBe('success');
+    const hits = await vectorstore(bot, 'What does chlorophyll capture?');
+    expect(hits.documents.map((h: { metadata: { source: string } }) => h.metadata.source)).toContain('Learned from chats');
+    expect(await json(await server.call('POST', `/bots/${bot}/train-chats`))).toMatchObject({ pairs: 0, csv_path: null });
+  });
+
   it('describes every bots route in the OpenAPI', async () => {
     const spec = await json(await server.call('GET', '/openapi.json'));
     for (const [path, method] of [
       ['/bots', 'post'], ['/bots', 'get'], ['/bots/{bot_id}', 'get'], ['/bots/{bot_id}', 'delete'], ['/bots/{bot_id}/build', 'post'], ['/bots/{bot_id}/load', 'post'],
       ['/bots/{bot_id}/prompt', 'put'], ['/bots/{bot_id}/documents/path', 'post'], ['/bots/{bot_id}/documents/link', 'post'], ['/bots/{bot_id}/documents/query', 'post'],
       ['/bots/{bot_id}/chats', 'post'], ['/bots/{bot_id}/chats', 'get'], ['/bots/{bot_id}/chats/{chat_id}', 'post'], ['/chats/{chat_id}', 'get'], ['/bots/{bot_id}/vectorstore', 'post'],
+      ['/chats/{chat_id}/messages/{message_id}/feedback', 'post'], ['/bots/{bot_id}/train-chats', 'post'], ['/v1/models', 'get'], ['/v1/chat/completions', 'post'],
     ] as const) {
       expect(spec.paths[path]?.[method], `${method} ${path}`).toBeTruthy();
       expect(spec.paths[path][method].responses['401'], `${method} ${path} 401`).toBeTruthy();

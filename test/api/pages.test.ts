@@ -149,7 +149,8 @@ describe('the job', () => {
   it('is documented in the OpenAPI with the pages listing and its errors', async () => {
     const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, any>;
     const op = spec.paths['/jobs/{job_id}/pages']?.get;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '404', '409']);
+    // Its own answers; the ones every route may give (403, 421, 429…) are declared by the plugins that give them.
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '421']));
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['job_id', 'skip', 'limit']));
     const item = op.responses['200'].content['application/json'].schema.properties.items.items;
     expect(Object.keys(item.properties)).toEqual(['page', 'width', 'height', 'rotation', 'needs_ocr', 'ocr']);

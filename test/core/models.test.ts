@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, pbkdf2, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,7 @@ import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import type { GuardedFetch } from '../../server/core/net/types.js';
 import { MODEL_CATALOG, type CatalogModel } from '../../server/models/catalog.js';
-import { sha256OfFile } from '../../server/models/download.js';
+import { downloadVerified, sha256OfFile } from '../../server/models/download.js';
 import { createModelManager } from '../../server/models/manager.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -88,6 +88,22 @@ function tinyCatalog(weightsUrl = '/weights.bin'): CatalogModel[] {
   ];
 }
 
+/** Keeps every thread of libuv's pool busy (file system calls queue behind) until the returned stop. */
+function occupyThreadPool(): () => Promise<void> {
+  let stopped = false;
+  const lanes = Array.from({ length: 8 }, () => new Promise<void>((done) => {
+    const again = (): void => {
+      if (stopped) return done();
+      pbkdf2('load', 'salt', 200_000, 32, 'sha256', again);
+    };
+    again();
+  }));
+  return async () => {
+    stopped = true;
+    await Promise.all(lanes);
+  };
+}
+
 let modelsDir: string;
 beforeEach(() => {
   modelsDir = mkdtempSync(join(root, 'data-'));
@@ -146,6 +162,24 @@ describe('model manager', () => {
     const weightsRequests = requests.filter((r) => r.url === '/weights.bin');
     expect(weightsRequests).toEqual([{ url: '/weights.bin', range: 'bytes=120000-', sentBytes: WEIGHTS.length - 120_000 }]);
     expect(readFileSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx')).equals(WEIGHTS)).toBe(true);
+  });
+
+  it('has every byte received before a break on disk when it reports the break, even when the disk is slow', async () => {
+    // A loaded machine: file writes wait behind other work in libuv's thread pool (password hashing here)
+    // while the socket keeps delivering. Resuming reads the part file's length as soon as the error is told.
+    const dest = join(modelsDir, 'weights.bin');
+    const stopLoad = occupyThreadPool();
+    let part: Buffer;
+    try {
+      cutNextWeightsAt = 120_000;
+      const pulled = downloadVerified({ url: `${base}/weights.bin`, dest, size: WEIGHTS.length, sha256: sha(WEIGHTS), net });
+      await expect(pulled).rejects.toMatchObject({ code: 'MODEL_DOWNLOAD_FAILED' });
+      part = readFileSync(`${dest}.part`); // at once, with the pool still busy
+    } finally {
+      await stopLoad();
+    }
+    expect(part.length).toBe(120_000);
+    expect(part.equals(WEIGHTS.subarray(0, 120_000))).toBe(true);
   });
 
   it('pulls only from hosts the policy allows: a loopback server not allowed gets no request', async () => {

@@ -34,12 +34,12 @@ export function tempDir(prefix = 'lectern-test-'): string {
 }
 
 /** Starts the real application (real SQLite, real worker pool) listening on a free loopback port. */
-export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string } = {}): Promise<TestServer> {
+export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
   // No start-up warm-up by default: tests start many servers and time none of them.
   const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...opts.settings });
-  const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }) });
+  const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   const call: TestServer['call'] = (method, path, o = {}) => {
     const headers: Record<string, string> = { 'x-api-key': key, ...o.headers };

@@ -37,7 +37,11 @@ export async function startChatServer(protocol: 'openai' | 'ollama', opts: { api
       if (body.model !== opts.model) return fail(404, { error: `model "${body.model}" not found` });
       const stop = new AbortController();
       res.on('close', () => stop.abort());
-      const messages = body.messages as ChatMessage[];
+      // The model here reads text only: OpenAI's content parts give their text (the images stay in `requests`).
+      const messages = (body.messages as { role: ChatMessage['role']; content: string | { type: string; text?: string }[] }[]).map((m) => ({
+        role: m.role,
+        content: typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n'),
+      }));
       const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
       const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
       const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;

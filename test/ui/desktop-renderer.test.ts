@@ -1,17 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ORIGIN, appFiles } from '../../main/app-protocol.js';
 import { cspOf } from '../../server/api/routes/ui.js';
 import { fixturesDir, ingest, startServer, type TestServer } from '../helpers/app.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt, rendererOut } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
-// The built renderer loaded the way Electron's window loads it: from a file URL, with the preload's
-// bridge (main/preload.ts) present as `window.lectern`. Electron lets file pages load their module
-// scripts; Chromium needs --allow-file-access-from-files for that, nothing else differs.
+// The built renderer loaded the way Electron's window loads it: every file from the `lectern://app` scheme's
+// handler (main/app-protocol.ts), with the preload's bridge (main/preload.ts) present as `window.lectern`.
+// Only Electron can register that scheme with Chromium, so here the same handler answers for a stand-in
+// origin, and the server gives CORS to that origin as it gives it to lectern://app in the app.
 
 const EXPECTED_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self' http://127.0.0.1:*; font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
@@ -26,14 +27,19 @@ let logs: string[];
 /** Requests that reached the network layer for a host other than the local server (aborted there). */
 const tripwire: string[] = [];
 let jobId = '';
-const indexUrl = pathToFileURL(join(rendererOut, 'index.html')).href;
+const WINDOW_ORIGIN = 'http://lectern-window.localhost';
+const indexUrl = `${WINDOW_ORIGIN}/index.html`;
+const appFile = appFiles(rendererOut);
 
 beforeAll(async () => {
   ensureRendererBuilt();
-  server = await startServer();
+  server = await startServer({ desktopOrigin: WINDOW_ORIGIN });
   jobId = (await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))).job_id;
-  browser = await launchChromium(['--allow-file-access-from-files']);
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // What the window's permission handler gives the app's page alone (main/app-protocol.ts permissionAllowed):
+  // a page without an address of its own reaches 127.0.0.1 only with Local Network Access.
+  await context.grantPermissions(['local-network-access'], { origin: WINDOW_ORIGIN });
   // What contextBridge.exposeInMainWorld gives the page: a frozen object of the preload's named methods.
   await context.addInitScript(
     ({ url, key }) => {
@@ -53,9 +59,15 @@ beforeAll(async () => {
     },
     { url: server.url, key: server.key },
   );
-  await context.route('**/*', (route) => {
+  await context.route('**/*', async (route) => {
     const url = route.request().url();
-    if (url.startsWith('file://') || url.startsWith(`${server.url}/`)) return route.continue();
+    if (url.startsWith(`${WINDOW_ORIGIN}/`)) {
+      const answer = await appFile(new Request(APP_ORIGIN + url.slice(WINDOW_ORIGIN.length), { method: route.request().method() }));
+      const headers: Record<string, string> = {};
+      answer.headers.forEach((value, name) => (headers[name] = value));
+      return route.fulfill({ status: answer.status, headers, body: Buffer.from(await answer.arrayBuffer()) });
+    }
+    if (url.startsWith(`${server.url}/`)) return route.continue();
     tripwire.push(url);
     return route.abort();
   });
@@ -69,7 +81,7 @@ afterAll(async () => {
 });
 
 describe('the renderer as the desktop window loads it', () => {
-  it('starts from the file URL with the key from the bridge, without asking for it', async () => {
+  it('starts from the app scheme with the key from the bridge, without asking for it', async () => {
     await page.goto(indexUrl);
     await page.waitForSelector(`table.jobs tr[data-job="${jobId}"]`);
     expect(await page.locator('.key-form').count()).toBe(0);
@@ -82,7 +94,7 @@ describe('the renderer as the desktop window loads it', () => {
     await page.waitForSelector('tr[data-job]:has-text("picked.md")');
   });
 
-  it('reviews through the local server across the file origin (CORS for the desktop only)', async () => {
+  it('reviews through the local server across origins (CORS for the desktop window only)', async () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
     await page.keyboard.press('a');
@@ -129,13 +141,14 @@ describe('the renderer as the desktop window loads it', () => {
     requests.splice(before);
   });
 
-  it('cannot talk to the API from a web origin: CORS answers only the file origin', async () => {
-    const fromWeb = await fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
-    expect(fromWeb.headers.get('access-control-allow-origin')).toBeNull();
-    const fromFile = await fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin: 'null', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
-    expect(fromFile.status).toBe(204);
-    expect(fromFile.headers.get('access-control-allow-origin')).toBe('null');
-    expect(fromFile.headers.get('access-control-allow-headers')).toContain('x-api-key');
+  it('cannot talk to the API from a web origin or a file page ("null"): CORS answers only the window\'s origin', async () => {
+    const preflight = (origin: string) =>
+      fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    for (const origin of ['https://evil.example', 'null', 'file://']) expect((await preflight(origin)).headers.get('access-control-allow-origin'), origin).toBeNull();
+    const fromWindow = await preflight(WINDOW_ORIGIN);
+    expect(fromWindow.status).toBe(204);
+    expect(fromWindow.headers.get('access-control-allow-origin')).toBe(WINDOW_ORIGIN);
+    expect(fromWindow.headers.get('access-control-allow-headers')).toContain('x-api-key');
   });
 
   it('saves the export through the bridge in the desktop app', async () => {
@@ -155,9 +168,9 @@ describe('the renderer as the desktop window loads it', () => {
 
   it('made no request outside the app files and the local server', () => {
     expect(tripwire).toEqual([]);
-    const outside = requests.filter((u) => !u.startsWith('file://') && !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    const outside = requests.filter((u) => !u.startsWith(`${WINDOW_ORIGIN}/`) && !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
     expect(outside).toEqual([]);
-    for (const u of requests.filter((r) => r.startsWith('http'))) expect(new URL(u).hostname).toBe('127.0.0.1');
+    for (const u of requests.filter((r) => r.startsWith('http') && !r.startsWith(`${WINDOW_ORIGIN}/`))) expect(new URL(u).hostname).toBe('127.0.0.1');
     expect(requests.some((u) => u.startsWith(`${server.url}/jobs/${jobId}/blocks`))).toBe(true);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   });

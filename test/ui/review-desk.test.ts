@@ -136,7 +136,14 @@ describe('the review desk in a browser', () => {
     expect(theirs.status).toBe(200);
     await page.keyboard.press('a');
     await page.waitForSelector('dialog.conflict[open]');
-    expect(await page.textContent('dialog.conflict .conflict-side:nth-child(2) .conflict-text')).toBe('Their correction.');
+    // Their side reads as their text, words they removed struck out; the dialog names them.
+    const theirText = await page.$eval('dialog.conflict .conflict-side.theirs .conflict-text', (el) => {
+      const copy = el.cloneNode(true) as HTMLElement;
+      copy.querySelectorAll('del').forEach((d) => d.remove());
+      return copy.textContent;
+    });
+    expect(theirText).toBe('Their correction.');
+    expect(await page.textContent('dialog.conflict .conflict-author')).toBe('grace');
     await shot(page, shots, '4-conflict');
     await page.click('dialog.conflict button[data-value=mine]');
     await expect.poll(async () => (await blockAt(3)).status).toBe('approved');
@@ -190,8 +197,9 @@ describe('the review desk in a browser', () => {
   it('finalizes with the chosen policy and downloads the export zip', async () => {
     await page.click('nav.tabs a[href$="/finalize"]');
     await page.waitForSelector('.finalize[data-status=ready_for_review]');
-    await page.selectOption('select.policy', 'auto_approve_pending');
+    await page.check('input[name=policy][value=auto_approve_pending]');
     await page.click('button.finalize-button');
+    await page.click('dialog.confirm-finalize button[data-value=true]');
     await page.waitForSelector('.finalize[data-status=finalized]');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button.export-button')]);
     const saved = join(shots, 'export.zip');

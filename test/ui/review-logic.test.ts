@@ -97,7 +97,7 @@ describe('page geometry', () => {
 describe('readCapabilities', () => {
   it('finds nothing optional in a review-only server', () => {
     const caps = readCapabilities({ paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } } });
-    expect(caps).toEqual({ pageImage: false, pageSizes: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, search: false, chat: false, chatResume: false });
+    expect(caps).toEqual({ pageImage: false, pageSizes: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, search: false, chat: false, chatResume: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
   });
   it('finds page images and sizes, confidence sorting, embed, search and chat whatever the parameter names', () => {
     const caps = readCapabilities({
@@ -113,7 +113,22 @@ describe('readCapabilities', () => {
         '/chat/resume': { post: {} },
       },
     });
-    expect(caps).toEqual({ pageImage: true, pageSizes: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, search: true, chat: true, chatResume: true });
+    expect(caps).toEqual({ pageImage: true, pageSizes: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, search: true, chat: true, chatResume: true, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
+  });
+});
+
+describe('readCapabilities for bots', () => {
+  it('shows each part of the Bots screen only where the server has its route', () => {
+    const caps = readCapabilities({
+      paths: {
+        '/bots': { get: {}, post: {} },
+        '/bots/{bot_id}/documents/upload': { post: {} },
+        '/bots/{bot_id}/vision-chats': { post: {} },
+        '/bots/{id}/vision-chats/{vid}': { post: {} },
+        '/chats/{chat_id}/messages/{message_id}/feedback': { post: {} },
+      },
+    });
+    expect(caps).toMatchObject({ bots: true, botUpload: true, botLinks: false, botEncyclopedia: false, vision: true, feedback: true, trainChats: false });
   });
 });
 
@@ -143,8 +158,11 @@ describe('parseRoute', () => {
   it('reads job screens and their parameters, and sends anything else to the library', () => {
     const r = parseRoute('#/jobs/abc%20d/review?block=b3');
     expect(r).toMatchObject({ screen: 'review', jobId: 'abc d' });
-    expect(r.screen !== 'library' && r.params.get('block')).toBe('b3');
+    expect('params' in r && r.params.get('block')).toBe('b3');
     expect(parseRoute('#/jobs/x/nothing')).toEqual({ screen: 'library' });
     expect(parseRoute('')).toEqual({ screen: 'library' });
+    expect(parseRoute('#/bots')).toEqual({ screen: 'bots' });
+    expect(parseRoute('#/bots/b%201')).toEqual({ screen: 'bot', botId: 'b 1' });
+    expect(parseRoute('#/bots/b1/more')).toEqual({ screen: 'library' });
   });
 });

@@ -156,8 +156,12 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(async () => (await block(`b${MANY_BLOCKS_PER_PAGE + 1}`)).status).toBe('pending');
     await page.keyboard.press('Shift+A');
     await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=2&status=approved`))).total).toBe(MANY_BLOCKS_PER_PAGE);
+    // The reload comes at once after the last answer, and still opens the block that was selected.
+    const before = await selected();
+    expect(before).toBe(`b${MANY_BLOCKS_PER_PAGE + 2}`);
     await page.reload();
     await page.waitForSelector('.review[data-loaded=true]');
+    await expect.poll(() => selected()).toBe(before);
     await page.fill('.review-toolbar .page-input', '2');
     await page.press('.review-toolbar .page-input', 'Enter');
     await expect.poll(() => selected()).toBe(`b${MANY_BLOCKS_PER_PAGE + 1}`);

@@ -17,6 +17,19 @@ export interface Capabilities {
   search: boolean;
   chat: boolean;
   chatResume: boolean;
+  /** GET and POST /bots: the Bots screen. */
+  bots: boolean;
+  /** POST /bots/{id}/documents/upload: files from this machine by picker or drop. */
+  botUpload: boolean;
+  /** POST /bots/{id}/documents/link and /documents/query: links and encyclopedia searches. */
+  botLinks: boolean;
+  botEncyclopedia: boolean;
+  /** POST /bots/{id}/vision-chats: questions with images dropped or pasted. */
+  vision: boolean;
+  /** POST /chats/{id}/messages/{id}/feedback: thumbs up and down. */
+  feedback: boolean;
+  /** POST /bots/{id}/train-chats: "learn from chats". */
+  trainChats: boolean;
 }
 
 interface OpenApiParam {
@@ -52,6 +65,13 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
     search: has('post', '/search'),
     chat: has('post', '/chat') && has('post', '/chat/sessions'),
     chatResume: has('post', '/chat/resume'),
+    bots: has('get', '/bots') && has('post', '/bots'),
+    botUpload: has('post', '/bots/{}/documents/upload'),
+    botLinks: has('post', '/bots/{}/documents/link'),
+    botEncyclopedia: has('post', '/bots/{}/documents/query'),
+    vision: has('post', '/bots/{}/vision-chats') && has('post', '/bots/{}/vision-chats/{}'),
+    feedback: has('post', '/chats/{}/messages/{}/feedback'),
+    trainChats: has('post', '/bots/{}/train-chats'),
   };
 }
 

@@ -27,6 +27,8 @@ export interface Api {
   /** The raw response, for streamed answers (Server-Sent Events). */
   stream(path: string, body: unknown, signal?: AbortSignal): Promise<Response>;
   upload<T>(file: Blob, name: string): Promise<T>;
+  /** A multipart POST (a bot's document, a vision question with its images). */
+  sendForm<T>(path: string, form: FormData, signal?: AbortSignal): Promise<T>;
   setReviewer(name: string): void;
 }
 
@@ -75,6 +77,9 @@ export function createApi(conn: Connection, opts: { reviewer?: string; onUnautho
       const form = new FormData();
       form.append('file', file, name);
       return (await (await call('POST', '/jobs', { body: form })).json()) as T;
+    },
+    async sendForm<T>(path: string, form: FormData, signal?: AbortSignal) {
+      return (await (await call('POST', path, { body: form, signal })).json()) as T;
     },
     setReviewer(name: string) {
       reviewerName = name.trim().slice(0, 200);

@@ -14,6 +14,7 @@ import type { Page as PageSchema } from '../../../server/schemas/pages.js';
 import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schemas/embed.js';
 import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
 import type { ChatAnswer as ChatAnswerSchema, Session as SessionSchema } from '../../../server/schemas/chat.js';
+import type { BotDetail as BotDetailSchema, BotList as BotListSchema, Message as MessageSchema } from '../../../server/schemas/bots.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
 
@@ -46,6 +47,13 @@ export type EmbedAccepted = Static<typeof EmbedAcceptedSchema>;
 export type SearchResponse = Static<typeof SearchResponseSchema>;
 export type ChatAnswer = Static<typeof ChatAnswerSchema>;
 export type ChatSession = Static<typeof SessionSchema>;
+
+export type Bot = Static<typeof BotListSchema>['items'][number];
+export type BotDetail = Static<typeof BotDetailSchema>;
+export type BotDocument = BotDetail['document_list'][number];
+/** A bot chat's message (text and vision chats alike): answer, citations, and a vision question's images. */
+export type BotMessage = Static<typeof MessageSchema>;
+export type BotCitation = BotMessage['citations'][number];
 
 export type JobStatus = Job['status'];
 export type ReviewStatus = Block['status'];

@@ -1,5 +1,6 @@
 import { ApiError, type Api } from '../api/client.js';
 import type { Chunk } from '../api/types.js';
+import { changeAuthor } from '../review/conflict-author.js';
 import { conflictDialog, type ConflictSide } from '../review/conflict-dialog.js';
 
 export interface ChunkChange {
@@ -23,7 +24,8 @@ export async function patchChunk(api: Api, jobId: string, chunk: Chunk, change: 
       text: change.edited_text !== undefined ? (change.edited_text ?? chunk.text) : textOf(chunk),
       note: change.reviewer_note !== undefined ? change.reviewer_note : chunk.reviewer_note,
     };
-    const choice = await conflictDialog({ what: `Chunk ${chunk.chunk_id}`, base: textOf(chunk), mine, theirs: sideOf(current), theirVersion: current.version });
+    const author = await changeAuthor(api, jobId, current.chunk_id, current.current_revision_id);
+    const choice = await conflictDialog({ what: `Chunk ${chunk.chunk_id}`, base: textOf(chunk), mine, theirs: sideOf(current), theirVersion: current.version, author });
     if (choice.kind === 'cancel' || choice.kind === 'theirs') return current;
     if (choice.kind === 'mine') return patchChunk(api, jobId, current, change);
     return patchChunk(api, jobId, current, { edited_text: choice.text === current.text ? null : choice.text, reviewer_note: choice.note });

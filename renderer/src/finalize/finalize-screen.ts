@@ -1,17 +1,12 @@
 import type { AppContext, Screen } from '../app-context.js';
-import { ApiError } from '../api/client.js';
 import type { FinalizePolicy, FinalizeResult, Job } from '../api/types.js';
+import { openDialog } from '../ui/dialog.js';
 import { h } from '../ui/dom.js';
 import { label, when } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
 import { embedPanel } from './embed-panel.js';
 import { downloadExport } from './export-download.js';
-
-const POLICIES = [
-  ['auto_approve_pending', 'Approve everything still pending'],
-  ['auto_reject_pending', 'Reject everything still pending'],
-  ['require_all_approved', 'Refuse while anything is pending'],
-] as const satisfies readonly (readonly [FinalizePolicy, string])[];
+import { finalizeErrorText, POLICIES, policyEffect } from './finalize-policy.js';
 
 function countsTable(job: Job): HTMLElement {
   const r = job.review;
@@ -25,24 +20,73 @@ function countsTable(job: Job): HTMLElement {
   );
 }
 
-/** Finalize with a chosen policy, embed when the server can, and download the export. */
+/** One radio per policy, with what it would do to this job's counts. */
+function policyChoices(job: Job, chosen: FinalizePolicy): HTMLElement {
+  return h(
+    'fieldset',
+    { class: 'policies' },
+    h('legend', {}, 'What to do with what is still pending'),
+    ...POLICIES.map((p) =>
+      h(
+        'label',
+        { class: 'policy-option', 'data-policy': p.value },
+        h('input', { type: 'radio', name: 'policy', value: p.value, checked: p.value === chosen }),
+        h('span', { class: 'policy-title' }, p.title),
+        h('span', { class: 'policy-effect muted' }, policyEffect(p.value, job)),
+      ),
+    ),
+  );
+}
+
+/** Finalizing closes review for good: say what the policy will do, with counts read just now, and ask. */
+function confirmFinalize(job: Job, policy: FinalizePolicy): Promise<boolean> {
+  const title = POLICIES.find((p) => p.value === policy)?.title ?? label(policy);
+  return openDialog({
+    title: 'Finalize this job?',
+    className: 'confirm-finalize',
+    body: [
+      h('p', {}, h('strong', {}, title), ': ', policyEffect(policy, job)),
+      h('p', {}, 'Review then closes: the desk becomes read-only and blocks can no longer be changed.'),
+    ],
+    // No primary button: focus starts on Cancel, so Enter does not finalize.
+    buttons: [
+      { label: 'Cancel', value: false },
+      { label: 'Finalize', value: true, kind: 'danger' },
+    ],
+    cancel: false,
+  });
+}
+
+/**
+ * Finalize with a policy the reviewer picks (the one that settles nothing is chosen at first), after a
+ * confirmation that says what it will do; embed when the server can; download the export.
+ */
 export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
+  const path = `/jobs/${encodeURIComponent(jobId)}`;
   const element = h('section', { class: 'finalize', 'aria-label': 'Finalize and export' });
   let embed: ReturnType<typeof embedPanel> = null;
+  let chosen: FinalizePolicy = 'require_all_approved';
 
-  async function render(): Promise<void> {
-    const job = await ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`);
-    const policy = h('select', { 'aria-label': 'Finalize policy', class: 'policy' }, ...POLICIES.map(([v, text]) => h('option', { value: v }, text)));
+  async function render(problem = ''): Promise<void> {
+    const job = await ctx.api.get<Job>(path);
+    const choices = policyChoices(job, chosen);
+    choices.addEventListener('change', (e) => (chosen = (e.target as HTMLInputElement).value as FinalizePolicy));
+    const error = h('p', { class: 'finalize-error error', role: 'alert' }, problem);
     const out = h('div', { class: 'export-result', 'aria-live': 'polite' });
     const finalized = job.status === 'finalized' || job.status === 'indexed';
     const finalize = async () => {
+      const policy = chosen;
+      error.textContent = '';
       try {
-        const r = await ctx.api.send<FinalizeResult>('POST', `/jobs/${encodeURIComponent(jobId)}/finalize`, { finalize_policy: policy.value });
-        toast(`Finalized with ${label(r.finalize_policy)}.`);
+        // Counts as they are now: another reviewer may have worked since the screen was drawn.
+        const fresh = await ctx.api.get<Job>(path);
+        if (!(await confirmFinalize(fresh, policy))) return;
+        const r = await ctx.api.send<FinalizeResult>('POST', `${path}/finalize`, { finalize_policy: policy });
+        toast(`Finalized: ${POLICIES.find((p) => p.value === r.finalize_policy)?.title.toLowerCase() ?? label(r.finalize_policy)}.`);
         await render();
       } catch (err) {
-        const pending = err instanceof ApiError && err.code === 'PENDING_ITEMS';
-        toast(pending ? `Not finalized: items are still pending (${JSON.stringify(err.details)}).` : `Finalize failed: ${errorText(err)}`, 'error');
+        // Shown in the panel (an alert), beside the choice it is about.
+        await render(finalizeErrorText(err));
       }
     };
     const exportZip = () => downloadExport(ctx, jobId, out).catch((err: unknown) => toast(`Export failed: ${errorText(err)}`, 'error'));
@@ -56,8 +100,8 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
         { class: 'panel' },
         h('h2', {}, 'Finalize'),
         finalized
-          ? h('p', {}, `Finalized ${when(job.finalized_at)} with ${label(job.finalize_policy ?? '')}.`)
-          : h('div', {}, policy, ' ', h('button', { type: 'button', class: 'primary finalize-button', disabled: job.status !== 'ready_for_review', onclick: () => void finalize() }, 'Finalize')),
+          ? h('p', {}, `Finalized ${when(job.finalized_at)}: ${POLICIES.find((p) => p.value === job.finalize_policy)?.title.toLowerCase() ?? label(job.finalize_policy ?? '')}.`)
+          : h('div', {}, choices, h('button', { type: 'button', class: 'primary finalize-button', disabled: job.status !== 'ready_for_review', onclick: () => void finalize() }, 'Finalize…'), error),
       ),
       ...(embed ? [embed.element] : []),
       h('section', { class: 'panel' }, h('h2', {}, 'Export'), h('p', { class: 'muted' }, 'A zip of the reviewed blocks, chunks and document.md.'), h('button', { type: 'button', class: 'export-button', disabled: !finalized, onclick: () => void exportZip() }, 'Download export'), out),

@@ -47,6 +47,7 @@ export function libraryScreen(ctx: AppContext): Screen {
       if (action === 'delete') {
         if (!(await confirmDialog('Delete this job?', `${job.source_file} and all its review work will be removed for good.`, 'Delete'))) return;
         await api.send('DELETE', `/jobs/${encodeURIComponent(job.job_id)}`);
+        ctx.desks.forget(job.job_id);
       } else await api.send('POST', `/jobs/${encodeURIComponent(job.job_id)}/cancel`);
     } catch (err) {
       toast(`Could not ${action} ${job.source_file}: ${errorText(err)}`, 'error');

@@ -1,5 +1,6 @@
 import { ApiError, type Api } from '../api/client.js';
 import type { Block } from '../api/types.js';
+import { changeAuthor } from './conflict-author.js';
 import { conflictDialog, type ConflictSide } from './conflict-dialog.js';
 import { effectiveText, effectiveType, type BlockStore } from './block-store.js';
 
@@ -30,36 +31,43 @@ function conflictCurrent(err: unknown): Block | undefined {
 
 export type ConflictMode = 'ask' | 'skip';
 
+/** The block now current, and whether this reviewer's change is what made it so (not a version kept from someone else). */
+export interface PatchOutcome {
+  block: Block;
+  wrote: boolean;
+}
+
 /**
  * PATCHes one block at the version the reviewer saw. On 409 with the current block, `ask` opens the
  * conflict dialog (keep mine re-sends at the current version; keep theirs takes theirs; merge sends the
- * merged text), `skip` takes theirs without asking (bulk actions must not raise a dialog per block).
- * Returns the block that is now current, or null when the reviewer cancelled. The store always ends up
- * holding the server's latest copy.
+ * merged text; cancel sends nothing), `skip` takes theirs without asking (bulk actions must not raise a
+ * dialog per block). Returns the block that is now current, or null when the reviewer cancelled. The
+ * store always ends up holding the server's latest copy.
  */
-export async function patchBlock(api: Api, jobId: string, store: BlockStore, block: Block, change: BlockChange, mode: ConflictMode = 'ask'): Promise<Block | null> {
+export async function patchBlock(api: Api, jobId: string, store: BlockStore, block: Block, change: BlockChange, mode: ConflictMode = 'ask'): Promise<PatchOutcome | null> {
   const path = `/jobs/${encodeURIComponent(jobId)}/blocks/${encodeURIComponent(block.block_id)}`;
   try {
     const updated = await api.send<Block>('PATCH', path, { version: block.version, ...change });
     store.replace(updated);
-    return updated;
+    return { block: updated, wrote: true };
   } catch (err) {
     const current = conflictCurrent(err);
     if (!current) throw err;
     store.replace(current);
-    if (mode === 'skip') return current;
+    if (mode === 'skip') return { block: current, wrote: false };
     const choice = await conflictDialog({
       what: `Block ${block.block_id}`,
       base: effectiveText(block),
       mine: sideWith(block, change),
       theirs: sideOf(current),
       theirVersion: current.version,
+      author: await changeAuthor(api, jobId, current.block_id, current.current_revision_id),
     });
     switch (choice.kind) {
       case 'cancel':
         return null;
       case 'theirs':
-        return current;
+        return { block: current, wrote: false };
       case 'mine':
         return patchBlock(api, jobId, store, current, change, mode);
       case 'merge': {

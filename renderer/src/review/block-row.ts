@@ -13,8 +13,11 @@ export function loadingRow(index: number): HTMLElement {
   return h('div', { class: 'row block-row loading', role: 'option', 'aria-selected': 'false' }, h('span', { class: 'muted' }, `#${index + 1} loading…`));
 }
 
+const HINTS = 'A approve · R reject · E edit · N note · H history · U undo';
+const READ_ONLY_HINTS = 'Read only: review is closed · H history';
+
 /** One block in the list: position, type, status, page, confidence, and its (corrected) text. */
-export function blockRow(b: Block, selected: boolean, onPick: () => void): HTMLElement {
+export function blockRow(b: Block, selected: boolean, onPick: () => void, readOnly = false): HTMLElement {
   const type = effectiveType(b);
   const conf = typeof b.confidence === 'number' ? h('span', { class: `conf${isFlagged(b) ? ' flagged' : ''}`, title: 'OCR confidence' }, `${percent(b.confidence)}%`) : null;
   return h(
@@ -39,7 +42,7 @@ export function blockRow(b: Block, selected: boolean, onPick: () => void): HTMLE
       b.reviewer_note ? h('span', { class: 'note-mark', title: b.reviewer_note }, '✉ note') : null,
     ),
     h('div', { class: 'row-text' }, effectiveText(b)),
-    selected ? h('div', { class: 'row-hints muted' }, 'A approve · R reject · E edit · N note · H history · U undo') : null,
+    selected ? h('div', { class: 'row-hints muted' }, readOnly ? READ_ONLY_HINTS : HINTS) : null,
   );
 }
 
@@ -50,18 +53,20 @@ export interface EditResult {
 }
 
 /**
- * The inline editor: text, type and note. Ctrl+Enter saves, Escape cancels; `focusNote` opens it on the
- * note field (the N shortcut).
+ * The inline editor: text, type and note, from the block or from a draft the reviewer tried to save
+ * (a save that met a conflict and was cancelled). Ctrl+Enter saves, Escape cancels; `focusNote` opens it
+ * on the note field (the N shortcut).
  */
-export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult) => void, onCancel: () => void): HTMLElement {
+export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult) => void, onCancel: () => void, draft?: EditResult): HTMLElement {
   const text = h('textarea', { class: 'edit-text', rows: 8, 'aria-label': 'Block text' });
-  text.value = effectiveText(b);
-  const type = h('select', { class: 'edit-type', 'aria-label': 'Block type' }, ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === effectiveType(b) }, label(t))));
-  const note = h('input', { class: 'edit-note', 'aria-label': 'Reviewer note', placeholder: 'Note for the audit trail', value: b.reviewer_note ?? '' });
+  text.value = draft?.text ?? effectiveText(b);
+  const typeNow = draft?.type ?? effectiveType(b);
+  const type = h('select', { class: 'edit-type', 'aria-label': 'Block type' }, ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === typeNow }, label(t))));
+  const note = h('input', { class: 'edit-note', 'aria-label': 'Reviewer note', placeholder: 'Note for the audit trail', value: draft ? (draft.note ?? '') : (b.reviewer_note ?? '') });
   const save = () => onSave({ text: text.value, type: type.value as Block['type'], note: note.value.trim() || null });
   const el = h(
     'div',
-    { class: 'row block-row editing selected', role: 'option', 'aria-selected': 'true', 'data-block': b.block_id },
+    { class: 'row block-row editing selected', role: 'option', 'aria-selected': 'true', id: `block-${b.block_id}`, 'data-block': b.block_id },
     h('div', { class: 'row-meta' }, h('span', { class: 'num' }, `#${b.order_index + 1}`), h('span', { class: 'muted' }, `Editing · p. ${b.page} · Ctrl+Enter saves, Esc cancels`)),
     text,
     h('div', { class: 'edit-bar' }, type, note, h('button', { type: 'button', onclick: onCancel }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')),

@@ -1,5 +1,10 @@
 import type { Api } from '../api/client.js';
 
+/** Page images as wide as half the window in device pixels, in steps of 400 so the server's cache is reused. */
+export function pageImageWidth(): number {
+  return Math.min(2400, Math.max(800, Math.ceil((window.innerWidth * window.devicePixelRatio) / 2 / 400) * 400));
+}
+
 /**
  * Page images as object URLs, fetched with the API key (an <img src> cannot send the header), loaded only
  * for the page on screen and the next one, and at most `keep` kept: a 500-page job must not hold 500

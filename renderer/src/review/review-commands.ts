@@ -31,6 +31,8 @@ export class ReviewCommands {
     readonly undo: UndoStack,
     /** Called as bulk work goes on, so counters and progress move while it runs. */
     private readonly onProgress: (label: string, done: number, total: number) => void = () => undefined,
+    /** Resolves once every block of the job is in the store. */
+    private readonly whenLoaded: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.base = `/jobs/${encodeURIComponent(jobId)}`;
   }
@@ -40,8 +42,8 @@ export class ReviewCommands {
     try {
       const after = await patchBlock(this.api, this.jobId, this.store, b, change);
       // Only a change this reviewer made is theirs to undo (not a conflicting reviewer's version they kept).
-      if (after && after.version > b.version) this.undo.push({ label, blocks: undoTarget(after) });
-      return after;
+      if (after?.wrote) this.undo.push({ label, blocks: undoTarget(after.block) });
+      return after?.block ?? null;
     } catch (err) {
       toast(`Could not save block ${b.block_id}: ${errorText(err)}`, 'error');
       return null;
@@ -115,12 +117,18 @@ export class ReviewCommands {
   async undoLast(): Promise<string | null> {
     const entry = this.undo.pop();
     if (!entry) return null;
-    const items = entry.blocks.flatMap((t) => {
-      const i = this.store.indexOf(t.blockId);
-      const cur = i === undefined ? undefined : this.store.at(i);
-      return cur ? [{ block_id: cur.block_id, version: cur.version, revision_id: t.revisionId }] : [];
-    });
+    const current = (blockId: string) => {
+      const i = this.store.indexOf(blockId);
+      return i === undefined ? undefined : this.store.at(i);
+    };
     try {
+      // The history outlives the desk (it is kept per job while other screens are shown): opened again,
+      // the desk may not have loaded every block the action touched yet.
+      if (entry.blocks.some((t) => !current(t.blockId))) await this.whenLoaded();
+      const items = entry.blocks.flatMap((t) => {
+        const cur = current(t.blockId);
+        return cur ? [{ block_id: cur.block_id, version: cur.version, revision_id: t.revisionId }] : [];
+      });
       const { skipped } = await sendInBatches(this.api, `${this.base}/blocks/undo`, items, (batch) => ({ items: batch }), this.store, this.progress(`Undoing ${entry.label}`));
       if (skipped) toast(`${skipped} block(s) were changed since by someone else and were left as they are.`, 'error');
     } catch (err) {

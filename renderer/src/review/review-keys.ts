@@ -1,4 +1,5 @@
-import { isTyping } from '../ui/dom.js';
+import { openDialog } from '../ui/dialog.js';
+import { h, isTyping } from '../ui/dom.js';
 
 export type ReviewCommand =
   | 'next'
@@ -49,4 +50,19 @@ export function commandFor(e: KeyboardEvent): ReviewCommand | undefined {
   if (e.key === 'Enter' && (tag === 'BUTTON' || tag === 'A')) return undefined;
   const name = keyName(e);
   return REVIEW_KEYS.find((k) => k.keys.includes(name))?.command;
+}
+
+const CHANGES = new Set<ReviewCommand>(['approve', 'reject', 'reset', 'edit', 'note', 'undo', 'approvePage']);
+
+/** Whether a command changes blocks: refused on a job whose review is closed. */
+export const changesBlocks = (c: ReviewCommand): boolean => CHANGES.has(c);
+
+/** The help dialog (`?`): every key and what it does. */
+export function showReviewKeys(): void {
+  void openDialog({
+    title: 'Review keys',
+    body: [h('dl', { class: 'keys' }, ...REVIEW_KEYS.flatMap((k) => [h('dt', {}, k.keys.join(' / ')), h('dd', {}, k.help)]))],
+    buttons: [{ label: 'Close', value: true, kind: 'primary' }],
+    cancel: true,
+  });
 }

@@ -2,47 +2,65 @@ import type { AppContext, Screen } from '../app-context.js';
 import { loadAll } from '../api/load-all.js';
 import type { Block, Job } from '../api/types.js';
 import { h } from '../ui/dom.js';
-import { openDialog } from '../ui/dialog.js';
+import { label } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
 import { VirtualList } from '../ui/virtual-list.js';
-import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT } from './block-row.js';
+import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT, type EditResult } from './block-row.js';
 import { BlockStore } from './block-store.js';
+import { DeskAddress } from './desk-address.js';
 import { estimatePageSize } from './page-geometry.js';
-import { PageImages } from './page-images.js';
+import { PageImages, pageImageWidth } from './page-images.js';
 import { PageSizes } from './page-sizes.js';
 import { PageView } from './page-view.js';
 import { queueOrder } from './queue-order.js';
 import { ReviewCommands } from './review-commands.js';
-import { commandFor, REVIEW_KEYS, type ReviewCommand } from './review-keys.js';
+import { changesBlocks, commandFor, showReviewKeys, type ReviewCommand } from './review-keys.js';
 import { ReviewToolbar } from './review-toolbar.js';
-import { UndoStack } from './undo-stack.js';
 
-/** Page images as wide as half the window in device pixels, in steps of 400 so the server's cache is reused. */
-function pageImageWidth(): number {
-  return Math.min(2400, Math.max(800, Math.ceil((window.innerWidth * window.devicePixelRatio) / 2 / 400) * 400));
+/** The block being edited: the copy the reviewer opened (saves are sent at its version) and what they tried to save. */
+interface Editing {
+  index: number;
+  note: boolean;
+  base: Block;
+  draft?: EditResult;
 }
 
 /**
  * The review desk: the page with its block boxes on one side, the virtualised block list on the other,
  * kept in step both ways, everything on the keyboard. The first 500 blocks draw at once; the rest load
- * behind them.
+ * behind them. The undo history, the selected block and the queue mode are kept per job in the app
+ * context, so another screen of the job and back finds the desk as it was left.
  */
 export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchParams): Screen {
+  const desk = ctx.desks.of(jobId);
   const store = new BlockStore();
-  const commands = new ReviewCommands(ctx.api, jobId, store, new UndoStack(), (label, done, total) => {
-    toolbar.showProgress(label, done, total);
-    toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
-  });
+  let loaded: Promise<void> = Promise.resolve();
+  const commands = new ReviewCommands(
+    ctx.api,
+    jobId,
+    store,
+    desk.undo,
+    (label, done, total) => {
+      toolbar.showProgress(label, done, total);
+      toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
+    },
+    () => loaded,
+  );
   const abort = new AbortController();
   const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, `?size=${pageImageWidth()}`) : null;
+  const address = new DeskAddress(jobId, params.get('block'));
   let order: number[] = [];
   let posOf = new Int32Array(0);
-  let queueMode = false;
+  let queueMode = desk.queueMode;
   let pos = 0;
-  let editing: { index: number; note: boolean } | null = null;
-  let wantBlock = params.get('block');
+  let editing: Editing | null = null;
+  // The address names a block or page when reached by a link (audit, search, reload); a tab has neither.
+  let wantBlock = params.get('block') ?? (params.get('page') ? null : desk.blockId);
   let wantPage = Number(params.get('page')) || 0;
   let job: Job | undefined;
+  let readOnly = false;
+  let jobKnown: (j: Job | null) => void = () => undefined;
+  const jobRead = new Promise<Job | null>((resolve) => (jobKnown = resolve));
   // Actions run one after another in the order the reviewer asked for them: "approve, then undo" typed
   // faster than a round trip must undo that approval, not whatever was recorded before it.
   let pending: Promise<void> = Promise.resolve();
@@ -62,14 +80,20 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     heightOf: (p) => (editing && order[p] === editing.index ? EDITING_HEIGHT : p === pos ? SELECTED_HEIGHT : ROW_HEIGHT),
     keyOf: (p) => {
       const b = store.at(order[p] ?? -1);
-      return b ? `${b.block_id}:${b.version}:${p === pos}:${editing?.index === order[p] ? (editing?.note ? 'n' : 'e') : ''}` : `loading:${p}`;
+      // An open editor is not rebuilt when a newer copy of its block arrives (a conflict): it would lose
+      // what the reviewer typed and the focus.
+      if (b && editing && editing.index === order[p]) return `${b.block_id}:editing:${editing.note ? 'n' : 'e'}`;
+      return b ? `${b.block_id}:${b.version}:${p === pos}:${readOnly}` : `loading:${p}`;
     },
     render: (p) => {
       const i = order[p] ?? -1;
       const b = store.at(i);
       if (!b) return loadingRow(i);
-      if (editing?.index === i) return blockEditor(b, editing.note, (r) => enqueue(() => saveEdit(b, r)), stopEditing);
-      return blockRow(b, p === pos, () => select(p));
+      if (editing?.index === i) {
+        const ed = editing;
+        return blockEditor(b, ed.note, (r) => enqueue(() => saveEdit(ed, r)), stopEditing, ed.draft);
+      }
+      return blockRow(b, p === pos, () => select(p), readOnly);
     },
   });
   const sizes = new PageSizes(ctx.api, jobId, {
@@ -82,7 +106,15 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   const toolbar = new ReviewToolbar({
     run: (c) => enqueue(() => run(c)),
     goToPage: (n) => goToPage(n),
-    approveAll: () => enqueue(() => commands.approveAllPending().then(refresh)),
+    approveAll: () =>
+      enqueue(async () => {
+        await jobRead;
+        const refused = refusal();
+        if (refused) return void toast(refused);
+        await commands.approveAllPending();
+        refresh();
+      }),
+    focusList: () => list.element.focus(),
   });
 
   function rebuildOrder(): void {
@@ -110,15 +142,16 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     pageView.show(page, store.onPage(page), (i) => store.at(i), current());
     toolbar.showPage(page, job?.total_pages ?? 0);
     toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
-    if (b) rememberBlock(b.block_id);
+    if (b) {
+      desk.blockId = b.block_id;
+      address.remember(b.block_id);
+      list.element.setAttribute('aria-activedescendant', `block-${b.block_id}`);
+    }
   }
 
-  // The address keeps the selected block (reload and back return to it), written at most every 300 ms:
-  // Chromium throttles pages that call replaceState on every key press.
-  let addressTimer = 0;
-  function rememberBlock(blockId: string): void {
-    clearTimeout(addressTimer);
-    addressTimer = window.setTimeout(() => history.replaceState(null, '', `#/jobs/${encodeURIComponent(jobId)}/review?block=${encodeURIComponent(blockId)}`), 300);
+  /** Why a change is refused: the job's review is closed (finalized, indexed…). */
+  function refusal(): string | null {
+    return readOnly ? `This job is ${label(job?.status ?? '')}: it is read-only, its blocks can no longer be changed.` : null;
   }
 
   function refresh(): void {
@@ -145,9 +178,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     list.element.focus();
   }
 
-  async function saveEdit(b: Block, r: Parameters<ReviewCommands['saveEdit']>[1]): Promise<void> {
-    const after = await commands.saveEdit(b, r);
-    if (after) stopEditing();
+  async function saveEdit(ed: Editing, r: EditResult): Promise<void> {
+    // Kept until the save goes through: a conflict cancelled gives the editor back with this text, and a
+    // save again is sent at the version the reviewer opened, so it meets the other change again.
+    ed.draft = r;
+    const after = await commands.saveEdit(ed.base, r);
+    if (after && editing === ed) stopEditing();
     refresh();
   }
 
@@ -160,6 +196,11 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   }
 
   async function run(c: ReviewCommand): Promise<void> {
+    if (changesBlocks(c)) {
+      await jobRead;
+      const refused = refusal();
+      if (refused) return void toast(refused);
+    }
     const b = currentBlock();
     switch (c) {
       case 'next':
@@ -175,7 +216,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       case 'edit':
       case 'note':
         if (!b) return;
-        editing = { index: current() ?? 0, note: c === 'note' };
+        editing = { index: current() ?? 0, note: c === 'note', base: b };
         list.invalidate();
         return list.scrollToIndex(pos);
       case 'nextPage':
@@ -189,6 +230,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       }
       case 'toggleQueue':
         queueMode = !queueMode;
+        desk.queueMode = queueMode;
         rebuildOrder();
         return select(queueMode ? 0 : pos, 'center');
       case 'approvePage': {
@@ -201,12 +243,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         if (b) ctx.navigate(`#/jobs/${encodeURIComponent(jobId)}/audit?entity=${encodeURIComponent(b.block_id)}`);
         return;
       case 'help':
-        return void openDialog({
-          title: 'Review keys',
-          body: [h('dl', { class: 'keys' }, ...REVIEW_KEYS.flatMap((k) => [h('dt', {}, k.keys.join(' / ')), h('dd', {}, k.help)]))],
-          buttons: [{ label: 'Close', value: true, kind: 'primary' }],
-          cancel: true,
-        });
+        return showReviewKeys();
     }
   }
 
@@ -236,18 +273,28 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     // User Timing marks: the large-job test reads them to say where opening time goes.
     performance.mark('review:open');
     // The job and the blocks are asked for together; the job only labels the toolbar.
-    void ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal).then((j) => {
-      job = j;
-      toolbar.showJob(j);
-      sizes.useJob(j);
-      drawPage();
-    }, () => sizes.useJob(null));
+    void ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal).then(
+      (j) => {
+        job = j;
+        readOnly = j.status !== 'ready_for_review';
+        toolbar.showJob(j, readOnly);
+        sizes.useJob(j);
+        list.invalidate();
+        drawPage();
+        jobKnown(j);
+      },
+      () => {
+        sizes.useJob(null);
+        // The server still refuses what it must; the desk just cannot say so beforehand.
+        jobKnown(null);
+      },
+    );
     let first = true;
     store.subscribe((what) => {
       if (what === 'all') rebuildOrder();
       else list.invalidate();
     });
-    await loadAll<Block>(
+    loaded = loadAll<Block>(
       ctx.api,
       `/jobs/${encodeURIComponent(jobId)}/blocks`,
       (skip, items, total) => {
@@ -265,7 +312,8 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       },
       // 100 blocks fill the first screen and the first pages; they come back several times faster than 500.
       { signal: abort.signal, firstPage: 100, afterFirst: afterFirstPaint },
-    );
+    ).then(() => undefined);
+    await loaded;
     toolbar.showLoading(store.loaded, store.total);
     list.element.focus();
     element.dataset.loaded = 'true';
@@ -278,7 +326,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     element,
     dispose() {
       abort.abort();
-      clearTimeout(addressTimer);
+      address.dispose();
       document.removeEventListener('keydown', onKey);
       images?.dispose();
     },

@@ -15,12 +15,29 @@ export class ReviewToolbar {
   private readonly queueButton: HTMLButtonElement;
   private readonly title: HTMLElement;
   private readonly readOnly: HTMLElement;
+  private readonly changeButtons: HTMLButtonElement[];
+  private page = 1;
+  private locked = false;
+  private undoLabel: string | undefined;
 
-  constructor(actions: { run(c: ReviewCommand): void; goToPage(n: number): void; approveAll(): void }) {
+  constructor(actions: { run(c: ReviewCommand): void; goToPage(n: number): void; approveAll(): void; focusList(): void }) {
     const button = (text: string, c: ReviewCommand, title: string, cls = '') => h('button', { type: 'button', class: cls, title, onclick: () => actions.run(c) }, text);
     this.pageInput = h('input', { type: 'number', min: 1, class: 'page-input', 'aria-label': 'Page number' });
     this.pageInput.addEventListener('change', () => actions.goToPage(Number(this.pageInput.value)));
-    this.pageInput.addEventListener('keydown', (e) => e.stopPropagation());
+    // Typing a number must not reach the list's single-key shortcuts; Enter goes to the page and gives
+    // the keys back to the list (j and k then move from the page's first block), Escape gives them back.
+    this.pageInput.addEventListener('keydown', (e) => {
+      e.stopPropagation();
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        actions.goToPage(Number(this.pageInput.value));
+        actions.focusList();
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        this.pageInput.value = String(this.page);
+        actions.focusList();
+      }
+    });
     this.pageTotal = h('span', { class: 'muted' });
     this.counts = h('span', { class: 'counts', 'aria-live': 'polite' });
     this.loading = h('span', { class: 'muted loading-note' });
@@ -28,7 +45,10 @@ export class ReviewToolbar {
     this.undoButton = button('Undo', 'undo', 'Undo your last action (U)');
     this.queueButton = button('Flagged first', 'toggleQueue', 'Show flagged and pending blocks first (Q)');
     this.title = h('strong', { class: 'job-title' });
-    this.readOnly = h('span', { class: 'badge warn', hidden: true }, 'read only');
+    this.readOnly = h('span', { class: 'badge warn read-only', hidden: true }, 'read only');
+    const approvePage = button('Approve page', 'approvePage', 'Approve every pending block of this page (Shift+A)', 'approve-page');
+    const approveAll = h('button', { type: 'button', class: 'approve-all', title: 'Approve every pending block of the job', onclick: actions.approveAll }, 'Approve all pending');
+    this.changeButtons = [approvePage, approveAll];
     this.element = h(
       'div',
       { class: 'toolbar review-toolbar' },
@@ -36,8 +56,8 @@ export class ReviewToolbar {
       this.readOnly,
       h('span', { class: 'page-nav' }, button('◀', 'prevPage', 'Previous page ([)'), 'Page ', this.pageInput, this.pageTotal, button('▶', 'nextPage', 'Next page (])')),
       this.queueButton,
-      button('Approve page', 'approvePage', 'Approve every pending block of this page (Shift+A)', 'approve-page'),
-      h('button', { type: 'button', class: 'approve-all', title: 'Approve every pending block of the job', onclick: actions.approveAll }, 'Approve all pending'),
+      approvePage,
+      approveAll,
       this.undoButton,
       button('?', 'help', 'Keyboard shortcuts (?)'),
       this.counts,
@@ -46,13 +66,18 @@ export class ReviewToolbar {
     );
   }
 
-  showJob(job: Job): void {
+  /** The job's title; a job not ready for review is read-only: the buttons that change blocks are off. */
+  showJob(job: Job, readOnly: boolean): void {
     this.title.textContent = job.title ?? job.source_file;
-    this.readOnly.hidden = job.status === 'ready_for_review';
-    this.readOnly.title = `The job is ${job.status}: review changes are refused.`;
+    this.locked = readOnly;
+    this.readOnly.hidden = !readOnly;
+    this.readOnly.title = `The job is ${job.status}: review is closed, blocks can no longer be changed.`;
+    for (const b of this.changeButtons) b.disabled = readOnly;
+    this.showUndo();
   }
 
   showPage(page: number, total: number): void {
+    this.page = page;
     if (document.activeElement !== this.pageInput) this.pageInput.value = String(page);
     this.pageInput.max = String(total || page);
     this.pageTotal.textContent = total ? ` / ${total} ` : ' ';
@@ -65,10 +90,15 @@ export class ReviewToolbar {
       if (b) tally[b.status] += 1;
     }
     this.counts.textContent = `${tally.pending} pending · ${tally.approved} approved · ${tally.edited} edited · ${tally.rejected} rejected`;
-    this.undoButton.disabled = !undoLabel;
-    this.undoButton.title = undoLabel ? `Undo ${undoLabel} (U)` : 'Nothing to undo';
+    this.undoLabel = undoLabel;
+    this.showUndo();
     this.queueButton.textContent = queueMode ? 'Reading order' : 'Flagged first';
     this.queueButton.setAttribute('aria-pressed', String(queueMode));
+  }
+
+  private showUndo(): void {
+    this.undoButton.disabled = this.locked || !this.undoLabel;
+    this.undoButton.title = this.locked ? 'Read only' : this.undoLabel ? `Undo ${this.undoLabel} (U)` : 'Nothing to undo';
   }
 
   /** Bulk work under way: a bar and "label done / total", hidden once done reaches total. */

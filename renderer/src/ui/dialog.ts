@@ -10,9 +10,10 @@ export interface DialogButton<T> {
 
 /**
  * A modal <dialog> that resolves with the chosen button's value, or `cancel` on Escape. Focus starts on
- * the first primary button and returns to where it was afterwards.
+ * the button whose value is `focus`, else the first primary one, else the first, and returns to where it
+ * was afterwards.
  */
-export function openDialog<T>(opts: { title: string; body: Node[]; buttons: DialogButton<T>[]; cancel: T; className?: string }): Promise<T> {
+export function openDialog<T>(opts: { title: string; body: Node[]; buttons: DialogButton<T>[]; cancel: T; className?: string; focus?: T }): Promise<T> {
   const previous = document.activeElement as HTMLElement | null;
   return new Promise<T>((resolve) => {
     const dlg = h('dialog', { class: `dialog ${opts.className ?? ''}`, 'aria-label': opts.title });
@@ -23,7 +24,7 @@ export function openDialog<T>(opts: { title: string; body: Node[]; buttons: Dial
       resolve(value);
     };
     const buttons = opts.buttons.map((b) =>
-      h('button', { type: 'button', class: b.kind ?? '', 'data-value': String(b.value), onclick: () => done(b.value) }, b.key ? `${b.label} (${b.key})` : b.label),
+      h('button', { type: 'button', class: b.kind ?? '', 'data-value': String(b.value), onclick: () => done(b.value) }, b.key ? `${b.label} (Alt+${b.key})` : b.label),
     );
     dlg.append(h('h2', {}, opts.title), ...opts.body, h('div', { class: 'dialog-buttons' }, ...buttons));
     dlg.addEventListener('cancel', (e) => {
@@ -40,7 +41,8 @@ export function openDialog<T>(opts: { title: string; body: Node[]; buttons: Dial
     });
     document.body.appendChild(dlg);
     dlg.showModal();
-    const first = buttons[opts.buttons.findIndex((b) => b.kind === 'primary')] ?? buttons[0];
+    const wanted = opts.focus !== undefined ? opts.buttons.findIndex((b) => b.value === opts.focus) : -1;
+    const first = buttons[wanted >= 0 ? wanted : opts.buttons.findIndex((b) => b.kind === 'primary')] ?? buttons[0];
     first?.focus();
   });
 }

@@ -29,7 +29,8 @@ export class VirtualList {
 
   constructor(private readonly opts: VirtualListOptions) {
     this.spacer = h('div', { class: 'vlist-spacer' });
-    this.element = h('div', { class: 'vlist', role: 'listbox', 'aria-label': opts.label, tabindex: '-1' }, this.spacer);
+    // In the Tab order: the list is where the screen's keys act, so a keyboard user must be able to reach it.
+    this.element = h('div', { class: 'vlist', role: 'listbox', 'aria-label': opts.label, tabindex: '0' }, this.spacer);
     this.element.addEventListener('scroll', () => this.schedule(), { passive: true });
     new ResizeObserver(() => this.schedule()).observe(this.element);
   }

@@ -1,6 +1,30 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isAppError, statusOf } from '../../core/errors.js';
+import { errorRef } from '../../schemas/common.js';
+
+/** Methods whose requests Fastify reads a body for (bad JSON 400, too large 413, another type 415). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const ROUTER_REFUSALS: Record<string, string> = {
+  FST_ERR_BAD_URL: 'the path is not valid URL encoding',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is longer than any id',
+};
+
+/**
+ * The router's own refusals, which come before any route or hook: a path that is not valid URL encoding,
+ * or a path parameter longer than the router takes (ids are far shorter). Fastify's default answers them
+ * in another shape and a 414 no route declares; here they are 400 VALIDATION_FAILED like any bad id.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const message = ROUTER_REFUSALS[err.code];
+  if (message) {
+    void reply.status(400).send({ error: { code: 'VALIDATION_FAILED', message, details: { reason: err.code } } });
+    return;
+  }
+  req.log.error({ err }, 'router error');
+  void reply.status(500).send({ error: { code: 'INTERNAL', message: 'internal error; see the server log' } });
+}
 
 /**
  * The one error handler: known errors -> their status and `{ error: { code, message, details } }`;
@@ -8,6 +32,17 @@ import { isAppError, statusOf } from '../../core/errors.js';
  * type) keep their status; anything else -> 500 INTERNAL, logged with the request, message hidden.
  */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  // What any route may answer before its handler runs, declared once here rather than on every route:
+  // 400 for a path, query or body that does not parse or validate, and for bodies 413 and 415.
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!route.schema || !response) return;
+    const methods = [route.method].flat();
+    const hasBody = methods.some((m) => BODY_METHODS.has(m));
+    const parsesInput = hasBody || route.url.includes(':') || route.url.includes('*') || route.schema.querystring !== undefined;
+    const shared = { ...(parsesInput ? { 400: errorRef } : {}), ...(hasBody ? { 413: errorRef, 415: errorRef } : {}) };
+    route.schema = { ...route.schema, response: { ...shared, ...response } };
+  });
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isAppError(err)) {
       const details = (err as { details?: unknown }).details;
@@ -19,8 +54,9 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const code = status === 413 ? 'FILE_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : (err.code ?? 'BAD_REQUEST');
-      return reply.status(status).send({ error: { code, message: err.message } });
+      // Fastify's and its plugins' own refusals (bad JSON, an empty body, a body too large…) in catalogue codes.
+      const code = status === 400 ? 'VALIDATION_FAILED' : status === 413 ? 'FILE_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : (err.code ?? 'BAD_REQUEST');
+      return reply.status(status).send({ error: { code, message: err.message, ...(err.code && err.code !== code ? { details: { reason: err.code } } : {}) } });
     }
     req.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ error: { code: 'INTERNAL', message: 'internal error; see the server log' } });

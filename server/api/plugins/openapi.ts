@@ -15,6 +15,19 @@ const REDOC_PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`;
 
+type Schema = Record<string, unknown>;
+
+/**
+ * A query parameter with a default may be left out: the server fills it in before validating (Ajv's
+ * useDefaults). TypeBox lists such a property as required, which the document must not repeat.
+ */
+function defaultsOptional(part: unknown): unknown {
+  const s = part as { properties?: Record<string, Schema>; required?: string[] } | undefined;
+  if (!s?.properties || !s.required) return part;
+  const required = s.required.filter((name) => s.properties?.[name]?.default === undefined);
+  return { ...s, required };
+}
+
 /** OpenAPI from the route schemas; the explorer at /docs and ReDoc at /redoc, both from local files. */
 export const openapiPlugin = fp(async (app: FastifyInstance, { version }: { version: string }) => {
   for (const schema of [ErrorBody, Job, Block, Chunk, Revision, ModelStatus]) app.addSchema(schema);
@@ -30,6 +43,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, { version }: { vers
       security: [{ apiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url }) => ({ schema: schema && { ...schema, querystring: defaultsOptional(schema.querystring) }, url }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { answerSchemaOfRequest } from '../../core/bots/schema-answer.js';
-import { describeFailure } from '../../core/errors.js';
-import { BotChatParams, BotParams, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody, VectorstoreResult } from '../../schemas/bots.js';
-import { errors } from '../../schemas/common.js';
-import { abortOnHangUp, openSse } from '../sse.js';
+import { BotChatParams, BotParams, BotSourcesEvent, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody, VectorstoreResult } from '../../schemas/bots.js';
+import { TokenEvent } from '../../schemas/chat.js';
+import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
+import { abortOnHangUp, streamAnswer } from '../sse.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['bots'];
@@ -44,7 +44,10 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
           'MODEL_NOT_INSTALLED when the bot\'s local model is missing.',
         params: BotChatParams,
         body: MessageBody,
-        response: { 200: Message, ...errors(400, 401, 403, 404, 409, 422, 500, 502, 503) },
+        response: {
+          200: jsonOrEventStream(Message, { sources: BotSourcesEvent, token: TokenEvent, done: Message, error: StreamError }, 'The message; with `stream: true` its events'),
+          ...errors(400, 401, 403, 404, 409, 422, 500, 502, 503),
+        },
       },
     },
     async (req, reply) => {
@@ -53,16 +56,7 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
       const answerSchema = answerSchemaOfRequest({ schema, stream });
       const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.chat_id, { ...ask, schema: answerSchema });
       if (!stream) return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
-      const sse = openSse(reply);
-      try {
-        const done = await deps.botChat.answer(prepared, { signal: sse.signal, onSources: (e) => sse.send('sources', e), onToken: (text) => sse.send('token', { text }) });
-        sse.send('done', done);
-      } catch (err) {
-        req.log.warn({ err }, 'bot chat stream failed');
-        sse.send('error', describeFailure(err));
-      }
-      sse.end();
-      return reply;
+      return streamAnswer(reply, req.log, (ev) => deps.botChat.answer(prepared, ev));
     },
   );
 

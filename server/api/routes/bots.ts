@@ -42,7 +42,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     async (req) => ({ bot_id: deps.bots.create(req.body).botId }),
   );
 
-  app.get('/bots', { schema: { tags, summary: 'List bots', querystring: BotListQuery, response: { 200: BotList, ...errors(400, 401) } } }, async (req) => deps.bots.list(req.query));
+  app.get('/bots', { schema: { tags, summary: 'List bots', querystring: BotListQuery, response: { 200: BotList, ...errors(400, 401) } } }, async (req) => deps.bots.list(req.query, req.access?.scope));
 
   app.get(
     '/bots/:bot_id',

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { describeFailure } from '../../core/errors.js';
-import { ChatAnswer, ChatBody, ResumeBody, Session, SessionBody, SessionParams } from '../../schemas/chat.js';
-import { errors } from '../../schemas/common.js';
-import { abortOnHangUp, openSse } from '../sse.js';
+import { ChatAnswer, ChatBody, ChatSourcesEvent, ResumeBody, Session, SessionBody, SessionParams, TokenEvent } from '../../schemas/chat.js';
+import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
+import { abortOnHangUp, streamAnswer } from '../sse.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['chat'];
@@ -47,27 +46,17 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'LLM_PROVIDER_FAILED, 403 URL_NOT_ALLOWED (base_url on a loopback, private or metadata address not listed in the setting ' +
           'allowed_private_hosts; nothing is sent to it).',
         body: ChatBody,
-        response: { 200: ChatAnswer, ...errors(400, 401, 403, 404, 409, 500, 502, 503) },
+        response: {
+          200: jsonOrEventStream(ChatAnswer, { sources: ChatSourcesEvent, token: TokenEvent, done: ChatAnswer, error: StreamError }, 'The answer; with `stream: true` its events'),
+          ...errors(400, 401, 403, 404, 409, 500, 502, 503),
+        },
       },
     },
     async (req, reply) => {
       const { stream, ...ask } = req.body;
       const prepared = await deps.chat.prepare(ask, req.reviewer);
       if (!stream) return deps.chat.answer(prepared, { signal: abortOnHangUp(reply) });
-      const sse = openSse(reply);
-      try {
-        const done = await deps.chat.answer(prepared, {
-          signal: sse.signal,
-          onSources: (e) => sse.send('sources', e),
-          onToken: (text) => sse.send('token', { text }),
-        });
-        sse.send('done', done);
-      } catch (err) {
-        req.log.warn({ err }, 'chat stream failed');
-        sse.send('error', describeFailure(err));
-      }
-      sse.end();
-      return reply;
+      return streamAnswer(reply, req.log, (ev) => deps.chat.answer(prepared, ev));
     },
   );
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
 import { reviewCounts } from '../../core/review/review-state.js';
-import { errors } from '../../schemas/common.js';
+import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
 import { receiveUpload } from '../receive-upload.js';
 import { openSse } from '../sse.js';
@@ -70,7 +70,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   );
 
   app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) =>
-    jobs.list(req.query),
+    jobs.list(req.query, req.access?.scope),
   );
 
   const jobStatus = (jobId: string) => ({ ...jobs.get(jobId), review: reviewCounts(db, jobId), index: deps.indexer.status(jobId) });
@@ -93,8 +93,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'finalizing and embedding), so a client can wait for an upload to be ready without polling. A job deleted meanwhile ends it with ' +
           'an `error` event ({code, message}). An unknown job answers 404 JOB_NOT_FOUND before the stream starts.',
         params: JobParams,
-        produces: ['text/event-stream'],
-        response: { 200: Type.Ref('Job'), ...errors(401, 404) },
+        response: { 200: eventStream({ job: Type.Ref('Job'), error: StreamError }, 'The job\'s `job` events, or an `error` event'), ...errors(401, 404) },
       },
     },
     async (req, reply) => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { answerSchemaOfRequest } from '../../core/bots/schema-answer.js';
 import type { PriorTurn } from '../../core/chat/prompt.js';
 import { AppError, describeFailure } from '../../core/errors.js';
-import { errors } from '../../schemas/common.js';
+import { dataStream, errors } from '../../schemas/common.js';
 import { Completion, CompletionBody, ModelList } from '../../schemas/openai.js';
 import { abortOnHangUp, openSse } from '../sse.js';
 import type { ServerDeps } from '../services.js';
@@ -39,10 +39,10 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
   app.get(
     '/v1/models',
     { schema: { tags, summary: 'Bots as OpenAI models (`bot:<bot_id>`)', response: { 200: ModelList, ...errors(401) } } },
-    async () => {
+    async (req) => {
       const data = [];
       for (let skip = 0; ; skip += 500) {
-        const page = deps.bots.list({ skip, limit: 500 });
+        const page = deps.bots.list({ skip, limit: 500 }, req.access?.scope);
         data.push(...page.items.map((b) => ({ id: `${PREFIX}${b.bot_id}`, object: 'model' as const, created: Math.floor(Date.parse(b.created_at) / 1000), owned_by: 'lectern', name: b.name })));
         if (data.length >= page.total || page.items.length === 0) return { object: 'list' as const, data };
       }
@@ -61,7 +61,13 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'path (422 SCHEMA_UNSATISFIED when the answer cannot be made valid). The message carries `citations`. The key goes in X-API-Key or ' +
           '`Authorization: Bearer`.',
         body: CompletionBody,
-        response: { 200: Completion, ...errors(400, 401, 403, 404, 409, 422, 500, 502, 503) },
+        response: {
+          200: {
+            description: 'The completion; with `stream: true` its chunks',
+            content: { 'application/json': { schema: Completion }, ...dataStream('A chat.completion.chunk as JSON, `{"error": {code, message}}` if the answer failed, then [DONE]').content },
+          },
+          ...errors(400, 401, 403, 404, 409, 422, 500, 502, 503),
+        },
       },
     },
     async (req, reply) => {

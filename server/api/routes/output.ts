@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listRevisions } from '../../core/audit/revisions.js';
 import { findJob } from '../../core/jobs/find-job.js';
-import { errors } from '../../schemas/common.js';
+import { errors, fileResponse } from '../../schemas/common.js';
 import { AuditQuery, JobParams, RevisionList } from '../../schemas/jobs.js';
 import type { ServerDeps } from '../services.js';
 
@@ -19,8 +19,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'document.md (accepted content in reading order), blocks.jsonl, chunks.jsonl, audit.jsonl, rejected.jsonl, the original file and ' +
           'manifest.json (job, source sha256, app version, counts, sha256 of every file). 409 INVALID_STATE before finalize.',
         params: JobParams,
-        produces: ['application/zip'],
-        response: { ...errors(401, 404, 409) },
+        response: { 200: fileResponse('application/zip', 'The export, as a zip file'), ...errors(401, 404, 409) },
       },
     },
     async (req, reply) => {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../../schemas/common.js';
+import { errors, fileResponse } from '../../schemas/common.js';
 import { JobParams } from '../../schemas/jobs.js';
 import { PageImageQuery, PageList, PageListQuery, PageParams, ReocrBody, ReocrResult } from '../../schemas/pages.js';
 import type { ServerDeps } from '../services.js';
@@ -37,8 +37,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
           'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, HTML, Markdown, text).',
         params: PageParams,
         querystring: PageImageQuery,
-        produces: ['image/png'],
-        response: { ...errors(400, 401, 404, 409) },
+        response: { 200: fileResponse('image/png', 'The page image'), ...errors(400, 401, 404, 409) },
       },
     },
     async (req, reply) => {

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { findAppRoot } from '../../store/app-paths.js';
 
-/** Where electron-vite writes the renderer; the same files Electron loads with a file URL. */
+/** Where electron-vite writes the renderer; the same files Electron's window loads (main/app-protocol.ts). */
 export const defaultUiDir = (): string => join(findAppRoot(), 'out', 'renderer');
 
 const MIME: Record<string, string> = {
@@ -16,49 +16,18 @@ const MIME: Record<string, string> = {
   '.map': 'application/json',
 };
 
-// The desktop window loads the UI from a file URL, whose origin Chromium sends as "null" ("file://" in
-// older versions). Only those origins get CORS answers: the API key still guards every API route, and no
-// web site can present a file origin.
-const DESKTOP_ORIGINS = new Set(['null', 'file://']);
-const ALLOWED_HEADERS = 'x-api-key, x-reviewer, content-type';
-
 /** The CSP the page declares in its meta tag, sent as a header too so both always agree. */
 export function cspOf(html: string): string | undefined {
   return /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i.exec(html)?.[1];
 }
 
-function desktopOrigin(req: FastifyRequest): string | undefined {
-  const origin = req.headers.origin;
-  return origin && DESKTOP_ORIGINS.has(origin) ? origin : undefined;
-}
-
 /**
  * Serves the built review UI at `/` (index.html) and `/assets/*` for browsers, both public: the page asks
- * for the API key itself. Also answers CORS for the desktop window's file origin.
+ * for the API key itself. (The desktop window loads the same files from its own scheme: plugins/cors.ts.)
  */
 export const uiRoutes = fp(async (app: FastifyInstance, opts: { dir?: string }) => {
   const dir = resolve(opts.dir ?? defaultUiDir());
   const assets = join(dir, 'assets');
-
-  app.addHook('onSend', async (req, reply, payload) => {
-    const origin = desktopOrigin(req);
-    if (origin) {
-      reply.header('access-control-allow-origin', origin);
-      reply.header('access-control-expose-headers', 'content-disposition');
-      reply.header('vary', 'Origin');
-    }
-    return payload;
-  });
-
-  app.options('*', { schema: { hide: true }, config: { public: true } }, async (req, reply) => {
-    if (!desktopOrigin(req)) return reply.status(204).send();
-    return reply
-      .status(204)
-      .header('access-control-allow-methods', 'GET, POST, PATCH, DELETE')
-      .header('access-control-allow-headers', ALLOWED_HEADERS)
-      .header('access-control-max-age', '600')
-      .send();
-  });
 
   const sendIndex = async (_req: FastifyRequest, reply: FastifyReply) => {
     let html: string;

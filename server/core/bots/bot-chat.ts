@@ -17,9 +17,14 @@ import type { Search, SearchMode } from '../search/search.js';
 import { webSearch, type WebResult } from '../sources/web-search.js';
 import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
 import { answerWithSchema, type AnswerSchema } from './schema-answer.js';
+import { readImage, type VisionImage } from './vision-images.js';
+import type { TaskPool } from '../pool.js';
 
 export interface BotChatDeps {
   db: Db;
+  /** Vision questions' images are read (OCR) in the pool. */
+  pool: Pick<TaskPool, 'extract'>;
+  tmpDir: string;
   bots: BotsStore;
   search: Search;
   models: ModelManager;
@@ -35,6 +40,8 @@ export interface BotAsk {
   web_search?: boolean;
   /** A compiled schema: the answer is a JSON value valid against it. */
   schema?: AnswerSchema;
+  /** A vision question's images, checked. */
+  images?: VisionImage[];
 }
 
 export interface BotAskEvents {
@@ -48,7 +55,7 @@ const MAX_TOKENS = 256;
 // JSON spends tokens on keys and punctuation: a schema answer gets more room.
 const SCHEMA_MAX_TOKENS = 512;
 type MessageRow = typeof botMessages.$inferSelect;
-type MessageBase = Pick<typeof botMessages.$inferInsert, 'messageId' | 'question' | 'provider' | 'model' | 'webSources' | 'createdAt'>;
+type MessageBase = Pick<typeof botMessages.$inferInsert, 'messageId' | 'question' | 'provider' | 'model' | 'webSources' | 'createdAt' | 'images'>;
 
 /** Everything known before the first token. */
 export interface PreparedBotAnswer {
@@ -60,13 +67,15 @@ export interface PreparedBotAnswer {
   question: string;
   webSearch: boolean;
   schema?: AnswerSchema;
+  images?: VisionImage[];
 }
 
 /** Where a chunk came from, as a person names it: the link, the article's title, or the file. */
 function sourceNames(db: Db, jobIds: string[]): Map<string, string> {
   if (!jobIds.length) return new Map();
   const rows = db.select({ jobId: jobs.jobId, sourceFile: jobs.sourceFile, source: jobs.source }).from(jobs).where(inArray(jobs.jobId, [...new Set(jobIds)])).all();
-  return new Map(rows.map((r) => [r.jobId, r.source?.kind === 'encyclopedia' ? (r.source.title ?? r.sourceFile) : (r.source?.url ?? r.sourceFile)]));
+  // An article or the chats a bot learned from go by their title; a link by its URL; a file by its name.
+  return new Map(rows.map((r) => [r.jobId, r.source?.kind === 'encyclopedia' || r.source?.kind === 'chat_training' ? (r.source.title ?? r.sourceFile) : (r.source?.url ?? r.sourceFile)]));
 }
 
 /** The sentence of a source that shares the most words with the answer: what the citation quotes. */
@@ -95,6 +104,8 @@ function messageView(m: MessageRow) {
     status: m.status,
     error: m.error,
     usage: m.usage,
+    // Long-Trainer's vision records answer in `response`; both names are given for them.
+    ...(m.images.length ? { response: m.answer, images: m.images } : {}),
     created_at: m.createdAt,
   };
 }
@@ -106,11 +117,11 @@ function messageView(m: MessageRow) {
 export function createBotChat(d: BotChatDeps) {
   const now = () => isoNow(d.clock);
 
-  function chatOf(botId: string, chatId: string) {
+  function chatOf(botId: string, chatId: string, kind: 'text' | 'vision') {
     d.bots.get(botId);
     const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
-    // Another bot's chat is as unknown here as one that does not exist.
-    if (!chat || chat.botId !== botId) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no chat ${chatId}`);
+    // Another bot's chat (or a chat of the other kind) is as unknown here as one that does not exist.
+    if (!chat || chat.botId !== botId || chat.kind !== kind) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no ${kind === 'vision' ? 'vision ' : ''}chat ${chatId}`);
     return chat;
   }
 
@@ -136,8 +147,11 @@ export function createBotChat(d: BotChatDeps) {
     const chunkSources = sources.filter((s) => s.job_id);
     const names = sourceNames(d.db, chunkSources.map((s) => s.job_id));
     return citations.flatMap((c) => {
-      const s = chunkSources.find((x) => x.label === c.label);
-      return s ? [{ chunk_id: s.chunk_id, job_id: s.job_id, source: names.get(s.job_id) ?? s.job_id, page_numbers: s.page_numbers, quote: quoteFor(answer, s.text) }] : [];
+      const s = sources.find((x) => x.label === c.label);
+      if (!s || s.label.startsWith('W')) return [];
+      // An attached image is cited as "image N" (its label I<N>); it belongs to no job.
+      const source = s.label.startsWith('I') ? `image ${s.label.slice(1)}` : (names.get(s.job_id) ?? s.job_id);
+      return [{ chunk_id: s.chunk_id, job_id: s.job_id, source, page_numbers: s.page_numbers, quote: quoteFor(answer, s.text) }];
     });
   }
 
@@ -186,14 +200,14 @@ export function createBotChat(d: BotChatDeps) {
     if (req.schema && generator === 'extractive') {
       throw new AppError('VALIDATION_FAILED', 'a schema answer needs a model: this bot answers with the extractive provider, which only quotes', [{ field: 'schema' }]);
     }
-    return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema };
+    return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema, images: req.images };
   }
 
   return {
-    createChat(botId: string) {
+    createChat(botId: string, kind: 'text' | 'vision' = 'text') {
       d.bots.get(botId);
       const chatId = randomUUID();
-      d.db.insert(botChats).values({ chatId, botId, createdAt: now() }).run();
+      d.db.insert(botChats).values({ chatId, botId, kind, createdAt: now() }).run();
       return { chat_id: chatId };
     },
 
@@ -211,7 +225,7 @@ export function createBotChat(d: BotChatDeps) {
 
     /** Everything checked before a stream opens: bot, chat, provider (a missing model is a 503 here). */
     async prepare(botId: string, chatId: string, req: BotAsk): Promise<PreparedBotAnswer> {
-      const chat = chatOf(botId, chatId);
+      const chat = chatOf(botId, chatId, req.images ? 'vision' : 'text');
       const prior = d.db
         .select()
         .from(botMessages)
@@ -233,18 +247,23 @@ export function createBotChat(d: BotChatDeps) {
       let web: WebResult[] = [];
       if (p.webSearch) web = await webSearch(d.net, d.webSearchUrl, p.question, { limit: 5, signal: ev.signal });
       // Web results ground the answer as extra sources (W1…) and are listed apart; citations name chunks only.
+      // A vision question's images are read in the pool and given as sources I1…, cited as "image N".
+      const imageTexts = await Promise.all((p.images ?? []).map((img) => readImage(d.pool, d.tmpDir, img, ev.signal)));
       const all: RetrievedSource[] = [
         ...sources,
+        ...imageTexts.map((text, i) => ({ label: `I${i + 1}`, chunk_id: `image-${i + 1}`, job_id: '', page_numbers: [], section_path: [], text: text || '(no text could be read from this image)', score: 0, similarity: 1 })),
         ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0, similarity: 0 })),
       ];
       ev.onSources?.({ chat_id: p.chat?.chatId ?? null, message_id: messageId, sources: all.map(sourceOut) });
-      const base: MessageBase = { messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
+      const images = (p.images ?? []).map((img, i) => ({ name: img.name, media_type: img.media_type, sha256: img.sha256, bytes: img.bytes.length, text_chars: imageTexts[i]!.length }));
+      const base: MessageBase = { images, messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
       try {
         if (p.schema && p.generator !== 'extractive') return messageView(await schemaMessage(p, p.generator, p.schema, all, base, ev));
         const dr = await draftAnswer(
           {
             generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.promptTemplate,
             prior: p.prior, notFoundAnswer: BOT_NOT_FOUND_ANSWER,
+            images: p.images?.map((img) => ({ media_type: img.media_type, base64: Buffer.from(img.bytes).toString('base64') })),
           },
           ev,
         );

@@ -8,6 +8,7 @@ import type { FileStore } from '../../store/file-store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError, describeFailure } from '../errors.js';
 import { sniffFormat } from '../extract/sniff.js';
+import type { DocumentFormat } from '../extract/types.js';
 import type { JobsService } from '../jobs/jobs-service.js';
 import type { GuardedFetch } from '../net/types.js';
 import { readLink } from '../sources/link-reader.js';
@@ -167,6 +168,32 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       return { single: false as const, documents, truncated: more, max_files: d.settings.max_folder_files };
     },
 
+    /**
+     * A file uploaded through the API, already streamed to the tmp folder, hashed and sniffed (receiveUpload):
+     * the bot's job, or its existing one when it holds this content already.
+     */
+    addUpload(botId: string, upload: { tmpPath: string; sourceFile: string; format: DocumentFormat; fileHash: string; sizeBytes: number }, review = false): AddedDocument & { job_id: string; status: 'pending' | 'duplicate' } {
+      d.bots.get(botId);
+      const dup = existing(botId, upload.fileHash);
+      if (dup) {
+        rmSync(upload.tmpPath, { force: true });
+        return { job_id: dup, status: 'duplicate', source: upload.sourceFile };
+      }
+      const job = d.jobs.create({
+        ...upload,
+        options: { chunk_size: d.settings.chunk_size, chunk_overlap: d.settings.chunk_overlap },
+        botId,
+        source: { kind: 'upload', review, sha256: upload.fileHash },
+      });
+      return { job_id: job.job_id, status: 'pending', source: upload.sourceFile };
+    },
+
+    /** A document the server writes itself (the chat-training review document). */
+    addBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): AddedDocument {
+      d.bots.get(botId);
+      return fromBytes(botId, bytes, name, source);
+    },
+
     async addLinks(botId: string, links: string[], review = false, signal?: AbortSignal) {
       d.bots.get(botId);
       const documents: (AddedDocument & { url: string; final_url: string | null })[] = [];
@@ -182,6 +209,10 @@ export function createBotDocuments(d: BotDocumentsDeps) {
         }
       }
       if (documents.every((x) => x.status === 'failed')) {
+        // Every link refused by the outbound policy is the caller's to fix (403), not a remote failure.
+        if (documents.every((x) => x.error?.code === 'URL_NOT_ALLOWED')) {
+          throw new AppError('URL_NOT_ALLOWED', `no link may be fetched: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`, { documents });
+        }
         throw new AppError('LINK_FETCH_FAILED', `no link could be read: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`, { documents });
       }
       return documents;

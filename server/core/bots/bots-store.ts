@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { count, desc, eq } from 'drizzle-orm';
+import { count, desc, eq, inArray } from 'drizzle-orm';
 import { botChats, bots, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import { paginate, type Paging } from '../../store/paginate.js';
@@ -42,7 +42,14 @@ export function botView(b: BotRow) {
 }
 
 /** Bots in SQLite. Nothing about a bot lives in memory: every request reads the row it needs. */
-export function createBotsStore({ db, clock, defaultEmbeddingModel }: { db: Db; clock: Clock; defaultEmbeddingModel: string }) {
+/** What answers for a bot created without `llm` (settings llm_provider, llm_model, llm_base_url). */
+export interface DefaultLlm {
+  provider: LlmProviderName;
+  model?: string;
+  base_url?: string;
+}
+
+export function createBotsStore({ db, clock, defaultEmbeddingModel, defaultLlm = { provider: 'local' } }: { db: Db; clock: Clock; defaultEmbeddingModel: string; defaultLlm?: DefaultLlm }) {
   const get = (botId: string): BotRow => {
     const row = db.select().from(bots).where(eq(bots.botId, botId)).get();
     if (!row) throw new AppError('BOT_NOT_FOUND', `bot ${botId} does not exist`);
@@ -56,7 +63,9 @@ export function createBotsStore({ db, clock, defaultEmbeddingModel }: { db: Db; 
     get,
     create(b: NewBot): BotRow {
       const now = isoNow(clock);
-      const llm = { provider: b.llm?.provider ?? 'local', ...(b.llm?.model ? { model: b.llm.model } : {}), ...(b.llm?.base_url ? { base_url: b.llm.base_url } : {}) };
+      // A bot that names no provider takes the configured one with its model and server.
+      const chosen = b.llm?.provider ? b.llm : { ...defaultLlm, ...b.llm };
+      const llm = { provider: chosen.provider ?? 'local', ...(chosen.model ? { model: chosen.model } : {}), ...(chosen.base_url ? { base_url: chosen.base_url } : {}) };
       return db
         .insert(bots)
         .values({
@@ -73,8 +82,9 @@ export function createBotsStore({ db, clock, defaultEmbeddingModel }: { db: Db; 
         .returning()
         .get();
     },
-    list(q: Paging) {
-      return paginate(db, bots, undefined, [desc(bots.createdAt), desc(bots.botId)], q, (b) => ({ ...botView(b), ...counts(b.botId) }));
+    /** Bots, newest first; `only`: a key's scope (its bots). */
+    list(q: Paging, only: { bots: string[] } | null = null) {
+      return paginate(db, bots, only ? inArray(bots.botId, only.bots) : undefined, [desc(bots.createdAt), desc(bots.botId)], q, (b) => ({ ...botView(b), ...counts(b.botId) }));
     },
     counts,
     setPrompt(botId: string, prompt: string): BotRow {

@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../../models/llm/llm-protocol.js';
 import type { ChatGenerator } from './chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from './citations.js';
 import { extractiveAnswer } from './extractive.js';
@@ -17,6 +18,8 @@ export interface DraftInput {
   system?: string;
   /** What to say when nothing relevant was retrieved. */
   notFoundAnswer?: string;
+  /** Images shown to a multimodal model with the question (their OCR text is among the sources too). */
+  images?: ChatMessage['images'];
 }
 
 export interface DraftEvents {
@@ -50,7 +53,8 @@ export async function draftAnswer(p: DraftInput, ev: DraftEvents): Promise<Draft
     return { text: x.answer, notFound: false, citations: x.citations, citedBy: 'model', aborted: false, usage: {} };
   }
   const buildStart = performance.now();
-  const messages = buildMessages(p.question, p.sources, p.prior, p.system);
+  const built = buildMessages(p.question, p.sources, p.prior, p.system);
+  const messages = p.images?.length ? [...built.slice(0, -1), { ...built.at(-1)!, images: p.images }] : built;
   const promptMs = performance.now() - buildStart;
   const genStart = performance.now();
   let firstTokenMs: number | undefined;

@@ -66,11 +66,25 @@ function parseJson(line: string, url: string): any {
  * OpenAI-compatible POST /v1/chat/completions with `stream: true` (OpenAI, LM Studio, vLLM, llama.cpp
  * server, LocalAI…): Server-Sent Events of `choices[0].delta.content`, ending with `data: [DONE]`.
  */
+/** OpenAI's content parts for a message with images (`image_url` data URIs); plain text otherwise. */
+function openAiMessage(m: ChatMessage) {
+  if (!m.images?.length) return { role: m.role, content: m.content };
+  return {
+    role: m.role,
+    content: [{ type: 'text', text: m.content }, ...m.images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.media_type};base64,${i.base64}` } }))],
+  };
+}
+
+/** Ollama takes a message's images as base64 strings beside its text. */
+function ollamaMessage(m: ChatMessage) {
+  return m.images?.length ? { role: m.role, content: m.content, images: m.images.map((i) => i.base64) } : { role: m.role, content: m.content };
+}
+
 export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const root = ep.baseUrl.replace(/\/+$/, '');
   const url = /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
   const body = {
-    model: ep.model, messages, max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true },
+    model: ep.model, messages: messages.map(openAiMessage), max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true },
     // strict: false, as OpenAI's strict mode accepts only a subset of JSON Schema; the answer is validated after.
     ...(o.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: o.jsonSchema, strict: false } } } : {}),
   };
@@ -103,7 +117,7 @@ export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint
 /** Ollama's POST /api/chat, streamed as one JSON object per line until `done: true`. */
 export async function streamOllamaChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
   const url = `${ep.baseUrl.replace(/\/+$/, '')}/api/chat`;
-  const body = { model: ep.model, messages, stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature }, ...(o.jsonSchema ? { format: o.jsonSchema } : {}) };
+  const body = { model: ep.model, messages: messages.map(ollamaMessage), stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature }, ...(o.jsonSchema ? { format: o.jsonSchema } : {}) };
   const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let last: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};

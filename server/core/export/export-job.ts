@@ -22,11 +22,22 @@ async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The original's file name inside the zip: the client's name, reduced to safe characters. */
-function originalName(sourceFile: string): string {
+/** Characters of the client's file name kept in names Lectern writes: far below any file system's limit. */
+const NAME_STEM_MAX = 100;
+
+/**
+ * The client's file name (stem and a short extension) reduced to safe ASCII characters and bounded in
+ * length: a 300-character upload name made the zip's member name too long for the file system.
+ */
+function safeName(sourceFile: string, keepExtension: boolean): string {
   const cleaned = basename(sourceFile).replace(/[^\w.\- ]+/g, '_').replace(/^\.+/, '');
-  return `original-${cleaned || 'document'}`;
+  const ext = /\.[A-Za-z0-9]{1,8}$/.exec(cleaned)?.[0] ?? '';
+  const stem = cleaned.slice(0, cleaned.length - ext.length).slice(0, NAME_STEM_MAX).trim();
+  return `${stem || 'document'}${keepExtension ? ext : ''}`;
 }
+
+/** The original's file name inside the zip. */
+const originalName = (sourceFile: string): string => `original-${safeName(sourceFile, true)}`;
 
 /**
  * Writes the export folder for a finalized job and zips it. Returns the zip's path and a suggested name;
@@ -77,7 +88,7 @@ export function createExporter({ db, files, clock, appVersion }: { db: Db; files
       await zip(folder, zipPath);
       return {
         path: zipPath,
-        fileName: `${job.sourceFile.replace(/\.[^.]*$/, '').replace(/[^\w.\-]+/g, '_') || 'document'}-lectern.zip`,
+        fileName: `${safeName(job.sourceFile, false).replace(/ /g, '_')}-lectern.zip`,
         cleanup: () => rmSync(workDir, { recursive: true, force: true }),
       };
     } catch (err) {

@@ -2,7 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { extractDocx, extractHtml, extractMarkdown, extractText, decodeText } from './flow/index.js';
 import { extractPdf } from './pdf/index.js';
 import { extractImage } from '../ocr/extract-image.js';
+import { checkParseSize } from './heap-guard.js';
 import type { DocumentFormat, ExtractionResult, ExtractOptions } from './types.js';
+
+/** Heap the flow parsers take per byte of input (measured on 8 MB files of short paragraphs, with margin). */
+const PARSE_HEAP_PER_BYTE = { html: 16, markdown: 24, text: 6 } as const;
 
 /** Reads a stored original and runs the extractor for its (already sniffed) format. */
 export async function extractDocument(path: string, format: DocumentFormat, opts: ExtractOptions = {}): Promise<ExtractionResult> {
@@ -14,15 +18,18 @@ export async function extractDocument(path: string, format: DocumentFormat, opts
     case 'image':
       return extractImage(data, opts);
     case 'docx':
-      result = await extractDocx(data);
+      result = await extractDocx(data, opts.limits);
       break;
     case 'html':
+      checkParseSize(data.length, PARSE_HEAP_PER_BYTE.html, 'the HTML');
       result = extractHtml(decodeText(data));
       break;
     case 'markdown':
+      checkParseSize(data.length, PARSE_HEAP_PER_BYTE.markdown, 'the Markdown');
       result = extractMarkdown(decodeText(data));
       break;
     case 'text':
+      checkParseSize(data.length, PARSE_HEAP_PER_BYTE.text, 'the text');
       result = extractText(decodeText(data));
       break;
   }

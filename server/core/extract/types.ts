@@ -2,6 +2,7 @@
  * What every extractor (PDF, DOCX, HTML, Markdown, plain text) returns. Extractors run inside the
  * worker pool; the result crosses the thread boundary by structured clone, so it holds plain data only.
  */
+import type { DocumentLimits } from './limits.js';
 
 /** Block types of the jobs API (NOTES.md), written once. */
 export const BLOCK_TYPES = [
@@ -97,6 +98,8 @@ export interface OcrOptions {
 
 export interface ExtractOptions {
   onProgress?: ProgressFn;
+  /** What the document may cost (decompressed bytes, pixels, pages); DEFAULT_LIMITS when absent. */
+  limits?: DocumentLimits;
   /** Without it, pages that need OCR are only flagged (`needs_ocr`), as before OCR existed. */
   ocr?: OcrOptions;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync } from 'node:fs';
-import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import { jobs, pages, type JobSource } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
@@ -13,6 +13,7 @@ import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobWatch } from './job-watch.js';
 import { paginate } from '../../store/paginate.js';
+import type { KeyScope } from '../keys/roles.js';
 
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
 
@@ -97,12 +98,14 @@ export function createJobsService({ db, files, runner, clock, vectors, watch }: 
       return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
     },
 
-    list(q: { status?: string; skip: number; limit: number }) {
+    /** Jobs, newest first; with a key's scope, only its jobs and its bots' documents. */
+    list(q: { status?: string; skip: number; limit: number }, scope: KeyScope | null = null) {
       const wanted = q.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
       const unknown = wanted.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
-      const where = wanted.length > 0 ? inArray(jobs.status, wanted) : undefined;
-      return paginate(db, jobs, where, [desc(jobs.createdAt), desc(jobs.jobId)], q, (r) => jobView(r));
+      const byStatus = wanted.length > 0 ? inArray(jobs.status, wanted) : undefined;
+      const inScope = scope ? or(inArray(jobs.jobId, scope.jobs), inArray(jobs.botId, scope.bots)) : undefined;
+      return paginate(db, jobs, and(byStatus, inScope), [desc(jobs.createdAt), desc(jobs.jobId)], q, (r) => jobView(r));
     },
 
     cancel(jobId: string) {

@@ -3,6 +3,7 @@
  * producing the extractor's block and page shapes. Runs inside a pool worker thread: the tesseract engine is
  * the thread's own (see tesseract.ts), so calls on one thread are serialised by tesseract.js anyway.
  */
+import { DEFAULT_LIMITS, type DocumentLimits } from '../extract/limits.js';
 import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
 import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
 import { ocrBlocks } from './ocr-blocks.js';
@@ -10,6 +11,7 @@ import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
 import { recognizeUpright, type Recognition } from './recognize.js';
 import { imageDpi } from './image-dpi.js';
+import { checkImageLimits } from './image-size.js';
 import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
 import { assertLanguageInstalled, DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
@@ -29,6 +31,8 @@ export interface OcrPdfOptions {
   /** OCR only this region of the page (points, top-left origin). */
   bbox?: BBox;
   detectRotation?: boolean;
+  /** The render's pixels (`maxPagePixels`) and, when the document is opened here, the rest. */
+  limits?: DocumentLimits;
 }
 
 export interface OcrImageOptions {
@@ -38,6 +42,8 @@ export interface OcrImageOptions {
   /** OCR only this region of the page (points at `dpi`, top-left origin). */
   bbox?: BBox;
   detectRotation?: boolean;
+  /** Pixels of the image (refused before decoding beyond `maxImagePixels`). */
+  limits?: DocumentLimits;
 }
 
 interface Frame {
@@ -115,14 +121,18 @@ export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts:
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   // Fail on a missing language before spending a render on the page.
   assertLanguageInstalled(lang);
-  const { grey, ...r } = await renderOpenPdfPageGrey(doc, pageNumber, { dpi: opts.dpi ?? 300, region: opts.bbox });
+  const { grey, ...r } = await renderOpenPdfPageGrey(doc, pageNumber, {
+    dpi: opts.dpi ?? 300,
+    region: opts.bbox,
+    maxPixels: (opts.limits ?? DEFAULT_LIMITS).maxPagePixels,
+  });
   const frame: Frame = { page: pageNumber, ...r };
   return ocrRaster(grey, frame, lang, opts.detectRotation);
 }
 
 /** Opens the PDF and OCRs one page (1-based). */
 export async function ocrPdfPage(data: Uint8Array, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
-  const { doc } = await openPdf(data);
+  const { doc } = await openPdf(data, opts.limits);
   try {
     return await ocrOpenPdfPage(doc, pageNumber, opts);
   } finally {
@@ -141,7 +151,9 @@ export function imagePageCount(data: Uint8Array): number {
  * is decoded by leptonica inside the OCR engine (WebAssembly: a bad file is an error there), which hands the
  * pixels back as a PNG it wrote itself.
  */
-export async function imageRaster(data: Uint8Array, index: number, lang: string): Promise<GreyRaster> {
+export async function imageRaster(data: Uint8Array, index: number, lang: string, limits: DocumentLimits = DEFAULT_LIMITS): Promise<GreyRaster> {
+  // Before any decoder: they allocate whatever the header asks for.
+  checkImageLimits(data, index, limits);
   if (index === 0 && isIntactPng(data)) return decodeToGrey(data);
   const engine = await getOcrEngine(lang);
   const page = isTiff(data) ? tiffPage(data, index) : data;
@@ -160,11 +172,13 @@ export async function imageRaster(data: Uint8Array, index: number, lang: string)
 /** OCRs one page (0-based `index`, for multi-page TIFF) of an image file; the result is page `index + 1`. */
 export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index?: number } = {}): Promise<OcrPageResult> {
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
-  await getOcrEngine(lang);
   const index = opts.index ?? 0;
+  // A refused image does not wait for the OCR engine to start.
+  checkImageLimits(data, index, opts.limits ?? DEFAULT_LIMITS);
+  await getOcrEngine(lang);
   let raster: GreyRaster;
   try {
-    raster = await imageRaster(data, index, lang);
+    raster = await imageRaster(data, index, lang, opts.limits);
   } catch (err) {
     if ((err as { code?: unknown }).code) throw err;
     throw Object.assign(new Error(`Not a readable image: ${err instanceof Error ? err.message : String(err)}`), {

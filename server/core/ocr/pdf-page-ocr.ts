@@ -5,6 +5,7 @@
  * the text blocks in page order and notes on each page what OCR did.
  */
 import type { PdfDocument } from '../extract/pdf/pdfjs-loader.js';
+import type { DocumentLimits } from '../extract/limits.js';
 import type { ExtractedBlock, ExtractedPage, OcrOptions } from '../extract/types.js';
 import { ocrOpenPdfPage, type OcrPageResult } from './ocr-page.js';
 
@@ -16,11 +17,11 @@ export interface PagesWithOcr {
 }
 
 /** OCRs page `n` when its layout (the last one read) says it needs it. One bad page only costs a warning. */
-export async function ocrPageWithoutText(doc: PdfDocument, out: PagesWithOcr, n: number, ocr: OcrOptions): Promise<void> {
+export async function ocrPageWithoutText(doc: PdfDocument, out: PagesWithOcr, n: number, ocr: OcrOptions, limits?: DocumentLimits): Promise<void> {
   const layout = out.layouts[out.layouts.length - 1];
   if (!layout || layout.page !== n || !layout.needsOcr) return;
   try {
-    const result = await ocrOpenPdfPage(doc, n, { lang: ocr.lang, dpi: ocr.dpi ?? 300 });
+    const result = await ocrOpenPdfPage(doc, n, { lang: ocr.lang, dpi: ocr.dpi ?? 300, limits });
     (out.ocr ??= []).push(result);
   } catch (err) {
     // Missing language data fails every page alike: that is the job's error, not a page's warning.

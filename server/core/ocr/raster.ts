@@ -3,7 +3,7 @@
  * instead of an RGBA PNG skips a PNG decode of ~9 Mpx inside WebAssembly on every page (and every retry at
  * another rotation), and the grey bytes are where the cheap clean-ups below happen.
  */
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type SKRSContext2D } from '@napi-rs/canvas';
 
 export interface GreyRaster {
   width: number;
@@ -14,26 +14,49 @@ export interface GreyRaster {
 
 export type QuarterTurn = 0 | 90 | 180 | 270;
 
+/** Pixels read back from a canvas at a time: a whole page's RGBA copy would cost 4 bytes a pixel more. */
+const STRIP_PIXELS = 2_000_000;
+
 /**
  * Decodes an image @napi-rs/canvas reads to grey, on a white background. Only for bytes known to decode:
- * canvas's decoder crashes the process on a broken file (uploads go through png-check.ts first).
+ * canvas's decoder crashes the process on a broken file (uploads go through png-check.ts first). The image is
+ * drawn a strip of rows at a time on a small canvas, so a 40 Mpx scan costs its decoded bitmap and its grey
+ * bytes, not two more full-size RGBA copies (a canvas and its pixel read-back).
  */
 export async function decodeToGrey(image: Uint8Array): Promise<GreyRaster> {
   const img = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
-  const canvas = createCanvas(img.width, img.height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, img.width, img.height);
-  ctx.drawImage(img, 0, 0);
-  return rgbaToGrey(ctx.getImageData(0, 0, img.width, img.height).data, img.width, img.height);
+  const { width, height } = img;
+  const rows = Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+  const ctx = createCanvas(width, rows).getContext('2d');
+  const out = new Uint8Array(width * height);
+  for (let y = 0; y < height; y += rows) {
+    const n = Math.min(rows, height - y);
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, width, rows);
+    ctx.drawImage(img, 0, -y);
+    greyInto(ctx.getImageData(0, 0, width, n).data, out, y * width);
+  }
+  return { width, height, data: out };
+}
+
+/** Grey of a canvas's pixels, read back a strip of rows at a time (see decodeToGrey). */
+export function canvasToGrey(ctx: SKRSContext2D, width: number, height: number): GreyRaster {
+  const rows = Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+  const out = new Uint8Array(width * height);
+  for (let y = 0; y < height; y += rows) greyInto(ctx.getImageData(0, y, width, Math.min(rows, height - y)).data, out, y * width);
+  return { width, height, data: out };
+}
+
+/** ITU-R BT.601 luma of RGBA pixels, written into `out` from `at`. */
+function greyInto(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array, at: number): void {
+  for (let i = 0, o = at; i < rgba.length; i += 4, o++) {
+    out[o] = ((rgba[i] ?? 0) * 77 + (rgba[i + 1] ?? 0) * 150 + (rgba[i + 2] ?? 0) * 29) >> 8;
+  }
 }
 
 export function rgbaToGrey(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): GreyRaster {
   const data = new Uint8Array(width * height);
-  for (let i = 0, o = 0; o < data.length; i += 4, o++) {
-    // ITU-R BT.601 luma in integer arithmetic.
-    data[o] = ((rgba[i] ?? 0) * 77 + (rgba[i + 1] ?? 0) * 150 + (rgba[i + 2] ?? 0) * 29) >> 8;
-  }
+  greyInto(rgba, data, 0);
   return { width, height, data };
 }
 

@@ -4,9 +4,10 @@
  */
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 
+import { DEFAULT_LIMITS, type DocumentLimits } from '../extract/limits.js';
 import { openPdf, type PdfDocument, type PdfPage } from '../extract/pdf/pdfjs-loader.js';
 import type { BBox } from '../extract/types.js';
-import { rgbaToGrey, type GreyRaster } from './raster.js';
+import { canvasToGrey, type GreyRaster } from './raster.js';
 
 /** Where a render sits on its page; the pixels come separately (a PNG, or grey bytes for OCR). */
 export interface RenderFrame {
@@ -30,13 +31,13 @@ export interface RenderOptions {
   dpi?: number;
   /** Render only this region of the page (points, top-left origin), clamped to the page. */
   region?: BBox;
+  /**
+   * Beyond this many pixels a render is refused (OCR_PAGE_TOO_LARGE): a poster-sized page at 300 dpi would
+   * need gigabytes of canvas memory in a worker thread (A0 at 300 dpi is ~140 Mpx). Default: the setting
+   * max_page_pixels's default.
+   */
+  maxPixels?: number;
 }
-
-/**
- * Beyond this many pixels a render is refused: a poster-sized page at 300 dpi would need gigabytes of canvas
- * memory in a worker thread (A0 at 300 dpi is ~140 Mpx); 60 Mpx covers A2 at 300 dpi.
- */
-const MAX_PIXELS = 60_000_000;
 
 /** Renders one page (1-based) of an already-open document, so a multi-page scan is parsed once. */
 export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderedPage> {
@@ -81,7 +82,7 @@ function hasInk(probe: GreyRaster, dpi: number): boolean {
 }
 
 function greyOf(canvas: Canvas, frame: RenderFrame): GreyRaster {
-  return rgbaToGrey(canvas.getContext('2d').getImageData(0, 0, frame.width, frame.height).data, frame.width, frame.height);
+  return canvasToGrey(canvas.getContext('2d'), frame.width, frame.height);
 }
 
 async function withPage<T>(doc: PdfDocument, pageNumber: number, use: (page: PdfPage) => Promise<T>): Promise<T> {
@@ -106,8 +107,10 @@ function planRender(page: PdfPage, pageNumber: number, options: RenderOptions): 
   const region = clampRegion(options.region, base.width, base.height);
   const width = Math.max(1, Math.round((region.x1 - region.x0) * scale));
   const height = Math.max(1, Math.round((region.y1 - region.y0) * scale));
-  if (width * height > MAX_PIXELS) {
-    throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px)`), {
+  const maxPixels = options.maxPixels ?? DEFAULT_LIMITS.maxPagePixels;
+  if (width * height > maxPixels) {
+    const limit = `${Math.round(maxPixels / 1e6)} Mpx, setting max_page_pixels`;
+    throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px, over ${limit})`), {
       code: 'OCR_PAGE_TOO_LARGE',
     });
   }
@@ -136,10 +139,10 @@ async function draw(page: PdfPage, { frame, scale, region }: RenderPlan): Promis
 }
 
 /** Opens the PDF, renders one page (1-based) and closes it again. */
-export async function renderPdfPage(data: Uint8Array, pageNumber: number, dpi = 300): Promise<RenderedPage> {
-  const { doc } = await openPdf(data);
+export async function renderPdfPage(data: Uint8Array, pageNumber: number, dpi = 300, limits: DocumentLimits = DEFAULT_LIMITS): Promise<RenderedPage> {
+  const { doc } = await openPdf(data, limits);
   try {
-    return await renderOpenPdfPage(doc, pageNumber, { dpi });
+    return await renderOpenPdfPage(doc, pageNumber, { dpi, maxPixels: limits.maxPagePixels });
   } finally {
     await doc.destroy();
   }

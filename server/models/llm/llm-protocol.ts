@@ -11,6 +11,11 @@ export type JsonSchema = { readonly [key: string]: unknown };
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /**
+   * Images a multimodal remote model is shown with the text (vision chats). The local llama host reads only
+   * the text: the images reach it as their OCR text, among the sources.
+   */
+  images?: { media_type: string; base64: string }[];
 }
 
 export interface GenerateRequest {

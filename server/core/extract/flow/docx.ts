@@ -4,10 +4,12 @@
  * rest, so both formats share one set of block rules.
  */
 import mammoth from 'mammoth';
+import { DEFAULT_LIMITS, type DocumentLimits } from '../limits.js';
 import type { ExtractionResult } from '../types.js';
 import { MATH_RUN_STYLE, preprocessMath } from './docx-math.js';
 import { htmlBlocks } from './html.js';
 import { makeFlowResult } from './result.js';
+import { checkZipInflation } from './zip-guard.js';
 
 export class DocxExtractError extends Error {
   // A plain string property: errors reach the jobs API as structured-clone copies, not instances.
@@ -58,8 +60,10 @@ function invalid(data: Uint8Array, err: unknown): DocxExtractError {
   return new DocxExtractError(`Not a readable DOCX file${hint}: ${reason}`, { cause: err });
 }
 
-export async function extractDocx(data: Uint8Array): Promise<ExtractionResult> {
+export async function extractDocx(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS): Promise<ExtractionResult> {
   if (data.length === 0) throw new DocxExtractError('Not a readable DOCX file: the file is empty');
+  // mammoth (JSZip) holds each part it reads whole, as a string: a part's real size is known before it starts.
+  await checkZipInflation(data, limits);
   let input = data;
   try {
     input = preprocessMath(data);

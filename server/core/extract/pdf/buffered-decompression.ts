@@ -8,9 +8,11 @@
  * the thread that uses DecompressionStream works as before; it only gives its output in one piece when
  * the input ends, which is all pdf.js (write once, close, read to the end) asks of it.
  */
-import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { constants as bufferConstants } from 'node:buffer';
+import { gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { allowanceExceeded, chargeInflated, inflateAllowance } from '../inflate-budget.js';
 
-const INFLATE: Record<string, (data: Buffer) => Buffer> = {
+const INFLATE: Record<string, (data: Buffer, options: ZlibOptions) => Buffer> = {
   deflate: inflateSync,
   'deflate-raw': inflateRawSync,
   gzip: gunzipSync,
@@ -22,6 +24,25 @@ function bytesOf(chunk: unknown): Buffer {
   throw new TypeError('DecompressionStream accepts only ArrayBuffer or ArrayBufferView chunks');
 }
 
+/**
+ * Inflates within the thread's decompression budget (inflate-budget.ts): zlib stops at the allowance, so a
+ * bomb costs at most the part limit, never its full size. pdf.js falls back to its own decoder when this
+ * throws, and the budget refuses that one too.
+ */
+function inflateWithin(inflate: (data: Buffer, options: ZlibOptions) => Buffer, data: Buffer): Uint8Array {
+  let out: Buffer;
+  try {
+    out = inflate(data, { maxOutputLength: Math.min(inflateAllowance(), bufferConstants.MAX_LENGTH) });
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') allowanceExceeded();
+    throw err;
+  }
+  chargeInflated(out.length);
+  // pdf.js keeps this array as the stream's bytes (patched: no copy) and may transfer its ArrayBuffer (an
+  // image mask): it must own that buffer, never share Node's small-buffer pool or a larger zlib chunk.
+  return out.byteOffset === 0 && out.buffer.byteLength === out.byteLength ? out : new Uint8Array(out);
+}
+
 export class BufferedDecompressionStream extends TransformStream<BufferSource, Uint8Array> {
   constructor(format: string) {
     const inflate = INFLATE[format];
@@ -30,7 +51,7 @@ export class BufferedDecompressionStream extends TransformStream<BufferSource, U
     super({
       // Copied: the writer may reuse its buffer once the write has resolved.
       transform: (chunk) => void parts.push(Buffer.from(bytesOf(chunk))),
-      flush: (controller) => controller.enqueue(inflate(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))),
+      flush: (controller) => controller.enqueue(inflateWithin(inflate, parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))),
     });
   }
 }

@@ -10,6 +10,8 @@ import type { ExtractedBlock, ExtractedPage, ExtractionResult, ExtractOptions } 
 import { pageBlocks, type PendingBlock } from './assemble.js';
 import { docStats, headingLevels, listLevels } from './classify.js';
 import { PdfExtractError } from './errors.js';
+import { checkHeap } from '../heap-guard.js';
+import { assertInflateBudget, shareInflateBudget } from '../inflate-budget.js';
 import { FontRegistry } from './fonts.js';
 import { findFigures, largestImageShare, paintedGraphics } from './graphics.js';
 import { layoutPage } from './layout.js';
@@ -46,6 +48,7 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
   try {
     const viewport = page.getViewport({ scale: 1 });
     const text = await readPageText(page, fonts);
+    checkHeap();
     const layout: PageLayout = {
       page: n,
       width: text.width,
@@ -69,6 +72,7 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
     const wantsFigures = text.runs.some((r) => FIGURE_LABEL_RE.test(r.text));
     if (unseen || wantsFigures || sparse) {
       const ops = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
+      checkHeap();
       const toFrame = multiply(text.frameTransform, viewport.transform);
       const graphics = sparse || wantsFigures ? paintedGraphics(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) : undefined;
       // A scan with a little text laid over it (a stamp, a banner, a partial OCR layer) is read by OCR,
@@ -175,7 +179,7 @@ export interface PdfPages {
  * several workers can read parts of one document at once.
  */
 export function readPdfPages(data: Uint8Array, range?: { from: number; to: number }, opts: ExtractOptions = {}): Promise<PdfPages> {
-  return withOpenPdf(data, (pdfjs, doc) => readOpenPdfPages(pdfjs, doc, range ?? { from: 1, to: doc.numPages }, opts));
+  return withOpenPdf(data, opts, (pdfjs, doc) => readOpenPdfPages(pdfjs, doc, range ?? { from: 1, to: doc.numPages }, opts));
 }
 
 /**
@@ -204,17 +208,19 @@ export function pageRanges(total: number, n: number): { from: number; to: number
  * pages against the whole document's.
  */
 export function readPdfShare(data: Uint8Array, index: number, readers: number, opts: ExtractOptions = {}): Promise<PdfPages | null> {
-  return withOpenPdf(data, async (pdfjs, doc) => {
+  return withOpenPdf(data, opts, async (pdfjs, doc) => {
     const total = doc.numPages;
     const range = total < SHARE_MIN_PAGES ? (index === 0 ? { from: 1, to: total } : undefined) : pageRanges(total, readers)[index];
     if (!range) return null;
+    // Each reader has its thread's budget: the document's is shared among them.
+    if (total >= SHARE_MIN_PAGES) shareInflateBudget(readers);
     const onProgress = opts.onProgress && ((done: number) => opts.onProgress?.(done, total));
     return readOpenPdfPages(pdfjs, doc, range, { ...opts, onProgress });
   });
 }
 
-async function withOpenPdf<T>(data: Uint8Array, use: (pdfjs: PdfJs, doc: PdfDocument) => Promise<T>): Promise<T> {
-  const { pdfjs, doc } = await openPdf(data);
+async function withOpenPdf<T>(data: Uint8Array, opts: ExtractOptions, use: (pdfjs: PdfJs, doc: PdfDocument) => Promise<T>): Promise<T> {
+  const { pdfjs, doc } = await openPdf(data, opts.limits);
   try {
     return await use(pdfjs, doc);
   } finally {
@@ -232,12 +238,21 @@ async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, range: { from: n
     try {
       out.layouts.push(await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')));
     } catch (err) {
+      assertInflateBudget();
+      checkHeap();
+      // A page tree that leads back to itself is built to make readers walk it forever: no document has one.
+      if (err instanceof Error && /circular reference/i.test(err.message) && /pages? tree/i.test(err.message)) {
+        throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: its page tree loops back on itself (page ${n})`);
+      }
       out.failed++;
       out.warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
       const size = await pageSize(doc, n);
       out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
     }
-    if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr);
+    if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr, opts.limits);
+    // pdf.js gives up a refused stream quietly (the page just lacks its text): the budgets say it aloud.
+    assertInflateBudget();
+    checkHeap();
     opts.onProgress?.(n - from + 1, to - from + 1);
   }
   if (from === 1) {

@@ -5,6 +5,9 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import { installHeapGuard, resetHeapGuard } from '../heap-guard.js';
+import { assertInflateBudget, installInflateGuard, startInflateBudget } from '../inflate-budget.js';
+import { checkPageCount, DEFAULT_LIMITS, type DocumentLimits } from '../limits.js';
 import { useBufferedDecompression } from './buffered-decompression.js';
 import { PdfExtractError, toPdfError } from './errors.js';
 
@@ -52,6 +55,8 @@ export function loadPdfJs(): Promise<PdfJs> {
   ]).then(([mod]) => {
     restoreNatives();
     useBufferedDecompression();
+    installInflateGuard();
+    installHeapGuard();
     return mod;
   });
   return pdfjsPromise;
@@ -103,13 +108,20 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () =>
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function openPdf(data: Uint8Array): Promise<{ pdfjs: PdfJs; doc: PdfDocument }> {
+/**
+ * Opens a PDF within `limits`: it starts this thread's decompression budget and heap guard for the
+ * document (see inflate-budget.ts, heap-guard.ts), has pdf.js leave out images of more than twice
+ * `maxImagePixels` pixels, and refuses a document of more than `maxPages` pages before any page is read.
+ */
+export async function openPdf(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS): Promise<{ pdfjs: PdfJs; doc: PdfDocument }> {
   if (data.length === 0) throw new PdfExtractError('PDF_INVALID', 'Not a PDF: the file is empty');
   if (!hasPdfHeader(data)) {
     throw new PdfExtractError('PDF_INVALID', 'Not a PDF: no %PDF- header in the first 1 KB');
   }
   const pdfjs = await loadPdfJs();
   const dirs = pdfjsAssetDirs();
+  startInflateBudget(limits);
+  resetHeapGuard();
   const task = pdfjs.getDocument({
     // pdf.js takes ownership of (and may detach) the buffer it is given, and refuses Node Buffers:
     // a private copy keeps the caller's bytes intact.
@@ -123,6 +135,10 @@ export async function openPdf(data: Uint8Array): Promise<{ pdfjs: PdfJs; doc: Pd
     disableFontFace: true,
     isOffscreenCanvasSupported: false,
     enableXfa: false,
+    // An image inside a PDF is drawn scaled into a page render (whose own pixels max_page_pixels bounds), so
+    // it may be larger than an image document's page: a 600 dpi A4 scan (35 Mpx) must not vanish from its
+    // page. Beyond twice max_image_pixels pdf.js leaves the image out rather than decoding it.
+    maxImageSize: 2 * limits.maxImagePixels,
     // Warnings about odd fonts are routine in real PDFs; they would flood the worker's stderr.
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
@@ -131,13 +147,19 @@ export async function openPdf(data: Uint8Array): Promise<{ pdfjs: PdfJs; doc: Pd
       return new PdfExtractError('PDF_INVALID', `Not a readable PDF: opening took over ${OPEN_TIMEOUT_MS / 1000} s`);
     });
     restoreNatives();
-    if (doc.numPages < 1) {
-      await doc.destroy();
-      throw new PdfExtractError('PDF_INVALID', 'Not a readable PDF: it has no pages');
-    }
+    assertInflateBudget();
+    if (doc.numPages < 1) throw new PdfExtractError('PDF_INVALID', 'Not a readable PDF: it has no pages');
+    checkPageCount(doc.numPages, limits);
     return { pdfjs, doc };
   } catch (err) {
     await task.destroy().catch(() => undefined);
-    throw toPdfError(err);
+    // pdf.js reports a refused stream as a damaged document: the budget knows better.
+    assertInflateBudget();
+    throw isLimitError(err) ? err : toPdfError(err);
   }
+}
+
+function isLimitError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'TOO_MANY_PAGES' || code === 'DECOMPRESSED_TOO_LARGE' || code === 'IMAGE_TOO_LARGE' || code === 'OUT_OF_MEMORY';
 }

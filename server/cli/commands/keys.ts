@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { systemClock } from '../../core/clock.js';
+import { createKeysStore, type KeysStore, type KeyView } from '../../core/keys/keys-store.js';
+import { ROLES } from '../../core/keys/roles.js';
+import { findAppRoot } from '../../store/app-paths.js';
+import { openDatabase } from '../../store/db.js';
+import { action } from '../fail.js';
+import { settingsFor, type CommonFlags } from '../owner.js';
+import { err, note, print } from '../term.js';
+
+interface CreateFlags extends CommonFlags {
+  role: string;
+  bots?: string;
+  jobs?: string;
+}
+
+const ids = (list: string | undefined): string[] => (list ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+/** What to try next when the keys store refuses, by its error code. */
+const HINTS: Record<string, (name: string) => string> = {
+  KEY_EXISTS: (name) => `revoke it first (lectern keys revoke ${name}) or choose another name`,
+  KEY_NOT_FOUND: () => 'lectern keys list shows every key',
+  VALIDATION_FAILED: () => 'lectern keys create --help says what names, roles and scopes may be',
+};
+
+/**
+ * Opens the data folder's database itself, whether or not a server owns the folder: SQLite in WAL mode
+ * lets both write, and the server reads keys on every request, so a change counts from its next request.
+ * (Keys have no HTTP route: managing them is for whoever can open the data folder.)
+ */
+function withKeys(name: string, flags: CommonFlags, use: (keys: KeysStore) => void): void {
+  const settings = settingsFor(flags);
+  mkdirSync(settings.data_dir, { recursive: true });
+  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
+  try {
+    use(createKeysStore({ db: database.db, clock: systemClock }));
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    // fail.ts prints `hint` when the error carries one.
+    throw Object.assign(e as object, HINTS[code] ? { hint: HINTS[code](name) } : {});
+  } finally {
+    database.close();
+  }
+}
+
+const scopeText = (k: KeyView): string =>
+  [k.scope.bots.length ? `bots ${k.scope.bots.join(',')}` : '', k.scope.jobs.length ? `jobs ${k.scope.jobs.join(',')}` : ''].filter(Boolean).join('; ') || 'all';
+
+async function create(name: string, flags: CreateFlags): Promise<void> {
+  withKeys(name, flags, (keys) => {
+    const { key, secret } = keys.create({ name, role: flags.role, bots: ids(flags.bots), jobs: ids(flags.jobs) });
+    if (flags.json) return print(JSON.stringify({ ...key, secret }));
+    // Only the secret on stdout, so `KEY=$(lectern keys create …)` works; the rest is for the person.
+    print(secret);
+    note(`${err.green('✔')} created key ${key.name} (${key.role}, sees ${scopeText(key)}): the secret above is shown once and not stored; send it in the X-API-Key header`);
+  });
+}
+
+async function list(flags: CommonFlags): Promise<void> {
+  withKeys('', flags, (keys) => {
+    const rows = keys.list();
+    if (flags.json) return print(JSON.stringify({ keys: rows }));
+    if (rows.length === 0) return note(`no keys yet: ${err.bold('lectern keys create NAME --role reader|reviewer|admin')} makes one`);
+    const table = [['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows.map((k) => [k.name, k.role, scopeText(k), `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-'])];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+    for (const r of table) print(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  });
+}
+
+async function revoke(name: string, flags: CommonFlags): Promise<void> {
+  withKeys(name, flags, (keys) => {
+    const key = keys.revoke(name);
+    if (flags.json) return print(JSON.stringify(key));
+    print(`revoked key ${key.name}: it stops working with its next request`);
+  });
+}
+
+const EXAMPLES = `
+Examples:
+  $ lectern keys create desk --role reviewer                 # prints the secret once
+  $ lectern keys create bot-widget --role reader --bots 3f2c…  # sees one bot, its documents and chats
+  $ lectern keys list --json
+  $ lectern keys revoke desk
+
+Roles: reader (read, search, chat), reviewer (also upload, review, finalize, embed, bots),
+admin (also delete). SERVICE_API_KEY or <data_dir>/api-key is always admin.
+Exit status: 0 done, 1 failed (name taken, no such key), 2 wrong usage or settings.`;
+
+/** `lectern keys create | list | revoke`: named API keys with a role and an optional scope. */
+export function addKeysCommands(program: Command): void {
+  const keys = program
+    .command('keys')
+    .description('named API keys with a role (reader, reviewer, admin), optionally limited to some bots or jobs')
+    .addHelpText('after', EXAMPLES);
+  const common = (c: Command) =>
+    c
+      .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
+      .option('--data-dir <dir>', 'data directory whose database holds the keys')
+      .option('--json', 'print JSON');
+  common(
+    keys
+      .command('create <name>')
+      .description('create a key and print its secret (shown once, stored only as a hash)')
+      .requiredOption('--role <role>', `what the key may do: ${ROLES.join(', ')}`)
+      .option('--bots <ids>', 'comma-separated bot ids: the key sees only these bots, their documents and chats')
+      .option('--jobs <ids>', 'comma-separated job ids: the key sees only these jobs (with --bots: these too)'),
+  ).action(action('keys create', create));
+  common(keys.command('list').description('every key with its role, scope, prefix and when it was created, last used and revoked')).action(action('keys list', list));
+  common(keys.command('revoke <name>').description('revoke a key at once (a running server refuses it from its next request)')).action(action('keys revoke', revoke));
+}

@@ -1,0 +1,85 @@
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { describeOwner, readDataLock } from '../../store/data-lock.js';
+import { action, CliError } from '../fail.js';
+import { settingsFor } from '../owner.js';
+import { superviseReload } from '../reload.js';
+import { err, note } from '../term.js';
+
+export interface ServeFlags {
+  config?: string;
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  workers?: string;
+  reload?: boolean;
+}
+
+/** `lectern serve`: the headless server, the same one Electron's main process starts. */
+async function serve(flags: ServeFlags): Promise<void> {
+  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers });
+  if (flags.reload) return superviseReload(flags, settings.data_dir);
+  const held = readDataLock(settings.data_dir);
+  if (held?.alive) {
+    throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`, 'stop it first, or give another --data-dir');
+  }
+  const { createApp } = await import('../../app.js');
+  const app = await createApp({
+    settings,
+    serviceApiKey: process.env.SERVICE_API_KEY,
+    workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
+  });
+  let address: string;
+  try {
+    address = await app.server.listen({ host: settings.host, port: settings.port });
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  // Commands run on this data folder now talk to this server (its address and key file are in the lock).
+  app.published(address);
+  app.log.info({ address, data_dir: settings.data_dir }, 'lectern listening');
+  if (app.apiKey.file) app.log.info({ api_key_file: app.apiKey.file }, 'API key generated: send it in X-API-Key');
+  const key = app.apiKey.file ? `API key in ${app.apiKey.file}` : 'API key: SERVICE_API_KEY';
+  note(`${err.green('lectern serve:')} ${settings.data_dir} on ${address} (${key}; explorer ${address}/docs; review desk ${address}/). Ctrl-C stops.`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        app.log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+const EXAMPLES = `
+Examples:
+  $ lectern serve                                  # ./lectern.yaml if present, else defaults; 127.0.0.1:8000
+  $ lectern serve -c longtrainer.yaml              # a Long-Trainer config: llm, embedding, chunking, server
+  $ lectern serve --host 0.0.0.0 -p 8080 --data-dir /srv/lectern
+  $ lectern serve --reload                         # restarts when the config file or dist/ changes
+
+While it runs, other lectern commands on the same data folder go through it. The API key is
+SERVICE_API_KEY or the one generated into <data_dir>/api-key.`;
+
+export function addServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('start the HTTP server: both APIs, the docs at /docs, the review desk at /')
+    .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
+    .option('--host <host>', 'listen host (default 127.0.0.1)')
+    .option('-p, --port <port>', 'listen port (default 8000)')
+    .option('--data-dir <dir>', 'where the database, originals, indexes and models live')
+    .option('--workers <n>', 'worker threads (0 = one per core)')
+    .option('--reload', 'restart when the configuration file or the built code (dist/) changes')
+    .addHelpText('after', EXAMPLES)
+    .action(action('serve', serve));
+}
+

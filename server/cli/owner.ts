@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadSettings } from '../config/load-settings.js';
+import type { Settings } from '../schemas/settings.js';
+import { describeOwner, readDataLock, type DataLockInfo } from '../store/data-lock.js';
+import { createClient, type ApiClient } from './client.js';
+import { CliError } from './fail.js';
+import { err, note } from './term.js';
+
+/** Flags every command takes. */
+export interface CommonFlags {
+  config?: string;
+  dataDir?: string;
+  json?: boolean;
+}
+
+/**
+ * Where a command's data is: a Lectern server that owns the data folder (`lectern serve`, the desktop
+ * app), reached over HTTP; or, when none runs, the folder opened by this process with the same services
+ * (server/app.ts), holding the folder's lock until the command ends. Either way the command talks HTTP
+ * through the same client, so both paths are one code path.
+ */
+export interface Connection {
+  client: ApiClient;
+  mode: 'server' | 'local';
+  settings: Settings;
+  /** The address of the server that owns the folder; null when this command opened it itself. */
+  serverUrl: string | null;
+  /** Replaces the default Ctrl-C (let go of the folder and exit 130) while a command handles it itself. */
+  onInterrupt(handler: (() => void) | null): void;
+  close(): Promise<void>;
+}
+
+/** Settings as every command reads them: flags, environment, the -c file or ./lectern.yaml, defaults. */
+export function settingsFor(flags: CommonFlags, extra: Partial<Record<keyof Settings, unknown>> = {}): Settings {
+  return loadSettings({
+    flags: { data_dir: flags.dataDir, ...extra },
+    env: process.env,
+    cwd: process.cwd(),
+    configPath: flags.config,
+    onWarning: (message) => note(`${err.yellow('warning:')} ${message}`),
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A server that is still starting writes its address into the lock once it listens. */
+async function waitForAddress(dataDir: string, first: DataLockInfo & { alive: boolean }): Promise<(DataLockInfo & { alive: boolean }) | null> {
+  let lock: (DataLockInfo & { alive: boolean }) | null = first;
+  for (const end = Date.now() + 60_000; lock?.alive && !lock.url && Date.now() < end; ) {
+    await sleep(100);
+    lock = readDataLock(dataDir);
+  }
+  return lock;
+}
+
+function keyFor(lock: DataLockInfo): string {
+  const fromEnv = process.env.SERVICE_API_KEY?.trim();
+  if (fromEnv) return fromEnv;
+  if (lock.key_file) {
+    try {
+      return readFileSync(lock.key_file, 'utf8').trim();
+    } catch (e) {
+      throw new CliError('SERVER_KEY_UNKNOWN', `${describeOwner(lock)} owns the data folder, and its key file ${lock.key_file} cannot be read (${(e as { code?: string }).code ?? String(e)})`);
+    }
+  }
+  if (lock.key_source === 'session') {
+    throw new CliError(
+      'SERVER_KEY_UNKNOWN',
+      `${describeOwner(lock)} has the data folder open, and its key is its own`,
+      'quit the app, or start it with SERVICE_API_KEY set and set the same for lectern',
+    );
+  }
+  throw new CliError('SERVER_KEY_UNKNOWN', `${describeOwner(lock)} owns the data folder and was started with SERVICE_API_KEY`);
+}
+
+function interrupts(onDefault: () => void) {
+  let handler: (() => void) | null = null;
+  let count = 0;
+  const listener = (): void => {
+    // A second Ctrl-C always ends the command at once.
+    if (++count > 1 || !handler) return onDefault();
+    handler();
+  };
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', onDefault);
+  return {
+    set: (h: (() => void) | null) => {
+      handler = h;
+      count = 0;
+    },
+    dispose: () => {
+      process.removeListener('SIGINT', listener);
+      process.removeListener('SIGTERM', onDefault);
+    },
+  };
+}
+
+/**
+ * Opens the way to the data folder for `command` (its name, shown to another command that finds the folder
+ * busy). `readsDocuments`: the command extracts documents, so a folder it opens itself gets the configured
+ * worker threads; the others need one (queries are embedded in the pool) and start faster with one.
+ */
+export async function connect(flags: CommonFlags, command: string, opts: { readsDocuments?: boolean } = {}): Promise<Connection> {
+  const settings = settingsFor(flags);
+  for (let attempt = 0; ; attempt++) {
+    let lock = readDataLock(settings.data_dir);
+    if (lock?.alive && lock.owner === 'cli') {
+      throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(lock)}`);
+    }
+    if (lock?.alive) lock = await waitForAddress(settings.data_dir, lock);
+    if (lock?.alive && lock.url) {
+      const client = createClient(lock.url, keyFor(lock), `${settings.data_dir}/lectern.lock`);
+      const signals = interrupts(() => process.exit(130));
+      return {
+        client,
+        mode: 'server',
+        settings,
+        serverUrl: lock.url,
+        onInterrupt: signals.set,
+        close: async () => signals.dispose(),
+      };
+    }
+    try {
+      return await openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1 }, command);
+    } catch (e) {
+      // Another process took the folder between the look and the take: look again, once.
+      if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
+    }
+  }
+}
+
+async function openLocally(settings: Settings, command: string): Promise<Connection> {
+  // Loaded only here: `lectern --help`, `init` and a command that talks to a server start fast.
+  const [{ createApp }, { pino }] = await Promise.all([import('../app.js'), import('pino')]);
+  const logLevel = process.env.LECTERN_LOG_LEVEL || 'silent';
+  const app = await createApp({
+    // The start-up warm-up pays off in a long-running server, not in one command.
+    settings: { ...settings, warm_up_rounds: 0 },
+    serviceApiKey: process.env.SERVICE_API_KEY,
+    workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
+    logger: pino({ level: logLevel }, pino.destination(2)),
+    owner: { kind: 'cli', command },
+  });
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => (closing ??= app.close().finally(() => signals.dispose()));
+  // Ctrl-C by default: stop the work cleanly (jobs resume at the next start), let go of the folder, exit.
+  const signals = interrupts(() => {
+    void close().finally(() => process.exit(130));
+  });
+  try {
+    const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
+    return { client: createClient(url, app.apiKey.key), mode: 'local', settings, serverUrl: null, onInterrupt: signals.set, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

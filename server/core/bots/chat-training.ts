@@ -1,0 +1,121 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
+import { blocks, botChats, botMessages, jobs } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import { isoNow, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { BotDocuments } from './bot-documents.js';
+import type { BotsStore } from './bots-store.js';
+
+export interface ChatTrainingDeps {
+  db: Db;
+  bots: BotsStore;
+  documents: Pick<BotDocuments, 'addBytes'>;
+  clock: Clock;
+  dataDir: string;
+}
+
+export const NO_NEW_CHATS = 'No new chats found for training.';
+/** How each question is headed in the review document: its number ties the blocks back to the message. */
+const QUESTION = /^Q(\d+)\.\s/;
+
+const csvCell = (v: string) => `"${v.replace(/"/g, '""')}"`;
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * Learning from chats, with a person in between (Long-Trainer fed every answer back unreviewed): readers rate
+ * answers; `train` puts the bot's answered, unrated-or-liked, untrained pairs into one review job of its own;
+ * only when a person finalizes it are the pairs they kept embedded into the bot (as any bot document is) and
+ * marked trained, so a failure on the way loses nothing and nothing is learned twice.
+ */
+export function createChatTraining(d: ChatTrainingDeps) {
+  function message(chatId: string, messageId: string) {
+    const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
+    if (!chat) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
+    const m = d.db.select().from(botMessages).where(and(eq(botMessages.chatId, chatId), eq(botMessages.messageId, messageId))).get();
+    if (!m) throw new AppError('MESSAGE_NOT_FOUND', `chat ${chatId} has no message ${messageId}`);
+    return m;
+  }
+
+  /** Pairs a training job holds that a failed, cancelled or deleted job gave back. */
+  function released(jobIds: string[]): Set<string> {
+    if (!jobIds.length) return new Set();
+    const live = d.db.select({ jobId: jobs.jobId, status: jobs.status }).from(jobs).where(inArray(jobs.jobId, jobIds)).all();
+    const alive = new Set(live.filter((j) => j.status !== 'failed' && j.status !== 'cancelled').map((j) => j.jobId));
+    return new Set(jobIds.filter((id) => !alive.has(id)));
+  }
+
+  return {
+    feedback(chatId: string, messageId: string, f: { rating: 'up' | 'down'; note?: string | null }) {
+      const m = message(chatId, messageId);
+      d.db.update(botMessages).set({ rating: f.rating, ratingNote: f.note ?? null }).where(eq(botMessages.messageId, m.messageId)).run();
+      return { chat_id: chatId, message_id: messageId, rating: f.rating, note: f.note ?? null };
+    },
+
+    train(botId: string) {
+      d.bots.get(botId);
+      const candidates = d.db
+        .select({ m: botMessages })
+        .from(botMessages)
+        .innerJoin(botChats, eq(botChats.chatId, botMessages.chatId))
+        .where(
+          and(
+            eq(botChats.botId, botId),
+            eq(botMessages.status, 'complete'),
+            eq(botMessages.notFound, false),
+            eq(botMessages.answerFormat, 'text'),
+            isNull(botMessages.trainedAt),
+            or(isNull(botMessages.rating), eq(botMessages.rating, 'up')),
+          ),
+        )
+        .orderBy(asc(botChats.createdAt), asc(botMessages.seq))
+        .all()
+        .map((r) => r.m)
+        .filter((m) => m.answer.trim());
+      const free = released([...new Set(candidates.flatMap((m) => (m.trainingJobId ? [m.trainingJobId] : [])))]);
+      const pairs = candidates.filter((m) => !m.trainingJobId || free.has(m.trainingJobId));
+      if (!pairs.length) return { message: NO_NEW_CHATS, csv_path: null, job_id: null, pairs: 0 };
+
+      const stamp = isoNow(d.clock).replace(/[:.]/g, '-');
+      const dir = join(d.dataDir, 'training');
+      mkdirSync(dir, { recursive: true });
+      const csvPath = join(dir, `${botId}-${stamp}.csv`);
+      writeFileSync(csvPath, ['chat_id,message_id,question,answer', ...pairs.map((m) => [m.chatId, m.messageId, m.question, m.answer].map(csvCell).join(','))].join('\n') + '\n');
+      const markdown = ['# Learned from chats', ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${m.answer.trim()}`)].join('\n\n') + '\n';
+      const added = d.documents.addBytes(botId, new TextEncoder().encode(markdown), `learned-from-chats-${stamp}.md`, {
+        kind: 'chat_training',
+        review: true,
+        title: 'Learned from chats',
+        pairs: pairs.map((m) => ({ chat_id: m.chatId, message_id: m.messageId })),
+      });
+      if (!added.job_id) throw new AppError('VALIDATION_FAILED', `the training document could not be added: ${added.error?.message ?? added.status}`);
+      d.db.update(botMessages).set({ trainingJobId: added.job_id }).where(inArray(botMessages.messageId, pairs.map((m) => m.messageId))).run();
+      return { message: `${pairs.length} question-answer pair(s) are waiting for review in job ${added.job_id}.`, csv_path: csvPath, job_id: added.job_id, pairs: pairs.length };
+    },
+
+    /**
+     * After a person finalized a training job: the pairs whose question and some of whose answer they kept
+     * are marked trained (the job itself is embedded like any bot document). Pairs they rejected stay
+     * untrained and are not offered again unless the job goes.
+     */
+    finalized(jobId: string): number {
+      const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
+      if (job?.source?.kind !== 'chat_training' || !job.source.pairs) return 0;
+      const kept = new Set<number>();
+      let current = 0;
+      let headingKept = false;
+      for (const b of d.db.select().from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all()) {
+        const q = b.type === 'heading' ? QUESTION.exec(b.text) : null;
+        if (q) {
+          current = Number(q[1]);
+          headingKept = b.status !== 'rejected';
+        } else if (current && headingKept && (b.status === 'approved' || b.status === 'edited')) kept.add(current);
+      }
+      const ids = [...kept].flatMap((n) => (job.source!.pairs![n - 1] ? [job.source!.pairs![n - 1]!.message_id] : []));
+      if (ids.length) d.db.update(botMessages).set({ trainedAt: isoNow(d.clock) }).where(and(inArray(botMessages.messageId, ids), eq(botMessages.trainingJobId, jobId))).run();
+      return ids.length;
+    },
+  };
+}
+export type ChatTraining = ReturnType<typeof createChatTraining>;

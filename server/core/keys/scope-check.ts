@@ -1,0 +1,69 @@
+import { eq } from 'drizzle-orm';
+import { botChats, chatSessions, jobIndexes, jobs } from '../../../drizzle/schema.js';
+import type { Db } from '../../store/db.js';
+import { AppError, type ErrorCode } from '../errors.js';
+import type { KeyScope } from './roles.js';
+
+/** Request fields, wherever they are (path, query, body), that name something a scope limits. */
+export const SCOPED_FIELDS = ['job_id', 'bot_id', 'chat_id', 'session_id', 'collection_name'] as const;
+export type ScopedField = (typeof SCOPED_FIELDS)[number];
+
+/**
+ * What a scoped key may see, decided from the ids a request names. A key scoped to bots sees those bots,
+ * their documents (jobs with their bot_id) and their chats; a key scoped to jobs sees those jobs and their
+ * chat sessions. Anything else answers the same 404 as a thing that does not exist, so a scoped key
+ * cannot even learn which ids exist.
+ */
+export function createScopeCheck(db: Db) {
+  const botOfJob = (jobId: string) => db.select({ botId: jobs.botId }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+
+  function jobVisible(scope: KeyScope, jobId: string): boolean {
+    if (scope.jobs.includes(jobId)) return true;
+    if (scope.bots.length === 0) return false;
+    const botId = botOfJob(jobId)?.botId;
+    return botId != null && scope.bots.includes(botId);
+  }
+
+  const botVisible = (scope: KeyScope, botId: string): boolean => scope.bots.includes(botId);
+
+  function chatVisible(scope: KeyScope, chatId: string): boolean {
+    const chat = db.select({ botId: botChats.botId }).from(botChats).where(eq(botChats.chatId, chatId)).get();
+    return chat !== undefined && botVisible(scope, chat.botId);
+  }
+
+  function sessionVisible(scope: KeyScope, sessionId: string): boolean {
+    const session = db.select({ jobId: chatSessions.jobId }).from(chatSessions).where(eq(chatSessions.sessionId, sessionId)).get();
+    return session !== undefined && jobVisible(scope, session.jobId);
+  }
+
+  /**
+   * A collection is searched whole, so it is visible only when every job embedded in it is (a bot's
+   * collection holds only its documents). One that holds no job yet is left to the route's own answer.
+   */
+  function collectionVisible(scope: KeyScope, name: string): boolean {
+    const members = db.select({ jobId: jobIndexes.jobId }).from(jobIndexes).where(eq(jobIndexes.collection, name)).all();
+    return members.every((m) => jobVisible(scope, m.jobId));
+  }
+
+  /** The answer for what is not visible, by request field (path parameter, query or body). */
+  const FIELDS: Record<ScopedField, { visible: (scope: KeyScope, id: string) => boolean; code: ErrorCode; message: (id: string) => string }> = {
+    job_id: { visible: jobVisible, code: 'JOB_NOT_FOUND', message: (id) => `job ${id} does not exist` },
+    bot_id: { visible: botVisible, code: 'BOT_NOT_FOUND', message: (id) => `bot ${id} does not exist` },
+    chat_id: { visible: chatVisible, code: 'CHAT_NOT_FOUND', message: (id) => `chat ${id} does not exist` },
+    session_id: { visible: sessionVisible, code: 'SESSION_NOT_FOUND', message: (id) => `chat session ${id} does not exist` },
+    collection_name: { visible: collectionVisible, code: 'COLLECTION_NOT_FOUND', message: (id) => `collection ${id} does not exist; embed a job into it first` },
+  };
+
+  return {
+    /** Throws the not-found error of the first id in `fields` (path parameters, query or body) the scope does not cover. */
+    check(scope: KeyScope, fields: unknown): void {
+      if (typeof fields !== 'object' || fields === null) return;
+      for (const name of SCOPED_FIELDS) {
+        const rule = FIELDS[name];
+        const id = (fields as Record<string, unknown>)[name];
+        if (typeof id === 'string' && !rule.visible(scope, id)) throw new AppError(rule.code, rule.message(id));
+      }
+    },
+  };
+}
+export type ScopeCheck = ReturnType<typeof createScopeCheck>;

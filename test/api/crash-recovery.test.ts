@@ -1,0 +1,171 @@
+/**
+ * The server killed with SIGKILL (no shutdown of any kind) in the middle of its work, then started again
+ * on the same data folder: the database is intact, unfinished jobs resume, acknowledged edits are all
+ * there, and a job that was running every time the server died is failed (WORKER_DIED) rather than
+ * resumed into another death.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeDir, tempDir } from '../helpers/app.js';
+import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { makeLongPdf } from '../helpers/make-pdf.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const dirs: string[] = [];
+let longPdf: Buffer;
+
+beforeAll(async () => {
+  longPdf = await makeLongPdf(400);
+});
+afterAll(() => {
+  for (const d of dirs) removeDir(d);
+});
+
+function newDataDir(): string {
+  const dir = tempDir('lectern-crash-');
+  dirs.push(dir);
+  return dir;
+}
+
+/** Reads the (stopped) server's database directly. */
+function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
+  const db = new Database(join(dataDir, 'lectern.db'));
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const integrity = (dataDir: string) => inspect(dataDir, (db) => db.pragma('integrity_check', { simple: true }));
+const attempts = (dataDir: string, jobId: string) =>
+  inspect(dataDir, (db) => (db.prepare('SELECT attempts FROM jobs WHERE job_id = ?').get(jobId) as { attempts: number }).attempts);
+
+async function upload(server: ChildServer, name: string, data: Uint8Array): Promise<string> {
+  const res = await server.upload(name, data);
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { job_id: string }).job_id;
+}
+
+/** Waits until the job is being read and has got through at least one page. */
+async function waitForPages(server: ChildServer, jobId: string): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    const job = (await (await server.call('GET', `/jobs/${jobId}`)).json()) as Record<string, any>;
+    if (job.status === 'processing' && job.progress.pages_done >= 1) return;
+    if (!['queued', 'processing'].includes(job.status)) throw new Error(`job ended ${job.status} before any progress`);
+    await sleep(25);
+  }
+  throw new Error('no progress seen');
+}
+
+describe('kill -9', () => {
+  it('during ingestion: the database is intact and the jobs resume', async () => {
+    const dataDir = newDataDir();
+    const first = await startChildServer({ dataDir });
+    const long = await upload(first, 'long.pdf', longPdf);
+    const queued = await upload(first, 'queued.md', new TextEncoder().encode('# Queued\n\nBehind the long one.'));
+    await waitForPages(first, long);
+    await first.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    expect(integrity(dataDir)).toBe('ok');
+    expect(attempts(dataDir, long)).toBe(1);
+
+    const second = await startChildServer({ dataDir, key: first.key });
+    try {
+      const job = await second.waitFor(long, undefined, 180_000);
+      expect(job.status).toBe('ready_for_review');
+      expect(job.progress.pages_done).toBe(400);
+      expect((await second.waitFor(queued)).status).toBe('ready_for_review');
+    } finally {
+      await second.kill('SIGTERM');
+    }
+    expect(integrity(dataDir)).toBe('ok');
+    // The killed attempt counts; the resumed one finished.
+    expect(attempts(dataDir, long)).toBe(2);
+  });
+
+  it('during a stream of PATCHes: no acknowledged edit is lost', async () => {
+    const dataDir = newDataDir();
+    const first = await startChildServer({ dataDir });
+    const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of a document under heavy review.`);
+    const jobId = await upload(first, 'review.md', new TextEncoder().encode(`# Under review\n\n${paragraphs.join('\n\n')}`));
+    expect((await first.waitFor(jobId)).status).toBe('ready_for_review');
+    const blocks = ((await (await first.call('GET', `/jobs/${jobId}/blocks?limit=100`)).json()) as { items: Record<string, any>[] }).items;
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+
+    // Four reviewers edit their own blocks one PATCH after another; the server dies under them.
+    const acked = new Map<string, { version: number; text: string }>();
+    let ackedCount = 0;
+    let stop = false;
+    const reviewer = async (own: Record<string, any>[]) => {
+      for (let n = 0; !stop; n++) {
+        const block = own[n % own.length]!;
+        const current = acked.get(block.block_id)?.version ?? block.version;
+        const text = `${block.block_id} edit ${n}`;
+        let res: Response;
+        try {
+          res = await first.call('PATCH', `/jobs/${jobId}/blocks/${block.block_id}`, { json: { version: current, edited_text: text } });
+        } catch {
+          return; // the server is gone: this edit was never acknowledged
+        }
+        if (res.status !== 200) throw new Error(`PATCH answered ${res.status}: ${await res.text()}`);
+        const body = (await res.json()) as { version: number; edited_text: string };
+        acked.set(block.block_id, { version: body.version, text: body.edited_text });
+        ackedCount++;
+      }
+    };
+    const streams = [0, 1, 2, 3].map((r) => reviewer(blocks.filter((_, i) => i % 4 === r)));
+    const enough = (async () => {
+      while (ackedCount < 80) await sleep(5);
+    })();
+    await Promise.race([enough, Promise.all(streams).then(() => Promise.reject(new Error('the reviewers stopped before the kill')))]);
+    await first.kill('SIGKILL');
+    stop = true;
+    await Promise.all(streams);
+    expect(integrity(dataDir)).toBe('ok');
+
+    const second = await startChildServer({ dataDir, key: first.key });
+    try {
+      for (const [blockId, edit] of acked) {
+        const block = (await (await second.call('GET', `/jobs/${jobId}/blocks/${blockId}`)).json()) as { version: number; edited_text: string };
+        // The acknowledged edit, or one more that was written as the server died, before it could answer.
+        expect([edit.version, edit.version + 1]).toContain(block.version);
+        if (block.version === edit.version) expect(block.edited_text).toBe(edit.text);
+      }
+    } finally {
+      await second.kill('SIGTERM');
+    }
+  });
+});
+
+describe('a job the server dies on', () => {
+  it('is resumed once, then failed with WORKER_DIED instead of killing the server again', async () => {
+    const dataDir = newDataDir();
+    let server = await startChildServer({ dataDir });
+    const key = server.key;
+    const jobId = await upload(server, 'deadly.pdf', longPdf);
+    // The first death, and the second on the resumed attempt.
+    for (let death = 1; death <= 2; death++) {
+      await waitForPages(server, jobId);
+      await server.kill('SIGKILL');
+      expect(attempts(dataDir, jobId)).toBe(death);
+      server = await startChildServer({ dataDir, key });
+    }
+    try {
+      const job = await server.waitFor(jobId, ['ready_for_review', 'failed', 'cancelled'], 30_000);
+      expect(job.status).toBe('failed');
+      expect(job.error.code).toBe('WORKER_DIED');
+      expect(job.error.message).toMatch(/2 times/);
+      expect(job.total_blocks).toBe(0);
+      // It stays failed, and the server goes on with other work.
+      const other = await upload(server, 'next.md', new TextEncoder().encode('# Next\n\nA harmless document.'));
+      expect((await server.waitFor(other)).status).toBe('ready_for_review');
+      expect(((await (await server.call('GET', `/jobs/${jobId}`)).json()) as { status: string }).status).toBe('failed');
+    } finally {
+      await server.kill('SIGTERM');
+    }
+    expect(attempts(dataDir, jobId)).toBe(3);
+    expect(integrity(dataDir)).toBe('ok');
+  });
+});

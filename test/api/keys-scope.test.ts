@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authPlugin } from '../../server/api/plugins/auth.js';
+import { errorsPlugin } from '../../server/api/plugins/errors.js';
+import { createKeyAuth } from '../../server/core/keys/key-auth.js';
+import { createKeysStore } from '../../server/core/keys/keys-store.js';
+import { openDatabase } from '../../server/store/db.js';
+import { enc, ingest, json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { createKey, lectern } from '../helpers/keys-cli.js';
+
+// Scoped keys against the lists, collections and chats of a running server; the audit's reviewer; keys
+// created and revoked with the CLI while the server runs; what is stored.
+
+let server: TestServer;
+const as = (secret: string, method: string, path: string, opts: { json?: unknown; headers?: Record<string, string> } = {}) =>
+  server.call(method, path, { ...opts, headers: { 'x-api-key': secret, ...opts.headers } });
+
+beforeAll(async () => {
+  const dataDir = tempDir();
+  await installTestModel(dataDir);
+  server = await startServer({ dataDir, settings: { workers: 1, embedding_model: TEST_MODEL } });
+});
+afterAll(async () => server?.close());
+
+const newBot = async (name: string) => (await json(await server.call('POST', '/bots', { json: { name, llm: { provider: 'extractive' } } }))).bot_id as string;
+
+describe('lists under a scope', () => {
+  it('GET /jobs, GET /bots and GET /v1/models list only what the key is scoped to; an unscoped key lists everything', async () => {
+    const mine = (await ingest(server, 'mine.md', enc('# Mine\n\nIn scope.\n'))).job_id;
+    const other = (await ingest(server, 'other.md', enc('# Other\n\nOut of scope.\n'))).job_id;
+    const [botMine, botOther] = [await newBot('mine'), await newBot('other')];
+    const jobsKey = createKey(server.dataDir, 'list-jobs', 'reader', { jobs: [mine] });
+    const botsKey = createKey(server.dataDir, 'list-bots', 'reader', { bots: [botMine] });
+    const both = createKey(server.dataDir, 'list-both', 'reader', { jobs: [other], bots: [botOther] });
+    const everything = createKey(server.dataDir, 'list-all', 'reader');
+    const ids = async (secret: string, path: string, field: string) =>
+      ((await json(await as(secret, 'GET', path))).items as Record<string, string>[]).map((x) => x[field]).sort();
+    const models = async (secret: string) => ((await json(await as(secret, 'GET', '/v1/models'))).data as { id: string }[]).map((m) => m.id).sort();
+
+    expect(await ids(jobsKey.secret, '/jobs', 'job_id')).toEqual([mine]);
+    expect(await ids(jobsKey.secret, '/bots', 'bot_id')).toEqual([]);
+    expect(await models(jobsKey.secret)).toEqual([]);
+    expect(await ids(botsKey.secret, '/jobs', 'job_id')).toEqual([]);
+    expect(await ids(botsKey.secret, '/bots', 'bot_id')).toEqual([botMine]);
+    expect(await models(botsKey.secret)).toEqual([`bot:${botMine}`]);
+    expect(await ids(both.secret, '/jobs', 'job_id')).toEqual([other]);
+    expect(await ids(both.secret, '/bots', 'bot_id')).toEqual([botOther]);
+    const total = (await json(await as(jobsKey.secret, 'GET', '/jobs'))).total;
+    expect(total, 'the total counts only what the key sees').toBe(1);
+    expect(await ids(everything.secret, '/jobs', 'job_id')).toEqual(expect.arrayContaining([mine, other]));
+    expect(await ids(everything.secret, '/bots', 'bot_id')).toEqual(expect.arrayContaining([botMine, botOther]));
+    expect(await ids(jobsKey.secret, '/jobs?status=ready_for_review', 'job_id')).toEqual([mine]);
+  });
+});
+
+describe('collections under a scope', () => {
+  it('a collection is searched or embedded into only when every job in it is the key\'s', async () => {
+    const solo = (await finalizedJob(server, 'solo.md', TOPICS_MD)).job_id;
+    const shared = (await finalizedJob(server, 'shared.md', TOPICS_MD)).job_id;
+    const foreign = (await finalizedJob(server, 'foreign.md', TOPICS_MD)).job_id;
+    await embedAndWait(server, solo, { collection_name: 'solo' });
+    await embedAndWait(server, shared, { collection_name: 'mixed' });
+    await embedAndWait(server, foreign, { collection_name: 'mixed' });
+    const k = createKey(server.dataDir, 'collections', 'reviewer', { jobs: [solo, shared] });
+    const search = async (body: Record<string, unknown>) => {
+      const res = await as(k.secret, 'POST', '/search', { json: { query: 'bread dough', top_k: 10, ...body } });
+      return { status: res.status, body: await json(res) };
+    };
+
+    const own = await search({ collection_name: 'solo' });
+    expect(own.status).toBe(200);
+    expect(own.body.results.length).toBeGreaterThan(0);
+    expect(await search({ collection_name: 'mixed' })).toMatchObject({ status: 404, body: { error: { code: 'COLLECTION_NOT_FOUND' } } });
+    const oneJob = await search({ job_id: shared });
+    expect(oneJob.status).toBe(200);
+    expect(new Set(oneJob.body.results.map((r: { job_id: string }) => r.job_id))).toEqual(new Set([shared]));
+    expect(await search({ job_id: foreign, collection_name: 'mixed' })).toMatchObject({ status: 404, body: { error: { code: 'JOB_NOT_FOUND' } } });
+
+    const intoMixed = await as(k.secret, 'POST', `/jobs/${solo}/embed`, { json: { collection_name: 'mixed' } });
+    expect(intoMixed.status).toBe(404);
+    expect((await json(intoMixed)).error.code).toBe('COLLECTION_NOT_FOUND');
+    // The unscoped service key sees the mixed collection whole.
+    expect((await server.call('POST', '/search', { json: { query: 'bread dough', collection_name: 'mixed' } })).status).toBe(200);
+  });
+});
+
+describe('named keys with a running server', () => {
+  it('records the key\'s name as the reviewer unless X-Reviewer names one', async () => {
+    const job = (await ingest(server, 'audit.md', enc('# Audit\n\nFirst paragraph.\n\nSecond paragraph.\n'))).job_id;
+    const k = createKey(server.dataDir, 'desk-7', 'reviewer');
+    const [first, second] = (await json(await server.call('GET', `/jobs/${job}/blocks`))).items as { block_id: string; version: number }[];
+    const patch = (b: { block_id: string; version: number }, headers: Record<string, string> = {}) =>
+      as(k.secret, 'PATCH', `/jobs/${job}/blocks/${b.block_id}`, { json: { version: b.version, status: 'approved' }, headers });
+    expect((await patch(first!)).status).toBe(200);
+    expect((await patch(second!, { 'x-reviewer': 'ada' })).status).toBe(200);
+    const audit = (await json(await server.call('GET', `/jobs/${job}/audit`))).items as { entity_id: string; reviewer_id: string }[];
+    expect(audit.find((r) => r.entity_id === first!.block_id)?.reviewer_id).toBe('desk-7');
+    expect(audit.find((r) => r.entity_id === second!.block_id)?.reviewer_id).toBe('ada');
+  });
+
+  it('a key made by the CLI works at once, records its last use, and stops at once when revoked; the secret is stored only hashed', async () => {
+    const k = createKey(server.dataDir, 'short-lived', 'reader');
+    expect(k.secret).toMatch(/^lk_[A-Za-z0-9_-]{43}$/);
+    expect((await as(k.secret, 'GET', '/health')).status).toBe(200);
+    // The OpenAI clients' way of sending it works the same.
+    expect((await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${k.secret}` } })).status).toBe(200);
+    const listed = JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', server.dataDir]).stdout).keys.find((x: { name: string }) => x.name === 'short-lived');
+    expect(listed.last_used_at).not.toBeNull();
+    expect(JSON.stringify(listed)).not.toContain(k.secret);
+
+    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
+    const rows = db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    db.close();
+    expect(JSON.stringify(rows)).not.toContain(k.secret);
+    expect(rows.find((r) => r.name === 'short-lived')?.hash).toBe(createHash('sha256').update(k.secret).digest('hex'));
+
+    expect(lectern(['keys', 'revoke', 'short-lived', '--data-dir', server.dataDir]).status).toBe(0);
+    const after = await as(k.secret, 'GET', '/health');
+    expect(after.status).toBe(401);
+    expect((await json(after)).error.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('a route missing from the access policy', () => {
+  it('is for admins only (fail closed)', async () => {
+    const database = openDatabase(':memory:', join(repoRoot, 'drizzle'));
+    const clock = () => new Date();
+    const reviewer = createKeysStore({ db: database.db, clock }).create({ name: 'rev', role: 'reviewer' }).secret;
+    const app = Fastify();
+    await app.register(errorsPlugin);
+    await app.register(authPlugin, { auth: createKeyAuth({ db: database.db, clock, serviceKey: { key: 'service-secret', name: 'service' }, failuresPerMinute: 10 }) });
+    app.get('/not-in-the-policy', async () => ({ ok: true }));
+    app.get('/health', async () => ({ ok: true }));
+    const get = (url: string, key: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+    expect((await get('/health', reviewer)).statusCode).toBe(200);
+    const refused = await get('/not-in-the-policy', reviewer);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatchObject({ code: 'FORBIDDEN', details: { needs: 'admin' } });
+    expect((await get('/not-in-the-policy', 'service-secret')).statusCode).toBe(200);
+    await app.close();
+    database.close();
+  });
+});

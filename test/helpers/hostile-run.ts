@@ -1,0 +1,76 @@
+/**
+ * Runs hostile documents against a child server (test/helpers/child-server.ts): the file alone, then two
+ * copies at once, each time checking that every job failed with the expected code, that the process stayed
+ * under MAX_RSS_MB resident and that /health answered throughout.
+ */
+import { expect } from 'vitest';
+import type { ChildServer } from './child-server.js';
+
+export const MAX_RSS_MB = 1500;
+
+export interface HostileCase {
+  name: string;
+  file: string;
+  make: () => Uint8Array;
+  code: string;
+  message?: RegExp;
+}
+
+/** Asks /health every 200 ms until stopped; every answer must be a 200 within 5 s. */
+function watchHealth(server: ChildServer) {
+  const problems: string[] = [];
+  let answered = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const res = await fetch(`${server.url}/health`, { headers: { 'x-api-key': server.key }, signal: AbortSignal.timeout(5000) });
+        await res.arrayBuffer();
+        if (res.status === 200) answered++;
+        else problems.push(`status ${res.status}`);
+      } catch (err) {
+        problems.push(String(err));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    return { answered, problems };
+  };
+}
+
+/** Uploads the file `copies` times at once and waits for every job; returns them and the peak RSS. */
+async function run(server: ChildServer, c: HostileCase, copies: number) {
+  const data = c.make();
+  server.resetPeak();
+  const stopHealth = watchHealth(server);
+  const ids: string[] = [];
+  for (let i = 0; i < copies; i++) {
+    const res = await server.upload(c.file, data);
+    expect(res.status).toBe(201);
+    ids.push(((await res.json()) as { job_id: string }).job_id);
+  }
+  const jobs = await Promise.all(ids.map((id) => server.waitFor(id, ['ready_for_review', 'failed', 'cancelled'], 150_000)));
+  return { jobs, peak: server.peakRssMb(), health: await stopHealth() };
+}
+
+/** The case alone, then two at once; returns the peak RSS of each run (MB). */
+export async function expectContained(server: ChildServer, c: HostileCase): Promise<number[]> {
+  const peaks: number[] = [];
+  for (const copies of [1, 2]) {
+    const { jobs, peak, health } = await run(server, c, copies);
+    for (const job of jobs) {
+      expect(job.status, JSON.stringify(job.error)).toBe('failed');
+      expect(job.error.code).toBe(c.code);
+      if (c.message) expect(job.error.message).toMatch(c.message);
+    }
+    console.log(`${c.file} x${copies}: ${jobs[0]?.error?.code}, peak RSS ${Math.round(peak)} MB, /health answered ${health.answered} times`);
+    expect(peak).toBeLessThan(MAX_RSS_MB);
+    expect(health.problems).toEqual([]);
+    expect(health.answered).toBeGreaterThan(0);
+    peaks.push(peak);
+  }
+  return peaks;
+}

@@ -1,0 +1,302 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enc, fixturesDir, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { makeStructuredPdf } from '../helpers/make-pdf.js';
+import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
+import { startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
+import { launchChromium, watchConsole } from './helpers/browser.js';
+import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
+
+// Bots in the desk, in Debian's chromium against the real server: real MiniLM embeddings, the extractive
+// provider (real code, no model) for answers that must be exact, the real OCR path for a vision question, and
+// SmolLM2 under llama.cpp for one answer streamed into the page token by token.
+
+const shots = screenshotDir('bots-desk');
+const LONG = { timeout: 60_000 };
+let server: TestServer;
+let web: WebPagesServer;
+let wiki: MediaWikiServer;
+let browser: Browser;
+let page: Page;
+let requests: string[];
+let logs: string[];
+let botId = '';
+let slidePng: Buffer;
+const hostOf = (url: string) => new URL(url).host;
+const get = async (path: string) => json(await server.call('GET', path));
+
+/** The bot's text chat of this tab, as the pane keeps it. */
+const chatIdOf = (kind: 'text' | 'vision', bot = botId) => page.evaluate(([k, b]) => sessionStorage.getItem(`lectern.bot-chat.${k}.${b}`) ?? '', [kind, bot] as const);
+
+/** Asks in the chat pane and waits for the turn to end; returns the turn's locator. */
+async function ask(question: string) {
+  const before = await page.locator('.bot-chat .turn').count();
+  await page.fill('.bot-chat textarea[name=question]', question);
+  await page.click('.bot-chat button.ask');
+  const turn = page.locator('.bot-chat .turn').nth(before);
+  await expect.poll(() => turn.getAttribute('data-status'), LONG).toMatch(/^(complete|failed|cancelled)$/);
+  return turn;
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  const root = tempDir('lectern-bots-ui-');
+  execFileSync('pdftoppm', ['-r', '100', '-png', '-singlefile', join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'), join(root, 'slide')]);
+  slidePng = readFileSync(join(root, 'slide.png'));
+  const dataDir = tempDir();
+  [web, wiki] = await Promise.all([startWebPagesServer(), startMediaWikiServer(), installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
+  server = await startServer({
+    dataDir,
+    settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl)], encyclopedia_url: wiki.apiUrl },
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  requests = recordRequests(page);
+  logs = watchConsole(page);
+  await page.goto(`${server.url}/`);
+  await page.fill('input[name=api-key]', server.key);
+  await page.click('.key-form button[type=submit]');
+  await page.waitForSelector('section.library');
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await Promise.all([web?.close(), wiki?.close()]);
+});
+
+describe('bots in the desk', () => {
+  it('lists bots beside the library, creates one from the form and deletes another only once confirmed', async () => {
+    await page.click('nav.sections a[href="#/bots"]');
+    await page.waitForSelector('section.bots[data-loaded=true]');
+    expect(await page.textContent('table.bot-list tbody')).toContain('No bots yet');
+    await page.fill('input[name=bot-name]', 'Science tutor');
+    await page.fill('textarea[name=bot-prompt]', 'You answer from the course documents, briefly.');
+    await expect.poll(() => page.locator('select[name=bot-model] option[value^="local:smollm2"]').count()).toBe(1);
+    await page.selectOption('select[name=bot-model]', 'extractive:');
+    await page.click('form.bot-form button[type=submit]');
+    await page.waitForURL(/#\/bots\/[^/]+$/);
+    botId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
+    expect(await get(`/bots/${botId}`)).toMatchObject({ name: 'Science tutor', prompt_template: 'You answer from the course documents, briefly.', llm: { provider: 'extractive' } });
+    await expect.poll(() => page.textContent('section.bot h1')).toBe('Science tutor');
+
+    const scratch = (await json(await server.call('POST', '/bots', { json: { name: 'Scratch', llm: { provider: 'extractive' } } }))).bot_id as string;
+    await page.click('nav.sections a[href="#/bots"]');
+    await page.waitForSelector(`tr[data-bot="${scratch}"]`);
+    expect(await page.locator('tr[data-bot]').count()).toBe(2);
+    expect(await page.textContent(`tr[data-bot="${botId}"]`)).toContain('extractive');
+    await shot(page, shots, '1-bots');
+    await page.click(`tr[data-bot="${scratch}"] button.danger`);
+    await page.waitForSelector('dialog[open]');
+    expect(await page.textContent('dialog[open]')).toContain('Scratch');
+    await shot(page, shots, '2-delete-confirm');
+    await page.click('dialog button[data-value=false]');
+    expect((await server.call('GET', `/bots/${scratch}`)).status).toBe(200);
+    expect(await page.locator(`tr[data-bot="${scratch}"]`).count()).toBe(1);
+    await page.click(`tr[data-bot="${scratch}"] button.danger`);
+    await page.click('dialog button[data-value=true]');
+    await page.waitForSelector(`tr[data-bot="${scratch}"]`, { state: 'detached' });
+    expect((await server.call('GET', `/bots/${scratch}`)).status).toBe(404);
+    expect(await page.locator(`tr[data-bot="${botId}"]`).count()).toBe(1);
+  });
+
+  it('adds documents by picker, drop, link and encyclopedia search, follows their progress, and opens each in the desk', async () => {
+    await page.click(`tr[data-bot="${botId}"] a.bot-name`);
+    await page.waitForSelector('section.bot-documents');
+    // Every state a document passes is recorded as the list redraws, to show the list follows them live.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seenIngest: string[] }).seenIngest = seen;
+      const record = () => document.querySelectorAll<HTMLElement>('.bot-docs tr[data-job]').forEach((r) => seen.push(`${r.dataset.job}:${r.dataset.ingest}`));
+      new MutationObserver(record).observe(document.querySelector('.bot-docs tbody')!, { childList: true });
+    });
+    await page.setInputFiles('.bot-documents input[type=file]', { name: 'quarterly-report.pdf', mimeType: 'application/pdf', buffer: await makeStructuredPdf() });
+    await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(1);
+    // A file dropped while "hold for review" is ticked waits for a person.
+    await page.check('.bot-documents input.hold-review');
+    await page.evaluate((md) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([md], 'topics.md', { type: 'text/markdown' }));
+      const target = document.querySelector('section.bot-documents')!;
+      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, TOPICS_MD);
+    await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(2);
+    await page.uncheck('.bot-documents input.hold-review');
+    await page.fill('.bot-documents input[name=links]', `${web.url}/articles/heat-transfer`);
+    await page.click('.bot-documents button.add-links');
+    await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(3);
+    await page.fill('.bot-documents input[name=encyclopedia]', 'heat transfer');
+    await page.fill('.bot-documents input[name=max-pages]', '1');
+    await page.click('.bot-documents button.add-articles');
+    await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(4);
+    const rows = page.locator('.bot-docs tr[data-job]');
+    await expect.poll(() => rows.count(), LONG).toBe(4);
+    // Three become searchable on their own; the held one stops at review.
+    await expect.poll(() => page.locator('.bot-docs tr[data-ingest=success]').count(), LONG).toBe(3);
+    const held = page.locator('.bot-docs tr[data-job]', { hasText: 'topics.md' });
+    await expect.poll(() => held.getAttribute('data-status'), LONG).toBe('ready_for_review');
+    expect(await held.textContent()).toContain('waiting for review');
+    await expect.poll(() => page.textContent('.bot-documents > p.muted')).toBe('3 of 4 document(s) searchable');
+    const bot = await get(`/bots/${botId}`);
+    expect(bot.document_list.map((d: { source: { kind: string } }) => d.source.kind).sort()).toEqual(['encyclopedia', 'link', 'upload', 'upload']);
+    const text = await page.textContent('.bot-docs');
+    expect(text).toContain(`${web.url}/articles/heat-transfer`);
+    expect(text).toContain('encyclopedia: ');
+    await shot(page, shots, '3-bot-documents');
+
+    // A document opens in the review desk: the PDF with its pages.
+    const pdf = page.locator('.bot-docs tr[data-job]', { hasText: 'quarterly-report.pdf' });
+    const pdfJob = (await pdf.getAttribute('data-job')) ?? '';
+    // The list followed the PDF from waiting or reading to searchable without a reload.
+    const seen = await page.evaluate(() => (window as unknown as { seenIngest: string[] }).seenIngest);
+    expect(seen.some((s) => s === `${pdfJob}:pending` || s === `${pdfJob}:processing`)).toBe(true);
+    expect(seen).toContain(`${pdfJob}:success`);
+    await pdf.locator('a.doc-name').click();
+    await page.waitForSelector('.review[data-loaded=true]');
+    expect(page.url()).toContain(`#/jobs/${pdfJob}/review`);
+    expect(await page.textContent('.page-caption')).toMatch(/1/);
+    await shot(page, shots, '4-document-review');
+    await page.goBack();
+    await page.waitForSelector('section.bot-documents');
+    // The held one too, for the reviewer to finalize.
+    await held.locator('a.doc-name').click();
+    await page.waitForSelector('.review[data-loaded=true]');
+    expect(page.url()).toContain(`#/jobs/${(await get(`/bots/${botId}`)).document_list.find((d: { source_file: string }) => d.source_file === 'topics.md').job_id}/review`);
+    await page.goBack();
+  });
+
+  it('answers with citations that open the cited page with the cited block highlighted', async () => {
+    await page.waitForSelector('.bot-chat[data-ready=true]');
+    const turn = await ask('How do revenue and costs develop over the quarters?');
+    expect(await turn.getAttribute('data-status')).toBe('complete');
+    const chatId = await chatIdOf('text');
+    const stored = (await get(`/chats/${chatId}`)).messages[0];
+    expect(await turn.getAttribute('data-message')).toBe(stored.message_id);
+    expect(stored.citations.length).toBeGreaterThan(0);
+    expect(await turn.locator('.answer').textContent()).toBe(stored.answer);
+    expect(stored.answer).toMatch(/Revenue grows/);
+    const cited = stored.citations[0];
+    expect(cited.source).toBe('quarterly-report.pdf');
+    const link = turn.locator('.citation a.citation-link').first();
+    expect(await link.textContent()).toContain(`quarterly-report.pdf · p. ${cited.page_numbers.join(', ')}`);
+    // The link names the chunk's first block once the job's chunks are read.
+    await expect.poll(() => link.getAttribute('data-block')).not.toBeNull();
+    const blockId = (await link.getAttribute('data-block')) ?? '';
+    const chunks = (await get(`/jobs/${cited.job_id}/chunks?limit=500`)).items as { chunk_id: string; block_ids: string[] }[];
+    expect(blockId).toBe(chunks.find((c) => c.chunk_id === cited.chunk_id)?.block_ids[0]);
+    await shot(page, shots, '5-chat-citations');
+    await link.click();
+    await page.waitForSelector('.review[data-loaded=true]');
+    expect(page.url()).toContain(`#/jobs/${cited.job_id}/review`);
+    await expect.poll(() => page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe(blockId);
+    // The cited page is shown, with the block's box outlined on it.
+    const block = await get(`/jobs/${cited.job_id}/blocks/${blockId}`);
+    expect(cited.page_numbers).toContain(block.page);
+    expect(await page.textContent('.page-caption')).toContain(String(block.page));
+    expect(await page.locator(`.page-sheet .box.selected[data-block="${blockId}"]`).count()).toBe(1);
+    await shot(page, shots, '6-citation-in-desk');
+    // Back on the bot, the conversation is as it was.
+    await page.goBack();
+    await page.waitForSelector('.bot-chat[data-ready=true]');
+    await expect.poll(() => page.locator(`.bot-chat .turn[data-message="${stored.message_id}"] .citation`).count()).toBe(stored.citations.length);
+  });
+
+  it('asks about images dropped or pasted into the chat, read by OCR and cited as image 1', async () => {
+    const png = slidePng.toString('base64');
+    const put = (how: 'drop' | 'paste', name: string, type: string, base64: string) =>
+      page.evaluate(
+        ([how, name, type, base64]) => {
+          const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+          const dt = new DataTransfer();
+          dt.items.add(new File([bytes], name, { type }));
+          if (how === 'paste') document.querySelector('.bot-chat textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+          else for (const t of ['dragenter', 'dragover', 'drop']) document.querySelector('section.bot-chat')!.dispatchEvent(new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true }));
+        },
+        [how, name, type, base64] as const,
+      );
+    // A GIF is refused before anything is sent; a dropped PNG waits in the tray and can be taken out again.
+    await put('drop', 'anim.gif', 'image/gif', Buffer.from('GIF89a').toString('base64'));
+    await expect.poll(() => page.textContent('.bot-chat .chat-notice')).toContain('only PNG, JPEG, WebP and TIFF');
+    await put('drop', 'slide.png', 'image/png', png);
+    await page.waitForSelector('.image-tray figure[data-name="slide.png"]');
+    await page.click('.image-tray button.remove-image');
+    await page.waitForSelector('.image-tray', { state: 'hidden' });
+    await put('paste', 'slide.png', 'image/png', png);
+    await page.waitForSelector('.image-tray figure[data-name="slide.png"] img');
+    await page.fill('.bot-chat textarea[name=question]', 'What are the rows of the genotype matrix?');
+    await shot(page, shots, '7-vision-tray');
+    const sent = requests.length;
+    const turn = await ask('What are the rows of the genotype matrix?');
+    expect(await turn.getAttribute('data-status')).toBe('complete');
+    expect(requests.slice(sent).some((u) => /\/vision-chats\/[^/]+$/.test(u))).toBe(true);
+    expect(await turn.locator('.answer').textContent()).toMatch(/taxa|individuals/i);
+    expect(await turn.locator('.turn-images img').count()).toBe(1);
+    // The image is cited as itself: no document to open.
+    expect(await turn.locator('.citation span.citation-link').first().textContent()).toContain('image 1');
+    const vision = await get(`/chats/${await chatIdOf('vision')}`);
+    expect(vision.messages[0]).toMatchObject({ question: 'What are the rows of the genotype matrix?', images: [{ media_type: 'image/png', bytes: slidePng.length }] });
+    expect(await page.locator('.image-tray').isHidden()).toBe(true);
+    await shot(page, shots, '8-vision-answer');
+  });
+
+  it('rates answers, and "learn from chats" opens the review job with the liked answer and without the disliked one', async () => {
+    const liked = page.locator('.bot-chat .turn').first();
+    await liked.locator('button.thumb-up').click();
+    await expect.poll(() => liked.locator('.feedback').getAttribute('data-rating')).toBe('up');
+    expect(await liked.locator('button.thumb-up').getAttribute('aria-pressed')).toBe('true');
+    const disliked = await ask('What is the scope of the review?');
+    expect(await disliked.getAttribute('data-status')).toBe('complete');
+    await disliked.locator('button.thumb-down').click();
+    await expect.poll(() => disliked.locator('.feedback').getAttribute('data-rating')).toBe('down');
+    await shot(page, shots, '9-rated');
+    await page.click('section.bot button.learn');
+    await page.waitForURL(/#\/jobs\/[^/]+\/review$/, LONG);
+    await page.waitForSelector('.review[data-loaded=true]');
+    const jobId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
+    const job = await get(`/jobs/${jobId}`);
+    expect(job).toMatchObject({ status: 'ready_for_review', bot_id: botId, source: { kind: 'chat_training' } });
+    const blocks = (await get(`/jobs/${jobId}/blocks?limit=500`)).items.map((b: { text: string }) => b.text).join('\n');
+    expect(blocks).toContain('How do revenue and costs develop over the quarters?');
+    expect(blocks).not.toContain('What is the scope of the review?');
+    await shot(page, shots, '10-learn-from-chats');
+  });
+
+  it('streams a local model\'s answer into the page as it is written', async () => {
+    const local = (await json(await server.call('POST', '/bots', { json: { name: 'Tutor (SmolLM2)', prompt_template: 'You are a science tutor.' } }))).bot_id as string;
+    const form = new FormData();
+    form.append('file', new Blob([enc(TOPICS_MD) as Uint8Array<ArrayBuffer>]), 'topics.md');
+    const added = await json(await server.call('POST', `/bots/${local}/documents/upload`, { body: form }));
+    await page.goto(`${server.url}/#/bots/${local}`);
+    await page.waitForSelector('.bot-chat[data-ready=true]');
+    await expect.poll(() => page.locator(`.bot-docs tr[data-job="${added.job_id}"]`).getAttribute('data-ingest'), LONG).toBe('success');
+    // Every change of the answer while it streams, recorded in the page as it happens.
+    await page.evaluate(() => {
+      const lengths: number[] = [];
+      (window as unknown as { streamed: number[] }).streamed = lengths;
+      new MutationObserver(() => {
+        const turn = document.querySelector<HTMLElement>('.bot-chat .turn');
+        if (turn?.dataset.status === 'streaming') lengths.push(turn.querySelector('.answer')?.textContent?.length ?? 0);
+      }).observe(document.querySelector('.bot-chat .chat-log')!, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    const turn = await ask('What does chlorophyll capture?');
+    expect(await turn.getAttribute('data-status')).toBe('complete');
+    const streamed = await page.evaluate(() => (window as unknown as { streamed: number[] }).streamed);
+    expect(new Set(streamed.filter((n) => n > 0)).size).toBeGreaterThan(1);
+    const stored = (await get(`/chats/${await chatIdOf('text', local)}`)).messages[0];
+    expect(stored.not_found).toBe(false);
+    expect(await turn.locator('.answer').textContent()).toBe(stored.answer);
+    expect(await turn.locator('.citation a.citation-link').first().textContent()).toContain('topics.md');
+    await shot(page, shots, '11-streamed-answer');
+  });
+
+  it('asked nothing of any other host, and nothing broke in the page', () => {
+    const origin = new URL(server.url).origin;
+    expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([]);
+    expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
+  });
+});
