@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
+import { pngPixelBomb } from '../helpers/hostile-files.js';
 
 // Vision chats on a real scan (the beamer slide of the fixtures, rendered to PNG by pdftoppm): the image is
 // read by the pool's OCR path and cited as "image 1"; a multimodal remote provider of either protocol also
@@ -67,6 +68,10 @@ describe('vision chats', () => {
     expect(notImage.status).toBe(415);
     const outside = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', image_paths: ['/etc/hostname'] } });
     expect(outside.status).toBe(403);
+    // A pixel bomb (20000 x 20000, a few hundred KB) is refused by its header before any decoder runs.
+    const bomb = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', images: [`data:image/png;base64,${pngPixelBomb(20000, 20000).toString('base64')}`] } });
+    expect(bomb.status).toBe(422);
+    expect((await json(bomb)).error.code).toBe('IMAGE_TOO_LARGE');
     const many = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', images: Array(9).fill(uri) } });
     expect(many.status).toBe(400);
     expect((await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x' } })).status).toBe(400);
