@@ -21,7 +21,7 @@ export interface JobSource {
   title?: string;
   revision_id?: number;
   /** chat_training: the message behind each question, in the order of the document (Q1, Q2…). */
-  pairs?: { chat_id: string; message_id: string }[];
+  pairs?: { chat_id: string; message_id: string; citations: BotCitationRow[] }[];
 }
 
 export const jobs = sqliteTable(

@@ -291,6 +291,7 @@ describe('bot chats', () => {
     expect(await json(await server.call('POST', `/bots/${bot}/train-chats`))).toMatchObject({ message: 'No new chats found for training.', csv_path: null });
     const job = await server.waitFor(trained.job_id);
     expect(job).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending', source: { kind: 'chat_training' } });
+    expect(job.source.pairs).toEqual([{ chat_id, message_id: liked.message_id, citations: liked.citations }]);
     const blocksOf = (await json(await server.call('GET', `/jobs/${trained.job_id}/blocks`))).items;
     expect(blocksOf.map((b: { type: string; text: string }) => [b.type, b.text.slice(0, 4)])).toContainEqual(['heading', 'Q1. ']);
     expect((await server.call('POST', `/jobs/${trained.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);

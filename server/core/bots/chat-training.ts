@@ -87,7 +87,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
         kind: 'chat_training',
         review: true,
         title: 'Learned from chats',
-        pairs: pairs.map((m) => ({ chat_id: m.chatId, message_id: m.messageId })),
+        pairs: pairs.map((m) => ({ chat_id: m.chatId, message_id: m.messageId, citations: m.citations })),
       });
       if (!added.job_id) throw new AppError('VALIDATION_FAILED', `the training document could not be added: ${added.error?.message ?? added.status}`);
       d.db.update(botMessages).set({ trainingJobId: added.job_id }).where(inArray(botMessages.messageId, pairs.map((m) => m.messageId))).run();
