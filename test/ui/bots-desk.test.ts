@@ -9,7 +9,7 @@ import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.j
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
@@ -59,10 +59,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   requests = recordRequests(page);
   logs = watchConsole(page);
-  await page.goto(`${server.url}/`);
-  await page.fill('input[name=api-key]', server.key);
-  await page.click('.key-form button[type=submit]');
-  await page.waitForSelector('section.library');
+  await signIn(page, server);
 });
 afterAll(async () => {
   await browser?.close();

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -42,10 +42,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   logs = watchConsole(page);
-  await page.goto(`${server.url}/`);
-  await page.fill('input[name=api-key]', server.key);
-  await page.click('.key-form button[type=submit]');
-  await page.waitForSelector('section.library');
+  await signIn(page, server);
   await page.goto(`${server.url}/#/jobs/${jobId}/review`);
   await deskLoaded();
 });

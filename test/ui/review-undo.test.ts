@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
@@ -40,10 +40,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   requests = recordRequests(page);
   logs = watchConsole(page);
-  await page.goto(`${server.url}/`);
-  await page.fill('input[name=api-key]', server.key);
-  await page.click('.key-form button[type=submit]');
-  await page.waitForSelector('section.library');
+  await signIn(page, server);
   await openDesk();
 });
 afterAll(async () => {

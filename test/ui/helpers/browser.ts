@@ -25,3 +25,11 @@ export function watchConsole(page: Page): string[] {
   page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
   return lines;
 }
+
+/** Opens the desk and gives it the server's key, as a person does once per tab; resolves on the library. */
+export async function signIn(page: Page, server: { url: string; key: string }): Promise<void> {
+  await page.goto(`${server.url}/`);
+  await page.fill('input[name=api-key]', server.key);
+  await page.click('.key-form button[type=submit]');
+  await page.waitForSelector('section.library');
+}
