@@ -107,6 +107,13 @@ describe('bots', () => {
     expect(again).toEqual({ job_id: added.job_id, status: 'duplicate' });
   });
 
+  it('says failed, with why, when a document cannot be embedded (the bot\'s model is missing)', async () => {
+    const botId = await newBot({ embedding_model: 'all-minilm-l6-v2' });
+    const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'folder', 'one.md') } }));
+    const done = await searchable(added.job_id);
+    expect(done).toMatchObject({ status: 'finalized', ingest_status: 'failed', error: { code: expect.stringMatching(/^MODEL_NOT_(INSTALLED|FOUND)$/) } });
+  });
+
   it('adds a folder recursively, skipping what is not a document; refuses paths outside the roots and symlinks out of them', async () => {
     const botId = await newBot();
     const folder = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'folder') } }));

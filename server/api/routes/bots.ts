@@ -34,7 +34,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Create a bot',
-        description: 'An isolated bot: its instructions, answer model, embedding model and retrieval settings; its knowledge is a vector collection of its own. Defaults: the local chat model, the server\'s embedding model, top_k 5.',
+        description: 'An isolated bot: its instructions, answer model, embedding model and retrieval settings; its knowledge is a vector collection of its own. Defaults: the configured answer provider and model (settings llm_provider, llm_model), the server\'s embedding model, top_k 5.',
         body: CreateBotBody,
         response: { 200: BotCreated, ...errors(400, 401) },
       },

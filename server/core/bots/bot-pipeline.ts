@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { jobs } from '../../../drizzle/schema.js';
+import { describeFailure } from '../errors.js';
 import type { Db } from '../../store/db.js';
 import type { Indexer } from '../indexing/indexer.js';
 import { botCollection, type BotsStore } from './bots-store.js';
@@ -50,7 +51,12 @@ export function createBotPipeline(d: BotPipelineDeps) {
     const prev = running.get(jobId) ?? Promise.resolve();
     const next = prev
       .then(() => step(jobId))
-      .catch((err: unknown) => d.log.warn({ jobId, err }, 'bot document could not be made searchable'))
+      .catch((err: unknown) => {
+        d.log.warn({ jobId, err }, 'bot document could not be made searchable');
+        // Recorded on the job, so its ingest_status says failed (with why) instead of processing for ever.
+        const failure = describeFailure(err);
+        d.db.update(jobs).set({ errorCode: failure.code, errorMessage: failure.message }).where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'finalized'))).run();
+      })
       .finally(() => {
         if (running.get(jobId) === next) running.delete(jobId);
       });
