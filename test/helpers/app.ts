@@ -25,6 +25,39 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** What a test does with a running server over HTTP, whether it runs in this process or as a child. */
+export type ServerClient = Pick<TestServer, 'call' | 'upload' | 'waitFor'>;
+
+export function serverClient(url: string, key: string): ServerClient {
+  const call: ServerClient['call'] = (method, path, o = {}) => {
+    const headers: Record<string, string> = { 'x-api-key': key, ...o.headers };
+    let body = o.body;
+    if (o.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    }
+    return fetch(url + path, { method, headers, body });
+  };
+  return {
+    call,
+    upload(name, data, fields = {}) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      form.append('file', new Blob([data as Uint8Array<ArrayBuffer>]), name);
+      return call('POST', '/jobs', { body: form });
+    },
+    async waitFor(jobId, until = ['ready_for_review', 'failed', 'cancelled'], timeoutMs = 120_000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const job = (await (await call('GET', `/jobs/${jobId}`)).json()) as Record<string, any>;
+        if (until.includes(job.status)) return job;
+        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 // Tests read the API's answers loosely typed: the assertions say what they must hold.
 export const json = async (res: Response): Promise<any> => res.json();
@@ -41,37 +74,12 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
   const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...opts.settings });
   const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const call: TestServer['call'] = (method, path, o = {}) => {
-    const headers: Record<string, string> = { 'x-api-key': key, ...o.headers };
-    let body = o.body;
-    if (o.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(o.json);
-    }
-    return fetch(url + path, { method, headers, body });
-  };
   return {
     app,
     url,
     key,
     dataDir,
-    call,
-    upload(name, data, fields = {}) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      form.append('file', new Blob([data as Uint8Array<ArrayBuffer>]), name);
-      return call('POST', '/jobs', { body: form });
-    },
-    async waitFor(jobId, until = ['ready_for_review', 'failed', 'cancelled'], timeoutMs = 120_000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const res = await call('GET', `/jobs/${jobId}`);
-        const job = (await res.json()) as Record<string, any>;
-        if (until.includes(job.status)) return job;
-        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    ...serverClient(url, key),
     async close() {
       await app.close();
     },

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, tempDir } from './app.js';
+import { repoRoot, serverClient, tempDir } from './app.js';
 
 export interface ChildServer {
   readonly pid: number;
@@ -70,15 +70,6 @@ export async function startChildServer(opts: { dataDir?: string; key?: string; e
     void exited.then(({ code, signal }) => reject(new Error(`the server exited (${code ?? signal}) before listening: ${stderr.join('')}`)));
   });
 
-  const call: ChildServer['call'] = (method, path, o = {}) => {
-    const headers: Record<string, string> = { 'x-api-key': key, ...o.headers };
-    let body = o.body;
-    if (o.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(o.json);
-    }
-    return fetch(url + path, { method, headers, body });
-  };
   return {
     pid,
     url,
@@ -86,22 +77,7 @@ export async function startChildServer(opts: { dataDir?: string; key?: string; e
     dataDir,
     logs,
     exited,
-    call,
-    upload(name, data, fields = {}) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      form.append('file', new Blob([data as Uint8Array<ArrayBuffer>]), name);
-      return call('POST', '/jobs', { body: form });
-    },
-    async waitFor(jobId, until = ['ready_for_review', 'failed', 'cancelled'], timeoutMs = 120_000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const job = (await (await call('GET', `/jobs/${jobId}`)).json()) as Record<string, any>;
-        if (until.includes(job.status)) return job;
-        if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    ...serverClient(url, key),
     peakRssMb: () => statusField(pid, 'VmHWM'),
     rssMb: () => statusField(pid, 'VmRSS'),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),

@@ -20,23 +20,29 @@ export interface BotPipelineDeps {
  * Every step is decided from the job's row, so `settle` can run any number of times (after each change,
  * at start-up, on POST /bots/{id}/build) and does only what is missing.
  */
+/** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
+const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
+
 export function createBotPipeline(d: BotPipelineDeps) {
   // One settle at a time per job: a change notice arriving mid-way waits its turn instead of racing it.
   const running = new Map<string, Promise<void>>();
 
   async function step(jobId: string): Promise<void> {
-    const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
-    if (!job?.botId) return;
+    // Called on every change of every job, progress ticks included: one narrow read, and nothing more
+    // unless the job is a bot's and has reached a state this pipeline acts on.
+    const job = d.db.select({ botId: jobs.botId, status: jobs.status, source: jobs.source }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+    if (!job?.botId || !ACTED_ON.has(job.status)) return;
     const bot = safeBot(job.botId);
     if (!bot) return;
-    if (job.status === 'ready_for_review' && !job.source?.review) {
+    const collection = botCollection(bot.botId);
+    if (job.status === 'ready_for_review') {
+      if (job.source?.review) return;
       await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.botId}`);
-    }
-    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
-    const indexed = d.indexer.status(jobId);
-    if (now?.status === 'finalized' || (now?.status === 'indexed' && indexed?.collection_name !== botCollection(bot.botId))) {
-      await d.indexer.embedJob(jobId, { collection_name: botCollection(bot.botId), model: bot.embeddingModel });
-    }
+    } else if (job.status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) return;
+    // Finalized (just now, or before) or indexed into another collection: into the bot's.
+    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
+    if (now !== 'finalized' && now !== 'indexed') return;
+    await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
   }
 
   function safeBot(botId: string) {
