@@ -110,6 +110,25 @@ describe('the desk keeps its place', () => {
     await expect.poll(async () => (await block(approvedId)).status).toBe('pending');
   });
 
+  it('reaches the Audit screen when its tab is clicked while the desk is still writing its address', async () => {
+    // The CI race: j moves twice within 100 ms, so the second address write waits on a timer; the tab is
+    // clicked and the page is busy until that timer is due. The write must not put the desk's address back
+    // over the Audit screen's before the hashchange is handled.
+    await page.focus('.review .vlist');
+    await page.evaluate(() => {
+      const key = () => document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+      key();
+      key();
+      (document.querySelector('nav.tabs a[href$="/audit"]') as HTMLAnchorElement).click();
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+    });
+    await page.waitForSelector('.audit[data-loaded=true]');
+    expect(page.url()).toMatch(/\/audit$/);
+    await page.click('nav.tabs a[href$="/review"]');
+    await deskLoaded();
+  });
+
   it('opens the selected block after a reload that follows the last key at once', async () => {
     // As the undo test did: move with the page box, reject, undo, approve the page, reload.
     await typePage(4);
