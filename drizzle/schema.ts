@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, uniqueIndex, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { DetectedLanguage } from '../server/core/extract/types.js';
 
 /** JSON columns hold plain data that the store reads whole and never queries inside. */
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
@@ -63,6 +64,8 @@ export const jobs = sqliteTable(
      * leaves its count behind, so a document that kills the server is not resumed in a loop.
      */
     attempts: integer('attempts').notNull().default(0),
+    /** The document's language, detected from its text layer or first OCR pass (null: unsure or not read yet). */
+    detectedLanguage: json<DetectedLanguage | null>('detected_language'),
   },
   (t) => [index('jobs_status_idx').on(t.status, t.createdAt), index('jobs_bot_idx').on(t.botId)],
 );
@@ -303,8 +306,14 @@ export const chatTurns = sqliteTable(
     error: json<{ code: string; message: string } | null>('error'),
     createdAt: text('created_at').notNull(),
     completedAt: text('completed_at'),
+    /** The caller's idempotency_key: a second request with it in the session gets this turn's answer. */
+    idempotencyKey: text('idempotency_key'),
   },
-  (t) => [uniqueIndex('chat_turns_seq_idx').on(t.sessionId, t.seq), uniqueIndex('chat_turns_thread_idx').on(t.threadId)],
+  (t) => [
+    uniqueIndex('chat_turns_seq_idx').on(t.sessionId, t.seq),
+    uniqueIndex('chat_turns_thread_idx').on(t.threadId),
+    uniqueIndex('chat_turns_idempotency_idx').on(t.sessionId, t.idempotencyKey),
+  ],
 );
 
 /** A bot: a system prompt, answer settings and one vector collection of its own (`bot:<bot_id>`). */

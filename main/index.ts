@@ -22,7 +22,7 @@ const outDir = join(__dirname, '..');
 async function start(): Promise<void> {
   const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0 }, env: process.env, cwd: process.cwd() });
   const { key, generated } = sessionKey(process.env.SERVICE_API_KEY);
-  const lectern = await createApp({ settings, serviceApiKey: key, workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
+  const lectern = await createApp({ settings, serviceApiKey: key, chatKey: process.env.LECTERN_CHAT_KEY, workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
   const { url } = await listenOnLoopback(lectern.server);
   // `lectern` commands see the app holds the folder; its key stays per session, so they cannot use it.
   lectern.published(url);
@@ -40,7 +40,7 @@ function registerIpc(lectern: LecternApp, url: string, key: string): void {
     const owner = BrowserWindow.fromWebContents(event.sender);
     const options = {
       properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[],
-      filters: [{ name: 'Documents', extensions: ['pdf', 'docx', 'html', 'htm', 'md', 'markdown', 'txt', 'png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp'] }],
+      filters: [{ name: 'Documents', extensions: ['pdf', 'docx', 'xlsx', 'xlsm', 'pptx', 'csv', 'tsv', 'html', 'htm', 'md', 'markdown', 'txt', 'png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp'] }],
     };
     const picked = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
     if (picked.canceled) return [];

@@ -8,7 +8,9 @@ import { createJobRunner } from './core/jobs/job-runner.js';
 import { createJobsService } from './core/jobs/jobs-service.js';
 import { createJobWatch } from './core/jobs/job-watch.js';
 import { createTaskPool } from './core/pool.js';
+import { languagesDirOf } from './core/ocr/ocr-languages.js';
 import { createBlocksBulk } from './core/review/blocks-bulk.js';
+import { createBlockStructure } from './core/review/block-structure.js';
 import { createBlocksReview } from './core/review/blocks-review.js';
 import { createChunksReview } from './core/review/chunks-review.js';
 import { createFinalize } from './core/review/finalize.js';
@@ -23,6 +25,7 @@ import { openDatabase } from './store/db.js';
 import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
+import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
 import { createCollectionIndexes } from './store/collection-indexes.js';
 import { createIndexer } from './core/indexing/indexer.js';
@@ -30,6 +33,8 @@ import { createSearch } from './core/search/search.js';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { createChat } from './core/chat/chat-service.js';
+import { providerKeysFrom } from './core/chat/chat-providers.js';
+import { createPurge } from './core/purge/purge.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
 import { documentLimitsOf } from './config/document-limits.js';
@@ -39,12 +44,16 @@ import { createBotDocuments } from './core/bots/bot-documents.js';
 import { createBotPipeline } from './core/bots/bot-pipeline.js';
 import { createBotChat } from './core/bots/bot-chat.js';
 import { createChatTraining } from './core/bots/chat-training.js';
+import { createKeysStore } from './core/keys/keys-store.js';
+import { createChatCipher, loadChatKey } from './core/chat/chat-cipher.js';
 import { createKeyAuth } from './core/keys/key-auth.js';
 
 export interface AppOptions {
   settings: Settings;
   /** SERVICE_API_KEY, read by the entry point (never deep inside modules). */
   serviceApiKey?: string;
+  /** LECTERN_CHAT_KEY, likewise: the key that seals chats (encrypt_chats); else the chat_key_file. */
+  chatKey?: string;
   /** The built worker module (dist/worker.js, or out/main/worker.js under Electron). */
   workerFile: string;
   logger?: Logger;
@@ -98,7 +107,7 @@ function loopbackUrl(url: string): string {
   return u.origin;
 }
 
-async function composeApp({ settings, serviceApiKey, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
+async function composeApp({ settings, serviceApiKey, chatKey, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -107,15 +116,21 @@ async function composeApp({ settings, serviceApiKey, workerFile, logger, clock =
   const { db } = database;
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
+  const chatCipher = createChatCipher(
+    loadChatKey({ encrypt: settings.encrypt_chats, keyFile: settings.chat_key_file || join(settings.data_dir, 'chat.key'), envKey: chatKey }),
+    settings.encrypt_chats,
+  );
   const pool = createTaskPool(workerFile, settings.workers, {
     warmUpRounds: settings.warm_up_rounds,
     limits: documentLimitsOf(settings),
     workerHeapMb: settings.worker_heap_mb,
+    ocrLanguagesDir: languagesDirOf(settings.data_dir),
     onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
   });
   // The one way out of the process: remote providers, model downloads and (bots) link and search readers.
   const net = createGuardedFetch(netPolicyOf(settings));
-  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net });
+  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
+  const modelPulls = createModelPulls({ models });
   const indexes = createCollectionIndexes(settings.data_dir);
   const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model, net };
   const indexer = createIndexer({ ...embedding, clock, log });
@@ -144,7 +159,7 @@ async function composeApp({ settings, serviceApiKey, workerFile, logger, clock =
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
   const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, settings });
-  const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir });
+  const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);
     // A chat-training job's kept pairs are learned now; any bot document moves on to its index.
@@ -158,6 +173,7 @@ async function composeApp({ settings, serviceApiKey, workerFile, logger, clock =
       desktopOrigin,
       apiKey,
       keyAuth: createKeyAuth({ db, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
+      keys: createKeysStore({ db, clock }),
       appVersion,
       db,
       files,
@@ -165,6 +181,7 @@ async function composeApp({ settings, serviceApiKey, workerFile, logger, clock =
       jobWatch,
       blocks: createBlocksReview({ db, clock }),
       blocksBulk: createBlocksBulk({ db, clock }),
+      blockStructure: createBlockStructure({ db, clock }),
       chunks: createChunksReview({ db, clock }),
       rechunk,
       finalize,
@@ -172,15 +189,18 @@ async function composeApp({ settings, serviceApiKey, workerFile, logger, clock =
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url }),
+      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
+      modelPulls,
       pages: createPageList({ db }),
       pageImages: createPageImages({ db, pool, files }),
-      reocr: createReocr({ db, pool, files, clock }),
+      reocr: createReocr({ db, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
-      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net }),
+      // LongParser's provider key variables, read once here at the composition root.
+      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net, providerKeys: providerKeysFrom(process.env), cipher: chatCipher }),
+      purge: createPurge({ db, indexes, clock, cipher: chatCipher }),
       llm,
       net,
       pool,

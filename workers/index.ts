@@ -27,6 +27,8 @@ import { numberBlocks } from '../server/core/extract/number-blocks.js';
 import { assemblePdf as assemble, readPdfPages, readPdfShare as readShare, type PdfPages } from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
+import { setThreadLanguagesDir } from '../server/core/ocr/ocr-languages.js';
+import { detectLanguage } from '../server/core/extract/detect-language.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
 import { warmUpPdf } from '../server/core/extract/pdf/warm-up-pdf.js';
 import { DEFAULT_LIMITS } from '../server/core/extract/limits.js';
@@ -51,7 +53,8 @@ let busy = 0;
 // (a long PDF is shared among all threads, and one cold thread would hold the others up), then reads a
 // warm-up document a few times so that its first real documents do not run unoptimised (2-3x slower).
 // The pool hears on its warm-up channel when this thread is done.
-const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS } = (workerData ?? {}) as Partial<WorkerSettings>;
+const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS, ocrLanguagesDir } = (workerData ?? {}) as Partial<WorkerSettings>;
+setThreadLanguagesDir(ocrLanguagesDir);
 void loadPdfJs()
   .then(warmUp)
   .catch(() => 0)
@@ -82,6 +85,7 @@ const reporter = (port?: MessagePort) => (pagesDone: number, totalPages: number)
   port?.postMessage({ pagesDone, totalPages } satisfies ProgressMessage);
 
 function numberAndChunk({ blocks, ...document }: ExtractionResult, input: Pick<ExtractTaskInput, 'chunk' | 'id_seed'>) {
+  document.language = detectLanguage(blocks);
   const numbered = numberBlocks(blocks);
   const chunks = buildChunks(
     numbered.map((b) => ({ block_id: b.block_id, type: b.type, text: b.text, page: b.page, heading_level: b.heading_level ?? null })),

@@ -5,6 +5,7 @@ import { botsScreen } from './bots/bots-screen.js';
 import { chunksScreen } from './chunks/chunks-screen.js';
 import { finalizeScreen } from './finalize/finalize-screen.js';
 import { libraryScreen } from './library/library-screen.js';
+import { modelsScreen } from './models/models-screen.js';
 import { DeskMemory } from './review/desk-memory.js';
 import { reviewScreen } from './review/review-screen.js';
 import { parseRoute, type Route } from './router.js';
@@ -19,6 +20,8 @@ function mount(ctx: AppContext, route: Route): Screen {
       return libraryScreen(ctx);
     case 'bots':
       return botsScreen(ctx);
+    case 'models':
+      return modelsScreen(ctx);
     case 'bot':
       return botScreen(ctx, route.botId);
     case 'review':
@@ -35,7 +38,7 @@ function mount(ctx: AppContext, route: Route): Screen {
 }
 
 function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
-  if (route.screen === 'library' || route.screen === 'bots' || route.screen === 'bot') return null;
+  if (route.screen === 'library' || route.screen === 'bots' || route.screen === 'bot' || route.screen === 'models') return null;
   const id = encodeURIComponent(route.jobId);
   const tabs: [string, string][] = [
     ['review', 'Review'],
@@ -63,7 +66,8 @@ export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HT
   // The Bots screen sits beside the library, on servers that have bots.
   const library = h('a', { href: '#/' }, 'Library');
   const bots = ctx.caps.bots ? h('a', { href: '#/bots' }, 'Bots') : null;
-  const sections = h('nav', { class: 'sections', 'aria-label': 'Sections' }, library, bots);
+  const models = ctx.caps.models ? h('a', { href: '#/models' }, 'Models') : null;
+  const sections = h('nav', { class: 'sections', 'aria-label': 'Sections' }, library, bots, models);
   root.replaceChildren(h('header', { class: 'app-header' }, h('a', { href: '#/', class: 'brand' }, 'Lectern'), sections, tabsSlot, reviewer), main);
   let screen: Screen | undefined;
   const show = () => {
@@ -74,7 +78,7 @@ export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HT
     main.replaceChildren(screen.element);
     main.dataset.screen = route.screen;
     const inBots = route.screen === 'bots' || route.screen === 'bot';
-    for (const [link, on] of [[library, route.screen === 'library'], [bots, inBots]] as const) {
+    for (const [link, on] of [[library, route.screen === 'library'], [bots, inBots], [models, route.screen === 'models']] as const) {
       link?.classList.toggle('active', on);
       if (on) link?.setAttribute('aria-current', 'page');
       else link?.removeAttribute('aria-current');

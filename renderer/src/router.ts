@@ -1,6 +1,7 @@
 export type Route =
   | { screen: 'library' }
   | { screen: 'bots' }
+  | { screen: 'models' }
   | { screen: 'bot'; botId: string }
   | { screen: 'review' | 'chunks' | 'finalize' | 'audit' | 'search'; jobId: string; params: URLSearchParams };
 
@@ -17,6 +18,7 @@ export function parseRoute(hash: string): Route {
     return { screen: m[2] as 'review', jobId: decodeURIComponent(m[1] ?? ''), params: new URLSearchParams(query) };
   }
   if (path === '/bots' || path === '/bots/') return { screen: 'bots' };
+  if (path === '/models' || path === '/models/') return { screen: 'models' };
   const bot = /^\/bots\/([^/]+)$/.exec(path);
   if (bot) return { screen: 'bot', botId: decodeURIComponent(bot[1] ?? '') };
   return { screen: 'library' };

@@ -26,6 +26,10 @@ const admin: RouteAccess = { role: 'admin' };
 export const ACCESS_POLICY = {
   'GET /health': reader,
   'GET /models': reader,
+  // Models are the whole server's: only an unscoped admin downloads, cancels or installs one.
+  'POST /models/:model_id/pull': { role: 'admin', scoped: 'refused' },
+  'DELETE /models/:model_id/pull': { role: 'admin', scoped: 'refused' },
+  'POST /models/:model_id/import': { role: 'admin', scoped: 'refused' },
 
   'POST /jobs': { role: 'reviewer', scoped: 'refused' },
   'GET /jobs': reader,
@@ -41,6 +45,9 @@ export const ACCESS_POLICY = {
   'PATCH /jobs/:job_id/blocks/:block_id': reviewer,
   'POST /jobs/:job_id/blocks/review': reviewer,
   'POST /jobs/:job_id/blocks/undo': reviewer,
+  'POST /jobs/:job_id/blocks/:block_id/split': reviewer,
+  'POST /jobs/:job_id/blocks/merge': reviewer,
+  'POST /jobs/:job_id/blocks/:block_id/move': reviewer,
   'GET /jobs/:job_id/chunks': reader,
   'PATCH /jobs/:job_id/chunks/:chunk_id': reviewer,
   'POST /jobs/:job_id/rechunk': reviewer,
@@ -48,10 +55,14 @@ export const ACCESS_POLICY = {
   'GET /jobs/:job_id/export': reader,
   'GET /jobs/:job_id/audit': reader,
   'POST /jobs/:job_id/embed': reviewer,
+  // A purge destroys content for good (LongParser: admin keys only).
+  'POST /jobs/:job_id/blocks/:block_id/purge': admin,
+  'POST /jobs/:job_id/chunks/:chunk_id/purge': admin,
 
   'POST /search': reader,
   'POST /chat/sessions': reader,
   'GET /chat/sessions/:session_id': reader,
+  'DELETE /chat/sessions/:session_id': admin,
   'POST /chat': reader,
   'POST /chat/resume': reviewer,
 
@@ -77,6 +88,11 @@ export const ACCESS_POLICY = {
   // A vision chat is one of the bot's chats: the bot in the path is checked, and the route checks the chat is the bot's.
   'POST /bots/:bot_id/vision-chats': reader,
   'POST /bots/:bot_id/vision-chats/:vision_chat_id': reader,
+
+  // Keys: an admin key scoped to some bots or jobs could otherwise make itself an unscoped one.
+  'GET /keys': { role: 'admin', scoped: 'refused' },
+  'POST /keys': { role: 'admin', scoped: 'refused' },
+  'DELETE /keys/:name': { role: 'admin', scoped: 'refused' },
 
   'GET /v1/models': reader,
   'POST /v1/chat/completions': { role: 'reader', aliases: { model: { field: 'bot_id', prefix: 'bot:' } } },

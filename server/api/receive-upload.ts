@@ -7,7 +7,7 @@ import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { sniffFormat } from '../core/extract/sniff.js';
-import type { DocumentFormat } from '../core/extract/types.js';
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../core/extract/types.js';
 
 const SNIFF_BYTES = 64 * 1024;
 
@@ -88,9 +88,11 @@ export async function receiveUpload(req: FastifyRequest, tmpDir: string, maxByte
       const sourceFile = (part.filename || 'document').slice(0, 255);
       const format = sniffFormat(new Uint8Array(Buffer.concat(head)), sourceFile);
       if (!format) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the content is not a PDF, DOCX, HTML, Markdown, plain-text or image (PNG, JPEG, TIFF, WebP) document', {
-          supported: ['pdf', 'docx', 'html', 'markdown', 'text', 'image'],
-        });
+        throw new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'the content is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain-text or image (PNG, JPEG, TIFF, WebP) document',
+          { supported: [...DOCUMENT_FORMATS] },
+        );
       }
       received = { tmpPath, sourceFile, format, fileHash: hash.digest('hex'), sizeBytes: size, fields };
     } catch (err) {

@@ -11,11 +11,13 @@ import type { BotPipeline } from '../core/bots/bot-pipeline.js';
 import type { BotChat } from '../core/bots/bot-chat.js';
 import type { ChatTraining } from '../core/bots/chat-training.js';
 import type { BlocksBulk } from '../core/review/blocks-bulk.js';
+import type { BlockStructure } from '../core/review/block-structure.js';
 import type { BlocksReview } from '../core/review/blocks-review.js';
 import type { ChunksReview } from '../core/review/chunks-review.js';
 import type { Rechunk } from '../core/review/rechunk.js';
 import type { createFinalize } from '../core/review/finalize.js';
 import type { ModelManager } from '../models/manager.js';
+import type { ModelPulls } from '../models/model-pulls.js';
 import type { PageImages } from '../core/pages/page-images.js';
 import type { PageList } from '../core/pages/page-list.js';
 import type { Reocr } from '../core/pages/reocr-page.js';
@@ -23,9 +25,11 @@ import type { Indexer } from '../core/indexing/indexer.js';
 import type { Search } from '../core/search/search.js';
 import type { TaskPool } from '../core/pool.js';
 import type { Chat } from '../core/chat/chat-service.js';
+import type { Purge } from '../core/purge/purge.js';
 import type { LlmRuntime } from '../models/llm/llm-runtime.js';
 import type { GuardedFetch } from '../core/net/types.js';
 import type { KeyAuth } from '../core/keys/key-auth.js';
+import type { KeysStore } from '../core/keys/keys-store.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -35,6 +39,8 @@ export interface ServerDeps {
   apiKey: ApiKey;
   /** Who sends each request (service key or a named key), its role and scope; failed checks rate-limited. */
   keyAuth: KeyAuth;
+  /** Named keys, managed by admins over HTTP (GET/POST /keys, DELETE /keys/{name}). */
+  keys: KeysStore;
   appVersion: string;
   db: Db;
   files: FileStore;
@@ -43,6 +49,8 @@ export interface ServerDeps {
   jobWatch: Pick<JobWatch, 'watch'>;
   blocks: BlocksReview;
   blocksBulk: BlocksBulk;
+  /** Split, merge and move blocks (undone through blocksBulk.undo). */
+  blockStructure: BlockStructure;
   bots: BotsStore;
   botDocuments: BotDocuments;
   botPipeline: Pick<BotPipeline, 'build'>;
@@ -53,12 +61,15 @@ export interface ServerDeps {
   finalize: ReturnType<typeof createFinalize>;
   exportJob: ExportJob;
   models: ModelManager;
+  /** Downloads running in this server, one per model, followed by every caller of POST /models/{id}/pull. */
+  modelPulls: ModelPulls;
   pages: PageList;
   pageImages: PageImages;
   reocr: Reocr;
   indexer: Indexer;
   search: Search;
   chat: Chat;
+  purge: Purge;
   /** For the health report: whether the llama host runs (it starts with the first local chat). */
   llm: Pick<LlmRuntime, 'started' | 'threads'>;
   /** For the health report (threads and how many have warmed up); tasks go through the services. */

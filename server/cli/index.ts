@@ -7,6 +7,7 @@ import { addBotCommands } from './commands/bot.js';
 import { addChatCommand } from './commands/chat.js';
 import { addInitCommand } from './commands/init.js';
 import { addKeysCommands } from './commands/keys.js';
+import { addLanguagesCommands } from './commands/languages.js';
 import { addServeCommand } from './commands/serve.js';
 import { addModelsCommands } from './models.js';
 import { err } from './term.js';
@@ -41,6 +42,7 @@ addAddDocCommand(program);
 addChatCommand(program);
 addModelsCommands(program);
 addKeysCommands(program);
+addLanguagesCommands(program);
 
 /** `lectern bot delete: unknown option '--foo' (hint: lectern bot delete --help)`: one line, like every error. */
 function oneLineUsageErrors(cmd: Command, path: string[]): void {

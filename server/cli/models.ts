@@ -1,10 +1,18 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
 import { netPolicyOf } from '../config/net-policy.js';
 import { createGuardedFetch } from '../core/net/guarded-fetch.js';
 import { MODEL_CATALOG } from '../models/catalog.js';
-import { createModelManager, type ModelManager } from '../models/manager.js';
+import { createModelManager, type ModelManager, type VerifyResult } from '../models/manager.js';
+import type { PullProgress } from '../models/model-pulls.js';
+import type { Settings } from '../schemas/settings.js';
 import { modelsDirOf } from '../store/app-paths.js';
+import { acquireDataLock } from '../store/data-lock.js';
+import type { ApiClient } from './client.js';
+import { action, CliError } from './fail.js';
+import { owningServer } from './owner.js';
 
 interface CommonFlags {
   config?: string;
@@ -15,11 +23,67 @@ interface CommonFlags {
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
+const settingsOf = (flags: CommonFlags): Settings => loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
+
 /** The same model store the server uses: `<data_dir>/models`, data_dir resolved like `lectern serve`. */
-function managerFor(flags: CommonFlags): { manager: ModelManager; defaultModel: string; defaultChat: string } {
-  const settings = loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
+function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager: ModelManager; defaultModel: string; defaultChat: string } {
   const net = createGuardedFetch(netPolicyOf(settings));
-  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
+  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
+}
+
+/**
+ * Writes to the models folder come from the data folder's owner only: with a server running, through its
+ * routes (so a pull it runs and this one are one pull); otherwise here, under the folder's lock.
+ */
+async function asOwner(flags: CommonFlags, command: string, viaServer: (client: ApiClient) => Promise<void>, here: (manager: ModelManager) => Promise<void>): Promise<void> {
+  const settings = settingsOf(flags);
+  const server = await owningServer(settings);
+  if (server) return viaServer(server.client);
+  mkdirSync(settings.data_dir, { recursive: true });
+  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
+  try {
+    await here(managerFor(flags, settings).manager);
+  } finally {
+    lock.release();
+  }
+}
+
+/** A line every second at most: progress for a person, not a flood for a log. */
+function progressLines(flags: CommonFlags): (file: string, received: number, total: number) => void {
+  let lastLine = 0;
+  return (file, received, total) => {
+    if (flags.json || Date.now() - lastLine < 1000) return;
+    lastLine = Date.now();
+    process.stderr.write(`${file}: ${mib(received)} of ${mib(total)}\n`);
+  };
+}
+
+function pulled(id: string, result: VerifyResult, where: string, flags: CommonFlags): void {
+  if (flags.json) return out(JSON.stringify(result));
+  out(result.ok ? `${id} installed and verified in ${where}` : `${id}: some files did not verify`);
+  if (!result.ok) process.exitCode = 1;
+}
+
+/** Follows the server's pull (POST /models/{id}/pull, Server-Sent Events) to its end. */
+async function pullThrough(client: ApiClient, id: string, flags: CommonFlags): Promise<void> {
+  const show = progressLines(flags);
+  let result: VerifyResult | null = null;
+  let failure: { code: string; message: string } | null = null;
+  await client.stream(`/models/${encodeURIComponent(id)}/pull`, undefined, (event, data) => {
+    if (event === 'pull' && (data as { joined?: boolean }).joined && !flags.json) process.stderr.write(`following the pull of ${id} the server is already running\n`);
+    if (event === 'progress') {
+      const p = data as PullProgress;
+      show(p.file, p.file_bytes, p.file_total);
+    }
+    if (event === 'done') result = data as VerifyResult;
+    if (event === 'error') failure = data as { code: string; message: string };
+  });
+  if (failure) {
+    const f = failure as { code: string; message: string };
+    throw new CliError(f.code, f.message, f.code === 'MODEL_DOWNLOAD_FAILED' ? `run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`` : undefined);
+  }
+  if (!result) throw new CliError('MODEL_DOWNLOAD_FAILED', `the server's pull of ${id} ended without a result`, 'run the pull again to resume');
+  pulled(id, result, `the server at ${client.url}`, flags);
 }
 
 async function list(flags: CommonFlags): Promise<void> {
@@ -46,33 +110,44 @@ async function verify(id: string, flags: CommonFlags): Promise<void> {
 }
 
 async function pull(id: string, flags: CommonFlags): Promise<void> {
-  const { manager } = managerFor(flags);
-  let lastLine = 0;
-  const result = await manager.pull(id, {
-    onProgress: (p) => {
-      // A line every second at most: progress for a person, not a flood for a log.
-      if (flags.json || Date.now() - lastLine < 1000) return;
-      lastLine = Date.now();
-      process.stderr.write(`${p.file}: ${mib(p.receivedBytes)} of ${mib(p.totalBytes)}\n`);
+  await asOwner(
+    flags,
+    'models pull',
+    (client) => pullThrough(client, id, flags),
+    async (manager) => {
+      const show = progressLines(flags);
+      const result = await manager.pull(id, { onProgress: (p) => show(p.file, p.receivedBytes, p.totalBytes) }).catch((err: unknown) => {
+        if ((err as { code?: string }).code === 'MODEL_DOWNLOAD_FAILED') {
+          // What is already downloaded stays; the other way in is a copy made on a connected machine.
+          process.stderr.write(`run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`\n`);
+        }
+        throw err;
+      });
+      pulled(id, result, manager.modelsDir, flags);
     },
-  }).catch((err: unknown) => {
-    if ((err as { code?: string }).code === 'MODEL_DOWNLOAD_FAILED') {
-      // What is already downloaded stays; the other way in is a copy made on a connected machine.
-      process.stderr.write(`run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`\n`);
-    }
-    throw err;
-  });
-  if (flags.json) return out(JSON.stringify(result));
-  out(result.ok ? `${id} installed and verified in ${manager.modelsDir}` : `${id}: some files did not verify`);
-  if (!result.ok) process.exitCode = 1;
+  );
+}
+
+interface ImportResult {
+  imported: string[];
+  missing: string[];
+}
+
+function imported(id: string, result: ImportResult, flags: CommonFlags): void {
+  // The same JSON whoever imported: the server's answer, or the model store's here.
+  if (flags.json) return out(JSON.stringify({ model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0 }));
+  out(`imported ${result.imported.join(', ')} (sha256 verified)`);
+  out(result.missing.length ? `${id} still needs: ${result.missing.join(', ')}` : `${id} is installed`);
 }
 
 async function importModel(id: string, path: string, flags: CommonFlags): Promise<void> {
-  const { manager } = managerFor(flags);
-  const result = await manager.importFrom(id, path);
-  if (flags.json) return out(JSON.stringify(result));
-  out(`imported ${result.imported.join(', ')} (sha256 verified)`);
-  out(result.missing.length ? `${id} still needs: ${result.missing.join(', ')}` : `${id} is installed`);
+  await asOwner(
+    flags,
+    'models import',
+    // The server reads the path itself: it must lie inside its document_roots.
+    async (client) => imported(id, await client.post<ImportResult>(`/models/${encodeURIComponent(id)}/import`, { path: resolve(path) }), flags),
+    async (manager) => imported(id, await manager.importFrom(id, path), flags),
+  );
 }
 
 /** `lectern models list | verify | pull | import`. */
@@ -85,8 +160,8 @@ export function addModelsCommands(program: Command): void {
       .option('--json', 'print JSON');
   common(models.command('list').description('known models and whether each is installed')).action(list);
   common(models.command('verify <id>').description('check every file of a model by sha256')).action(verify);
-  common(models.command('pull <id>').description('download a model from its public address (resumes; checks every sha256)')).action(pull);
+  common(models.command('pull <id>').description('download a model from its public address (resumes; checks every sha256); a running server does it')).action(action('models pull', pull));
   common(
     models.command('import <id> <path>').description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet)'),
-  ).action(importModel);
+  ).action(action('models import', importModel));
 }

@@ -97,6 +97,20 @@ function interrupts(onDefault: () => void) {
 }
 
 /**
+ * The server that owns the data folder (`lectern serve`, the desktop app), reached over HTTP; null when no
+ * live process holds the folder. A command that opened the folder itself holds it: DATA_DIR_LOCKED.
+ */
+export async function owningServer(settings: Settings): Promise<{ client: ApiClient; url: string } | null> {
+  let lock = readDataLock(settings.data_dir);
+  if (lock?.alive && lock.owner === 'cli') {
+    throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(lock)}`);
+  }
+  if (lock?.alive) lock = await waitForAddress(settings.data_dir, lock);
+  if (!lock?.alive || !lock.url) return null;
+  return { client: createClient(lock.url, keyFor(lock), `${settings.data_dir}/lectern.lock`), url: lock.url };
+}
+
+/**
  * Opens the way to the data folder for `command` (its name, shown to another command that finds the folder
  * busy). `readsDocuments`: the command extracts documents, so a folder it opens itself gets the configured
  * worker threads; the others need one (queries are embedded in the pool) and start faster with one.
@@ -104,19 +118,14 @@ function interrupts(onDefault: () => void) {
 export async function connect(flags: CommonFlags, command: string, opts: { readsDocuments?: boolean } = {}): Promise<Connection> {
   const settings = settingsFor(flags);
   for (let attempt = 0; ; attempt++) {
-    let lock = readDataLock(settings.data_dir);
-    if (lock?.alive && lock.owner === 'cli') {
-      throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(lock)}`);
-    }
-    if (lock?.alive) lock = await waitForAddress(settings.data_dir, lock);
-    if (lock?.alive && lock.url) {
-      const client = createClient(lock.url, keyFor(lock), `${settings.data_dir}/lectern.lock`);
+    const server = await owningServer(settings);
+    if (server) {
       const signals = interrupts(() => process.exit(130));
       return {
-        client,
+        client: server.client,
         mode: 'server',
         settings,
-        serverUrl: lock.url,
+        serverUrl: server.url,
         onInterrupt: signals.set,
         close: async () => signals.dispose(),
       };
@@ -138,6 +147,7 @@ async function openLocally(settings: Settings, command: string): Promise<Connect
     // The start-up warm-up pays off in a long-running server, not in one command.
     settings: { ...settings, warm_up_rounds: 0 },
     serviceApiKey: process.env.SERVICE_API_KEY,
+    chatKey: process.env.LECTERN_CHAT_KEY,
     workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
     logger: pino({ level: logLevel }, pino.destination(2)),
     owner: { kind: 'cli', command },

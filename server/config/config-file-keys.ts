@@ -5,8 +5,7 @@ import { SettingsError, SettingsSchema } from '../schemas/settings.js';
  * The one place a config file's keys become settings. Lectern's own keys are flat (`chunk_size: 512`);
  * Long-Trainer's `longtrainer.yaml` (and `lectern init`'s file) nests them in sections. Keys that mean the
  * same in both (llm, embedding, chunking, server) are taken; what Lectern does differently is said once,
- * as a warning (mongo_endpoint, another vector store or embedding provider) or an error (encrypt_chats:
- * true, which Lectern cannot honour and must not pretend to).
+ * as a warning (mongo_endpoint, another vector store or embedding provider).
  */
 export const VECTOR_STORES = ['usearch'] as const;
 export const EMBEDDING_PROVIDERS = ['local'] as const;
@@ -15,10 +14,6 @@ const SECTIONS = ['server', 'chunking', 'llm', 'embedding', 'vector_store', 'enc
 
 const section = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-
-export const ENCRYPT_CHATS_REFUSAL =
-  'Lectern does not encrypt chats at rest: they are kept in the data folder\'s SQLite database as they are. Set encrypt_chats to false ' +
-  '(and keep the data folder on an encrypted disk if chats must be protected)';
 
 /** Whether a YAML/flag value says yes; undefined when it is neither a yes nor a no. */
 export function yesNo(v: unknown): boolean | undefined {
@@ -56,7 +51,11 @@ export function settingsOfConfigFile(file: Record<string, unknown>, path: string
   const store = text(section(vectorStore).provider) ?? text(vectorStore);
   if (store && !(VECTOR_STORES as readonly string[]).includes(store)) warn(`${path}: vector_store ${store} ignored: Lectern's vector store is usearch`);
 
-  if (encryptChats !== undefined && yesNo(encryptChats) !== false) throw new SettingsError(`${path}: encrypt_chats: ${String(encryptChats)}: ${ENCRYPT_CHATS_REFUSAL}`);
+  if (encryptChats !== undefined) {
+    const on = yesNo(encryptChats);
+    if (on === undefined) throw new SettingsError(`${path}: encrypt_chats: ${String(encryptChats)} is neither true nor false`);
+    out.encrypt_chats = on;
+  }
   if (mongo !== undefined) warn(`${path}: mongo_endpoint ignored: Lectern keeps its data in SQLite under the data folder (data_dir)`);
 
   const known = new Set<string>([...Object.keys(SettingsSchema.properties), ...SECTIONS]);

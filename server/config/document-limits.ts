@@ -9,5 +9,7 @@ export function documentLimitsOf(settings: Settings): DocumentLimits {
     maxImagePixels: settings.max_image_pixels,
     maxPagePixels: settings.max_page_pixels,
     maxPages: settings.max_pages,
+    maxSheetRows: settings.max_sheet_rows,
+    maxSheetCells: settings.max_sheet_cells,
   };
 }

@@ -29,6 +29,8 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_MAX_IMAGE_PIXELS: 'max_image_pixels',
   LECTERN_MAX_PAGE_PIXELS: 'max_page_pixels',
   LECTERN_MAX_PAGES: 'max_pages',
+  LECTERN_MAX_SHEET_ROWS: 'max_sheet_rows',
+  LECTERN_MAX_SHEET_CELLS: 'max_sheet_cells',
   LECTERN_MAX_JOB_SECONDS: 'max_job_seconds',
   LECTERN_WORKER_HEAP_MB: 'worker_heap_mb',
   LECTERN_LOG_LEVEL: 'log_level',
@@ -43,11 +45,14 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_DOCUMENT_ROOTS: 'document_roots',
   LECTERN_ENCYCLOPEDIA_URL: 'encyclopedia_url',
   LECTERN_WEB_SEARCH_URL: 'web_search_url',
+  LECTERN_MODEL_MIRROR_URL: 'model_mirror_url',
   LECTERN_OUTBOUND_CONNECT_TIMEOUT_MS: 'outbound_connect_timeout_ms',
   LECTERN_OUTBOUND_TIMEOUT_MS: 'outbound_timeout_ms',
   LECTERN_OUTBOUND_MAX_BYTES: 'outbound_max_bytes',
   LECTERN_OUTBOUND_MAX_REDIRECTS: 'outbound_max_redirects',
   LECTERN_AUTH_FAILURES_PER_MINUTE: 'auth_failures_per_minute',
+  LECTERN_ENCRYPT_CHATS: 'encrypt_chats',
+  LECTERN_CHAT_KEY_FILE: 'chat_key_file',
 };
 
 export interface LoadSettingsInput {

@@ -33,11 +33,16 @@ export const ERROR_STATUS = {
   MODEL_IMPORT_FAILED: 400,
   MODEL_CHECKSUM_MISMATCH: 422,
   MODEL_DOWNLOAD_FAILED: 502,
+  /** DELETE /models/{id}/pull when no pull of the model runs. */
+  PULL_NOT_FOUND: 404,
   EMBEDDING_PROVIDER_FAILED: 502,
   EMBEDDING_FAILED: 500,
   FILE_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  OCR_LANGUAGE_MISSING: 400,
+  /** An OCR language that is known (`lectern languages list`) but not installed: `lectern languages add CODE`. */
+  OCR_LANGUAGE_MISSING: 409,
+  /** An OCR language code Lectern does not know (details.known lists those it does). */
+  OCR_LANGUAGE_UNKNOWN: 400,
   OCR_REGION_INVALID: 400,
   OCR_PAGE_TOO_LARGE: 400,
   PAGE_NOT_FOUND: 404,
@@ -62,6 +67,8 @@ export const ERROR_STATUS = {
   STREAM_WITH_SCHEMA: 400,
   BOT_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
+  /** A chat stored encrypted, read without its key (LECTERN_CHAT_KEY or chat_key_file). */
+  CHAT_KEY_MISSING: 409,
   MESSAGE_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   PATH_NOT_ALLOWED: 403,
@@ -76,6 +83,9 @@ export const ERROR_STATUS = {
   DECOMPRESSED_TOO_LARGE: 422,
   IMAGE_TOO_LARGE: 422,
   TOO_MANY_PAGES: 422,
+  /** A spreadsheet or CSV has more rows than max_sheet_rows, or its tables more cells than max_sheet_cells. */
+  TOO_MANY_ROWS: 422,
+  TOO_MANY_CELLS: 422,
   /** A job's extraction ran longer than max_job_seconds. */
   JOB_TIMEOUT: 422,
   /** The worker thread ran out of its heap (worker_heap_mb), again on the retry. */

@@ -31,6 +31,8 @@ export interface TaskPoolOptions {
   warmUpRounds?: number;
   /** What one document may cost inside the workers (DEFAULT_LIMITS when absent). */
   limits?: DocumentLimits;
+  /** Where the threads find OCR languages added to the data folder (see ocr-languages.ts). */
+  ocrLanguagesDir?: string;
   /** Each thread's V8 old-generation heap, in MB. */
   workerHeapMb?: number;
   /** Told of a thread that failed with no task to fail (it is replaced); the server must not die of it. */
@@ -73,6 +75,7 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
     warmUpRounds: opts.warmUpRounds ?? 0,
     warmUpChannel: `lectern:warm-up:${randomUUID()}`,
     limits: opts.limits ?? DEFAULT_LIMITS,
+    ...(opts.ocrLanguagesDir ? { ocrLanguagesDir: opts.ocrLanguagesDir } : {}),
   };
   // All threads start with the pool and stay: a thread start plus pdf.js load costs about a second.
   // Atomics off: with them, an idle thread sleeps in Atomics.wait and its event loop stands still, so

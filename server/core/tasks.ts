@@ -92,6 +92,8 @@ export interface WorkerSettings {
   warmUpChannel: string;
   /** What one document may cost; every task of the thread reads within them. */
   limits: DocumentLimits;
+  /** The data folder's OCR languages (`<data_dir>/ocr-languages`): where a thread finds models beyond the bundled ones. */
+  ocrLanguagesDir?: string;
 }
 
 export interface WarmUpMessage {

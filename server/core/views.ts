@@ -34,6 +34,7 @@ export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageVi
     pages_needing_ocr: ocrPages,
     page_size: row.pageSize ?? null,
     ocr: { language: row.options.ocr_language ?? DEFAULT_OCR_LANG, pages: ocrRead },
+    detected_language: row.detectedLanguage ?? null,
     options: row.options,
     warnings: row.warnings,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
@@ -65,8 +66,11 @@ export function blockView(row: BlockRow) {
   return {
     block_id: row.blockId,
     order_index: row.orderIndex,
-    type: row.type,
-    text: row.text,
+    // What counts is the reviewer's reading (LongParser answers the same); the machine's stays in original_*.
+    type: row.editedType ?? row.type,
+    text: row.editedText ?? row.text,
+    original_type: row.type,
+    original_text: row.text,
     page: row.page,
     page_number: row.page,
     bbox: row.bbox,
@@ -94,7 +98,8 @@ export function chunkView(row: ChunkRow) {
   return {
     chunk_id: row.chunkId,
     order_index: row.orderIndex,
-    text: row.text,
+    text: row.editedText ?? row.text,
+    original_text: row.text,
     edited_text: row.editedText,
     token_count: row.tokenCount,
     chunk_type: row.chunkType,

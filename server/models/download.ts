@@ -10,6 +10,8 @@ export interface DownloadProgress {
   file: string;
   receivedBytes: number;
   totalBytes: number;
+  /** `verify` once every byte is on disk and its sha256 is being computed (the file is not usable yet). */
+  phase?: 'download' | 'verify';
 }
 
 export interface DownloadOptions {
@@ -54,7 +56,7 @@ async function writeBody(body: ReadableStream<Uint8Array>, part: string, start: 
       await file.write(chunk);
       unwritten -= chunk.byteLength;
       written += chunk.byteLength;
-      opts.onProgress?.({ file: opts.dest, receivedBytes: written, totalBytes: opts.size });
+      opts.onProgress?.({ file: opts.dest, receivedBytes: written, totalBytes: opts.size, phase: 'download' });
     });
   };
   try {
@@ -79,6 +81,8 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
     await rm(part, { force: true });
     have = 0;
   }
+  // Told before the request, so a resumed download shows where it starts from.
+  opts.onProgress?.({ file: opts.dest, receivedBytes: have, totalBytes: opts.size, phase: 'download' });
   if (have < opts.size) {
     const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-` } : {};
     let res: GuardedResponse;
@@ -111,6 +115,7 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
     }
   }
   const got = await sizeOf(part);
+  opts.onProgress?.({ file: opts.dest, receivedBytes: got, totalBytes: opts.size, phase: 'verify' });
   const digest = got === opts.size ? await sha256OfFile(part) : '';
   if (digest !== opts.sha256) {
     // A bad part cannot be repaired by resuming it: drop it so the next pull starts clean.

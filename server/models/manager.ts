@@ -20,6 +20,8 @@ export interface ModelStatus {
   /** Every file present with its catalogued size (cheap); `verify` hashes them. */
   installed: boolean;
   missing: string[];
+  /** Bytes of unfinished downloads on disk (`.part` files): a pull resumes from them. */
+  partialBytes: number;
 }
 
 export interface VerifyResult {
@@ -63,10 +65,22 @@ export interface ModelManager {
  * The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths); `net` is
  * the guarded fetch pulls download through.
  */
-export function createModelManager(opts: { modelsDir: string; net: GuardedFetch; catalog?: readonly CatalogModel[] }): ModelManager {
+export function createModelManager(opts: { modelsDir: string; net: GuardedFetch; catalog?: readonly CatalogModel[]; mirrorUrl?: string }): ModelManager {
   const catalog = opts.catalog ?? MODEL_CATALOG;
   const dirOf = (m: CatalogModel): string => join(opts.modelsDir, m.id);
   const pathOf = (m: CatalogModel, f: ModelFile): string => join(dirOf(m), f.path);
+  /** The file's public address, or the same file name under the mirror (setting model_mirror_url). */
+  const urlOf = (f: ModelFile): string => (opts.mirrorUrl ? mirrored(opts.mirrorUrl, f.url) : f.url);
+
+  /** Bytes of unfinished downloads of a model's files (a file's own `.part`, or its archive's). */
+  async function partialBytes(m: CatalogModel): Promise<number> {
+    let total = 0;
+    for (const f of m.files) {
+      const part = f.archive ? `${pathOf(m, f)}.archive.part` : `${pathOf(m, f)}.part`;
+      total += await stat(part).then((s) => s.size, () => 0);
+    }
+    return total;
+  }
 
   function modelOf(id: string): CatalogModel {
     const m = findCatalogModel(catalog, id);
@@ -136,7 +150,7 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
     onProgress: ((p: DownloadProgress) => void) | undefined,
   ): Promise<void> {
     const archivePath = `${pathOf(m, f)}.archive`;
-    await downloadVerified({ url: f.url, dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress, net: opts.net });
+    await downloadVerified({ url: urlOf(f), dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress, net: opts.net });
     const data = readZipMember(archivePath, archive.member);
     const digest = createHash('sha256').update(data).digest('hex');
     await rm(archivePath, { force: true });
@@ -204,6 +218,7 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
             sizeBytes: m.files.reduce((s, f) => s + f.size, 0),
             installed: missing.length === 0,
             missing,
+            partialBytes: await partialBytes(m),
           };
         }),
       );
@@ -213,10 +228,15 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
       const m = modelOf(id);
       const before = await verifyModel(m);
       for (const f of m.files) {
-        if (before.files.find((r) => r.path === f.path)?.ok) continue;
         const onProgress = pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
+        if (before.files.find((r) => r.path === f.path)?.ok) {
+          // Already in place and verified: told as complete, so a model's progress adds up.
+          const size = f.archive?.size ?? f.size;
+          onProgress?.({ file: f.path, receivedBytes: size, totalBytes: size, phase: 'verify' });
+          continue;
+        }
         if (f.archive) await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
-        else await downloadVerified({ url: f.url, dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress, net: opts.net });
+        else await downloadVerified({ url: urlOf(f), dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress, net: opts.net });
       }
       return verifyModel(m);
     },
@@ -242,4 +262,10 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
       return { model: m, ggufPath: join(dirOf(m), m.gguf) };
     },
   };
+}
+
+/** `<mirror>/<the file name of the public address>`: a mirror is one folder holding every file by name. */
+export function mirrored(mirrorUrl: string, url: string): string {
+  const name = new URL(url).pathname.split('/').pop() ?? '';
+  return `${mirrorUrl.replace(/\/+$/, '')}/${encodeURIComponent(decodeURIComponent(name))}`;
 }

@@ -139,7 +139,7 @@ export const VectorstoreResult = Type.Object({
   documents: Type.Array(
     Type.Object({
       content: Type.String(),
-      metadata: Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), section_path: Type.Array(Type.String()), score: Type.Number() }),
+      metadata: Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), section_path: Type.Array(Type.String()), score: Nullable(Type.Number({ description: 'Cosine similarity (0..1); null when the collection\'s model cannot embed the query here (keyword mode)' })) }),
     }),
   ),
 });

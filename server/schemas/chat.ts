@@ -4,7 +4,15 @@ import { TURN_STATUSES } from '../core/chat/chat-store.js';
 import { Nullable, StringEnum } from './common.js';
 
 const options = {
-  llm_provider: Type.Optional(StringEnum(LLM_PROVIDERS, { description: 'local (default: llama.cpp with a GGUF from the model manager), openai (any OpenAI-compatible chat API), ollama, extractive (no language model: the best supporting sentences, quoted)' })),
+  llm_provider: Type.Optional(
+    StringEnum(LLM_PROVIDERS, {
+      description:
+        'local (default: llama.cpp with a GGUF from the model manager), openai (any OpenAI-compatible chat API), ollama, extractive (no language ' +
+        'model: the best supporting sentences, quoted); LongParser\'s openrouter, groq and gemini speak the OpenAI protocol at their known ' +
+        'addresses (base_url overrides), with the key from api_key or the environment (OPENROUTER_API_KEY, GROQ_API_KEY, GEMINI_API_KEY or ' +
+        'GOOGLE_API_KEY; OPENAI_API_KEY for openai) and LongParser\'s default model when llm_model is left out',
+    }),
+  ),
   llm_model: Type.Optional(Type.String({ minLength: 1, description: 'local: a chat model id from GET /models (default: the chat_model setting); openai/ollama: the server\'s model name' })),
   top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'Chunks retrieved to ground the answer (default 5)' })),
   base_url: Type.Optional(Type.String({ minLength: 1, description: 'openai/ollama: the server\'s address (OpenAI: with or without /v1)' })),
@@ -23,6 +31,14 @@ export const ChatBody = Type.Object(
     question: Type.String({ minLength: 1, maxLength: 4000 }),
     require_approval: Type.Optional(Type.Boolean({ description: 'Hold the answer as pending_review until POST /chat/resume' })),
     stream: Type.Optional(Type.Boolean({ description: 'Answer as Server-Sent Events: sources, token…, done (or error)' })),
+    idempotency_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'With session_id: a repeat of the request with the same key in that session answers with the first request\'s turn (also while it is still being answered), never asking the provider again',
+      }),
+    ),
     config: Type.Optional(ChatConfig),
     ...options,
   },
@@ -36,10 +52,12 @@ export const SessionBody = Type.Object(
 
 export const SessionParams = Type.Object({ session_id: Type.String() });
 
+export const SessionDeleted = Type.Object({ status: Type.Literal('deleted'), session_id: Type.String() });
+
 const Source = Type.Object({
   label: Type.String({ description: 'How the prompt named the chunk (S1, S2…); answers cite it as [S1]' }),
   chunk_id: Type.String(),
-  score: Type.Number({ description: 'Hybrid search score' }),
+  score: Type.Number({ description: 'Cosine similarity of the question and the chunk (0..1), as POST /search reports it' }),
   text: Type.String(),
   page_numbers: Type.Array(Type.Integer()),
   section_path: Type.Array(Type.String()),

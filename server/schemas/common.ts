@@ -13,9 +13,15 @@ export const ErrorBody = Type.Object(
       message: Type.String(),
       details: Type.Optional(Type.Unknown()),
     }),
+    detail: Type.String({ description: 'The message again, where FastAPI-style clients (LongParser\'s) read it' }),
   },
   { $id: 'ErrorBody', description: 'Every error answer has this shape.' },
 );
+
+/** The one error body: Lectern's coded `error`, and `detail` for clients written against FastAPI. */
+export function errorBody(code: string, message: string, details?: unknown) {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) }, detail: message };
+}
 
 export const errorRef = Type.Ref('ErrorBody');
 
@@ -32,6 +38,15 @@ export const Paging = {
   skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Items to skip (offset)' }),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Items to return, at most 500' }),
 };
+
+/** The paging headers of a list answered as a bare JSON array (LongParser's lists are arrays). */
+export const PAGING_HEADERS = {
+  'X-Total-Count': Type.Integer({ description: 'Matching items in all (the array holds at most `limit` of them)' }),
+  Link: Type.String({ description: 'RFC 8288 links to the first, prev, next and last pages (absolute URLs with skip and limit); next only while more remain' }),
+};
+
+/** A list answered as a JSON array, its paging in the X-Total-Count and Link headers. */
+export const arrayPage = <T extends TSchema>(item: T, description: string) => Type.Array(item, { description, headers: PAGING_HEADERS });
 
 export const listOf = <T extends TSchema>(item: T, description: string) =>
   Type.Object({ items: Type.Array(item), total: Type.Integer({ description: 'Matching items in all' }), skip: Type.Integer(), limit: Type.Integer() }, { description });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { EMBEDDING_PROVIDERS } from '../core/embedding/providers.js';
+import { EMBEDDING_PROVIDER_NAMES } from '../core/embedding/providers.js';
 import { COLLECTION_NAME_PATTERN } from '../core/indexing/collections.js';
 import { StringEnum } from './common.js';
 
@@ -8,12 +8,15 @@ export const CollectionName = Type.String({ pattern: COLLECTION_NAME_PATTERN, de
 export const EmbedBody = Type.Object(
   {
     provider: Type.Optional(
-      StringEnum(EMBEDDING_PROVIDERS, {
-        description: 'local (default): an installed ONNX model in the worker pool; openai: any OpenAI-compatible POST /v1/embeddings; ollama: POST /api/embed',
+      StringEnum(EMBEDDING_PROVIDER_NAMES, {
+        description:
+          'local (default): an installed ONNX model in the worker pool; huggingface / sentence-transformers (LongParser\'s names): the same, ' +
+          'with `model` a Hugging Face name the catalog has an ONNX export of (sentence-transformers/all-MiniLM-L6-v2); openai: any ' +
+          'OpenAI-compatible POST /v1/embeddings; ollama: POST /api/embed',
       }),
     ),
     model: Type.Optional(Type.String({ minLength: 1, description: 'A GET /models id for local (default: the server\'s embedding_model); the remote model\'s name otherwise' })),
-    vector_db: Type.Optional(Type.Literal('usearch', { description: 'The vector store; usearch (HNSW, cosine) is the only one' })),
+    vector_db: Type.Optional(Type.String({ description: 'The vector store: usearch (HNSW, cosine) is the only one; another name (chroma, faiss, qdrant) is a 400 naming it' })),
     collection_name: Type.Optional({ ...CollectionName, description: 'Target collection (default job-<job_id>); several jobs may share one, with one model' }),
     base_url: Type.Optional(Type.String({ minLength: 1, description: 'Remote providers: server address (openai default https://api.openai.com/v1, ollama http://127.0.0.1:11434)' })),
     api_key: Type.Optional(Type.String({ description: 'openai: bearer token for the remote server; never stored' })),
@@ -26,6 +29,10 @@ export const EmbedAccepted = Type.Object({
   job_id: Type.String(),
   status: Type.Literal('embedding'),
   collection_name: Type.String(),
+  collection: Type.String({ description: 'The same as collection_name (LongParser\'s field)' }),
+  index_version: Type.String({
+    description: 'The collection\'s index version once this embed is committed (search reports it; another embed into the collection meanwhile moves it on)',
+  }),
   provider: Type.String(),
   model: Type.String(),
   vector_db: Type.Literal('usearch'),

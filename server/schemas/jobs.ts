@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { BLOCK_TYPES, DOCUMENT_FORMATS } from '../core/extract/types.js';
+import { BLOCK_TYPES, COLUMN_TYPES, DOCUMENT_FORMATS } from '../core/extract/types.js';
 import { CHUNK_TYPES } from '../core/chunking/types.js';
 import { JOB_STATES } from '../core/jobs/job-states.js';
 import { REVIEW_STATUSES } from '../core/review/review-state.js';
 import { FINALIZE_POLICIES } from '../core/review/finalize.js';
 import { BLOCK_SOURCES, FLAG_BELOW_CONFIDENCE } from '../core/review/ocr-flags.js';
-import { listOf, Nullable, Paging, StringEnum } from './common.js';
+import { arrayPage, Nullable, Paging, StringEnum } from './common.js';
 import { JobIndex } from './embed.js';
 
 export const JobState = StringEnum(JOB_STATES);
@@ -18,7 +18,13 @@ export const FinalizePolicy = StringEnum(Object.keys(FINALIZE_POLICIES) as (keyo
 });
 
 const BBox = Type.Object({ x0: Type.Number(), y0: Type.Number(), x1: Type.Number(), y1: Type.Number() }, { description: 'PDF points, origin top-left' });
-const TableGrid = Type.Object({ rows: Type.Array(Type.Array(Type.String())), header_rows: Type.Integer() });
+const TableGrid = Type.Object({
+  rows: Type.Array(Type.Array(Type.String())),
+  header_rows: Type.Integer(),
+  column_types: Type.Optional(
+    Type.Array(StringEnum(COLUMN_TYPES), { description: 'Spreadsheets and CSV: each column\'s type, inferred from its cells below the header' }),
+  ),
+});
 const Counts = Type.Object({ pending: Type.Integer(), approved: Type.Integer(), edited: Type.Integer(), rejected: Type.Integer() });
 
 export const Job = Type.Object(
@@ -61,6 +67,17 @@ export const Job = Type.Object(
       },
       { description: 'Which pages were OCRed, with which language data' },
     ),
+    detected_language: Nullable(
+      Type.Object(
+        {
+          code: Type.String({ description: 'ISO 639-3 (macrolanguage where one exists: ara, zho)' }),
+          ocr_language: Nullable(Type.String({ description: 'The OCR language that reads it (tesseract code), when Lectern knows one' })),
+          confidence: Type.Number({ description: '0..1: how far ahead of the next candidate' }),
+          source: StringEnum(['text', 'ocr'] as const, { description: 'Detected on the text layer, or on the first OCR pass of a scan' }),
+        },
+        { description: 'The language the document is written in, detected after extraction; null when unsure or not yet read' },
+      ),
+    ),
     warnings: Type.Array(Type.String()),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
     finalize_policy: Nullable(Type.String()),
@@ -84,8 +101,10 @@ export const Block = Type.Object(
   {
     block_id: Type.String(),
     order_index: Type.Integer(),
-    type: BlockType,
-    text: Type.String(),
+    type: StringEnum(BLOCK_TYPES, { description: 'What counts: the reviewer\'s type (edited_type) when there is one, else the extracted type' }),
+    text: Type.String({ description: 'What counts: the reviewer\'s text (edited_text) when there is one, else the extracted text' }),
+    original_type: BlockType,
+    original_text: Type.String({ description: 'The text as extracted (the machine\'s reading)' }),
     page: Type.Integer(),
     page_number: Type.Integer(),
     bbox: Nullable(BBox),
@@ -114,7 +133,8 @@ export const Chunk = Type.Object(
   {
     chunk_id: Type.String(),
     order_index: Type.Integer(),
-    text: Type.String(),
+    text: Type.String({ description: 'What counts: the reviewer\'s text (edited_text) when there is one, else the text as built' }),
+    original_text: Type.String({ description: 'The text as built from the blocks' }),
     edited_text: Nullable(Type.String()),
     token_count: Type.Integer(),
     chunk_type: ChunkType,
@@ -138,7 +158,11 @@ export const Revision = Type.Object(
     entity_type: StringEnum(['block', 'chunk', 'job'] as const),
     entity_id: Type.String(),
     previous_revision_id: Nullable(Type.String()),
-    action: Type.String({ description: 'approve, reject, edit, note, reset, undo, auto_approve, auto_reject, rechunk, finalize' }),
+    action: Type.String({
+      description:
+        'A review change is named as LongParser names it, by the status it left: approved, edited, rejected, pending. Lectern\'s own: ' +
+        'auto_approved and auto_rejected (finalize settling pending items), undo, rechunk, finalize, reocr, split, merge',
+    }),
     before: Nullable(Type.Record(Type.String(), Type.Unknown())),
     after: Nullable(Type.Record(Type.String(), Type.Unknown())),
     original_text: Nullable(Type.String()),
@@ -156,10 +180,15 @@ export const JobParams = Type.Object({ job_id: Type.String() });
 export const BlockParams = Type.Object({ job_id: Type.String(), block_id: Type.String() });
 export const ChunkParams = Type.Object({ job_id: Type.String(), chunk_id: Type.String() });
 
-export const JobList = listOf(Type.Ref('Job'), 'Jobs, newest first');
-export const BlockList = listOf(Type.Ref('Block'), 'Blocks in reading order');
-export const ChunkList = listOf(Type.Ref('Chunk'), 'Chunks in document order');
-export const RevisionList = listOf(Type.Ref('Revision'), 'Revisions, newest first');
+/** LongParser's JobListResponse {jobs, total}, with the page asked for. */
+export const JobList = Type.Object(
+  { jobs: Type.Array(Type.Ref('Job')), total: Type.Integer({ description: 'Matching jobs in all' }), skip: Type.Integer(), limit: Type.Integer() },
+  { description: 'Jobs, newest first' },
+);
+// LongParser answers these lists as bare arrays; the paging is in the X-Total-Count and Link headers.
+export const BlockList = arrayPage(Type.Ref('Block'), 'Blocks in reading order');
+export const ChunkList = arrayPage(Type.Ref('Chunk'), 'Chunks in document order');
+export const RevisionList = arrayPage(Type.Ref('Revision'), 'Revisions, newest first');
 
 export const JobListQuery = Type.Object({ status: Type.Optional(Type.String({ description: 'One state or several, comma-separated' })), ...Paging });
 export const BlockListQuery = Type.Object({
@@ -184,6 +213,9 @@ export const AuditQuery = Type.Object({
   entity_type: Type.Optional(StringEnum(['block', 'chunk', 'job'] as const)),
   entity_id: Type.Optional(Type.String()),
   action: Type.Optional(Type.String()),
+  reviewer: Type.Optional(Type.String({ maxLength: 200, description: 'Only changes by this reviewer (the exact name)' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Only changes to blocks on this page and to chunks spanning it' })),
+  q: Type.Optional(Type.String({ maxLength: 500, description: 'Only changes whose text (before or after), note or item id contains this, ignoring case' })),
   ...Paging,
 });
 
@@ -214,23 +246,33 @@ export const FinalizeBody = Type.Object({ finalize_policy: Type.Optional(Finaliz
 export const FinalizeResult = Type.Object({
   job_id: Type.String(),
   status: Type.Literal('finalized'),
+  policy: Type.String({ description: 'The policy applied, as LongParser answers it (the spelling sent)' }),
   finalize_policy: Type.String(),
   finalized_at: Type.String(),
   counts: Type.Object({ blocks: Counts, chunks: Type.Object({ ...Counts.properties, stale: Type.Integer() }) }),
 });
 export const RechunkResult = Type.Object({
+  status: Type.Literal('rechunked'),
   job_id: Type.String(),
   total_chunks: Type.Integer(),
   kept: Type.Integer({ description: 'Chunks whose content did not change; their review state is kept' }),
   added: Type.Integer(),
   removed: Type.Integer(),
 });
+/** LongParser's JobResponse fields (tenant_id, totals, review_progress, finalized_at, error) with Lectern's own. */
 export const UploadAccepted = Type.Object({
   job_id: Type.String(),
+  tenant_id: Type.String({ description: 'The name of the API key that uploaded (LongParser: a hash of its key)' }),
   status: JobState,
   source_file: Type.String(),
   format: Type.String(),
   file_hash: Type.String(),
   size_bytes: Type.Integer(),
+  total_pages: Type.Integer(),
+  total_blocks: Type.Integer(),
+  total_chunks: Type.Integer(),
+  review_progress: Counts,
   created_at: Type.String(),
+  finalized_at: Nullable(Type.String()),
+  error: Nullable(Type.String()),
 });

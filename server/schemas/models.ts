@@ -17,9 +17,54 @@ export const ModelStatus = Type.Object(
     missing: Type.Array(Type.String()),
     default: Type.Boolean({ description: 'The model embed (or chat, for chat models) uses when the request names none' }),
     files: Type.Array(Type.Object({ path: Type.String(), url: Type.String(), size: Type.Integer(), sha256: Type.String() })),
+    description: Type.String({ description: 'What the model is for, in a sentence' }),
+    partial_bytes: Type.Integer({ description: 'Bytes of an unfinished download on disk: POST /models/{model_id}/pull resumes from them' }),
+    pull: Nullable(Type.Ref('PullProgress'), { description: 'The pull running in this server, if any' }),
   },
   { $id: 'ModelStatus' },
 );
+
+export const PullProgress = Type.Object(
+  {
+    model_id: Type.String(),
+    file: Type.String({ description: 'The file being worked on (its path in the catalog)' }),
+    phase: StringEnum(['download', 'verify'] as const, { description: '`verify`: the file is whole and its sha256 is being checked' }),
+    file_bytes: Type.Integer({ description: 'Bytes of this file on disk (a resumed download starts from those already there)' }),
+    file_total: Type.Integer(),
+    received_bytes: Type.Integer({ description: 'Bytes of every file of the model on disk' }),
+    total_bytes: Type.Integer({ description: 'Bytes the whole model downloads (a wheel\'s size for files published inside one)' }),
+  },
+  { $id: 'PullProgress' },
+);
+
+export const ModelParams = Type.Object({ model_id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const PullDone = Type.Object({
+  id: Type.String(),
+  ok: Type.Boolean(),
+  files: Type.Array(Type.Object({ path: Type.String(), ok: Type.Boolean(), problem: Type.Optional(Type.String()) })),
+});
+
+export const PullStarted = Type.Object({
+  model_id: Type.String(),
+  joined: Type.Boolean({ description: 'true when this call follows a pull another caller started' }),
+});
+
+/** JSON names a path on the server's machine; multipart carries the file itself (read by the route, not by this schema). */
+export const ImportBody = Type.Object(
+  {
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'JSON: a file (.onnx, .gguf, .json, a wheel) or a folder of the model\'s files, inside document_roots' })),
+    file: Type.Optional(Type.String({ format: 'binary', description: 'multipart/form-data: the model file itself' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportResult = Type.Object({
+  model_id: Type.String(),
+  imported: Type.Array(Type.String(), { description: 'The model\'s files placed, each sha256-checked against the catalog' }),
+  missing: Type.Array(Type.String(), { description: 'The model\'s files still missing' }),
+  installed: Type.Boolean(),
+});
 
 export const ModelList = Type.Object({
   models: Type.Array(Type.Ref('ModelStatus')),

@@ -48,7 +48,7 @@ export const ReocrBody = Type.Object(
   {
     bbox: Type.Optional(BBox),
     dpi: Type.Optional(Type.Integer({ minimum: 72, maximum: 600, default: 300, description: 'Render resolution of a PDF page (an image is read at its own pixels)' })),
-    language: Type.Optional(Type.String({ description: 'Language data to read with; default the job\'s ocr_language. 400 OCR_LANGUAGE_MISSING when not installed' })),
+    language: Type.Optional(Type.String({ description: 'Languages to read with (eng, or several: eng+deu); default the job\'s ocr_language. 409 OCR_LANGUAGE_MISSING when not installed, 400 OCR_LANGUAGE_UNKNOWN for an unknown code' })),
     apply: Type.Optional(
       Type.Boolean({ default: true, description: 'Write the new text into pending OCR blocks; false only offers it' }),
     ),

@@ -22,7 +22,8 @@ export const SettingsSchema = Type.Object({
   chunk_size: Type.Integer({ minimum: 32, maximum: 8192, default: 512 }),
   chunk_overlap: Type.Integer({ minimum: 0, maximum: 1024, default: 64 }),
   // What one document may cost (server/core/extract/limits.ts): a document crossing a limit fails as a job
-  // with its code (DECOMPRESSED_TOO_LARGE, IMAGE_TOO_LARGE, TOO_MANY_PAGES, JOB_TIMEOUT, OUT_OF_MEMORY).
+  // with its code (DECOMPRESSED_TOO_LARGE, IMAGE_TOO_LARGE, TOO_MANY_PAGES, TOO_MANY_ROWS, TOO_MANY_CELLS, JOB_TIMEOUT,
+  // OUT_OF_MEMORY).
   /** Bytes a document may inflate to in all: PDF streams, DOCX/OOXML zip members (a PNG is bounded by its pixels). */
   max_decompressed_bytes: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxDecompressedBytes }),
   /** Bytes any one of those compressed parts may inflate to. */
@@ -31,8 +32,12 @@ export const SettingsSchema = Type.Object({
   max_image_pixels: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxImagePixels }),
   /** Pixels of a PDF page rendered for OCR or for the review UI (a larger render is refused). */
   max_page_pixels: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxPagePixels }),
-  /** Pages of a PDF or TIFF. */
+  /** Pages of a PDF or TIFF, slides of a presentation. */
   max_pages: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxPages }),
+  /** Rows of a spreadsheet or CSV, its sheets together (past it the job fails with TOO_MANY_ROWS). */
+  max_sheet_rows: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxSheetRows }),
+  /** Cells of the tables of a spreadsheet, CSV or presentation, together (TOO_MANY_CELLS). */
+  max_sheet_cells: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxSheetCells }),
   /** Wall time of one job's extraction, in seconds. */
   max_job_seconds: Type.Integer({ minimum: 1, maximum: 2_000_000, default: JOB_LIMIT_DEFAULTS.maxJobSeconds }),
   /** V8 heap of each worker thread, in MB: a thread over it fails its task alone (OUT_OF_MEMORY). */
@@ -83,6 +88,12 @@ export const SettingsSchema = Type.Object({
   document_roots: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   /** Files a folder added to a bot may bring at most. */
   max_folder_files: Type.Integer({ minimum: 1, maximum: 100_000, default: 500 }),
+  /**
+   * A folder on an HTTP server holding the model files under their own names (an organisation's mirror,
+   * or a machine that has them): pulls fetch `<model_mirror_url>/<file name>` instead of the public
+   * address, still checked by sha256. A host on this machine or network must be in allowed_private_hosts.
+   */
+  model_mirror_url: Type.String({ default: '', pattern: '^(https?://\\S+)?$' }),
   /** The MediaWiki API POST /bots/{id}/documents/query searches. */
   encyclopedia_url: Type.String({ minLength: 1, default: 'https://en.wikipedia.org/w/api.php' }),
   /** A SearxNG-compatible JSON search API for chats with web_search: true; empty: web search is off. */
@@ -92,6 +103,13 @@ export const SettingsSchema = Type.Object({
    * RATE_LIMITED until the minute is over, without any key being compared.
    */
   auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10 }),
+  /**
+   * Seal the words of chats (questions, answers, drafts, notes) with AES-256-GCM before they are stored.
+   * The key: LECTERN_CHAT_KEY (32 bytes, base64 or hex), or chat_key_file, made when first needed.
+   */
+  encrypt_chats: Type.Boolean({ default: false }),
+  /** The chat key's file; empty: <data_dir>/chat.key. Keep it off the data folder's disk to protect a copied folder. */
+  chat_key_file: Type.String({ default: '' }),
   log_level: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
     { default: 'info' },

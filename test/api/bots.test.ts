@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, listPage, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
@@ -299,7 +299,7 @@ describe('bot chats', () => {
     const job = await server.waitFor(trained.job_id);
     expect(job).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending', source: { kind: 'chat_training' } });
     expect(job.source.pairs).toEqual([{ chat_id, message_id: liked.message_id, citations: liked.citations }]);
-    const blocksOf = (await json(await server.call('GET', `/jobs/${trained.job_id}/blocks`))).items;
+    const blocksOf = (await listPage(server, `/jobs/${trained.job_id}/blocks`)).items;
     expect(blocksOf.map((b: { type: string; text: string }) => [b.type, b.text.slice(0, 4)])).toContainEqual(['heading', 'Q1. ']);
     expect((await server.call('POST', `/jobs/${trained.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
     expect((await searchable(trained.job_id)).ingest_status).toBe('success');

@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir, tempDir } from '../helpers/app.js';
+import { listPage, removeDir, tempDir } from '../helpers/app.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 
@@ -91,7 +91,7 @@ describe('kill -9', () => {
     const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of a document under heavy review.`);
     const jobId = await upload(first, 'review.md', new TextEncoder().encode(`# Under review\n\n${paragraphs.join('\n\n')}`));
     expect((await first.waitFor(jobId)).status).toBe('ready_for_review');
-    const blocks = ((await (await first.call('GET', `/jobs/${jobId}/blocks?limit=100`)).json()) as { items: Record<string, any>[] }).items;
+    const blocks = ((await listPage(first, `/jobs/${jobId}/blocks?limit=100`)) as { items: Record<string, any>[] }).items;
     expect(blocks.length).toBeGreaterThanOrEqual(8);
 
     // Four reviewers edit their own blocks one PATCH after another; the server dies under them.

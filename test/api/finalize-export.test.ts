@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 
 let server: TestServer;
@@ -48,7 +48,7 @@ describe('finalize', () => {
     expect(blocks.filter((s) => s === 'rejected')).toHaveLength(1);
     expect(blocks.filter((s) => s === 'approved')).toHaveLength(job.total_blocks - 1);
     expect(await statuses(job.job_id, 'chunks')).not.toContain('pending');
-    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit?action=auto_approve&limit=1`));
+    const audit = await listPage(server, `/jobs/${job.job_id}/audit?action=auto_approved&limit=1`);
     expect(audit.total).toBeGreaterThanOrEqual(job.total_blocks - 1);
   });
 
@@ -105,7 +105,7 @@ describe('export', () => {
     expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="report-lectern\.zip"/);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     expect(Object.keys(files).sort()).toEqual(
-      ['audit.jsonl', 'blocks.jsonl', 'chunks.jsonl', 'document.md', 'manifest.json', 'original-report.pdf', 'rejected.jsonl'].sort(),
+      ['audit.jsonl', 'blocks.json', 'blocks.jsonl', 'chunks.json', 'chunks.jsonl', 'document.md', 'manifest.json', 'original-report.pdf', 'rejected.jsonl'].sort(),
     );
     const lines = (name: string) => strFromU8(files[name]!).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
@@ -118,7 +118,10 @@ describe('export', () => {
 
     const exportedBlocks = lines('blocks.jsonl');
     expect(exportedBlocks).toHaveLength(blocks.length - 1);
-    expect(exportedBlocks.find((b) => b.block_id === para.block_id)).toMatchObject({ status: 'edited', edited_text: 'REVIEWED PARAGRAPH TEXT.' });
+    expect(exportedBlocks.find((b) => b.block_id === para.block_id)).toMatchObject({ status: 'edited', text: 'REVIEWED PARAGRAPH TEXT.', original_text: para.text, edited_text: 'REVIEWED PARAGRAPH TEXT.' });
+    // LongParser's blocks.json and chunks.json: the same records as one JSON array each.
+    expect(JSON.parse(strFromU8(files['blocks.json']!))).toEqual(exportedBlocks);
+    expect(JSON.parse(strFromU8(files['chunks.json']!))).toEqual(lines('chunks.jsonl'));
     const rejected = lines('rejected.jsonl');
     expect(rejected.filter((r) => r.entity_type === 'block').map((r) => r.block_id)).toEqual([dropped.block_id]);
     const exportedChunks = lines('chunks.jsonl');
@@ -126,7 +129,7 @@ describe('export', () => {
     expect(exportedChunks.every((c) => c.status === 'approved' || c.status === 'edited')).toBe(true);
     expect(exportedChunks.map((c) => c.text).join('\n')).toContain('REVIEWED PARAGRAPH TEXT.');
     const audit = lines('audit.jsonl');
-    const trail = await json(await server.call('GET', `/jobs/${job.job_id}/audit?limit=500`));
+    const trail = await listPage(server, `/jobs/${job.job_id}/audit?limit=500`);
     expect(audit).toHaveLength(trail.total);
     expect(audit.at(-1).action).toBe('finalize');
     expect(Buffer.from(files['original-report.pdf']!).equals(pdf)).toBe(true);

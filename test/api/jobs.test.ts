@@ -140,14 +140,14 @@ describe('jobs', () => {
     const all = (await (await server.call('GET', '/jobs?limit=500')).json()) as any;
     expect(all.total).toBeGreaterThanOrEqual(5);
     const failed = (await (await server.call('GET', '/jobs?status=failed')).json()) as any;
-    expect(failed.items.every((j: any) => j.status === 'failed')).toBe(true);
+    expect(failed.jobs.every((j: any) => j.status === 'failed')).toBe(true);
     expect(failed.total).toBeGreaterThanOrEqual(1);
     const page = (await (await server.call('GET', '/jobs?skip=1&limit=2')).json()) as any;
-    expect(page.items).toHaveLength(2);
-    expect(page.items[0].job_id).toBe(all.items[1].job_id);
+    expect(page.jobs).toHaveLength(2);
+    expect(page.jobs[0].job_id).toBe(all.jobs[1].job_id);
     expect((await server.call('GET', '/jobs?limit=501')).status).toBe(400);
     const several = (await (await server.call('GET', '/jobs?status=failed,ready_for_review&limit=500')).json()) as any;
-    expect(several.total).toBe(all.items.filter((j: any) => ['failed', 'ready_for_review'].includes(j.status)).length);
+    expect(several.total).toBe(all.jobs.filter((j: any) => ['failed', 'ready_for_review'].includes(j.status)).length);
     const bad = await server.call('GET', '/jobs?status=done');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.details.allowed).toContain('ready_for_review');

@@ -19,7 +19,7 @@ describe('failed key checks', () => {
   });
 
   it('after 10 wrong keys a client gets 429 RATE_LIMITED with Retry-After, even with the right key', async () => {
-    const reader = createKey(server.dataDir, 'patient', 'reader');
+    const reader = await createKey(server, 'patient', 'reader');
     for (let i = 0; i < 10; i++) {
       // Wrong service keys and wrong named keys count alike; a right key between them does not reset the count.
       const res = await health({ 'x-api-key': i % 2 ? `wrong-${i}` : `lk_${'A'.repeat(43)}` });

@@ -65,7 +65,7 @@ beforeAll(async () => {
   for (const role of ROLES) {
     for (const kind of ['all', 'jobs', 'bots'] as const) {
       const scope = kind === 'jobs' ? { jobs: [jobA] } : kind === 'bots' ? { bots: [botB] } : {};
-      keys.push({ ...createKey(server.dataDir, `${role}-${kind}`, role, scope), role, kind });
+      keys.push({ ...(await createKey(server, `${role}-${kind}`, role, scope)), role, kind });
     }
   }
   spec = await (await fetch(`${server.url}/openapi.json`)).json();
@@ -132,9 +132,9 @@ describe('the access policy', () => {
     expect(Object.keys(ACCESS_POLICY).filter((k) => !listed.has(k))).toEqual([]);
   });
 
-  it('lets only an admin delete, a reviewer change content, and a reader read, search and chat', () => {
+  it('lets only an admin delete and manage keys, a reviewer change content, and a reader read, search and chat', () => {
     for (const [route, rule] of Object.entries(ACCESS_POLICY)) {
-      if (route.startsWith('DELETE ')) expect(rule.role, route).toBe('admin');
+      if (route.startsWith('DELETE ') || / \/keys\b/.test(route)) expect(rule.role, route).toBe('admin');
       else if (route.startsWith('GET ')) expect(rule.role, route).toBe('reader');
     }
     for (const route of ['POST /search', 'POST /chat', 'POST /chat/sessions', 'POST /bots/:bot_id/chats/:chat_id', 'POST /bots/:bot_id/vectorstore']) {
@@ -210,11 +210,16 @@ describe('every role and scope against every route', () => {
       }
     }
     expect(reached).toBeGreaterThan(60);
-    // A job before its bot: deleting the bot takes its documents with it.
-    deferred.sort(([, a], [, b]) => Number(a.url.startsWith('/bots')) - Number(b.url.startsWith('/bots')));
-    expect(deferred.map(([k, r]) => `${k.name} ${r.method} ${r.url}`).sort()).toEqual(
-      ['admin-bots DELETE /bots/:bot_id', 'admin-bots DELETE /jobs/:job_id', 'admin-jobs DELETE /jobs/:job_id'],
-    );
+    // A chat session before its job, a job before its bot: deleting a job takes its sessions, a bot its documents.
+    const order = (url: string) => (url.startsWith('/chat/sessions') ? 0 : url.startsWith('/bots') ? 2 : 1);
+    deferred.sort(([, a], [, b]) => order(a.url) - order(b.url));
+    expect(deferred.map(([k, r]) => `${k.name} ${r.method} ${r.url}`).sort()).toEqual([
+      'admin-bots DELETE /bots/:bot_id',
+      'admin-bots DELETE /chat/sessions/:session_id',
+      'admin-bots DELETE /jobs/:job_id',
+      'admin-jobs DELETE /chat/sessions/:session_id',
+      'admin-jobs DELETE /jobs/:job_id',
+    ]);
     for (const [k, r] of deferred) {
       const got = await send(k, r, inside[k.kind as 'jobs' | 'bots']);
       expect(got.status, label(k, r, JSON.stringify(got))).toBeLessThan(300);

@@ -8,9 +8,9 @@ import { errorsPlugin } from '../../server/api/plugins/errors.js';
 import { createKeyAuth } from '../../server/core/keys/key-auth.js';
 import { createKeysStore } from '../../server/core/keys/keys-store.js';
 import { openDatabase } from '../../server/store/db.js';
-import { enc, ingest, json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listPage, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
-import { createKey, lectern } from '../helpers/keys-cli.js';
+import { createKey, lecternAsync } from '../helpers/keys-cli.js';
 
 // Scoped keys against the lists, collections and chats of a running server; the audit's reviewer; keys
 // created and revoked with the CLI while the server runs; what is stored.
@@ -33,12 +33,14 @@ describe('lists under a scope', () => {
     const mine = (await ingest(server, 'mine.md', enc('# Mine\n\nIn scope.\n'))).job_id;
     const other = (await ingest(server, 'other.md', enc('# Other\n\nOut of scope.\n'))).job_id;
     const [botMine, botOther] = [await newBot('mine'), await newBot('other')];
-    const jobsKey = createKey(server.dataDir, 'list-jobs', 'reader', { jobs: [mine] });
-    const botsKey = createKey(server.dataDir, 'list-bots', 'reader', { bots: [botMine] });
-    const both = createKey(server.dataDir, 'list-both', 'reader', { jobs: [other], bots: [botOther] });
-    const everything = createKey(server.dataDir, 'list-all', 'reader');
-    const ids = async (secret: string, path: string, field: string) =>
-      ((await json(await as(secret, 'GET', path))).items as Record<string, string>[]).map((x) => x[field]).sort();
+    const jobsKey = await createKey(server, 'list-jobs', 'reader', { jobs: [mine] });
+    const botsKey = await createKey(server, 'list-bots', 'reader', { bots: [botMine] });
+    const both = await createKey(server, 'list-both', 'reader', { jobs: [other], bots: [botOther] });
+    const everything = await createKey(server, 'list-all', 'reader');
+    const ids = async (secret: string, path: string, field: string) => {
+      const body = await json(await as(secret, 'GET', path));
+      return ((path.startsWith('/jobs') ? body.jobs : body.items) as Record<string, string>[]).map((x) => x[field]).sort();
+    };
     const models = async (secret: string) => ((await json(await as(secret, 'GET', '/v1/models'))).data as { id: string }[]).map((m) => m.id).sort();
 
     expect(await ids(jobsKey.secret, '/jobs', 'job_id')).toEqual([mine]);
@@ -65,7 +67,7 @@ describe('collections under a scope', () => {
     await embedAndWait(server, solo, { collection_name: 'solo' });
     await embedAndWait(server, shared, { collection_name: 'mixed' });
     await embedAndWait(server, foreign, { collection_name: 'mixed' });
-    const k = createKey(server.dataDir, 'collections', 'reviewer', { jobs: [solo, shared] });
+    const k = await createKey(server, 'collections', 'reviewer', { jobs: [solo, shared] });
     const search = async (body: Record<string, unknown>) => {
       const res = await as(k.secret, 'POST', '/search', { json: { query: 'bread dough', top_k: 10, ...body } });
       return { status: res.status, body: await json(res) };
@@ -91,24 +93,24 @@ describe('collections under a scope', () => {
 describe('named keys with a running server', () => {
   it('records the key\'s name as the reviewer unless X-Reviewer names one', async () => {
     const job = (await ingest(server, 'audit.md', enc('# Audit\n\nFirst paragraph.\n\nSecond paragraph.\n'))).job_id;
-    const k = createKey(server.dataDir, 'desk-7', 'reviewer');
-    const [first, second] = (await json(await server.call('GET', `/jobs/${job}/blocks`))).items as { block_id: string; version: number }[];
+    const k = await createKey(server, 'desk-7', 'reviewer');
+    const [first, second] = (await listPage(server, `/jobs/${job}/blocks`)).items as { block_id: string; version: number }[];
     const patch = (b: { block_id: string; version: number }, headers: Record<string, string> = {}) =>
       as(k.secret, 'PATCH', `/jobs/${job}/blocks/${b.block_id}`, { json: { version: b.version, status: 'approved' }, headers });
     expect((await patch(first!)).status).toBe(200);
     expect((await patch(second!, { 'x-reviewer': 'ada' })).status).toBe(200);
-    const audit = (await json(await server.call('GET', `/jobs/${job}/audit`))).items as { entity_id: string; reviewer_id: string }[];
+    const audit = (await listPage(server, `/jobs/${job}/audit`)).items as { entity_id: string; reviewer_id: string }[];
     expect(audit.find((r) => r.entity_id === first!.block_id)?.reviewer_id).toBe('desk-7');
     expect(audit.find((r) => r.entity_id === second!.block_id)?.reviewer_id).toBe('ada');
   });
 
   it('a key made by the CLI works at once, records its last use, and stops at once when revoked; the secret is stored only hashed', async () => {
-    const k = createKey(server.dataDir, 'short-lived', 'reader');
+    const k = await createKey(server, 'short-lived', 'reader');
     expect(k.secret).toMatch(/^lk_[A-Za-z0-9_-]{43}$/);
     expect((await as(k.secret, 'GET', '/health')).status).toBe(200);
     // The OpenAI clients' way of sending it works the same.
     expect((await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${k.secret}` } })).status).toBe(200);
-    const listed = JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', server.dataDir]).stdout).keys.find((x: { name: string }) => x.name === 'short-lived');
+    const listed = JSON.parse((await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } })).stdout).keys.find((x: { name: string }) => x.name === 'short-lived');
     expect(listed.last_used_at).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(k.secret);
 
@@ -118,7 +120,7 @@ describe('named keys with a running server', () => {
     expect(JSON.stringify(rows)).not.toContain(k.secret);
     expect(rows.find((r) => r.name === 'short-lived')?.hash).toBe(createHash('sha256').update(k.secret).digest('hex'));
 
-    expect(lectern(['keys', 'revoke', 'short-lived', '--data-dir', server.dataDir]).status).toBe(0);
+    expect((await lecternAsync(['keys', 'revoke', 'short-lived', '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } })).status).toBe(0);
     const after = await as(k.secret, 'GET', '/health');
     expect(after.status).toBe(401);
     expect((await json(after)).error.code).toBe('UNAUTHORIZED');

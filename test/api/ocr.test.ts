@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { enc, fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, fixturesDir, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { greyTiff, makeScan, scanGrey, scansToPdf, textThenScanPdf, type Scan } from '../helpers/make-scan.js';
 
@@ -57,12 +57,12 @@ describe('OCR of scanned documents', () => {
   });
 
   it('filters flagged blocks and sorts by confidence, lowest first', async () => {
-    const flagged = await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?flagged=true`));
+    const flagged = await listPage(server, `/jobs/${scanned.job_id}/blocks?flagged=true`);
     expect(flagged.total).toBeGreaterThan(0);
     for (const b of flagged.items) expect(b.flagged && b.confidence < 70).toBe(true);
-    const unflagged = await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?flagged=false&limit=500`));
+    const unflagged = await listPage(server, `/jobs/${scanned.job_id}/blocks?flagged=false&limit=500`);
     expect(flagged.total + unflagged.total).toBe(scanned.total_blocks);
-    const sorted = (await json(await server.call('GET', `/jobs/${scanned.job_id}/blocks?sort=confidence&limit=500`))).items;
+    const sorted = (await listPage(server, `/jobs/${scanned.job_id}/blocks?sort=confidence&limit=500`)).items;
     const confidences = sorted.map((b: { confidence: number }) => b.confidence);
     expect(confidences).toEqual([...confidences].sort((a, b) => a - b));
     expect(sorted[0].block_id).toBe(flagged.items.sort((a: any, b: any) => a.confidence - b.confidence)[0].block_id);
@@ -230,7 +230,7 @@ describe('re-reading a page', () => {
       }
     }
     const applied = out.suggestions.filter((s: { outcome: string }) => s.outcome === 'applied').length;
-    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit?action=reocr`));
+    const audit = await listPage(server, `/jobs/${job.job_id}/audit?action=reocr`);
     expect(audit.total).toBe(applied);
   });
 
@@ -268,8 +268,8 @@ describe('re-reading a page', () => {
 
   it('answers 400 for missing language data, a region off the page or a bad dpi, 404 for a page that does not exist', async () => {
     const lang = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { language: 'deu' } });
-    expect(lang.status).toBe(400);
-    expect((await json(lang)).error).toMatchObject({ code: 'OCR_LANGUAGE_MISSING', details: { language: 'deu', installed: ['eng'] } });
+    expect(lang.status).toBe(409);
+    expect((await json(lang)).error).toMatchObject({ code: 'OCR_LANGUAGE_MISSING', details: { language: 'deu', missing: ['deu'], installed: ['eng'], install: 'lectern languages add deu' } });
     const page = await server.call('POST', `/jobs/${scanned.job_id}/pages/9/ocr`, { json: {} });
     expect(page.status).toBe(404);
     expect((await json(page)).error.code).toBe('PAGE_NOT_FOUND');
@@ -283,17 +283,18 @@ describe('re-reading a page', () => {
 });
 
 describe('OCR language option', () => {
-  it('answers 400 with the installed languages when the language data is not installed, and creates no job', async () => {
+  it('answers 409 with the installed languages and the command that adds the missing one, and creates no job', async () => {
     const before = (await json(await server.call('GET', '/jobs'))).total;
     const res = await server.upload('scan.pdf', booktabs, { ocr_language: 'fra' });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(409);
     const body = await json(res);
     expect(body.error.code).toBe('OCR_LANGUAGE_MISSING');
-    expect(body.error.message).toMatch(/'fra'.*installed: eng/);
-    expect(body.error.details).toEqual({ language: 'fra', installed: ['eng'] });
+    expect(body.error.message).toMatch(/'fra'.*installed: eng.*lectern languages add fra/);
+    expect(body.error.details).toEqual({ language: 'fra', missing: ['fra'], installed: ['eng'], install: 'lectern languages add fra' });
     expect((await json(await server.call('GET', '/jobs'))).total).toBe(before);
     const path = await server.upload('scan.pdf', booktabs, { ocr_language: '../../etc' });
     expect(path.status).toBe(400);
+    expect((await json(path)).error.code).toBe('OCR_LANGUAGE_UNKNOWN');
   });
 });
 
@@ -304,9 +305,10 @@ describe('cancel during OCR', () => {
   });
   afterAll(async () => one?.close());
 
-  it('stops the worker within 2 s', async () => {
+  it("stops the worker within a page's time (2 s on a quiet machine)", async () => {
     const pdf = await scansToPdf([scan, scan, scan, scan, scan, scan]);
     const created = await json(await one.upload('six-scans.pdf', pdf));
+    const uploaded = Date.now();
     // Wait until the first page is done: the worker is then OCRing the second.
     for (let i = 0; ; i++) {
       const job = await json(await one.call('GET', `/jobs/${created.job_id}`));
@@ -314,15 +316,17 @@ describe('cancel during OCR', () => {
       if (!['queued', 'processing'].includes(job.status) || i > 2400) throw new Error(`job ${job.status} before OCR progress`);
       await sleep(25);
     }
+    // What one page costs on this machine now (a loaded machine reads every page slower): the stop must
+    // come sooner than the rest of the pages would, and within 2 s when a page takes less than that.
+    const onePage = Date.now() - uploaded;
     expect((await one.call('POST', `/jobs/${created.job_id}/cancel`)).status).toBe(200);
     const t0 = Date.now();
     // One worker thread: the next job can only run once the cancelled OCR has really stopped.
     const next = await ingest(one, 'after.md', enc('# After\n\ncancel'));
     expect(next.status).toBe('ready_for_review');
-    expect(Date.now() - t0).toBeLessThan(2000);
-    await sleep(300);
+    expect(Date.now() - t0).toBeLessThan(Math.max(2000, 1.5 * onePage));
+    await expect.poll(async () => (await json(await one.call('GET', `/jobs/${created.job_id}`))).status).toBe('cancelled');
     const later = await json(await one.call('GET', `/jobs/${created.job_id}`));
-    expect(later.status).toBe('cancelled');
     expect(later.progress.pages_done).toBeLessThan(6);
     expect(later.total_blocks).toBe(0);
   });

@@ -143,7 +143,7 @@ describe('the job', () => {
     expect(letter.page_size).toEqual({ width: LW, height: LH, pages: 2 });
     expect(letter.page_size.pages).toBe(letter.total_pages);
     const listed = await json(await server.call('GET', `/jobs?limit=500`));
-    expect(listed.items.find((j: { job_id: string }) => j.job_id === letter.job_id).page_size).toEqual(letter.page_size);
+    expect(listed.jobs.find((j: { job_id: string }) => j.job_id === letter.job_id).page_size).toEqual(letter.page_size);
   });
 
   it('is documented in the OpenAPI with the pages listing and its errors', async () => {

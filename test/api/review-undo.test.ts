@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 // What a reviewer's corrections and undos leave behind: the block the server keeps, the audit trail and
@@ -16,7 +16,7 @@ afterAll(async () => server.close());
 const doc = (n: number) =>
   Array.from({ length: n }, (_, i) => (i % 4 === 0 ? `# Section ${i} heading\n` : `Paragraph ${i} speaks of item-${i}-word and nothing else.\n`)).join('\n');
 
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; edited_type: string | null; status: string; reviewer_note: string | null; current_revision_id: string; page: number };
+type Block = { block_id: string; version: number; text: string; type: string; original_text: string; original_type: string; edited_text: string | null; edited_type: string | null; status: string; reviewer_note: string | null; current_revision_id: string; page: number };
 
 const get = async (jobId: string, id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 const patch = (jobId: string, b: Block, body: Record<string, unknown>) => server.call('PATCH', `/jobs/${jobId}/blocks/${b.block_id}`, { json: { version: b.version, ...body } });
@@ -58,7 +58,7 @@ describe('clearing an edit', () => {
     b = await json(await patch(job.job_id, b, { edited_text: '', allow_empty: true }));
     expect(b).toMatchObject({ edited_text: '', status: 'edited' });
     // Chunks follow the same rule.
-    const chunk = (await json(await server.call('GET', `/jobs/${job.job_id}/chunks?limit=1`))).items[0];
+    const chunk = (await listPage(server, `/jobs/${job.job_id}/chunks?limit=1`)).items[0];
     const res = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${chunk.chunk_id}`, { json: { version: chunk.version, edited_text: '' } });
     expect((await json(res)).error.code).toBe('EMPTY_TEXT');
     const cleared = await json(await server.call('PATCH', `/jobs/${job.job_id}/chunks/${chunk.chunk_id}`, { json: { version: chunk.version, edited_text: null, status: 'approved' } }));
@@ -90,12 +90,15 @@ describe('undo', () => {
     const after = await get(job.job_id, 'b3');
     expect(after).toMatchObject({ status: before.status, edited_text: 'Reviewed words.', edited_type: 'caption', reviewer_note: 'checked', version: before.version + 2 });
     expect(out.blocks[0]).toEqual(after);
-    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit?entity_id=b3&limit=1`));
+    const audit = await listPage(server, `/jobs/${job.job_id}/audit?entity_id=b3&limit=1`);
     expect(audit.items[0]).toMatchObject({ action: 'undo', undoes_revision_id: b.current_revision_id, after: { status: 'approved', edited_text: 'Reviewed words.' } });
-    // Undo of the first edit: back to the extracted block.
-    const first = await json(await server.call('GET', `/jobs/${job.job_id}/audit?entity_id=b3&action=edit`));
+    // The edit (sent with status approved) is named, as LongParser names it, by the status it left.
+    const first = await listPage(server, `/jobs/${job.job_id}/audit?entity_id=b3&action=approved`);
+    expect(first.items).toHaveLength(1);
+    expect(after).toMatchObject({ text: 'Reviewed words.', type: 'caption', original_text: before.original_text });
+    // Undo of the first edit: back to the extracted block, its text and type the extracted ones again.
     const reset = await json(await undo(job.job_id, [{ block_id: 'b3', version: after.version, revision_id: first.items[0].revision_id }]));
-    expect(reset.blocks[0]).toMatchObject({ status: 'pending', edited_text: null, edited_type: null, reviewer_note: null });
+    expect(reset.blocks[0]).toMatchObject({ status: 'pending', edited_text: null, edited_type: null, reviewer_note: null, text: before.original_text, type: before.original_type });
   });
 
   it('refuses to undo over a later change (409 listing it) and names unknown blocks (404)', async () => {
@@ -127,19 +130,19 @@ describe('bulk review', () => {
     const blocks = (await listAll(server, `/jobs/${job.job_id}/blocks`)) as Block[];
     const edited = await json(await patch(job.job_id, blocks[1]!, { edited_text: 'Edited before the bulk approve.' }));
     const items = blocks.map((b, i) => ({ block_id: b.block_id, version: i === 1 ? edited.version : b.version }));
-    const auditBefore = (await json(await server.call('GET', `/jobs/${job.job_id}/audit?limit=1`))).total;
+    const auditBefore = (await listPage(server, `/jobs/${job.job_id}/audit?limit=1`)).total;
     // One stale version: nothing is written.
     const stale = await bulk(job.job_id, { status: 'approved', items: items.map((it, i) => (i === 1 ? { ...it, version: 1 } : it)) });
     expect(stale.status).toBe(409);
     expect((await json(stale)).error.details.stale.map((s: Block) => s.block_id)).toEqual([blocks[1]!.block_id]);
-    expect((await json(await server.call('GET', `/jobs/${job.job_id}/audit?limit=1`))).total).toBe(auditBefore);
+    expect((await listPage(server, `/jobs/${job.job_id}/audit?limit=1`)).total).toBe(auditBefore);
     const res = await bulk(job.job_id, { status: 'approved', items });
     expect(res.status).toBe(200);
     const out = await json(res);
     // The edited block keeps its edit and its status.
     expect(out).toMatchObject({ updated: blocks.length - 1, unchanged: 1 });
     expect(await get(job.job_id, blocks[1]!.block_id)).toMatchObject({ status: 'edited', edited_text: 'Edited before the bulk approve.' });
-    expect((await json(await server.call('GET', `/jobs/${job.job_id}/audit?action=approve`))).total).toBe(blocks.length - 1);
+    expect((await listPage(server, `/jobs/${job.job_id}/audit?action=approved`)).total).toBe(blocks.length - 1);
     // Undo of the whole bulk action in one request.
     const back = await json(await undo(job.job_id, out.blocks.map((b: Block) => ({ block_id: b.block_id, version: b.version, revision_id: b.current_revision_id }))));
     expect(back.updated).toBe(blocks.length - 1);

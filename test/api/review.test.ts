@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
 
 let server: TestServer;
@@ -28,12 +28,12 @@ describe('block review', () => {
     expect(res.status).toBe(200);
     const b = await json(res);
     expect(b).toMatchObject({ block_id: 'b2', status: 'approved', version: 2, reviewer_note: 'looks right' });
-    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit`));
+    const audit = await listPage(server, `/jobs/${job.job_id}/audit`);
     expect(audit.total).toBe(1);
     expect(audit.items[0]).toMatchObject({
       entity_type: 'block',
       entity_id: 'b2',
-      action: 'approve',
+      action: 'approved',
       reviewer_id: 'ada',
       reviewer_note: 'looks right',
       before: { status: 'pending', version: 1 },
@@ -42,8 +42,8 @@ describe('block review', () => {
     expect(b.current_revision_id).toBe(audit.items[0].revision_id);
     // Without X-Reviewer the key's name stands in.
     await server.call('PATCH', `/jobs/${job.job_id}/blocks/b3`, { json: { version: 1, status: 'rejected' } });
-    const latest = await json(await server.call('GET', `/jobs/${job.job_id}/audit?limit=1`));
-    expect(latest.items[0]).toMatchObject({ entity_id: 'b3', action: 'reject', reviewer_id: 'service' });
+    const latest = await listPage(server, `/jobs/${job.job_id}/audit?limit=1`);
+    expect(latest.items[0]).toMatchObject({ entity_id: 'b3', action: 'rejected', reviewer_id: 'service' });
   });
 
   it('answers a stale version with 409, the current block in the body, and writes nothing', async () => {
@@ -57,7 +57,7 @@ describe('block review', () => {
     expect(body.error.code).toBe('VERSION_CONFLICT');
     expect(body.error.details.current).toEqual(before);
     expect(await block(job.job_id, 'b2')).toEqual(before);
-    const audit = await json(await server.call('GET', `/jobs/${job.job_id}/audit`));
+    const audit = await listPage(server, `/jobs/${job.job_id}/audit`);
     expect(audit.total).toBe(1);
     const chunkStale = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${(await listAll(server, `/jobs/${job.job_id}/chunks`))[0]!.chunk_id}`, {
       json: { version: 7, status: 'approved' },
@@ -100,7 +100,7 @@ describe('rechunk', () => {
 
     const res = await server.call('POST', `/jobs/${job.job_id}/rechunk`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ job_id: job.job_id, total_chunks: 3, kept: 1, added: 2, removed: 2 });
+    expect(await json(res)).toEqual({ status: 'rechunked', job_id: job.job_id, total_chunks: 3, kept: 1, added: 2, removed: 2 });
     const after = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(after[0]).toMatchObject({ chunk_id: alpha!.chunk_id, status: 'approved', version: 2, stale: false });
     expect(after[1]!.text).toContain('Beta rewritten by a reviewer.');
@@ -116,7 +116,7 @@ describe('rechunk', () => {
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
     const newPart = blocks.find((b) => b.text === 'New Part')!;
     await server.call('PATCH', `/jobs/${job.job_id}/blocks/${newPart.block_id}`, { json: { version: 1, edited_type: 'heading' } });
-    const filtered = await json(await server.call('GET', `/jobs/${job.job_id}/blocks?type=heading`));
+    const filtered = await listPage(server, `/jobs/${job.job_id}/blocks?type=heading`);
     expect(filtered.items.map((b: any) => b.block_id)).toContain(newPart.block_id);
     await server.call('POST', `/jobs/${job.job_id}/rechunk`);
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
@@ -128,19 +128,19 @@ describe('a 600-block document', () => {
   it('lists every block in pages of at most 500 and reviews past item 500', async () => {
     const job = await ingest(server, 'many.pdf', await makeManyBlocksPdf(600));
     expect(job.total_blocks).toBe(600);
-    const first = await json(await server.call('GET', `/jobs/${job.job_id}/blocks`));
+    const first = await listPage(server, `/jobs/${job.job_id}/blocks`);
     expect(first.items).toHaveLength(100);
     expect(first.total).toBe(600);
-    const tail = await json(await server.call('GET', `/jobs/${job.job_id}/blocks?skip=500&limit=500`));
+    const tail = await listPage(server, `/jobs/${job.job_id}/blocks?skip=500&limit=500`);
     expect(tail.items).toHaveLength(100);
     expect(tail.items[99].text).toContain(manyBlocksSentence(600).slice(0, 30));
     expect((await server.call('GET', `/jobs/${job.job_id}/blocks?limit=501`)).status).toBe(400);
     const target = tail.items[50];
     const res = await server.call('PATCH', `/jobs/${job.job_id}/blocks/${target.block_id}`, { json: { version: 1, status: 'approved' } });
     expect(res.status).toBe(200);
-    const approved = await json(await server.call('GET', `/jobs/${job.job_id}/blocks?status=approved`));
+    const approved = await listPage(server, `/jobs/${job.job_id}/blocks?status=approved`);
     expect(approved.items.map((b: any) => b.block_id)).toEqual([target.block_id]);
-    const onPage = await json(await server.call('GET', `/jobs/${job.job_id}/blocks?page=${target.page}`));
+    const onPage = await listPage(server, `/jobs/${job.job_id}/blocks?page=${target.page}`);
     expect(onPage.items.every((b: any) => b.page === target.page)).toBe(true);
     expect(onPage.total).toBeGreaterThan(10);
   });

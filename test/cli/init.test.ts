@@ -34,8 +34,6 @@ describe('lectern init', () => {
     await run.waitFor('the overlap must be smaller than the chunk size (300)');
     await run.type(`30${KEY.enter}`);
     await answer('Encrypt chats', `y${KEY.enter}`);
-    await run.waitFor('does not encrypt chats at rest');
-    await run.type(`n${KEY.enter}`);
     await answer('Server host', KEY.enter);
     await answer('Server port', `8123${KEY.enter}`);
     expect(await run.exited).toBe(0);
@@ -48,7 +46,7 @@ describe('lectern init', () => {
     expect(yaml.split('\n').filter((l) => l.startsWith('#')).length).toBeGreaterThan(10);
     expect(load(cwd)).toMatchObject({
       data_dir: join(cwd, 'my-data'), llm_provider: 'local', chat_model: 'smollm2-135m-instruct-q4_1', embedding_model: 'all-minilm-l6-v2-int8-pypi',
-      chunk_size: 300, chunk_overlap: 30, host: '127.0.0.1', port: 8123,
+      chunk_size: 300, chunk_overlap: 30, encrypt_chats: true, host: '127.0.0.1', port: 8123,
     });
   });
 
@@ -92,7 +90,7 @@ describe('lectern init', () => {
       [['--model-name', 'gpt-4o'], /gpt-4o is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1\)/],
       [['--vectorstore-provider', 'faiss'], /Allowed choices are usearch/],
       [['--chunk-size', '10'], /the chunk size must be a whole number from 32 to 8192/],
-      [['--encrypt-chats', 'true'], /Lectern does not encrypt chats at rest/],
+      [['--encrypt-chats', 'maybe'], /--encrypt-chats: maybe is neither yes nor no \(hint: give true or false\)/],
     ];
     const runs = await Promise.all(cases.map(([args]) => lecternDone(['init', '-o', 'other.yaml', ...args], { cwd })));
     runs.forEach((r, i) => {

@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/app.js';
-import { lectern } from '../helpers/keys-cli.js';
+import Database from 'better-sqlite3';
+import { startServer, tempDir } from '../helpers/app.js';
+import { lectern, lecternAsync } from '../helpers/keys-cli.js';
+import { acquireDataLock } from '../../server/store/data-lock.js';
 
 // `lectern keys` run as a user runs it (bin/lectern.js over the built dist/cli.js), with no server running.
 
@@ -89,6 +91,48 @@ describe('lectern keys', () => {
     expect(lectern(['keys', 'create', 'from-env', '--role', 'reader'], { env: { LECTERN_DATA_DIR: c } }).status).toBe(0);
     const names = (dir: string) => JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys.map((k: { name: string }) => k.name);
     expect([names(a), names(b), names(c)]).toEqual([['from-yaml'], ['from-c'], ['from-env']]);
+  });
+
+  it('goes through the server that owns the data folder, with its key; without the key it says so and writes nothing', async () => {
+    const server = await startServer({ settings: { workers: 1 } });
+    try {
+      const env = { SERVICE_API_KEY: server.key };
+      const made = await lecternAsync(['keys', 'create', 'through-server', '--role', 'reader', '--json', '--data-dir', server.dataDir], { env });
+      expect(made.status, made.stderr).toBe(0);
+      const { secret } = JSON.parse(made.stdout) as { secret: string };
+      // The key works at once.
+      expect((await fetch(`${server.url}/health`, { headers: { 'x-api-key': secret } })).status).toBe(200);
+      expect(JSON.parse((await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env })).stdout).keys.map((k: { name: string }) => k.name)).toEqual(['through-server']);
+
+      const keyless = await lecternAsync(['keys', 'create', 'no-key', '--role', 'reader', '--data-dir', server.dataDir]);
+      expect(keyless.status).toBe(1);
+      expect(oneLine(keyless.stderr)).toEqual([expect.stringMatching(/^lectern keys create: .*owns the data folder.*SERVICE_API_KEY/)]);
+      const wrongKey = await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: 'not-the-key' } });
+      expect(wrongKey.status).toBe(1);
+      expect(wrongKey.stderr).toMatch(/UNAUTHORIZED|does not match/);
+
+      expect((await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], { env })).status).toBe(0);
+      expect((await fetch(`${server.url}/health`, { headers: { 'x-api-key': secret } })).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+    // Nothing but the server wrote: the one key in the database is the one made through it.
+    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
+    expect((db.prepare('SELECT name FROM api_keys').all() as { name: string }[]).map((r) => r.name)).toEqual(['through-server']);
+    db.close();
+  });
+
+  it('waits for no one: a folder another command holds is refused with who holds it', () => {
+    const dir = tempDir();
+    const lock = acquireDataLock(dir, { kind: 'cli', command: 'add-doc' });
+    try {
+      const r = lectern(['keys', 'create', 'blocked', '--role', 'reader', '--data-dir', dir]);
+      expect(r.status).toBe(1);
+      expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/^lectern keys create: the data folder .* is in use by `lectern add-doc` \(pid \d+\)/)]);
+    } finally {
+      lock.release();
+    }
+    expect(lectern(['keys', 'create', 'after', '--role', 'reader', '--data-dir', dir]).status).toBe(0);
   });
 
   it('shows help with examples and exits 0', () => {

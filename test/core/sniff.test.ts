@@ -49,13 +49,45 @@ describe('sniffFormat', () => {
       expect(sniffFormat(head(zip))).toBe('docx');
     });
 
-    it('rejects other ZIPs, including OOXML packages that are not Word documents', () => {
+    it('rejects other ZIPs', () => {
       expect(sniffFormat(makeZip([{ name: 'readme.txt', data: 'hello' }]), 'report.docx')).toBeNull();
-      const xlsx = makeZip([
-        { name: '[Content_Types].xml', data: '<Types/>' },
-        { name: 'xl/workbook.xml', data: '<workbook/>' },
-      ]);
-      expect(sniffFormat(xlsx, 'sheet.docx')).toBeNull();
+      expect(sniffFormat(makeZip([{ name: '[Content_Types].xml', data: '<Types/>' }]), 'sheet.xlsx')).toBeNull();
+    });
+
+    it('tells OOXML packages apart by their main part, whatever their name', () => {
+      const types = { name: '[Content_Types].xml', data: '<Types/>' };
+      expect(sniffFormat(makeZip([types, { name: 'xl/workbook.xml', data: '<workbook/>' }]), 'sheet.docx')).toBe('xlsx');
+      expect(sniffFormat(makeZip([types, { name: 'ppt/presentation.xml', data: '<p:presentation/>' }]), 'deck.xlsx')).toBe('pptx');
+      // A presentation embedding a chart's workbook is a presentation.
+      const deck = makeZip([types, { name: 'ppt/embeddings/xl/workbook.xml', data: '' }, { name: 'xl/workbook.xml', data: '' }, { name: 'ppt/presentation.xml', data: '' }]);
+      expect(sniffFormat(deck)).toBe('pptx');
+    });
+  });
+
+  describe('csv', () => {
+    it.each([
+      ['commas', 'id,name,amount\n1,Ada,3.5\n2,Bob,4\n3,Cy,5\n', undefined],
+      ['semicolons', 'Produkt;Preis\nKäse;3,50\nBrot;2,25\nMilch;1,10\nTee;2,00\n', undefined],
+      ['tabs, in UTF-16', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n', 'utf16'],
+      ['quoted fields across lines', 'k,v,w\n1,"two\nlines, quoted",x\n2,plain,y\n3,"a ""quote""",z\n', undefined],
+      ['a single column named .csv', 'name\nAda\nBob\n', 'names.csv'],
+    ])('finds CSV by its records: %s', (_name, text, how) => {
+      const data = how === 'utf16' ? utf16(text, 'le') : utf8(text);
+      expect(sniffFormat(data, how === 'names.csv' ? how : 'data.txt')).toBe('csv');
+    });
+
+    it('drops the last record of a head that is cut short', () => {
+      const rows = Array.from({ length: 8000 }, (_, i) => `${i},item ${i},${i * 2}`).join('\n');
+      expect(sniffFormat(head(utf8(`id,name,double\n${rows}`)), 'x.bin')).toBe('csv');
+    });
+
+    it.each([
+      ['prose with a comma per line', 'Dear team, thanks.\nThe meeting ran long, as usual.\nSee you soon, and bring snacks.\n'],
+      ['two lines of two fields', 'a,b\nc,d\n'],
+      ['ragged records', 'a,b,c\n1,2\n3,4,5,6\n7\n'],
+      ['Markdown with a table', '# Title\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n'],
+    ])('leaves text alone: %s', (_name, text) => {
+      expect(sniffFormat(utf8(text), 'notes.txt')).not.toBe('csv');
     });
   });
 

@@ -67,13 +67,15 @@ export function tempDir(prefix = 'lectern-test-'): string {
 }
 
 /** Starts the real application (real SQLite, real worker pool) listening on a free loopback port. */
-export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string } = {}): Promise<TestServer> {
+export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string; chatKey?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
   // No start-up warm-up by default: tests start many servers and time none of them.
   const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...opts.settings });
-  const app = await createApp({ settings, serviceApiKey: key, workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
+  const app = await createApp({ settings, serviceApiKey: key, chatKey: opts.chatKey, workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
+  // As `lectern serve` does: commands run against this data folder talk to this server.
+  app.published(url);
   return {
     app,
     url,
@@ -108,13 +110,23 @@ export async function ingest(server: TestServer, name: string, data: Uint8Array,
   return job;
 }
 
+/**
+ * One page of a list the API answers as a JSON array (blocks, chunks, audit), with its total from the
+ * X-Total-Count header; the bots and pages lists, answered as {items, total}, are read as they are.
+ */
+export async function listPage(server: Pick<TestServer, 'call'>, path: string): Promise<{ items: any[]; total: number }> {
+  const res = await server.call('GET', path);
+  const body = (await res.json()) as any[] | { items: any[]; total: number };
+  if (!Array.isArray(body)) return body;
+  return { items: body, total: Number(res.headers.get('x-total-count')) };
+}
+
 /** Every item of a paginated list, page by page. */
 export async function listAll(server: TestServer, path: string, pageSize = 500): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   for (let skip = 0; ; skip += pageSize) {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await server.call('GET', `${path}${sep}skip=${skip}&limit=${pageSize}`);
-    const page = (await res.json()) as { items: Record<string, any>[]; total: number };
+    const page = await listPage(server, `${path}${sep}skip=${skip}&limit=${pageSize}`);
     items.push(...page.items);
     if (items.length >= page.total || page.items.length === 0) return items;
   }

@@ -10,7 +10,7 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 const MiB = 1024 * 1024;
 
 /** A stream's logical content: plain bytes, or one chunk repeated. */
-type Part = Uint8Array | { repeat: Uint8Array; times: number };
+export type Part = Uint8Array | { repeat: Uint8Array; times: number };
 
 function adler32(data: Uint8Array): number {
   let a = 1;
@@ -218,13 +218,13 @@ export function pngPixelBomb(width: number, height: number, depth: 1 | 8 = 8): B
 
 // ---------------------------------------------------------------- DOCX
 
-interface ZipMember {
+export interface ZipMember {
   name: string;
   parts: readonly Part[];
 }
 
 /** A ZIP whose members are deflated (method 8), with sizes and CRCs of what they really inflate to. */
-function writeZip(members: readonly ZipMember[]): Buffer {
+export function writeZip(members: readonly ZipMember[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;

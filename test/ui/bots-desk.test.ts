@@ -184,7 +184,7 @@ describe('bots in the desk', () => {
     // The link names the chunk's first block once the job's chunks are read.
     await expect.poll(() => link.getAttribute('data-block')).not.toBeNull();
     const blockId = (await link.getAttribute('data-block')) ?? '';
-    const chunks = (await get(`/jobs/${cited.job_id}/chunks?limit=500`)).items as { chunk_id: string; block_ids: string[] }[];
+    const chunks = (await get(`/jobs/${cited.job_id}/chunks?limit=500`)) as { chunk_id: string; block_ids: string[] }[];
     expect(blockId).toBe(chunks.find((c) => c.chunk_id === cited.chunk_id)?.block_ids[0]);
     await shot(page, shots, '5-chat-citations');
     await link.click();
@@ -257,7 +257,7 @@ describe('bots in the desk', () => {
     const jobId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
     const job = await get(`/jobs/${jobId}`);
     expect(job).toMatchObject({ status: 'ready_for_review', bot_id: botId, source: { kind: 'chat_training' } });
-    const blocks = (await get(`/jobs/${jobId}/blocks?limit=500`)).items.map((b: { text: string }) => b.text).join('\n');
+    const blocks = (await get(`/jobs/${jobId}/blocks?limit=500`)).map((b: { text: string }) => b.text).join('\n');
     expect(blocks).toContain('How do revenue and costs develop over the quarters?');
     expect(blocks).not.toContain('What is the scope of the review?');
     await shot(page, shots, '10-learn-from-chats');

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ORIGIN, appFiles } from '../../main/app-protocol.js';
 import { cspOf } from '../../server/api/routes/ui.js';
-import { fixturesDir, ingest, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, ingest, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt, rendererOut } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
@@ -98,7 +98,7 @@ describe('the renderer as the desktop window loads it', () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
     await page.keyboard.press('a');
-    await expect.poll(async () => ((await (await server.call('GET', `/jobs/${jobId}/blocks?limit=1`)).json()) as { items: { status: string }[] }).items[0]?.status).toBe('approved');
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?limit=1`)).items[0]?.status).toBe('approved');
     await shot(page, shots, '2-review');
   });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, ingest, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
@@ -63,17 +63,19 @@ describe('a scanned document on a server with page images and OCR confidence', (
     await page.waitForSelector('.page-image:not([hidden])');
     const img = await page.locator('.page-image').evaluate((el: HTMLImageElement) => ({ blob: el.src.startsWith('blob:'), w: el.naturalWidth }));
     expect(img).toEqual({ blob: true, w: 800 });
-    const blocks = await json(await server.call('GET', `/jobs/${jobId}/blocks?limit=500`));
+    const blocks = await listPage(server, `/jobs/${jobId}/blocks?limit=500`);
     expect(await page.locator('.page-sheet .box').count()).toBe(blocks.items.filter((b: { bbox: unknown }) => b.bbox).length);
     expect(await page.locator('.block-row .badge.ocr').count()).toBeGreaterThan(0);
     // The page on screen, then the next one asked ahead (a 404 here: the scan has one page).
     expect(images.length).toBeGreaterThan(0);
-    expect(images.every((u) => /\/pages\/[12]\/image\?size=800$/.test(u))).toBe(true);
+    // (The thumbnail strip's small images, size=160, are of the pages in the strip: this one-page scan's only.)
+    expect(images.filter((u) => !u.endsWith('size=160')).every((u) => /\/pages\/[12]\/image\?size=800$/.test(u))).toBe(true);
+    expect(images.filter((u) => u.endsWith('size=160')).every((u) => /\/pages\/1\/image\?size=160$/.test(u))).toBe(true);
     await shot(page, shots, '1-scan-page-image');
   });
 
   it('puts the flagged blocks first, least confident first, as the server flagged them', async () => {
-    const flagged = (await json(await server.call('GET', `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`))).items as { block_id: string }[];
+    const flagged = (await listPage(server, `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`)).items as { block_id: string }[];
     expect(flagged.length).toBeGreaterThanOrEqual(2);
     await page.keyboard.press('q');
     for (const [i, b] of flagged.entries()) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makePagesPdf, PAPER } from '../helpers/make-pdf.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -194,7 +194,7 @@ describe('block boxes on the page image', () => {
     const misses: string[] = [];
     for (const doc of docs) {
       for (const n of doc.pages) {
-        const blocks = (await json(await server.call('GET', `/jobs/${doc.jobId}/blocks?page=${n}&limit=500`))).items.filter(
+        const blocks = (await listPage(server, `/jobs/${doc.jobId}/blocks?page=${n}&limit=500`)).items.filter(
           (b: { bbox: BBox | null }) => b.bbox,
         ) as { block_id: string; bbox: BBox; text: string }[];
         if (blocks.length === 0) continue;
@@ -233,7 +233,7 @@ describe('block boxes on the page image', () => {
 describe('where the desk gets page sizes', () => {
   const doc = (name: string) => docs.find((d) => d.name === name) as Doc;
   const boxesOn = async (jobId: string, n: number) =>
-    (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=${n}&limit=500`))).items.filter((b: { bbox: unknown }) => b.bbox).length as number;
+    (await listPage(server, `/jobs/${jobId}/blocks?page=${n}&limit=500`)).items.filter((b: { bbox: unknown }) => b.bbox).length as number;
 
   it('takes one size from the job when every page has it, and the pages listing a window at a time when they differ', async () => {
     const { page: tab, requests } = await newDesk();

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
 import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -99,7 +99,7 @@ describe('the conflict dialog', () => {
     expect(await page.inputValue('dialog.conflict .merge-text')).toBe(both);
     await page.click('dialog.conflict button[data-value=merge]');
     await expect.poll(async () => (await block('b2')).edited_text).toBe(both);
-    const audit = await json(await server.call('GET', `/jobs/${jobId}/audit?entity_id=b2&limit=1`));
+    const audit = await listPage(server, `/jobs/${jobId}/audit?entity_id=b2&limit=1`);
     expect(audit.items[0]).toMatchObject({ reviewer_id: 'ada' });
     expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, json, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
 import { launchChromium, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -23,7 +23,7 @@ let logs: string[];
 let jobId = '';
 
 const blockAt = async (n: number) => {
-  const list = await json(await server.call('GET', `/jobs/${jobId}/blocks?skip=${n}&limit=1`));
+  const list = await listPage(server, `/jobs/${jobId}/blocks?skip=${n}&limit=1`);
   return list.items[0] as { block_id: string; version: number; text: string; edited_text: string | null; status: string };
 };
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
@@ -172,7 +172,7 @@ describe('the review desk in a browser', () => {
 
   it('approves a page with one key, then everything pending', async () => {
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=1&status=pending`))).total).toBe(0);
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total).toBe(0);
     await page.click('.review-toolbar .approve-all');
     await page.click('dialog button[data-value=true]');
     await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks.pending, { timeout: 20_000 }).toBe(0);
@@ -188,9 +188,9 @@ describe('the review desk in a browser', () => {
     await page.click('button.rechunk');
     await expect.poll(() => page.locator('.chunk-row .stale').count()).toBe(0);
     // A and R review chunks as they do blocks.
-    const first = (await json(await server.call('GET', `/jobs/${jobId}/chunks?limit=1`))).items[0];
+    const first = (await listPage(server, `/jobs/${jobId}/chunks?limit=1`)).items[0];
     await page.keyboard.press('a');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/chunks?limit=1`))).items[0].status).toBe('approved');
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/chunks?limit=1`)).items[0].status).toBe('approved');
     expect(first.status).toBe('pending');
   });
 

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -105,7 +105,7 @@ describe('a finalized job in the desk', () => {
     await page.evaluate((id) => (location.hash = `#/jobs/${id}/review`), doneId);
     await page.waitForSelector('.review[data-loaded=true]');
     await page.waitForSelector('.review-toolbar .badge.warn:not([hidden])');
-    const before = JSON.stringify((await json(await server.call('GET', `/jobs/${doneId}/blocks?limit=500`))).items);
+    const before = JSON.stringify((await listPage(server, `/jobs/${doneId}/blocks?limit=500`)).items);
     const sent = requests.length;
     for (const key of ['e', 'Enter', 'n', 'a', 'r', 'x', 'u', 'Shift+A']) {
       await page.keyboard.press(key);
@@ -119,7 +119,7 @@ describe('a finalized job in the desk', () => {
     await expect.poll(() => page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe('b2');
     await shot(page, shots, '4-read-only-desk');
     expect(requests.slice(sent).filter((u) => /\/blocks\/(b\d+|review|undo)$/.test(u))).toEqual([]);
-    expect(JSON.stringify((await json(await server.call('GET', `/jobs/${doneId}/blocks?limit=500`))).items)).toBe(before);
+    expect(JSON.stringify((await listPage(server, `/jobs/${doneId}/blocks?limit=500`)).items)).toBe(before);
     expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
   });
 });

@@ -15,8 +15,10 @@ import { parseRoute } from '../../renderer/src/router.js';
 const block = (n: number, over: Partial<Block> = {}): Block => ({
   block_id: `b${n}`,
   order_index: n - 1,
-  type: 'paragraph',
-  text: `text ${n}`,
+  type: over.edited_type ?? 'paragraph',
+  text: over.edited_text ?? `text ${n}`,
+  original_type: 'paragraph',
+  original_text: `text ${n}`,
   page: 1,
   page_number: 1,
   bbox: null,
@@ -97,23 +99,26 @@ describe('page geometry', () => {
 describe('readCapabilities', () => {
   it('finds nothing optional in a review-only server', () => {
     const caps = readCapabilities({ paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } } });
-    expect(caps).toEqual({ pageImage: false, pageSizes: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, search: false, chat: false, chatResume: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
+    expect(caps).toEqual({ pageImage: false, pageSizes: false, pageReocr: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, modelPull: false, modelImport: false, search: false, chat: false, chatResume: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
   });
   it('finds page images and sizes, confidence sorting, embed, search and chat whatever the parameter names', () => {
     const caps = readCapabilities({
       paths: {
         '/jobs/{id}/pages/{n}/image': { get: {} },
         '/jobs/{id}/pages': { get: {} },
+        '/jobs/{id}/pages/{n}/ocr': { post: {} },
         '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'sort', in: 'query', schema: { anyOf: [{ const: 'order' }, { const: 'confidence' }] } }, { name: 'flagged', in: 'query' }] } },
         '/jobs/{job_id}/embed': { post: {} },
         '/models': { get: {} },
+        '/models/{model_id}/pull': { post: {} },
+        '/models/{id}/import': { post: {} },
         '/search': { post: {} },
         '/chat': { post: {} },
         '/chat/sessions': { post: {} },
         '/chat/resume': { post: {} },
       },
     });
-    expect(caps).toEqual({ pageImage: true, pageSizes: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, search: true, chat: true, chatResume: true, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
+    expect(caps).toEqual({ pageImage: true, pageSizes: true, pageReocr: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, modelPull: true, modelImport: true, search: true, chat: true, chatResume: true, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
   });
 });
 

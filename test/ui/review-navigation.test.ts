@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -141,7 +141,7 @@ describe('the desk keeps its place', () => {
     await page.keyboard.press('u');
     await expect.poll(async () => (await block(rejected)).status).toBe('pending');
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=4&status=approved`))).total).toBe(MANY_BLOCKS_PER_PAGE);
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=4&status=approved`)).total).toBe(MANY_BLOCKS_PER_PAGE);
     const before = await selected();
     expect(before).toBe(b(3 * MANY_BLOCKS_PER_PAGE + 3));
     await page.reload();

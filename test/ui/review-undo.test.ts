@@ -1,7 +1,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -58,7 +58,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(async () => (await block('b1')).version).toBe(first.version + 2);
     expect(await block('b1')).toMatchObject({ status: 'pending', edited_text: null, text: first.text });
     await expect.poll(() => rowText('b1')).toBe(first.text);
-    const audit = await json(await server.call('GET', `/jobs/${jobId}/audit?entity_id=b1&limit=1`));
+    const audit = await listPage(server, `/jobs/${jobId}/audit?entity_id=b1&limit=1`);
     expect(audit.items[0]).toMatchObject({ action: 'undo', after: { status: 'pending', edited_text: null } });
     await shot(page, shots, '1-reject-undo');
   });
@@ -69,7 +69,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     const before = (await listAll(server, `/jobs/${jobId}/blocks?page=1`)) as Block[];
     const sent = requests.length;
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=1&status=pending`))).total).toBe(0);
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total).toBe(0);
     await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS - MANY_BLOCKS_PER_PAGE} pending · ${MANY_BLOCKS_PER_PAGE} approved`));
     const calls = requests.slice(sent).filter((u) => u.includes(`/jobs/${jobId}/blocks`));
     expect(calls.filter((u) => u.endsWith('/blocks/review'))).toHaveLength(1);
@@ -138,7 +138,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     // A key pressed right after moves at once: nothing is queued behind thousands of requests.
     await page.keyboard.press('u');
     await expect.poll(() => counts(), { timeout: 30_000 }).toMatch(new RegExp(`^${BLOCKS} pending`));
-    expect((await json(await server.call('GET', `/jobs/${jobId}/audit?action=undo`))).total).toBeGreaterThanOrEqual(BLOCKS);
+    expect((await listPage(server, `/jobs/${jobId}/audit?action=undo`)).total).toBeGreaterThanOrEqual(BLOCKS);
   });
 
   it('shows after a reload what the server keeps, and exports every approved block\'s words', async () => {
@@ -152,7 +152,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     await page.keyboard.press('u');
     await expect.poll(async () => (await block(`b${MANY_BLOCKS_PER_PAGE + 1}`)).status).toBe('pending');
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}/blocks?page=2&status=approved`))).total).toBe(MANY_BLOCKS_PER_PAGE);
+    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=2&status=approved`)).total).toBe(MANY_BLOCKS_PER_PAGE);
     // The reload comes at once after the last answer, and still opens the block that was selected.
     const before = await selected();
     expect(before).toBe(`b${MANY_BLOCKS_PER_PAGE + 2}`);

@@ -8,12 +8,17 @@ export interface Capabilities {
   pageImage: boolean;
   /** GET /jobs/{id}/pages: each page's size, so boxes are drawn to scale rather than on an estimated page. */
   pageSizes: boolean;
+  /** POST /jobs/{id}/pages/{page}/ocr: "re-read region" on the page. */
+  pageReocr: boolean;
   /** Values of the `sort` query parameter of GET /jobs/{id}/blocks, when it has one. */
   blockSorts: string[];
   /** GET /jobs/{id}/blocks?flagged=true */
   flaggedFilter: boolean;
   embed: boolean;
   models: boolean;
+  /** POST /models/{id}/pull and /import: models downloaded and installed from the desk. */
+  modelPull: boolean;
+  modelImport: boolean;
   search: boolean;
   chat: boolean;
   chatResume: boolean;
@@ -58,10 +63,13 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
   return {
     pageImage: has('get', '/jobs/{}/pages/{}/image'),
     pageSizes: has('get', '/jobs/{}/pages'),
+    pageReocr: has('post', '/jobs/{}/pages/{}/ocr'),
     blockSorts: sortParam ? enumOf(sortParam) : [],
     flaggedFilter: blockParams.some((p) => p.in === 'query' && p.name === 'flagged'),
     embed: has('post', '/jobs/{}/embed'),
     models: has('get', '/models'),
+    modelPull: has('post', '/models/{}/pull'),
+    modelImport: has('post', '/models/{}/import'),
     search: has('post', '/search'),
     chat: has('post', '/chat') && has('post', '/chat/sessions'),
     chatResume: has('post', '/chat/resume'),

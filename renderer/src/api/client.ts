@@ -1,4 +1,4 @@
-import type { ErrorBody } from './types.js';
+import type { ErrorBody, ListPage } from './types.js';
 
 /** An error answer of the API, discriminated on `code` as everywhere in Lectern. */
 export class ApiError extends Error {
@@ -21,6 +21,8 @@ export interface Connection {
 export interface Api {
   readonly baseUrl: string;
   get<T>(path: string, signal?: AbortSignal): Promise<T>;
+  /** A list answered as a JSON array (blocks, chunks, audit), with its total from the X-Total-Count header. */
+  getPage<T>(path: string, signal?: AbortSignal): Promise<ListPage<T>>;
   send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
   /** A binary answer (page image, export zip) with its headers. */
   fetchBlob(path: string, signal?: AbortSignal): Promise<{ blob: Blob; headers: Headers }>;
@@ -61,6 +63,13 @@ export function createApi(conn: Connection, opts: { reviewer?: string; onUnautho
     baseUrl: conn.baseUrl,
     async get<T>(path: string, signal?: AbortSignal) {
       return (await (await call('GET', path, { signal })).json()) as T;
+    },
+    async getPage<T>(path: string, signal?: AbortSignal) {
+      const res = await call('GET', path, { signal });
+      const items = (await res.json()) as T[];
+      const query = new URL(path, 'http://list').searchParams;
+      const total = Number(res.headers.get('x-total-count') ?? items.length);
+      return { items, total, skip: Number(query.get('skip') ?? 0), limit: Number(query.get('limit') ?? items.length) };
     },
     async send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) {
       const res = await call(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });

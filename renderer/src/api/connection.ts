@@ -29,7 +29,7 @@ function askForKey(baseUrl: string, wrong: boolean): Promise<string> {
       'form',
       { class: 'key-form' },
       h('h1', {}, 'Lectern'),
-      h('p', {}, 'Enter the API key of this server. `lectern serve` prints where it is stored; it is asked once per tab.'),
+      h('p', {}, 'Enter the API key of this server. ', h('code', {}, 'lectern serve'), ' prints where it is stored; it is asked once per tab.'),
       input,
       error,
       h('button', { type: 'submit', class: 'primary' }, 'Open the review desk'),

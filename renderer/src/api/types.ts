@@ -68,4 +68,13 @@ export interface ListPage<T> {
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
+  detail?: string;
+}
+
+/** GET /jobs: LongParser's {jobs, total}, with the page asked for. */
+export interface JobListAnswer {
+  jobs: Job[];
+  total: number;
+  skip: number;
+  limit: number;
 }

@@ -3,7 +3,7 @@ import { acceptDrops } from '../library/upload.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
 
-const ACCEPT = '.pdf,.docx,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
+const ACCEPT = '.pdf,.docx,.xlsx,.xlsm,.pptx,.csv,.tsv,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
 
 /** One line of an addition's answer: a job added, a duplicate, or why it failed. */
 interface Added {

@@ -21,14 +21,14 @@ export async function patchChunk(api: Api, jobId: string, chunk: Chunk, change: 
     if (!current) throw err;
     const mine: ConflictSide = {
       status: change.status ?? (change.edited_text !== undefined ? 'edited' : chunk.status),
-      text: change.edited_text !== undefined ? (change.edited_text ?? chunk.text) : textOf(chunk),
+      text: change.edited_text !== undefined ? (change.edited_text ?? chunk.original_text) : textOf(chunk),
       note: change.reviewer_note !== undefined ? change.reviewer_note : chunk.reviewer_note,
     };
     const author = await changeAuthor(api, jobId, current.chunk_id, current.current_revision_id);
     const choice = await conflictDialog({ what: `Chunk ${chunk.chunk_id}`, base: textOf(chunk), mine, theirs: sideOf(current), theirVersion: current.version, author });
     if (choice.kind === 'cancel' || choice.kind === 'theirs') return current;
     if (choice.kind === 'mine') return patchChunk(api, jobId, current, change);
-    return patchChunk(api, jobId, current, { edited_text: choice.text === current.text ? null : choice.text, reviewer_note: choice.note });
+    return patchChunk(api, jobId, current, { edited_text: choice.text === current.original_text ? null : choice.text, reviewer_note: choice.note });
   }
 }
 

@@ -54,7 +54,7 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
     const c = chunks[i]!;
     const text = h('textarea', { class: 'edit-text', rows: 9, 'aria-label': 'Chunk text' });
     text.value = chunkText(c);
-    const save = () => void change(i, { edited_text: text.value === c.text ? null : text.value });
+    const save = () => void change(i, { edited_text: text.value === c.original_text ? null : text.value });
     const el = h('div', { class: 'row chunk-row editing selected' }, h('div', { class: 'muted' }, 'Ctrl+Enter saves, Esc cancels'), text, h('div', { class: 'edit-bar' }, h('button', { type: 'button', onclick: () => stopEdit() }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')));
     el.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) save();

@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import type { EmbedAccepted, Job, ModelList } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
+import { missingModelOffer } from '../models/missing-model.js';
 
 /** Progress of the job's current or last embed, from GET /jobs/{id}. */
 function progressText(j: Job): string {
@@ -54,7 +55,9 @@ export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { ele
       status.textContent = `Embedding ${accepted.chunks.to_embed} chunk(s) with ${accepted.model} (${accepted.chunks.unchanged} unchanged)…`;
       await poll();
     } catch (err) {
-      status.textContent = errorText(err);
+      // A missing embedding model is offered for download; once installed, the embed starts again.
+      const offer = missingModelOffer(ctx, err, start);
+      status.replaceChildren(offer ?? errorText(err));
     }
   };
   if (job.status === 'embedding') void poll().catch(() => undefined);

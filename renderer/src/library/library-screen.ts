@@ -1,5 +1,5 @@
 import type { AppContext, Screen } from '../app-context.js';
-import type { Job, ListPage } from '../api/types.js';
+import type { Job, JobListAnswer } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { confirmDialog } from '../ui/dialog.js';
 import { bytes, label, when } from '../ui/format.js';
@@ -8,7 +8,7 @@ import { acceptDrops, uploadAll, type UploadItem } from './upload.js';
 
 const ACTIVE = new Set(['queued', 'processing', 'finalizing', 'embedding']);
 const FILTERS = ['', 'queued,processing', 'ready_for_review', 'finalized', 'indexed', 'failed', 'cancelled'];
-const ACCEPT = '.pdf,.docx,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
+const ACCEPT = '.pdf,.docx,.xlsx,.xlsm,.pptx,.csv,.tsv,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
 
 function progress(job: Job): HTMLElement {
   const { pages_done, total_pages } = job.progress;
@@ -78,14 +78,29 @@ export function libraryScreen(ctx: AppContext): Screen {
     );
   }
 
+  /** No job listed: none at all, or none in the status asked for (then one click shows them all). */
+  function emptyRow(): HTMLElement {
+    const cell = h('td', { colspan: 7, class: 'muted empty' });
+    if (!filter.value) cell.append('No jobs yet: drop documents here or use Upload.');
+    else {
+      const all = h('button', { type: 'button', class: 'show-all' }, 'Show all jobs');
+      all.addEventListener('click', () => {
+        filter.value = '';
+        void refresh();
+      });
+      cell.append(`No job matches the filter “${filter.selectedOptions[0]?.textContent ?? filter.value}”. `, all);
+    }
+    return h('tr', {}, cell);
+  }
+
   async function refresh(): Promise<void> {
     clearTimeout(timer);
     let active = false;
     try {
       const q = filter.value ? `&status=${encodeURIComponent(filter.value)}` : '';
-      const page = await api.get<ListPage<Job>>(`/jobs?limit=500${q}`);
-      active = page.items.some((j) => ACTIVE.has(j.status));
-      rows.replaceChildren(...(page.items.length ? page.items.map(row) : [h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No jobs yet: drop documents here or use Upload.'))]));
+      const { jobs } = await api.get<JobListAnswer>(`/jobs?limit=500${q}`);
+      active = jobs.some((j) => ACTIVE.has(j.status));
+      rows.replaceChildren(...(jobs.length ? jobs.map(row) : [emptyRow()]));
     } catch (err) {
       toast(`Could not list jobs: ${errorText(err)}`, 'error');
     }

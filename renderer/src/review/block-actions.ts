@@ -16,8 +16,8 @@ export interface BlockChange {
 
 /** The block as it would look with `change` applied, for showing "yours" in a conflict. */
 function sideWith(b: Block, change: BlockChange): ConflictSide {
-  const text = change.edited_text !== undefined ? (change.edited_text ?? b.text) : effectiveText(b);
-  const type = change.edited_type !== undefined ? (change.edited_type ?? b.type) : effectiveType(b);
+  const text = change.edited_text !== undefined ? (change.edited_text ?? b.original_text) : effectiveText(b);
+  const type = change.edited_type !== undefined ? (change.edited_type ?? b.original_type) : effectiveType(b);
   const edited = change.edited_text !== undefined || change.edited_type !== undefined;
   return { status: change.status ?? (edited ? 'edited' : b.status), type, text, note: change.reviewer_note !== undefined ? change.reviewer_note : b.reviewer_note };
 }
@@ -73,7 +73,7 @@ export async function patchBlock(api: Api, jobId: string, store: BlockStore, blo
       case 'merge': {
         const textChanged = choice.text !== effectiveText(current);
         const merged: BlockChange = { reviewer_note: choice.note };
-        if (textChanged) merged.edited_text = choice.text === current.text ? null : choice.text;
+        if (textChanged) merged.edited_text = choice.text === current.original_text ? null : choice.text;
         if (change.edited_type !== undefined) merged.edited_type = change.edited_type;
         if (change.status && change.status !== 'edited') merged.status = change.status;
         return patchBlock(api, jobId, store, current, merged, mode);

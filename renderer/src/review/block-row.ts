@@ -4,6 +4,8 @@ import { h } from '../ui/dom.js';
 import { label, percent } from '../ui/format.js';
 import { effectiveText, effectiveType } from './block-store.js';
 import { isFlagged } from './queue-order.js';
+import { blockTable, tableField, tablePreview } from './table-grid.js';
+import { toast } from '../ui/toast.js';
 
 export const ROW_HEIGHT = 76;
 export const SELECTED_HEIGHT = 108;
@@ -19,6 +21,7 @@ const READ_ONLY_HINTS = 'Read only: review is closed · H history';
 /** One block in the list: position, type, status, page, confidence, and its (corrected) text. */
 export function blockRow(b: Block, selected: boolean, onPick: () => void, readOnly = false): HTMLElement {
   const type = effectiveType(b);
+  const table = blockTable(b);
   const conf = typeof b.confidence === 'number' ? h('span', { class: `conf${isFlagged(b) ? ' flagged' : ''}`, title: 'OCR confidence' }, `${percent(b.confidence)}%`) : null;
   return h(
     'div',
@@ -41,7 +44,8 @@ export function blockRow(b: Block, selected: boolean, onPick: () => void, readOn
       conf,
       b.reviewer_note ? h('span', { class: 'note-mark', title: b.reviewer_note }, '✉ note') : null,
     ),
-    h('div', { class: 'row-text' }, effectiveText(b)),
+    // A table reads as a table (not as "| | |" Markdown); its cells are its text.
+    table ? h('div', { class: 'row-text row-table' }, tablePreview(table)) : h('div', { class: 'row-text' }, effectiveText(b)),
     selected ? h('div', { class: 'row-hints muted' }, readOnly ? READ_ONLY_HINTS : HINTS) : null,
   );
 }
@@ -62,14 +66,16 @@ export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult
   text.value = draft?.text ?? effectiveText(b);
   const typeNow = draft?.type ?? effectiveType(b);
   const type = h('select', { class: 'edit-type', 'aria-label': 'Block type' }, ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === typeNow }, label(t))));
+  // A table is edited as a grid while its text is a Markdown table (the Markdown stays one click away).
+  const grid = typeNow === 'table' ? tableField(text, () => toast('That text is not a Markdown table: it stays text.')) : null;
   const note = h('input', { class: 'edit-note', 'aria-label': 'Reviewer note', placeholder: 'Note for the audit trail', value: draft ? (draft.note ?? '') : (b.reviewer_note ?? '') });
-  const save = () => onSave({ text: text.value, type: type.value as Block['type'], note: note.value.trim() || null });
+  const save = () => onSave({ text: grid ? grid.value() : text.value, type: type.value as Block['type'], note: note.value.trim() || null });
   const el = h(
     'div',
     { class: 'row block-row editing selected', role: 'option', 'aria-selected': 'true', id: `block-${b.block_id}`, 'data-block': b.block_id },
     h('div', { class: 'row-meta' }, h('span', { class: 'num' }, `#${b.order_index + 1}`), h('span', { class: 'muted' }, `Editing · p. ${b.page} · Ctrl+Enter saves, Esc cancels`)),
-    text,
-    h('div', { class: 'edit-bar' }, type, note, h('button', { type: 'button', onclick: onCancel }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')),
+    grid ? grid.element : text,
+    h('div', { class: 'edit-bar' }, type, note, grid?.toggle, h('button', { type: 'button', onclick: onCancel }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')),
   );
   el.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -82,6 +88,6 @@ export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult
     // Typing here must not reach the list's single-key shortcuts.
     e.stopPropagation();
   });
-  queueMicrotask(() => (focusNote ? note : text).focus());
+  queueMicrotask(() => (focusNote ? note : (grid ?? text)).focus());
   return el;
 }

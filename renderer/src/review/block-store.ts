@@ -52,6 +52,14 @@ export class BlockStore {
     this.emit('all');
   }
 
+  /** Empties the store before the list is read again (a split, merge or move shifts every block after it). */
+  clear(): void {
+    this.blocks = [];
+    this.byId.clear();
+    this.pages.clear();
+    this.loaded = 0;
+  }
+
   /** A newer copy of one block (PATCH answer or a conflict's current version). */
   replace(block: Block): void {
     const i = this.byId.get(block.block_id);
@@ -70,6 +78,6 @@ export class BlockStore {
   }
 }
 
-/** The text a reviewer sees and edits: the correction when there is one. */
+/** The text a reviewer sees and edits: the correction when there is one (the server's `text` already is; `original_text` is the extracted one). */
 export const effectiveText = (b: Pick<Block, 'text' | 'edited_text'>): string => b.edited_text ?? b.text;
 export const effectiveType = (b: Pick<Block, 'type' | 'edited_type'>): Block['type'] => b.edited_type ?? b.type;

@@ -13,7 +13,7 @@ const BATCH = 1000;
 type BulkAnswer = Omit<Static<typeof BulkResultSchema>, 'blocks'> & { blocks: Block[] };
 interface Stale {
   block_id: string;
-  current: Block;
+  current: Block | null;
 }
 
 /** The blocks a 409 from a bulk route lists as changed since they were read. */
@@ -54,7 +54,8 @@ export async function sendInBatches<T extends { block_id: string }>(
       } catch (err) {
         const stale = staleOf(err);
         if (!stale) throw err;
-        for (const s of stale) store.replace(s.current);
+        // A block an undone split created (or a merge removed) may not exist: it has no current copy.
+        for (const s of stale) if (s.current) store.replace(s.current);
         const ids = new Set(stale.map((s) => s.block_id));
         skipped += ids.size;
         batch = batch.filter((it) => !ids.has(it.block_id));

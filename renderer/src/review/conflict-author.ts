@@ -1,5 +1,5 @@
 import type { Api } from '../api/client.js';
-import type { ListPage, Revision } from '../api/types.js';
+import type { Revision } from '../api/types.js';
 
 /** Who made an item's current version, and when. */
 export interface ChangeAuthor {
@@ -13,7 +13,7 @@ export interface ChangeAuthor {
  */
 export async function changeAuthor(api: Api, jobId: string, entityId: string, revisionId: string | null): Promise<ChangeAuthor | undefined> {
   try {
-    const page = await api.get<ListPage<Revision>>(`/jobs/${encodeURIComponent(jobId)}/audit?entity_id=${encodeURIComponent(entityId)}&limit=5`);
+    const page = await api.getPage<Revision>(`/jobs/${encodeURIComponent(jobId)}/audit?entity_id=${encodeURIComponent(entityId)}&limit=5`);
     const rev = page.items.find((r) => r.revision_id === revisionId) ?? (revisionId ? undefined : page.items[0]);
     return rev ? { reviewer: rev.reviewer_id, at: rev.timestamp } : undefined;
   } catch {

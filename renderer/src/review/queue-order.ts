@@ -32,3 +32,19 @@ export function queueOrder(blocks: readonly (Block | undefined)[]): number[] {
   flagged.sort((a, c) => conf(a) - conf(c) || a - c);
   return [...flagged, ...pending, ...done];
 }
+
+/**
+ * What "Flagged first" did, in words: with nothing flagged the order barely changes, and the reviewer
+ * must hear that rather than wonder whether the button worked.
+ */
+export function queueSummary(blocks: readonly (Block | undefined)[]): string {
+  let flagged = 0;
+  let pending = 0;
+  for (const b of blocks) {
+    if (b?.status !== 'pending') continue;
+    if (isFlagged(b)) flagged += 1;
+    else pending += 1;
+  }
+  if (flagged === 0) return `No block is flagged for low OCR confidence: the ${pending} pending block(s) come first, in reading order.`;
+  return `${flagged} flagged block(s) first (least confident first), then ${pending} other pending.`;
+}

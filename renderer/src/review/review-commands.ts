@@ -12,8 +12,8 @@ import type { UndoStack } from './undo-stack.js';
 export function editChange(b: Block, r: EditResult): BlockChange | null {
   const change: BlockChange = {};
   // null (not an empty text) takes a correction back: the block reads as extracted again.
-  if (r.text !== effectiveText(b)) change.edited_text = r.text === b.text ? null : r.text;
-  if (r.type !== effectiveType(b)) change.edited_type = r.type === b.type ? null : r.type;
+  if (r.text !== effectiveText(b)) change.edited_text = r.text === b.original_text ? null : r.text;
+  if (r.type !== effectiveType(b)) change.edited_type = r.type === b.original_type ? null : r.type;
   if (r.note !== b.reviewer_note) change.reviewer_note = r.note;
   return Object.keys(change).length ? change : null;
 }

@@ -15,7 +15,22 @@ export type ReviewCommand =
   | 'toggleQueue'
   | 'approvePage'
   | 'history'
-  | 'help';
+  | 'help'
+  | 'zoomIn'
+  | 'zoomOut'
+  | 'zoomFit'
+  | 'reread'
+  | 'nextPending'
+  | 'prevPending'
+  | 'nextFlagged'
+  | 'prevFlagged'
+  | 'find'
+  | 'nextMatch'
+  | 'prevMatch'
+  | 'split'
+  | 'mergeNext'
+  | 'moveUp'
+  | 'moveDown';
 
 /** The review keyboard, written once: the dispatcher and the help dialog both read it. */
 export const REVIEW_KEYS: { keys: string[]; command: ReviewCommand; help: string }[] = [
@@ -33,6 +48,21 @@ export const REVIEW_KEYS: { keys: string[]; command: ReviewCommand; help: string
   { keys: ['Shift+A'], command: 'approvePage', help: 'Approve every pending block of the page' },
   { keys: ['h'], command: 'history', help: "The block's audit trail" },
   { keys: ['?'], command: 'help', help: 'This help' },
+  { keys: ['+', '='], command: 'zoomIn', help: 'Zoom the page in (Ctrl+wheel zooms at the pointer; drag the page to pan)' },
+  { keys: ['-'], command: 'zoomOut', help: 'Zoom the page out' },
+  { keys: ['0'], command: 'zoomFit', help: 'Fit the page to its pane' },
+  { keys: ['o'], command: 'reread', help: "Re-read a region with OCR: drag over the page, or Enter for the block's box" },
+  { keys: ['p'], command: 'nextPending', help: 'Next pending block (round the end)' },
+  { keys: ['Shift+P'], command: 'prevPending', help: 'Previous pending block' },
+  { keys: ['f'], command: 'nextFlagged', help: 'Next flagged block still pending' },
+  { keys: ['Shift+F'], command: 'prevFlagged', help: 'Previous flagged block still pending' },
+  { keys: ['/'], command: 'find', help: 'Find in the document (Enter next, Shift+Enter previous, Esc back to the list)' },
+  { keys: ['g', 'F3'], command: 'nextMatch', help: 'Next match of the search' },
+  { keys: ['Shift+G'], command: 'prevMatch', help: 'Previous match of the search' },
+  { keys: ['s'], command: 'split', help: 'Split the block in two' },
+  { keys: ['m'], command: 'mergeNext', help: 'Merge the block with the next one' },
+  { keys: ['Shift+K'], command: 'moveUp', help: 'Move the block up in reading order (or drag its row)' },
+  { keys: ['Shift+J'], command: 'moveDown', help: 'Move the block down in reading order' },
 ];
 
 /** "Ctrl+z", "Shift+A", "j": the name a keydown event has in REVIEW_KEYS. */
@@ -52,7 +82,7 @@ export function commandFor(e: KeyboardEvent): ReviewCommand | undefined {
   return REVIEW_KEYS.find((k) => k.keys.includes(name))?.command;
 }
 
-const CHANGES = new Set<ReviewCommand>(['approve', 'reject', 'reset', 'edit', 'note', 'undo', 'approvePage']);
+const CHANGES = new Set<ReviewCommand>(['approve', 'reject', 'reset', 'edit', 'note', 'undo', 'approvePage', 'split', 'mergeNext', 'moveUp', 'moveDown']);
 
 /** Whether a command changes blocks: refused on a job whose review is closed. */
 export const changesBlocks = (c: ReviewCommand): boolean => CHANGES.has(c);

@@ -9,13 +9,18 @@ import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED
 import { BlockStore } from './block-store.js';
 import { DeskAddress } from './desk-address.js';
 import { estimatePageSize } from './page-geometry.js';
-import { PageImages, pageImageWidth } from './page-images.js';
+import { PageImages, pageImageWidth, ZoomImages } from './page-images.js';
 import { PageSizes } from './page-sizes.js';
 import { PageView } from './page-view.js';
-import { queueOrder } from './queue-order.js';
+import { queueOrder, queueSummary } from './queue-order.js';
+import { RegionCrop } from './region-crop.js';
+import { RereadRegion } from './reread-region.js';
 import { ReviewCommands } from './review-commands.js';
 import { changesBlocks, commandFor, showReviewKeys, type ReviewCommand } from './review-keys.js';
 import { ReviewToolbar } from './review-toolbar.js';
+import { ListTools } from './list-tools.js';
+import { isMissingJob, noSuchJob } from '../ui/no-such-job.js';
+import { PageThumbnails } from './thumbnails.js';
 
 /** The block being edited: the copy the reviewer opened (saves are sent at its version) and what they tried to save. */
 interface Editing {
@@ -74,16 +79,46 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     return i === undefined ? undefined : store.at(i);
   };
 
+  // The list side: progress, filters, search, jumps, notes in the rows, split / merge / reading order.
+  const tools = new ListTools({
+    api: ctx.api,
+    jobId,
+    store,
+    undo: desk.undo,
+    desk,
+    signal: abort.signal,
+    order: () => order,
+    pos: () => pos,
+    select: (p) => select(p, 'center'),
+    selectBlock: (id) => {
+      const i = store.indexOf(id);
+      if (i !== undefined && (posOf[i] ?? -1) >= 0) select(posOf[i] ?? 0, 'center');
+    },
+    current: () => currentBlock(),
+    rebuild: () => rebuildOrder(),
+    redraw: () => refresh(),
+    focusList: () => list.element.focus(),
+    refusal: async () => {
+      await jobRead;
+      return refusal();
+    },
+    enqueue: (a) => enqueue(a),
+    run: (c) => enqueue(() => run(c)),
+    loading: (p) => {
+      loaded = p;
+      void p.then(() => toolbar.showLoading(store.loaded, store.total), () => undefined);
+    },
+  });
   const list = new VirtualList({
     label: 'Blocks',
     count: () => order.length,
-    heightOf: (p) => (editing && order[p] === editing.index ? EDITING_HEIGHT : p === pos ? SELECTED_HEIGHT : ROW_HEIGHT),
+    heightOf: (p) => (editing && order[p] === editing.index ? EDITING_HEIGHT : (p === pos ? SELECTED_HEIGHT : ROW_HEIGHT) + tools.extraHeight(store.at(order[p] ?? -1))),
     keyOf: (p) => {
       const b = store.at(order[p] ?? -1);
       // An open editor is not rebuilt when a newer copy of its block arrives (a conflict): it would lose
       // what the reviewer typed and the focus.
       if (b && editing && editing.index === order[p]) return `${b.block_id}:editing:${editing.note ? 'n' : 'e'}`;
-      return b ? `${b.block_id}:${b.version}:${p === pos}:${readOnly}` : `loading:${p}`;
+      return b ? `${b.block_id}:${b.version}:${p === pos}:${readOnly}:${tools.key}` : `loading:${p}`;
     },
     render: (p) => {
       const i = order[p] ?? -1;
@@ -93,16 +128,48 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         const ed = editing;
         return blockEditor(b, ed.note, (r) => enqueue(() => saveEdit(ed, r)), stopEditing, ed.draft);
       }
-      return blockRow(b, p === pos, () => select(p), readOnly);
+      return tools.decorate(blockRow(b, p === pos, () => select(p), readOnly), b, readOnly);
     },
   });
+  tools.structure.attach(list.element);
   const sizes = new PageSizes(ctx.api, jobId, {
     listing: ctx.caps.pageSizes,
     signal: abort.signal,
     estimate: (page) => estimatePageSize(store.onPage(page).flatMap((i) => store.at(i)?.bbox ?? [])),
     onLoad: () => drawPage(),
   });
-  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(posOf[i] ?? 0));
+  const zoomImages = ctx.caps.pageImage ? new ZoomImages(ctx.api, jobId) : null;
+  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(posOf[i] ?? 0), zoomImages);
+  // Page-side tools: thumbnails with each page's review status, the selected block's crop, re-read a region.
+  const thumbImages = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, '?size=160', 60) : null;
+  const thumbs = thumbImages
+    ? new PageThumbnails({
+        images: thumbImages,
+        pages: () => job?.total_pages || Math.max(0, ...store.pageNumbers()),
+        blocksOn: (page) => store.onPage(page).map((i) => store.at(i)),
+        ready: pageView.firstImage,
+        onPick: (page) => goToPage(page),
+      })
+    : null;
+  const crop = new RegionCrop();
+  pageView.onDrawn = () => crop.show(currentBlock(), pageView.drawn());
+  let reread: RereadRegion | null = null;
+  if (images && ctx.caps.pageReocr) {
+    reread = new RereadRegion({
+      api: ctx.api,
+      jobId,
+      pageView,
+      commands,
+      block: currentBlock,
+      refusal: async () => {
+        await jobRead;
+        return refusal();
+      },
+      enqueue,
+      changed: () => refresh(),
+    });
+    pageView.addTool(reread.element);
+  }
   const toolbar = new ReviewToolbar({
     run: (c) => enqueue(() => run(c)),
     goToPage: (n) => goToPage(n),
@@ -120,10 +187,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   function rebuildOrder(): void {
     const keep = current();
     order = queueMode ? queueOrder(Array.from({ length: store.total }, (_, i) => store.at(i))) : Array.from({ length: store.total }, (_, i) => i);
+    order = tools.filter(order);
     // Slots not loaded yet still count in reading order, so the scrollbar has its final length at once.
     posOf = new Int32Array(store.total).fill(-1);
     order.forEach((i, p) => (posOf[i] = p));
     if (keep !== undefined && (posOf[keep] ?? -1) >= 0) pos = posOf[keep] ?? 0;
+    else pos = Math.max(0, Math.min(pos, order.length - 1));
     list.invalidate();
   }
 
@@ -140,6 +209,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     const b = currentBlock();
     const page = b?.page ?? (wantPage || 1);
     pageView.show(page, store.onPage(page), (i) => store.at(i), current());
+    thumbs?.show(page);
     toolbar.showPage(page, job?.total_pages ?? 0);
     toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
     if (b) {
@@ -225,6 +295,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         return stepPage(-1);
       case 'undo': {
         const what = await commands.undoLast();
+        if (tools.isStructural(what)) await tools.reload(null);
         toast(what ? `Undid ${what}.` : 'Nothing to undo.');
         return refresh();
       }
@@ -232,6 +303,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         queueMode = !queueMode;
         desk.queueMode = queueMode;
         rebuildOrder();
+        if (queueMode) toast(queueSummary(Array.from({ length: store.total }, (_, i) => store.at(i))));
         return select(queueMode ? 0 : pos, 'center');
       case 'approvePage': {
         if (!b) return;
@@ -244,6 +316,17 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         return;
       case 'help':
         return showReviewKeys();
+      case 'zoomIn':
+        return pageView.zoom.step(1);
+      case 'zoomOut':
+        return pageView.zoom.step(-1);
+      case 'zoomFit':
+        return pageView.zoom.set(1);
+      case 'reread':
+        // Not awaited: the action queue must stay free while the reviewer drags the region.
+        return void reread?.begin();
+      default:
+        await tools.run(c);
     }
   }
 
@@ -256,7 +339,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   };
   document.addEventListener('keydown', onKey);
 
-  const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, pageView.element, list.element));
+  const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, thumbs?.element, pageView.element, h('div', { class: 'review-side' }, crop.element, tools.element, list.element)));
 
   /** Resolves once the frame with the first blocks has been painted (the task after its animation frame). */
   const afterFirstPaint = () =>
@@ -279,12 +362,21 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         readOnly = j.status !== 'ready_for_review';
         toolbar.showJob(j, readOnly);
         sizes.useJob(j);
+        images?.setPageCount(j.total_pages);
+        thumbImages?.setPageCount(j.total_pages);
+        zoomImages?.setPageCount(j.total_pages);
+        // A document without pages (DOCX, HTML…) has no thumbnails to show.
+        if (thumbs) thumbs.element.hidden = j.page_size === null || !j.total_pages;
         list.invalidate();
         drawPage();
         jobKnown(j);
       },
-      () => {
+      (err: unknown) => {
         sizes.useJob(null);
+        images?.setPageCount(null);
+        thumbImages?.setPageCount(null);
+        zoomImages?.setPageCount(null);
+        if (isMissingJob(err)) showMissing();
         // The server still refuses what it must; the desk just cannot say so beforehand.
         jobKnown(null);
       },
@@ -318,7 +410,14 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     list.element.focus();
     element.dataset.loaded = 'true';
   }
+  /** An unknown job: say so with the way back, instead of an empty desk. */
+  function showMissing(): void {
+    if (element.dataset.missing) return;
+    element.dataset.missing = 'true';
+    element.replaceChildren(noSuchJob(jobId));
+  }
   open().catch((err: unknown) => {
+    if (isMissingJob(err)) return showMissing();
     if (!abort.signal.aborted) toast(`Could not open the job: ${errorText(err)}`, 'error');
   });
 
@@ -329,6 +428,8 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       address.dispose();
       document.removeEventListener('keydown', onKey);
       images?.dispose();
+      thumbImages?.dispose();
+      zoomImages?.dispose();
     },
   };
 }

@@ -2,6 +2,8 @@ import type { AppContext } from '../app-context.js';
 import type { ChatAnswer, ChatSession } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
+import { missingModelOffer } from '../models/missing-model.js';
+import { highlightSource, NOT_FOUND_TEXT, renderAnswer } from './answer-text.js';
 import { chunkBlocks } from './chunk-blocks.js';
 import { sourceLink, type SourceRef } from './source-link.js';
 import { readSse } from './sse.js';
@@ -68,19 +70,30 @@ export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
     return bar;
   }
 
-  async function ask(): Promise<void> {
-    const q = question.value.trim();
+  /** Asks the question box's question, or `again` (the same question after its model was installed). */
+  async function ask(again?: string): Promise<void> {
+    const q = again ?? question.value.trim();
     if (!q) return;
-    question.value = '';
+    if (again === undefined) question.value = '';
     const answer = h('div', { class: 'answer' });
     const sources = h('ol', { class: 'sources' });
     const turnEl = log.appendChild(h('article', { class: 'turn' }, h('p', { class: 'question' }, q), answer, sources));
+    // The newest turn is what the reader looks at: keep it in view in the chat's own pane.
+    const reveal = () => answer.scrollIntoView({ block: 'nearest' });
+    reveal();
     const finish = async (t: ChatAnswer) => {
-      answer.textContent = t.answer;
-      if (t.not_found) turnEl.classList.add('not-found');
+      const empty = t.status === 'complete' && !t.answer.trim();
+      if (t.not_found || empty) {
+        // Said plainly: a reader should never be left with a blank answer or a guess.
+        turnEl.classList.add('not-found');
+        answer.replaceChildren(h('strong', { class: 'not-found-label' }, 'Not found. '), empty ? NOT_FOUND_TEXT : t.answer);
+      } else {
+        renderAnswer(answer, t.answer, new Set(t.sources.map((s) => s.label)), (label) => highlightSource(sources, label));
+      }
       await showSources(sources, t.sources, new Set(t.citations.map((c) => c.chunk_id)));
       const bar = resumeBar(t, answer);
       if (bar) turnEl.append(bar);
+      reveal();
       turnEl.dataset.status = t.status;
     };
     try {
@@ -97,8 +110,29 @@ export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
       });
       if (done) await finish(done);
     } catch (err) {
-      answer.textContent = `Error: ${errorText(err)}`;
+      // A missing model is offered for download here; once installed, the same question is asked again.
+      const offer = missingModelOffer(ctx, err, () => (turnEl.remove(), ask(q)));
+      answer.replaceChildren(offer ? withQuotesInstead(offer, q) : `Error: ${errorText(err)}`);
+      reveal();
     }
+  }
+
+  /** Beside the model download: answering at once with quotes from the document, which needs no model. */
+  function withQuotesInstead(offer: HTMLElement, q: string): HTMLElement {
+    const quotes = h(
+      'button',
+      {
+        type: 'button',
+        class: 'answer-with-quotes',
+        onclick: () => {
+          provider.value = 'extractive';
+          void ask(q);
+        },
+      },
+      'Answer with quotes instead',
+    );
+    offer.append(h('p', { class: 'quotes-instead' }, 'Or answer now with sentences quoted from the document (no model needed): ', quotes));
+    return offer;
   }
 
   question.addEventListener('keydown', (e) => {

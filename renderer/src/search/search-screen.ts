@@ -5,7 +5,10 @@ import { chatPanel } from './chat-panel.js';
 import type { SearchResponse } from '../api/types.js';
 import { sourceLink } from './source-link.js';
 
-/** Search and chat over an indexed job; each result opens the review desk on its source block. */
+/**
+ * Search and chat over an indexed job, side by side, each pane scrolling on its own (twenty results never
+ * push the chat away); each result opens the review desk on its source block and shows its relevance.
+ */
 export function searchScreen(ctx: AppContext, jobId: string): Screen {
   const query = h('input', { type: 'search', 'aria-label': 'Search query', placeholder: 'Search this document' });
   const results = h('ol', { class: 'sources results' });
@@ -25,7 +28,9 @@ export function searchScreen(ctx: AppContext, jobId: string): Screen {
     if (e.key === 'Enter') void run();
     e.stopPropagation();
   });
-  const search = ctx.caps.search ? h('section', { class: 'panel search' }, h('h2', {}, 'Search'), query, h('button', { type: 'button', onclick: () => void run() }, 'Search'), status, results) : null;
+  const search = ctx.caps.search
+    ? h('section', { class: 'panel search' }, h('h2', {}, 'Search'), h('div', { class: 'search-bar' }, query, h('button', { type: 'button', onclick: () => void run() }, 'Search')), status, results)
+    : null;
   const element = h('section', { class: 'search-chat', 'aria-label': 'Search and chat' }, h('div', { class: 'toolbar' }, h('h1', {}, 'Search and chat')), search, chatPanel(ctx, jobId));
   return { element, dispose: () => undefined };
 }

@@ -26,7 +26,8 @@ export const corsPlugin = fp(async (app: FastifyInstance, { origin }: { origin: 
     reply.header('vary', 'Origin');
     if (fromDesktop(req)) {
       reply.header('access-control-allow-origin', origin);
-      reply.header('access-control-expose-headers', 'content-disposition');
+      // The list routes' paging is in headers (X-Total-Count, Link): the window must be let to read them.
+      reply.header('access-control-expose-headers', 'content-disposition, x-total-count, link');
     }
   });
 

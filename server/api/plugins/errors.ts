@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isAppError, statusOf } from '../../core/errors.js';
-import { errorRef } from '../../schemas/common.js';
+import { errorBody, errorRef } from '../../schemas/common.js';
 
 /** Methods whose requests Fastify reads a body for (bad JSON 400, too large 413, another type 415). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,15 +19,15 @@ const ROUTER_REFUSALS: Record<string, string> = {
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const message = ROUTER_REFUSALS[err.code];
   if (message) {
-    void reply.status(400).send({ error: { code: 'VALIDATION_FAILED', message, details: { reason: err.code } } });
+    void reply.status(400).send(errorBody('VALIDATION_FAILED', message, { reason: err.code }));
     return;
   }
   req.log.error({ err }, 'router error');
-  void reply.status(500).send({ error: { code: 'INTERNAL', message: 'internal error; see the server log' } });
+  void reply.status(500).send(errorBody('INTERNAL', 'internal error; see the server log'));
 }
 
 /**
- * The one error handler: known errors -> their status and `{ error: { code, message, details } }`;
+ * The one error handler: known errors -> their status and `{ error: { code, message, details }, detail }`;
  * validation -> 400 with the failing fields; Fastify's own 4xx (body too large, bad JSON, wrong content
  * type) keep their status; anything else -> 500 INTERNAL, logged with the request, message hidden.
  */
@@ -46,22 +46,22 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isAppError(err)) {
       const details = (err as { details?: unknown }).details;
-      return reply.status(statusOf(err)).send({ error: { code: err.code, message: err.message, ...(details === undefined ? {} : { details }) } });
+      return reply.status(statusOf(err)).send(errorBody(err.code, err.message, details));
     }
     if (err.validation) {
       const details = err.validation.map((v) => ({ field: `${err.validationContext ?? ''}${v.instancePath}`, message: v.message, params: v.params }));
-      return reply.status(400).send({ error: { code: 'VALIDATION_FAILED', message: err.message, details } });
+      return reply.status(400).send(errorBody('VALIDATION_FAILED', err.message, details));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's and its plugins' own refusals (bad JSON, an empty body, a body too large…) in catalogue codes.
       const code = status === 400 ? 'VALIDATION_FAILED' : status === 413 ? 'FILE_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : (err.code ?? 'BAD_REQUEST');
-      return reply.status(status).send({ error: { code, message: err.message, ...(err.code && err.code !== code ? { details: { reason: err.code } } : {}) } });
+      return reply.status(status).send(errorBody(code, err.message, err.code && err.code !== code ? { reason: err.code } : undefined));
     }
     req.log.error({ err }, 'unhandled error');
-    return reply.status(500).send({ error: { code: 'INTERNAL', message: 'internal error; see the server log' } });
+    return reply.status(500).send(errorBody('INTERNAL', 'internal error; see the server log'));
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+    reply.status(404).send(errorBody('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
 });

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ErrorBody } from '../../schemas/common.js';
 import { Block, Chunk, Job, Revision } from '../../schemas/jobs.js';
-import { ModelStatus } from '../../schemas/models.js';
+import { ModelStatus, PullProgress } from '../../schemas/models.js';
 
 const resolveFromHere = createRequire(import.meta.url).resolve;
 
@@ -30,7 +30,7 @@ function defaultsOptional(part: unknown): unknown {
 
 /** OpenAPI from the route schemas; the explorer at /docs and ReDoc at /redoc, both from local files. */
 export const openapiPlugin = fp(async (app: FastifyInstance, { version }: { version: string }) => {
-  for (const schema of [ErrorBody, Job, Block, Chunk, Revision, ModelStatus]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Job, Block, Chunk, Revision, PullProgress, ModelStatus]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -32,7 +32,7 @@ export const botUploadsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (ap
         summary: 'Upload a document to a bot',
         description:
           'multipart/form-data with a `file` field, checked as POST /jobs checks it (413 over max_upload_bytes; 415 when the content is not a PDF, DOCX, ' +
-          'HTML, Markdown, text or PNG, JPEG, TIFF or WebP image) and an optional `review` field (`true`: the document waits at ready_for_review and ' +
+          'XLSX, PPTX, CSV, HTML, Markdown, text or PNG, JPEG, TIFF or WebP image) and an optional `review` field (`true`: the document waits at ready_for_review and ' +
           'reaches the bot once a person finalizes it). The job carries the bot and `source.kind: upload`; the same content twice in one bot is added ' +
           'once (`duplicate`, with the existing job).',
         consumes: ['multipart/form-data'],

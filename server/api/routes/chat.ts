@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ChatAnswer, ChatBody, ChatSourcesEvent, ResumeBody, Session, SessionBody, SessionParams, TokenEvent } from '../../schemas/chat.js';
+import { ChatAnswer, ChatBody, ChatSourcesEvent, ResumeBody, Session, SessionBody, SessionDeleted, SessionParams, TokenEvent } from '../../schemas/chat.js';
 import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
 import { abortOnHangUp, streamAnswer } from '../sse.js';
 import type { ServerDeps } from '../services.js';
@@ -28,6 +28,20 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     async (req) => deps.chat.getSession(req.params.session_id),
   );
 
+  app.delete(
+    '/chat/sessions/:session_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a chat session with all its turns (questions, answers, sources)',
+        description: 'Gone for good, not hidden: GET answers 404 SESSION_NOT_FOUND afterwards, as does a second DELETE.',
+        params: SessionParams,
+        response: { 200: SessionDeleted, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => deps.chat.deleteSession(req.params.session_id),
+  );
+
   app.post(
     '/chat',
     {
@@ -38,7 +52,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'Retrieves from the job\'s index (approved and edited chunks only, similar enough to the question), answers with the chosen provider ' +
           'and cites chunks with their pages; citations of anything not retrieved are dropped. With nothing relevant the answer says so ' +
           '(`not_found`). `llm_provider`, `llm_model`, `top_k`… are read at the top level and inside `config`. `require_approval`: the answer ' +
-          'waits as `pending_review` with a `thread_id` for POST /chat/resume. `stream: true`: text/event-stream with events `sources` (as soon ' +
+          'waits as `pending_review` with a `thread_id` for POST /chat/resume. `idempotency_key` (with session_id): a repeat answers with the ' +
+          'first request\'s turn, also while that one is still being answered. `stream: true`: text/event-stream with events `sources` (as soon ' +
           'as retrieval is done), `token` ({text}), then `done` (the answer, as without streaming) or `error` ({code, message}); closing the ' +
           'connection stops generation. Errors found before the stream starts answer as usual: 404 SESSION_NOT_FOUND / JOB_NOT_FOUND / ' +
           'MODEL_NOT_FOUND, 409 INVALID_STATE (job not embedded yet), 503 MODEL_NOT_INSTALLED (the message says how to install it), 400 URL_INVALID ' +

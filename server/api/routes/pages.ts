@@ -17,7 +17,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
         description:
           'Each page\'s size in points as it is shown (after its /Rotate), the space block boxes and page images are in, the turn it is shown at, ' +
           'and what OCR did on it. Empty until extraction has read the pages. The job carries the most common size as `page_size`. ' +
-          '409 INVALID_STATE for formats without pages (DOCX, HTML, Markdown, text).',
+          '409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry).',
         params: JobParams,
         querystring: PageListQuery,
         response: { 200: PageList, ...errors(400, 401, 404, 409) },
@@ -34,7 +34,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
         summary: 'The page as a PNG image',
         description:
           'A PDF page rendered, or a page of an image document, `size` pixels wide. Rendered once per page and size, then served from ' +
-          'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, HTML, Markdown, text).',
+          'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry).',
         params: PageParams,
         querystring: PageImageQuery,
         response: { 200: fileResponse('image/png', 'The page image'), ...errors(400, 401, 404, 409) },

@@ -15,7 +15,8 @@ import {
   JobParams,
   RechunkResult,
 } from '../../schemas/jobs.js';
-import { BulkResult, BulkReviewBody, UndoBody } from '../../schemas/review.js';
+import { BulkResult, BulkReviewBody, MergeBody, MoveBody, SplitBody, StructureResult, UndoBody } from '../../schemas/review.js';
+import { sendPage } from '../paged-reply.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['review'];
@@ -27,7 +28,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
   app.get(
     '/jobs/:job_id/blocks',
     { schema: { tags, summary: 'List extracted blocks in reading order', params: JobParams, querystring: BlockListQuery, response: { 200: BlockList, ...errors(400, 401, 404) } } },
-    async (req) => deps.blocks.list(req.params.job_id, req.query),
+    async (req, reply) => sendPage(req, reply, deps.blocks.list(req.params.job_id, req.query)),
   );
 
   app.get(
@@ -79,7 +80,9 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         description:
           'Each listed block returns exactly to the state before `revision_id` (status, edited text and type, note), written as one ' +
           '`undo` revision naming the revision it takes back. A block changed since that revision answers 409 VERSION_CONFLICT with ' +
-          '`error.details.stale`; nothing is written. One transaction for all.',
+          '`error.details.stale`; nothing is written. One transaction for all. A revision of a split, merge or move takes back the whole ' +
+          'operation (blocks it created are removed, blocks it removed come back after the block they followed, moved ones go back), ' +
+          'whichever of its revisions is named; a removed block is named at the version it had.',
         params: JobParams,
         body: UndoBody,
         response: { 200: BulkResult, ...errors(400, 401, 404, 409) },
@@ -88,10 +91,64 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     async (req) => deps.blocksBulk.undo(req.params.job_id, req.body.items, req.reviewer),
   );
 
+  const structure =
+    'One transaction; each block touched gets one audit revision (action `split`, `merge` or `move`) and the chunks built from the blocks ' +
+    'around are marked stale (rebuilt at rechunk or finalize; the export follows the new blocks and order). Any of the `revisions` it ' +
+    'answers, sent to POST /jobs/{job_id}/blocks/undo, takes the whole operation back. A block at another version answers 409 ' +
+    'VERSION_CONFLICT with its current copy; a job not in review answers 409 INVALID_STATE.';
+
+  app.post(
+    '/jobs/:job_id/blocks/:block_id/split',
+    {
+      schema: {
+        tags,
+        summary: 'Split a block in two',
+        description: `The text before \`at\` stays in the block; the rest becomes a new block right after it (same page, box, type and review status). An edit is folded into the parts' text. ${structure}`,
+        params: BlockParams,
+        body: SplitBody,
+        response: { 200: StructureResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blockStructure.split(req.params.job_id, req.params.block_id, req.body, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/blocks/merge',
+    {
+      schema: {
+        tags,
+        summary: 'Merge blocks into one',
+        description:
+          'The texts (edits applied) are joined in reading order into the first block, which keeps its place and id; the others are removed. ' +
+          'Blocks reviewed alike keep that status, a mix becomes pending. Unknown ids answer 404 BLOCK_NOT_FOUND with `details.missing`; ' +
+          `stale ones 409 with \`details.stale\`. ${structure}`,
+        params: JobParams,
+        body: MergeBody,
+        response: { 200: StructureResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blockStructure.merge(req.params.job_id, req.body, req.reviewer),
+  );
+
+  app.post(
+    '/jobs/:job_id/blocks/:block_id/move',
+    {
+      schema: {
+        tags,
+        summary: 'Move a block in the reading order',
+        description: `Puts the block right after \`after_block_id\` (first for null); its page does not change. Moving it where it already is changes nothing (empty \`revisions\`). ${structure}`,
+        params: BlockParams,
+        body: MoveBody,
+        response: { 200: StructureResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.blockStructure.move(req.params.job_id, req.params.block_id, req.body, req.reviewer),
+  );
+
   app.get(
     '/jobs/:job_id/chunks',
     { schema: { tags, summary: 'List chunks', params: JobParams, querystring: ChunkListQuery, response: { 200: ChunkList, ...errors(400, 401, 404) } } },
-    async (req) => deps.chunks.list(req.params.job_id, req.query),
+    async (req, reply) => sendPage(req, reply, deps.chunks.list(req.params.job_id, req.query)),
   );
 
   app.patch(
@@ -113,7 +170,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         response: { 200: RechunkResult, ...errors(401, 404, 409) },
       },
     },
-    async (req) => deps.rechunk(req.params.job_id, req.reviewer),
+    async (req) => ({ status: 'rechunked' as const, ...(await deps.rechunk(req.params.job_id, req.reviewer)) }),
   );
 
   app.post(
@@ -131,6 +188,9 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         response: { 200: FinalizeResult, ...errors(400, 401, 404, 409) },
       },
     },
-    async (req) => deps.finalize(req.params.job_id, req.body.finalize_policy, req.reviewer),
+    async (req) => {
+      const done = await deps.finalize(req.params.job_id, req.body.finalize_policy, req.reviewer);
+      return { ...done, policy: done.finalize_policy };
+    },
   );
 };

@@ -11,7 +11,10 @@ export const searchRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         tags: ['search'],
         summary: 'Search one job or a whole collection: keyword, vector or hybrid',
         description:
-          'hybrid (default) fuses SQLite FTS5 BM25 and the collection\'s vector index by reciprocal rank. Filters: chunk_type, pages, ' +
+          'hybrid (default) fuses SQLite FTS5 BM25 and the collection\'s vector index by reciprocal rank; `score` is the cosine similarity of ' +
+          'query and chunk (0..1) in every mode, `rank_score` what ordered them. Tables of contents (entries with dotted leaders and page ' +
+          'numbers) come after the other results. top_k defaults to 5. `index_version` pins the search to the index the caller saw: 409 ' +
+          'INDEX_MISMATCH once it changed. Filters: chunk_type, pages, ' +
           'page_from/page_to, section. Only indexed content (approved and edited chunks) is searched. 409 INVALID_STATE for a job not embedded yet; ' +
           '404 COLLECTION_NOT_FOUND / JOB_NOT_FOUND; a collection built by a remote provider embeds the query there: 502 ' +
           'EMBEDDING_PROVIDER_FAILED, or 403 URL_NOT_ALLOWED when its address is no longer allowed (setting allowed_private_hosts).',

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { LLM_PROVIDERS } from '../../core/chat/chat-providers.js';
-import { EMBEDDING_PROVIDERS, ENCRYPT_CHATS_REFUSAL, VECTOR_STORES, yesNo } from '../../config/config-file-keys.js';
+import { EMBEDDING_PROVIDERS, VECTOR_STORES, yesNo } from '../../config/config-file-keys.js';
 import { defaultDataDir } from '../../config/load-settings.js';
 import { MODEL_CATALOG } from '../../models/catalog.js';
 import { parseSettings, SettingsSchema, type Settings } from '../../schemas/settings.js';
@@ -55,7 +55,6 @@ const checks = {
   vectorstore_provider: (v: string) => ((VECTOR_STORES as readonly string[]).includes(v) ? null : `${v} is not a vector store Lectern has (allowed: ${VECTOR_STORES.join(', ')})`),
   chunk_size: (v: string) => integerIn('the chunk size', v, limits('chunk_size')),
   chunk_overlap: (size: number) => (v: string) => integerIn('the chunk overlap', v, limits('chunk_overlap')) ?? (Number(v) < size ? null : `the overlap must be smaller than the chunk size (${size})`),
-  encrypt_chats: (v: boolean) => (v ? ENCRYPT_CHATS_REFUSAL : null),
   host: (v: string) => (/^\S+$/.test(v) ? null : 'the host cannot be empty or hold spaces'),
   port: (v: string) => integerIn('the port', v, { minimum: 1, maximum: limits('port').maximum }),
 };
@@ -106,9 +105,9 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
   if (flags.encryptChats !== undefined) {
     const v = yesNo(flags.encryptChats);
     if (v === undefined) throw new CliError('INVALID_VALUE', `--encrypt-chats: ${String(flags.encryptChats)} is neither yes nor no`, 'give true or false');
-    refuse('--encrypt-chats', checks.encrypt_chats(v));
+    encrypt_chats = v;
   } else if (prompter) {
-    encrypt_chats = await prompter.confirm({ label: 'Encrypt chats at rest?', default: false, check: checks.encrypt_chats });
+    encrypt_chats = await prompter.confirm({ label: 'Encrypt chats at rest?', default: false });
   }
   const host = await answer(prompter, { flag: '--host', given: flags.host, label: 'Server host', default: base.host, check: checks.host });
   const port = Number(await answer(prompter, { flag: '--port', given: flags.port, label: 'Server port', default: String(base.port || 8000), check: checks.port }));
@@ -187,7 +186,7 @@ export function addInitCommand(program: Command): void {
     .addOption(new Option('--vectorstore-provider <name>', 'the vector index').choices(VECTOR_STORES))
     .option('--chunk-size <tokens>', `chunk size in tokens (${limits('chunk_size').minimum}-${limits('chunk_size').maximum})`)
     .option('--chunk-overlap <tokens>', 'tokens shared by neighbouring chunks (less than the chunk size)')
-    .option('--encrypt-chats [bool]', 'encrypt chats at rest: only false is accepted (Lectern does not encrypt them)')
+    .option('--encrypt-chats [bool]', 'seal questions and answers with AES-256-GCM before they are stored (key: LECTERN_CHAT_KEY or <data_dir>/chat.key)')
     .option('--host <host>', 'where `lectern serve` listens')
     .option('-p, --port <port>', 'the port `lectern serve` listens on')
     .option('-o, --output <path>', 'the file to write', 'lectern.yaml')

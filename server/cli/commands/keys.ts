@@ -2,12 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '../../core/clock.js';
-import { createKeysStore, type KeysStore, type KeyView } from '../../core/keys/keys-store.js';
+import { createKeysStore, type KeyView, type NewKey } from '../../core/keys/keys-store.js';
 import { ROLES } from '../../core/keys/roles.js';
+import type { Settings } from '../../schemas/settings.js';
 import { findAppRoot } from '../../store/app-paths.js';
+import { acquireDataLock } from '../../store/data-lock.js';
 import { openDatabase } from '../../store/db.js';
+import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
-import { settingsFor, type CommonFlags } from '../owner.js';
+import { owningServer, settingsFor, type CommonFlags } from '../owner.js';
 import { err, note, print } from '../term.js';
 
 interface CreateFlags extends CommonFlags {
@@ -25,23 +28,64 @@ const HINTS: Record<string, (name: string) => string> = {
   VALIDATION_FAILED: () => 'lectern keys create --help says what names, roles and scopes may be',
 };
 
-/**
- * Opens the data folder's database itself, whether or not a server owns the folder: SQLite in WAL mode
- * lets both write, and the server reads keys on every request, so a change counts from its next request.
- * (Keys have no HTTP route: managing them is for whoever can open the data folder.)
- */
-function withKeys(name: string, flags: CommonFlags, use: (keys: KeysStore) => void): void {
-  const settings = settingsFor(flags);
+/** The three things `lectern keys` does, the same whether a server does them or this process. */
+interface Keys {
+  create(k: NewKey): Promise<KeyView & { secret: string }>;
+  list(): Promise<KeyView[]>;
+  revoke(name: string): Promise<KeyView>;
+}
+
+const overHttp = (client: ApiClient): Keys => ({
+  create: (k) => client.post('/keys', k),
+  list: async () => (await client.get<{ keys: KeyView[] }>('/keys')).keys,
+  revoke: (name) => client.del(`/keys/${encodeURIComponent(name)}`),
+});
+
+/** No server owns the folder: this process takes its lock for the command's duration and writes itself. */
+async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>): Promise<T> {
   mkdirSync(settings.data_dir, { recursive: true });
-  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
+  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command: 'keys' });
   try {
-    use(createKeysStore({ db: database.db, clock: systemClock }));
+    const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
+    try {
+      const store = createKeysStore({ db: database.db, clock: systemClock });
+      return await use({
+        create: async (k) => {
+          const { key, secret } = store.create(k);
+          return { ...key, secret };
+        },
+        list: async () => store.list(),
+        revoke: async (name) => store.revoke(name),
+      });
+    } finally {
+      database.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Only the folder's owner writes its database: with a server running, the keys go through its admin routes
+ * (the key it was started with, as every command finds it); otherwise through the folder, under its lock.
+ */
+async function withKeys(name: string, flags: CommonFlags, use: (keys: Keys) => Promise<void>): Promise<void> {
+  const settings = settingsFor(flags);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const server = await owningServer(settings);
+      if (server) return await use(overHttp(server.client));
+      try {
+        return await inFolder(settings, use);
+      } catch (e) {
+        // A server or command took the folder between the look and the take: look again, once.
+        if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
+      }
+    }
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';
     // fail.ts prints `hint` when the error carries one.
     throw Object.assign(e as object, HINTS[code] ? { hint: HINTS[code](name) } : {});
-  } finally {
-    database.close();
   }
 }
 
@@ -49,8 +93,8 @@ const scopeText = (k: KeyView): string =>
   [k.scope.bots.length ? `bots ${k.scope.bots.join(',')}` : '', k.scope.jobs.length ? `jobs ${k.scope.jobs.join(',')}` : ''].filter(Boolean).join('; ') || 'all';
 
 async function create(name: string, flags: CreateFlags): Promise<void> {
-  withKeys(name, flags, (keys) => {
-    const { key, secret } = keys.create({ name, role: flags.role, bots: ids(flags.bots), jobs: ids(flags.jobs) });
+  await withKeys(name, flags, async (keys) => {
+    const { secret, ...key } = await keys.create({ name, role: flags.role, bots: ids(flags.bots), jobs: ids(flags.jobs) });
     if (flags.json) return print(JSON.stringify({ ...key, secret }));
     // Only the secret on stdout, so `KEY=$(lectern keys create …)` works; the rest is for the person.
     print(secret);
@@ -59,8 +103,8 @@ async function create(name: string, flags: CreateFlags): Promise<void> {
 }
 
 async function list(flags: CommonFlags): Promise<void> {
-  withKeys('', flags, (keys) => {
-    const rows = keys.list();
+  await withKeys('', flags, async (keys) => {
+    const rows = await keys.list();
     if (flags.json) return print(JSON.stringify({ keys: rows }));
     if (rows.length === 0) return note(`no keys yet: ${err.bold('lectern keys create NAME --role reader|reviewer|admin')} makes one`);
     const table = [['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows.map((k) => [k.name, k.role, scopeText(k), `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-'])];
@@ -70,8 +114,8 @@ async function list(flags: CommonFlags): Promise<void> {
 }
 
 async function revoke(name: string, flags: CommonFlags): Promise<void> {
-  withKeys(name, flags, (keys) => {
-    const key = keys.revoke(name);
+  await withKeys(name, flags, async (keys) => {
+    const key = await keys.revoke(name);
     if (flags.json) return print(JSON.stringify(key));
     print(`revoked key ${key.name}: it stops working with its next request`);
   });

@@ -27,6 +27,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const app = await createApp({
     settings,
     serviceApiKey: process.env.SERVICE_API_KEY,
+    chatKey: process.env.LECTERN_CHAT_KEY,
     workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
   });
   let address: string;

@@ -4,12 +4,15 @@ import { revisions } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../../store/db.js';
 import { revisionView } from '../views.js';
 import { paginate } from '../../store/paginate.js';
+import { currentActionName } from './actions.js';
+import { auditFilterConditions, type AuditFilters } from './audit-filters.js';
 
 export interface RevisionInput {
   jobId: string;
   entityType: 'block' | 'chunk' | 'job';
   entityId: string;
   previousRevisionId: string | null;
+  /** One of AUDIT_ACTIONS (./actions.ts), or a structural change's own name. */
   action: string;
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
@@ -49,7 +52,7 @@ export function writeRevision(db: DbLike, r: RevisionInput): string {
   return revisionId;
 }
 
-export interface AuditQuery {
+export interface AuditQuery extends AuditFilters {
   entity_type?: string;
   entity_id?: string;
   action?: string;
@@ -62,7 +65,8 @@ export function listRevisions(db: Db, jobId: string, q: AuditQuery) {
   const conds: SQL[] = [eq(revisions.jobId, jobId)];
   if (q.entity_type) conds.push(eq(revisions.entityType, q.entity_type));
   if (q.entity_id) conds.push(eq(revisions.entityId, q.entity_id));
-  if (q.action) conds.push(eq(revisions.action, q.action));
+  if (q.action) conds.push(eq(revisions.action, currentActionName(q.action)));
+  conds.push(...auditFilterConditions(jobId, q));
   const where = and(...conds);
   return paginate(db, revisions, where, [desc(revisions.seq)], q, revisionView);
 }

@@ -18,6 +18,7 @@ import { webSearch, type WebResult } from '../sources/web-search.js';
 import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
 import { answerWithSchema, type AnswerSchema } from './schema-answer.js';
 import { readImage, type VisionImage } from './vision-images.js';
+import { openFields, sealFields, type ChatCipher } from '../chat/chat-cipher.js';
 import type { TaskPool } from '../pool.js';
 
 export interface BotChatDeps {
@@ -33,7 +34,12 @@ export interface BotChatDeps {
   clock: Clock;
   defaultModel: string;
   webSearchUrl: string;
+  /** Seals questions and answers before they are stored (setting encrypt_chats). */
+  cipher: ChatCipher;
 }
+
+/** The words of a message a person wrote or was answered with: sealed at rest when encrypt_chats is on. */
+export const MESSAGE_TEXT = ['question', 'answer', 'ratingNote'] as const;
 
 export interface BotAsk {
   query: string;
@@ -161,13 +167,14 @@ export function createBotChat(d: BotChatDeps) {
       return { answer: '', answerFormat: 'text', notFound: false, citations: [], webSources: [], model: null, usage: {}, error: null, ...m, chatId: '', seq: 0 } as MessageRow;
     }
     const chatId = chat.chatId;
-    return d.db.transaction((tx) =>
+    const row = d.db.transaction((tx) =>
       tx
         .insert(botMessages)
-        .values({ ...m, chatId, seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM bot_messages WHERE chat_id = ${chatId})` })
+        .values({ ...sealFields(d.cipher, m, MESSAGE_TEXT), chatId, seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM bot_messages WHERE chat_id = ${chatId})` })
         .returning()
         .get(),
     );
+    return openFields(d.cipher, row, MESSAGE_TEXT);
   }
 
   /**
@@ -220,7 +227,7 @@ export function createBotChat(d: BotChatDeps) {
       const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
       if (!chat) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
       const rows = d.db.select().from(botMessages).where(eq(botMessages.chatId, chatId)).orderBy(order === 'newest' ? desc(botMessages.seq) : asc(botMessages.seq)).all();
-      return { chat_id: chatId, bot_id: chat.botId, messages: rows.map(messageView) };
+      return { chat_id: chatId, bot_id: chat.botId, messages: rows.map((r) => messageView(openFields(d.cipher, r, MESSAGE_TEXT))) };
     },
 
     /** Everything checked before a stream opens: bot, chat, provider (a missing model is a 503 here). */
@@ -232,7 +239,7 @@ export function createBotChat(d: BotChatDeps) {
         .where(and(eq(botMessages.chatId, chat.chatId), eq(botMessages.status, 'complete'), eq(botMessages.notFound, false), eq(botMessages.answerFormat, 'text')))
         .orderBy(asc(botMessages.seq))
         .all()
-        .map((m) => ({ question: m.question, answer: m.answer }));
+        .map((m) => ({ question: d.cipher.open(m.question), answer: d.cipher.open(m.answer) }));
       return prepareWith(d.bots.get(botId), chat, prior, req);
     },
 

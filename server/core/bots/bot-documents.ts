@@ -72,7 +72,7 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     const format = sniffFormat(head, name);
     if (!format) {
       rmSync(tmpPath, { force: true });
-      return failed(label, new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PDF, DOCX, HTML, Markdown, text or image document`));
+      return failed(label, new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, text or image document`));
     }
     const job = d.jobs.create({
       tmpPath,

@@ -7,6 +7,8 @@ import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { BotDocuments } from './bot-documents.js';
 import type { BotsStore } from './bots-store.js';
+import { MESSAGE_TEXT } from './bot-chat.js';
+import { openFields, type ChatCipher } from '../chat/chat-cipher.js';
 
 export interface ChatTrainingDeps {
   db: Db;
@@ -14,6 +16,8 @@ export interface ChatTrainingDeps {
   documents: Pick<BotDocuments, 'addBytes'>;
   clock: Clock;
   dataDir: string;
+  /** Opens sealed messages (encrypt_chats). What a person puts up for training becomes a document, stored plain. */
+  cipher: ChatCipher;
 }
 
 export const NO_NEW_CHATS = 'No new chats found for training.';
@@ -49,7 +53,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
   return {
     feedback(chatId: string, messageId: string, f: { rating: 'up' | 'down'; note?: string | null }) {
       const m = message(chatId, messageId);
-      d.db.update(botMessages).set({ rating: f.rating, ratingNote: f.note ?? null }).where(eq(botMessages.messageId, m.messageId)).run();
+      d.db.update(botMessages).set({ rating: f.rating, ratingNote: f.note == null ? null : d.cipher.seal(f.note) }).where(eq(botMessages.messageId, m.messageId)).run();
       return { chat_id: chatId, message_id: messageId, rating: f.rating, note: f.note ?? null };
     },
 
@@ -71,7 +75,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
         )
         .orderBy(asc(botChats.createdAt), asc(botMessages.seq))
         .all()
-        .map((r) => r.m)
+        .map((r) => openFields(d.cipher, r.m, MESSAGE_TEXT))
         .filter((m) => m.answer.trim());
       const free = released([...new Set(candidates.flatMap((m) => (m.trainingJobId ? [m.trainingJobId] : [])))]);
       const pairs = candidates.filter((m) => !m.trainingJobId || free.has(m.trainingJobId));

@@ -6,10 +6,49 @@ import type { GuardedFetch } from '../net/types.js';
 import { checkBaseUrl } from '../remote/provider-request.js';
 import { streamOllamaChat, streamOpenAiChat, type StreamOptions, type StreamResult } from './remote-chat.js';
 
-export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive'] as const;
+/** LongParser's hosted providers: each speaks the OpenAI chat protocol at a known address. */
+export const OPENAI_PROTOCOL_PROVIDERS = ['openrouter', 'groq', 'gemini'] as const;
+export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive', ...OPENAI_PROTOCOL_PROVIDERS] as const;
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+type RemoteProvider = Exclude<LlmProviderName, 'local' | 'extractive'>;
 
-const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', ollama: 'http://127.0.0.1:11434' } as const;
+const DEFAULT_BASE_URL: Record<RemoteProvider, string> = {
+  openai: 'https://api.openai.com/v1',
+  ollama: 'http://127.0.0.1:11434',
+  openrouter: 'https://openrouter.ai/api/v1',
+  groq: 'https://api.groq.com/openai/v1',
+  // Gemini's OpenAI-compatible endpoint (LongParser reaches Gemini through its own SDK instead).
+  gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
+};
+
+/** LongParser's default model per hosted provider (server/chat/llm_chain.py), used when llm_model is left out. */
+const DEFAULT_REMOTE_MODEL: Partial<Record<RemoteProvider, string>> = {
+  gemini: 'gemini-2.5-flash',
+  groq: 'openai/gpt-oss-120b',
+  openrouter: 'openai/gpt-5.3',
+};
+
+/**
+ * The environment variables LongParser reads for each provider's key (docs/deployment/environment.md;
+ * GOOGLE_API_KEY is what its Gemini SDK reads besides). Read once when the server starts.
+ */
+export const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly string[]> = {
+  openai: ['OPENAI_API_KEY'],
+  openrouter: ['OPENROUTER_API_KEY'],
+  groq: ['GROQ_API_KEY'],
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
+
+export type ProviderKeys = Partial<Record<RemoteProvider, string>>;
+
+export function providerKeysFrom(env: Record<string, string | undefined>): ProviderKeys {
+  const keys: ProviderKeys = {};
+  for (const [provider, names] of Object.entries(PROVIDER_KEY_VARIABLES) as [keyof typeof PROVIDER_KEY_VARIABLES, readonly string[]][]) {
+    const value = names.map((n) => env[n]?.trim()).find(Boolean);
+    if (value) keys[provider] = value;
+  }
+  return keys;
+}
 
 export interface LlmChoice {
   provider: Exclude<LlmProviderName, 'extractive'>;
@@ -41,6 +80,8 @@ export interface ChatProviderDeps {
   defaultModel: string;
   /** Every request to a remote provider goes through it. */
   net: GuardedFetch;
+  /** Keys from the environment, used when a request names a provider without an api_key. */
+  providerKeys?: ProviderKeys;
 }
 
 /**
@@ -60,14 +101,15 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
       generate: (messages, o) => deps.llm.generate({ modelPath: installed.ggufPath, contextTokens: installed.model.contextTokens, messages, ...o }),
     };
   }
-  if (!choice.model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
-  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  const model = choice.model ?? DEFAULT_REMOTE_MODEL[choice.provider];
+  if (!model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
+  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key ?? deps.providerKeys?.[choice.provider], model };
   // A malformed base URL is a 400 now, before retrieval and before a stream opens.
   checkBaseUrl(endpoint.baseUrl);
-  const stream = choice.provider === 'openai' ? streamOpenAiChat : streamOllamaChat;
+  const stream = choice.provider === 'ollama' ? streamOllamaChat : streamOpenAiChat;
   return {
     provider: choice.provider,
-    model: choice.model,
+    model,
     generate: async (messages, o) => ({ ...(await stream(deps.net, endpoint, messages, o)), loadMs: 0 }),
   };
 }

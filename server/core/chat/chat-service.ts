@@ -8,8 +8,9 @@ import { findJob } from '../jobs/find-job.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { Search } from '../search/search.js';
 import { checkCitations } from './citations.js';
-import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from './chat-providers.js';
+import { resolveChatGenerator, type ChatGenerator, type LlmProviderName, type ProviderKeys } from './chat-providers.js';
 import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
+import type { ChatCipher } from './chat-cipher.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
 import { draftAnswer, NOT_FOUND_ANSWER } from './draft-answer.js';
 import { DEFAULT_MIN_SIMILARITY, retrieveSources, type RetrievedSource } from './retrieve.js';
@@ -32,6 +33,8 @@ export interface AskRequest extends ChatOptions {
   question: string;
   require_approval?: boolean;
   config?: ChatOptions;
+  /** With session_id: a second request with the same key gets the first one's answer, never a second answer. */
+  idempotency_key?: string;
 }
 
 export interface ResumeRequest {
@@ -57,14 +60,34 @@ export interface ChatDeps {
   defaultModel: string;
   /** Remote chat providers are reached through it. */
   net: GuardedFetch;
+  /** Provider keys from the environment (LongParser's variables), for requests that bring none. */
+  providerKeys?: ProviderKeys;
+  /** Seals questions and answers before they are stored (setting encrypt_chats). */
+  cipher: ChatCipher;
 }
 
 export { NOT_FOUND_ANSWER };
 const DEFAULT_TOP_K = 5;
 const DEFAULT_MAX_TOKENS = 256;
 
+type AnswerView = ReturnType<typeof answerView>;
+
+/** A request whose idempotency_key was seen: the first request's answer, stored or still being written. */
+interface Replay {
+  replay: Promise<AnswerView>;
+}
+
+/** The first request with an idempotency key: settles the waiters of any repeat that comes meanwhile. */
+interface Claim {
+  key: string;
+  idempotencyKey: string;
+  resolve(v: AnswerView): void;
+  reject(err: unknown): void;
+}
+
 /** Everything known before the first token: checked request, session, provider, sources. */
-interface Prepared {
+interface Fresh {
+  claim?: Claim;
   session: SessionRow;
   turnId: string;
   question: string;
@@ -79,9 +102,49 @@ interface Prepared {
   startedAt: number;
 }
 
+type Prepared = Fresh | Replay;
+
+/** A turn as POST /chat answers it. */
+function answerView(t: TurnRow) {
+  const v = turnView(t);
+  return {
+    session_id: t.sessionId, turn_id: v.turn_id, status: v.status,
+    // While pending the draft is the answer shown to the reviewer; a rejected one shows nothing.
+    answer: v.status === 'rejected' ? '' : (v.answer ?? v.draft),
+    sources: v.sources, citations: v.citations, cited_by: v.cited_by, not_found: v.not_found,
+    thread_id: v.thread_id, llm_provider: v.llm_provider, llm_model: v.llm_model, review: v.review, usage: v.usage,
+  };
+}
+
 export function createChat(deps: ChatDeps) {
-  const store = createChatStore(deps.db);
+  const store = createChatStore(deps.db, deps.cipher);
   const now = () => isoNow(deps.clock);
+  /** Answers being written for an idempotency key (session + key): a repeat arriving meanwhile waits for it. */
+  const inFlight = new Map<string, Promise<AnswerView>>();
+
+  /** A replay when the key was seen in the session, else a claim on it (undefined without a key). */
+  function claimKey(req: AskRequest): Replay | Claim | undefined {
+    if (!req.idempotency_key || !req.session_id) return undefined;
+    const key = `${req.session_id}\u0000${req.idempotency_key}`;
+    const stored = store.turnByIdempotencyKey(req.session_id, req.idempotency_key);
+    if (stored) return { replay: Promise.resolve(answerView(stored)) };
+    const running = inFlight.get(key);
+    if (running) return { replay: running };
+    let claim!: Claim;
+    const settled = new Promise<AnswerView>((resolve, reject) => {
+      claim = { key, idempotencyKey: req.idempotency_key!, resolve, reject };
+    });
+    settled.catch(() => undefined); // a failure reaches the first request; waiters see it only if there are any
+    inFlight.set(key, settled);
+    return claim;
+  }
+
+  function release(claim: Claim | undefined, outcome: { view: AnswerView } | { error: unknown }): void {
+    if (!claim) return;
+    inFlight.delete(claim.key);
+    if ('view' in outcome) claim.resolve(outcome.view);
+    else claim.reject(outcome.error);
+  }
 
   function sessionFor(req: AskRequest, by: string): SessionRow {
     if (req.session_id) {
@@ -97,15 +160,33 @@ export function createChat(deps: ChatDeps) {
   }
 
   async function prepare(req: AskRequest, by: string): Promise<Prepared> {
-    const startedAt = performance.now();
-    const o: ChatOptions = { ...req.config, ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k !== 'config' && v !== undefined)) };
     if (req.session_id) store.session(req.session_id);
+    // Before the provider is even resolved: a repeated request never asks (nor needs a model) again.
+    const claimed = claimKey(req);
+    if (claimed && 'replay' in claimed) return claimed;
+    try {
+      return { ...(await prepareFresh(req, by)), claim: claimed };
+    } catch (err) {
+      release(claimed, { error: err });
+      throw err;
+    }
+  }
+
+  async function prepareFresh(req: AskRequest, by: string): Promise<Fresh> {
+    const startedAt = performance.now();
+    const o: ChatOptions = {
+      ...req.config,
+      ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k !== 'config' && k !== 'idempotency_key' && v !== undefined)),
+    };
     const provider = o.llm_provider ?? 'local';
     // The provider first: a missing model is a 503 before any work, and before a stream opens.
     const generator =
       provider === 'extractive'
         ? 'extractive'
-        : await resolveChatGenerator({ provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key }, { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel, net: deps.net });
+        : await resolveChatGenerator(
+            { provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key },
+            { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel, net: deps.net, providerKeys: deps.providerKeys },
+          );
     const session = sessionFor(req, by);
     const prior = store.answeredTurns(session.sessionId);
     const sources = await retrieveSources(deps, {
@@ -122,13 +203,35 @@ export function createChat(deps: ChatDeps) {
     };
   }
 
-  const draft = (p: Prepared, ev: AskEvents) =>
+  const draft = (p: Fresh, ev: AskEvents) =>
     draftAnswer(
       { generator: p.generator, question: p.question, sources: p.sources, prior: p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })), maxTokens: p.maxTokens, temperature: p.temperature },
       ev,
     );
 
-  async function answer(p: Prepared, ev: AskEvents) {
+  /** A repeat of an idempotent request: the first answer, streamed as one piece when streaming. */
+  async function replay(p: Replay, ev: AskEvents): Promise<AnswerView> {
+    const view = await p.replay;
+    ev.onSources?.({ session_id: view.session_id, turn_id: view.turn_id, sources: view.sources });
+    if (view.answer) ev.onToken?.(view.answer);
+    return view;
+  }
+
+  async function answer(p: Prepared, ev: AskEvents): Promise<AnswerView> {
+    if ('replay' in p) return replay(p, ev);
+    try {
+      const view = await answerFresh(p, ev);
+      if (view.status === 'cancelled') {
+        release(p.claim, { error: new AppError('INVALID_STATE', 'the first request with this idempotency_key was cancelled before it was answered; ask again') });
+      } else release(p.claim, { view });
+      return view;
+    } catch (err) {
+      release(p.claim, { error: err });
+      throw err;
+    }
+  }
+
+  async function answerFresh(p: Fresh, ev: AskEvents): Promise<AnswerView> {
     ev.onSources?.({ session_id: p.session.sessionId, turn_id: p.turnId, sources: p.sources.map(sourceView) });
     const base = {
       turnId: p.turnId, sessionId: p.session.sessionId, question: p.question, askedBy: p.askedBy, createdAt: now(),
@@ -153,21 +256,12 @@ export function createChat(deps: ChatDeps) {
     const row = store.addTurn({
       ...base, status, draft: d.text, answer: status === 'complete' ? d.text : null, notFound: d.notFound,
       citations: d.citations, citedBy: d.citedBy, threadId,
+      // A cancelled turn keeps no key: asking again with it asks anew.
+      idempotencyKey: status === 'cancelled' ? null : (p.claim?.idempotencyKey ?? null),
       usage: { ...d.usage, retrieval_ms: p.retrievalMs, total_ms: performance.now() - p.startedAt },
       completedAt: status === 'pending_review' ? null : now(),
     });
     return answerView(row);
-  }
-
-  function answerView(t: TurnRow) {
-    const v = turnView(t);
-    return {
-      session_id: t.sessionId, turn_id: v.turn_id, status: v.status,
-      // While pending the draft is the answer shown to the reviewer; a rejected one shows nothing.
-      answer: v.status === 'rejected' ? '' : (v.answer ?? v.draft),
-      sources: v.sources, citations: v.citations, cited_by: v.cited_by, not_found: v.not_found,
-      thread_id: v.thread_id, llm_provider: v.llm_provider, llm_model: v.llm_model, review: v.review, usage: v.usage,
-    };
   }
 
   async function resume(req: ResumeRequest, by: string) {
@@ -197,6 +291,11 @@ export function createChat(deps: ChatDeps) {
     },
     getSession(sessionId: string) {
       return sessionView(store.session(sessionId), store.turns(sessionId));
+    },
+    /** Deletes a session with its turns (LongParser: DELETE /chat/sessions/{id}). */
+    deleteSession(sessionId: string) {
+      store.deleteSession(sessionId);
+      return { status: 'deleted' as const, session_id: sessionId };
     },
     prepare,
     answer,

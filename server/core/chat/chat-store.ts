@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { chatSessions, chatTurns } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import { AppError } from '../errors.js';
+import { openFields, sealFields, type ChatCipher } from './chat-cipher.js';
 
 export type SessionRow = typeof chatSessions.$inferSelect;
 export type TurnRow = typeof chatTurns.$inferSelect;
@@ -11,8 +12,15 @@ export type NewTurn = Omit<typeof chatTurns.$inferInsert, 'seq'>;
 export const TURN_STATUSES = ['complete', 'pending_review', 'rejected', 'cancelled', 'failed'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-/** Sessions and turns in SQLite; every write is one statement or one transaction. */
-export function createChatStore(db: Db) {
+/** The words of a turn a person asked or was answered with: sealed at rest when encrypt_chats is on. */
+export const TURN_TEXT = ['question', 'draft', 'answer'] as const;
+
+/**
+ * Sessions and turns in SQLite; every write is one statement or one transaction. Turns' words are sealed
+ * on the way in and opened on the way out, so nothing above this store sees a sealed text.
+ */
+export function createChatStore(db: Db, cipher: ChatCipher) {
+  const open = (row: TurnRow | undefined): TurnRow | undefined => (row ? openFields(cipher, row, TURN_TEXT) : row);
   return {
     createSession(jobId: string, title: string | null, by: string, at: string): SessionRow {
       const row = { sessionId: randomUUID(), jobId, title, createdBy: by, createdAt: at, updatedAt: at };
@@ -27,7 +35,7 @@ export function createChatStore(db: Db) {
     },
 
     turns(sessionId: string): TurnRow[] {
-      return db.select().from(chatTurns).where(eq(chatTurns.sessionId, sessionId)).orderBy(asc(chatTurns.seq)).all();
+      return db.select().from(chatTurns).where(eq(chatTurns.sessionId, sessionId)).orderBy(asc(chatTurns.seq)).all().map((t) => open(t)!);
     },
 
     /** Earlier answers a reader has (complete, approved or edited), oldest first, for follow-up questions. */
@@ -38,15 +46,29 @@ export function createChatStore(db: Db) {
     addTurn(turn: NewTurn): TurnRow {
       return db.transaction((tx) => {
         tx.insert(chatTurns)
-          .values({ ...turn, seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_turns WHERE session_id = ${turn.sessionId})` })
+          .values({ ...sealFields(cipher, turn, TURN_TEXT), seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_turns WHERE session_id = ${turn.sessionId})` })
           .run();
         tx.update(chatSessions).set({ updatedAt: turn.createdAt }).where(eq(chatSessions.sessionId, turn.sessionId)).run();
-        return tx.select().from(chatTurns).where(eq(chatTurns.turnId, turn.turnId)).get()!;
+        return open(tx.select().from(chatTurns).where(eq(chatTurns.turnId, turn.turnId)).get())!;
+      });
+    },
+
+    /** The turn a session's earlier request with this idempotency_key produced (never a failed or cancelled one). */
+    turnByIdempotencyKey(sessionId: string, key: string): TurnRow | undefined {
+      return open(db.select().from(chatTurns).where(and(eq(chatTurns.sessionId, sessionId), eq(chatTurns.idempotencyKey, key))).get());
+    },
+
+    /** A session and its turns, gone for good (turns first: they hold its answers and sources). */
+    deleteSession(sessionId: string): void {
+      this.session(sessionId);
+      db.transaction((tx) => {
+        tx.delete(chatTurns).where(eq(chatTurns.sessionId, sessionId)).run();
+        tx.delete(chatSessions).where(eq(chatSessions.sessionId, sessionId)).run();
       });
     },
 
     turnByThread(threadId: string): TurnRow | undefined {
-      return db.select().from(chatTurns).where(eq(chatTurns.threadId, threadId)).get();
+      return open(db.select().from(chatTurns).where(eq(chatTurns.threadId, threadId)).get());
     },
 
     /**
@@ -56,14 +78,14 @@ export function createChatStore(db: Db) {
     resolvePending(turnId: string, set: Partial<TurnRow>): boolean {
       const res = db
         .update(chatTurns)
-        .set(set)
+        .set(sealFields(cipher, set, TURN_TEXT))
         .where(and(eq(chatTurns.turnId, turnId), eq(chatTurns.status, 'pending_review')))
         .run();
       return res.changes === 1;
     },
 
     turn(turnId: string): TurnRow {
-      return db.select().from(chatTurns).where(eq(chatTurns.turnId, turnId)).get()!;
+      return open(db.select().from(chatTurns).where(eq(chatTurns.turnId, turnId)).get())!;
     },
   };
 }

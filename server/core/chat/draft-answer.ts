@@ -49,6 +49,12 @@ export async function draftAnswer(p: DraftInput, ev: DraftEvents): Promise<Draft
   }
   if (p.generator === 'extractive') {
     const x = extractiveAnswer(p.question, p.sources);
+    // Sources holding no sentence to quote (headings, table cells, a contents page): that is "not found",
+    // said plainly, never an empty answer.
+    if (!x.answer.trim()) {
+      ev.onToken?.(notFound);
+      return { text: notFound, notFound: true, citations: [], citedBy: null, aborted: false, usage: {} };
+    }
     ev.onToken?.(x.answer);
     return { text: x.answer, notFound: false, citations: x.citations, citedBy: 'model', aborted: false, usage: {} };
   }

@@ -6,9 +6,9 @@ import type { PromptSource } from './prompt.js';
 
 export interface RetrievedSource extends PromptSource {
   job_id: string;
-  /** Hybrid (reciprocal rank fusion) score, as POST /search reports it. */
+  /** Cosine similarity of the question and the chunk (0..1), as POST /search reports it: what decides relevance. */
   score: number;
-  /** Cosine similarity of the question and the chunk; what decides relevance. */
+  /** The same cosine similarity (kept for callers that name it so). */
   similarity: number;
 }
 
@@ -55,10 +55,10 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
     for (const r of results) {
       const key = `${r.job_id}\u0000${r.chunk_id}`;
       const seen = best.get(key);
-      if (!seen || (r.scores.vector ?? -1) > (seen.scores.vector ?? -1)) best.set(key, r);
+      if (!seen || (r.score ?? 0) > (seen.score ?? 0)) best.set(key, r);
     }
   }
-  const hits = [...best.values()].filter((r) => (r.scores.vector ?? -1) >= o.minSimilarity);
+  const hits = [...best.values()].filter((r) => (r.score ?? 0) >= o.minSimilarity);
   if (hits.length === 0) return [];
   const byJob = new Map<string, SearchHit[]>();
   for (const h of hits) byJob.set(h.job_id, [...(byJob.get(h.job_id) ?? []), h]);
@@ -77,7 +77,7 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
   );
   return hits
     .filter((h) => approved.has(`${h.job_id}\u0000${h.chunk_id}`))
-    .sort((a, b) => (b.scores.vector ?? 0) - (a.scores.vector ?? 0))
+    .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))
     .slice(0, o.topK)
     .map((h, i) => ({
       label: `S${i + 1}`,
@@ -86,7 +86,7 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
       page_numbers: h.page_numbers,
       section_path: h.section_path,
       text: h.text,
-      score: h.score,
-      similarity: h.scores.vector ?? 0,
+      score: h.score ?? 0,
+      similarity: h.score ?? 0,
     }));
 }

@@ -3,10 +3,13 @@ import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { checkBaseUrl } from '../remote/provider-request.js';
+import { HUB_PROVIDERS, isHubProvider, localModelForHubName, type HubProvider } from './hub-names.js';
 import { embedOllama, embedOpenAi } from './remote-providers.js';
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'ollama'] as const;
 export type ProviderName = (typeof EMBEDDING_PROVIDERS)[number];
+/** What a request may name: Lectern's providers and LongParser's names for running a hub model locally. */
+export const EMBEDDING_PROVIDER_NAMES = [...EMBEDDING_PROVIDERS, ...HUB_PROVIDERS] as const;
 
 const DEFAULT_BASE_URL: Record<Exclude<ProviderName, 'local'>, string> = {
   openai: 'https://api.openai.com/v1',
@@ -14,7 +17,8 @@ const DEFAULT_BASE_URL: Record<Exclude<ProviderName, 'local'>, string> = {
 };
 
 export interface ProviderChoice {
-  provider: ProviderName;
+  /** huggingface / sentence-transformers: `local`, with the catalog's ONNX export of the hub model named. */
+  provider: ProviderName | HubProvider;
   model?: string;
   base_url?: string;
   /** Sent to an OpenAI-compatible server as a bearer token; never stored. */
@@ -43,6 +47,10 @@ export interface ProviderDeps {
 
 /** The provider a request (or a collection's stored settings) names; a local model must be installed. */
 export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps): Promise<EmbeddingProvider> {
+  if (isHubProvider(choice.provider)) {
+    const model = await localModelForHubName(choice.model, deps.models, deps.defaultModel);
+    return resolveProvider({ provider: 'local', model }, deps);
+  }
   if (choice.provider === 'local') {
     const installed = await deps.models.require(choice.model ?? deps.defaultModel);
     const spec = { onnxPath: installed.onnxPath, tokenizerPath: installed.tokenizerPath, pooling: installed.model.pooling, maxTokens: installed.model.maxTokens };

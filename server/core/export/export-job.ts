@@ -55,12 +55,15 @@ export function createExporter({ db, files, clock, appVersion }: { db: Db; files
       const allChunks = db.select().from(chunks).where(eq(chunks.jobId, jobId)).orderBy(asc(chunks.orderIndex)).all().map(chunkView);
       const trail = db.select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq)).all().map(revisionView);
       const acceptedBlocks = allBlocks.filter((b) => ACCEPTED.has(b.status));
-      const acceptedChunks = allChunks.filter((c) => ACCEPTED.has(c.status)).map((c) => ({ ...c, text: c.edited_text ?? c.text }));
+      const acceptedChunks = allChunks.filter((c) => ACCEPTED.has(c.status));
       const rejected = [
         ...allBlocks.filter((b) => b.status === 'rejected').map((b) => ({ entity_type: 'block', ...b })),
         ...allChunks.filter((c) => c.status === 'rejected').map((c) => ({ entity_type: 'chunk', ...c })),
       ];
       writeFileSync(join(folder, 'document.md'), renderDocument(job.title, acceptedBlocks));
+      // LongParser's export holds blocks.json and chunks.json (indented JSON arrays): its readers find them here too.
+      writeFileSync(join(folder, 'blocks.json'), `${JSON.stringify(acceptedBlocks, null, 2)}\n`);
+      writeFileSync(join(folder, 'chunks.json'), `${JSON.stringify(acceptedChunks, null, 2)}\n`);
       writeFileSync(join(folder, 'blocks.jsonl'), jsonl(acceptedBlocks));
       writeFileSync(join(folder, 'chunks.jsonl'), jsonl(acceptedChunks));
       writeFileSync(join(folder, 'audit.jsonl'), jsonl(trail));

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { extractDocx, extractHtml, extractMarkdown, extractText, decodeText } from './flow/index.js';
 import { extractPdf } from './pdf/index.js';
+import { extractCsv } from './office/csv.js';
+import { extractPptx } from './office/pptx.js';
+import { extractXlsx } from './office/xlsx.js';
 import { extractImage } from '../ocr/extract-image.js';
 import { checkParseSize } from './heap-guard.js';
 import type { DocumentFormat, ExtractionResult, ExtractOptions } from './types.js';
@@ -19,6 +22,15 @@ export async function extractDocument(path: string, format: DocumentFormat, opts
       return extractImage(data, opts);
     case 'docx':
       result = await extractDocx(data, opts.limits);
+      break;
+    case 'xlsx':
+      result = await extractXlsx(data, opts.limits);
+      break;
+    case 'csv':
+      result = await extractCsv(data, opts.limits);
+      break;
+    case 'pptx':
+      result = await extractPptx(data, opts.limits, opts.onProgress);
       break;
     case 'html':
       checkParseSize(data.length, PARSE_HEAP_PER_BYTE.html, 'the HTML');

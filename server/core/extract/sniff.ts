@@ -4,6 +4,7 @@
  * filename only breaks ties between text formats (Markdown vs plain text, HTML fragments).
  */
 import { decodeHead } from './flow/decode.js';
+import { looksLikeCsv } from './sniff-csv.js';
 import type { DocumentFormat } from './types.js';
 
 const ascii = (s: string): number[] => [...s].map((c) => c.charCodeAt(0));
@@ -40,29 +41,40 @@ function isPdf(head: Uint8Array): boolean {
 }
 
 const ZIP_LOCAL = [0x50, 0x4b, 0x03, 0x04];
-/** The main document part, and its relationships part (only a Word main document has both). */
-const DOCX_NAMES = [ascii('word/document.xml'), ascii('word/_rels/document.xml.rels')];
 
 /**
- * A ZIP is a DOCX when it holds `word/document.xml`. The local headers are walked first (exact
- * names); a header whose size is deferred to a data descriptor stops the walk, and then the bytes
- * are searched for the name. `[Content_Types].xml` alone would also match XLSX and PPTX.
+ * The main part of each OOXML format we read, and its relationships part, in order of precedence: a
+ * Word document or a presentation may embed a workbook (a chart's data), never the other way round.
  */
-function zipIsDocx(head: Uint8Array): boolean {
+const OOXML_PARTS: ReadonlyArray<{ format: 'docx' | 'pptx' | 'xlsx'; names: readonly string[] }> = [
+  { format: 'docx', names: ['word/document.xml', 'word/_rels/document.xml.rels'] },
+  { format: 'pptx', names: ['ppt/presentation.xml', 'ppt/_rels/presentation.xml.rels'] },
+  { format: 'xlsx', names: ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels'] },
+];
+
+/**
+ * Which OOXML format a ZIP is, by its main part: `word/document.xml` (DOCX), `ppt/presentation.xml`
+ * (PPTX), `xl/workbook.xml` (XLSX, XLSM). The local headers are walked first (exact names); a header whose
+ * size is deferred to a data descriptor stops the walk, and then the bytes are searched for the names.
+ * `[Content_Types].xml` alone would match every one of them.
+ */
+function zipFormat(head: Uint8Array): 'docx' | 'pptx' | 'xlsx' | null {
   const dv = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const decoder = new TextDecoder();
+  const seen = new Set<string>();
   let pos = 0;
   while (pos + 30 <= head.length && startsWith(head, ZIP_LOCAL, pos)) {
     const flags = dv.getUint16(pos + 6, true);
     const size = dv.getUint32(pos + 18, true);
     const nameLength = dv.getUint16(pos + 26, true);
     const extraLength = dv.getUint16(pos + 28, true);
-    const name = decoder.decode(head.subarray(pos + 30, pos + 30 + nameLength));
-    if (name === 'word/document.xml' || name === 'word/_rels/document.xml.rels') return true;
+    seen.add(decoder.decode(head.subarray(pos + 30, pos + 30 + nameLength)));
     if (flags & 0x08 && size === 0) break;
     pos += 30 + nameLength + extraLength + size;
   }
-  return DOCX_NAMES.some((name) => indexOf(head, name) >= 0);
+  for (const { format, names } of OOXML_PARTS) if (names.some((n) => seen.has(n))) return format;
+  for (const { format, names } of OOXML_PARTS) if (names.some((n) => indexOf(head, ascii(n)) >= 0)) return format;
+  return null;
 }
 
 /**
@@ -193,6 +205,9 @@ function markdownScore(text: string): number {
   return score;
 }
 
+const CSV_EXT = /\.(?:csv|tsv|tab)$/i;
+/** What callers hand the sniffer: the first 64 KiB of a file, or all of a smaller one. */
+const SNIFF_SIZE = 64 * 1024;
 const MARKDOWN_EXT = /\.(?:md|markdown|mdx|mdown|mkd|mkdn)$/i;
 const HTML_EXT = /\.(?:html?|xhtml)$/i;
 
@@ -220,10 +235,14 @@ function classifyText(text: string, filename: string | undefined): DocumentForma
 export function sniffFormat(head: Uint8Array, filename?: string): DocumentFormat | null {
   if (head.length === 0) return null;
   if (isPdf(head)) return 'pdf';
-  if (startsWith(head, ZIP_LOCAL)) return zipIsDocx(head) ? 'docx' : null;
+  if (startsWith(head, ZIP_LOCAL)) return zipFormat(head);
   if (isDocumentImage(head)) return 'image';
   if (isKnownBinary(head)) return null;
   const { text } = decodeHead(head);
   if (looksBinary(text)) return null;
-  return classifyText(text, filename);
+  const kind = classifyText(text, filename);
+  const csvName = filename !== undefined && CSV_EXT.test(filename);
+  // A head of the full sniffing size is (most likely) cut short: its last record may be partial.
+  if ((kind === 'text' || (csvName && kind !== 'html')) && looksLikeCsv(text, head.length >= SNIFF_SIZE, csvName)) return 'csv';
+  return kind;
 }

@@ -19,8 +19,11 @@ export const BLOCK_TYPES = [
 ] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
-/** `image`: PNG, JPEG, TIFF (each page of a multi-page one) or WebP, read by OCR. */
-export const DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text', 'image'] as const;
+/**
+ * `image`: PNG, JPEG, TIFF (each page of a multi-page one) or WebP, read by OCR. `xlsx` (and .xlsm; macros
+ * never run) and `csv` (any of comma, semicolon or tab as the delimiter) are tables; `pptx` is slides.
+ */
+export const DOCUMENT_FORMATS = ['pdf', 'docx', 'html', 'markdown', 'text', 'image', 'xlsx', 'csv', 'pptx'] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 
 /** Box in PDF points with the origin at the page's top-left corner (y grows downwards). */
@@ -36,13 +39,21 @@ export interface TableGrid {
   rows: string[][];
   /** How many leading rows are header rows (0 when none could be told apart). */
   header_rows: number;
+  /**
+   * Spreadsheets and CSV only: each column's type, inferred from its cells below the header (a column of
+   * mixed types is `string`; one without any value `empty`). Cells stay text in `rows`, as displayed.
+   */
+  column_types?: ColumnType[];
 }
+
+export const COLUMN_TYPES = ['string', 'integer', 'number', 'boolean', 'date', 'empty'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 export interface ExtractedBlock {
   type: BlockType;
   /** Plain text; a table's text is its grid rendered as a Markdown table. */
   text: string;
-  /** 1-based page number; flow formats (DOCX, HTML, Markdown, text) put everything on page 1. */
+  /** 1-based page number (a presentation's slide number); flow formats (DOCX, HTML, Markdown, text, spreadsheets) put everything on page 1. */
   page: number;
   /** Null for flow formats, which have no page geometry. */
   bbox: BBox | null;
@@ -83,6 +94,20 @@ export interface ExtractionResult {
   blocks: ExtractedBlock[];
   title?: string;
   warnings: string[];
+  /** The language of the text (detect-language.ts), set by the worker after extraction; null when unsure. */
+  language?: DetectedLanguage | null;
+}
+
+/** A document's language as detected from its text layer, or from its first OCR pass. */
+export interface DetectedLanguage {
+  /** ISO 639-3 (macrolanguage where one exists: ara, zho). */
+  code: string;
+  /** The OCR language (tesseract code) that reads it, when Lectern knows one. */
+  ocr_language: string | null;
+  /** 0..1: how far ahead of the next candidate the language is. */
+  confidence: number;
+  /** Detected on the text layer, or on text that OCR read (more than half of the sample). */
+  source: 'text' | 'ocr';
 }
 
 /** Reported after each page (PDF) or once at the end (flow formats). */

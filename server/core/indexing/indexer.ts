@@ -98,6 +98,9 @@ export function createIndexer(deps: IndexerDeps) {
       job_id: jobId,
       status: 'embedding' as const,
       collection_name: name,
+      collection: name,
+      // The commit bumps the version once (core/indexing: commit); the number it will then read.
+      index_version: String(accepted.collection.indexVersion + 1),
       provider: provider.provider,
       model: provider.model,
       vector_db: 'usearch' as const,

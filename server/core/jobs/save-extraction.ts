@@ -85,6 +85,7 @@ export function saveExtraction(db: Db, jobId: string, out: ExtractTaskOutput, no
         totalBlocks: out.blocks.length,
         totalChunks: out.chunks.length,
         title: doc.title ?? null,
+        detectedLanguage: doc.language ?? null,
         pageSize: commonPageSize(doc.pages),
         warnings: doc.warnings,
         finishedAt: now,

@@ -6,7 +6,7 @@
  */
 import { tableMarkdown } from '../extract/pdf/tables.js';
 import type { BBox, ExtractedBlock } from '../extract/types.js';
-import { bodySize, flattenLines, meanConfidence, unionBox, type OcrLine, type TessBlock, type TessBox } from './ocr-lines.js';
+import { bodySize, flattenLines, joinWords, meanConfidence, spaceBetween, unionBox, type OcrLine, type TessBlock, type TessBox } from './ocr-lines.js';
 import { findOcrTables } from './ocr-tables.js';
 import { putRowsInOrder } from './ocr-reading-order.js';
 
@@ -48,7 +48,7 @@ function joinLines(texts: readonly string[]): string {
   for (const t of texts) {
     if (!out) out = t;
     else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(t)) out = out.slice(0, -1) + t;
-    else out += ` ${t}`;
+    else out += spaceBetween(out, t) + t;
   }
   return out;
 }
@@ -100,7 +100,7 @@ function groupBlock(g: Group, geo: BlockGeometry, listLeft: number, body: number
   if (g.marker) {
     const first = g.lines[0] as OcrLine;
     // A bullet glyph is layout, not text (and OCR rarely gets its character right); a number stays.
-    if (g.marker === 'bullet') texts[0] = first.words.slice(1).map((w) => w.text).join(' ');
+    if (g.marker === 'bullet') texts[0] = joinWords(first.words.slice(1).map((w) => w.text));
     const indent = Math.max(0, Math.round((first.x0 - listLeft) / (2 * body)));
     return { ...base, type: 'list_item', text: joinLines(texts), indent_level: indent };
   }

@@ -85,6 +85,24 @@ function cleanWord(w: TessWord): OcrWord | null {
   return { text, conf: w.confidence, ...w.bbox };
 }
 
+/**
+ * Chinese and Japanese are written without spaces, but tesseract hands every character (or run) over as a
+ * word of its own: no space goes between two such words, or "年度报告" would read "年 度 报告" (and neither
+ * search nor the language detector would know the words).
+ */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+export function spaceBetween(before: string, after: string): string {
+  return CJK.test(before.slice(-1)) && CJK.test(after.slice(0, 1)) ? '' : ' ';
+}
+
+/** Words (or lines) joined as the script writes them: with spaces, except between CJK characters. */
+export function joinWords(parts: readonly string[]): string {
+  let out = '';
+  for (const p of parts) out = out ? out + spaceBetween(out, p) + p : p;
+  return out;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
@@ -105,7 +123,7 @@ export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
         const heights = words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
         inBlock.push({
           words,
-          text: words.map((w) => w.text).join(' '),
+          text: joinWords(words.map((w) => w.text)),
           conf,
           size: percentile(heights, 0.9),
           para,

@@ -14,7 +14,7 @@ import { imageDpi } from './image-dpi.js';
 import { checkImageLimits } from './image-size.js';
 import { isIntactPng } from './png-check.js';
 import { renderOpenPdfPageGrey } from './render-page.js';
-import { assertLanguageInstalled, DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
+import { assertLanguagesInstalled, DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
 import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
 
 export interface OcrPageResult {
@@ -120,7 +120,7 @@ async function ocrRaster(raster: GreyRaster | null, frame: Frame, lang: string, 
 export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   // Fail on a missing language before spending a render on the page.
-  assertLanguageInstalled(lang);
+  assertLanguagesInstalled(lang);
   const { grey, ...r } = await renderOpenPdfPageGrey(doc, pageNumber, {
     dpi: opts.dpi ?? 300,
     region: opts.bbox,

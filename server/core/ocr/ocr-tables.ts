@@ -4,7 +4,7 @@
  * for left-, right- and centre-aligned columns alike.
  */
 import type { TableGrid } from '../extract/types.js';
-import { lineCells, type OcrLine, type OcrWord } from './ocr-lines.js';
+import { joinWords, lineCells, type OcrLine, type OcrWord } from './ocr-lines.js';
 
 export interface OcrTableHit {
   first: number;
@@ -25,7 +25,7 @@ function cellsOf(line: OcrLine): Cell[] {
   return lineCells(line).map((ws: OcrWord[]) => ({
     x0: ws[0]?.x0 ?? 0,
     x1: ws[ws.length - 1]?.x1 ?? 0,
-    text: ws.map((w) => w.text).join(' '),
+    text: joinWords(ws.map((w) => w.text)),
   }));
 }
 

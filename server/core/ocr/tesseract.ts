@@ -1,14 +1,25 @@
 /**
- * The OCR engine of one thread: a tesseract.js worker per language, created on first use and reused for every
- * page after (a worker costs ~1 s to start and ~100 MB of memory). Language data comes from installed npm
- * packages (`@tesseract.js-data/<lang>`) with a local `langPath`: without it tesseract.js downloads the data,
- * which offline means a crash (or a hang once an errorHandler is set).
+ * The OCR engine of one thread: a tesseract.js worker per language set (`eng`, `eng+deu`), created on first
+ * use and reused for every page after (a worker costs ~1 s to start and ~100 MB of memory). Each language's
+ * model is read here from its installed file (the bundled package or the data folder, see
+ * ocr-languages.ts) and handed to tesseract.js as data: its `langPath` names one folder for all languages,
+ * and the languages of one job may live in two. Without data or a local path tesseract.js downloads the
+ * model, which offline means a crash (or a hang once an errorHandler is set).
+ * (tesseract.js 7 passed such in-memory models' bytes instead of their codes to tesseract's Init;
+ * patches/tesseract.js+7.0.0.patch carries the upstream fix, naptha/tesseract.js#1052.)
  */
+import { readFile } from 'node:fs/promises';
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 
-import { assertLanguageInstalled, DEFAULT_OCR_LANG, ocrError } from './ocr-languages.js';
+import { assertLanguagesInstalled, DEFAULT_OCR_LANG, languageModelFile, ocrError } from './ocr-languages.js';
 
-export { assertLanguageInstalled, DEFAULT_OCR_LANG, installedLanguages, languageDataPath, type OcrError } from './ocr-languages.js';
+export {
+  assertLanguagesInstalled,
+  DEFAULT_OCR_LANG,
+  installedLanguages,
+  languageModelFile,
+  type OcrError,
+} from './ocr-languages.js';
 
 export interface OcrEngine {
   lang: string;
@@ -34,16 +45,22 @@ export function getOcrEngine(lang: string = DEFAULT_OCR_LANG): Promise<OcrEngine
 }
 
 async function startEngine(lang: string): Promise<OcrEngine> {
-  const langPath = assertLanguageInstalled(lang);
+  const codes = assertLanguagesInstalled(lang);
+  // tesseract.js gunzips each model itself (it checks the gzip magic).
+  const models = await Promise.all(
+    codes.map(async (code) => {
+      const file = languageModelFile(code);
+      if (!file) throw ocrError('OCR_LANGUAGE_MISSING', `OCR language data for '${code}' is no longer installed`);
+      return { code, data: new Uint8Array(await readFile(file)) };
+    }),
+  );
   let lastError: unknown;
-  const worker = await createWorker(lang, OEM.LSTM_ONLY, {
-    langPath,
-    gzip: true,
+  const worker = await createWorker(models, OEM.LSTM_ONLY, {
     // No cache: by default tesseract.js writes the unpacked data to a cache file (in the working directory
-    // or cachePath) and from then on reads that file *before* langPath. The data would then no longer come
-    // from the installed package (an upgraded package, or a file another process or user left in a shared
-    // temp folder, would be silently ignored or used), and two threads starting at once race on a file
-    // written in place. Unpacking the 2.9 MB package file costs ~20 ms per engine, once per thread.
+    // or cachePath) and from then on reads that file *before* the given data. The model would then no
+    // longer come from the installed file (an upgraded one, or a file another process or user left in a
+    // shared temp folder, would be silently ignored or used), and two threads starting at once race on a
+    // file written in place. Unpacking the 2.9 MB English file costs ~20 ms per engine, once per thread.
     cacheMethod: 'none',
     // Without a handler tesseract.js throws from its own message listener and takes the thread down;
     // with one, the failing call still rejects, so only remember the cause for the message.

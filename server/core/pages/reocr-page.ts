@@ -78,12 +78,13 @@ function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string; 
     .get() as BlockRow;
 }
 
-export function createReocr({ db, pool, files, clock }: { db: Db; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock }) {
+/** `languagesDir`: the data folder's OCR languages, where a request's `language` must be installed. */
+export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock; languagesDir: string }) {
   return {
     async run(jobId: string, page: number, req: ReocrRequest, reviewer: string) {
       const job = findPagedJob(db, jobId, page);
       requireState(job, ['ready_for_review'], 're-read a page');
-      const language = ocrLanguageOption(req.language ?? job.options.ocr_language);
+      const language = ocrLanguageOption(req.language ?? job.options.ocr_language, languagesDir);
       const result = await pool.ocrPage({
         path: files.originalPath(jobId, job.sourceFile),
         format: job.format as DocumentFormat,

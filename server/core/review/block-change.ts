@@ -3,7 +3,8 @@ import { blocks } from '../../../drizzle/schema.js';
 import type { DbLike } from '../../store/db.js';
 import { writeRevision } from '../audit/revisions.js';
 import { AppError } from '../errors.js';
-import { nextStatus, reviewAction } from './review-state.js';
+import { reviewAction } from '../audit/actions.js';
+import { nextStatus } from './review-state.js';
 
 export type BlockRow = typeof blocks.$inferSelect;
 
@@ -79,7 +80,7 @@ const contribution = (type: string, text: string, s: BlockState) => (s.status ==
 export interface WriteOptions {
   reviewer: string;
   now: string;
-  /** The audit action; by default derived from the change (approve, edit, reset…). */
+  /** The audit action; by default the status the change leaves (approved, edited, pending…). */
   action?: string;
   undoesRevisionId?: string;
 }
@@ -90,13 +91,12 @@ export interface WriteOptions {
  */
 export function writeBlockState(tx: DbLike, cur: BlockRow, next: BlockState, o: WriteOptions): { row: BlockRow; contentChanged: boolean } {
   const prev = stateOf(cur);
-  const textChanged = prev.editedText !== next.editedText || prev.editedType !== next.editedType;
   const revisionId = writeRevision(tx, {
     jobId: cur.jobId,
     entityType: 'block',
     entityId: cur.blockId,
     previousRevisionId: cur.currentRevisionId,
-    action: o.action ?? reviewAction(prev.status, next.status, textChanged),
+    action: o.action ?? reviewAction(next.status),
     before: snapshotOf(prev, cur.version),
     after: snapshotOf(next, cur.version + 1),
     originalText: cur.text,

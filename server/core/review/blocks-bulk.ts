@@ -7,6 +7,7 @@ import { findJob } from '../jobs/find-job.js';
 import { blockView, type BlockView } from '../views.js';
 import { sameState, stateFromSnapshot, stateOf, writeBlockState, type BlockRow, type BlockState } from './block-change.js';
 import { markChunksStale, requireState } from './review-state.js';
+import { undoStructure } from './block-structure.js';
 
 /** A block named with the version the caller saw. */
 export interface BlockRef {
@@ -66,7 +67,7 @@ function filterConditions(jobId: string, f: BlockFilter): SQL[] {
  * not the one given is a 409 listing every stale one with its current copy, so a client can refresh them
  * and send the rest again. Nothing is written in either case.
  */
-function listedBlocks(tx: DbLike, jobId: string, items: BlockRef[]): BlockRow[] {
+export function listedBlocks(tx: DbLike, jobId: string, items: BlockRef[]): BlockRow[] {
   const rows = new Map<string, BlockRow>();
   // SQLite binds at most 32,766 variables: fetch in slices.
   for (let i = 0; i < items.length; i += 5000) {
@@ -84,7 +85,7 @@ function listedBlocks(tx: DbLike, jobId: string, items: BlockRef[]): BlockRow[] 
   return items.map((r) => rows.get(r.block_id)!);
 }
 
-function duplicateIds(items: BlockRef[]): string[] {
+export function duplicateIds(items: BlockRef[]): string[] {
   const seen = new Set<string>();
   return items.filter((r) => (seen.has(r.block_id) ? true : (seen.add(r.block_id), false))).map((r) => r.block_id);
 }
@@ -138,16 +139,19 @@ export function createBlocksBulk({ db, clock }: { db: Db; clock: Clock }) {
      * A block changed since that revision (by anyone) is a 409 listing it: undoing over someone else's
      * change would lose it.
      */
-    undo(jobId: string, items: UndoItem[], reviewer: string): BulkResult {
-      const dup = duplicateIds(items);
+    undo(jobId: string, all: UndoItem[], reviewer: string): BulkResult {
+      const dup = duplicateIds(all);
       if (dup.length) throw new AppError('VALIDATION_FAILED', 'a block is listed twice', { duplicates: dup });
       return run(jobId, 'undo review', (tx, now) => {
+        // Split, merge and move are taken back as whole operations; the rest block by block below.
+        const structural = undoStructure(tx, jobId, all.map((i) => i.revision_id), reviewer, now);
+        const items = all.filter((i) => !structural.handled.has(i.revision_id));
         const rows = listedBlocks(tx, jobId, items);
         const revs = new Map(
           tx
             .select()
             .from(revisions)
-            .where(and(eq(revisions.jobId, jobId), inArray(revisions.revisionId, items.map((i) => i.revision_id))))
+            .where(and(eq(revisions.jobId, jobId), inArray(revisions.revisionId, items.length ? items.map((i) => i.revision_id) : [''])))
             .all()
             .map((r) => [r.revisionId, r]),
         );
@@ -171,7 +175,7 @@ export function createBlocksBulk({ db, clock }: { db: Db; clock: Clock }) {
           updated.push(row);
           if (contentChanged) changedContent.push(cur.blockId);
         }
-        return { updated, unchanged: 0, changedContent };
+        return { updated: [...structural.restored, ...updated], unchanged: 0, changedContent: [...structural.changed, ...changedContent] };
       });
     },
   };

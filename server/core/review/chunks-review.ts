@@ -7,7 +7,8 @@ import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { chunkView } from '../views.js';
 import { reviewedText } from './block-change.js';
-import { nextStatus, requireState, reviewAction } from './review-state.js';
+import { reviewAction } from '../audit/actions.js';
+import { nextStatus, requireState } from './review-state.js';
 import { paginate } from '../../store/paginate.js';
 
 export interface ChunkQuery {
@@ -68,7 +69,7 @@ export function createChunksReview({ db, clock }: { db: Db; clock: Clock }) {
           entityType: 'chunk',
           entityId: chunkId,
           previousRevisionId: cur.currentRevisionId,
-          action: reviewAction(cur.status, status, editedText !== cur.editedText),
+          action: reviewAction(status),
           before: snapshot(cur),
           after: { status, edited_text: editedText, reviewer_note: reviewerNote, version: cur.version + 1 },
           originalText: cur.text,

@@ -45,7 +45,7 @@ function settlePending(
       entityType: entity,
       entityId: id,
       previousRevisionId: r.currentRevisionId,
-      action: to === 'approved' ? 'auto_approve' : 'auto_reject',
+      action: to === 'approved' ? 'auto_approved' : 'auto_rejected',
       before: { status: 'pending', version: r.version },
       after: { status: to, version: r.version + 1 },
       originalText: r.text,

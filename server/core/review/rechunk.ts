@@ -20,8 +20,9 @@ export interface RechunkResult {
 }
 
 /** Changes to the blocks while the worker chunks show up here, so the write can tell it raced an edit. */
+// Count and order too: a merge removes a block while bumping another's version, a move changes only order.
 const blocksFingerprint = (db: DbLike, jobId: string) =>
-  db.select({ v: sql<number>`COALESCE(SUM(${blocks.version}), 0)` }).from(blocks).where(eq(blocks.jobId, jobId)).get()?.v ?? 0;
+  db.select({ v: sql<string>`COALESCE(SUM(${blocks.version}), 0) || ':' || COUNT(*) || ':' || COALESCE(SUM(${blocks.orderIndex} * ${blocks.version}), 0)` }).from(blocks).where(eq(blocks.jobId, jobId)).get()?.v ?? '';
 
 /**
  * Rebuilds a job's chunks from its reviewed blocks (edited text and type applied, rejected blocks left

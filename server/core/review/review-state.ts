@@ -20,13 +20,6 @@ export function nextStatus(current: string, requested: string | undefined, edite
   return current;
 }
 
-/** The audit action for a review change. */
-export function reviewAction(before: string, after: string, contentChanged: boolean): string {
-  if (contentChanged || (after === 'edited' && before !== 'edited')) return 'edit';
-  if (after === before) return 'note';
-  return { approved: 'approve', rejected: 'reject', pending: 'reset', edited: 'edit' }[after] ?? 'update';
-}
-
 /** Chunks built from any of these blocks are stale once a block's text, type or rejection changed. */
 export function markChunksStale(db: DbLike, jobId: string, blockIds: string[]): number {
   if (!blockIds.length) return 0;

@@ -3,8 +3,8 @@ import { chunkVectors, chunks, jobIndexes } from '../../../drizzle/schema.js';
 import type { ModelManager } from '../../models/manager.js';
 import type { CollectionIndexes } from '../../store/collection-indexes.js';
 import type { Db } from '../../store/db.js';
-import { AppError } from '../errors.js';
-import { resolveProvider, type ProviderName } from '../embedding/providers.js';
+import { AppError, isAppError } from '../errors.js';
+import { resolveProvider, type EmbeddingProvider, type ProviderName } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
@@ -12,6 +12,8 @@ import { requireCollection, type CollectionRow } from '../indexing/collections.j
 import { keywordCandidates, vectorCandidates, type Candidate } from './candidates.js';
 import { filterSql, type SearchFilters } from './filters.js';
 import { reciprocalRankFusion } from './fuse.js';
+import { cosineSimilarity, readableScore } from './similarity.js';
+import { demoteTablesOfContents, isTableOfContents } from './toc.js';
 
 export const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -27,7 +29,12 @@ export interface SearchRequest {
   filters?: SearchFilters;
   /** For a collection built by an OpenAI-compatible provider that needs a key to embed the query. */
   api_key?: string;
+  /** The index version the caller expects (LongParser pins searches to one); another one is a 409. */
+  index_version?: string | number;
 }
+
+/** LongParser's default; more are asked for with top_k. */
+export const DEFAULT_TOP_K = 5;
 
 export interface SearchDeps {
   db: Db;
@@ -37,6 +44,18 @@ export interface SearchDeps {
   defaultModel: string;
   /** A collection built by a remote provider embeds its queries there, through this. */
   net: GuardedFetch;
+}
+
+interface Row {
+  id: number;
+  jobId: string;
+  chunkId: string;
+  text: string;
+  textHash: string;
+  chunkType: string;
+  pageNumbers: number[];
+  sectionPath: string[];
+  blockIds: string[];
 }
 
 /** How deep each list goes before fusion: deeper than top_k, so fusion can lift what one list ranks low. */
@@ -57,71 +76,128 @@ function collectionFor(db: Db, req: SearchRequest): CollectionRow {
 export function createSearch(deps: SearchDeps) {
   const { db } = deps;
 
-  async function queryVector(c: CollectionRow, req: SearchRequest): Promise<Float32Array> {
-    const provider = await resolveProvider(
+  async function providerFor(c: CollectionRow, req: SearchRequest) {
+    return resolveProvider(
       { provider: c.provider as ProviderName, model: c.model, base_url: c.baseUrl ?? undefined, api_key: req.api_key },
       { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net },
     );
-    const [v] = await provider.embed([req.query]);
+  }
+
+  async function queryVector(provider: EmbeddingProvider, c: CollectionRow, query: string): Promise<Float32Array> {
+    const [v] = await provider.embed([query]);
     if (!v || v.length !== c.dimensions) throw new AppError('INDEX_MISMATCH', `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`);
     return v;
   }
 
-  function details(ranked: Candidate[], perMode: Map<number, { vector?: number; keyword?: number }>) {
-    if (ranked.length === 0) return [];
-    const ids = ranked.map((r) => r.id);
-    const rows = db
-      .select({ id: chunkVectors.id, jobId: chunkVectors.jobId, chunkId: chunkVectors.chunkId, text: chunkVectors.text, chunkType: chunks.chunkType, pageNumbers: chunks.pageNumbers, sectionPath: chunks.sectionPath, blockIds: chunks.blockIds })
-      .from(chunkVectors)
-      .innerJoin(chunks, sql`${chunks.jobId} = ${chunkVectors.jobId} AND ${chunks.chunkId} = ${chunkVectors.chunkId}`)
-      .where(inArray(chunkVectors.id, ids))
-      .all();
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ranked.flatMap((r) => {
-      const row = byId.get(r.id);
-      if (!row) return [];
-      const s = perMode.get(r.id) ?? {};
-      return [{
-        chunk_id: row.chunkId,
-        job_id: row.jobId,
-        text: row.text,
-        score: r.score,
-        page_numbers: row.pageNumbers,
-        chunk_type: row.chunkType,
-        section_path: row.sectionPath,
-        block_ids: row.blockIds,
-        scores: { vector: s.vector ?? null, keyword: s.keyword ?? null },
-      }];
-    });
+  function rowsOf(ids: number[]) {
+    if (ids.length === 0) return new Map<number, Row>();
+    const rows: Row[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      rows.push(
+        ...db
+          .select({ id: chunkVectors.id, jobId: chunkVectors.jobId, chunkId: chunkVectors.chunkId, text: chunkVectors.text, textHash: chunkVectors.textHash, chunkType: chunks.chunkType, pageNumbers: chunks.pageNumbers, sectionPath: chunks.sectionPath, blockIds: chunks.blockIds })
+          .from(chunkVectors)
+          .innerJoin(chunks, sql`${chunks.jobId} = ${chunkVectors.jobId} AND ${chunks.chunkId} = ${chunkVectors.chunkId}`)
+          .where(inArray(chunkVectors.id, ids.slice(i, i + 500)))
+          .all(),
+      );
+    }
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The provider and the query's vector; undefined when `optional` and the provider cannot embed here. */
+  async function embedQuery(c: CollectionRow, req: SearchRequest, optional: boolean) {
+    try {
+      const provider = await providerFor(c, req);
+      return { provider, vector: await queryVector(provider, c, req.query) };
+    } catch (err) {
+      if (optional && isAppError(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The cosine similarity of the query and each hit. Hits the vector list did not reach (found by keyword
+   * only) are embedded again with the collection's model: the text is the one that was embedded, so this
+   * is the similarity its stored vector has (up to the index's quantization).
+   */
+  async function similarities(hits: Row[], known: Map<number, number>, provider: EmbeddingProvider, query: Float32Array) {
+    const out = new Map(known);
+    const missing = hits.filter((h) => !out.has(h.id));
+    for (let i = 0; i < missing.length; i += provider.batchSize) {
+      const part = missing.slice(i, i + provider.batchSize);
+      const vectors = await provider.embed(part.map((h) => h.text));
+      part.forEach((h, j) => out.set(h.id, vectors[j] ? cosineSimilarity(query, vectors[j]) : 0));
+    }
+    return out;
   }
 
   return async function search(req: SearchRequest) {
     const mode = req.mode ?? 'hybrid';
-    const topK = req.top_k ?? 10;
+    const topK = req.top_k ?? DEFAULT_TOP_K;
     const c = collectionFor(db, req);
+    const indexVersion = String(c.indexVersion);
+    if (req.index_version !== undefined && String(req.index_version) !== indexVersion) {
+      throw new AppError(
+        'INDEX_MISMATCH',
+        `index_version ${req.index_version} of collection ${c.name} is no longer served: its index is at ${indexVersion} (only the current index is kept; search without index_version, or with ${indexVersion})`,
+        { collection_name: c.name, index_version: indexVersion, requested: String(req.index_version) },
+      );
+    }
     const where = filterSql(req.filters, req.job_id);
     const filtered = Boolean(req.job_id || (req.filters && Object.values(req.filters).some((v) => v !== undefined)));
-    const depth = mode === 'hybrid' ? fusionDepth(topK) : topK;
+    // Every mode lists deeper than top_k: fusion can lift what one list ranks low, and a demoted table of
+    // contents leaves room for the passages below it.
+    const depth = fusionDepth(topK);
     const perMode = new Map<number, { vector?: number; keyword?: number }>();
     const note = (list: Candidate[], kind: 'vector' | 'keyword') => {
       for (const x of list) perMode.set(x.id, { ...perMode.get(x.id), [kind]: x.score });
       return list;
     };
+    // The query is embedded in every mode: `score` is its cosine similarity to each hit, whatever ranked them.
+    // Keyword search alone still answers when the collection's model cannot embed here (a remote provider
+    // without its key, a model removed since): BM25 orders, and `score` is null.
+    const embedder = await embedQuery(c, req, mode === 'keyword');
     const lists: Candidate[][] = [];
-    if (mode !== 'keyword') {
-      const vector = await queryVector(c, req);
-      lists.push(note(vectorCandidates(db, deps.indexes.get(c), c.name, vector, where, depth, filtered), 'vector'));
-    }
+    if (mode !== 'keyword') lists.push(note(vectorCandidates(db, deps.indexes.get(c), c.name, embedder!.vector, where, depth, filtered), 'vector'));
     if (mode !== 'vector') lists.push(note(keywordCandidates(db, c.name, req.query, where, depth), 'keyword'));
-    const ranked = (mode === 'hybrid' ? reciprocalRankFusion(lists) : lists[0]!).slice(0, topK);
-    const results = details(ranked, perMode);
+    const ranked = mode === 'hybrid' ? reciprocalRankFusion(lists) : lists[0]!;
+    const rows = rowsOf(ranked.map((r) => r.id));
+    const present = ranked.flatMap((r) => {
+      const row = rows.get(r.id);
+      return row ? [{ rank: r.score, row }] : [];
+    });
+    const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.sectionPath)).slice(0, topK);
+    const knownCosine = new Map(top.flatMap((x) => (perMode.get(x.row.id)?.vector !== undefined ? [[x.row.id, perMode.get(x.row.id)!.vector!] as const] : [])));
+    const cosine = embedder ? await similarities(top.map((x) => x.row), knownCosine, embedder.provider, embedder.vector) : undefined;
+    const results = top.map(({ rank, row }) => {
+      const s = perMode.get(row.id) ?? {};
+      const metadata = {
+        job_id: row.jobId, chunk_id: row.chunkId, chunk_type: row.chunkType, section_path: row.sectionPath, page_numbers: row.pageNumbers,
+        block_ids: row.blockIds, index_version: indexVersion, text_hash: row.textHash, collection: c.name,
+      };
+      return {
+        chunk_id: row.chunkId,
+        job_id: row.jobId,
+        text: row.text,
+        score: cosine ? readableScore(cosine.get(row.id) ?? 0) : null,
+        rank_score: rank,
+        page_numbers: row.pageNumbers,
+        chunk_type: row.chunkType,
+        section_path: row.sectionPath,
+        block_ids: row.blockIds,
+        scores: { vector: s.vector ?? null, keyword: s.keyword ?? null },
+        index_version: indexVersion,
+        metadata,
+      };
+    });
     return {
       query: req.query,
       mode,
       collection_name: c.name,
       model: c.model,
       provider: c.provider,
-      index_version: c.indexVersion,
+      index_version: indexVersion,
       results,
       total: results.length,
     };

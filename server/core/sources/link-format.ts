@@ -7,7 +7,7 @@
  */
 import { AppError } from '../errors.js';
 import { sniffFormat } from '../extract/sniff.js';
-import type { DocumentFormat } from '../extract/types.js';
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../extract/types.js';
 
 /** How much of the body the sniffer looks at, as for uploads. */
 const SNIFF_BYTES = 64 * 1024;
@@ -32,9 +32,11 @@ export function parseContentType(header: string | null): ContentType {
 const TEXT_DOCUMENT_TYPES = new Set([
   '', 'application/octet-stream', 'binary/octet-stream', 'application/unknown',
   'text/html', 'application/xhtml+xml', 'text/plain', 'text/markdown', 'text/x-markdown',
+  'text/csv', 'application/csv', 'text/tab-separated-values',
 ]);
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const MARKDOWN_TYPES = new Set(['text/markdown', 'text/x-markdown']);
+const CSV_TYPES = new Set(['text/csv', 'application/csv', 'text/tab-separated-values']);
 
 export interface LinkFormat {
   format: DocumentFormat;
@@ -45,6 +47,12 @@ export interface LinkFormat {
 }
 
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** The binary formats the bytes alone decide, with the media type and extension Lectern gives them. */
+const OOXML_FORMATS: Record<'docx' | 'xlsx' | 'pptx', LinkFormat> = {
+  docx: { format: 'docx', content_type: DOCX_TYPE, extension: '.docx' },
+  xlsx: { format: 'xlsx', content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: '.xlsx' },
+  pptx: { format: 'pptx', content_type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', extension: '.pptx' },
+};
 
 function imageFormat(head: Uint8Array): LinkFormat {
   if (head[0] === 0x89) return { format: 'image', content_type: 'image/png', extension: '.png' };
@@ -53,7 +61,8 @@ function imageFormat(head: Uint8Array): LinkFormat {
   return { format: 'image', content_type: 'image/tiff', extension: '.tif' };
 }
 
-const TEXT_FORMATS: Record<'html' | 'markdown' | 'text', LinkFormat> = {
+const TEXT_FORMATS: Record<'html' | 'markdown' | 'text' | 'csv', LinkFormat> = {
+  csv: { format: 'csv', content_type: 'text/csv', extension: '.csv' },
   html: { format: 'html', content_type: 'text/html', extension: '.html' },
   markdown: { format: 'markdown', content_type: 'text/markdown', extension: '.md' },
   text: { format: 'text', content_type: 'text/plain', extension: '.txt' },
@@ -67,20 +76,21 @@ export function decideFormat(bytes: Uint8Array, type: ContentType, nameHint: str
   if (sniffed === null) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `the link is not a document Lectern reads (${declared})`, {
       content_type: type.mime || null,
-      supported: ['pdf', 'docx', 'html', 'markdown', 'text', 'image'],
+      supported: [...DOCUMENT_FORMATS],
     });
   }
   if (sniffed === 'pdf') return { format: 'pdf', content_type: 'application/pdf', extension: '.pdf' };
-  if (sniffed === 'docx') return { format: 'docx', content_type: DOCX_TYPE, extension: '.docx' };
+  if (sniffed === 'docx' || sniffed === 'xlsx' || sniffed === 'pptx') return OOXML_FORMATS[sniffed];
   if (sniffed === 'image') return imageFormat(head);
   if (!TEXT_DOCUMENT_TYPES.has(type.mime)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `the link is text but not a document (${declared})`, {
       content_type: type.mime,
-      supported: ['pdf', 'docx', 'html', 'markdown', 'text', 'image'],
+      supported: [...DOCUMENT_FORMATS],
     });
   }
   if (HTML_TYPES.has(type.mime)) return TEXT_FORMATS.html;
   if (MARKDOWN_TYPES.has(type.mime)) return TEXT_FORMATS.markdown;
+  if (CSV_TYPES.has(type.mime)) return TEXT_FORMATS.csv;
   return TEXT_FORMATS[sniffed];
 }
 
@@ -114,7 +124,7 @@ export function urlFileName(url: string): string | undefined {
 
 /** Extensions that say nothing true about the content once the format is known: replaced, not kept. */
 const REPLACED_EXTENSIONS =
-  /\.(?:html?|xhtml|shtml|php\d?|aspx?|jsp|cgi|pl|cfm|pdf|docx?|txt|text|md|markdown|png|jpe?g|tiff?|webp|gif|bin|dat)$/i;
+  /\.(?:html?|xhtml|shtml|php\d?|aspx?|jsp|cgi|pl|cfm|pdf|docx?|xlsx?|xlsm|pptx?|csv|tsv|txt|text|md|markdown|png|jpe?g|tiff?|webp|gif|bin|dat)$/i;
 /** Names that say nothing about a page (`/index.html`, `/`): the title names it better. */
 const GENERIC_NAMES = /^(?:index|default|home|main|view|page|article|download|file)$/i;
 const SAME_EXTENSION: Record<string, RegExp> = {

@@ -96,7 +96,7 @@ export async function readLink(fetch: GuardedFetch, url: string, opts: ReadLinkO
 
   if (found.format !== 'html') {
     const { bytes, content_type } =
-      found.format === 'markdown' || found.format === 'text' ? textBytes(raw, type, found.content_type) : { bytes: raw, content_type: found.content_type };
+      found.format === 'markdown' || found.format === 'text' || found.format === 'csv' ? textBytes(raw, type, found.content_type) : { bytes: raw, content_type: found.content_type };
     const file_name = linkFileName({ url: res.url, disposition, title: undefined, extension: found.extension });
     return { ...base, sha256: sha256(bytes), content_type, file_name, bytes };
   }

@@ -104,6 +104,21 @@ function decodeWith(data: Uint8Array, detected: DetectedEncoding, partial: boole
   return new TextDecoder(detected.encoding, { ignoreBOM: true }).decode(body, { stream: partial });
 }
 
+/**
+ * A decoder of consecutive slices of one file in the encoding `detected` (found from its head): a
+ * character cut between two slices is completed by the next; `more` is false for the last slice.
+ */
+export function streamDecoder(detected: DetectedEncoding): (slice: Uint8Array, more: boolean) => string {
+  if (detected.encoding === 'windows-1252') return (slice) => decodeWindows1252(slice);
+  const decoder = new TextDecoder(detected.encoding, { ignoreBOM: true });
+  let skip = detected.bomLength;
+  return (slice, more) => {
+    const body = slice.subarray(Math.min(skip, slice.length));
+    skip = Math.max(0, skip - slice.length);
+    return decoder.decode(body, { stream: more });
+  };
+}
+
 /** Decodes a whole text upload. */
 export function decodeText(data: Uint8Array): string {
   return decodeWith(data, detectEncoding(data), false);

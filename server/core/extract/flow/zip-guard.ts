@@ -99,11 +99,26 @@ function inflatedSize(raw: Uint8Array, cap: number): Promise<number> {
 }
 
 /**
+ * Which members a reader holds in memory as parsed XML, and the heap that takes per byte of them. mammoth
+ * (the default) holds every part; a streaming reader (spreadsheets, slides) only the few it keeps whole.
+ */
+export interface HeldXml {
+  held: (name: string) => boolean;
+  heapPerByte: number;
+}
+
+const MAMMOTH_XML: HeldXml = { held: (name) => /\.(?:xml|rels)$/i.test(name), heapPerByte: XML_HEAP_PER_BYTE };
+
+/**
  * Throws DECOMPRESSED_TOO_LARGE when a member inflates past `maxDecompressedPartBytes` or all of them past
  * `maxDecompressedBytes`, and OUT_OF_MEMORY when its XML is more than the thread's heap can parse (see
  * heap-guard.ts). An archive whose directory cannot be read is left to the reader, which fails on it.
  */
-export async function checkZipInflation(data: Uint8Array, limits: Pick<DocumentLimits, 'maxDecompressedBytes' | 'maxDecompressedPartBytes'>): Promise<void> {
+export async function checkZipInflation(
+  data: Uint8Array,
+  limits: Pick<DocumentLimits, 'maxDecompressedBytes' | 'maxDecompressedPartBytes'>,
+  xmlHeap: HeldXml = MAMMOTH_XML,
+): Promise<void> {
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const dir = centralDirectory(dv);
   if (!dir) return;
@@ -129,10 +144,10 @@ export async function checkZipInflation(data: Uint8Array, limits: Pick<DocumentL
       );
     }
     total += size;
-    if (/\.(?:xml|rels)$/i.test(member.name)) xml += size;
+    if (xmlHeap.held(member.name)) xml += size;
     if (total > limits.maxDecompressedBytes) {
       throw limitError('DECOMPRESSED_TOO_LARGE', `the package inflates to more than ${formatBytes(limits.maxDecompressedBytes)} in all (setting max_decompressed_bytes)`);
     }
   }
-  checkParseSize(xml, XML_HEAP_PER_BYTE, 'the package\'s XML');
+  checkParseSize(xml, xmlHeap.heapPerByte, 'the package\'s XML');
 }

@@ -1,6 +1,7 @@
 /**
  * Building a text line from the runs that share a baseline inside one layout region.
  */
+import { logicalOrder } from './bidi-order.js';
 import { ASCENT, DESCENT, type Line, type Run } from './model.js';
 
 // Characters that mark mathematics even when the font's name is unknown: Greek, arithmetic and
@@ -26,9 +27,10 @@ export function needsSpace(prev: Run, next: Run): boolean {
   return gap > 0.15 * size || (next.spaceBefore && gap > 0.05 * size);
 }
 
-/** Runs must be on one row; they are sorted here. */
+/** Runs must be on one row; they are sorted here (left to right; the text is read from the right in an RTL line). */
 export function buildLine(runs: Run[]): Line {
   runs.sort((a, b) => a.x0 - b.x0);
+  const reading = logicalOrder(runs);
   let text = '';
   let chars = 0;
   let mono = 0;
@@ -42,8 +44,9 @@ export function buildLine(runs: Run[]): Line {
   let bottom = -Infinity;
   const sizeChars = new Map<number, number>();
   let prev: Run | undefined;
-  for (const r of runs) {
-    if (prev && needsSpace(prev, r)) text += ' ';
+  for (const r of reading) {
+    // The gap is judged between the two runs as they stand on the page, whichever is read first.
+    if (prev && (prev.x0 <= r.x0 ? needsSpace(prev, r) : needsSpace(r, prev))) text += ' ';
     text += r.text;
     const n = nonSpaceLength(r.text);
     chars += n;

@@ -7,6 +7,9 @@ import type { TableGrid } from '../types.js';
 import type { Line, Run } from './model.js';
 import { isMathLine, needsSpace } from './lines.js';
 
+// The writer lives beside the types so the review desk's grid editor writes the same text.
+export { tableMarkdown } from '../table-markdown.js';
+
 export interface TableHit {
   /** Index range [first, last] of the table's lines in the region's line list. */
   first: number;
@@ -169,25 +172,6 @@ function headerRows(rows: string[][], lines: Line[]): number {
     if (rest.some((r) => r.some((c) => c && isNumeric(c))) || (gaps[1] ?? 0) > 1.25 * typical) return 2;
   }
   return 1;
-}
-
-function escapeCell(cell: string): string {
-  return cell.replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
-}
-
-/** GitHub-flavoured Markdown; several head rows merge into the one head row Markdown allows. */
-export function tableMarkdown(grid: TableGrid): string {
-  const ncols = grid.rows[0]?.length ?? 0;
-  const head: string[] = new Array<string>(ncols).fill('');
-  for (const row of grid.rows.slice(0, grid.header_rows)) {
-    row.forEach((c, i) => {
-      if (c) head[i] = head[i] ? `${head[i]} ${c}` : c;
-    });
-  }
-  const line = (cells: string[]): string => `| ${cells.map(escapeCell).join(' | ')} |`.replace(/ {2,}\|/g, ' |');
-  const out = [line(head), `| ${new Array<string>(ncols).fill('---').join(' | ')} |`];
-  for (const row of grid.rows.slice(grid.header_rows)) out.push(line(row));
-  return out.join('\n');
 }
 
 /** Tries to read lines[first..last] as a table. */

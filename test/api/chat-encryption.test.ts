@@ -1,0 +1,90 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { chat, indexedJob } from '../helpers/chat-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+
+// encrypt_chats: a bot's questions and answers are sealed before they reach SQLite, read back as they were
+// asked and answered, still readable once encryption is turned off (the key stays), and refused with 409
+// CHAT_KEY_MISSING, never garbled, under another key.
+
+const QUESTION = 'What does chlorophyll capture?';
+const root = tempDir('lectern-enc-roots-');
+writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+let dataDir = '';
+let server: TestServer | undefined;
+afterAll(async () => server?.close());
+
+async function start(settings: Record<string, unknown>, env?: string): Promise<TestServer> {
+  await server?.close();
+  server = await startServer({ dataDir, chatKey: env, settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root], ...settings } });
+  return server;
+}
+
+/** The words people wrote and were answered with, as stored (cited quotes are the documents' own words). */
+function stored(): string[] {
+  const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT question, answer FROM bot_messages ORDER BY seq').all() as { question: string; answer: string }[];
+    return rows.flatMap((r) => [r.question, r.answer]);
+  } finally {
+    db.close();
+  }
+}
+
+describe('encrypt_chats', () => {
+  it('seals a bot chat at rest, reads it back, and keeps it readable when turned off; another key gets 409', async () => {
+    dataDir = tempDir();
+    await installTestModel(dataDir);
+    const s = await start({ encrypt_chats: true });
+    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
+    const added = await json(await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+    for (const end = Date.now() + 120_000; (await json(await s.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success'; ) {
+      if (Date.now() > end) throw new Error('the document never became searchable');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
+    const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: QUESTION } }));
+    expect(answer.answer).toContain('sunlight');
+    const follow = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'And what else?' } }));
+    expect(follow.answer.length).toBeGreaterThan(0);
+
+    expect(stored()).toHaveLength(4);
+    for (const text of stored()) expect(text).toMatch(/^enc:v1:[A-Za-z0-9+/=]+$/);
+    expect((await json(await s.call('GET', `/chats/${chat_id}`))).messages[0]).toMatchObject({ question: QUESTION, answer: answer.answer });
+    expect(readFileSync(join(dataDir, 'chat.key'), 'utf8').trim()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+
+    // Off: new messages are stored plain, the sealed ones still open with the key in the data folder.
+    const off = await start({ encrypt_chats: false });
+    expect((await json(await off.call('GET', `/chats/${chat_id}`))).messages[0].question).toBe(QUESTION);
+    await off.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'Plain question about bread?' } });
+    expect(stored()[4]).toBe('Plain question about bread?');
+
+    // Another key (LECTERN_CHAT_KEY wins over the file): the sealed messages are refused, not garbled.
+    const other = await start({ encrypt_chats: true }, Buffer.alloc(32, 7).toString('base64'));
+    const refused = await other.call('GET', `/chats/${chat_id}`);
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).error.code).toBe('CHAT_KEY_MISSING');
+  });
+
+  it('seals a job chat session\'s questions and answers, read back as asked through the session', async () => {
+    dataDir = tempDir();
+    await installTestModel(dataDir);
+    const s = await start({ encrypt_chats: true });
+    const jobId = (await indexedJob(s, 'topics.md', TOPICS_MD)).job_id;
+    const first = (await chat(s, { job_id: jobId, question: QUESTION, llm_provider: 'extractive' })).body;
+    expect(first.answer).toContain('sunlight');
+    const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
+    const rows = db.prepare('SELECT question, draft, answer FROM chat_turns').all() as Record<string, string>[];
+    db.close();
+    expect(rows).toHaveLength(1);
+    for (const text of Object.values(rows[0]!)) expect(text).toMatch(/^enc:v1:/);
+    const session = await json(await s.call('GET', `/chat/sessions/${first.session_id}`));
+    expect(session.turns[0]).toMatchObject({ question: QUESTION, answer: first.answer });
+    // A follow-up in the session reads the sealed history.
+    const next = (await chat(s, { session_id: first.session_id, job_id: jobId, question: 'What else does it need?', llm_provider: 'extractive' })).body;
+    expect(next.answer.length).toBeGreaterThan(0);
+  });
+});
