@@ -362,11 +362,13 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         readOnly = j.status !== 'ready_for_review';
         toolbar.showJob(j, readOnly);
         sizes.useJob(j);
-        images?.setPageCount(j.total_pages);
-        thumbImages?.setPageCount(j.total_pages);
-        zoomImages?.setPageCount(j.total_pages);
-        // A document without pages (DOCX, HTML…) has no thumbnails to show.
-        if (thumbs) thumbs.element.hidden = j.page_size === null || !j.total_pages;
+        // A document without pages (DOCX, XLSX, HTML…; a PPTX counts slides as pages) has no page images
+        // to ask for, and no thumbnails to show.
+        const imagePages = j.page_size === null ? 0 : j.total_pages;
+        images?.setPageCount(imagePages);
+        thumbImages?.setPageCount(imagePages);
+        zoomImages?.setPageCount(imagePages);
+        if (thumbs) thumbs.element.hidden = !imagePages;
         list.invalidate();
         drawPage();
         jobKnown(j);
