@@ -3,10 +3,7 @@
  * limits, as hostile-files.test.ts does for PDF, DOCX and images: each, alone and two at once, ends as a
  * failed job with its code while the process stays under 1.5 GB resident and /health keeps answering.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir } from '../helpers/app.js';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
-import { expectContained, MAX_RSS_MB, type HostileCase } from '../helpers/hostile-run.js';
+import { describeHostile, type HostileCase } from '../helpers/hostile-run.js';
 import { bigCsv, csvOpenQuote, pptxZipBomb, xlsxDiagonal, xlsxZipBomb } from '../helpers/make-office.js';
 
 const CASES: HostileCase[] = [
@@ -17,25 +14,4 @@ const CASES: HostileCase[] = [
   { name: 'an XLSX with 3,000 values on a diagonal (9,000,000 cells)', file: 'diagonal.xlsx', make: () => xlsxDiagonal(3000), code: 'TOO_MANY_CELLS', message: /max_sheet_cells/ },
 ];
 
-describe('hostile spreadsheets, slides and CSV', () => {
-  let server: ChildServer;
-  beforeAll(async () => {
-    server = await startChildServer();
-  });
-  afterAll(async () => {
-    await server.kill('SIGKILL');
-    removeDir(server.dataDir);
-  });
-
-  for (const c of CASES) {
-    it(`${c.name}: a failed job with ${c.code}, alone and two at once, under ${MAX_RSS_MB} MB`, async () => {
-      await expectContained(server, c);
-    });
-  }
-
-  it('leaves the same server reading spreadsheets', async () => {
-    const res = await server.upload('after.csv', new TextEncoder().encode('a,b\n1,2\n'));
-    const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
-    expect(job.status).toBe('ready_for_review');
-  });
-});
+describeHostile('hostile spreadsheets, slides and CSV', CASES, { name: 'leaves the same server reading spreadsheets', file: 'after.csv', text: 'a,b\n1,2\n' });

@@ -5,11 +5,8 @@
  * generated here, small (test/helpers/hostile-files.ts). The text-operator PDF, which takes longer, has a
  * file of its own (hostile-operators.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir } from '../helpers/app.js';
-import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { docxZipBomb, pdfManyPages, pdfPageTreeLoop, pdfZlibBomb, pngPixelBomb } from '../helpers/hostile-files.js';
-import { expectContained, MAX_RSS_MB, type HostileCase } from '../helpers/hostile-run.js';
+import { describeHostile, type HostileCase } from '../helpers/hostile-run.js';
 
 const CASES: HostileCase[] = [
   { name: 'a 1.1 MB PDF whose stream inflates to 1.1 GB', file: 'bomb.pdf', make: () => pdfZlibBomb(1100), code: 'DECOMPRESSED_TOO_LARGE' },
@@ -20,25 +17,4 @@ const CASES: HostileCase[] = [
   { name: 'a PDF whose page tree loops', file: 'loop.pdf', make: () => pdfPageTreeLoop(), code: 'PDF_INVALID', message: /page tree loops/ },
 ];
 
-describe('hostile documents', () => {
-  let server: ChildServer;
-  beforeAll(async () => {
-    server = await startChildServer();
-  });
-  afterAll(async () => {
-    await server.kill('SIGKILL');
-    removeDir(server.dataDir);
-  });
-
-  for (const c of CASES) {
-    it(`${c.name}: a failed job with ${c.code}, alone and two at once, under ${MAX_RSS_MB} MB`, async () => {
-      await expectContained(server, c);
-    });
-  }
-
-  it('leaves the same server reading documents', async () => {
-    const res = await server.upload('after.md', new TextEncoder().encode('# After the storm\n\nStill reading.'));
-    const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
-    expect(job.status).toBe('ready_for_review');
-  });
-});
+describeHostile('hostile documents', CASES, { name: 'leaves the same server reading documents', file: 'after.md', text: '# After the storm\n\nStill reading.' });

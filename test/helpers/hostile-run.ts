@@ -3,8 +3,9 @@
  * copies at once, each time checking that every job failed with the expected code, that the process stayed
  * under MAX_RSS_MB resident and that /health answered throughout.
  */
-import { expect } from 'vitest';
-import type { ChildServer } from './child-server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeDir } from './app.js';
+import { startChildServer, type ChildServer } from './child-server.js';
 
 export const MAX_RSS_MB = 1500;
 
@@ -73,4 +74,33 @@ export async function expectContained(server: ChildServer, c: HostileCase): Prom
     peaks.push(peak);
   }
   return peaks;
+}
+
+/**
+ * One child server at the default limits for a list of hostile cases, each alone and two at once, then a
+ * harmless document (`after`) that the same server must still read.
+ */
+export function describeHostile(title: string, cases: HostileCase[], after: { name: string; file: string; text: string }): void {
+  describe(title, () => {
+    let server: ChildServer;
+    beforeAll(async () => {
+      server = await startChildServer();
+    });
+    afterAll(async () => {
+      await server.kill('SIGKILL');
+      removeDir(server.dataDir);
+    });
+
+    for (const c of cases) {
+      it(`${c.name}: a failed job with ${c.code}, alone and two at once, under ${MAX_RSS_MB} MB`, async () => {
+        await expectContained(server, c);
+      });
+    }
+
+    it(after.name, async () => {
+      const res = await server.upload(after.file, new TextEncoder().encode(after.text));
+      const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
+      expect(job.status).toBe('ready_for_review');
+    });
+  });
 }

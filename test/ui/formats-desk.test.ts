@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, startServer, type TestServer } from '../helpers/app.js';
 import { makePptx, makeXlsx } from '../helpers/make-office.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -26,10 +26,7 @@ async function openReview(jobId: string): Promise<void> {
 beforeAll(async () => {
   ensureRendererBuilt();
   server = await startServer();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server));
 }, 300_000);
 afterAll(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@ import { indexedJob, SMOLLM2, STORIES } from '../helpers/chat-flow.js';
 import { finalizedJob, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { startModelMirror, type ModelMirror } from '../helpers/model-mirror.js';
 import { ensureTestModels } from '../helpers/test-models.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
+import { deskSession, signIn } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -34,10 +34,7 @@ beforeAll(async () => {
   mirror = await startModelMirror([models.smollm2.wheel]);
   server = await startServer({ settings: { model_mirror_url: mirror.url, allowed_private_hosts: [mirror.host] } });
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server));
 }, 300_000);
 afterAll(async () => {
   await browser?.close();

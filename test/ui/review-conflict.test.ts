@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -40,10 +40,7 @@ beforeAll(async () => {
   ensureRendererBuilt();
   server = await startServer();
   jobId = (await ingest(server, 'conflicts.pdf', await makeManyBlocksPdf(30))).job_id;
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server));
   await page.fill('input.reviewer', 'ada');
   await page.press('input.reviewer', 'Enter');
   await page.goto(`${server.url}/#/jobs/${jobId}/review`);

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -55,10 +55,7 @@ beforeAll(async () => {
   ensureRendererBuilt();
   server = await startServer();
   jobId = (await ingest(server, 'many-blocks.pdf', await makeManyBlocksPdf(BLOCKS))).job_id;
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server));
   await openDesk();
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -53,10 +53,7 @@ beforeAll(async () => {
   headless = tables.find((b) => b.table?.header_rows === 0)!;
   headed = tables.find((b) => (b.table?.header_rows ?? 0) > 0)!;
   expect(headless.text.split('\n')[0]).toMatch(/^\|( \|)+$/);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server));
 }, 300_000);
 afterAll(async () => {
   await browser?.close();

@@ -33,3 +33,12 @@ export async function signIn(page: Page, server: { url: string; key: string }): 
   await page.click('.key-form button[type=submit]');
   await page.waitForSelector('section.library');
 }
+
+/** Chromium with one page of the usual window size, its console watched, signed in to the server's desk. */
+export async function deskSession(server: { url: string; key: string }, viewport = { width: 1400, height: 900 }): Promise<{ browser: Browser; page: Page; logs: string[] }> {
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport });
+  const logs = watchConsole(page);
+  await signIn(page, server);
+  return { browser, page, logs };
+}
