@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health.js';
 import { jobsRoutes } from './routes/jobs.js';
 import { keysRoutes } from './routes/keys.js';
 import { modelsRoutes } from './routes/models.js';
+import { ocrLanguagesRoutes } from './routes/ocr-languages.js';
 import { embedRoutes } from './routes/embed.js';
 import { searchRoutes } from './routes/search.js';
 import { chatRoutes } from './routes/chat.js';
@@ -87,6 +88,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(outputRoutes, deps);
   await app.register(pagesRoutes, deps);
   await app.register(modelsRoutes, deps);
+  await app.register(ocrLanguagesRoutes, deps);
   await app.register(keysRoutes, deps);
   await app.register(embedRoutes, deps);
   await app.register(searchRoutes, deps);

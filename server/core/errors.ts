@@ -43,6 +43,17 @@ export const ERROR_STATUS = {
   OCR_LANGUAGE_MISSING: 409,
   /** An OCR language code Lectern does not know (details.known lists those it does). */
   OCR_LANGUAGE_UNKNOWN: 400,
+  /** DELETE /ocr-languages/{code}: no model of that language was added to the data folder. */
+  OCR_LANGUAGE_NOT_INSTALLED: 404,
+  /**
+   * Installing an OCR language (`lectern languages add`, POST /ocr-languages/{code}): the registry could not
+   * give the package; its tarball does not match the integrity the registry states; the local copy (or the
+   * package) holds no readable model; the language is not on the npm registry (install it from a local copy).
+   */
+  LANGUAGE_DOWNLOAD_FAILED: 502,
+  LANGUAGE_CHECKSUM_MISMATCH: 422,
+  LANGUAGE_SOURCE_INVALID: 422,
+  LANGUAGE_NOT_ON_REGISTRY: 422,
   OCR_REGION_INVALID: 400,
   OCR_PAGE_TOO_LARGE: 400,
   PAGE_NOT_FOUND: 404,

@@ -13,14 +13,17 @@ import { ingest, json, listAll, repoRoot, startServer, type TestServer } from '.
 import { lecternAsync } from '../helpers/keys-cli.js';
 import { rtlTextPdf, scriptScan, SCRIPT_FONTS } from '../helpers/make-script-scan.js';
 
+const localCopy = (code: string) => join(repoRoot, 'node_modules', '@tesseract.js-data', code);
+
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // The server owns its folder, so `lectern languages add --from` goes through it: it reads the local
+  // copies itself, from inside its document_roots.
+  server = await startServer({ settings: { document_roots: [join(repoRoot, 'node_modules', '@tesseract.js-data')] } });
 });
 afterAll(async () => server?.close());
 
-const languages = (...args: string[]) => lecternAsync(['languages', ...args, '--data-dir', server.dataDir]);
-const localCopy = (code: string) => join(repoRoot, 'node_modules', '@tesseract.js-data', code);
+const languages = (...args: string[]) => lecternAsync(['languages', ...args, '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } });
 
 const GERMAN = ['Größere Änderungen im Straßenbau', 'Die Straße führt über die Brücke zum Rathaus.', 'Wir müssen die Prüfung bis Freitag abschließen.'];
 const ARABIC = ['التقرير السنوي للشركة الوطنية', 'ذهب الطالب إلى المدرسة في الصباح الباكر.', 'تعمل الشركة على تطوير برامج جديدة للحاسوب.'];

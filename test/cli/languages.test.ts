@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, tempDir } from '../helpers/app.js';
-import { startNpmRegistry, type NpmRegistry } from '../helpers/npm-registry.js';
+import { readDataLock } from '../../server/store/data-lock.js';
+import { json, repoRoot, startServer, tempDir } from '../helpers/app.js';
+import { listenOnLoopback } from '../helpers/loopback-server.js';
+import { packLanguage, startNpmRegistry, type NpmRegistry } from '../helpers/npm-registry.js';
 import { cliEnv, lecternDone } from '../helpers/pty.js';
 
 // `lectern languages` as a person runs it, in a pseudo-terminal, against a local server speaking the npm
@@ -19,9 +22,9 @@ afterAll(async () => {
 });
 
 /** A fresh data folder; the registries on this machine's loopback are allowed outbound hosts. */
-function folder() {
+function folder(moreHosts: string[] = []) {
   const cwd = tempDir('lectern-languages-');
-  const env = cliEnv({ LECTERN_ALLOWED_PRIVATE_HOSTS: `${registry.host},${corrupt.host}` });
+  const env = cliEnv({ LECTERN_ALLOWED_PRIVATE_HOSTS: [registry.host, corrupt.host, ...moreHosts].join(',') });
   const run = (args: string[], pty = true) => lecternDone(['languages', ...args, '--data-dir', join(cwd, 'data')], { cwd, env, pty });
   return { cwd, dir: join(cwd, 'data', 'ocr-languages'), run };
 }
@@ -123,5 +126,103 @@ describe('lectern languages', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/package\.json is not a tesseract \.traineddata model/);
     expect(existsSync(join(dir, 'ara.traineddata.gz'))).toBe(false);
+  });
+});
+
+const packages = join(repoRoot, 'node_modules', '@tesseract.js-data');
+
+/** An npm registry for deu whose tarball waits until `release`: a command fetching from it holds the folder meanwhile. */
+async function heldRegistry() {
+  const tgz = packLanguage('deu');
+  let asked!: () => void;
+  let release!: () => void;
+  const tarballAsked = new Promise<void>((r) => (asked = r));
+  const released = new Promise<void>((r) => (release = r));
+  let base = '';
+  const server = await listenOnLoopback((req, res) => {
+    if (req.url === '/@tesseract.js-data%2fdeu/1.0.0') {
+      const integrity = `sha512-${createHash('sha512').update(tgz).digest('base64')}`;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: '@tesseract.js-data/deu', version: '1.0.0', dist: { tarball: `${base}/deu-1.0.0.tgz`, integrity } }));
+      return;
+    }
+    asked();
+    void released.then(() => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': tgz.length }).end(tgz));
+  });
+  base = server.url;
+  return { ...server, host: new URL(server.url).host, tarballAsked, release };
+}
+
+describe('lectern languages and the owner of the data folder', () => {
+  it('installs and removes through the server that owns the folder: its allowed hosts and document_roots, not the command\'s', async () => {
+    // The command's own settings allow no private host: alone, it cannot reach the local registry.
+    const env = cliEnv();
+    const alone = folder();
+    const refused = await lecternDone(['languages', 'add', 'deu', '--registry', registry.url, '--data-dir', join(alone.cwd, 'data')], { cwd: alone.cwd, env, pty: true });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/lectern languages add: .*\(hint: an address of this machine or its network must be listed in allowed_private_hosts/);
+
+    const server = await startServer({ settings: { allowed_private_hosts: [registry.host], document_roots: [packages] } });
+    try {
+      const cwd = tempDir('lectern-languages-');
+      const withKey = cliEnv({ SERVICE_API_KEY: server.key });
+      const run = (args: string[], opts: { pty?: boolean; cwd?: string } = {}) => lecternDone(['languages', ...args, '--data-dir', server.dataDir], { cwd: opts.cwd ?? cwd, env: withKey, pty: opts.pty ?? true });
+      const before = registry.requests.length;
+      const add = await run(['add', 'deu', '--registry', registry.url]);
+      expect(add.code, add.stdout).toBe(0);
+      expect(add.stdout).toMatch(/✔ deu \(German\) installed: 1\.3 MiB, @tesseract\.js-data\/deu@1\.0\.0/);
+      expect(registry.requests.slice(before)).toEqual(['GET /@tesseract.js-data%2fdeu/1.0.0', 'GET /@tesseract.js-data/deu/-/deu-1.0.0.tgz']);
+      const listed = await json(await server.call('GET', '/ocr-languages'));
+      expect(listed.languages.find((l: { code: string }) => l.code === 'deu')).toMatchObject({ installed: true, package: '@tesseract.js-data/deu@1.0.0' });
+      expect((await run(['add', 'deu', '--registry', registry.url])).stdout).toContain('deu is already installed');
+
+      const removed = await run(['remove', 'deu', '--json'], { pty: false });
+      expect(removed.code).toBe(0);
+      expect(JSON.parse(removed.stdout)).toEqual({ removed: ['deu'], not_installed: [] });
+      const twice = await run(['remove', 'deu']);
+      expect(twice.code).toBe(1);
+      expect(twice.stdout).toContain(`not installed in ${join(server.dataDir, 'ocr-languages')}: deu`);
+
+      // A relative --from is the command's (its working folder), sent whole; the server reads it inside its document_roots.
+      const fromCopy = await run(['add', 'deu', '--from', 'deu', '--json'], { pty: false, cwd: packages });
+      expect(fromCopy.code, fromCopy.stderr).toBe(0);
+      expect(JSON.parse(fromCopy.stdout)).toMatchObject({ languages_dir: join(server.dataDir, 'ocr-languages'), installed: [{ code: 'deu', source: join(packages, 'deu'), integrity: null }] });
+      const outside = await run(['add', 'ara', '--from', join(repoRoot, 'package.json')]);
+      expect(outside.code).toBe(1);
+      expect(outside.stdout).toMatch(/lectern languages add: .*outside the folders documents may be read from .*\(hint: add its folder to document_roots/);
+      expect(existsSync(join(server.dataDir, 'ocr-languages', 'ara.traineddata.gz'))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('holds the folder for the command\'s duration: another command meanwhile is refused, saying which holds it', async () => {
+    const held = await heldRegistry();
+    try {
+      const { cwd, run, dir } = folder([held.host]);
+      const holder = run(['add', 'deu', '--registry', held.url]);
+      await Promise.race([held.tarballAsked, holder.then((r) => Promise.reject(new Error(`the first command ended early: ${r.stdout}`)))]);
+      const lock = readDataLock(join(cwd, 'data'));
+      expect(lock).toMatchObject({ owner: 'cli', command: 'languages add', alive: true });
+
+      const remove = await run(['remove', 'deu']);
+      expect(remove.code).toBe(1);
+      expect(oneLine(remove.stdout)).toEqual([
+        expect.stringMatching(new RegExp(`^lectern languages remove: the data folder .* is in use by \`lectern languages add\` \\(pid ${lock!.pid}\\) \\(hint: wait for it to finish`)),
+      ]);
+      const add = await run(['add', 'fra', '--registry', registry.url]);
+      expect(add.code).toBe(1);
+      expect(add.stdout).toContain(`in use by \`lectern languages add\` (pid ${lock!.pid})`);
+
+      held.release();
+      const first = await holder;
+      expect(first.code, first.stdout).toBe(0);
+      expect(existsSync(join(dir, 'deu.traineddata.gz'))).toBe(true);
+      // Let go once done: the next command takes the folder.
+      expect(readDataLock(join(cwd, 'data'))).toBeNull();
+      expect((await run(['remove', 'deu'])).code).toBe(0);
+    } finally {
+      held.release();
+      await held.close();
+    }
   });
 });

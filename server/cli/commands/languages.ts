@@ -1,18 +1,17 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { netPolicyOf } from '../../config/net-policy.js';
 import { createGuardedFetch } from '../../core/net/guarded-fetch.js';
-import { BUNDLED_LANGUAGES, LANGUAGE_CATALOG, knownLanguageCodes, languageInfo } from '../../core/ocr/language-catalog.js';
-import {
-  DEFAULT_NPM_REGISTRY,
-  installedNote,
-  installFromPath,
-  installFromRegistry,
-  removeLanguage,
-  type InstalledLanguageNote,
-} from '../../core/ocr/language-install.js';
-import { installedLanguages, languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.js';
+import { addLanguage, languageList, removeAddedLanguage, type AddedLanguage } from '../../core/ocr/language-admin.js';
+import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from '../../core/ocr/language-catalog.js';
+import { DEFAULT_NPM_REGISTRY } from '../../core/ocr/language-install.js';
+import { languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.js';
+import type { Settings } from '../../schemas/settings.js';
+import { acquireDataLock } from '../../store/data-lock.js';
+import type { ApiClient } from '../client.js';
 import { action, CliError } from '../fail.js';
-import { settingsFor, type CommonFlags } from '../owner.js';
+import { owningServer, settingsFor, type CommonFlags } from '../owner.js';
 import { err, note, out, print, table } from '../term.js';
 
 interface AddFlags extends CommonFlags {
@@ -32,8 +31,10 @@ const HINTS: Record<string, string> = {
 };
 
 function withHint(e: unknown): never {
-  const code = (e as { code?: string }).code ?? '';
-  throw Object.assign(e as object, HINTS[code] ? { hint: HINTS[code] } : {});
+  const { code = '', details } = e as { code?: string; details?: { install?: unknown } };
+  // A language not on the registry: its catalogue entry says where a local copy comes from.
+  const hint = code === 'LANGUAGE_NOT_ON_REGISTRY' && typeof details?.install === 'string' ? details.install : HINTS[code];
+  throw Object.assign(e as object, hint ? { hint } : {});
 }
 
 /** Codes checked before anything is fetched: one unknown code stops the whole command (exit 2). */
@@ -43,34 +44,68 @@ function knownCodes(codes: string[]): void {
   throw new CliError('INVALID_VALUE', `unknown OCR language ${unknown.join(', ')}`, `known: ${knownLanguageCodes().join(', ')} (lectern languages list)`, { unknown });
 }
 
-function languagesDir(flags: CommonFlags): string {
-  return languagesDirOf(settingsFor(flags).data_dir);
+/** What `add` and `remove` do to the folder's languages, the same whether its server does it or this process. */
+interface Languages {
+  dir: string;
+  add(code: string, how: { from?: string; registry?: string; force?: boolean }): Promise<AddedLanguage>;
+  /** false: the folder holds no model of it. */
+  remove(code: string): Promise<boolean>;
 }
 
-async function list(flags: CommonFlags): Promise<void> {
-  const dir = languagesDir(flags);
-  const installed = new Set(installedLanguages(dir));
-  const rows = await Promise.all(
-    LANGUAGE_CATALOG.map(async (l) => {
-      const file = languageModelFile(l.code, dir);
-      const noteOf = file && !BUNDLED_LANGUAGES.includes(l.code) ? await installedNote(dir, l.code) : null;
-      return {
-        code: l.code,
-        name: l.name,
-        script: l.script,
-        rtl: l.rtl,
-        installed: installed.has(l.code),
-        bundled: BUNDLED_LANGUAGES.includes(l.code) && !file?.startsWith(dir),
-        file,
-        package: noteOf?.package ?? null,
-        bytes: noteOf?.bytes ?? null,
-        source: noteOf?.source ?? null,
-        install: installed.has(l.code) ? null : l.npm === false ? (l.localHint ?? null) : `lectern languages add ${l.code}`,
-      };
+const overHttp = (client: ApiClient, dir: string): Languages => ({
+  dir,
+  // The server reads a local copy itself (inside its document_roots): it gets the path whole.
+  add: (code, how) =>
+    client.post(`/ocr-languages/${encodeURIComponent(code)}`, {
+      ...(how.from ? { from: resolve(how.from) } : how.registry ? { registry: how.registry } : {}),
+      ...(how.force ? { force: true } : {}),
     }),
-  );
-  // A model added from a file under a code the catalogue does not list still counts (a job may name it).
-  const extra = [...installed].filter((c) => !languageInfo(c));
+  remove: async (code) => {
+    try {
+      await client.del(`/ocr-languages/${encodeURIComponent(code)}`);
+      return true;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'OCR_LANGUAGE_NOT_INSTALLED') return false;
+      throw e;
+    }
+  },
+});
+
+/** No server owns the folder: this process takes its lock for the command's duration and writes itself. */
+async function inFolder(settings: Settings, command: string, use: (languages: Languages) => Promise<void>): Promise<void> {
+  mkdirSync(settings.data_dir, { recursive: true });
+  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
+  try {
+    const dir = languagesDirOf(settings.data_dir);
+    const net = createGuardedFetch(netPolicyOf(settings));
+    await use({ dir, add: (code, how) => addLanguage({ code, dir, net, ...how }), remove: (code) => removeAddedLanguage(dir, code) });
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Only the folder's owner writes its languages: with a server running, through its admin routes (its key
+ * as every command finds it; its outbound rules and document_roots apply); otherwise here, under the lock.
+ */
+async function withLanguages(flags: CommonFlags, command: string, use: (languages: Languages) => Promise<void>): Promise<void> {
+  const settings = settingsFor(flags);
+  for (let attempt = 0; ; attempt++) {
+    const server = await owningServer(settings);
+    if (server) return use(overHttp(server.client, languagesDirOf(settings.data_dir)));
+    try {
+      return await inFolder(settings, command, use);
+    } catch (e) {
+      // A server or command took the folder between the look and the take: look again, once.
+      if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
+    }
+  }
+}
+
+/** A read: the folder as it is now, whoever owns it. */
+async function list(flags: CommonFlags): Promise<void> {
+  const { languages_dir: dir, languages: rows, other_installed: extra } = await languageList(languagesDirOf(settingsFor(flags).data_dir));
   if (flags.json) return print(JSON.stringify({ languages_dir: dir, languages: rows, other_installed: extra }));
   const lines = table(
     ['CODE', 'LANGUAGE', 'SCRIPT', 'STATE'],
@@ -89,40 +124,38 @@ async function list(flags: CommonFlags): Promise<void> {
 async function add(codes: string[], flags: AddFlags): Promise<void> {
   knownCodes(codes);
   if (flags.from && codes.length !== 1) throw new CliError('USAGE', '--from installs one language at a time', 'lectern languages add deu --from ./deu.traineddata.gz');
-  const settings = settingsFor(flags);
-  const dir = languagesDirOf(settings.data_dir);
-  const net = createGuardedFetch(netPolicyOf(settings));
-  const results: Array<InstalledLanguageNote | { code: string; already: true }> = [];
-  for (const code of codes) {
-    const info = languageInfo(code);
-    if (!flags.force && !flags.from && languageModelFile(code, dir)) {
-      results.push({ code, already: true });
-      if (!flags.json) print(`${code} is already installed (--force installs it again)`);
-      continue;
+  await withLanguages(flags, 'languages add', async (languages) => {
+    const results: AddedLanguage[] = [];
+    for (const code of codes) {
+      const info = languageInfo(code);
+      // Nothing is fetched for a language installed already (the server judges the same folder).
+      const already = !flags.force && !flags.from && languageModelFile(code, languages.dir);
+      if (!flags.json && !already && (flags.from || info?.npm !== false)) {
+        note(err.dim(flags.from ? `${code}: installing from ${flags.from}` : `${code}: fetching @tesseract.js-data/${code} from ${flags.registry ?? DEFAULT_NPM_REGISTRY}`));
+      }
+      const added = await languages.add(code, { from: flags.from, registry: flags.registry, force: flags.force }).catch(withHint);
+      results.push(added);
+      if (flags.json) continue;
+      if ('already' in added) print(`${code} is already installed (--force installs it again)`);
+      else print(`${err.green('✔')} ${code} (${info?.name ?? code}) installed: ${mib(added.bytes)}${added.package ? `, ${added.package}` : ''}`);
     }
-    if (!flags.from && info?.npm === false) {
-      throw new CliError('LANGUAGE_NOT_ON_REGISTRY', `${info.name} (${code}) is not on the npm registry`, info.localHint);
-    }
-    if (!flags.json) note(err.dim(flags.from ? `${code}: installing from ${flags.from}` : `${code}: fetching @tesseract.js-data/${code} from ${flags.registry ?? DEFAULT_NPM_REGISTRY}`));
-    const installed = await (flags.from ? installFromPath(code, dir, flags.from) : installFromRegistry({ code, dir, net, registry: flags.registry })).catch(withHint);
-    results.push(installed);
-    if (!flags.json) print(`${err.green('✔')} ${code} (${info?.name ?? code}) installed: ${mib(installed.bytes)}${installed.package ? `, ${installed.package}` : ''}`);
-  }
-  if (flags.json) print(JSON.stringify({ languages_dir: dir, installed: results }));
-  else note(err.dim(`a new upload can use ${codes.length > 1 ? 'them' : 'it'} now (no restart): ocr_language=eng+${codes[0]}`));
+    if (flags.json) print(JSON.stringify({ languages_dir: languages.dir, installed: results }));
+    else note(err.dim(`a new upload can use ${codes.length > 1 ? 'them' : 'it'} now (no restart): ocr_language=eng+${codes[0]}`));
+  });
 }
 
 async function remove(codes: string[], flags: CommonFlags): Promise<void> {
-  const dir = languagesDir(flags);
-  const removed: string[] = [];
-  const absent: string[] = [];
-  for (const code of codes) ((await removeLanguage(dir, code)) ? removed : absent).push(code);
-  if (flags.json) print(JSON.stringify({ removed, not_installed: absent }));
-  else {
-    if (removed.length) print(`removed ${removed.join(', ')}`);
-    if (absent.length) print(`not installed in ${dir}: ${absent.join(', ')}${absent.some((c) => BUNDLED_LANGUAGES.includes(c)) ? ' (English ships with the app and stays)' : ''}`);
-  }
-  if (absent.length) process.exitCode = 1;
+  await withLanguages(flags, 'languages remove', async (languages) => {
+    const removed: string[] = [];
+    const absent: string[] = [];
+    for (const code of codes) ((await languages.remove(code)) ? removed : absent).push(code);
+    if (flags.json) print(JSON.stringify({ removed, not_installed: absent }));
+    else {
+      if (removed.length) print(`removed ${removed.join(', ')}`);
+      if (absent.length) print(`not installed in ${languages.dir}: ${absent.join(', ')}${absent.some((c) => BUNDLED_LANGUAGES.includes(c)) ? ' (English ships with the app and stays)' : ''}`);
+    }
+    if (absent.length) process.exitCode = 1;
+  });
 }
 
 const EXAMPLES = `
@@ -134,7 +167,9 @@ Examples:
   $ lectern languages remove fra
   $ curl -H "X-API-Key: $KEY" -F file=@scan.pdf -F ocr_language=eng+deu http://127.0.0.1:8000/jobs
 
-Models go to <data_dir>/ocr-languages; a running server uses them from its next job.
+Models go to <data_dir>/ocr-languages; a running server uses them from its next job. While a server
+owns the data folder (lectern serve, the app), add and remove go through it: its key (SERVICE_API_KEY),
+its allowed_private_hosts for --registry, and --from inside its document_roots.
 Exit status: 0 done, 1 failed (download, checksum, not installed), 2 wrong usage (unknown code).`;
 
 /** `lectern languages list | add | remove`: the OCR languages a job can read with. */

@@ -121,9 +121,10 @@ export async function installFromRegistry(opts: RegistryInstallOptions): Promise
     throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry ${registry} has no ${pkg}@${version}`, { url: manifestUrl, status: 404 });
   }
   if (res.status !== 200) throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry answered ${res.status} for ${pkg}@${version}`, { url: manifestUrl, status: res.status });
-  const manifest = (await res.json()) as { dist?: { tarball?: unknown; integrity?: unknown } };
-  const tarball = manifest.dist?.tarball;
-  const integrity = manifest.dist?.integrity;
+  // A registry may answer JSON that is no object (null): refused below like a manifest without a tarball.
+  const manifest = (await res.json()) as { dist?: { tarball?: unknown; integrity?: unknown } } | null;
+  const tarball = manifest?.dist?.tarball;
+  const integrity = manifest?.dist?.integrity;
   if (typeof tarball !== 'string' || typeof integrity !== 'string') {
     throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry's manifest of ${pkg}@${version} names no tarball with an integrity`, { url: manifestUrl });
   }
