@@ -57,7 +57,7 @@ describe('document limits', () => {
     const canvas = createCanvas(200, 100);
     canvas.getContext('2d').fillRect(0, 0, 10, 10);
     for (const format of ['png', 'jpeg', 'webp'] as const) {
-      const job = await expectFailure(server, `wide.${format}`, await canvas.encode(format as 'png'), 'IMAGE_TOO_LARGE');
+      const job = await expectFailure(server, `wide.${format}`, canvas.encodeSync(format as 'png'), 'IMAGE_TOO_LARGE');
       expect(job.error.message).toMatch(/200 x 100 pixels/);
     }
   });

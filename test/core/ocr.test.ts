@@ -179,7 +179,7 @@ describe('OCR of scans made from a generated PDF', () => {
     const canvas = createCanvas(img.width, img.height);
     canvas.getContext('2d').drawImage(img, 0, 0);
     for (const format of ['jpeg', 'webp'] as const) {
-      const r = await ocrImage(await canvas.encode(format as 'jpeg', 90), { dpi: 200 });
+      const r = await ocrImage(canvas.encodeSync(format as 'jpeg', 90), { dpi: 200 });
       expectWellFormed(r);
       expect(worstParagraphCer(r.blocks), format).toBeLessThan(0.03);
     }

@@ -11,7 +11,7 @@ async function samplePng(): Promise<Buffer> {
   ctx.fillRect(0, 0, 120, 40);
   ctx.fillStyle = '#000000';
   ctx.fillText('intact', 10, 25);
-  return canvas.encode('png');
+  return canvas.encodeSync('png');
 }
 
 describe('isIntactPng', () => {

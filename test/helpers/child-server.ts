@@ -35,11 +35,11 @@ function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** Starts `lectern serve` on a free port with two workers and no warm-up; resolves once it listens. */
-export async function startChildServer(opts: { dataDir?: string; key?: string; env?: Record<string, string> } = {}): Promise<ChildServer> {
+/** Starts `lectern serve` on a free port with two workers (or `workers`) and no warm-up; resolves once it listens. */
+export async function startChildServer(opts: { dataDir?: string; key?: string; env?: Record<string, string>; workers?: number } = {}): Promise<ChildServer> {
   const dataDir = opts.dataDir ?? tempDir('lectern-child-');
   const key = opts.key ?? randomBytes(16).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', '2'], {
+  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', String(opts.workers ?? 2)], {
     // The data folder as working directory: no lectern.yaml of the repository is picked up.
     cwd: dataDir,
     env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...opts.env },

@@ -64,7 +64,8 @@ export async function makeScan(pdf: Uint8Array, pageNumber = 1, opts: ScanOption
     px[i + 3] = 255;
   }
   ctx.putImageData(data, 0, 0);
-  return { png: await canvas.encode('png'), width, height, dpi };
+  // encodeSync: the async encode reads the pixels without holding the canvas (see encodePng in render-page.ts).
+  return { png: canvas.encodeSync('png'), width, height, dpi };
 }
 
 /** An image-only PDF with one page per scan, each page sized so that the image fills it at its dpi. */

@@ -11,7 +11,7 @@ import type { DocumentFormat } from '../extract/types.js';
 import { checkImageLimits } from './image-size.js';
 import { imageRaster } from './ocr-page.js';
 import { isIntactPng } from './png-check.js';
-import { renderOpenPdfPage } from './render-page.js';
+import { encodePng, renderOpenPdfPage } from './render-page.js';
 import { DEFAULT_OCR_LANG } from './tesseract.js';
 import { isTiff, tiffPageOffsets } from './tiff-pages.js';
 
@@ -40,7 +40,7 @@ async function scaledPng(source: Image | Canvas, width: number): Promise<Uint8Ar
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, width, height);
   ctx.drawImage(source, 0, 0, width, height);
-  return canvas.encode('png');
+  return encodePng(canvas);
 }
 
 async function imagePagePng(data: Uint8Array, page: number, width: number, limits: DocumentLimits): Promise<Uint8Array> {

@@ -44,7 +44,7 @@ export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, op
   return withPage(doc, pageNumber, async (page) => {
     const plan = planRender(page, pageNumber, options);
     // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
-    return { ...plan.frame, png: await (await draw(page, plan)).encode('png') };
+    return { ...plan.frame, png: encodePng(await draw(page, plan)) };
   });
 }
 
@@ -136,6 +136,18 @@ async function draw(page: PdfPage, { frame, scale, region }: RenderPlan): Promis
     background: '#ffffff',
   }).promise;
   return canvas;
+}
+
+/**
+ * The canvas as PNG, encoded on this thread. Never `canvas.encode()`: @napi-rs/canvas (0.1.100) encodes on
+ * libuv's thread pool from a bare pointer to the canvas's pixels and holds no reference to the canvas, so a
+ * canvas nobody refers to any more (as in `(await draw()).encode('png')`) can be collected, and its pixels
+ * freed, while the encoder still reads them: the whole process dies of SIGSEGV or a skia abort (SIGILL).
+ * Rendering already runs in a pool worker, so encoding here blocks no one, and keeps libuv's four threads,
+ * which every worker's file reads share, free.
+ */
+export function encodePng(canvas: Canvas): Buffer {
+  return canvas.encodeSync('png');
 }
 
 /** Opens the PDF, renders one page (1-based) and closes it again. */
