@@ -8,6 +8,7 @@ import { errors } from '../../schemas/common.js';
 import { clientFault } from '../receive-upload.js';
 import { abortOnHangUp } from '../sse.js';
 import type { ServerDeps } from '../services.js';
+import { documentRootsOf } from '../../core/bots/document-roots.js';
 
 const tags = ['bots'];
 const VisionParams = Type.Object({ bot_id: Type.String(), vision_chat_id: Type.String() });
@@ -82,7 +83,7 @@ export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app
     async (req, reply) => {
       const maxBytes = deps.settings.max_upload_bytes;
       const ask = req.body;
-      const images = collectImages(ask, { roots: deps.settings.document_roots.length ? deps.settings.document_roots : [process.env.HOME ?? '/'], maxBytes });
+      const images = collectImages(ask, { roots: documentRootsOf(deps.settings.document_roots), maxBytes });
       const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.vision_chat_id, { query: ask.query, web_search: ask.web_search, images });
       return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
     },

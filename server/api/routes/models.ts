@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
-import { resolveInRoots } from '../../core/bots/document-roots.js';
+import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { ImportBody, ImportResult, ModelList, ModelParams, PullDone, PullStarted } from '../../schemas/models.js';
@@ -171,7 +171,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         let source = uploaded;
         if (!source) {
           if (!req.body.path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
-          const roots = deps.settings.document_roots.length ? deps.settings.document_roots : [process.env.HOME ?? '/'];
+          const roots = documentRootsOf(deps.settings.document_roots);
           source = resolveInRoots(req.body.path, roots).real;
         }
         const result = await deps.models.importFrom(m.id, source);

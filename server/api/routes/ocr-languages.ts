@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { resolveInRoots } from '../../core/bots/document-roots.js';
+import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
 import { AppError } from '../../core/errors.js';
 import { addLanguage, languageList, removeAddedLanguage } from '../../core/ocr/language-admin.js';
 import { BUNDLED_LANGUAGES } from '../../core/ocr/language-catalog.js';
@@ -125,7 +125,7 @@ export const ocrLanguagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (
         throw new AppError('VALIDATION_FAILED', 'send either from (a local copy) or registry, not both', [{ field: 'from' }, { field: 'registry' }]);
       }
       // The server reads the copy itself: only from the folders documents may be read from.
-      const roots = deps.settings.document_roots.length ? deps.settings.document_roots : [process.env.HOME ?? '/'];
+      const roots = documentRootsOf(deps.settings.document_roots);
       const source = from === undefined ? undefined : resolveInRoots(from, roots).real;
       const added = await exclusive(code, () => addLanguage({ code, dir, net: deps.net, from: source, registry, force }));
       return reply.code('already' in added ? 200 : 201).send(added);

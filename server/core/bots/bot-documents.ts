@@ -14,7 +14,7 @@ import type { GuardedFetch } from '../net/types.js';
 import { readLink } from '../sources/link-reader.js';
 import { encyclopediaApiUrl, searchEncyclopedia } from '../sources/mediawiki.js';
 import type { BotsStore } from './bots-store.js';
-import { resolveInRoots } from './document-roots.js';
+import { documentRootsOf, resolveInRoots } from './document-roots.js';
 
 export interface BotDocumentsDeps {
   db: Db;
@@ -148,7 +148,7 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     /** One file, or every document of a folder (recursively, capped). */
     addPath(botId: string, path: string, review = false) {
       d.bots.get(botId);
-      const { real, stat } = resolveInRoots(path, roots.length ? roots : [process.env.HOME ?? '/']);
+      const { real, stat } = resolveInRoots(path, documentRootsOf(roots));
       if (stat.isFile()) {
         const added = fromFile(botId, real, stat.size, review);
         if (added.status === 'failed') throw new AppError((added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED', added.error?.message ?? 'the file cannot be added');
@@ -159,7 +159,7 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       for (const f of files) {
         // Each file on its own: one outside the roots (a link out) or of no readable kind is listed with why.
         try {
-          const resolved = resolveInRoots(f, roots.length ? roots : [process.env.HOME ?? '/']);
+          const resolved = resolveInRoots(f, documentRootsOf(roots));
           documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
         } catch (err) {
           documents.push(failed(f, err));

@@ -1,6 +1,10 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../errors.js';
+
+/** The folders paths may be read from: the setting document_roots, or the user's home folder when it is empty. */
+export const documentRootsOf = (configured: readonly string[]): string[] => (configured.length ? [...configured] : [homedir()]);
 
 /**
  * Resolves a caller's path to a real file or folder inside one of the document roots, symlinks followed
