@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   LANGUAGE_SOURCE_INVALID: 422,
   LANGUAGE_NOT_ON_REGISTRY: 422,
   OCR_REGION_INVALID: 400,
+  /** A page of a stored document the renderer could not draw (its reason in details.reason). */
+  PAGE_RENDER_FAILED: 422,
   OCR_PAGE_TOO_LARGE: 400,
   PAGE_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,

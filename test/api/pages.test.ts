@@ -3,6 +3,8 @@
  * for Letter and A4 pages, pages turned by /Rotate (90, 180, 270), an image upload, paging and the errors.
  * The sizes must be those of the space block boxes and page images are in, or the desk draws boxes askew.
  */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makePagesPdf, PAPER, type PageSpec } from '../helpers/make-pdf.js';
@@ -155,5 +157,23 @@ describe('the job', () => {
     const item = op.responses['200'].content['application/json'].schema.properties.items.items;
     expect(Object.keys(item.properties)).toEqual(['page', 'width', 'height', 'rotation', 'needs_ocr', 'ocr']);
     expect(Object.keys(spec.components.schemas.Job.properties)).toContain('page_size');
+  });
+
+  it('answers a failed job\'s page image with 409 and a stored document that cannot be drawn with 422, never a 500', async () => {
+    // The fuzzer's find: an upload that failed to read, then its page image asked for (was 500 INTERNAL).
+    const res = await server.upload('broken.pdf', enc('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n'));
+    const failed = await server.waitFor((await json(res)).job_id, ['failed', 'ready_for_review']);
+    expect(failed.status).toBe('failed');
+    const refused = await server.call('GET', `/jobs/${failed.job_id}/pages/1/image`);
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'failed' } });
+
+    // A job read well whose stored original was damaged afterwards (a disk, a hand in the data folder).
+    const job = await ingest(server, 'damaged.pdf', await makePagesPdf([{ size: PAPER.letter, title: 'Soon damaged' }]));
+    const [original] = readdirSync(join(server.dataDir, 'files', job.job_id)).filter((f) => f.startsWith('original'));
+    writeFileSync(join(server.dataDir, 'files', job.job_id, original!), 'not a PDF any more');
+    const damaged = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=300`);
+    expect(damaged.status).toBe(422);
+    expect((await json(damaged)).error).toMatchObject({ code: 'PAGE_RENDER_FAILED', details: { reason: expect.any(String) } });
   });
 });

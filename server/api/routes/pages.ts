@@ -34,10 +34,11 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
         summary: 'The page as a PNG image',
         description:
           'A PDF page rendered, or a page of an image document, `size` pixels wide. Rendered once per page and size, then served from ' +
-          'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry).',
+          'the data directory. 404 PAGE_NOT_FOUND past the last page; 409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry) ' +
+          'and for a job that failed or was cancelled; 422 PAGE_RENDER_FAILED when the stored document cannot be drawn (`details.reason`).',
         params: PageParams,
         querystring: PageImageQuery,
-        response: { 200: fileResponse('image/png', 'The page image'), ...errors(400, 401, 404, 409) },
+        response: { 200: fileResponse('image/png', 'The page image'), ...errors(400, 401, 404, 409, 422) },
       },
     },
     async (req, reply) => {
@@ -59,7 +60,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
           '`suggestions` for the reviewer to use with PATCH. `apply: false` only offers. Needs the job `ready_for_review` (409 otherwise).',
         params: PageParams,
         body: ReocrBody,
-        response: { 200: ReocrResult, ...errors(400, 401, 404, 409) },
+        response: { 200: ReocrResult, ...errors(400, 401, 404, 409, 422) },
       },
     },
     async (req) => deps.reocr.run(req.params.job_id, req.params.page, req.body, req.reviewer),

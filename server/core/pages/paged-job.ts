@@ -21,6 +21,11 @@ export function findJobWithPages(db: Db, jobId: string) {
 /** The job's row, if its document has pages to show and read and page `page` is one of them. */
 export function findPagedJob(db: Db, jobId: string, page: number) {
   const job = findJobWithPages(db, jobId);
+  // A document that could not be read (or whose reading was stopped) has no pages to show or read again:
+  // rendering it would only meet the failure its job already records.
+  if (job.status === 'failed' || job.status === 'cancelled') {
+    throw new AppError('INVALID_STATE', `job ${jobId} is ${job.status}: its document has no pages to show`, { status: job.status, error_code: job.errorCode });
+  }
   // Before extraction has counted the pages, the worker itself answers PAGE_NOT_FOUND for a page too far.
   if (job.totalPages > 0 && !db.select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page))).get()) {
     throw new AppError('PAGE_NOT_FOUND', `page ${page} does not exist in job ${jobId} (it has ${job.totalPages})`, { total_pages: job.totalPages });
