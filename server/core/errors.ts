@@ -101,6 +101,19 @@ export const ERROR_STATUS = {
   TOO_MANY_CELLS: 422,
   /** A job's extraction ran longer than max_job_seconds. */
   JOB_TIMEOUT: 422,
+  /**
+   * The document cannot be read as what it is (a failed job's `error`, or an image sent with a vision
+   * question): catalogued so that wherever one reaches a route it is a 422 with its code, never a 500.
+   */
+  PDF_INVALID: 422,
+  PDF_ENCRYPTED: 422,
+  DOCX_INVALID: 422,
+  XLSX_INVALID: 422,
+  PPTX_INVALID: 422,
+  CSV_INVALID: 422,
+  OCR_IMAGE_INVALID: 422,
+  OCR_FAILED: 422,
+  EXTRACTION_FAILED: 422,
   /** The worker thread ran out of its heap (worker_heap_mb), again on the retry. */
   OUT_OF_MEMORY: 500,
   /** The worker thread, or the whole server, stopped while reading the document, again on the retry. */

@@ -3,7 +3,7 @@
  * for Letter and A4 pages, pages turned by /Rotate (90, 180, 270), an image upload, paging and the errors.
  * The sizes must be those of the space block boxes and page images are in, or the desk draws boxes askew.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
@@ -159,7 +159,7 @@ describe('the job', () => {
     expect(Object.keys(spec.components.schemas.Job.properties)).toContain('page_size');
   });
 
-  it('answers a failed job\'s page image with 409 and a stored document that cannot be drawn with 422, never a 500', async () => {
+  it('answers a failed job\'s page image with 409 and a stored document that cannot be read with 422 and its reason, never a 500', async () => {
     // The fuzzer's find: an upload that failed to read, then its page image asked for (was 500 INTERNAL).
     const res = await server.upload('broken.pdf', enc('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n'));
     const failed = await server.waitFor((await json(res)).job_id, ['failed', 'ready_for_review']);
@@ -174,6 +174,11 @@ describe('the job', () => {
     writeFileSync(join(server.dataDir, 'files', job.job_id, original!), 'not a PDF any more');
     const damaged = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=300`);
     expect(damaged.status).toBe(422);
-    expect((await json(damaged)).error).toMatchObject({ code: 'PAGE_RENDER_FAILED', details: { reason: expect.any(String) } });
+    expect((await json(damaged)).error.code).toBe('PDF_INVALID');
+    // Gone altogether: the reader's reason (no such file) under the route's own code.
+    rmSync(join(server.dataDir, 'files', job.job_id, original!));
+    const gone = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=400`);
+    expect(gone.status).toBe(422);
+    expect((await json(gone)).error).toMatchObject({ code: 'PAGE_RENDER_FAILED', details: { reason: 'ENOENT' } });
   });
 });

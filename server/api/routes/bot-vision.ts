@@ -73,7 +73,7 @@ export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app
           'the history is GET /chats/{vision_chat_id}.',
         params: VisionParams,
         body: VisionBody,
-        response: { 200: Message, ...errors(400, 401, 403, 404, 409, 413, 415, 500, 502, 503) },
+        response: { 200: Message, ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 502, 503) },
       },
       preValidation: async (req) => {
         // A body that breaks off mid-part is the client's fault (400), not the server's.
