@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { l2Normalize, poolRow, type Pooling } from './pooling.js';
 import { createWordPieceTokenizer, type Encoding } from './wordpiece.js';
 
@@ -31,6 +31,10 @@ export interface Embedder {
  * reuse it. int8 and fp32 exports take the same int64 inputs and give float hidden states.
  */
 export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
+  // Loaded with the first embedder, not with the module: every worker thread imports this module, and a
+  // thread ended while onnxruntime's binding is still starting (a short command closing its pool) must not
+  // take the process with it; threads that never embed never load it.
+  const ort = await import('onnxruntime-node');
   const tokenizer = createWordPieceTokenizer(opts.tokenizerPath);
   const session = await ort.InferenceSession.create(opts.modelPath, {
     intraOpNumThreads: opts.threads ?? 1,
@@ -59,7 +63,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
         mask[r * seqLen + t] = 1n;
       }
     });
-    const feeds: Record<string, ort.Tensor> = {
+    const feeds: Record<string, Ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [n, seqLen]),
       attention_mask: new ort.Tensor('int64', mask, [n, seqLen]),
     };
