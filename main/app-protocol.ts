@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import { cspOf } from '../server/api/routes/ui.js';
+import { cspOf, MIME as ASSET_TYPES } from '../server/api/routes/ui.js';
 import { DESKTOP_ORIGIN } from '../server/api/plugins/cors.js';
 
 /**
@@ -44,15 +44,8 @@ function originOf(raw: string): string | undefined {
   }
 }
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json',
-};
+/** The server's asset types (server/api/routes/ui.ts), and the page itself. */
+const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', ...ASSET_TYPES };
 
 const notFound = (): Response => new Response('not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, protocol, shell } from 'electron';
 import { createApp, type LecternApp } from '../server/app.js';
+import { providerKeysFrom } from '../server/core/chat/chat-providers.js';
 import { loadSettings } from '../server/config/load-settings.js';
 import { APP_INDEX, APP_SCHEME, APP_SCHEME_PRIVILEGES, appFiles } from './app-protocol.js';
 import { IPC, type PickedFile } from './ipc-channels.js';
@@ -22,7 +23,7 @@ const outDir = join(__dirname, '..');
 async function start(): Promise<void> {
   const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0 }, env: process.env, cwd: process.cwd() });
   const { key, generated } = sessionKey(process.env.SERVICE_API_KEY);
-  const lectern = await createApp({ settings, serviceApiKey: key, chatKey: process.env.LECTERN_CHAT_KEY, workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
+  const lectern = await createApp({ settings, serviceApiKey: key, chatKey: process.env.LECTERN_CHAT_KEY, providerKeys: providerKeysFrom(process.env), workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
   const { url } = await listenOnLoopback(lectern.server);
   // `lectern` commands see the app holds the folder; its key stays per session, so they cannot use it.
   lectern.published(url);

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -31,9 +31,8 @@ import { createCollectionIndexes } from './store/collection-indexes.js';
 import { createIndexer } from './core/indexing/indexer.js';
 import { createSearch } from './core/search/search.js';
 import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
 import { createChat } from './core/chat/chat-service.js';
-import { providerKeysFrom } from './core/chat/chat-providers.js';
+import type { ProviderKeys } from './core/chat/chat-providers.js';
 import { createPurge } from './core/purge/purge.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
@@ -54,6 +53,8 @@ export interface AppOptions {
   serviceApiKey?: string;
   /** LECTERN_CHAT_KEY, likewise: the key that seals chats (encrypt_chats); else the chat_key_file. */
   chatKey?: string;
+  /** LongParser's provider key variables (GROQ_API_KEY…), likewise: `providerKeysFrom(process.env)`. */
+  providerKeys?: ProviderKeys;
   /** The built worker module (dist/worker.js, or out/main/worker.js under Electron). */
   workerFile: string;
   logger?: Logger;
@@ -107,11 +108,10 @@ function loopbackUrl(url: string): string {
   return u.origin;
 }
 
-async function composeApp({ settings, serviceApiKey, chatKey, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
+async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-  mkdirSync(settings.data_dir, { recursive: true });
   const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(root, 'drizzle'));
   const { db } = database;
   const files = createFileStore(settings.data_dir);
@@ -198,8 +198,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, workerFile, logger
       reocr: createReocr({ db, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
-      // LongParser's provider key variables, read once here at the composition root.
-      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net, providerKeys: providerKeysFrom(process.env), cipher: chatCipher }),
+      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net, providerKeys, cipher: chatCipher }),
       purge: createPurge({ db, indexes, clock, cipher: chatCipher }),
       llm,
       net,

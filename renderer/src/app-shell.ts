@@ -38,7 +38,7 @@ function mount(ctx: AppContext, route: Route): Screen {
 }
 
 function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
-  if (route.screen === 'library' || route.screen === 'bots' || route.screen === 'bot' || route.screen === 'models') return null;
+  if (!('jobId' in route)) return null;
   const id = encodeURIComponent(route.jobId);
   const tabs: [string, string][] = [
     ['review', 'Review'],

@@ -8,7 +8,7 @@ export interface Page<T> {
 }
 
 /** Where each of the first, prev, next and last pages starts, for a list read from `skip`, `limit` at a time. */
-export function pageStarts({ total, skip, limit }: Omit<Page<unknown>, 'items'>): Record<'first' | 'prev' | 'next' | 'last', number | null> {
+function pageStarts({ total, skip, limit }: Omit<Page<unknown>, 'items'>): Record<'first' | 'prev' | 'next' | 'last', number | null> {
   return {
     first: 0,
     prev: skip > 0 ? Math.max(0, skip - limit) : null,
@@ -18,7 +18,7 @@ export function pageStarts({ total, skip, limit }: Omit<Page<unknown>, 'items'>)
 }
 
 /** An RFC 8288 Link header value: the request's own URL (other query parameters kept) at each page start. */
-export function linkHeader(requestUrl: URL, page: Omit<Page<unknown>, 'items'>): string {
+function linkHeader(requestUrl: URL, page: Omit<Page<unknown>, 'items'>): string {
   return Object.entries(pageStarts(page))
     .filter((e): e is [string, number] => e[1] !== null)
     .map(([rel, skip]) => {

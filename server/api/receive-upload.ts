@@ -60,46 +60,52 @@ export async function receiveUpload(req: FastifyRequest, tmpDir: string, maxByte
   if (!req.isMultipart()) throw new AppError('FILE_REQUIRED', 'send the document as multipart/form-data in a field named "file"');
   const fields: Record<string, string> = {};
   let received: ReceivedUpload | undefined;
-  for await (const part of multipartParts(req, maxBytes)) {
-    if (part.type === 'field') {
-      fields[part.fieldname] = String(part.value);
-      continue;
-    }
-    if (part.fieldname !== 'file' || received) {
-      part.file.resume();
-      continue;
-    }
-    const tmpPath = join(tmpDir, `upload-${randomUUID()}`);
-    const hash = createHash('sha256');
-    const head: Buffer[] = [];
-    let size = 0;
-    const tap = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
-        if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
-        size += chunk.length;
-        cb(null, chunk);
-      },
-    });
-    try {
-      await pipeline(part.file, tap, createWriteStream(tmpPath));
-      if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `the file is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes });
-      if (size === 0) throw new AppError('FILE_REQUIRED', 'the uploaded file is empty');
-      const sourceFile = (part.filename || 'document').slice(0, 255);
-      const format = sniffFormat(new Uint8Array(Buffer.concat(head)), sourceFile);
-      if (!format) {
-        throw new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          'the content is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain-text or image (PNG, JPEG, TIFF, WebP) document',
-          { supported: [...DOCUMENT_FORMATS] },
-        );
+  try {
+    for await (const part of multipartParts(req, maxBytes)) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = String(part.value);
+        continue;
       }
-      received = { tmpPath, sourceFile, format, fileHash: hash.digest('hex'), sizeBytes: size, fields };
-    } catch (err) {
-      rmSync(tmpPath, { force: true });
-      // A part that breaks off mid-way is the body's fault; a file system error (with a code) is ours.
-      throw clientFault(err);
+      if (part.fieldname !== 'file' || received) {
+        part.file.resume();
+        continue;
+      }
+      const tmpPath = join(tmpDir, `upload-${randomUUID()}`);
+      const hash = createHash('sha256');
+      const head: Buffer[] = [];
+      let size = 0;
+      const tap = new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          hash.update(chunk);
+          if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
+          size += chunk.length;
+          cb(null, chunk);
+        },
+      });
+      try {
+        await pipeline(part.file, tap, createWriteStream(tmpPath));
+        if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `the file is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes });
+        if (size === 0) throw new AppError('FILE_REQUIRED', 'the uploaded file is empty');
+        const sourceFile = (part.filename || 'document').slice(0, 255);
+        const format = sniffFormat(new Uint8Array(Buffer.concat(head)), sourceFile);
+        if (!format) {
+          throw new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'the content is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain-text or image (PNG, JPEG, TIFF, WebP) document',
+            { supported: [...DOCUMENT_FORMATS] },
+          );
+        }
+        received = { tmpPath, sourceFile, format, fileHash: hash.digest('hex'), sizeBytes: size, fields };
+      } catch (err) {
+        rmSync(tmpPath, { force: true });
+        // A part that breaks off mid-way is the body's fault; a file system error (with a code) is ours.
+        throw clientFault(err);
+      }
     }
+  } catch (err) {
+    // A part after the file that fails (a second file past the files limit, a body that breaks off) leaves no file behind.
+    if (received) rmSync(received.tmpPath, { force: true });
+    throw err;
   }
   if (!received) throw new AppError('FILE_REQUIRED', 'no "file" field in the upload');
   return { ...received, fields };

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
@@ -9,19 +8,12 @@ import { createModelManager, type ModelManager, type VerifyResult } from '../mod
 import type { PullProgress } from '../models/model-pulls.js';
 import type { Settings } from '../schemas/settings.js';
 import { modelsDirOf } from '../store/app-paths.js';
-import { acquireDataLock } from '../store/data-lock.js';
 import type { ApiClient } from './client.js';
 import { action, CliError } from './fail.js';
-import { owningServer } from './owner.js';
-
-interface CommonFlags {
-  config?: string;
-  dataDir?: string;
-  json?: boolean;
-}
+import { asOwner, type CommonFlags } from './owner.js';
+import { mib } from './term.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
-const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 const settingsOf = (flags: CommonFlags): Settings => loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
 
@@ -35,17 +27,9 @@ function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager
  * Writes to the models folder come from the data folder's owner only: with a server running, through its
  * routes (so a pull it runs and this one are one pull); otherwise here, under the folder's lock.
  */
-async function asOwner(flags: CommonFlags, command: string, viaServer: (client: ApiClient) => Promise<void>, here: (manager: ModelManager) => Promise<void>): Promise<void> {
+function asModelsOwner(flags: CommonFlags, command: string, viaServer: (client: ApiClient) => Promise<void>, here: (manager: ModelManager) => Promise<void>): Promise<void> {
   const settings = settingsOf(flags);
-  const server = await owningServer(settings);
-  if (server) return viaServer(server.client);
-  mkdirSync(settings.data_dir, { recursive: true });
-  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
-  try {
-    await here(managerFor(flags, settings).manager);
-  } finally {
-    lock.release();
-  }
+  return asOwner(settings, command, viaServer, () => here(managerFor(flags, settings).manager));
 }
 
 /** A line every second at most: progress for a person, not a flood for a log. */
@@ -110,7 +94,7 @@ async function verify(id: string, flags: CommonFlags): Promise<void> {
 }
 
 async function pull(id: string, flags: CommonFlags): Promise<void> {
-  await asOwner(
+  await asModelsOwner(
     flags,
     'models pull',
     (client) => pullThrough(client, id, flags),
@@ -141,7 +125,7 @@ function imported(id: string, result: ImportResult, flags: CommonFlags): void {
 }
 
 async function importModel(id: string, path: string, flags: CommonFlags): Promise<void> {
-  await asOwner(
+  await asModelsOwner(
     flags,
     'models import',
     // The server reads the path itself: it must lie inside its document_roots.

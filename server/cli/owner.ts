@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadSettings } from '../config/load-settings.js';
 import type { Settings } from '../schemas/settings.js';
-import { describeOwner, readDataLock, type DataLockInfo } from '../store/data-lock.js';
+import { acquireDataLock, describeOwner, readDataLock, type DataLockInfo } from '../store/data-lock.js';
 import { createClient, type ApiClient } from './client.js';
 import { CliError } from './fail.js';
 import { err, note } from './term.js';
@@ -111,15 +111,52 @@ export async function owningServer(settings: Settings): Promise<{ client: ApiCli
 }
 
 /**
+ * The folder's owner does `viaServer` when a server owns it; otherwise `here`, which takes the folder itself.
+ * Another process may take the folder between the look and the take (DATA_DIR_LOCKED): look again, once.
+ */
+async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiClient; url: string }) => Promise<T>, here: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const server = await owningServer(settings);
+    if (server) return await viaServer(server);
+    try {
+      return await here();
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
+    }
+  }
+}
+
+/**
+ * For a command that writes the data folder (`command`: its name, shown to another that finds the folder
+ * busy): only the folder's owner writes it, so with a server running `viaServer` goes through its routes;
+ * otherwise `here` runs in this process under the folder's lock, held until it ends.
+ */
+export function asOwner<T>(settings: Settings, command: string, viaServer: (client: ApiClient) => Promise<T>, here: () => Promise<T>): Promise<T> {
+  return ownerOr(
+    settings,
+    (server) => viaServer(server.client),
+    async () => {
+      mkdirSync(settings.data_dir, { recursive: true });
+      const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
+      try {
+        return await here();
+      } finally {
+        lock.release();
+      }
+    },
+  );
+}
+
+/**
  * Opens the way to the data folder for `command` (its name, shown to another command that finds the folder
  * busy). `readsDocuments`: the command extracts documents, so a folder it opens itself gets the configured
  * worker threads; the others need one (queries are embedded in the pool) and start faster with one.
  */
 export async function connect(flags: CommonFlags, command: string, opts: { readsDocuments?: boolean } = {}): Promise<Connection> {
   const settings = settingsFor(flags);
-  for (let attempt = 0; ; attempt++) {
-    const server = await owningServer(settings);
-    if (server) {
+  return ownerOr<Connection>(
+    settings,
+    async (server) => {
       const signals = interrupts(() => process.exit(130));
       return {
         client: server.client,
@@ -129,25 +166,31 @@ export async function connect(flags: CommonFlags, command: string, opts: { reads
         onInterrupt: signals.set,
         close: async () => signals.dispose(),
       };
-    }
-    try {
-      return await openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1 }, command);
-    } catch (e) {
-      // Another process took the folder between the look and the take: look again, once.
-      if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
-    }
+    },
+    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1 }, command),
+  );
+}
+
+/** Opens the data, runs `work`, and lets go of the data folder whatever happens. */
+export async function withConnection<T>(flags: CommonFlags, command: string, work: (c: Connection) => Promise<T>, opts: { readsDocuments?: boolean } = {}): Promise<T> {
+  const c = await connect(flags, command, opts);
+  try {
+    return await work(c);
+  } finally {
+    await c.close();
   }
 }
 
 async function openLocally(settings: Settings, command: string): Promise<Connection> {
   // Loaded only here: `lectern --help`, `init` and a command that talks to a server start fast.
-  const [{ createApp }, { pino }] = await Promise.all([import('../app.js'), import('pino')]);
+  const [{ createApp }, { providerKeysFrom }, { pino }] = await Promise.all([import('../app.js'), import('../core/chat/chat-providers.js'), import('pino')]);
   const logLevel = process.env.LECTERN_LOG_LEVEL || 'silent';
   const app = await createApp({
     // The start-up warm-up pays off in a long-running server, not in one command.
     settings: { ...settings, warm_up_rounds: 0 },
     serviceApiKey: process.env.SERVICE_API_KEY,
     chatKey: process.env.LECTERN_CHAT_KEY,
+    providerKeys: providerKeysFrom(process.env),
     workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
     logger: pino({ level: logLevel }, pino.destination(2)),
     owner: { kind: 'cli', command },

@@ -35,6 +35,9 @@ export function columns(stream: Stream = process.stderr): number {
   return stream.isTTY && stream.columns > 0 ? stream.columns : 80;
 }
 
+/** A size as a person reads it: "21.9 MiB". */
+export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
 /** Cuts a string to `width` characters, with an ellipsis when it was longer. */
 export const fit = (s: string, width: number): string => (s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`);
 

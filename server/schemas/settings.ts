@@ -5,6 +5,9 @@ import { NET_DEFAULTS } from '../core/net/defaults.js';
 import { LLM_PROVIDERS } from '../core/chat/chat-providers.js';
 import { DEFAULT_LIMITS, JOB_LIMIT_DEFAULTS } from '../core/extract/limits.js';
 
+/** A list of `host` or `host:port` entries, IPv6 in brackets (allowed_private_hosts, allowed_hosts). */
+const HostPortList = Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] });
+
 /** Every setting, written once: validated at start-up whatever its source (flag, env, config file). */
 export const SettingsSchema = Type.Object({
   data_dir: Type.String({ minLength: 1 }),
@@ -66,14 +69,14 @@ export const SettingsSchema = Type.Object({
    * `host` for any port, IPv6 in brackets (`[::1]:11434`). Compared with the URL's host as written
    * (`localhost:11434` does not allow `127.0.0.1:11434`). Environment: comma-separated.
    */
-  allowed_private_hosts: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] }),
+  allowed_private_hosts: HostPortList,
   /**
    * Host names the server answers to besides its own (localhost, 127.0.0.1, [::1] and the listen address):
    * `host:port`, or `host` for the listening port, IPv6 in brackets. A request naming any other Host is
    * refused with 421, so a web page whose name was rebound to this machine cannot read the API or the UI.
    * Environment: comma-separated.
    */
-  allowed_hosts: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] }),
+  allowed_hosts: HostPortList,
   /** Outbound requests: time to open a connection. */
   outbound_connect_timeout_ms: Type.Integer({ minimum: 1, default: NET_DEFAULTS.connectTimeoutMs }),
   /** Outbound requests: time from the request to the end of the answer, redirects included. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 
 // POST /bots/{id}/documents/upload over HTTP against the real server and real MiniLM embeddings: a file sent
 // from a client becomes the bot's document, searchable on its own or held for review, checked as POST /jobs.
@@ -24,16 +24,6 @@ function send(botId: string, name: string, data: Uint8Array | string, fields: Re
   return server.call('POST', `/bots/${botId}/documents/upload`, { body: form });
 }
 
-async function settled(jobId: string): Promise<Record<string, any>> {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const j = await json(await server.call('GET', `/jobs/${jobId}`));
-    if (j.ingest_status === 'success' || j.ingest_status === 'failed' || j.status === 'ready_for_review') return j;
-    if (Date.now() > end) throw new Error(`job ${jobId} still ${j.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('uploading a document to a bot', () => {
   it('makes it the bot\'s document, searchable on its own; the same content again is a duplicate', async () => {
     const botId = await newBot();
@@ -41,7 +31,7 @@ describe('uploading a document to a bot', () => {
     expect(res.status).toBe(200);
     const added = await json(res);
     expect(added).toEqual({ job_id: expect.any(String), status: 'pending' });
-    const job = await settled(added.job_id);
+    const job = await waitForIngest(server, added.job_id);
     expect(job).toMatchObject({ status: 'indexed', ingest_status: 'success', bot_id: botId, source_file: 'topics.md', source: { kind: 'upload', review: false } });
     const bot = await json(await server.call('GET', `/bots/${botId}`));
     expect(bot.document_list).toEqual([expect.objectContaining({ job_id: added.job_id, ingest_status: 'success', source: expect.objectContaining({ kind: 'upload' }) })]);
@@ -55,7 +45,8 @@ describe('uploading a document to a bot', () => {
   it('holds a document sent with review=true at ready_for_review', async () => {
     const botId = await newBot();
     const added = await json(await send(botId, 'rivers.md', '# Rivers\n\nRivers carry water to the sea.\n', { review: 'true' }));
-    const job = await settled(added.job_id);
+    // Held for a person: the job stops at ready_for_review.
+    const job = await server.waitFor(added.job_id);
     expect(job).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending', source: { kind: 'upload', review: true } });
   });
 

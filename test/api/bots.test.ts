@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listPage, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
@@ -61,16 +61,7 @@ afterAll(async () => {
 });
 
 const newBot = async (body: Record<string, unknown> = {}) => (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } }))).bot_id as string;
-const job = async (id: string) => json(await server.call('GET', `/jobs/${id}`));
-async function searchable(jobId: string): Promise<Record<string, any>> {
-  const end = Date.now() + 120_000;
-  for (;;) {
-    const j = await job(jobId);
-    if (j.ingest_status === 'success' || j.ingest_status === 'failed') return j;
-    if (Date.now() > end) throw new Error(`job ${jobId} still ${j.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const searchable = (jobId: string) => waitForIngest(server, jobId);
 const vectorstore = async (botId: string, query: string) => json(await server.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k: 3 } }));
 
 describe('bots', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { ingest, json, startServer, tempDir, waitForProgress, type TestServer } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -7,16 +7,6 @@ let longPdf: Buffer;
 beforeAll(async () => {
   longPdf = await makeLongPdf(400);
 });
-
-async function waitForProgress(server: TestServer, jobId: string, minPages: number) {
-  for (let i = 0; i < 1200; i++) {
-    const job = await json(await server.call('GET', `/jobs/${jobId}`));
-    if (job.status === 'processing' && job.progress.pages_done >= minPages) return job;
-    if (!['queued', 'processing'].includes(job.status)) throw new Error(`job ended ${job.status} before progress was seen`);
-    await sleep(25);
-  }
-  throw new Error('no progress seen');
-}
 
 describe('cancel', () => {
   let server: TestServer;

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { chat, indexedJob } from '../helpers/chat-flow.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 
 // encrypt_chats: a bot's questions and answers are sealed before they reach SQLite, read back as they were
 // asked and answered, still readable once encryption is turned off (the key stays), and refused with 409
@@ -41,10 +41,7 @@ describe('encrypt_chats', () => {
     const s = await start({ encrypt_chats: true });
     const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
     const added = await json(await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
-    for (const end = Date.now() + 120_000; (await json(await s.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success'; ) {
-      if (Date.now() > end) throw new Error('the document never became searchable');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    expect((await waitForIngest(s, added.job_id)).ingest_status).toBe('success');
     const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
     const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: QUESTION } }));
     expect(answer.answer).toContain('sunlight');

@@ -7,7 +7,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { bigCsv } from '../helpers/make-office.js';
+import { bigCsv, csvOpenQuote } from '../helpers/make-office.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -109,7 +109,7 @@ describe('CSV', () => {
   });
 
   it('fails a quote that never closes with CSV_INVALID instead of reading the rest as one field', async () => {
-    const res = await server.upload('open.csv', Buffer.concat([enc('id,name\n1,"'), Buffer.alloc(20 * 1024 * 1024, 0x78)]));
+    const res = await server.upload('open.csv', csvOpenQuote(20));
     const job = await server.waitFor((await json(res)).job_id);
     expect(job.status).toBe('failed');
     expect(job.error).toMatchObject({ code: 'CSV_INVALID', message: expect.stringMatching(/never closes/) });

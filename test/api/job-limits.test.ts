@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../server/config/load-settings.js';
-import { ingest, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { ingest, json, startServer, tempDir, waitForProgress, type TestServer } from '../helpers/app.js';
 import { makeDocx } from '../helpers/make-docx.js';
 import { makeLongPdf, makePagesPdf, PAPER } from '../helpers/make-pdf.js';
 import { greyTiff } from '../helpers/make-scan.js';
@@ -102,7 +102,8 @@ describe('document limits', () => {
     };
     const first = await startServer({ dataDir, settings: { workers: 1 } });
     const jobId = (await json(await first.upload('long.pdf', await makeLongPdf(300)))).job_id as string;
-    for (let i = 0; i < 400 && (await json(await first.call('GET', `/jobs/${jobId}`))).progress.pages_done < 1; i++) await new Promise((r) => setTimeout(r, 25));
+    // Stopped part-way through the job: a stop before it started would interrupt nothing.
+    await waitForProgress(first, jobId);
     await first.close();
     expect(attempts(jobId)).toBe(0);
     const second = await startServer({ dataDir, key: first.key, settings: { workers: 1 } });

@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDataLock } from '../../server/store/data-lock.js';
 import { json, repoRoot, startServer, tempDir } from '../helpers/app.js';
-import { listenOnLoopback } from '../helpers/loopback-server.js';
-import { packLanguage, startNpmRegistry, type NpmRegistry } from '../helpers/npm-registry.js';
+import { startNpmRegistry, type NpmRegistry } from '../helpers/npm-registry.js';
 import { cliEnv, lecternDone } from '../helpers/pty.js';
 
 // `lectern languages` as a person runs it, in a pseudo-terminal, against a local server speaking the npm
@@ -131,27 +129,6 @@ describe('lectern languages', () => {
 
 const packages = join(repoRoot, 'node_modules', '@tesseract.js-data');
 
-/** An npm registry for deu whose tarball waits until `release`: a command fetching from it holds the folder meanwhile. */
-async function heldRegistry() {
-  const tgz = packLanguage('deu');
-  let asked!: () => void;
-  let release!: () => void;
-  const tarballAsked = new Promise<void>((r) => (asked = r));
-  const released = new Promise<void>((r) => (release = r));
-  let base = '';
-  const server = await listenOnLoopback((req, res) => {
-    if (req.url === '/@tesseract.js-data%2fdeu/1.0.0') {
-      const integrity = `sha512-${createHash('sha512').update(tgz).digest('base64')}`;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: '@tesseract.js-data/deu', version: '1.0.0', dist: { tarball: `${base}/deu-1.0.0.tgz`, integrity } }));
-      return;
-    }
-    asked();
-    void released.then(() => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': tgz.length }).end(tgz));
-  });
-  base = server.url;
-  return { ...server, host: new URL(server.url).host, tarballAsked, release };
-}
-
 describe('lectern languages and the owner of the data folder', () => {
   it('installs and removes through the server that owns the folder: its allowed hosts and document_roots, not the command\'s', async () => {
     // The command's own settings allow no private host: alone, it cannot reach the local registry.
@@ -196,7 +173,8 @@ describe('lectern languages and the owner of the data folder', () => {
   });
 
   it('holds the folder for the command\'s duration: another command meanwhile is refused, saying which holds it', async () => {
-    const held = await heldRegistry();
+    // Its tarball waits until `release`: the command fetching it holds the folder meanwhile.
+    const held = await startNpmRegistry(['deu'], { hold: true });
     try {
       const { cwd, run, dir } = folder([held.host]);
       const holder = run(['add', 'deu', '--registry', held.url]);

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDataLock, type DataLockInfo } from '../../server/store/data-lock.js';
 import { json, tempDir } from '../helpers/app.js';
 import { installTestModel } from '../helpers/embed-flow.js';
-import { KEY, lecternDone, lecternInPty, lecternPiped } from '../helpers/pty.js';
+import { cliEnv, KEY, lecternDone, lecternInPty, lecternPiped } from '../helpers/pty.js';
 
 // `lectern serve`: a Long-Trainer config, the data folder's lock (one process at a time, a dead holder's
 // lock taken over), and --reload.
@@ -40,7 +40,7 @@ describe('lectern serve', () => {
     );
     writeFileSync(join(cwd, 'notes.md'), '# Pumps\n\nA pump moves water uphill.\n');
     await installTestModel(dataDir);
-    const server = lecternPiped(['serve', '-c', 'longtrainer.yaml', '--data-dir', dataDir], { cwd, env: { ...process.env, LECTERN_DOCUMENT_ROOTS: cwd } });
+    const server = lecternPiped(['serve', '-c', 'longtrainer.yaml', '--data-dir', dataDir], { cwd, env: cliEnv({ LECTERN_DOCUMENT_ROOTS: cwd }) });
     try {
       await server.waitFor(`on http://127.0.0.1:${port}`);
       expect(server.stderr()).toContain('mongo_endpoint ignored: Lectern keeps its data in SQLite under the data folder');
@@ -56,7 +56,7 @@ describe('lectern serve', () => {
       const added = await lecternDone(['add-doc', bot.bot_id, 'notes.md', '--json', '--data-dir', dataDir], { cwd });
       expect(added.code, added.stderr).toBe(0);
       const jobId = JSON.parse(added.stdout).documents[0].job_id;
-      const job = await json(await fetch(`${lock.url}/jobs/${jobId}`, { headers: { 'x-api-key': (await import('node:fs')).readFileSync(lock.key_file!, 'utf8').trim() } }));
+      const job = await json(await fetch(`${lock.url}/jobs/${jobId}`, { headers: { 'x-api-key': readFileSync(lock.key_file!, 'utf8').trim() } }));
       expect(job.options).toMatchObject({ chunk_size: 700, chunk_overlap: 70 });
 
       // One process per data folder: a second server is refused, saying who holds it.

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp, type LecternApp } from '../../server/app.js';
+import { providerKeysFrom } from '../../server/core/chat/chat-providers.js';
 import { parseSettings, type Settings } from '../../server/schemas/settings.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,7 +73,7 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
   const key = opts.key ?? randomBytes(16).toString('hex');
   // No start-up warm-up by default: tests start many servers and time none of them.
   const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...opts.settings });
-  const app = await createApp({ settings, serviceApiKey: key, chatKey: opts.chatKey, workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
+  const app = await createApp({ settings, serviceApiKey: key, chatKey: opts.chatKey, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   // As `lectern serve` does: commands run against this data folder talk to this server.
   app.published(url);
@@ -91,7 +92,7 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
 /** A server that must generate and store its own key, as when SERVICE_API_KEY is unset. */
 export async function startServerWithoutKey(dataDir = tempDir()) {
   const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 1, log_level: 'silent' });
-  const app = await createApp({ settings, workerFile, logger: pino({ level: 'silent' }) });
+  const app = await createApp({ settings, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }) });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   return { app, url, dataDir, close: () => app.close() };
 }
@@ -108,6 +109,21 @@ export async function ingest(server: TestServer, name: string, data: Uint8Array,
   const job = await server.waitFor(job_id);
   if (job.status !== 'ready_for_review') throw new Error(`job ended ${job.status}: ${JSON.stringify(job.error)}`);
   return job;
+}
+
+/**
+ * Polls GET /jobs/{id} until the job is being read and has got through `minPages` pages; throws if it ends
+ * first or shows no such progress within `timeoutMs` (an upper bound: the wait ends on the progress itself).
+ */
+export async function waitForProgress(server: Pick<ServerClient, 'call'>, jobId: string, minPages = 1, timeoutMs = 120_000): Promise<Record<string, any>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const job = (await (await server.call('GET', `/jobs/${jobId}`)).json()) as Record<string, any>;
+    if (job.status === 'processing' && job.progress.pages_done >= minPages) return job;
+    if (!['queued', 'processing'].includes(job.status)) throw new Error(`job ${jobId} ended ${job.status} before ${minPages} pages were read`);
+    if (Date.now() > end) throw new Error(`job ${jobId} read no ${minPages} pages in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import { createModelManager } from '../../server/models/manager.js';
-import { enc, ingest, json, type TestServer } from './app.js';
+import { enc, ingest, json, type ServerClient, type TestServer } from './app.js';
 import { ensureTestModels } from './test-models.js';
 
 /** The real int8 MiniLM the fetch script provides; the catalog knows it by this id. */
@@ -30,6 +30,17 @@ export async function embedAndWait(server: TestServer, jobId: string, body: Reco
   if (res.status !== 202) throw new Error(`embed answered ${res.status}: ${JSON.stringify(accepted)}`);
   const job = await server.waitFor(jobId, ['indexed', 'finalized'], 120_000);
   return { accepted, job };
+}
+
+/** Polls a bot document's job until it is searchable or has failed (its ingest_status); returns the job. */
+export async function waitForIngest(server: Pick<ServerClient, 'call'>, jobId: string, timeoutMs = 120_000): Promise<Record<string, any>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await json(await server.call('GET', `/jobs/${jobId}`));
+    if (job.ingest_status === 'success' || job.ingest_status === 'failed') return job;
+    if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} (ingest ${job.ingest_status}) after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export const search = async (server: TestServer, body: Record<string, unknown>) => {

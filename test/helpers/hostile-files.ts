@@ -231,23 +231,24 @@ export function writeZip(members: readonly ZipMember[]): Buffer {
   for (const m of members) {
     const name = Buffer.from(m.name, 'utf8');
     const d = deflateParts(m.parts);
+    // Both headers hold CRC, compressed size, size and name length in a row: at 14 in the local, 16 in the central one.
+    const sizes = (header: Buffer, at: number) => {
+      header.writeUInt32LE(d.crc >>> 0, at);
+      header.writeUInt32LE(d.raw.length, at + 4);
+      header.writeUInt32LE(d.size, at + 8);
+      header.writeUInt16LE(name.length, at + 12);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(d.crc >>> 0, 14);
-    local.writeUInt32LE(d.raw.length, 18);
-    local.writeUInt32LE(d.size, 22);
-    local.writeUInt16LE(name.length, 26);
+    sizes(local, 14);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(d.crc >>> 0, 16);
-    central.writeUInt32LE(d.raw.length, 20);
-    central.writeUInt32LE(d.size, 24);
-    central.writeUInt16LE(name.length, 28);
+    sizes(central, 16);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, d.raw);
     centrals.push(central, name);

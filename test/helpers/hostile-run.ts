@@ -76,31 +76,41 @@ export async function expectContained(server: ChildServer, c: HostileCase): Prom
   return peaks;
 }
 
+/** One child server at the default limits for the describe block this is called in; returns its getter. */
+export function useChildServer(): () => ChildServer {
+  let server: ChildServer;
+  beforeAll(async () => {
+    server = await startChildServer();
+  });
+  afterAll(async () => {
+    await server.kill('SIGKILL');
+    removeDir(server.dataDir);
+  });
+  return () => server;
+}
+
+/** A harmless document the server, after the hostile ones, must still read. */
+export async function expectStillReads(server: ChildServer, file: string, text: string): Promise<void> {
+  const res = await server.upload(file, new TextEncoder().encode(text));
+  const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
+  expect(job.status).toBe('ready_for_review');
+}
+
 /**
  * One child server at the default limits for a list of hostile cases, each alone and two at once, then a
  * harmless document (`after`) that the same server must still read.
  */
 export function describeHostile(title: string, cases: HostileCase[], after: { name: string; file: string; text: string }): void {
   describe(title, () => {
-    let server: ChildServer;
-    beforeAll(async () => {
-      server = await startChildServer();
-    });
-    afterAll(async () => {
-      await server.kill('SIGKILL');
-      removeDir(server.dataDir);
-    });
-
+    const server = useChildServer();
     for (const c of cases) {
       it(`${c.name}: a failed job with ${c.code}, alone and two at once, under ${MAX_RSS_MB} MB`, async () => {
-        await expectContained(server, c);
+        await expectContained(server(), c);
       });
     }
 
     it(after.name, async () => {
-      const res = await server.upload(after.file, new TextEncoder().encode(after.text));
-      const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
-      expect(job.status).toBe('ready_for_review');
+      await expectStillReads(server(), after.file, after.text);
     });
   });
 }

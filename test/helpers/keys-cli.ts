@@ -1,6 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { repoRoot, tempDir } from './app.js';
+import { spawnSync } from 'node:child_process';
+import { tempDir } from './app.js';
+import { cliEnv, lecternBin, lecternDone } from './pty.js';
 
 export interface CliRun {
   status: number | null;
@@ -8,17 +8,18 @@ export interface CliRun {
   stderr: string;
 }
 
-// Settings come only from what the test passes: no LECTERN_* or SERVICE_API_KEY of the calling shell.
-function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LECTERN_') && k !== 'SERVICE_API_KEY')) as Record<string, string>;
-  return { ...env, NO_COLOR: '1', ...extra };
+interface CliOptions {
+  env?: Record<string, string>;
+  cwd?: string;
 }
 
-const cliPath = join(repoRoot, 'bin', 'lectern.js');
+// Settings come only from what the test passes (cliEnv drops LECTERN_* and SERVICE_API_KEY of the calling
+// shell); output without colours; a working folder of its own, so no lectern.yaml is picked up.
+const where = (opts: CliOptions) => ({ cwd: opts.cwd ?? tempDir('lectern-cwd-'), env: cliEnv({ NO_COLOR: '1', ...opts.env }) });
 
 /** Runs `lectern …` as a user would: bin/lectern.js (the built dist/cli.js) in a child process. */
-export function lectern(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): CliRun {
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? tempDir('lectern-cwd-'), env: cliEnv(opts.env), encoding: 'utf8', timeout: 60_000 });
+export function lectern(args: string[], opts: CliOptions = {}): CliRun {
+  const r = spawnSync(process.execPath, [lecternBin, ...args], { ...where(opts), encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -26,20 +27,9 @@ export function lectern(args: string[], opts: { env?: Record<string, string>; cw
  * The same, without blocking this process: needed when the command talks to a server running in this
  * process (startServer), which must go on answering while the command runs.
  */
-export function lecternAsync(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? tempDir('lectern-cwd-'), env: cliEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
+export async function lecternAsync(args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  const r = await lecternDone(args, where(opts));
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 export interface CreatedKey {

@@ -13,7 +13,7 @@ import { repoRoot, tempDir } from './app.js';
 import { listenOnLoopback, type LoopbackServer } from './loopback-server.js';
 
 /** `npm pack`'s layout (everything under `package/`) of an installed data package, LSTM model only. */
-export function packLanguage(code: string): Buffer {
+function packLanguage(code: string): Buffer {
   const dir = join(repoRoot, 'node_modules', '@tesseract.js-data', code);
   const out = join(tempDir('lectern-pack-'), `${code}-1.0.0.tgz`);
   execFileSync('tar', ['czf', out, '--transform', 's,^,package/,', '-C', dir, 'package.json', '4.0.0_best_int']);
@@ -25,12 +25,23 @@ export interface NpmRegistry extends LoopbackServer {
   requests: string[];
   /** host:port, for allowed_private_hosts. */
   host: string;
+  /** Resolves once a tarball has been asked for. */
+  tarballAsked: Promise<void>;
+  /** With `hold`: sends the tarballs held so far, and every later one at once. */
+  release(): void;
 }
 
-/** `corrupt`: the tarball served differs by one byte from the one the manifest's integrity names. */
-export async function startNpmRegistry(codes: string[], opts: { corrupt?: boolean } = {}): Promise<NpmRegistry> {
+/**
+ * `corrupt`: the tarball served differs by one byte from the one the manifest's integrity names. `hold`: a
+ * tarball's answer waits for `release()`, so a command fetching it is provably still running meanwhile.
+ */
+export async function startNpmRegistry(codes: string[], opts: { corrupt?: boolean; hold?: boolean } = {}): Promise<NpmRegistry> {
   const tarballs = new Map(codes.map((c) => [c, packLanguage(c)]));
   const requests: string[] = [];
+  let asked!: () => void;
+  const tarballAsked = new Promise<void>((ok) => (asked = ok));
+  let release = () => {};
+  const released = opts.hold ? new Promise<void>((ok) => (release = ok)) : Promise.resolve();
   let base = '';
   const server = await listenOnLoopback((req, res) => {
     requests.push(`${req.method} ${req.url}`);
@@ -50,8 +61,9 @@ export async function startNpmRegistry(codes: string[], opts: { corrupt?: boolea
     }
     const served = Buffer.from(tgz);
     if (opts.corrupt) served[served.length - 100] = (served[served.length - 100] as number) ^ 0xff;
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': served.length }).end(served);
+    asked();
+    void released.then(() => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': served.length }).end(served));
   });
   base = server.url;
-  return { ...server, requests, host: new URL(server.url).host };
+  return { ...server, requests, host: new URL(server.url).host, tarballAsked, release: () => release() };
 }

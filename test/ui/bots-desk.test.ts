@@ -9,9 +9,9 @@ import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.j
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
-import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
-import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
+import { screenshotDir, shot } from './helpers/screens.js';
 
 // Bots in the desk, in Debian's chromium against the real server: real MiniLM embeddings, the extractive
 // provider (real code, no model) for answers that must be exact, the real OCR path for a vision question, and
@@ -55,11 +55,7 @@ beforeAll(async () => {
     dataDir,
     settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl)], encyclopedia_url: wiki.apiUrl },
   });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  requests = recordRequests(page);
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs, requests } = await deskSession(server));
 });
 afterAll(async () => {
   await browser?.close();
@@ -92,6 +88,9 @@ describe('bots in the desk', () => {
     await page.waitForSelector('dialog[open]');
     expect(await page.textContent('dialog[open]')).toContain('Scratch');
     await shot(page, shots, '2-delete-confirm');
+    // Every DELETE the page sends: right after "No" the server may not have seen one sent on it yet.
+    const deletes: string[] = [];
+    page.on('request', (r) => void (r.method() === 'DELETE' && deletes.push(r.url())));
     await page.click('dialog button[data-value=false]');
     expect((await server.call('GET', `/bots/${scratch}`)).status).toBe(200);
     expect(await page.locator(`tr[data-bot="${scratch}"]`).count()).toBe(1);
@@ -99,6 +98,7 @@ describe('bots in the desk', () => {
     await page.click('dialog button[data-value=true]');
     await page.waitForSelector(`tr[data-bot="${scratch}"]`, { state: 'detached' });
     expect((await server.call('GET', `/bots/${scratch}`)).status).toBe(404);
+    expect(deletes).toEqual([`${server.url}/bots/${scratch}`]);
     expect(await page.locator(`tr[data-bot="${botId}"]`).count()).toBe(1);
   });
 

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { deskPage, launchChromium } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -52,11 +52,7 @@ const seenRows = (g: Geometry, vh: number, vw: number) =>
   g.rows.filter((r) => r.hit && r.height > 0 && r.top >= g.list.top && r.bottom <= g.list.bottom + 0.5 && r.top >= 0 && r.bottom <= vh && r.left >= 0 && r.right <= vw);
 
 async function openChunks(size: { width: number; height: number }): Promise<{ page: Page; logs: string[] }> {
-  const page = await browser.newPage({ viewport: size });
-  const logs = watchConsole(page);
-  await page.goto(`${server.url}/`);
-  await page.fill('input[name=api-key]', server.key);
-  await page.click('.key-form button[type=submit]');
+  const { page, logs } = await deskPage(browser, server, { viewport: size });
   await page.waitForSelector(`tr[data-job="${jobId}"]`);
   await page.evaluate((id) => (location.hash = `#/jobs/${id}/chunks`), jobId);
   await page.waitForSelector('.chunks[data-loaded=true]');

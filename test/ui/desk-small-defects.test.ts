@@ -113,7 +113,9 @@ describe('smaller defects of the desk', () => {
     await page.waitForSelector('.review[data-loaded=true]');
     await expect.poll(() => page.textContent('.review-toolbar')).toContain('/ 1');
     await expect.poll(() => requests.some((u) => u.includes(`/jobs/${onePage}/pages/1/image`))).toBe(true);
-    // Prefetching happens once page 1's image is in; wait until nothing is in flight any more.
+    // The next page is asked for in the same step that shows page 1's image (page-view.ts), so once it is
+    // shown any such ask has been made; networkidle alone may have been reached before the image was in.
+    await page.waitForSelector('.review .page-image:not([hidden])');
     await page.waitForLoadState('networkidle');
     expect(requests.filter((u) => /\/pages\/(?!1\/)\d+\/image/.test(u))).toEqual([]);
     expect(logs.filter((l) => /pageerror/.test(l))).toEqual([]);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, ingest, listPage, startServer, type TestServer } from '../helpers/app.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -33,9 +33,7 @@ async function openDesk(stripOptional: boolean): Promise<{ page: Page; logs: str
       await route.fulfill({ json: doc });
     });
   }
-  await page.goto(`${server.url}/`);
-  await page.fill('input[name=api-key]', server.key);
-  await page.click('.key-form button[type=submit]');
+  await signIn(page, server);
   await page.click(`tr[data-job="${jobId}"] a.button`);
   await page.waitForSelector('.review[data-loaded=true]');
   return { page, logs, images };

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makePagesPdf, PAPER } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
+import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -146,10 +146,7 @@ async function newDesk(prepare?: (p: Page) => Promise<void>): Promise<{ page: Pa
   p.on('request', (r) => requests.push(new URL(r.url()).pathname + new URL(r.url()).search));
   const tabLogs = watchConsole(p);
   await prepare?.(p);
-  await p.goto(`${server.url}/`);
-  await p.fill('input[name=api-key]', server.key);
-  await p.click('.key-form button[type=submit]');
-  await p.waitForSelector('section.library');
+  await signIn(p, server);
   return { page: p, logs: tabLogs, requests };
 }
 

@@ -2,9 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
-import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
+import { screenshotDir, shot } from './helpers/screens.js';
 
 // Issue "The review desk", defect 5, in Debian's chromium against the real server on generated PDFs:
 // finalize asks for its policy with the one that decides nothing for the reviewer chosen, says what each
@@ -37,11 +37,7 @@ beforeAll(async () => {
   expect(reviewed.status).toBe(200);
   doneId = (await ingest(server, 'finalized.pdf', await makeManyBlocksPdf(MANY_BLOCKS_PER_PAGE))).job_id;
   expect((await server.call('POST', `/jobs/${doneId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  requests = recordRequests(page);
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs, requests } = await deskSession(server));
 });
 afterAll(async () => {
   await browser?.close();

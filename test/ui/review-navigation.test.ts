@@ -54,7 +54,9 @@ describe('the desk keeps its place', () => {
     await expect.poll(() => focused()).toContain('vlist');
     await page.keyboard.press('j');
     await expect.poll(() => selected()).toBe(b(MANY_BLOCKS_PER_PAGE + 2));
+    // Each key is seen to move: a wait on the block selected already would pass if k did nothing.
     await page.keyboard.press('j');
+    await expect.poll(() => selected()).toBe(b(MANY_BLOCKS_PER_PAGE + 3));
     await page.keyboard.press('k');
     await expect.poll(() => selected()).toBe(b(MANY_BLOCKS_PER_PAGE + 2));
     // The box shows the page of the block now selected, not the number typed.

@@ -3,9 +3,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
-import { launchChromium, watchConsole, signIn } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
-import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
+import { screenshotDir, shot } from './helpers/screens.js';
 
 // The desk must never lose a reviewer's work: undo gives back exactly what was there (never a blank
 // block), editing back to the machine's text is no edit, bulk approval is a few requests with progress,
@@ -36,11 +36,7 @@ beforeAll(async () => {
   server = await startServer();
   const job = await ingest(server, 'many-blocks.pdf', await makeManyBlocksPdf(BLOCKS));
   jobId = job.job_id;
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-  requests = recordRequests(page);
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs, requests } = await deskSession(server, { acceptDownloads: true }));
   await openDesk();
 });
 afterAll(async () => {

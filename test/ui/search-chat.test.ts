@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, fixturesDir, ingest, json, startServer, type TestServer } from '../helpers/app.js';
 import { embedAndWait, installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
+import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -39,10 +39,7 @@ beforeAll(async () => {
   manualId = await indexed('amsmath-userguide.pdf', readFileSync(join(fixturesDir, 'pdfs', 'amsmath-userguide.pdf')));
   // Every "sentence" here is one word: nothing the extractive reader can quote.
   menuId = await indexed('menu.md', enc('# Menu\n\nTea. Cake. Buns. Scones.\n'));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  logs = watchConsole(page);
-  await signIn(page, server);
+  ({ browser, page, logs } = await deskSession(server, { viewport: { width: 1280, height: 720 } }));
 }, 600_000);
 afterAll(async () => {
   await browser?.close();

@@ -68,7 +68,6 @@ export interface ListPage<T> {
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
-  detail?: string;
 }
 
 /** GET /jobs: LongParser's {jobs, total}, with the page asked for. */

@@ -9,7 +9,7 @@ export type AuditCard =
   | { kind: 'bulk'; action: string; entityType: string; reviewer: string; timestamp: string; revisions: Revision[] };
 
 /** A run this long of the same change, by the same reviewer at the same instant, is one bulk change. */
-export const BULK_MIN = 3;
+const BULK_MIN = 3;
 
 const sameBatch = (a: Revision, b: Revision) =>
   a.action === b.action && a.entity_type === b.entity_type && a.reviewer_id === b.reviewer_id && a.timestamp === b.timestamp;

@@ -2,7 +2,7 @@ import type { AppContext } from '../app-context.js';
 import { ApiError } from '../api/client.js';
 import type { BotMessage } from '../api/types.js';
 import { acceptDrops } from '../library/upload.js';
-import { readSse } from '../search/sse.js';
+import { streamedAnswer } from '../search/sse.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
 import { chatTurn, type ChatTurn, type TurnDeps } from './chat-turn.js';
@@ -50,14 +50,10 @@ export function botChat(ctx: AppContext, botId: string): { element: HTMLElement;
   async function streamed(turn: ChatTurn, query: string): Promise<void> {
     const id = await chatId('text');
     const res = await api.stream(`/bots/${bot}/chats/${encodeURIComponent(id)}`, { query, stream: true }, abort.signal);
-    if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return turn.finish((await res.json()) as BotMessage, id);
-    let done: BotMessage | undefined;
-    await readSse(res.body, (e) => {
-      const data = JSON.parse(e.data) as { sources?: unknown[]; text?: string; message?: string };
-      if (e.event === 'sources') turn.say(data.sources?.length ? `Answering from ${data.sources.length} passage(s)…` : 'Nothing relevant found.');
-      else if (e.event === 'token') turn.append(data.text ?? '');
-      else if (e.event === 'done') done = data as BotMessage;
-      else if (e.event === 'error') turn.fail(data.message ?? e.data);
+    const done = await streamedAnswer<BotMessage, { sources?: unknown[]; text?: string; message?: string }>(res, (event, data, raw) => {
+      if (event === 'sources') turn.say(data.sources?.length ? `Answering from ${data.sources.length} passage(s)…` : 'Nothing relevant found.');
+      else if (event === 'token') turn.append(data.text ?? '');
+      else if (event === 'error') turn.fail(data.message ?? raw);
     });
     if (done) turn.finish(done, id);
     else if (turn.element.dataset.status !== 'failed') turn.fail('the answer broke off before it was complete');

@@ -3,11 +3,9 @@ import type { BotDetail, BotDocument, Job } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { label, when } from '../ui/format.js';
 import { errorText } from '../ui/toast.js';
+import { OPENABLE, pagesProgress, WORKING } from '../library/job-progress.js';
 import { documentSources } from './document-sources.js';
 
-/** Job states with work running: the list polls each second while a document is in one. */
-const ACTIVE = new Set(['queued', 'processing', 'finalizing', 'embedding']);
-const OPENABLE = new Set(['ready_for_review', 'finalized', 'indexed']);
 /** Pages progress is read for at most this many working documents per poll. */
 const PROGRESS_READS = 8;
 
@@ -41,16 +39,8 @@ function origin(d: BotDocument): string {
 /** A held document waits for a person, not for the machine: it says so instead of "waiting". */
 const ingestText = (d: BotDocument) => (d.status === 'ready_for_review' && d.ingest_status === 'pending' ? 'waiting for review' : INGEST_TEXT[d.ingest_status]);
 
-function progressCell(d: BotDocument, job: Job | undefined): HTMLElement | string {
-  if (!ACTIVE.has(d.status) || !job) return '';
-  const { pages_done, total_pages } = job.progress;
-  return h('span', { class: 'progress' }, h('progress', { max: Math.max(total_pages, 1), value: pages_done, 'aria-label': `${pages_done} of ${total_pages} pages` }), ` ${pages_done}/${total_pages || '?'}`);
-}
-
 export interface BotDocumentsPanel {
   element: HTMLElement;
-  /** Polls again now (after an addition, say). */
-  refresh(): void;
   dispose(): void;
 }
 
@@ -78,7 +68,7 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
       h('td', {}, open ? h('a', { href: review, class: 'doc-name' }, name) : name, h('div', { class: 'muted' }, origin(d)), h('div', { class: 'muted' }, `added ${when(d.created_at)}`)),
       h('td', {}, h('span', { class: `badge job-${d.status}` }, label(d.status)), job?.error ? h('div', { class: 'error' }, job.error.message) : null),
       h('td', {}, h('span', { class: `badge ingest-${d.ingest_status}` }, ingestText(d))),
-      h('td', {}, progressCell(d, job)),
+      h('td', {}, WORKING.has(d.status) && job ? pagesProgress(job) : ''),
       h('td', { class: 'actions' }, open ? h('a', { href: review, class: 'button' }, 'Review') : null),
     );
   }
@@ -91,8 +81,8 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
       const bot = await api.get<BotDetail>(`/bots/${encodeURIComponent(botId)}`);
       onBot(bot);
       const docs = bot.document_list;
-      active = docs.some((d) => ACTIVE.has(d.status));
-      const working = docs.filter((d) => ACTIVE.has(d.status) || d.status === 'failed').slice(0, PROGRESS_READS);
+      active = docs.some((d) => WORKING.has(d.status));
+      const working = docs.filter((d) => WORKING.has(d.status) || d.status === 'failed').slice(0, PROGRESS_READS);
       const jobs = new Map((await Promise.all(working.map((d) => api.get<Job>(`/jobs/${encodeURIComponent(d.job_id)}`).catch(() => undefined)))).flatMap((j) => (j ? [[j.job_id, j] as const] : [])));
       rows.replaceChildren(...(docs.length ? docs.map((d) => row(d, jobs.get(d.job_id))) : [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No documents yet: add files, links or articles above.'))]));
       const ready = docs.filter((d) => d.ingest_status === 'success').length;
@@ -123,7 +113,6 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
   refresh();
   return {
     element,
-    refresh,
     dispose() {
       disposed = true;
       clearTimeout(timer);

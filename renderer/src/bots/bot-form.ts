@@ -9,7 +9,7 @@ type Choice = string;
 const REMOTE = new Set(['openai', 'ollama']);
 
 /** What a choice of the model list sends as the bot's `llm`. */
-export function llmOf(choice: Choice, model: string, baseUrl: string): { provider: string; model?: string; base_url?: string } {
+function llmOf(choice: Choice, model: string, baseUrl: string): { provider: string; model?: string; base_url?: string } {
   const [provider = 'local', chosen = ''] = choice.split(/:(.*)/s);
   const m = REMOTE.has(provider) ? model.trim() : chosen;
   const url = REMOTE.has(provider) ? baseUrl.trim() : '';

@@ -14,7 +14,7 @@ export function citedBlocks(api: Api): (jobId: string) => Promise<Map<string, st
 }
 
 /** The review desk on the cited page, with the chunk's first block selected (outlined on the page) once known. */
-export function citationHref(c: BotCitation, blockId?: string): string {
+function citationHref(c: BotCitation, blockId?: string): string {
   const page = c.page_numbers[0];
   const params = new URLSearchParams();
   if (page !== undefined) params.set('page', String(page));

@@ -1,9 +1,7 @@
 import type { AppContext } from '../app-context.js';
-import { acceptDrops } from '../library/upload.js';
+import { acceptDrops, documentPicker, uploadAll, uploadItems, type UploadItem } from '../library/upload.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
-
-const ACCEPT = '.pdf,.docx,.xlsx,.xlsm,.pptx,.csv,.tsv,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
 
 /** One line of an addition's answer: a job added, a duplicate, or why it failed. */
 interface Added {
@@ -33,23 +31,14 @@ export function documentSources(ctx: AppContext, botId: string, dropTarget: HTML
     onAdded();
   };
 
-  async function upload(files: { name: string; data: Blob }[]): Promise<void> {
-    for (const f of files) {
-      const line = note(`${f.name}: uploading…`);
-      try {
-        const form = new FormData();
-        if (review.checked) form.append('review', 'true');
-        form.append('file', f.data, f.name);
-        const res = await api.sendForm<Added>(`${base}/upload`, form);
-        line.textContent = `${f.name}: ${res.status === 'duplicate' ? 'already in this bot' : 'added'}`;
-        line.className = 'ok';
-      } catch (err) {
-        line.textContent = `${f.name}: ${errorText(err)}`;
-        line.className = 'error';
-      }
-      onAdded();
-    }
-  }
+  const send = async (f: UploadItem) => {
+    const form = new FormData();
+    if (review.checked) form.append('review', 'true');
+    form.append('file', f.data, f.name);
+    const res = await api.sendForm<Added>(`${base}/upload`, form);
+    return res.status === 'duplicate' ? 'already in this bot' : 'added';
+  };
+  const upload = (files: UploadItem[]) => void uploadAll(files, log, send, onAdded);
 
   /** Inputs and a button that runs `work` (Enter in an input too), disabled meanwhile so a slow fetch is not sent twice. */
   function actionRow(inputs: HTMLInputElement[], text: string, cls: string, work: () => Promise<void>): HTMLElement {
@@ -71,19 +60,9 @@ export function documentSources(ctx: AppContext, botId: string, dropTarget: HTML
   }
 
   function fileRow(): HTMLElement {
-    const picker = h('input', { type: 'file', multiple: true, accept: ACCEPT, hidden: true, 'aria-label': 'Documents to add' });
-    picker.addEventListener('change', () => {
-      void upload(Array.from(picker.files ?? []).map((f) => ({ name: f.name, data: f })));
-      picker.value = '';
-    });
-    // In the desktop app the native dialog reads the files; in a browser the file input does.
-    const pick = async () => {
-      if (!ctx.bridge?.openFiles) return picker.click();
-      const files = await ctx.bridge.openFiles();
-      void upload(files.map((f) => ({ name: f.name, data: new Blob([f.data as Uint8Array<ArrayBuffer>]) })));
-    };
-    acceptDrops(dropTarget, (files) => void upload(files.map((f) => ({ name: f.name, data: f }))));
-    return h('div', { class: 'source-row' }, h('button', { type: 'button', class: 'primary add-files', onclick: () => void pick() }, 'Add files…'), picker, h('span', { class: 'muted' }, 'or drop them here'));
+    const picker = documentPicker(ctx.bridge, 'Documents to add', upload);
+    acceptDrops(dropTarget, (files) => upload(uploadItems(files)));
+    return h('div', { class: 'source-row' }, h('button', { type: 'button', class: 'primary add-files', onclick: () => void picker.pick() }, 'Add files…'), picker.input, h('span', { class: 'muted' }, 'or drop them here'));
   }
 
   function linkRow(): HTMLElement {

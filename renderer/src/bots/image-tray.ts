@@ -3,7 +3,7 @@ import { h } from '../ui/dom.js';
 /** What the server reads (sniffed there too); GIF and others are refused before anything is sent. */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff']);
 /** The server's limit per question (MAX_VISION_IMAGES). */
-export const MAX_IMAGES = 8;
+const MAX_IMAGES = 8;
 
 export interface ImageTray {
   element: HTMLElement;

@@ -57,6 +57,9 @@ export const POLICIES: { value: FinalizePolicy; title: string; effect(r: Review)
   },
 ];
 
+/** A policy as the desk names it ("Refuse while anything is pending"), or its value in words. */
+export const policyTitle = (policy: string): string => POLICIES.find((p) => p.value === policy)?.title ?? label(policy);
+
 /** What a policy will do to this job, or a plain word when the server does not report review counts. */
 export function policyEffect(policy: FinalizePolicy, job: Job): string {
   const p = POLICIES.find((x) => x.value === policy);

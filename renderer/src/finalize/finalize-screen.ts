@@ -6,7 +6,7 @@ import { label, when } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
 import { embedPanel } from './embed-panel.js';
 import { downloadExport } from './export-download.js';
-import { finalizeErrorText, POLICIES, policyEffect } from './finalize-policy.js';
+import { finalizeErrorText, POLICIES, policyEffect, policyTitle } from './finalize-policy.js';
 
 function countsTable(job: Job): HTMLElement {
   const r = job.review;
@@ -40,12 +40,11 @@ function policyChoices(job: Job, chosen: FinalizePolicy): HTMLElement {
 
 /** Finalizing closes review for good: say what the policy will do, with counts read just now, and ask. */
 function confirmFinalize(job: Job, policy: FinalizePolicy): Promise<boolean> {
-  const title = POLICIES.find((p) => p.value === policy)?.title ?? label(policy);
   return openDialog({
     title: 'Finalize this job?',
     className: 'confirm-finalize',
     body: [
-      h('p', {}, h('strong', {}, title), ': ', policyEffect(policy, job)),
+      h('p', {}, h('strong', {}, policyTitle(policy)), ': ', policyEffect(policy, job)),
       h('p', {}, 'Review then closes: the desk becomes read-only and blocks can no longer be changed.'),
     ],
     // No primary button: focus starts on Cancel, so Enter does not finalize.
@@ -82,7 +81,7 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
         const fresh = await ctx.api.get<Job>(path);
         if (!(await confirmFinalize(fresh, policy))) return;
         const r = await ctx.api.send<FinalizeResult>('POST', `${path}/finalize`, { finalize_policy: policy });
-        toast(`Finalized: ${POLICIES.find((p) => p.value === r.finalize_policy)?.title.toLowerCase() ?? label(r.finalize_policy)}.`);
+        toast(`Finalized: ${policyTitle(r.finalize_policy).toLowerCase()}.`);
         await render();
       } catch (err) {
         // Shown in the panel (an alert), beside the choice it is about.
@@ -100,7 +99,7 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
         { class: 'panel' },
         h('h2', {}, 'Finalize'),
         finalized
-          ? h('p', {}, `Finalized ${when(job.finalized_at)}: ${POLICIES.find((p) => p.value === job.finalize_policy)?.title.toLowerCase() ?? label(job.finalize_policy ?? '')}.`)
+          ? h('p', {}, `Finalized ${when(job.finalized_at)}: ${policyTitle(job.finalize_policy ?? '').toLowerCase()}.`)
           : h('div', {}, choices, h('button', { type: 'button', class: 'primary finalize-button', disabled: job.status !== 'ready_for_review', onclick: () => void finalize() }, 'Finalize…'), error),
       ),
       ...(embed ? [embed.element] : []),

@@ -1,20 +1,13 @@
 import type { AppContext, Screen } from '../app-context.js';
-import type { Job, JobListAnswer } from '../api/types.js';
+import type { Job, JobListAnswer, UploadAccepted } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { confirmDialog } from '../ui/dialog.js';
 import { bytes, label, when } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
-import { acceptDrops, uploadAll, type UploadItem } from './upload.js';
+import { OPENABLE, pagesProgress, WORKING } from './job-progress.js';
+import { acceptDrops, documentPicker, uploadAll, uploadItems, type UploadItem } from './upload.js';
 
-const ACTIVE = new Set(['queued', 'processing', 'finalizing', 'embedding']);
 const FILTERS = ['', 'queued,processing', 'ready_for_review', 'finalized', 'indexed', 'failed', 'cancelled'];
-const ACCEPT = '.pdf,.docx,.xlsx,.xlsm,.pptx,.csv,.tsv,.html,.htm,.md,.markdown,.txt,.png,.jpg,.jpeg,.tif,.tiff,.webp';
-
-function progress(job: Job): HTMLElement {
-  const { pages_done, total_pages } = job.progress;
-  const bar = h('progress', { max: Math.max(total_pages, 1), value: pages_done, 'aria-label': `${pages_done} of ${total_pages} pages` });
-  return h('span', { class: 'progress' }, bar, ` ${pages_done}/${total_pages || '?'}`);
-}
 
 /**
  * The library: every job with its status and live page progress (polled each second while one is
@@ -27,20 +20,9 @@ export function libraryScreen(ctx: AppContext): Screen {
   const filter = h('select', { 'aria-label': 'Filter by status', class: 'status-filter' }, ...FILTERS.map((f) => h('option', { value: f }, f ? label(f.replace(',', ' or ')) : 'All jobs')));
   const rows = h('tbody');
   const log = h('ul', { class: 'upload-log' });
-  const picker = h('input', { type: 'file', multiple: true, accept: ACCEPT, hidden: true, 'aria-label': 'Documents to upload' });
-
-  const upload = (items: UploadItem[]) => void uploadAll(api, items, log, () => void refresh());
-  picker.addEventListener('change', () => {
-    upload(Array.from(picker.files ?? []).map((f) => ({ name: f.name, data: f })));
-    picker.value = '';
-  });
-  const pick = async () => {
-    // In the desktop app the native dialog reads the files; in a browser the file input does.
-    if (ctx.bridge?.openFiles) {
-      const files = await ctx.bridge.openFiles();
-      upload(files.map((f) => ({ name: f.name, data: new Blob([f.data as Uint8Array<ArrayBuffer>]) })));
-    } else picker.click();
-  };
+  const send = async (f: UploadItem) => `queued as ${(await api.upload<UploadAccepted>(f.data, f.name)).job_id}`;
+  const upload = (items: UploadItem[]) => void uploadAll(items, log, send, () => void refresh());
+  const picker = documentPicker(ctx.bridge, 'Documents to upload', upload);
 
   async function act(job: Job, action: 'cancel' | 'delete'): Promise<void> {
     try {
@@ -57,13 +39,13 @@ export function libraryScreen(ctx: AppContext): Screen {
 
   function row(job: Job): HTMLElement {
     const id = encodeURIComponent(job.job_id);
-    const open = job.status === 'ready_for_review' || job.status === 'finalized' || job.status === 'indexed';
+    const open = OPENABLE.has(job.status);
     return h(
       'tr',
       { 'data-job': job.job_id, 'data-status': job.status },
       h('td', {}, open ? h('a', { href: `#/jobs/${id}/review` }, job.title ?? job.source_file) : job.title ?? job.source_file, h('div', { class: 'muted' }, `${job.source_file} · ${bytes(job.size_bytes)}`)),
       h('td', {}, h('span', { class: `badge job-${job.status}` }, label(job.status)), job.error ? h('div', { class: 'error' }, job.error.message) : null),
-      h('td', {}, progress(job)),
+      h('td', {}, pagesProgress(job)),
       h('td', { class: 'num' }, job.total_blocks),
       h('td', { class: 'num' }, job.total_chunks),
       h('td', { class: 'muted' }, when(job.created_at)),
@@ -72,7 +54,7 @@ export function libraryScreen(ctx: AppContext): Screen {
         { class: 'actions' },
         open ? h('a', { href: `#/jobs/${id}/review`, class: 'button' }, 'Review') : null,
         job.status === 'finalized' || job.status === 'indexed' ? h('a', { href: `#/jobs/${id}/finalize`, class: 'button' }, 'Export') : null,
-        ACTIVE.has(job.status) ? h('button', { type: 'button', onclick: () => void act(job, 'cancel') }, 'Cancel') : null,
+        WORKING.has(job.status) ? h('button', { type: 'button', onclick: () => void act(job, 'cancel') }, 'Cancel') : null,
         h('button', { type: 'button', class: 'danger', onclick: () => void act(job, 'delete') }, 'Delete'),
       ),
     );
@@ -99,7 +81,7 @@ export function libraryScreen(ctx: AppContext): Screen {
     try {
       const q = filter.value ? `&status=${encodeURIComponent(filter.value)}` : '';
       const { jobs } = await api.get<JobListAnswer>(`/jobs?limit=500${q}`);
-      active = jobs.some((j) => ACTIVE.has(j.status));
+      active = jobs.some((j) => WORKING.has(j.status));
       rows.replaceChildren(...(jobs.length ? jobs.map(row) : [emptyRow()]));
     } catch (err) {
       toast(`Could not list jobs: ${errorText(err)}`, 'error');
@@ -112,12 +94,12 @@ export function libraryScreen(ctx: AppContext): Screen {
   const element = h(
     'section',
     { class: 'library', 'aria-label': 'Library' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Library'), h('button', { type: 'button', class: 'primary', onclick: () => void pick() }, 'Upload…'), picker, filter),
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Library'), h('button', { type: 'button', class: 'primary', onclick: () => void picker.pick() }, 'Upload…'), picker.input, filter),
     h('p', { class: 'drop-hint muted' }, 'Drop PDF, DOCX, HTML, Markdown, text or image files anywhere here to upload them.'),
     log,
     h('table', { class: 'jobs' }, h('thead', {}, h('tr', {}, ...['Document', 'Status', 'Pages', 'Blocks', 'Chunks', 'Created', ''].map((t) => h('th', {}, t)))), rows),
   );
-  acceptDrops(element, (files) => upload(files.map((f) => ({ name: f.name, data: f }))));
+  acceptDrops(element, (files) => upload(uploadItems(files)));
   void refresh();
   return {
     element,

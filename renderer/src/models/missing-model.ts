@@ -6,7 +6,7 @@ import { startPull } from './pull-store.js';
 import { pullView } from './pull-view.js';
 
 /** The model an answer says is missing (MODEL_NOT_INSTALLED names it in `details.id`), if that is the failure. */
-export function missingModelId(err: unknown): string | undefined {
+function missingModelId(err: unknown): string | undefined {
   if (!(err instanceof ApiError) || err.code !== 'MODEL_NOT_INSTALLED') return undefined;
   const id = (err.details as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' ? id : undefined;

@@ -1,5 +1,5 @@
 import type { AppContext, Screen } from '../app-context.js';
-import type { ModelList, ModelStatus } from '../api/types.js';
+import type { ModelStatus } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { bytes } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
@@ -84,7 +84,7 @@ export function modelsScreen(ctx: AppContext): Screen {
 
   async function refresh(): Promise<void> {
     try {
-      const list = (await api.get<ModelList>('/models')) as unknown as { models: Model[]; models_dir: string };
+      const list = await api.get<{ models: Model[]; models_dir: string }>('/models');
       for (const v of views.splice(0)) v.dispose();
       dir.textContent = `Installed models live in ${list.models_dir}.`;
       rows.replaceChildren(...list.models.map(row));

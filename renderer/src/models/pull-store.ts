@@ -1,10 +1,10 @@
 import type { Static } from 'typebox';
 import type { PullDone, PullProgress as PullProgressSchema } from '../../../server/schemas/models.js';
 import { ApiError, type Api } from '../api/client.js';
-import { readSse } from '../search/sse.js';
+import { streamedAnswer } from '../search/sse.js';
 
 export type PullProgress = Static<typeof PullProgressSchema>;
-export type PullResult = Static<typeof PullDone>;
+type PullResult = Static<typeof PullDone>;
 
 export interface DeskPull {
   readonly modelId: string;
@@ -14,8 +14,6 @@ export interface DeskPull {
   readonly done: Promise<PullResult>;
   /** Hears each progress until the pull ends; returns the way to stop hearing it. */
   watch(listener: (p: PullProgress) => void): () => void;
-  /** Stops following (the server cancels a pull nobody follows; the bytes stay for a Resume). */
-  stop(): void;
 }
 
 /**
@@ -38,21 +36,17 @@ const changed = (): void => changes.forEach((l) => l());
 export function startPull(api: Api, modelId: string): DeskPull {
   const existing = pulls.get(modelId);
   if (existing) return existing;
-  const controller = new AbortController();
   const listeners = new Set<(p: PullProgress) => void>();
   const pull: DeskPull = {
     modelId,
     done: (async () => {
-      const res = await api.stream(`/models/${encodeURIComponent(modelId)}/pull`, {}, controller.signal);
-      let result: PullResult | undefined;
+      const res = await api.stream(`/models/${encodeURIComponent(modelId)}/pull`, {});
       let failure: ApiError | undefined;
-      await readSse(res.body!, (e) => {
-        const data = JSON.parse(e.data) as PullProgress & PullResult & { code: string; message: string };
-        if (e.event === 'progress') {
+      const result = await streamedAnswer<PullResult, PullProgress & { code: string; message: string }>(res, (event, data) => {
+        if (event === 'progress') {
           pull.progress = data;
           listeners.forEach((l) => l(data));
-        } else if (e.event === 'done') result = data;
-        else if (e.event === 'error') failure = new ApiError(200, data.code, data.message);
+        } else if (event === 'error') failure = new ApiError(200, data.code, data.message);
       });
       if (failure) throw failure;
       if (!result) throw new ApiError(0, 'PULL_CANCELLED', 'the download stopped before it was complete');
@@ -62,7 +56,6 @@ export function startPull(api: Api, modelId: string): DeskPull {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    stop: () => controller.abort(),
   };
   pulls.set(modelId, pull);
   const finished = (): void => {

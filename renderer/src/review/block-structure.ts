@@ -10,9 +10,6 @@ import type { UndoStack } from './undo-stack.js';
 
 type StructureAnswer = Omit<Static<typeof StructureResultSchema>, 'blocks'> & { blocks: Block[] };
 
-/** Undo labels of these operations: undoing one changes which blocks exist, so the list is read again. */
-export const STRUCTURE_LABELS = new Set(['split block', 'merge blocks', 'move block']);
-
 /**
  * Split, merge and reading order, on the server's structure routes. Each is one undoable action (the
  * server takes the whole operation back from any of its revisions). They change which blocks exist and
@@ -43,7 +40,7 @@ export class BlockStructure {
       // The removed blocks are gone: only the revisions of blocks that still exist can be named by undo,
       // and any one of them takes the whole operation back.
       const gone = new Set(answer.removed);
-      this.o.undo.push({ label, blocks: answer.revisions.filter((r) => !gone.has(r.block_id)).map((r) => ({ blockId: r.block_id, revisionId: r.revision_id })) });
+      this.o.undo.push({ label, structural: true, blocks: answer.revisions.filter((r) => !gone.has(r.block_id)).map((r) => ({ blockId: r.block_id, revisionId: r.revision_id })) });
       await this.o.reload(select(answer));
       return answer;
     } catch (err) {

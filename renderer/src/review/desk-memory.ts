@@ -1,3 +1,4 @@
+import type { ReviewSession } from './review-progress.js';
 import { UndoStack } from './undo-stack.js';
 
 /** What the desk keeps of a job while the reviewer is on another screen of it (Audit, Chunks…). */
@@ -6,6 +7,8 @@ export interface DeskState {
   /** The selected block, to come back to when the address names none. */
   blockId: string | null;
   queueMode: boolean;
+  /** The progress bar's count of this session's reviews. */
+  session: ReviewSession;
 }
 
 /**
@@ -17,7 +20,7 @@ export class DeskMemory {
   constructor(private readonly limit = 8) {}
 
   of(jobId: string): DeskState {
-    const state = this.jobs.get(jobId) ?? { undo: new UndoStack(), blockId: null, queueMode: false };
+    const state = this.jobs.get(jobId) ?? { undo: new UndoStack(), blockId: null, queueMode: false, session: { initial: new Map(), firstReview: null } };
     // Map keeps insertion order: re-inserting makes this job the most recent.
     this.jobs.delete(jobId);
     this.jobs.set(jobId, state);

@@ -46,7 +46,8 @@ export class ListFilters {
   private readonly count: HTMLElement;
   private readonly clearButton: HTMLButtonElement;
 
-  constructor(onChange: () => void) {
+  /** `focusList` gives the keys back to the block list (Escape or Enter in the text filter). */
+  constructor(onChange: () => void, focusList: () => void) {
     const select = (name: string, options: readonly (readonly [string, string])[]) =>
       h('select', { class: `filter-${name}`, 'aria-label': `Filter by ${name}`, onchange: onChange }, ...options.map(([v, t]) => h('option', { value: v }, t)));
     this.type = select('type', [['', 'Any type'], ...BLOCK_TYPES.map((t) => [t, label(t)] as const)]);
@@ -56,7 +57,7 @@ export class ListFilters {
     this.text.addEventListener('keydown', (e) => {
       // Typing here must not reach the list's single-key shortcuts.
       e.stopPropagation();
-      if (e.key === 'Escape' || e.key === 'Enter') (document.querySelector('.review .vlist') as HTMLElement | null)?.focus();
+      if (e.key === 'Escape' || e.key === 'Enter') focusList();
     });
     this.count = h('span', { class: 'filter-count muted', 'aria-live': 'polite' });
     this.clearButton = h(

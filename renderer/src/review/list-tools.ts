@@ -4,7 +4,8 @@ import type { Block } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { toast } from '../ui/toast.js';
 import type { BlockStore } from './block-store.js';
-import { BlockStructure, STRUCTURE_LABELS } from './block-structure.js';
+import type { DeskState } from './desk-memory.js';
+import { BlockStructure } from './block-structure.js';
 import { DocSearch } from './doc-search.js';
 import { ListFilters } from './list-filters.js';
 import { jump, jumpMessage, type JumpKind } from './next-jump.js';
@@ -13,7 +14,7 @@ import { ReviewProgress } from './review-progress.js';
 import type { UndoStack } from './undo-stack.js';
 
 /** Height of the note line a row gains when its block has a note (the list's rows have fixed heights). */
-export const NOTE_LINE = 20;
+const NOTE_LINE = 20;
 
 /**
  * The list side of the desk: progress and session stats, filters, search within the document, next
@@ -33,7 +34,7 @@ export class ListTools {
       jobId: string;
       store: BlockStore;
       undo: UndoStack;
-      desk: object;
+      desk: DeskState;
       signal: AbortSignal;
       order(): readonly number[];
       pos(): number;
@@ -51,12 +52,12 @@ export class ListTools {
       loading(done: Promise<void>): void;
     },
   ) {
-    this.progress = new ReviewProgress(host.store, host.desk);
+    this.progress = new ReviewProgress(host.store, host.desk.session);
     this.filters = new ListFilters(() => {
       host.rebuild();
       host.select(Math.min(host.pos(), host.order().length - 1));
       host.redraw();
-    });
+    }, host.focusList);
     this.search = new DocSearch({
       order: host.order,
       pos: host.pos,
@@ -143,11 +144,6 @@ export class ListTools {
     this.host.redraw();
   }
 
-  /** Whether an undone action changed which blocks exist (the list must be read again). */
-  isStructural(undoLabel: string | null): boolean {
-    return !!undoLabel && STRUCTURE_LABELS.has(undoLabel);
-  }
-
   private jumpTo(kind: JumpKind, dir: 1 | -1): void {
     const order = this.host.order();
     const j = jump(order, this.host.pos(), dir, kind, (i) => this.host.store.at(i));
@@ -156,38 +152,36 @@ export class ListTools {
     if (j) this.host.select(j.pos);
   }
 
-  /** The list side's commands; false when `c` is not one of them. */
-  async run(c: ReviewCommand): Promise<boolean> {
+  /** The list side's commands (the screen hands on those it does not run itself; others do nothing here). */
+  async run(c: ReviewCommand): Promise<void> {
     const b = this.host.current();
     switch (c) {
       case 'nextPending':
       case 'prevPending':
         this.jumpTo('pending', c === 'nextPending' ? 1 : -1);
-        return true;
+        return;
       case 'nextFlagged':
       case 'prevFlagged':
         this.jumpTo('flagged', c === 'nextFlagged' ? 1 : -1);
-        return true;
+        return;
       case 'find':
         this.search.input.focus();
         this.search.input.select();
-        return true;
+        return;
       case 'nextMatch':
       case 'prevMatch':
         this.search.next(c === 'nextMatch' ? 1 : -1);
-        return true;
+        return;
       case 'split':
         if (b) await this.structure.split(b);
-        return true;
+        return;
       case 'mergeNext':
         if (b) await this.structure.mergeNext(b);
-        return true;
+        return;
       case 'moveUp':
       case 'moveDown':
         if (b) await this.structure.step(b, c === 'moveDown' ? 1 : -1);
-        return true;
-      default:
-        return false;
+        return;
     }
   }
 }

@@ -6,7 +6,7 @@ import { patchBlock, type BlockChange } from './block-actions.js';
 import { effectiveText, effectiveType, type BlockStore } from './block-store.js';
 import type { EditResult } from './block-row.js';
 import { sendInBatches, type Progress } from './bulk-review.js';
-import type { UndoStack } from './undo-stack.js';
+import type { UndoEntry, UndoStack } from './undo-stack.js';
 
 /** What an edit changes, relative to the block as it is: only fields the reviewer actually changed. */
 export function editChange(b: Block, r: EditResult): BlockChange | null {
@@ -112,9 +112,10 @@ export class ReviewCommands {
 
   /**
    * Undoes the newest action: the server returns each block to exactly what it was before (status, text,
-   * type, note). A block someone else changed since is left as it is and counted.
+   * type, note). A block someone else changed since is left as it is and counted. Returns the action
+   * undone, or null when there was none or the undo failed.
    */
-  async undoLast(): Promise<string | null> {
+  async undoLast(): Promise<UndoEntry | null> {
     const entry = this.undo.pop();
     if (!entry) return null;
     const current = (blockId: string) => {
@@ -136,6 +137,6 @@ export class ReviewCommands {
       toast(`Could not undo ${entry.label}: ${errorText(err)}`, 'error');
       return null;
     }
-    return entry.label;
+    return entry;
   }
 }

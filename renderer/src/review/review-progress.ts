@@ -4,16 +4,14 @@ import type { BlockStore } from './block-store.js';
 
 const STATUSES = ['approved', 'edited', 'rejected', 'pending'] as const;
 
-/** One reviewing session of a job: what each block was when first seen, and when reviewing began. */
-interface Session {
+/**
+ * One reviewing session of a job: what each block was when first seen, and when reviewing began. Kept in
+ * the job's desk state (DeskMemory), so a look at the audit and back does not restart the session's count.
+ */
+export interface ReviewSession {
   initial: Map<string, Block['status']>;
-  opened: number;
   firstReview: number | null;
 }
-
-// Kept per desk (the per-job state the app keeps while other screens are shown), so a look at the audit
-// and back does not restart the session's count.
-const sessions = new WeakMap<object, Session>();
 
 /** Tallies by status, and this session's reviews: blocks that left pending (or changed decision) since. */
 export function reviewTally(blocks: Iterable<Block | undefined>, initial: ReadonlyMap<string, Block['status']>) {
@@ -38,17 +36,13 @@ export class ReviewProgress {
   readonly element: HTMLElement;
   private readonly bar: HTMLElement;
   private readonly text: HTMLElement;
-  private readonly session: Session;
   private scheduled = false;
 
   constructor(
     private readonly store: BlockStore,
-    desk: object,
+    private readonly session: ReviewSession,
     private readonly now: () => number = () => Date.now(),
   ) {
-    const known = sessions.get(desk);
-    this.session = known ?? { initial: new Map(), opened: now(), firstReview: null };
-    sessions.set(desk, this.session);
     this.bar = h('div', { class: 'progress-bar', role: 'img' });
     this.text = h('div', { class: 'progress-text muted', 'aria-live': 'polite' });
     this.element = h('div', { class: 'review-progress' }, this.bar, this.text);

@@ -98,10 +98,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     rebuild: () => rebuildOrder(),
     redraw: () => refresh(),
     focusList: () => list.element.focus(),
-    refusal: async () => {
-      await jobRead;
-      return refusal();
-    },
+    refusal,
     enqueue: (a) => enqueue(a),
     run: (c) => enqueue(() => run(c)),
     loading: (p) => {
@@ -161,10 +158,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       pageView,
       commands,
       block: currentBlock,
-      refusal: async () => {
-        await jobRead;
-        return refusal();
-      },
+      refusal,
       enqueue,
       changed: () => refresh(),
     });
@@ -175,8 +169,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     goToPage: (n) => goToPage(n),
     approveAll: () =>
       enqueue(async () => {
-        await jobRead;
-        const refused = refusal();
+        const refused = await refusal();
         if (refused) return void toast(refused);
         await commands.approveAllPending();
         refresh();
@@ -219,8 +212,9 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     }
   }
 
-  /** Why a change is refused: the job's review is closed (finalized, indexed…). */
-  function refusal(): string | null {
+  /** Why a change is refused, once the job is read: its review is closed (finalized, indexed…). */
+  async function refusal(): Promise<string | null> {
+    await jobRead;
     return readOnly ? `This job is ${label(job?.status ?? '')}: it is read-only, its blocks can no longer be changed.` : null;
   }
 
@@ -267,8 +261,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
 
   async function run(c: ReviewCommand): Promise<void> {
     if (changesBlocks(c)) {
-      await jobRead;
-      const refused = refusal();
+      const refused = await refusal();
       if (refused) return void toast(refused);
     }
     const b = currentBlock();
@@ -294,9 +287,9 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       case 'prevPage':
         return stepPage(-1);
       case 'undo': {
-        const what = await commands.undoLast();
-        if (tools.isStructural(what)) await tools.reload(null);
-        toast(what ? `Undid ${what}.` : 'Nothing to undo.');
+        const undone = await commands.undoLast();
+        if (undone?.structural) await tools.reload(null);
+        toast(undone ? `Undid ${undone.label}.` : 'Nothing to undo.');
         return refresh();
       }
       case 'toggleQueue':
@@ -365,9 +358,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         // A document without pages (DOCX, XLSX, HTML…; a PPTX counts slides as pages) has no page images
         // to ask for, and no thumbnails to show.
         const imagePages = j.page_size === null ? 0 : j.total_pages;
-        images?.setPageCount(imagePages);
-        thumbImages?.setPageCount(imagePages);
-        zoomImages?.setPageCount(imagePages);
+        setPageCount(imagePages);
         if (thumbs) thumbs.element.hidden = !imagePages;
         list.invalidate();
         drawPage();
@@ -375,9 +366,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       },
       (err: unknown) => {
         sizes.useJob(null);
-        images?.setPageCount(null);
-        thumbImages?.setPageCount(null);
-        zoomImages?.setPageCount(null);
+        setPageCount(null);
         if (isMissingJob(err)) showMissing();
         // The server still refuses what it must; the desk just cannot say so beforehand.
         jobKnown(null);
@@ -411,6 +400,10 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     toolbar.showLoading(store.loaded, store.total);
     list.element.focus();
     element.dataset.loaded = 'true';
+  }
+  /** Every image source of the desk learns which pages exist (null: unknown, every page is asked for). */
+  function setPageCount(pages: number | null): void {
+    for (const source of [images, thumbImages, zoomImages]) source?.setPageCount(pages);
   }
   /** An unknown job: say so with the way back, instead of an empty desk. */
   function showMissing(): void {

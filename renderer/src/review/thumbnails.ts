@@ -5,7 +5,7 @@ import type { PageImages } from './page-images.js';
 import { isFlagged } from './queue-order.js';
 
 /** Height of one thumbnail row: a small page, its status bar and its label. */
-export const THUMB_HEIGHT = 150;
+const THUMB_HEIGHT = 150;
 
 /** How a page's blocks stand: counts by status, and flagged blocks still pending. */
 export interface PageTally {

@@ -7,6 +7,8 @@ export interface UndoTarget {
 export interface UndoEntry {
   label: string;
   blocks: UndoTarget[];
+  /** A split, merge or move: undoing it changes which blocks exist, so the list is read again. */
+  structural?: boolean;
 }
 
 /**

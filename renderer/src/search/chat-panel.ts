@@ -6,7 +6,7 @@ import { missingModelOffer } from '../models/missing-model.js';
 import { highlightSource, NOT_FOUND_TEXT, renderAnswer } from './answer-text.js';
 import { chunkBlocks } from './chunk-blocks.js';
 import { sourceLink, type SourceRef } from './source-link.js';
-import { readSse } from './sse.js';
+import { streamedAnswer } from './sse.js';
 
 type Sources = ChatAnswer['sources'];
 
@@ -99,14 +99,10 @@ export function chatPanel(ctx: AppContext, jobId: string): HTMLElement | null {
     try {
       const body = { session_id: await session(), question: q, require_approval: approval.checked, stream: true, ...(provider.value ? { llm_provider: provider.value } : {}) };
       const res = await ctx.api.stream('/chat', body);
-      if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return await finish((await res.json()) as ChatAnswer);
-      let done: ChatAnswer | undefined;
-      await readSse(res.body, (e) => {
-        const data = JSON.parse(e.data) as { sources?: Sources; text?: string; message?: string };
-        if (e.event === 'sources' && data.sources) void showSources(sources, data.sources, new Set());
-        else if (e.event === 'token') answer.textContent += data.text ?? '';
-        else if (e.event === 'done') done = data as ChatAnswer;
-        else if (e.event === 'error') answer.textContent = `Error: ${data.message ?? e.data}`;
+      const done = await streamedAnswer<ChatAnswer, { sources?: Sources; text?: string; message?: string }>(res, (event, data, raw) => {
+        if (event === 'sources' && data.sources) void showSources(sources, data.sources, new Set());
+        else if (event === 'token') answer.textContent += data.text ?? '';
+        else if (event === 'error') answer.textContent = `Error: ${data.message ?? raw}`;
       });
       if (done) await finish(done);
     } catch (err) {

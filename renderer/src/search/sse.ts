@@ -28,3 +28,19 @@ export async function readSse(body: ReadableStream<Uint8Array>, onEvent: (e: Sse
     if (done) return;
   }
 }
+
+/**
+ * An answer asked for with `stream: true`: the events' JSON data (and raw text) go to `onEvent` as they arrive and the
+ * `done` event's data is returned; a server that answered plain JSON instead gives that answer at once.
+ * Undefined when the stream ended without `done` (it broke off, or an `error` event ended it).
+ */
+export async function streamedAnswer<T, E>(res: Response, onEvent: (event: string, data: E, raw: string) => void): Promise<T | undefined> {
+  if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return (await res.json()) as T;
+  let done: T | undefined;
+  await readSse(res.body, (e) => {
+    const data = JSON.parse(e.data) as unknown;
+    if (e.event === 'done') done = data as T;
+    else onEvent(e.event, data as E, e.data);
+  });
+  return done;
+}

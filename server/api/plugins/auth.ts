@@ -3,8 +3,8 @@ import fp from 'fastify-plugin';
 import { AppError } from '../../core/errors.js';
 import type { KeyAuth } from '../../core/keys/key-auth.js';
 import { roleAllows, type Identity } from '../../core/keys/roles.js';
-import { errorRef } from '../../schemas/common.js';
 import { accessOf, aliasedIds } from '../access-policy.js';
+import { declareErrors } from './errors.js';
 
 export interface RouteEntry {
   method: string;
@@ -50,8 +50,7 @@ export const authPlugin = fp(async (app: FastifyInstance, { auth }: { auth: KeyA
     const isPublic = Boolean((route.config as { public?: boolean } | undefined)?.public);
     for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url, public: isPublic });
     // Every key-checked route may answer these; the OpenAPI document says so without each route repeating it.
-    const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (!isPublic && route.schema && response) route.schema = { ...route.schema, response: { 403: errorRef, 429: errorRef, ...response } };
+    if (!isPublic) declareErrors(route, 403, 429);
   });
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {

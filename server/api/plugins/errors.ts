@@ -1,7 +1,17 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { isAppError, statusOf } from '../../core/errors.js';
-import { errorBody, errorRef } from '../../schemas/common.js';
+import { errorBody, errors } from '../../schemas/common.js';
+
+/**
+ * Declares error answers a plugin gives on a route's behalf (from an onRoute hook) in the route's OpenAPI
+ * responses, so that routes need not repeat them; what the route declares itself is kept. Routes without
+ * response schemas (hidden ones, the UI's files) are left alone.
+ */
+export function declareErrors(route: RouteOptions, ...statuses: number[]): void {
+  const response = route.schema?.response as Record<string, unknown> | undefined;
+  if (route.schema && response && statuses.length > 0) route.schema = { ...route.schema, response: { ...errors(...statuses), ...response } };
+}
 
 /** Methods whose requests Fastify reads a body for (bad JSON 400, too large 413, another type 415). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -35,13 +45,9 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   // What any route may answer before its handler runs, declared once here rather than on every route:
   // 400 for a path, query or body that does not parse or validate, and for bodies 413 and 415.
   app.addHook('onRoute', (route) => {
-    const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (!route.schema || !response) return;
-    const methods = [route.method].flat();
-    const hasBody = methods.some((m) => BODY_METHODS.has(m));
-    const parsesInput = hasBody || route.url.includes(':') || route.url.includes('*') || route.schema.querystring !== undefined;
-    const shared = { ...(parsesInput ? { 400: errorRef } : {}), ...(hasBody ? { 413: errorRef, 415: errorRef } : {}) };
-    route.schema = { ...route.schema, response: { ...shared, ...response } };
+    const hasBody = [route.method].flat().some((m) => BODY_METHODS.has(m));
+    const parsesInput = hasBody || route.url.includes(':') || route.url.includes('*') || route.schema?.querystring !== undefined;
+    declareErrors(route, ...(parsesInput ? [400] : []), ...(hasBody ? [413, 415] : []));
   });
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isAppError(err)) {

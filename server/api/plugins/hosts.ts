@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../core/errors.js';
-import { errorRef } from '../../schemas/common.js';
+import { declareErrors } from './errors.js';
 
 export interface HostsOptions {
   /** The listen address of the settings (`host`): a name or address, or a wildcard (0.0.0.0, ::). */
@@ -21,7 +21,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
 
 /** `host[:port]` as a Host header or a setting writes it; undefined when it is neither. */
-export function parseHostPort(raw: string): HostName | undefined {
+function parseHostPort(raw: string): HostName | undefined {
   const m = /^(\[[0-9a-f:.]+\]|[^\s:[\]/@]+)(?::(\d{1,5}))?$/i.exec(raw.trim());
   if (!m?.[1]) return undefined;
   const name = m[1].toLowerCase().replace(/\.+$/, '');
@@ -61,10 +61,7 @@ export const hostsPlugin = fp(async (app: FastifyInstance, opts: HostsOptions) =
     return parsed;
   });
   // Any route may answer it; the OpenAPI document says so once, here.
-  app.addHook('onRoute', (route) => {
-    const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (route.schema && response) route.schema = { ...route.schema, response: { ...response, 421: errorRef } };
-  });
+  app.addHook('onRoute', (route) => declareErrors(route, 421));
   app.addHook('onRequest', async (req) => {
     const raw = req.headers.host ?? '';
     const given = parseHostPort(raw);

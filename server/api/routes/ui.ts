@@ -7,7 +7,7 @@ import { findAppRoot } from '../../store/app-paths.js';
 /** Where electron-vite writes the renderer; the same files Electron's window loads (main/app-protocol.ts). */
 export const defaultUiDir = (): string => join(findAppRoot(), 'out', 'renderer');
 
-const MIME: Record<string, string> = {
+export const MIME: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',

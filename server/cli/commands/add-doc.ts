@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, CliError } from '../fail.js';
-import type { Connection, CommonFlags } from '../owner.js';
+import { withConnection, type Connection, type CommonFlags } from '../owner.js';
 import { createProgress, type BarState } from '../progress.js';
 import { err, note, out, print } from '../term.js';
-import { withConnection, type BotView } from './bot.js';
+import type { BotView } from './bot.js';
 
 interface AddDocFlags extends CommonFlags {
   review?: boolean;

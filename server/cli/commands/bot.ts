@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action, CliError, usage } from '../fail.js';
-import { connect, type CommonFlags, type Connection } from '../owner.js';
+import { withConnection, type CommonFlags, type Connection } from '../owner.js';
 import { createPrompter } from '../prompts.js';
 import { ago, err, note, out, print, table } from '../term.js';
 
@@ -16,17 +16,7 @@ export interface BotView {
   created_at: string;
 }
 
-/** Opens the data, runs `work`, and lets go of the data folder whatever happens. */
-export async function withConnection<T>(flags: CommonFlags, command: string, work: (c: Connection) => Promise<T>, opts: { readsDocuments?: boolean } = {}): Promise<T> {
-  const c = await connect(flags, command, opts);
-  try {
-    return await work(c);
-  } finally {
-    await c.close();
-  }
-}
-
-export async function allBots(c: Connection): Promise<BotView[]> {
+async function allBots(c: Connection): Promise<BotView[]> {
   const bots: BotView[] = [];
   for (let skip = 0; ; skip += 500) {
     const page = await c.client.get<{ items: BotView[]; total: number }>(`/bots?skip=${skip}&limit=500`);
@@ -39,7 +29,7 @@ async function list(flags: CommonFlags): Promise<void> {
   const bots = await withConnection(flags, 'bot list', allBots);
   if (flags.json) return print(JSON.stringify({ bots }));
   if (bots.length === 0) return note(`no bots yet: ${err.bold('lectern bot create --prompt "…"')} makes one`);
-  const rows = bots.map((b) => [b.bot_id, b.name ?? '-', String(b.documents), String(b.chats), flags.json ? b.created_at : ago(b.created_at)]);
+  const rows = bots.map((b) => [b.bot_id, b.name ?? '-', String(b.documents), String(b.chats), ago(b.created_at)]);
   // gh's habit: an aligned table on a terminal, tab-separated rows without a header for a pipe.
   if (!process.stdout.isTTY) return rows.forEach((r) => print(r.join('\t')));
   for (const line of table(['ID', 'NAME', 'DOCUMENTS', 'CHATS', 'CREATED'], rows)) print(line);

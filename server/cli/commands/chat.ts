@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { action, CliError, report } from '../fail.js';
-import type { CommonFlags, Connection } from '../owner.js';
-import { out, pages, print, note, err } from '../term.js';
+import { withConnection, type CommonFlags, type Connection } from '../owner.js';
+import { out, pages, painter, print, note, err } from '../term.js';
 import { requireModel } from './add-doc.js';
-import { withConnection, type BotView } from './bot.js';
+import type { BotView } from './bot.js';
 import { readQuestion, watchCtrlC } from '../chat-input.js';
 
 interface ChatFlags extends CommonFlags {
@@ -140,7 +140,7 @@ async function interactive(c: Connection, bot: BotView, chatId: string, model: s
 
 /** Piped questions: each line answered in turn, plain text (or one JSON message a line with --json). */
 async function piped(c: Connection, botId: string, chatId: string, json: boolean): Promise<void> {
-  const plain = { ...out, bold: (s: string) => s, dim: (s: string) => s, cyan: (s: string) => s };
+  const plain = painter(false);
   for await (const line of createInterface({ input: process.stdin, terminal: false })) {
     const question = line.trim();
     if (!question) continue;

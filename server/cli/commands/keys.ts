@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '../../core/clock.js';
@@ -6,12 +5,11 @@ import { createKeysStore, type KeyView, type NewKey } from '../../core/keys/keys
 import { ROLES } from '../../core/keys/roles.js';
 import type { Settings } from '../../schemas/settings.js';
 import { findAppRoot } from '../../store/app-paths.js';
-import { acquireDataLock } from '../../store/data-lock.js';
 import { openDatabase } from '../../store/db.js';
 import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
-import { owningServer, settingsFor, type CommonFlags } from '../owner.js';
-import { err, note, print } from '../term.js';
+import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
+import { err, note, print, table } from '../term.js';
 
 interface CreateFlags extends CommonFlags {
   role: string;
@@ -41,27 +39,21 @@ const overHttp = (client: ApiClient): Keys => ({
   revoke: (name) => client.del(`/keys/${encodeURIComponent(name)}`),
 });
 
-/** No server owns the folder: this process takes its lock for the command's duration and writes itself. */
+/** No server owns the folder: this process (holding its lock) writes the database itself. */
 async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>): Promise<T> {
-  mkdirSync(settings.data_dir, { recursive: true });
-  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command: 'keys' });
+  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
   try {
-    const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
-    try {
-      const store = createKeysStore({ db: database.db, clock: systemClock });
-      return await use({
-        create: async (k) => {
-          const { key, secret } = store.create(k);
-          return { ...key, secret };
-        },
-        list: async () => store.list(),
-        revoke: async (name) => store.revoke(name),
-      });
-    } finally {
-      database.close();
-    }
+    const store = createKeysStore({ db: database.db, clock: systemClock });
+    return await use({
+      create: async (k) => {
+        const { key, secret } = store.create(k);
+        return { ...key, secret };
+      },
+      list: async () => store.list(),
+      revoke: async (name) => store.revoke(name),
+    });
   } finally {
-    lock.release();
+    database.close();
   }
 }
 
@@ -72,16 +64,7 @@ async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>):
 async function withKeys(name: string, flags: CommonFlags, use: (keys: Keys) => Promise<void>): Promise<void> {
   const settings = settingsFor(flags);
   try {
-    for (let attempt = 0; ; attempt++) {
-      const server = await owningServer(settings);
-      if (server) return await use(overHttp(server.client));
-      try {
-        return await inFolder(settings, use);
-      } catch (e) {
-        // A server or command took the folder between the look and the take: look again, once.
-        if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
-      }
-    }
+    await asOwner(settings, 'keys', (client) => use(overHttp(client)), () => inFolder(settings, use));
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';
     // fail.ts prints `hint` when the error carries one.
@@ -107,9 +90,8 @@ async function list(flags: CommonFlags): Promise<void> {
     const rows = await keys.list();
     if (flags.json) return print(JSON.stringify({ keys: rows }));
     if (rows.length === 0) return note(`no keys yet: ${err.bold('lectern keys create NAME --role reader|reviewer|admin')} makes one`);
-    const table = [['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows.map((k) => [k.name, k.role, scopeText(k), `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-'])];
-    const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-    for (const r of table) print(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+    const lines = table(['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], rows.map((k) => [k.name, k.role, scopeText(k), `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']));
+    for (const line of lines) print(line);
   });
 }
 

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { netPolicyOf } from '../../config/net-policy.js';
@@ -7,20 +6,16 @@ import { addLanguage, languageList, removeAddedLanguage, type AddedLanguage } fr
 import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from '../../core/ocr/language-catalog.js';
 import { DEFAULT_NPM_REGISTRY } from '../../core/ocr/language-install.js';
 import { languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.js';
-import type { Settings } from '../../schemas/settings.js';
-import { acquireDataLock } from '../../store/data-lock.js';
 import type { ApiClient } from '../client.js';
 import { action, CliError } from '../fail.js';
-import { owningServer, settingsFor, type CommonFlags } from '../owner.js';
-import { err, note, out, print, table } from '../term.js';
+import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
+import { err, mib, note, out, print, table } from '../term.js';
 
 interface AddFlags extends CommonFlags {
   from?: string;
   registry?: string;
   force?: boolean;
 }
-
-const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** What to try next when an install fails, by its code (fail.ts prints `hint`). */
 const HINTS: Record<string, string> = {
@@ -72,35 +67,22 @@ const overHttp = (client: ApiClient, dir: string): Languages => ({
   },
 });
 
-/** No server owns the folder: this process takes its lock for the command's duration and writes itself. */
-async function inFolder(settings: Settings, command: string, use: (languages: Languages) => Promise<void>): Promise<void> {
-  mkdirSync(settings.data_dir, { recursive: true });
-  const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
-  try {
-    const dir = languagesDirOf(settings.data_dir);
-    const net = createGuardedFetch(netPolicyOf(settings));
-    await use({ dir, add: (code, how) => addLanguage({ code, dir, net, ...how }), remove: (code) => removeAddedLanguage(dir, code) });
-  } finally {
-    lock.release();
-  }
-}
-
 /**
  * Only the folder's owner writes its languages: with a server running, through its admin routes (its key
  * as every command finds it; its outbound rules and document_roots apply); otherwise here, under the lock.
  */
 async function withLanguages(flags: CommonFlags, command: string, use: (languages: Languages) => Promise<void>): Promise<void> {
   const settings = settingsFor(flags);
-  for (let attempt = 0; ; attempt++) {
-    const server = await owningServer(settings);
-    if (server) return use(overHttp(server.client, languagesDirOf(settings.data_dir)));
-    try {
-      return await inFolder(settings, command, use);
-    } catch (e) {
-      // A server or command took the folder between the look and the take: look again, once.
-      if ((e as { code?: string }).code !== 'DATA_DIR_LOCKED' || attempt > 0) throw e;
-    }
-  }
+  const dir = languagesDirOf(settings.data_dir);
+  await asOwner(
+    settings,
+    command,
+    (client) => use(overHttp(client, dir)),
+    () => {
+      const net = createGuardedFetch(netPolicyOf(settings));
+      return use({ dir, add: (code, how) => addLanguage({ code, dir, net, ...how }), remove: (code) => removeAddedLanguage(dir, code) });
+    },
+  );
 }
 
 /** A read: the folder as it is now, whoever owns it. */

@@ -3,15 +3,10 @@ import type { Command } from 'commander';
 import { describeOwner, readDataLock } from '../../store/data-lock.js';
 import { action, CliError } from '../fail.js';
 import { settingsFor } from '../owner.js';
-import { superviseReload } from '../reload.js';
+import { superviseReload, type ReloadFlags } from '../reload.js';
 import { err, note } from '../term.js';
 
-export interface ServeFlags {
-  config?: string;
-  host?: string;
-  port?: string;
-  dataDir?: string;
-  workers?: string;
+export interface ServeFlags extends ReloadFlags {
   reload?: boolean;
 }
 
@@ -23,11 +18,12 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (held?.alive) {
     throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`, 'stop it first, or give another --data-dir');
   }
-  const { createApp } = await import('../../app.js');
+  const [{ createApp }, { providerKeysFrom }] = await Promise.all([import('../../app.js'), import('../../core/chat/chat-providers.js')]);
   const app = await createApp({
     settings,
     serviceApiKey: process.env.SERVICE_API_KEY,
     chatKey: process.env.LECTERN_CHAT_KEY,
+    providerKeys: providerKeysFrom(process.env),
     workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)),
   });
   let address: string;

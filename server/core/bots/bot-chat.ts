@@ -258,8 +258,8 @@ export function createBotChat(d: BotChatDeps) {
       const imageTexts = await Promise.all((p.images ?? []).map((img) => readImage(d.pool, d.tmpDir, img, ev.signal)));
       const all: RetrievedSource[] = [
         ...sources,
-        ...imageTexts.map((text, i) => ({ label: `I${i + 1}`, chunk_id: `image-${i + 1}`, job_id: '', page_numbers: [], section_path: [], text: text || '(no text could be read from this image)', score: 0, similarity: 1 })),
-        ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0, similarity: 0 })),
+        ...imageTexts.map((text, i) => ({ label: `I${i + 1}`, chunk_id: `image-${i + 1}`, job_id: '', page_numbers: [], section_path: [], text: text || '(no text could be read from this image)', score: 0 })),
+        ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0 })),
       ];
       ev.onSources?.({ chat_id: p.chat?.chatId ?? null, message_id: messageId, sources: all.map(sourceOut) });
       const images = (p.images ?? []).map((img, i) => ({ name: img.name, media_type: img.media_type, sha256: img.sha256, bytes: img.bytes.length, text_chars: imageTexts[i]!.length }));

@@ -14,7 +14,7 @@ import type { GuardedFetch } from '../net/types.js';
 import { readLink } from '../sources/link-reader.js';
 import { encyclopediaApiUrl, searchEncyclopedia } from '../sources/mediawiki.js';
 import type { BotsStore } from './bots-store.js';
-import { documentRootsOf, resolveInRoots } from './document-roots.js';
+import { documentRootsOf, realRoots, resolveInRoots } from './document-roots.js';
 
 export interface BotDocumentsDeps {
   db: Db;
@@ -148,7 +148,8 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     /** One file, or every document of a folder (recursively, capped). */
     addPath(botId: string, path: string, review = false) {
       d.bots.get(botId);
-      const { real, stat } = resolveInRoots(path, documentRootsOf(roots));
+      const allowed = documentRootsOf(roots);
+      const { real, stat } = resolveInRoots(path, allowed);
       if (stat.isFile()) {
         const added = fromFile(botId, real, stat.size, review);
         if (added.status === 'failed') throw new AppError((added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED', added.error?.message ?? 'the file cannot be added');
@@ -156,10 +157,12 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       }
       const { files, more } = walk(real, d.settings.max_folder_files);
       const documents: AddedDocument[] = [];
+      // The roots are resolved once for the folder, not again for each of its files.
+      const allowedReal = realRoots(allowed);
       for (const f of files) {
         // Each file on its own: one outside the roots (a link out) or of no readable kind is listed with why.
         try {
-          const resolved = resolveInRoots(f, documentRootsOf(roots));
+          const resolved = resolveInRoots(f, allowed, allowedReal);
           documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
         } catch (err) {
           documents.push(failed(f, err));

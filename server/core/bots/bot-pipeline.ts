@@ -6,6 +6,9 @@ import type { Db } from '../../store/db.js';
 import type { Indexer } from '../indexing/indexer.js';
 import { botCollection, type BotsStore } from './bots-store.js';
 
+/** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
+const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
+
 export interface BotPipelineDeps {
   db: Db;
   bots: BotsStore;
@@ -20,9 +23,6 @@ export interface BotPipelineDeps {
  * Every step is decided from the job's row, so `settle` can run any number of times (after each change,
  * at start-up, on POST /bots/{id}/build) and does only what is missing.
  */
-/** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
-const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
-
 export function createBotPipeline(d: BotPipelineDeps) {
   // One settle at a time per job: a change notice arriving mid-way waits its turn instead of racing it.
   const running = new Map<string, Promise<void>>();
@@ -38,10 +38,11 @@ export function createBotPipeline(d: BotPipelineDeps) {
     if (job.status === 'ready_for_review') {
       if (job.source?.review) return;
       await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.botId}`);
+      // Read again only here: the status read above is still current on the other paths.
+      const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
+      if (now !== 'finalized' && now !== 'indexed') return;
     } else if (job.status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) return;
     // Finalized (just now, or before) or indexed into another collection: into the bot's.
-    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
-    if (now !== 'finalized' && now !== 'indexed') return;
     await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
   }
 

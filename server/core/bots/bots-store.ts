@@ -41,7 +41,6 @@ export function botView(b: BotRow) {
   };
 }
 
-/** Bots in SQLite. Nothing about a bot lives in memory: every request reads the row it needs. */
 /** What answers for a bot created without `llm` (settings llm_provider, llm_model, llm_base_url). */
 export interface DefaultLlm {
   provider: LlmProviderName;
@@ -49,6 +48,7 @@ export interface DefaultLlm {
   base_url?: string;
 }
 
+/** Bots in SQLite. Nothing about a bot lives in memory: every request reads the row it needs. */
 export function createBotsStore({ db, clock, defaultEmbeddingModel, defaultLlm = { provider: 'local' } }: { db: Db; clock: Clock; defaultEmbeddingModel: string; defaultLlm?: DefaultLlm }) {
   const get = (botId: string): BotRow => {
     const row = db.select().from(bots).where(eq(bots.botId, botId)).get();

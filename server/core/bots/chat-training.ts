@@ -20,7 +20,7 @@ export interface ChatTrainingDeps {
   cipher: ChatCipher;
 }
 
-export const NO_NEW_CHATS = 'No new chats found for training.';
+const NO_NEW_CHATS = 'No new chats found for training.';
 /** How each question is headed in the review document: its number ties the blocks back to the message. */
 const QUESTION = /^Q(\d+)\.\s/;
 

@@ -17,7 +17,7 @@ export interface VisionImage {
 export const MAX_VISION_IMAGES = 8;
 
 /** The image types the OCR path reads, by their first bytes (the name and the caller's claim do not count). */
-export function imageTypeOf(b: Uint8Array): string | null {
+function imageTypeOf(b: Uint8Array): string | null {
   const at = (i: number, ...xs: number[]) => xs.every((x, k) => b[i + k] === x);
   if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
   if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';

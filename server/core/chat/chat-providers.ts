@@ -7,7 +7,7 @@ import { checkBaseUrl } from '../remote/provider-request.js';
 import { streamOllamaChat, streamOpenAiChat, type StreamOptions, type StreamResult } from './remote-chat.js';
 
 /** LongParser's hosted providers: each speaks the OpenAI chat protocol at a known address. */
-export const OPENAI_PROTOCOL_PROVIDERS = ['openrouter', 'groq', 'gemini'] as const;
+const OPENAI_PROTOCOL_PROVIDERS = ['openrouter', 'groq', 'gemini'] as const;
 export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive', ...OPENAI_PROTOCOL_PROVIDERS] as const;
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 type RemoteProvider = Exclude<LlmProviderName, 'local' | 'extractive'>;
@@ -32,7 +32,7 @@ const DEFAULT_REMOTE_MODEL: Partial<Record<RemoteProvider, string>> = {
  * The environment variables LongParser reads for each provider's key (docs/deployment/environment.md;
  * GOOGLE_API_KEY is what its Gemini SDK reads besides). Read once when the server starts.
  */
-export const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly string[]> = {
+const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly string[]> = {
   openai: ['OPENAI_API_KEY'],
   openrouter: ['OPENROUTER_API_KEY'],
   groq: ['GROQ_API_KEY'],

@@ -13,7 +13,7 @@ export const TURN_STATUSES = ['complete', 'pending_review', 'rejected', 'cancell
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 /** The words of a turn a person asked or was answered with: sealed at rest when encrypt_chats is on. */
-export const TURN_TEXT = ['question', 'draft', 'answer'] as const;
+const TURN_TEXT = ['question', 'draft', 'answer'] as const;
 
 /**
  * Sessions and turns in SQLite; every write is one statement or one transaction. Turns' words are sealed

@@ -8,8 +8,6 @@ export interface RetrievedSource extends PromptSource {
   job_id: string;
   /** Cosine similarity of the question and the chunk (0..1), as POST /search reports it: what decides relevance. */
   score: number;
-  /** The same cosine similarity (kept for callers that name it so). */
-  similarity: number;
 }
 
 export interface RetrieveOptions {
@@ -87,6 +85,5 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
       section_path: h.section_path,
       text: h.text,
       score: h.score ?? 0,
-      similarity: h.score ?? 0,
     }));
 }

@@ -12,7 +12,7 @@ export type HubProvider = (typeof HUB_PROVIDERS)[number];
 export const isHubProvider = (p: string): p is HubProvider => (HUB_PROVIDERS as readonly string[]).includes(p);
 
 /** The vector stores Lectern offers; LongParser's chroma, faiss and qdrant are not among them. */
-export const VECTOR_DBS = ['usearch'] as const;
+const VECTOR_DBS = ['usearch'] as const;
 
 export function checkVectorDb(name: string | undefined): void {
   if (name === undefined || (VECTOR_DBS as readonly string[]).includes(name)) return;
@@ -26,14 +26,14 @@ export function checkVectorDb(name: string | undefined): void {
 const HUB = 'https://huggingface.co/';
 
 /** The Hugging Face name a catalog model was exported from ("sentence-transformers/all-MiniLM-L6-v2"). */
-export const hubNameOf = (m: CatalogModel): string | undefined => (m.homepage.startsWith(HUB) ? m.homepage.slice(HUB.length) : undefined);
+const hubNameOf = (m: CatalogModel): string | undefined => (m.homepage.startsWith(HUB) ? m.homepage.slice(HUB.length) : undefined);
 
 /**
  * The catalog models a Hugging Face name stands for: by full name ("sentence-transformers/all-MiniLM-L6-v2"),
  * bare name ("all-MiniLM-L6-v2", case-insensitive) or a catalog id (exactly). Several ONNX exports of one model share
  * its name; the default embedding model comes first, then the catalog's order.
  */
-export function catalogModelsFor(name: string, catalog: readonly CatalogModel[] = MODEL_CATALOG): CatalogModel[] {
+function catalogModelsFor(name: string, catalog: readonly CatalogModel[] = MODEL_CATALOG): CatalogModel[] {
   const embedding = catalog.filter((m) => m.task === 'embedding');
   // A catalog id only as written: the bare hub name "all-MiniLM-L6-v2" lower-cased is also an id (fp32).
   const byId = embedding.filter((m) => m.id === name.trim());

@@ -15,7 +15,7 @@ import type { JobWatch } from './job-watch.js';
 const PROGRESS_WRITE_MS = 100;
 
 /** Extractions a job gets: the first, and one retry after its worker thread (or the whole server) died. */
-export const MAX_ATTEMPTS = 2;
+const MAX_ATTEMPTS = 2;
 
 /** Failures of the thread rather than of the document's content: worth one more try on a fresh thread. */
 const THREAD_FAILURES = new Set(['OUT_OF_MEMORY', 'WORKER_DIED']);

@@ -12,7 +12,7 @@ const SECRET_PREFIX = 'lk_';
 const SHOWN_CHARS = SECRET_PREFIX.length + 8;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The names the service key is recorded under in audits (SERVICE_API_KEY, or the data folder's key). */
-export const RESERVED_KEY_NAMES = ['service', 'local'];
+const RESERVED_KEY_NAMES = ['service', 'local'];
 /** last_used_at is written at most this often per key: a write per request would be a write per poll. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
@@ -40,7 +40,7 @@ type KeyRow = typeof apiKeys.$inferSelect;
  * it); slow hashes are for passwords people choose. A fast hash also lets the server look a key up by
  * its hash, one indexed read per request, instead of running scrypt against every key.
  */
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
 const view = (r: KeyRow): KeyView => ({
   name: r.name,

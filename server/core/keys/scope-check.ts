@@ -17,11 +17,14 @@ export type ScopedField = (typeof SCOPED_FIELDS)[number];
 export function createScopeCheck(db: Db) {
   const botOfJob = (jobId: string) => db.select({ botId: jobs.botId }).from(jobs).where(eq(jobs.jobId, jobId)).get();
 
+  /** A job is visible when the scope names it or the bot it belongs to. */
+  const jobInScope = (scope: KeyScope, jobId: string, botId: string | null | undefined): boolean =>
+    scope.jobs.includes(jobId) || (botId != null && scope.bots.includes(botId));
+
   function jobVisible(scope: KeyScope, jobId: string): boolean {
     if (scope.jobs.includes(jobId)) return true;
     if (scope.bots.length === 0) return false;
-    const botId = botOfJob(jobId)?.botId;
-    return botId != null && scope.bots.includes(botId);
+    return jobInScope(scope, jobId, botOfJob(jobId)?.botId);
   }
 
   const botVisible = (scope: KeyScope, botId: string): boolean => scope.bots.includes(botId);
@@ -41,8 +44,14 @@ export function createScopeCheck(db: Db) {
    * collection holds only its documents). One that holds no job yet is left to the route's own answer.
    */
   function collectionVisible(scope: KeyScope, name: string): boolean {
-    const members = db.select({ jobId: jobIndexes.jobId }).from(jobIndexes).where(eq(jobIndexes.collection, name)).all();
-    return members.every((m) => jobVisible(scope, m.jobId));
+    // Each member's bot comes with it (one read, not one per member job).
+    const members = db
+      .select({ jobId: jobIndexes.jobId, botId: jobs.botId })
+      .from(jobIndexes)
+      .leftJoin(jobs, eq(jobs.jobId, jobIndexes.jobId))
+      .where(eq(jobIndexes.collection, name))
+      .all();
+    return members.every((m) => jobInScope(scope, m.jobId, m.botId));
   }
 
   /** The answer for what is not visible, by request field (path parameter, query or body). */
@@ -66,4 +75,3 @@ export function createScopeCheck(db: Db) {
     },
   };
 }
-export type ScopeCheck = ReturnType<typeof createScopeCheck>;

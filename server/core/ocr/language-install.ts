@@ -13,7 +13,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
 import type { GuardedFetch } from '../net/types.js';
-import { LANGUAGE_PACKAGE_VERSION, languageInfo } from './language-catalog.js';
+import { LANGUAGE_PACKAGE_VERSION } from './language-catalog.js';
 import { modelFileName, PACKAGE_DATA_DIRS } from './ocr-languages.js';
 import { tgzMember } from './tar-member.js';
 
@@ -196,9 +196,4 @@ export async function removeLanguage(dir: string, code: string): Promise<boolean
   await rm(file, { force: true });
   await rm(path.join(dir, `${code}.json`), { force: true });
   return had;
-}
-
-/** What `languages add` can fetch: catalogue languages (others need a local copy). */
-export function installableFromRegistry(code: string): boolean {
-  return languageInfo(code)?.npm !== false;
 }

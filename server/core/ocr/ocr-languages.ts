@@ -133,7 +133,7 @@ export function ocrLanguageOption(raw: string | undefined, dir: string): string 
   const spec = raw?.trim() || DEFAULT_OCR_LANG;
   const codes = splitLanguages(spec);
   const known = knownLanguageCodes();
-  const unknown = codes.filter((c) => !languageInfo(c) && !(CODE.test(c) && languageModelFile(c, dir)));
+  const unknown = codes.filter((c) => !languageInfo(c) && !languageModelFile(c, dir));
   if (unknown.length > 0) {
     throw new AppError(
       'OCR_LANGUAGE_UNKNOWN',

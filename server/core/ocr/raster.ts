@@ -16,6 +16,7 @@ export type QuarterTurn = 0 | 90 | 180 | 270;
 
 /** Pixels read back from a canvas at a time: a whole page's RGBA copy would cost 4 bytes a pixel more. */
 const STRIP_PIXELS = 2_000_000;
+const stripRows = (width: number, height: number): number => Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
 
 /**
  * Decodes an image @napi-rs/canvas reads to grey, on a white background. Only for bytes known to decode:
@@ -26,7 +27,7 @@ const STRIP_PIXELS = 2_000_000;
 export async function decodeToGrey(image: Uint8Array): Promise<GreyRaster> {
   const img = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   const { width, height } = img;
-  const rows = Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+  const rows = stripRows(width, height);
   const ctx = createCanvas(width, rows).getContext('2d');
   const out = new Uint8Array(width * height);
   for (let y = 0; y < height; y += rows) {
@@ -41,7 +42,7 @@ export async function decodeToGrey(image: Uint8Array): Promise<GreyRaster> {
 
 /** Grey of a canvas's pixels, read back a strip of rows at a time (see decodeToGrey). */
 export function canvasToGrey(ctx: SKRSContext2D, width: number, height: number): GreyRaster {
-  const rows = Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+  const rows = stripRows(width, height);
   const out = new Uint8Array(width * height);
   for (let y = 0; y < height; y += rows) greyInto(ctx.getImageData(0, y, width, Math.min(rows, height - y)).data, out, y * width);
   return { width, height, data: out };
@@ -52,12 +53,6 @@ function greyInto(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array, at: num
   for (let i = 0, o = at; i < rgba.length; i += 4, o++) {
     out[o] = ((rgba[i] ?? 0) * 77 + (rgba[i + 1] ?? 0) * 150 + (rgba[i + 2] ?? 0) * 29) >> 8;
   }
-}
-
-export function rgbaToGrey(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): GreyRaster {
-  const data = new Uint8Array(width * height);
-  greyInto(rgba, data, 0);
-  return { width, height, data };
 }
 
 /** Binary PGM (P5): leptonica inside tesseract.js reads it with no decompression. */

@@ -10,8 +10,7 @@ import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
 import type { DocumentFormat } from '../extract/types.js';
 import type { TaskPool } from '../pool.js';
-import { findPagedJob } from './paged-job.js';
-import { AppError, describeFailure, isAppError } from '../errors.js';
+import { findPagedJob, pageFailure } from './paged-job.js';
 
 export function createPageImages({ db, pool, files }: { db: Db; pool: Pick<TaskPool, 'renderPage'>; files: FileStore }) {
   // Two requests for one uncached image share one render instead of racing to write the same file.
@@ -19,11 +18,7 @@ export function createPageImages({ db, pool, files }: { db: Db; pool: Pick<TaskP
 
   async function render(path: string, input: Parameters<TaskPool['renderPage']>[0]): Promise<string> {
     const png = await pool.renderPage(input).catch((err: unknown) => {
-      // The worker names why a page could not be drawn with the reader's own code (PDF_INVALID…), which
-      // the catalogue may not know: the caller gets 422 with that reason, never a 500.
-      if (isAppError(err)) throw err;
-      const { code, message } = describeFailure(err);
-      throw new AppError('PAGE_RENDER_FAILED', `page ${input.page} could not be drawn: ${message}`, { reason: code });
+      throw pageFailure(err, input.page, 'could not be drawn');
     });
     const dir = join(path, '..');
     await mkdir(dir, { recursive: true });

@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import { pages } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
-import { AppError } from '../errors.js';
+import { AppError, describeFailure, isAppError } from '../errors.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { findJob } from '../jobs/find-job.js';
 
@@ -31,4 +31,15 @@ export function findPagedJob(db: Db, jobId: string, page: number) {
     throw new AppError('PAGE_NOT_FOUND', `page ${page} does not exist in job ${jobId} (it has ${job.totalPages})`, { total_pages: job.totalPages });
   }
   return job;
+}
+
+/**
+ * What to throw when the pool could not draw or read page `page`: the worker names why with the reader's
+ * own code (PDF_INVALID…), which the error catalogue may not know, so the caller gets 422
+ * PAGE_RENDER_FAILED with that code as its reason, never a 500. A catalogued error passes as it is.
+ */
+export function pageFailure(err: unknown, page: number, what: string): unknown {
+  if (isAppError(err)) return err;
+  const { code, message } = describeFailure(err);
+  return new AppError('PAGE_RENDER_FAILED', `page ${page} ${what}: ${message}`, { reason: code });
 }

@@ -17,8 +17,7 @@ import type { TaskPool } from '../pool.js';
 import { isFlagged, type BlockSource } from '../review/ocr-flags.js';
 import { markChunksStale, requireState, type ReviewStatus } from '../review/review-state.js';
 import { assignReadings, coveredBy } from './match-readings.js';
-import { findPagedJob } from './paged-job.js';
-import { AppError, describeFailure, isAppError } from '../errors.js';
+import { findPagedJob, pageFailure } from './paged-job.js';
 
 export interface ReocrRequest {
   bbox?: BBox;
@@ -94,10 +93,7 @@ export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; 
         dpi: req.dpi ?? 300,
         ...(req.bbox ? { bbox: req.bbox } : {}),
       }).catch((err: unknown) => {
-        // As for page images: a reader's own code the catalogue does not know is a 422 with its reason.
-        if (isAppError(err)) throw err;
-        const { code, message } = describeFailure(err);
-        throw new AppError('PAGE_RENDER_FAILED', `page ${page} could not be read again: ${message}`, { reason: code });
+        throw pageFailure(err, page, 'could not be read again');
       });
       return db.transaction((tx) => {
         // The job may have been finalized or deleted while the page was being read.

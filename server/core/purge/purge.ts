@@ -109,9 +109,12 @@ export function createPurge({ db, indexes, clock, cipher }: { db: Db; indexes: C
     });
   }
 
-  function recount(tx: DbLike, jobId: string): void {
+  /** Sets the job's block and chunk totals; returns the chunks left. */
+  function recount(tx: DbLike, jobId: string): number {
     const n = (t: typeof blocks | typeof chunks) => tx.select({ n: sql<number>`count(*)` }).from(t).where(eq(t.jobId, jobId)).get()?.n ?? 0;
-    tx.update(jobs).set({ totalBlocks: n(blocks), totalChunks: n(chunks), updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
+    const totalChunks = n(chunks);
+    tx.update(jobs).set({ totalBlocks: n(blocks), totalChunks, updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
+    return totalChunks;
   }
 
   return {
@@ -161,8 +164,9 @@ export function createPurge({ db, indexes, clock, cipher }: { db: Db; indexes: C
             .run();
           trimmedChunks.push(c.chunkId);
         }
-        scrubRevisions(tx, jobId, { type: 'block', id: blockId }, [...texts, ...holding.flatMap((c) => [c.text, c.editedText ?? ''])]);
-        scrubChats(tx, jobId, [...texts, ...holding.flatMap((c) => [c.text, c.editedText ?? ''])]);
+        const quoted = [...texts, ...holding.flatMap((c) => [c.text, c.editedText ?? ''])];
+        scrubRevisions(tx, jobId, { type: 'block', id: blockId }, quoted);
+        scrubChats(tx, jobId, quoted);
         tx.delete(blocks).where(and(eq(blocks.jobId, jobId), eq(blocks.blockId, blockId))).run();
         const tombstone = writeRevision(tx, {
           jobId, entityType: 'block', entityId: blockId, previousRevisionId: b.currentRevisionId, action: 'purged',
@@ -171,8 +175,8 @@ export function createPurge({ db, indexes, clock, cipher }: { db: Db; indexes: C
           originalText: `[PURGED] text_hash=${hash16(b.editedText ?? b.text)} type=${b.type} page=${b.page}`,
           reviewerId: by, reviewerNote: NOTE, timestamp: isoNow(clock),
         });
-        recount(tx, jobId);
-        return { tombstone, keys, purgedChunks, trimmedChunks };
+        const chunksLeft = recount(tx, jobId);
+        return { tombstone, keys, purgedChunks, trimmedChunks, chunksLeft };
       });
       removeFromIndexes(result.keys);
       return {
@@ -181,7 +185,7 @@ export function createPurge({ db, indexes, clock, cipher }: { db: Db; indexes: C
         tombstone_revision_id: result.tombstone,
         chunks_purged: result.purgedChunks,
         chunks_trimmed: result.trimmedChunks,
-        chunks_after_purge: db.select({ n: sql<number>`count(*)` }).from(chunks).where(eq(chunks.jobId, jobId)).get()?.n ?? 0,
+        chunks_after_purge: result.chunksLeft,
       };
     },
   };

@@ -16,7 +16,7 @@ export function scrubContent(value: unknown): unknown {
  * Shorter texts than this are not searched for in other entities' revisions: a purged "1" or "Notes"
  * would otherwise blank every revision that happens to contain the word.
  */
-export const MIN_QUOTED_LENGTH = 12;
+const MIN_QUOTED_LENGTH = 12;
 
 /** Replaces each occurrence of the purged texts in any string, at any depth, with a marker. */
 export function redactQuotes(value: unknown, texts: readonly string[]): unknown {

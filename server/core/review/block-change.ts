@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { blocks } from '../../../drizzle/schema.js';
 import type { DbLike } from '../../store/db.js';
-import { writeRevision } from '../audit/revisions.js';
+import { writeRevision, type RevisionInput } from '../audit/revisions.js';
 import { AppError } from '../errors.js';
 import { reviewAction } from '../audit/actions.js';
 import { nextStatus } from './review-state.js';
@@ -91,28 +91,55 @@ export interface WriteOptions {
  */
 export function writeBlockState(tx: DbLike, cur: BlockRow, next: BlockState, o: WriteOptions): { row: BlockRow; contentChanged: boolean } {
   const prev = stateOf(cur);
+  const { row } = writeBlockVersion(
+    tx,
+    cur,
+    next,
+    {
+      action: o.action ?? reviewAction(next.status),
+      before: snapshotOf(prev, cur.version),
+      after: snapshotOf(next, cur.version + 1),
+      editedText: next.editedText,
+      editedType: next.editedType,
+      reviewerNote: next.reviewerNote,
+      undoesRevisionId: o.undoesRevisionId ?? null,
+    },
+    o,
+  );
+  return { row, contentChanged: contribution(cur.type, cur.text, prev) !== contribution(cur.type, cur.text, next) };
+}
+
+/** What a block version's revision records beyond whose it is, who wrote it and when (see writeRevision). */
+export type BlockRevision = Omit<RevisionInput, 'jobId' | 'entityType' | 'entityId' | 'previousRevisionId' | 'reviewerId' | 'timestamp'>;
+
+/**
+ * The one writer of a block's next version (review changes, split, merge, move): its revision, then `set`
+ * on the row at version + 1, guarded by the version read, so a writer that got there first makes it a
+ * VERSION_CONFLICT (and the caller's transaction rolls back). `originalText` defaults to the block's text.
+ */
+export function writeBlockVersion(
+  tx: DbLike,
+  cur: BlockRow,
+  set: Partial<BlockRow>,
+  revision: BlockRevision,
+  o: { reviewer: string; now: string },
+): { row: BlockRow; revisionId: string } {
   const revisionId = writeRevision(tx, {
     jobId: cur.jobId,
     entityType: 'block',
     entityId: cur.blockId,
     previousRevisionId: cur.currentRevisionId,
-    action: o.action ?? reviewAction(next.status),
-    before: snapshotOf(prev, cur.version),
-    after: snapshotOf(next, cur.version + 1),
     originalText: cur.text,
-    editedText: next.editedText,
-    editedType: next.editedType,
     reviewerId: o.reviewer,
-    reviewerNote: next.reviewerNote,
     timestamp: o.now,
-    undoesRevisionId: o.undoesRevisionId ?? null,
+    ...revision,
   });
   const row = tx
     .update(blocks)
-    .set({ ...next, version: cur.version + 1, currentRevisionId: revisionId, updatedAt: o.now })
+    .set({ ...set, version: cur.version + 1, currentRevisionId: revisionId, updatedAt: o.now })
     .where(and(eq(blocks.jobId, cur.jobId), eq(blocks.blockId, cur.blockId), eq(blocks.version, cur.version)))
     .returning()
     .get();
   if (!row) throw new AppError('VERSION_CONFLICT', `block ${cur.blockId} changed meanwhile`);
-  return { row, contentChanged: contribution(cur.type, cur.text, prev) !== contribution(cur.type, cur.text, next) };
+  return { row, revisionId };
 }

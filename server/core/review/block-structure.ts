@@ -7,7 +7,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { blockView, type BlockView } from '../views.js';
-import { snapshotOf, stateOf, type BlockRow } from './block-change.js';
+import { snapshotOf, stateOf, writeBlockVersion, type BlockRevision, type BlockRow } from './block-change.js';
 import { duplicateIds, listedBlocks, type BlockRef } from './blocks-bulk.js';
 import { markChunksStale, requireState } from './review-state.js';
 
@@ -140,28 +140,20 @@ export function createBlockStructure({ db, clock }: { db: Db; clock: Clock }) {
   function rewrite(tx: DbLike, cur: BlockRow, next: Partial<BlockRow>, o: { reviewer: string; now: string; op: StructureOp; group: string; beforeAfter: string | null; afterAfter: string | null }) {
     const structure = { op: o.op, group: o.group };
     const planned = { ...cur, ...next, version: cur.version + 1 };
-    const revisionId = writeRevision(tx, {
-      jobId: cur.jobId,
-      entityType: 'block',
-      entityId: cur.blockId,
-      previousRevisionId: cur.currentRevisionId,
-      action: o.op,
-      before: { ...snapshot(cur, o.beforeAfter, structure) },
-      after: { ...snapshot(planned, o.afterAfter, structure), row: undefined },
-      originalText: cur.text,
-      editedText: planned.editedText,
-      editedType: planned.editedType,
-      reviewerId: o.reviewer,
-      reviewerNote: planned.reviewerNote,
-      timestamp: o.now,
-    });
-    const row = tx
-      .update(blocks)
-      .set({ ...next, version: cur.version + 1, currentRevisionId: revisionId, updatedAt: o.now })
-      .where(and(eq(blocks.jobId, cur.jobId), eq(blocks.blockId, cur.blockId), eq(blocks.version, cur.version)))
-      .returning()
-      .get();
-    if (!row) throw new AppError('VERSION_CONFLICT', `block ${cur.blockId} changed meanwhile`);
+    const { row, revisionId } = writeBlockVersion(
+      tx,
+      cur,
+      next,
+      {
+        action: o.op,
+        before: { ...snapshot(cur, o.beforeAfter, structure) },
+        after: { ...snapshot(planned, o.afterAfter, structure), row: undefined },
+        editedText: planned.editedText,
+        editedType: planned.editedType,
+        reviewerNote: planned.reviewerNote,
+      },
+      o,
+    );
     return { row, ref: { block_id: row.blockId, version: row.version, revision_id: revisionId } };
   }
 
@@ -325,23 +317,18 @@ export function undoStructure(tx: DbLike, jobId: string, revisionIds: string[], 
       return ok ? [] : [{ block_id: r.entityId, version: r.after?.version ?? null, current: cur ? blockView(cur) : null }];
     });
     if (stale.length) throw new AppError('VERSION_CONFLICT', `${stale.length} block(s) changed after the ${revs[0]?.before?.structure.op ?? revs[0]?.after?.structure.op} being undone`, { stale });
+    const undoRevision = (r: StructuralRevision, version: number): BlockRevision => ({
+      action: 'undo',
+      before: r.after ? { ...r.after } : null,
+      after: r.before ? { ...r.before, row: undefined, version } : null,
+      originalText: r.before?.row.text ?? null,
+      editedText: r.before?.row.editedText ?? null,
+      editedType: r.before?.row.editedType ?? null,
+      reviewerNote: r.before?.row.reviewerNote ?? null,
+      undoesRevisionId: r.revisionId,
+    });
     const write = (id: string, prevRevision: string | null, r: StructuralRevision, version: number) =>
-      writeRevision(tx, {
-        jobId,
-        entityType: 'block',
-        entityId: id,
-        previousRevisionId: prevRevision,
-        action: 'undo',
-        before: r.after ? { ...r.after } : null,
-        after: r.before ? { ...r.before, row: undefined, version } : null,
-        originalText: r.before?.row.text ?? null,
-        editedText: r.before?.row.editedText ?? null,
-        editedType: r.before?.row.editedType ?? null,
-        reviewerId: reviewer,
-        reviewerNote: r.before?.row.reviewerNote ?? null,
-        timestamp: now,
-        undoesRevisionId: r.revisionId,
-      });
+      writeRevision(tx, { jobId, entityType: 'block', entityId: id, previousRevisionId: prevRevision, reviewerId: reviewer, timestamp: now, ...undoRevision(r, version) });
     // Created blocks go first, so the rows they split from read whole again.
     for (const r of revs.filter((x) => x.before === null)) {
       const cur = blockRow(tx, jobId, r.entityId)!;
@@ -351,15 +338,9 @@ export function undoStructure(tx: DbLike, jobId: string, revisionIds: string[], 
     for (const r of revs.filter((x) => x.before !== null && x.after !== null)) {
       const cur = blockRow(tx, jobId, r.entityId)!;
       const b = r.before!;
-      const revisionId = write(r.entityId, cur.currentRevisionId, r, cur.version + 1);
       const orderIndex = b.structure.op === 'move' ? slotAfter(tx, jobId, b.order_after, cur.blockId) : cur.orderIndex;
       const { jobId: _j, blockId: _b, version: _v, currentRevisionId: _c, updatedAt: _u, orderIndex: _o, ...fields } = b.row;
-      const row = tx
-        .update(blocks)
-        .set({ ...fields, orderIndex, version: cur.version + 1, currentRevisionId: revisionId, updatedAt: now })
-        .where(and(eq(blocks.jobId, jobId), eq(blocks.blockId, cur.blockId)))
-        .returning()
-        .get()!;
+      const { row } = writeBlockVersion(tx, cur, { ...fields, orderIndex }, undoRevision(r, cur.version + 1), { reviewer, now });
       restored.push(row);
       changed.push(row.blockId, ...[predecessor(tx, row)?.blockId, successor(tx, row)?.blockId].filter((x): x is string => !!x));
     }

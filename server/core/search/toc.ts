@@ -14,7 +14,7 @@ const NUMBERED_ENTRY = /^\s*(?:\d+(?:\.\d+)*|[A-Z]|[IVXLC]+)\.?\s+\S.*\s(?:\d{1,
 const BARE_PAGE = /^\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$/i;
 const CONTENTS_HEADING = /^\s*(table of contents|contents|list of (figures|tables))\s*$/i;
 
-export interface TocSignals {
+interface TocSignals {
   lines: number;
   /** Lines with dotted leaders. */
   leaders: number;
@@ -37,7 +37,7 @@ function lineText(line: string): string {
   return t.split('|').map((c) => c.trim()).filter(Boolean).join(' ');
 }
 
-export function tocSignals(text: string): TocSignals {
+function tocSignals(text: string): TocSignals {
   const lines = text.split(/\r?\n/).map(lineText).filter(Boolean);
   let leaders = 0;
   let entries = 0;

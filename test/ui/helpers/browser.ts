@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { recordRequests } from './screens.js';
 
 /** Debian's chromium with the flags that keep it offline and quiet on these machines. */
 export const CHROMIUM_ARGS = [
@@ -34,11 +35,25 @@ export async function signIn(page: Page, server: { url: string; key: string }): 
   await page.waitForSelector('section.library');
 }
 
-/** Chromium with one page of the usual window size, its console watched, signed in to the server's desk. */
-export async function deskSession(server: { url: string; key: string }, viewport = { width: 1400, height: 900 }): Promise<{ browser: Browser; page: Page; logs: string[] }> {
-  const browser = await launchChromium();
-  const page = await browser.newPage({ viewport });
+type PageOptions = NonNullable<Parameters<Browser['newPage']>[0]>;
+
+/** A new tab of the usual window size (unless `options` say otherwise), its console and requests watched, signed in. */
+export async function deskPage(browser: Browser, server: { url: string; key: string }, options: PageOptions = {}): Promise<{ page: Page; logs: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...options });
   const logs = watchConsole(page);
+  const requests = recordRequests(page);
   await signIn(page, server);
-  return { browser, page, logs };
+  return { page, logs, requests };
+}
+
+/** Chromium with one such signed-in tab, for a test file that drives the desk in a single tab. */
+export async function deskSession(server: { url: string; key: string }, options: PageOptions = {}): Promise<{ browser: Browser; page: Page; logs: string[]; requests: string[] }> {
+  const browser = await launchChromium();
+  try {
+    return { browser, ...(await deskPage(browser, server, options)) };
+  } catch (err) {
+    // The test file never gets the browser to close when its sign-in fails.
+    await browser.close();
+    throw err;
+  }
 }

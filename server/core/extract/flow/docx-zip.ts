@@ -2,7 +2,8 @@
  * Just enough ZIP handling to patch one part of a DOCX before mammoth reads it (see docx-math.ts):
  * read an entry, and rebuild the archive with that entry replaced. Other entries are copied as
  * their raw compressed bytes, so images are never inflated. ZIP64 and encrypted archives are not
- * supported; callers then leave the file as it is.
+ * supported; callers then leave the file as it is. The directory reading is shared with the XLSX/PPTX
+ * reader (office/ooxml-package.ts) and the inflation guard (zip-guard.ts).
  */
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 
@@ -17,25 +18,24 @@ interface CentralEntry {
   dataStart: number;
 }
 
-const EOCD_SIG = 0x06054b50;
-const CENTRAL_SIG = 0x02014b50;
-const LOCAL_SIG = 0x04034b50;
+export const EOCD_SIG = 0x06054b50;
+export const CENTRAL_SIG = 0x02014b50;
+export const LOCAL_SIG = 0x04034b50;
 
 function view(data: Uint8Array): DataView {
   return new DataView(data.buffer, data.byteOffset, data.byteLength);
 }
 
+/** Where the end-of-central-directory record starts, or -1. (It is 22 bytes plus a comment of at most 65535 bytes.) */
+export function findEndRecord(dv: DataView): number {
+  for (let i = dv.byteLength - 22; i >= Math.max(0, dv.byteLength - 22 - 0xffff); i--) if (dv.getUint32(i, true) === EOCD_SIG) return i;
+  return -1;
+}
+
 /** The central directory's entries, or null when the archive is not a plain (non-ZIP64) ZIP. */
 export function readCentralDirectory(data: Uint8Array): CentralEntry[] | null {
   const dv = view(data);
-  let eocd = -1;
-  // The end record is 22 bytes plus a comment of at most 65535 bytes.
-  for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 0xffff); i--) {
-    if (dv.getUint32(i, true) === EOCD_SIG) {
-      eocd = i;
-      break;
-    }
-  }
+  const eocd = findEndRecord(dv);
   if (eocd < 0) return null;
   const count = dv.getUint16(eocd + 10, true);
   let pos = dv.getUint32(eocd + 16, true);

@@ -8,6 +8,7 @@
 import { createInflateRaw } from 'node:zlib';
 import { checkParseSize } from '../heap-guard.js';
 import { formatBytes, limitError, type DocumentLimits } from '../limits.js';
+import { CENTRAL_SIG, findEndRecord, LOCAL_SIG } from './docx-zip.js';
 
 /** Heap mammoth (JSZip, then xmldom) takes per byte of the XML it parses: 200-400 MB for 10 MB of paragraphs. */
 const XML_HEAP_PER_BYTE = 32;
@@ -20,17 +21,8 @@ interface Member {
   localOffset: number;
 }
 
-const EOCD_SIG = 0x06054b50;
 const EOCD64_LOCATOR_SIG = 0x07064b50;
 const EOCD64_SIG = 0x06064b50;
-const CENTRAL_SIG = 0x02014b50;
-const LOCAL_SIG = 0x04034b50;
-
-function findEndRecord(dv: DataView): number {
-  // The end record is 22 bytes plus a comment of at most 65535 bytes.
-  for (let i = dv.byteLength - 22; i >= Math.max(0, dv.byteLength - 22 - 0xffff); i--) if (dv.getUint32(i, true) === EOCD_SIG) return i;
-  return -1;
-}
 
 /** Where the central directory starts and how many entries it has, ZIP64 included; null if unreadable. */
 function centralDirectory(dv: DataView): { at: number; count: number } | null {

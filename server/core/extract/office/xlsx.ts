@@ -7,7 +7,7 @@
 import { DEFAULT_LIMITS, type DocumentLimits } from '../limits.js';
 import { makeBlock, makeFlowResult } from '../flow/result.js';
 import type { ExtractedBlock, ExtractionResult } from '../types.js';
-import { OoxmlPackage, packageError, relId } from './ooxml-package.js';
+import { OoxmlPackage, packageError, relId, type Relationship } from './ooxml-package.js';
 import { SheetBudget, SheetRows, type SparseRow } from './sheet-grid.js';
 import { cellValue, styleIsDate, unescapeOoxml, type NumberFormats } from './xlsx-values.js';
 
@@ -33,8 +33,7 @@ function columnIndex(ref: string): number {
   return i === 0 ? -1 : n - 1;
 }
 
-function readSheetsAndFormats(pkg: OoxmlPackage, workbook: string): { sheets: SheetRef[]; date1904: boolean } {
-  const rels = pkg.relationships(workbook);
+function readSheetsAndFormats(pkg: OoxmlPackage, workbook: string, rels: Map<string, Relationship>): { sheets: SheetRef[]; date1904: boolean } {
   const sheets: SheetRef[] = [];
   let date1904 = false;
   const found = pkg.parse(workbook, {
@@ -151,9 +150,10 @@ export async function extractXlsx(data: Uint8Array, limits: DocumentLimits = DEF
     heapPerByte: SHARED_STRINGS_HEAP_PER_BYTE,
   });
   const workbook = pkg.rootPart('/officeDocument') ?? 'xl/workbook.xml';
-  const { sheets, date1904 } = readSheetsAndFormats(pkg, workbook);
-  const wbRels = [...pkg.relationships(workbook).values()];
-  const partOf = (suffix: string) => wbRels.find((r) => !r.external && r.type.endsWith(suffix))?.target;
+  // The workbook's relationships name its sheets, shared strings and styles: read once.
+  const rels = pkg.relationships(workbook);
+  const { sheets, date1904 } = readSheetsAndFormats(pkg, workbook, rels);
+  const partOf = (suffix: string) => [...rels.values()].find((r) => !r.external && r.type.endsWith(suffix))?.target;
   const shared = readSharedStrings(pkg, partOf('/sharedStrings'));
   const formats: NumberFormats = { dateStyles: readDateStyles(pkg, partOf('/styles')), date1904 };
   const budget = new SheetBudget(limits);
