@@ -53,7 +53,7 @@ export interface AppOptions {
   serviceApiKey?: string;
   /** LECTERN_CHAT_KEY, likewise: the key that seals chats (encrypt_chats); else the chat_key_file. */
   chatKey?: string;
-  /** LongParser's provider key variables (GROQ_API_KEY…), likewise: `providerKeysFrom(process.env)`. */
+  /** LongParser's provider key variables (GROQ_API_KEY…) and moved addresses (GROQ_BASE_URL…), likewise: `providerKeysFrom(process.env)`. */
   providerKeys?: ProviderKeys;
   /** The built worker module (dist/worker.js, or out/main/worker.js under Electron). */
   workerFile: string;
@@ -189,7 +189,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
+      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url, cipher: chatCipher, providerKeys }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
       modelPulls,

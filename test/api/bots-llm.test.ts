@@ -20,7 +20,7 @@ beforeAll(async () => {
   const dataDir = tempDir();
   await Promise.all([installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
   server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, document_roots: [root] } });
-  botId = (await json(await server.call('POST', '/bots', { json: { prompt_template: 'You are a science tutor.' } }))).bot_id;
+  botId = (await json(await server.call('POST', '/bots', { json: { name: 'Science tutor', prompt_template: 'You are a science tutor.' } }))).bot_id;
   const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
   const end = Date.now() + 120_000;
   while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
@@ -55,11 +55,32 @@ describe('a bot with the local model', () => {
     expect(res.status).toBe(200);
     const m = await json(res);
     expect(m.answer).toEqual({ answer: expect.any(String), topic: expect.stringMatching(/^(photosynthesis|volcanoes|bread|chess|taxes)$/) });
+    // Not streamed, yet timed token by token: what bench:bots reports as its time to first token and tokens/s.
+    expect(m.usage.first_token_ms).toBeGreaterThan(0);
+    expect(m.usage.first_token_ms).toBeLessThan(m.usage.generation_ms);
+    expect(m.usage.decode_ms).toBeGreaterThan(0);
+    expect(m.usage.first_token_ms + m.usage.decode_ms).toBeLessThanOrEqual(m.usage.generation_ms);
     const history = await json(await server.call('GET', `/chats/${chatId}?order=newest`));
     expect(history.messages[0].answer).toEqual(m.answer);
     const bad = await ask({ query: 'x', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.code).toBe('SCHEMA_INVALID');
+  });
+
+  it('a constraint the grammar cannot enforce: 422 SCHEMA_UNSATISFIED after one retry, with both attempts\' output and errors; stored as failed', async () => {
+    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } }, required: ['code'] };
+    const res = await ask({ query: 'What is the shipment code of the chlorophyll order?', schema });
+    expect(res.status).toBe(422);
+    const { error } = await json(res);
+    expect(error).toMatchObject({ code: 'SCHEMA_UNSATISFIED', details: { attempts: 2 } });
+    const pattern = [expect.objectContaining({ path: '/code', keyword: 'pattern' })];
+    // The grammar held the shape of both answers (JSON with a string code); only the pattern failed, twice.
+    expect(error.details.errors).toEqual(pattern);
+    expect(JSON.parse(error.details.raw)).toEqual({ code: expect.any(String) });
+    expect(error.details.previous).toEqual({ raw: expect.any(String), errors: pattern });
+    expect(JSON.parse(error.details.previous.raw)).toEqual({ code: expect.any(String) });
+    const stored = (await json(await server.call('GET', `/chats/${chatId}?order=newest`))).messages[0];
+    expect(stored).toMatchObject({ question: 'What is the shipment code of the chlorophyll order?', status: 'failed', error: { code: 'SCHEMA_UNSATISFIED' } });
   });
 
   it('streams tokens, and stops generating when the client hangs up', async () => {
@@ -92,7 +113,7 @@ describe('a bot as an OpenAI model, called by the official openai client', () =>
 
   it('lists bots as models and answers a completion with citations, history taken from the messages', async () => {
     const models = await client().models.list();
-    expect(models.data.map((m) => m.id)).toContain(`bot:${botId}`);
+    expect(models.data).toContainEqual(expect.objectContaining({ id: `bot:${botId}`, object: 'model', name: 'Science tutor' }));
     const done = await client().chat.completions.create({
       model: `bot:${botId}`,
       messages: [

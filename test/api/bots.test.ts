@@ -126,7 +126,7 @@ describe('bots', () => {
     }
   });
 
-  it('adds links through the guarded fetch: an article without its boilerplate, a PDF, a failure listed with its reason', async () => {
+  it('adds links through the guarded fetch: an article without its boilerplate, followed through redirects, a failure listed with its reason', async () => {
     const botId = await newBot();
     const res = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${web.url}/old/heat`, `${web.url}/missing`] } });
     expect(res.status).toBe(200);
@@ -211,6 +211,10 @@ describe('bot chats', () => {
     expect(done.web_sources[0]).toMatchObject({ url: 'https://example.org/heat' });
     expect(done.citations.every((c: { job_id: string }) => c.job_id)).toBe(true);
     expect(searx.requests.at(-1)?.get('q')).toBe('How much heat does baking bread need?');
+    // The history keeps the message as it was streamed: its web sources and citations too.
+    const kept = (await json(await server.call('GET', `/chats/${chat_id}?order=oldest`))).messages;
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ message_id: done.message_id, web_sources: done.web_sources, citations: done.citations, created_at: done.created_at });
     const both = await server.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'x', stream: true, schema: { type: 'object' } } });
     expect(both.status).toBe(400);
     expect((await json(both)).error.code).toBe('STREAM_WITH_SCHEMA');

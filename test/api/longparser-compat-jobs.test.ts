@@ -103,6 +103,23 @@ describe('a LongParser client against Lectern', () => {
     for (const key of ['chunk_id', 'text', 'token_count', 'chunk_type', 'section_path', 'page_numbers', 'block_ids', 'review_status', 'current_revision_id', 'version']) {
       expect(chunks[0]).toHaveProperty(key);
     }
+    // Chunks one at a time, following rel="next" to the end as blocks did.
+    expect(job.total_chunks).toBeGreaterThan(1);
+    const chunkRels = links(chunksRes);
+    expect(Object.keys(chunkRels).sort()).toEqual(['first', 'last', 'next']);
+    expect(new URL(chunkRels.last!).searchParams.get('skip')).toBe(String(job.total_chunks - 1));
+    const chunksSeen = [...chunks];
+    let nextChunks: string | undefined = chunkRels.next;
+    let lastChunks: Response = chunksRes;
+    while (nextChunks) {
+      lastChunks = await fetch(nextChunks, { headers: { 'X-API-Key': server.key } });
+      expect(Number(lastChunks.headers.get('x-total-count'))).toBe(job.total_chunks);
+      chunksSeen.push(...(await lastChunks.clone().json()));
+      nextChunks = links(lastChunks).next;
+    }
+    expect(links(lastChunks).prev).toBeDefined();
+    expect(chunksSeen.map((c) => c.chunk_id)).toEqual((await lpJson('GET', `/jobs/${jobId}/chunks?limit=500`)).map((c: any) => c.chunk_id));
+    expect(new Set(chunksSeen.map((c) => c.chunk_id)).size).toBe(job.total_chunks);
 
     await lp('PATCH', `/jobs/${jobId}/blocks/${seen[1].block_id}`, blockUpdate(seen[1].version, 'approved'));
     const auditRes = await lp('GET', `/jobs/${jobId}/audit`);

@@ -1,36 +1,24 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { openApiChecker, type OpenApiChecker, type OpenApiDoc as Doc, type Operation } from '../helpers/openapi-check.js';
 
 // Every operation of /openapi.json, asked the ways clients get it wrong: without the key, with ids that do
 // not exist, with a body that is not JSON. Each answer's status, content type and body must be what the
 // document declares for that operation; and the document's own promises (200s, optional paging) hold.
 
-interface MediaType {
-  schema?: unknown;
-}
-interface Operation {
-  parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string } }[];
-  requestBody?: { content: Record<string, MediaType> };
-  responses: Record<string, { content?: Record<string, MediaType> }>;
-}
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
-
 let server: TestServer;
 let doc: Doc;
-const ajv = new Ajv2020.default({ strict: false, allErrors: true });
-addFormats.default(ajv);
+let check: OpenApiChecker;
 
 beforeAll(async () => {
   // Every operation is asked without the key from one address: far past the per-minute limit of wrong keys.
   server = await startServer({ settings: { workers: 1, auth_failures_per_minute: 100_000 } });
   doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Doc;
-  ajv.addSchema({ $id: 'openapi', components: doc.components });
+  check = openApiChecker(doc);
 });
 afterAll(async () => server?.close());
 
-const operations = (): [string, string, Operation][] => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [m.toUpperCase(), path, op] as [string, string, Operation]));
+const operations = () => check.operations();
 
 /** The path with every parameter an id nothing has (integers far past any page). */
 const concrete = (path: string, op: Operation) =>
@@ -38,38 +26,8 @@ const concrete = (path: string, op: Operation) =>
 
 const hasBody = (method: string) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method);
 
-/** Checks an answer against the operation's declared responses; returns a description of what is wrong. */
-async function mismatch(res: Response, op: Operation): Promise<string | undefined> {
-  const declared = op.responses[String(res.status)];
-  const text = await res.text();
-  if (!declared) return `status ${res.status} is not declared (${Object.keys(op.responses).join(', ')}): ${text.slice(0, 200)}`;
-  if (res.status === 204) return undefined;
-  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
-  const media = declared.content?.[type];
-  if (!media) return `${res.status} came as ${type}, declared ${Object.keys(declared.content ?? {}).join(', ') || 'without content'}`;
-  if (type !== 'application/json' || media.schema === undefined) return undefined;
-  const validate = compile(media.schema);
-  return validate(JSON.parse(text)) ? undefined : `${res.status} body breaks its schema: ${ajv.errorsText(validate.errors)}: ${text.slice(0, 200)}`;
-}
-
-const compile = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')) as object);
-
-/** Each event of a text/event-stream body checked against the declared event schemas: its name, and its JSON data against `contentSchema`. */
-function streamMismatch(text: string, schema: unknown): string[] {
-  const branches = ((schema as { anyOf?: unknown[] }).anyOf ?? [schema]) as { properties: { event?: { enum?: string[]; const?: string }; data: { contentSchema?: unknown } } }[];
-  const wrong: string[] = [];
-  for (const block of text.split('\n\n').filter((b) => b.trim())) {
-    const event = /^event: (.*)$/m.exec(block)?.[1];
-    const data = [...block.matchAll(/^data: (.*)$/gm)].map((m) => m[1]).join('\n');
-    const branch = branches.find((b) => (b.properties.event?.enum?.[0] ?? b.properties.event?.const) === event);
-    if (!branch) wrong.push(`event ${event} is not declared`);
-    else if (branch.properties.data.contentSchema) {
-      const validate = compile(branch.properties.data.contentSchema);
-      if (!validate(JSON.parse(data))) wrong.push(`event ${event}: ${ajv.errorsText(validate.errors)}`);
-    }
-  }
-  return wrong;
-}
+const mismatch = (res: Response, op: Operation) => check.mismatch(res, op);
+const streamMismatch = (text: string, schema: unknown) => check.streamMismatch(text, schema);
 
 const ask = (method: string, path: string, o: { key?: boolean; body?: string } = {}) =>
   fetch(server.url + path, {

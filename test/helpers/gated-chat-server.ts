@@ -25,7 +25,8 @@ export async function startGatedChatServer(answer = 'Lava and ash come out when 
       const body = await readJson(req);
       requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
       for (const w of waiters.filter((x) => requests.length >= x.n)) w.ok();
-      if (req.url !== '/v1/chat/completions') {
+      // Any base address: the recorded path tells which one the request was sent to.
+      if (!req.url?.endsWith('/chat/completions')) {
         res.writeHead(404).end('{}');
         return;
       }

@@ -104,10 +104,15 @@ function track(child: ChildProcessWithoutNullStreams): Run {
   return run;
 }
 
-/** Runs `lectern ARGS` in a real pseudo-terminal (stdin, stdout and stderr all the terminal). */
+/** Runs `argv` in a real pseudo-terminal (stdin, stdout and stderr all the terminal). */
+export function inPty(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; cols?: number }): Run {
+  const env = { ...opts.env, PTY_COLS: String(opts.cols ?? 100) };
+  return track(spawn('python3', [bridge, ...argv], { cwd: opts.cwd, env }) as ChildProcessWithoutNullStreams);
+}
+
+/** Runs `lectern ARGS` in a real pseudo-terminal. */
 export function lecternInPty(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; cols?: number }): Run {
-  const env = { ...(opts.env ?? cliEnv()), PTY_COLS: String(opts.cols ?? 100) };
-  return track(spawn('python3', [bridge, process.execPath, lecternBin, ...args], { cwd: opts.cwd, env }) as ChildProcessWithoutNullStreams);
+  return inPty([process.execPath, lecternBin, ...args], { ...opts, env: opts.env ?? cliEnv() });
 }
 
 /** Runs `lectern ARGS` with pipes, as a script does: `input` is its stdin. */

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +98,9 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(async () => (await block('b2')).edited_text).toBeNull();
     expect(await block('b2')).toMatchObject({ status: 'pending', text: original });
     await expect.poll(() => rowText('b2')).toBe(original);
+    // The audit names the change by what it left: a pending block with no edit, not an "edited" one.
+    const cleared = await listPage(server, `/jobs/${jobId}/audit?entity_id=b2&limit=1`);
+    expect(cleared.items[0]).toMatchObject({ action: 'pending', before: { edited_text: 'A reading the reviewer corrected.' }, after: { status: 'pending', edited_text: null } });
     // Undo twice: back through the correction to the extracted block.
     await page.keyboard.press('u');
     await expect.poll(async () => (await block('b2')).edited_text).toBe('A reading the reviewer corrected.');
@@ -121,6 +126,72 @@ describe('the desk keeps the reviewer\'s work', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('saves an empty block when the reviewer confirms it, as an edit that undoes, survives a reload and leaves the export', async () => {
+    // A job of its own: it is finalized at the end to be exported.
+    const small = (await ingest(server, 'blank-one.pdf', await makeManyBlocksPdf(MANY_BLOCKS_PER_PAGE))).job_id;
+    const get = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${small}/blocks/${id}`));
+    const smallRow = (id: string) => page.locator(`.vlist .block-row[data-block="${id}"]`);
+    try {
+      await page.goto(`${server.url}/#/jobs/${small}/review`);
+      await page.waitForSelector('.review[data-loaded=true]');
+      await expect.poll(() => selected()).toBe('b1');
+      await page.keyboard.press('j');
+      await page.keyboard.press('j');
+      await expect.poll(() => selected()).toBe('b3');
+      const first = await get('b3');
+      const blank = async () => {
+        await page.keyboard.press('e');
+        await page.waitForSelector('.block-row.editing textarea:focus');
+        await page.keyboard.press('Control+a');
+        await page.keyboard.press('Delete');
+        await page.keyboard.press('Control+Enter');
+        await page.waitForSelector('dialog[open]');
+        const sent = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/jobs/${small}/blocks/b3`));
+        await page.click('dialog[open] button[data-value=true]');
+        return (await sent).postDataJSON() as Record<string, unknown>;
+      };
+      const body = await blank();
+      expect(body).toMatchObject({ edited_text: '', allow_empty: true });
+      await expect.poll(async () => (await get('b3')).status).toBe('edited');
+      expect(await get('b3')).toMatchObject({ edited_text: '', text: '', original_text: first.text, version: first.version + 1 });
+      await expect.poll(() => smallRow('b3').locator('.row-text').textContent()).toBe('');
+      const audit = async () => (await listPage(server, `/jobs/${small}/audit?entity_id=b3&limit=1`)).items[0];
+      expect(await audit()).toMatchObject({ action: 'edited', before: { status: 'pending', edited_text: null }, after: { status: 'edited', edited_text: '' } });
+      await shot(page, shots, '3b-empty-saved');
+      // Undo: the block reads as extracted again, in one revision labelled undo.
+      await page.keyboard.press('u');
+      await expect.poll(async () => (await get('b3')).status).toBe('pending');
+      expect(await get('b3')).toMatchObject({ edited_text: null, text: first.text, version: first.version + 2 });
+      await expect.poll(() => smallRow('b3').locator('.row-text').textContent()).toBe(first.text);
+      expect(await audit()).toMatchObject({ action: 'undo', after: { status: 'pending', edited_text: null } });
+      // Blank again and approve the next block, then reload: the desk shows what the server keeps.
+      await page.keyboard.press('k');
+      await page.keyboard.press('j');
+      await expect.poll(() => selected()).toBe('b3');
+      expect(await blank()).toMatchObject({ edited_text: '', allow_empty: true });
+      await expect.poll(async () => (await get('b3')).status).toBe('edited');
+      await page.keyboard.press('j');
+      await expect.poll(() => selected()).toBe('b4');
+      await page.keyboard.press('a');
+      await expect.poll(async () => (await get('b4')).status).toBe('approved');
+      await page.reload();
+      await page.waitForSelector('.review[data-loaded=true]');
+      await expect.poll(() => smallRow('b3').getAttribute('class')).toContain('edited');
+      expect(await smallRow('b3').locator('.row-text').textContent()).toBe('');
+      expect(await smallRow('b4').getAttribute('class')).toContain('approved');
+      expect(await smallRow('b4').locator('.row-text').textContent()).toBe((await get('b4')).text);
+      // The export keeps the approved block's words and none of the emptied block's.
+      expect((await server.call('POST', `/jobs/${small}/finalize`, { json: { finalize_policy: 'auto_reject_pending' } })).status).toBe(200);
+      const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${small}/export`)).arrayBuffer()));
+      const md = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);
+      expect(md).toContain((await get('b4')).text);
+      expect(md).not.toContain(first.text);
+    } finally {
+      // Back to the file's job for the tests that follow, whatever happened here.
+      await openDesk();
+    }
+  });
+
   it('approves all pending in a few bulk requests with progress, and undoes them in one action', async () => {
     const sent = requests.length;
     await page.click('.review-toolbar .approve-all');
@@ -135,6 +206,84 @@ describe('the desk keeps the reviewer\'s work', () => {
     await page.keyboard.press('u');
     await expect.poll(() => counts(), { timeout: 30_000 }).toMatch(new RegExp(`^${BLOCKS} pending`));
     expect((await listPage(server, `/jobs/${jobId}/audit?action=undo`)).total).toBeGreaterThanOrEqual(BLOCKS);
+  });
+
+  it('shows its progress and moving counts while a bulk approval runs, and handles keys pressed meanwhile', async () => {
+    // The second of the two batches is held at the browser until the desk has been looked at mid-run.
+    let arrived: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (arrived = resolve));
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    await page.route(`${server.url}/jobs/${jobId}/blocks/review`, async (route) => {
+      calls += 1;
+      if (calls === 2) {
+        arrived();
+        await held;
+      }
+      await route.continue();
+    });
+    try {
+      const before = await selected();
+      const next = `b${Number(before?.slice(1)) + 1}`;
+      await page.click('.review-toolbar .approve-all');
+      await page.click('dialog button[data-value=true]');
+      await second;
+      // One batch answered, one in flight: the bar, its words and the counts say so.
+      await expect.poll(() => page.textContent('.review-toolbar .bulk-progress')).toBe(' Approving (approve all): 1000 / 1500');
+      expect(await page.isVisible('.review-toolbar .bulk-progress')).toBe(true);
+      expect(await page.getAttribute('.review-toolbar .bulk-progress progress', 'value')).toBe('1000');
+      expect(await page.getAttribute('.review-toolbar .bulk-progress progress', 'max')).toBe('1500');
+      await expect.poll(() => counts()).toMatch(/^500 pending · 1000 approved/);
+      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({ pending: 500, approved: 1000 });
+      await shot(page, shots, '4a-approving');
+      // The reviewer moves on and then changes their mind while the rest is on its way: both keys are
+      // kept and act in the order pressed, after the approval they follow (so u undoes it, not an older action).
+      await page.keyboard.press('j');
+      await page.keyboard.press('u');
+      release();
+      await expect.poll(() => selected()).toBe(next);
+      await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS} pending · 0 approved`));
+      await expect.poll(() => page.isHidden('.review-toolbar .bulk-progress')).toBe(true);
+      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({ pending: BLOCKS, approved: 0 });
+      expect(calls).toBe(2);
+    } finally {
+      release();
+      await page.unroute(`${server.url}/jobs/${jobId}/blocks/review`);
+    }
+    await page.keyboard.press('k');
+  });
+
+  it('approves 1,500 blocks in a time a reviewer can wait for, and a key pressed meanwhile acts when it ends', async () => {
+    const before = await selected();
+    const next = `b${Number(before?.slice(1)) + 1}`;
+    await page.click('.review-toolbar .approve-all');
+    await page.waitForSelector('dialog button[data-value=true]');
+    const started = performance.now();
+    await page.click('dialog button[data-value=true]');
+    await page.keyboard.press('j');
+    let moved = 0;
+    let done = 0;
+    await expect
+      .poll(
+        async () => {
+          if (!moved && (await selected()) === next) moved = performance.now() - started;
+          if (!done && /^0 pending/.test((await counts()) ?? '')) done = performance.now() - started;
+          return moved > 0 && done > 0;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    const figure = { blocks: BLOCKS, requests: Math.ceil(BLOCKS / 1000), approve_all_s: Math.round(done / 100) / 10, key_acted_after_s: Math.round(moved / 100) / 10 };
+    writeFileSync(join(shots, 'bulk-figures.json'), `${JSON.stringify(figure, null, 2)}\n`);
+    console.log(`approve all: ${BLOCKS} blocks in ${figure.approve_all_s} s; a key pressed meanwhile acted after ${figure.key_acted_after_s} s`);
+    // The issue measured 33.6 s for 4,724 one-block requests (7 ms each: 10.6 s for these 1,500). A bound,
+    // not a benchmark: the machine is shared.
+    expect(done).toBeLessThan(10_000);
+    await page.keyboard.press('u');
+    await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS} pending`));
+    await page.keyboard.press('k');
+    await expect.poll(() => selected()).toBe(before);
   });
 
   it('shows after a reload what the server keeps, and exports every approved block\'s words', async () => {

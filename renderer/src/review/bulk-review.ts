@@ -6,7 +6,8 @@ import type { BlockStore } from './block-store.js';
 
 /**
  * Blocks per request to the bulk routes: each request is one transaction on the server, so progress can be
- * shown between them and a key pressed meanwhile waits for one batch, not for the whole job.
+ * shown between them. The whole bulk is still one queued desk action: a key pressed meanwhile acts after it,
+ * in the order pressed, which is what lets `u` undo the approve-all it follows.
  */
 const BATCH = 1000;
 

@@ -38,7 +38,7 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
           'Answered from the bot\'s documents with citations (checked against what was retrieved); with nothing relevant the answer says so without asking a model. ' +
           'Earlier messages of the chat serve follow-ups. `stream: true`: text/event-stream with `sources`, `token` ({text}), then `done` (the message) or `error`; ' +
           'hanging up stops generation. `schema` (a JSON Schema): `answer` is a JSON value valid against it (the local model decodes under a grammar, remote ones get ' +
-          'a JSON-schema response format; validated with Ajv, one retry with the errors; still invalid: 422 SCHEMA_UNSATISFIED with `errors` and `raw`; a schema ' +
+          'a JSON-schema response format; validated with Ajv, one retry with the errors; still invalid: 422 SCHEMA_UNSATISFIED with `errors` and `raw` of the retry and the first attempt in `previous`; a schema ' +
           'that does not compile: 400 SCHEMA_INVALID; with `stream`: 400 STREAM_WITH_SCHEMA; nothing relevant: `not_found` with a null answer). `web_search: true`: results of the SearxNG-compatible API at web_search_url join the sources and are listed in ' +
           '`web_sources` (409 WEB_SEARCH_UNAVAILABLE when none is configured). 404 BOT_NOT_FOUND / CHAT_NOT_FOUND (a chat of another bot too); 503 ' +
           'MODEL_NOT_INSTALLED when the bot\'s local model is missing.',

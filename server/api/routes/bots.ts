@@ -4,6 +4,7 @@ import { ingestStatus } from '../../core/bots/ingest-status.js';
 import { deleteBot } from '../../core/bots/delete-bot.js';
 import { AppError } from '../../core/errors.js';
 import {
+  ArticlesAdded,
   BotCreated,
   BotDeleted,
   BotDetail,
@@ -64,7 +65,9 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Make sure every finished document is in the bot\'s index',
-        description: 'Idempotent catch-up (documents become searchable as soon as they are read). `prompt_template` replaces the instructions; `agent_mode: true` or tools answer 400 NOT_SUPPORTED.',
+        description:
+          'Idempotent catch-up (documents become searchable as soon as they are read): answers once every finished document is embedded (a document held for review stays held). ' +
+          '`prompt_template` replaces the instructions; `agent_mode: true` or tools answer 400 NOT_SUPPORTED.',
         params: BotParams,
         body: BuildBody,
         response: { 200: BotStatus, ...errors(400, 401, 404) },
@@ -149,7 +152,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         description:
           'Each URL is fetched through the guarded fetch (loopback and private addresses refused unless allowed; every redirect checked); HTML pages are ' +
           'reduced to their main content, PDFs, DOCX and images read by their own extractors. Each link is listed with its job or the reason it failed; ' +
-          'when none could be read: 502 LINK_FETCH_FAILED with every reason.',
+          'when none could be read: 502 LINK_FETCH_FAILED with every reason (403 URL_NOT_ALLOWED when the outbound policy refused every one).',
         params: BotParams,
         body: LinkBody,
         response: { 200: DocumentsAdded, ...errors(400, 401, 404, 502) },
@@ -167,7 +170,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         description: 'The MediaWiki API of the setting encyclopedia_url: whole articles (never cut short), disambiguation pages skipped; each article one job recording its title, URL and revision.',
         params: BotParams,
         body: QueryBody,
-        response: { 200: DocumentsAdded, ...errors(400, 401, 403, 404, 502) },
+        response: { 200: ArticlesAdded, ...errors(400, 401, 403, 404, 502) },
       },
     },
     async (req, reply) => ({

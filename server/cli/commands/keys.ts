@@ -8,6 +8,7 @@ import { findAppRoot } from '../../store/app-paths.js';
 import { openDatabase } from '../../store/db.js';
 import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
+import { examples } from '../help-text.js';
 import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
 import { err, note, print, table } from '../term.js';
 
@@ -131,8 +132,26 @@ export function addKeysCommands(program: Command): void {
       .description('create a key and print its secret (shown once, stored only as a hash)')
       .requiredOption('--role <role>', `what the key may do: ${ROLES.join(', ')}`)
       .option('--bots <ids>', 'comma-separated bot ids: the key sees only these bots, their documents and chats')
-      .option('--jobs <ids>', 'comma-separated job ids: the key sees only these jobs (with --bots: these too)'),
+      .option('--jobs <ids>', 'comma-separated job ids: the key sees only these jobs (with --bots: these too)')
+      .addHelpText(
+        'after',
+        examples(
+          'lectern keys create desk --role reviewer                    # prints the secret once',
+          'lectern keys create widget --role reader --bots 3f2c…,9b1d…  # sees these bots only',
+          'lectern keys create intake --role reviewer --jobs 7a0e… --json',
+        ),
+      ),
   ).action(action('keys create', create));
-  common(keys.command('list').description('every key with its role, scope, prefix and when it was created, last used and revoked')).action(action('keys list', list));
-  common(keys.command('revoke <name>').description('revoke a key at once (a running server refuses it from its next request)')).action(action('keys revoke', revoke));
+  common(
+    keys
+      .command('list')
+      .description('every key with its role, scope, prefix and when it was created, last used and revoked')
+      .addHelpText('after', examples('lectern keys list', "lectern keys list --json | jq -r '.keys[] | select(.revoked_at == null) | .name'")),
+  ).action(action('keys list', list));
+  common(
+    keys
+      .command('revoke <name>')
+      .description('revoke a key at once (a running server refuses it from its next request)')
+      .addHelpText('after', examples('lectern keys revoke desk', 'lectern keys revoke widget --data-dir /srv/lectern --json')),
+  ).action(action('keys revoke', revoke));
 }

@@ -8,6 +8,7 @@ import { DEFAULT_NPM_REGISTRY } from '../../core/ocr/language-install.js';
 import { languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.js';
 import type { ApiClient } from '../client.js';
 import { action, CliError } from '../fail.js';
+import { examples } from '../help-text.js';
 import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
 import { err, mib, note, out, print, table } from '../term.js';
 
@@ -165,14 +166,33 @@ export function addLanguagesCommands(program: Command): void {
       .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
       .option('--data-dir <dir>', 'data directory whose ocr-languages/ folder to use')
       .option('--json', 'print JSON');
-  common(languages.command('list').description('every known OCR language and whether it is installed')).action(action('languages list', list));
+  common(
+    languages
+      .command('list')
+      .description('every known OCR language and whether it is installed')
+      .addHelpText('after', examples('lectern languages list', "lectern languages list --json | jq -r '.languages[] | select(.installed) | .code'")),
+  ).action(action('languages list', list));
   common(
     languages
       .command('add <codes...>')
       .description('install OCR languages (tesseract codes: deu, fra, ara, chi_sim, …) from the npm registry')
       .option('--from <path>', 'install from a local copy: the package folder or .tgz, or a .traineddata[.gz] file')
       .option('--registry <url>', `npm registry to fetch from (default ${DEFAULT_NPM_REGISTRY})`)
-      .option('--force', 'install again even when installed'),
+      .option('--force', 'install again even when installed')
+      .addHelpText(
+        'after',
+        examples(
+          'lectern languages add deu fra                                      # from the npm registry',
+          'lectern languages add ara --from ./ara-1.0.0.tgz                   # offline: a package made by npm pack',
+          'lectern languages add rus --from /usr/share/tesseract-ocr/5/tessdata/rus.traineddata',
+          'lectern languages add deu --registry http://npm.internal:4873 --force',
+        ),
+      ),
   ).action(action('languages add', add));
-  common(languages.command('remove <codes...>').description('remove OCR languages added to the data folder')).action(action('languages remove', remove));
+  common(
+    languages
+      .command('remove <codes...>')
+      .description('remove OCR languages added to the data folder')
+      .addHelpText('after', examples('lectern languages remove fra', 'lectern languages remove deu ara --json')),
+  ).action(action('languages remove', remove));
 }

@@ -4,7 +4,7 @@ import { botChats, botMessages, jobs, type BotCitationRow } from '../../../drizz
 import type { ModelManager } from '../../models/manager.js';
 import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import type { Db } from '../../store/db.js';
-import { resolveChatGenerator, type ChatGenerator, type LlmProviderName } from '../chat/chat-providers.js';
+import { resolveChatGenerator, type ChatGenerator, type LlmProviderName, type ProviderKeys } from '../chat/chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
 import { buildMessages, type PriorTurn } from '../chat/prompt.js';
 import { draftAnswer } from '../chat/draft-answer.js';
@@ -36,6 +36,8 @@ export interface BotChatDeps {
   webSearchUrl: string;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
   cipher: ChatCipher;
+  /** Keys from the environment (OPENAI_API_KEY…) for bots on a remote provider: a bot stores none. */
+  providerKeys?: ProviderKeys;
 }
 
 /** The words of a message a person wrote or was answered with: sealed at rest when encrypt_chats is on. */
@@ -135,7 +137,7 @@ export function createBotChat(d: BotChatDeps) {
     if (bot.llm.provider === 'extractive') return 'extractive';
     return resolveChatGenerator(
       { provider: bot.llm.provider as Exclude<LlmProviderName, 'extractive'>, model: bot.llm.model, base_url: bot.llm.base_url },
-      { models: d.models, llm: d.llm, defaultModel: d.defaultModel, net: d.net },
+      { models: d.models, llm: d.llm, defaultModel: d.defaultModel, net: d.net, providerKeys: d.providerKeys },
     );
   }
 
@@ -195,7 +197,10 @@ export function createBotChat(d: BotChatDeps) {
       answer: JSON.stringify(r.value),
       answerFormat: 'json',
       citations: citationsOf(r.raw, cited, sources),
-      usage: { attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs, generation_ms: performance.now() - started },
+      usage: {
+        attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs,
+        first_token_ms: r.firstTokenMs, decode_ms: r.decodeMs, generation_ms: performance.now() - started,
+      },
     });
   }
 

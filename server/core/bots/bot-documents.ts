@@ -121,17 +121,21 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     const stack = [dir];
     while (stack.length) {
       const cur = stack.pop()!;
-      const entries = readdirSync(cur, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => b.name.localeCompare(a.name));
+      const entries = readdirSync(cur, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => a.name.localeCompare(b.name));
+      const folders: string[] = [];
       for (const e of entries) {
         const p = join(cur, e.name);
         // A link to a file is followed (its target is checked against the roots like any path); a link to
         // a folder is not, so a link back up the tree cannot make the walk go round.
-        if (e.isDirectory()) stack.push(p);
+        if (e.isDirectory()) folders.push(p);
         else if (e.isFile() || (e.isSymbolicLink() && isFile(p))) {
-          if (out.length >= cap) return { files: out, more: true };
+          // Past the cap, the files kept are the first in name order: what a person listing the folder sees first.
+          if (out.length >= cap) return { files: out.sort(), more: true };
           out.push(p);
         }
       }
+      // Reversed onto the stack so the subfolders are walked in name order too.
+      stack.push(...folders.reverse());
     }
     return { files: out.sort(), more: false };
   }

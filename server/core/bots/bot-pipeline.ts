@@ -12,7 +12,7 @@ const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
 export interface BotPipelineDeps {
   db: Db;
   bots: BotsStore;
-  indexer: Pick<Indexer, 'embedJob' | 'status'>;
+  indexer: Pick<Indexer, 'embedJob' | 'status' | 'finished'>;
   finalize: (jobId: string, policy: string, reviewer: string) => Promise<unknown>;
   log: Logger;
 }
@@ -76,9 +76,15 @@ export function createBotPipeline(d: BotPipelineDeps) {
     jobChanged(jobId: string): void {
       void settle(jobId);
     },
-    /** Makes sure every finished document of the bot is in its index; waits for the steps it starts. */
+    /**
+     * Makes sure every finished document of the bot is in its index, and returns once it is: the steps it
+     * starts and the embeds they (or earlier changes) set running have ended, so a client that builds and
+     * then asks is answered from every document.
+     */
     async build(botId: string): Promise<void> {
-      await Promise.all(d.bots.documents(botId).map((j) => settle(j.jobId)));
+      const documents = d.bots.documents(botId);
+      await Promise.all(documents.map((j) => settle(j.jobId)));
+      await Promise.all(documents.map((j) => d.indexer.finished(j.jobId)));
     },
     /** At start-up: documents left half-way by the last stop. */
     resume(): void {

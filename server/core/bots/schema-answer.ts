@@ -54,6 +54,10 @@ export interface SchemaAnswer {
   promptTokens: number;
   completionTokens: number;
   loadMs: number;
+  /** From the call to the first piece of text the model decoded (the first attempt's): the answer's time to first token. */
+  firstTokenMs: number;
+  /** Summed over the attempts, first piece of text to last: what tokens per second are measured over. */
+  decodeMs: number;
 }
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -208,7 +212,7 @@ function retryMessage(errors: SchemaViolation[]): ChatMessage {
  * Asks for an answer that is a JSON value valid against `schema` (a caller's schema, or one compiled by
  * compileAnswerSchema): the local model decodes under the schema's grammar, remote ones get it as their
  * response format. One retry with the validation errors and the previous output; still invalid is 422
- * SCHEMA_UNSATISFIED with `{ errors, raw, attempts }`. An abort rejects with the signal's reason.
+ * SCHEMA_UNSATISFIED with `{ errors, raw, attempts, previous: { raw, errors } }` (the retry's, then the first attempt's). An abort rejects with the signal's reason.
  */
 export async function answerWithSchema(
   generator: ChatGenerator,
@@ -219,19 +223,35 @@ export async function answerWithSchema(
   const compiled = isAnswerSchema(schema) ? schema : compileAnswerSchema(schema);
   const jsonSchema = generator.provider === 'local' ? compiled.grammar : compiled.schema;
   let conversation = withSchemaInstruction(messages, compiled.schema);
-  const used = { promptTokens: 0, completionTokens: 0, loadMs: 0 };
+  const used = { promptTokens: 0, completionTokens: 0, loadMs: 0, decodeMs: 0 };
+  const started = performance.now();
+  let firstTokenMs: number | undefined;
+  let previous: { raw: string; errors: SchemaViolation[] } | undefined;
   for (let attempt = 1; ; attempt++) {
-    const r = await generator.generate(conversation, { maxTokens: opts.maxTokens, temperature: opts.temperature, signal: opts.signal, jsonSchema });
+    // The answer is not streamed to the caller, but its tokens still come one by one: timed, for the bench.
+    let first: number | undefined;
+    let last = 0;
+    const onToken = () => {
+      last = performance.now();
+      first ??= last;
+      firstTokenMs ??= last - started;
+    };
+    const r = await generator.generate(conversation, { maxTokens: opts.maxTokens, temperature: opts.temperature, signal: opts.signal, jsonSchema, onToken });
     opts.signal?.throwIfAborted();
     used.promptTokens += r.promptTokens;
     used.completionTokens += r.completionTokens;
     used.loadMs += r.loadMs;
+    if (first !== undefined) used.decodeMs += last - first;
     const parsed = parseAnswer(r.text, r.stopReason);
     const errors = 'error' in parsed ? [parsed.error] : compiled.errorsOf(parsed.value);
-    if ('value' in parsed && errors.length === 0) return { value: parsed.value, raw: r.text, attempts: attempt, stopReason: r.stopReason, ...used };
-    if (attempt === 2) {
-      throw new AppError('SCHEMA_UNSATISFIED', `the answer did not match the schema after ${attempt} attempts`, { errors, raw: r.text, attempts: attempt });
+    if ('value' in parsed && errors.length === 0) {
+      return { value: parsed.value, raw: r.text, attempts: attempt, stopReason: r.stopReason, ...used, firstTokenMs: firstTokenMs ?? performance.now() - started };
     }
+    if (attempt === 2) {
+      // Both attempts are reported: the retry's errors and output, and the first answer the retry was shown.
+      throw new AppError('SCHEMA_UNSATISFIED', `the answer did not match the schema after ${attempt} attempts`, { errors, raw: r.text, attempts: attempt, previous });
+    }
+    previous = { raw: r.text, errors };
     conversation = [...conversation, { role: 'assistant', content: r.text }, retryMessage(errors)];
   }
 }

@@ -12,7 +12,8 @@ export const LLM_PROVIDERS = ['local', 'openai', 'ollama', 'extractive', ...OPEN
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 type RemoteProvider = Exclude<LlmProviderName, 'local' | 'extractive'>;
 
-const DEFAULT_BASE_URL: Record<RemoteProvider, string> = {
+/** Each remote provider's known address (LongParser fixes OpenRouter's in llm_chain.py; Groq's SDK adds /openai/v1). */
+export const DEFAULT_BASE_URL: Record<RemoteProvider, string> = {
   openai: 'https://api.openai.com/v1',
   ollama: 'http://127.0.0.1:11434',
   openrouter: 'https://openrouter.ai/api/v1',
@@ -30,7 +31,7 @@ const DEFAULT_REMOTE_MODEL: Partial<Record<RemoteProvider, string>> = {
 
 /**
  * The environment variables LongParser reads for each provider's key (docs/deployment/environment.md;
- * GOOGLE_API_KEY is what its Gemini SDK reads besides). Read once when the server starts.
+ * GOOGLE_API_KEY is what its .env.example and Gemini SDK use besides). Read once when the server starts.
  */
 const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly string[]> = {
   openai: ['OPENAI_API_KEY'],
@@ -39,15 +40,52 @@ const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly
   gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
 };
 
-export type ProviderKeys = Partial<Record<RemoteProvider, string>>;
+/**
+ * Variables that move a provider's address, so a deployment behind a gateway (or a test) needs no Lectern-only
+ * request field. LongParser's client libraries read the first two: the openai SDK OPENAI_BASE_URL
+ * (langchain_openai OPENAI_API_BASE), the groq SDK GROQ_BASE_URL (langchain_groq GROQ_API_BASE), which names
+ * Groq's root: its SDK asks `/openai/v1/chat/completions` below it. LongParser fixes OpenRouter's address and
+ * reaches Gemini through Google's own SDK, so OPENROUTER_BASE_URL and GEMINI_BASE_URL are Lectern's names.
+ */
+const PROVIDER_BASE_URL_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, { names: readonly string[]; below?: string }> = {
+  openai: { names: ['OPENAI_BASE_URL', 'OPENAI_API_BASE'] },
+  groq: { names: ['GROQ_BASE_URL', 'GROQ_API_BASE'], below: '/openai/v1' },
+  openrouter: { names: ['OPENROUTER_BASE_URL'] },
+  gemini: { names: ['GEMINI_BASE_URL'] },
+};
+
+/** What the environment says about the hosted providers: their keys and, where an operator moved one, its address. */
+export interface ProviderKeys {
+  keys?: Partial<Record<RemoteProvider, string>>;
+  baseUrls?: Partial<Record<RemoteProvider, string>>;
+}
 
 export function providerKeysFrom(env: Record<string, string | undefined>): ProviderKeys {
-  const keys: ProviderKeys = {};
+  const keys: NonNullable<ProviderKeys['keys']> = {};
+  const baseUrls: NonNullable<ProviderKeys['baseUrls']> = {};
+  const first = (names: readonly string[]) => names.map((n) => env[n]?.trim()).find(Boolean);
   for (const [provider, names] of Object.entries(PROVIDER_KEY_VARIABLES) as [keyof typeof PROVIDER_KEY_VARIABLES, readonly string[]][]) {
-    const value = names.map((n) => env[n]?.trim()).find(Boolean);
+    const value = first(names);
     if (value) keys[provider] = value;
   }
-  return keys;
+  for (const [provider, { names, below = '' }] of Object.entries(PROVIDER_BASE_URL_VARIABLES) as [keyof typeof PROVIDER_BASE_URL_VARIABLES, { names: readonly string[]; below?: string }][]) {
+    const value = first(names);
+    if (value) baseUrls[provider] = value.replace(/\/+$/, '') + below;
+  }
+  return { keys, baseUrls };
+}
+
+/** Where a remote provider is asked, with which key and model: the request's choice, else the environment's, else the known one. */
+export function remoteEndpoint(choice: LlmChoice & { provider: RemoteProvider }, env: ProviderKeys = {}) {
+  const model = choice.model ?? DEFAULT_REMOTE_MODEL[choice.provider];
+  if (!model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
+  return {
+    baseUrl: choice.base_url ?? env.baseUrls?.[choice.provider] ?? DEFAULT_BASE_URL[choice.provider],
+    apiKey: choice.api_key ?? env.keys?.[choice.provider],
+    model,
+    // An address not from the request is the provider's own, taken as its SDK takes it.
+    sdkBase: choice.base_url === undefined,
+  };
 }
 
 export interface LlmChoice {
@@ -80,7 +118,7 @@ export interface ChatProviderDeps {
   defaultModel: string;
   /** Every request to a remote provider goes through it. */
   net: GuardedFetch;
-  /** Keys from the environment, used when a request names a provider without an api_key. */
+  /** Keys and moved addresses from the environment, used when a request brings neither api_key nor base_url. */
   providerKeys?: ProviderKeys;
 }
 
@@ -101,15 +139,13 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
       generate: (messages, o) => deps.llm.generate({ modelPath: installed.ggufPath, contextTokens: installed.model.contextTokens, messages, ...o }),
     };
   }
-  const model = choice.model ?? DEFAULT_REMOTE_MODEL[choice.provider];
-  if (!model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
-  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key ?? deps.providerKeys?.[choice.provider], model };
+  const endpoint = remoteEndpoint({ ...choice, provider: choice.provider }, deps.providerKeys);
   // A malformed base URL is a 400 now, before retrieval and before a stream opens.
   checkBaseUrl(endpoint.baseUrl);
   const stream = choice.provider === 'ollama' ? streamOllamaChat : streamOpenAiChat;
   return {
     provider: choice.provider,
-    model,
+    model: endpoint.model,
     generate: async (messages, o) => ({ ...(await stream(deps.net, endpoint, messages, o)), loadMs: 0 }),
   };
 }

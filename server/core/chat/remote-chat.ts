@@ -7,6 +7,11 @@ export interface RemoteChatEndpoint {
   baseUrl: string;
   apiKey?: string;
   model: string;
+  /**
+   * The base taken as the provider's SDK takes it, the chat path right below it: a hosted provider's known or
+   * configured address (Gemini's ends in /openai, not /vN). Otherwise a base without /vN gets /v1 added.
+   */
+  sdkBase?: boolean;
 }
 
 export interface StreamOptions {
@@ -80,9 +85,14 @@ function ollamaMessage(m: ChatMessage) {
   return m.images?.length ? { role: m.role, content: m.content, images: m.images.map((i) => i.base64) } : { role: m.role, content: m.content };
 }
 
-export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+/** Where an OpenAI-protocol endpoint takes chat completions. */
+export function openAiChatUrl(ep: Pick<RemoteChatEndpoint, 'baseUrl' | 'sdkBase'>): string {
   const root = ep.baseUrl.replace(/\/+$/, '');
-  const url = /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
+  return ep.sdkBase || /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
+}
+
+export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+  const url = openAiChatUrl(ep);
   const body = {
     model: ep.model, messages: messages.map(openAiMessage), max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true },
     // strict: false, as OpenAI's strict mode accepts only a subset of JSON Schema; the answer is validated after.

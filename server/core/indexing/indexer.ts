@@ -201,6 +201,11 @@ export function createIndexer(deps: IndexerDeps) {
   return {
     embedJob,
 
+    /** Resolves when the job's running embed, if any, has ended, whichever way it ended (its job row says how). */
+    finished(jobId: string): Promise<void> {
+      return running.get(jobId)?.done.catch(() => undefined) ?? Promise.resolve();
+    },
+
     /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}. */
     status(jobId: string) {
       const row = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
