@@ -11,7 +11,7 @@ import { modelsDirOf } from '../store/app-paths.js';
 import type { ApiClient } from './client.js';
 import { action, CliError } from './fail.js';
 import { examples } from './help-text.js';
-import { asOwner, type CommonFlags } from './owner.js';
+import { asOwner, commonFlags, type CommonFlags } from './owner.js';
 import { mib } from './term.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -149,11 +149,7 @@ import go through it. Exit status: 0 done, 1 failed (download, checksum, missing
 /** `lectern models list | verify | pull | import`. */
 export function addModelsCommands(program: Command): void {
   const models = program.command('models').description('embedding and chat models: list, download, import for offline machines, verify').addHelpText('after', EXAMPLES);
-  const common = (c: Command) =>
-    c
-      .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
-      .option('--data-dir <dir>', 'data directory whose models/ folder to use')
-      .option('--json', 'print JSON');
+  const common = (c: Command) => commonFlags(c, 'data directory whose models/ folder to use');
   common(
     models
       .command('list')

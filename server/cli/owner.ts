@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
 import type { Settings } from '../schemas/settings.js';
 import { acquireDataLock, describeOwner, readDataLock, type DataLockInfo } from '../store/data-lock.js';
@@ -108,6 +109,15 @@ export async function owningServer(settings: Settings): Promise<{ client: ApiCli
   if (lock?.alive) lock = await waitForAddress(settings.data_dir, lock);
   if (!lock?.alive || !lock.url) return null;
   return { client: createClient(lock.url, keyFor(lock), `${settings.data_dir}/lectern.lock`), url: lock.url };
+}
+
+/**
+ * The flags of `CommonFlags` on a command: -c, --data-dir (`dataDir` says which of its folders the command
+ * uses) and, unless `json` is false, --json.
+ */
+export function commonFlags(c: Command, dataDir = 'the data folder (default: from the config, else the user data folder)', json = true): Command {
+  c.option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)').option('--data-dir <dir>', dataDir);
+  return json ? c.option('--json', 'print JSON') : c;
 }
 
 /**

@@ -26,7 +26,8 @@ function newDoc(title: string): Doc {
   });
 }
 
-function finish(doc: Doc): Promise<Buffer> {
+/** Ends `doc` and resolves with its bytes. */
+export function finish(doc: Doc): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     doc.on('data', (b: Buffer) => parts.push(b));

@@ -156,11 +156,11 @@ export function greyTiff(pages: ReadonlyArray<{ width: number; height: number; d
 }
 
 /**
- * A mixed document: page 1 born digital (the given lines as a text layer, A4), page 2 the scan as an image
+ * A mixed document: page 1 born digital (the given lines as a text layer, A4, or what `page1` draws), page 2 the scan as an image
  * only, the way a scanned appendix ends up in a report; with `stamp`, that line is set as text over the
  * scan's top margin, as archives and download services stamp scans.
  */
-export async function textThenScanPdf(lines: readonly string[], scan: Scan, stamp?: string): Promise<Buffer> {
+export async function textThenScanPdf(page1: readonly string[] | ((doc: PDFKit.PDFDocument) => void), scan: Scan, stamp?: string): Promise<Buffer> {
   const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
@@ -169,7 +169,8 @@ export async function textThenScanPdf(lines: readonly string[], scan: Scan, stam
     doc.on('error', reject);
   });
   doc.addPage({ size: 'A4', margin: 0 });
-  lines.forEach((line, i) => doc.font('Helvetica').fontSize(11).text(line, 72, 72 + i * 16, { lineBreak: false }));
+  if (typeof page1 === 'function') page1(doc);
+  else page1.forEach((line, i) => doc.font('Helvetica').fontSize(11).text(line, 72, 72 + i * 16, { lineBreak: false }));
   const w = (scan.width * 72) / scan.dpi;
   const h = (scan.height * 72) / scan.dpi;
   doc.addPage({ size: [w, h], margin: 0 });

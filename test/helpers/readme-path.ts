@@ -5,6 +5,7 @@ import { findCatalogModel, MODEL_CATALOG } from '../../server/models/catalog.js'
 import { repoRoot } from './app.js';
 import { startModelMirror, type ModelMirror } from './model-mirror.js';
 import { ensureTestModels } from './test-models.js';
+import { finish } from './make-pdf.js';
 
 export const FIVE_MINUTES_HEADING = '## Five minutes to a cited answer in the terminal';
 
@@ -113,11 +114,5 @@ export function manualPdf(pages: ManualPage[]): Promise<Buffer> {
     doc.font('Helvetica-Bold').fontSize(18).text(p.title, 72, 72, { lineBreak: false });
     doc.font('Times-Roman').fontSize(11).text(p.text, 72, 110, { width: 451 });
   }
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    doc.on('data', (b: Buffer) => parts.push(b));
-    doc.on('end', () => resolve(Buffer.concat(parts)));
-    doc.on('error', reject);
-    doc.end();
-  });
+  return finish(doc);
 }

@@ -1,10 +1,10 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import PDFDocument from 'pdfkit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPdfPage } from '../../server/core/ocr/render-page.js';
 import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { onePagePdf } from '../helpers/make-pdf.js';
+import { textThenScanPdf } from '../helpers/make-scan.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
@@ -55,23 +55,10 @@ async function makeUnevenScanPdf(): Promise<Buffer> {
     }
   }
   ctx.putImageData(data, 0, 0);
-  const png = canvas.encodeSync('png');
-  const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
-  const parts: Buffer[] = [];
-  doc.on('data', (b: Buffer) => parts.push(b));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(parts)));
-    doc.on('error', reject);
-  });
-  doc.addPage({ size: 'A4', margin: 0 });
-  doc.font('Helvetica').fontSize(12).text('A page with a text layer, read without OCR.', 72, 100, { lineBreak: false });
-  doc.font('Helvetica').fontSize(12).text('Its second paragraph sits further down the page.', 72, 300, { lineBreak: false });
-  const w = (img.width * 72) / DPI;
-  const h = (img.height * 72) / DPI;
-  doc.addPage({ size: [w, h], margin: 0 });
-  doc.image(png, 0, 0, { width: w, height: h });
-  doc.end();
-  return done;
+  return textThenScanPdf((doc) => {
+    doc.font('Helvetica').fontSize(12).text('A page with a text layer, read without OCR.', 72, 100, { lineBreak: false });
+    doc.font('Helvetica').fontSize(12).text('Its second paragraph sits further down the page.', 72, 300, { lineBreak: false });
+  }, { png: canvas.encodeSync('png'), width: img.width, height: img.height, dpi: DPI });
 }
 
 type Block = { block_id: string; page: number; source: string; confidence: number | null; text: string };

@@ -110,14 +110,19 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(() => rowText('b2')).toBe(original);
   });
 
-  it('asks before saving an empty block, and saves nothing when the reviewer declines', async () => {
-    const b = await block('b2');
+  /** Opens the selected block's editor, clears it and saves: the desk asks before saving an empty block. */
+  async function clearAndSave(): Promise<void> {
     await page.keyboard.press('e');
     await page.waitForSelector('.block-row.editing textarea:focus');
     await page.keyboard.press('Control+a');
     await page.keyboard.press('Delete');
     await page.keyboard.press('Control+Enter');
     await page.waitForSelector('dialog[open]');
+  }
+
+  it('asks before saving an empty block, and saves nothing when the reviewer declines', async () => {
+    const b = await block('b2');
+    await clearAndSave();
     expect(await page.textContent('dialog[open]')).toContain('empty');
     await shot(page, shots, '3-empty-confirm');
     await page.keyboard.press('Escape');
@@ -140,12 +145,7 @@ describe('the desk keeps the reviewer\'s work', () => {
       await expect.poll(() => selected()).toBe('b3');
       const first = await get('b3');
       const blank = async () => {
-        await page.keyboard.press('e');
-        await page.waitForSelector('.block-row.editing textarea:focus');
-        await page.keyboard.press('Control+a');
-        await page.keyboard.press('Delete');
-        await page.keyboard.press('Control+Enter');
-        await page.waitForSelector('dialog[open]');
+        await clearAndSave();
         const sent = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/jobs/${small}/blocks/b3`));
         await page.click('dialog[open] button[data-value=true]');
         return (await sent).postDataJSON() as Record<string, unknown>;

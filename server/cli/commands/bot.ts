@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, CliError, usage } from '../fail.js';
-import { withConnection, type CommonFlags, type Connection } from '../owner.js';
+import { commonFlags, withConnection, type CommonFlags, type Connection } from '../owner.js';
+import { examples } from '../help-text.js';
 import { createPrompter } from '../prompts.js';
 import { ago, err, note, out, print, table } from '../term.js';
 
@@ -78,22 +79,19 @@ Examples:
   $ lectern bot delete 3f2c9a1e-…            # asks first on a terminal
   $ lectern bot delete 3f2c9a1e-… --yes`;
 
-function common(c: Command, json = true): Command {
-  c.option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)').option('--data-dir <dir>', 'the data folder (default: from the config, else the user data folder)');
-  return json ? c.option('--json', 'print JSON') : c;
-}
+const common = (c: Command, json = true): Command => commonFlags(c, undefined, json);
 
 /** `lectern bot list | create | delete`. */
 export function addBotCommands(program: Command): void {
   const bot = program.command('bot').description('bots: list them, create one with its instructions, delete one with everything it holds').addHelpText('after', EXAMPLES);
-  common(bot.command('list').description('every bot: id, name, documents, chats, when it was created').addHelpText('after', '\nExamples:\n  $ lectern bot list\n  $ lectern bot list --json')).action(action('bot list', list));
+  common(bot.command('list').description('every bot: id, name, documents, chats, when it was created').addHelpText('after', examples('lectern bot list', 'lectern bot list --json'))).action(action('bot list', list));
   common(
     bot
       .command('create')
       .description('create a bot and print its id')
       .requiredOption('-p, --prompt <text>', "the bot's instructions (its system prompt)")
       .option('--name <name>', 'a name to tell it apart in `lectern bot list`')
-      .addHelpText('after', '\nExamples:\n  $ lectern bot create --prompt "You answer from the manuals." --name manuals\n  $ BOT=$(lectern bot create -p "You answer questions about our API.")'),
+      .addHelpText('after', examples('lectern bot create --prompt "You answer from the manuals." --name manuals', 'BOT=$(lectern bot create -p "You answer questions about our API.")')),
   ).action(action('bot create', create));
   common(
     bot
@@ -101,6 +99,6 @@ export function addBotCommands(program: Command): void {
       .argument('<bot_id>', 'the bot to delete (lectern bot list shows the ids)')
       .description('delete a bot with its documents, vectors and chats (asks first on a terminal)')
       .option('-y, --yes', 'do not ask for confirmation (needed when not on a terminal)')
-      .addHelpText('after', '\nExamples:\n  $ lectern bot delete 3f2c9a1e-…\n  $ lectern bot delete 3f2c9a1e-… --yes --json'),
+      .addHelpText('after', examples('lectern bot delete 3f2c9a1e-…', 'lectern bot delete 3f2c9a1e-… --yes --json')),
   ).action(action('bot delete', remove));
 }

@@ -9,7 +9,7 @@ import { openDatabase } from '../../store/db.js';
 import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
 import { examples } from '../help-text.js';
-import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
+import { asOwner, commonFlags, settingsFor, type CommonFlags } from '../owner.js';
 import { err, note, print, table } from '../term.js';
 
 interface CreateFlags extends CommonFlags {
@@ -121,11 +121,7 @@ export function addKeysCommands(program: Command): void {
     .command('keys')
     .description('named API keys with a role (reader, reviewer, admin), optionally limited to some bots or jobs')
     .addHelpText('after', EXAMPLES);
-  const common = (c: Command) =>
-    c
-      .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
-      .option('--data-dir <dir>', 'data directory whose database holds the keys')
-      .option('--json', 'print JSON');
+  const common = (c: Command) => commonFlags(c, 'data directory whose database holds the keys');
   common(
     keys
       .command('create <name>')

@@ -9,7 +9,7 @@ import { languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.
 import type { ApiClient } from '../client.js';
 import { action, CliError } from '../fail.js';
 import { examples } from '../help-text.js';
-import { asOwner, settingsFor, type CommonFlags } from '../owner.js';
+import { asOwner, commonFlags, settingsFor, type CommonFlags } from '../owner.js';
 import { err, mib, note, out, print, table } from '../term.js';
 
 interface AddFlags extends CommonFlags {
@@ -161,11 +161,7 @@ export function addLanguagesCommands(program: Command): void {
     .command('languages')
     .description('OCR languages: list them, add one from the npm registry (or a local copy), remove one')
     .addHelpText('after', EXAMPLES);
-  const common = (c: Command) =>
-    c
-      .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
-      .option('--data-dir <dir>', 'data directory whose ocr-languages/ folder to use')
-      .option('--json', 'print JSON');
+  const common = (c: Command) => commonFlags(c, 'data directory whose ocr-languages/ folder to use');
   common(
     languages
       .command('list')
