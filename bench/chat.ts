@@ -1,17 +1,18 @@
 /**
- * Chat benchmark: for each chat model that can be installed here (SmolLM2-135M-Instruct from its PyPI wheel,
- * stories260K from shared/models) and the extractive provider, answers questions about a real fixture
- * paper through the real server over HTTP, streamed, and reports:
- * - time to first token as the client sees it (the first answer also starts the llama host and loads the model);
- * - tokens per second after the first token;
- * - the share of the whole answer spent on retrieval plus building the prompt, and on reading the prompt
- *   (llama's prefill: first token minus load).
- * The document: tugboat-babelbib (10 pages), finalized with everything approved and embedded with the
- * int8 MiniLM. Questions are built from the headings of chunks spread over the document, so retrieval
- * finds relevant sources and every question reaches the model.
+ * Chat benchmark: answers questions about a real fixture paper through the real server over HTTP, streamed,
+ * with SmolLM2-135M-Instruct (from its PyPI wheel), in configurations side by side in one run:
+ * - before: whole chunks in the prompt, one llama thread (llm_source_text chunks, llm_threads 1);
+ * - sentences: only the sentences bearing on the question, one thread;
+ * - default: the server's defaults (sentences; every core reads the prompt while the pool is idle).
+ * Per configuration: time to first token as the client sees it (the first answer, "cold", also starts the
+ * llama host and loads the model), the prompt's tokens and how many were kept read from the previous
+ * answer, prefill tokens/s (tokens read / (first token - load)), decode tokens/s, and a grounding check:
+ * the share of answer sentences whose content words are mostly (>= 60 %) in a source the answer cites.
+ * stories260K and the extractive provider run under the defaults, for the plumbing's own overhead.
+ * The document: tugboat-babelbib (10 pages), finalized with everything approved, embedded with the int8
+ * MiniLM; questions are built from the headings of chunks spread over it, so every one reaches the model.
  *
- * Usage: npm run bench:chat -- [--threads N] [--questions 5] [--max-tokens 64] [--json FILE]
- * Without --threads the server's default applies (llm_threads 0: one per core but one, at most 4), as in production.
+ * Usage: npm run bench:chat -- [--questions 5] [--max-tokens 64] [--only before,sentences,default] [--json FILE]
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,8 @@ import { parseArgs } from 'node:util';
 import { createModelManager } from '../server/models/manager.js';
 import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
 import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
+import { sentenceStarts } from '../server/core/chunking/sentences.js';
+import { contentWords } from '../server/core/chat/words.js';
 import { embedAndWait, TEST_MODEL } from '../test/helpers/embed-flow.js';
 import { fixturesDir, ingest, listAll, startServer } from '../test/helpers/app.js';
 import { chatStream, installChatModel, SMOLLM2, STORIES } from '../test/helpers/chat-flow.js';
@@ -29,102 +32,146 @@ import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
-    threads: { type: 'string', default: '0' },
     questions: { type: 'string', default: '5' },
     'max-tokens': { type: 'string', default: '64' },
+    only: { type: 'string', default: 'before,sentences,default' },
     json: { type: 'string' },
   },
 });
-const threadsSetting = Number(args.threads);
 const questionCount = Number(args.questions);
 const maxTokens = Number(args['max-tokens']);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+const CONFIGS = [
+  { name: 'before', label: 'whole chunks, 1 thread', settings: { llm_threads: 1, llm_source_text: 'chunks' } },
+  { name: 'sentences', label: 'sentences, 1 thread', settings: { llm_threads: 1, llm_source_text: 'sentences' } },
+  { name: 'default', label: 'sentences, all cores read while idle (defaults)', settings: {} },
+] as const;
 
 interface Run {
   ttftMs: number;
   totalMs: number;
   tokens: number;
   tokensPerS: number;
-  retrievalPromptShare: number;
-  prefillShare: number;
   promptTokens: number;
+  cachedTokens: number;
+  prefillTokensPerS: number;
+  prefillThreads: number;
   loadMs: number;
   notFound: boolean;
+  /** Answer sentences, and those supported by a cited source. */
+  sentences: number;
+  supported: number;
+}
+
+/** Sentences of an answer whose content words are mostly (>= 60 %) in the text of a source it cites. */
+function grounding(answer: string, cited: string[]): { sentences: number; supported: number } {
+  const clean = answer.replace(/\s*\[[^\]\n]*\]/g, '');
+  const starts = sentenceStarts(clean);
+  const have = new Set(cited.flatMap((t) => contentWords(t)));
+  let sentences = 0;
+  let supported = 0;
+  starts.forEach((start, i) => {
+    const words = contentWords(clean.slice(start, starts[i + 1] ?? clean.length));
+    if (words.length < 2) return;
+    sentences += 1;
+    if (words.filter((w) => have.has(w)).length / words.length >= 0.6) supported += 1;
+  });
+  return { sentences, supported };
 }
 
 await ensureTestModels();
-const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, llm_threads: threadsSetting } });
-try {
-  const threads: number = (await (await server.call('GET', '/health')).json()).llm.threads;
-  // Only imports: the server's own guarded fetch is not needed here.
-  const models = createModelManager({ modelsDir: join(server.dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
-  await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
-  for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);
-  const job = await ingest(server, 'tugboat-babelbib.pdf', readFileSync(join(fixturesDir, 'pdfs/tugboat-babelbib.pdf')));
-  await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
-  await embedAndWait(server, job.job_id);
-  const chunks = (await listAll(server, `/jobs/${job.job_id}/chunks`)).filter((c) => c.section_path.length > 0);
-  const step = Math.max(1, Math.floor(chunks.length / questionCount));
-  const questions = Array.from({ length: questionCount }, (_, i) => chunks[(i * step) % chunks.length]!)
-    .map((c) => `What does the section "${c.section_path.at(-1)}" say?`);
+const paper = readFileSync(join(fixturesDir, 'pdfs/tugboat-babelbib.pdf'));
+const results: Record<string, { cold: Run; warm: Run[] }> = {};
+let questions: string[] = [];
 
-  async function answer(provider: Record<string, unknown>, question: string): Promise<Run> {
-    const { events } = await chatStream(server, { job_id: job.job_id, question, max_tokens: maxTokens, top_k: 5, ...provider });
-    const done = events.find((e) => e.event === 'done');
-    if (!done) throw new Error(`no answer: ${JSON.stringify(events.at(-1))}`);
-    const firstToken = events.find((e) => e.event === 'token')!;
-    const u = done.data.usage as Record<string, number>;
-    const tokens = u.completion_tokens ?? 0;
-    const decodeS = (done.at - firstToken.at) / 1000;
-    return {
-      ttftMs: firstToken.at,
-      totalMs: done.at,
-      tokens,
-      tokensPerS: tokens > 1 && decodeS > 0 ? (tokens - 1) / decodeS : NaN,
-      retrievalPromptShare: ((u.retrieval_ms ?? 0) + (u.prompt_ms ?? 0)) / done.at,
-      prefillShare: ((u.first_token_ms ?? 0) - (u.load_ms ?? 0)) / done.at,
-      promptTokens: u.prompt_tokens ?? 0,
-      loadMs: u.load_ms ?? 0,
-      notFound: done.data.not_found,
+for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name))) {
+  const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, ...config.settings } });
+  try {
+    // Only imports: the server's own guarded fetch is not needed here.
+    const models = createModelManager({ modelsDir: join(server.dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
+    await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
+    for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);
+    const job = await ingest(server, 'tugboat-babelbib.pdf', paper);
+    await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    await embedAndWait(server, job.job_id);
+    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+    const textOf = new Map(chunks.map((c) => [c.chunk_id as string, c.text as string]));
+    const headed = chunks.filter((c) => c.section_path.length > 0);
+    const step = Math.max(1, Math.floor(headed.length / (questionCount + 1)));
+    // One question more than measured: the cold answer's own, as the host keeps what it read and a
+    // repeated question would be read from its cache.
+    questions = Array.from({ length: questionCount + 1 }, (_, i) => headed[(i * step) % headed.length]!)
+      .map((c) => `What does the section "${c.section_path.at(-1)}" say?`);
+
+    const answer = async (provider: Record<string, unknown>, question: string): Promise<Run> => {
+      const { events } = await chatStream(server, { job_id: job.job_id, question, max_tokens: maxTokens, top_k: 5, ...provider });
+      const done = events.find((e) => e.event === 'done');
+      if (!done) throw new Error(`no answer: ${JSON.stringify(events.at(-1))}`);
+      const firstToken = events.find((e) => e.event === 'token')!;
+      const u = done.data.usage as Record<string, number>;
+      const tokens = u.completion_tokens ?? 0;
+      const decodeS = (done.at - firstToken.at) / 1000;
+      const read = (u.prompt_tokens ?? 0) - (u.cached_prompt_tokens ?? 0);
+      const prefillS = ((u.first_token_ms ?? 0) - (u.load_ms ?? 0)) / 1000;
+      const cited = (done.data.citations as { chunk_id: string }[]).map((c) => textOf.get(c.chunk_id) ?? '');
+      return {
+        ttftMs: firstToken.at,
+        totalMs: done.at,
+        tokens,
+        tokensPerS: tokens > 1 && decodeS > 0 ? (tokens - 1) / decodeS : NaN,
+        promptTokens: u.prompt_tokens ?? 0,
+        cachedTokens: u.cached_prompt_tokens ?? 0,
+        prefillTokensPerS: read > 0 && prefillS > 0 ? read / prefillS : NaN,
+        prefillThreads: u.prefill_threads ?? NaN,
+        loadMs: u.load_ms ?? 0,
+        notFound: done.data.not_found as boolean,
+        ...grounding(done.data.not_found ? '' : (done.data.answer as string), cited),
+      };
     };
-  }
 
-  const variants = [
-    { name: `local ${SMOLLM2}`, provider: { llm_provider: 'local', llm_model: SMOLLM2 } },
-    { name: `local ${STORIES} (plumbing only)`, provider: { llm_provider: 'local', llm_model: STORIES } },
-    { name: 'extractive (no model)', provider: { llm_provider: 'extractive' } },
-  ];
-  const results: Record<string, { cold: Run; warm: Run[] }> = {};
-  for (const v of variants) {
-    // The first answer of a model starts the host (if needed) and loads it: reported apart as "cold".
-    const cold = await answer(v.provider, questions[0]!);
-    const warm: Run[] = [];
-    for (const q of questions) warm.push(await answer(v.provider, q));
-    results[v.name] = { cold, warm };
-    log(`${v.name}: done (${warm.filter((w) => w.notFound).length} of ${warm.length} not found)`);
+    const variants: { name: string; provider: Record<string, unknown> }[] = [{ name: `${config.label}: ${SMOLLM2}`, provider: { llm_provider: 'local', llm_model: SMOLLM2 } }];
+    if (config.name === 'default') {
+      variants.push({ name: `${config.label}: ${STORIES} (plumbing only)`, provider: { llm_provider: 'local', llm_model: STORIES } });
+      variants.push({ name: 'extractive (no model)', provider: { llm_provider: 'extractive' } });
+    }
+    for (const v of variants) {
+      // The first answer of a model starts the host (if needed) and loads it: reported apart as "cold".
+      const cold = await answer(v.provider, questions[0]!);
+      const warm: Run[] = [];
+      for (const q of questions.slice(1)) warm.push(await answer(v.provider, q));
+      results[v.name] = { cold, warm };
+      log(`${v.name}: done (${warm.filter((w) => w.notFound).length} of ${warm.length} not found)`);
+    }
+  } finally {
+    await server.close();
+    rmSync(server.dataDir, { recursive: true, force: true });
   }
+}
 
-  log();
-  log(`Chat: tugboat-babelbib, ${questionCount} questions, max_tokens ${maxTokens}, top_k 5, llm_threads ${threads}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  const rows = Object.entries(results).map(([name, { cold, warm }]) => [
+log();
+log(`Chat: tugboat-babelbib, ${questionCount} questions, max_tokens ${maxTokens}, top_k 5, ${os.availableParallelism()} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const med = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
+const rows = Object.entries(results).map(([name, { cold, warm }]) => {
+  const sentences = warm.reduce((n, w) => n + w.sentences, 0);
+  const supported = warm.reduce((n, w) => n + w.supported, 0);
+  return [
     name,
     ms(cold.ttftMs),
-    ms(cold.loadMs),
-    ms(median(warm.map((w) => w.ttftMs))),
-    num(median(warm.map((w) => w.tokensPerS))),
-    num(median(warm.map((w) => w.tokens)), 0),
-    num(median(warm.map((w) => w.promptTokens)), 0),
-    `${num(100 * median(warm.map((w) => w.retrievalPromptShare)))} %`,
-    `${num(100 * median(warm.map((w) => w.prefillShare)))} %`,
-    ms(median(warm.map((w) => w.totalMs))),
-  ]);
-  log(table(
-    ['provider / model', 'cold TTFT', 'load', 'TTFT (median)', 'tokens/s', 'tokens', 'prompt tokens', 'retrieval+prompt', 'prefill', 'answer'],
-    rows,
-    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
-  ));
-  if (args.json) writeFileSync(args.json, JSON.stringify({ threads, maxTokens, questions, results }, null, 2));
-} finally {
-  await server.close();
-  rmSync(server.dataDir, { recursive: true, force: true });
-}
+    ms(med(warm, (w) => w.ttftMs)),
+    num(med(warm, (w) => w.promptTokens), 0),
+    num(med(warm, (w) => w.cachedTokens), 0),
+    num(med(warm, (w) => w.prefillThreads), 0),
+    num(med(warm, (w) => w.prefillTokensPerS), 0),
+    num(med(warm, (w) => w.tokensPerS)),
+    num(med(warm, (w) => w.tokens), 0),
+    sentences ? `${supported}/${sentences} (${num((100 * supported) / sentences, 0)} %)` : '-',
+    ms(med(warm, (w) => w.totalMs)),
+  ];
+});
+log(table(
+  ['configuration: model', 'cold TTFT', 'TTFT (median)', 'prompt tokens', 'kept read', 'prefill threads', 'prefill tok/s', 'decode tok/s', 'tokens', 'grounded sentences', 'answer'],
+  rows,
+  new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+));
+if (args.json) writeFileSync(args.json, JSON.stringify({ maxTokens, questions, results }, null, 2));

@@ -30,7 +30,8 @@ import { modelsDirOf } from './store/app-paths.js';
 import { createCollectionIndexes } from './store/collection-indexes.js';
 import { createIndexer } from './core/indexing/indexer.js';
 import { createSearch } from './core/search/search.js';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
+import { llmThreads } from './models/llm/llm-threads.js';
 import { createChat } from './core/chat/chat-service.js';
 import type { ProviderKeys } from './core/chat/chat-providers.js';
 import { createPurge } from './core/purge/purge.js';
@@ -139,14 +140,15 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const runner = createJobRunner({ db, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
   const rechunk = createRechunk({ db, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
+  const threads = llmThreads(settings.llm_threads, availableParallelism());
   const llm = createLlmRuntime({
     hostFile: llmHostFile ?? join(dirname(workerFile), 'llm-host.js'),
-    // One core is left to the worker pool and the HTTP thread: a llama thread whose core is taken spins
-    // waiting for it (bench:chat on 2 loaded cores: 1.9 tokens/s with 2 threads, 21.7 with 1).
-    threads: settings.llm_threads || Math.max(1, Math.min(4, availableParallelism() - 1)),
+    threads: threads.threads,
+    prefillThreads: () => threads.prefillThreads({ poolTasks: pool.running(), loadAverage: loadavg()[0] ?? 0 }),
     log,
   });
   const search = createSearch(embedding);
+  const providers = { models, llm, net, providerKeys, defaultModel: settings.chat_model, localSourceText: settings.llm_source_text };
   const jobsService = createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch });
   const bots = createBotsStore({
     db,
@@ -189,7 +191,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ db, pool, tmpDir: files.tmpDir, bots, search, models, llm, net, clock, defaultModel: settings.chat_model, webSearchUrl: settings.web_search_url, cipher: chatCipher, providerKeys }),
+      botChat: createBotChat({ ...providers, db, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
       modelPulls,
@@ -198,7 +200,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       reocr: createReocr({ db, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
-      chat: createChat({ db, search, models, llm, clock, defaultModel: settings.chat_model, net, providerKeys, cipher: chatCipher }),
+      chat: createChat({ ...providers, db, search, clock, cipher: chatCipher }),
       purge: createPurge({ db, indexes, clock, cipher: chatCipher }),
       llm,
       net,

@@ -40,6 +40,7 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_LLM_MODEL: 'llm_model',
   LECTERN_LLM_BASE_URL: 'llm_base_url',
   LECTERN_LLM_THREADS: 'llm_threads',
+  LECTERN_LLM_SOURCE_TEXT: 'llm_source_text',
   LECTERN_ALLOWED_PRIVATE_HOSTS: 'allowed_private_hosts',
   LECTERN_ALLOWED_HOSTS: 'allowed_hosts',
   LECTERN_DOCUMENT_ROOTS: 'document_roots',

@@ -9,6 +9,8 @@ export interface TaskPool {
   readonly threads: number;
   /** Threads that have finished warming up (all of them once warm-up is over, or when it is off). */
   warmThreads(): number;
+  /** Tasks sent and not yet settled (0: the pool's threads are idle). */
+  running(): number;
   /**
    * Extracts, numbers and chunks a stored document. A long PDF is shared between two idle threads by
    * page ranges and assembled at the end; progress counts pages done across them.
@@ -174,6 +176,7 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
   return {
     threads: size,
     warmThreads: () => Math.min(size, warm.size),
+    running: () => running,
     extract(input, { signal, onProgress }) {
       if (input.format === 'pdf' && size > 1) return extractPdfInParallel(input, signal, onProgress);
       return runWithProgress('extract', input, signal, onProgress);

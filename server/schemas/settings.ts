@@ -59,10 +59,17 @@ export const SettingsSchema = Type.Object({
   /** The server of a remote llm_provider; empty: the provider's usual address. */
   llm_base_url: Type.String({ default: '' }),
   /**
-   * CPU threads for local chat generation; 0 = one per core but one, at most 4. A llama thread whose core
-   * is busy spins waiting for it, so more threads than free cores makes generation many times slower.
+   * CPU threads for local chat generation; 0 = one per core but one, at most 4, and every core (at most 4)
+   * for reading the prompt while the worker pool is idle. A llama thread whose core is busy spins waiting
+   * for it, so more threads than free cores makes generation many times slower.
    */
   llm_threads: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
+  /**
+   * What a local model reads of each retrieved chunk: `sentences`, only those bearing on the question (a
+   * prompt a third as long, so the first token comes about three times sooner), or `chunks`, whole. Remote
+   * providers always read whole chunks.
+   */
+  llm_source_text: Type.Enum(['sentences', 'chunks'], { default: 'sentences' }),
   /**
    * Hosts outbound requests (remote providers, links, web search, model downloads) may reach although they
    * are or resolve to a loopback, private, link-local or otherwise non-public address: `host:port`, or

@@ -68,6 +68,10 @@ describe('grounded chat with SmolLM2', () => {
     const alone = await chat(server, { job_id: jobId, ...followUp });
     // The session's earlier question and answer are in the prompt: more prompt tokens than a fresh session's.
     expect(inSession.body.usage.prompt_tokens).toBeGreaterThan(alone.body.usage.prompt_tokens);
+    // The llama host keeps what it read: the fresh session's prompt starts as the last one did (the system
+    // message), and only the rest is read again.
+    expect(alone.body.usage.cached_prompt_tokens).toBeGreaterThan(10);
+    expect(alone.body.usage.cached_prompt_tokens).toBeLessThan(alone.body.usage.prompt_tokens);
     const session = await json(await server.call('GET', `/chat/sessions/${sessionId}`));
     expect(session).toMatchObject({ session_id: sessionId, job_id: jobId, title: 'plants', created_by: 'grace', turn_count: 3 });
     expect(session.turns.map((t: { question: string }) => t.question)).toEqual(['What does chlorophyll capture?', 'Who won the 1998 football world cup?', 'Which gas does it release?']);

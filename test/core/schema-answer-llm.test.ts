@@ -44,6 +44,7 @@ async function recorded(choice: LlmChoice) {
   const generator: ChatGenerator = {
     provider: real.provider,
     model: real.model,
+    sourceText: real.sourceText,
     async generate(messages, o) {
       const r = await real.generate(messages, o);
       calls.push({ messages, jsonSchema: o.jsonSchema, text: r.text });

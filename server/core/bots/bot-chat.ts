@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { botChats, botMessages, jobs, type BotCitationRow } from '../../../drizzle/schema.js';
-import type { ModelManager } from '../../models/manager.js';
-import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import type { Db } from '../../store/db.js';
-import { resolveChatGenerator, type ChatGenerator, type LlmProviderName, type ProviderKeys } from '../chat/chat-providers.js';
+import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from '../chat/chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
 import { buildMessages, type PriorTurn } from '../chat/prompt.js';
 import { draftAnswer } from '../chat/draft-answer.js';
@@ -12,7 +10,6 @@ import { retrieveSources, type RetrievedSource } from '../chat/retrieve.js';
 import { contentWords } from '../chat/words.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { GuardedFetch } from '../net/types.js';
 import type { Search, SearchMode } from '../search/search.js';
 import { webSearch, type WebResult } from '../sources/web-search.js';
 import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
@@ -21,23 +18,17 @@ import { readImage, type VisionImage } from './vision-images.js';
 import { openFields, sealFields, type ChatCipher } from '../chat/chat-cipher.js';
 import type { TaskPool } from '../pool.js';
 
-export interface BotChatDeps {
+export interface BotChatDeps extends ChatProviderDeps {
   db: Db;
   /** Vision questions' images are read (OCR) in the pool. */
   pool: Pick<TaskPool, 'extract'>;
   tmpDir: string;
   bots: BotsStore;
   search: Search;
-  models: ModelManager;
-  llm: LlmRuntime;
-  net: GuardedFetch;
   clock: Clock;
-  defaultModel: string;
   webSearchUrl: string;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
   cipher: ChatCipher;
-  /** Keys from the environment (OPENAI_API_KEY…) for bots on a remote provider: a bot stores none. */
-  providerKeys?: ProviderKeys;
 }
 
 /** The words of a message a person wrote or was answered with: sealed at rest when encrypt_chats is on. */
@@ -137,7 +128,7 @@ export function createBotChat(d: BotChatDeps) {
     if (bot.llm.provider === 'extractive') return 'extractive';
     return resolveChatGenerator(
       { provider: bot.llm.provider as Exclude<LlmProviderName, 'extractive'>, model: bot.llm.model, base_url: bot.llm.base_url },
-      { models: d.models, llm: d.llm, defaultModel: d.defaultModel, net: d.net, providerKeys: d.providerKeys },
+      d,
     );
   }
 
@@ -186,7 +177,7 @@ export function createBotChat(d: BotChatDeps) {
    */
   async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRow> {
     if (sources.length === 0) return store(p.chat, { ...base, status: 'complete', answer: 'null', answerFormat: 'json', notFound: true });
-    const messages = buildMessages(p.question, sources, p.prior, p.bot.promptTemplate);
+    const messages = buildMessages(p.question, sources, p.prior, p.bot.promptTemplate, generator.sourceText);
     const started = performance.now();
     const r = await answerWithSchema(generator, messages, schema, { maxTokens: SCHEMA_MAX_TOKENS, temperature: 0, signal: ev.signal });
     const checked = checkCitations(r.raw, sources).citations;

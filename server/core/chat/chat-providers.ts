@@ -4,6 +4,7 @@ import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
 import { checkBaseUrl } from '../remote/provider-request.js';
+import type { SourceText } from './prompt.js';
 import { streamOllamaChat, streamOpenAiChat, type StreamOptions, type StreamResult } from './remote-chat.js';
 
 /** LongParser's hosted providers: each speaks the OpenAI chat protocol at a known address. */
@@ -105,6 +106,8 @@ export interface GenerateResult extends StreamResult {
 export interface ChatGenerator {
   readonly provider: LlmChoice['provider'];
   readonly model: string;
+  /** What it reads of each source: a local model only the sentences bearing on the question, by default. */
+  readonly sourceText: SourceText;
   /**
    * With `o.jsonSchema` the answer is JSON of that schema: the local model decodes under its grammar (pass
    * the grammar-mapped schema, bots/grammar-schema.ts), remote ones get it as their response format.
@@ -120,6 +123,8 @@ export interface ChatProviderDeps {
   net: GuardedFetch;
   /** Keys and moved addresses from the environment, used when a request brings neither api_key nor base_url. */
   providerKeys?: ProviderKeys;
+  /** What a local model reads of each source (setting llm_source_text). */
+  localSourceText?: SourceText;
 }
 
 /**
@@ -136,6 +141,7 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
     return {
       provider: 'local',
       model: installed.model.id,
+      sourceText: deps.localSourceText ?? 'sentences',
       generate: (messages, o) => deps.llm.generate({ modelPath: installed.ggufPath, contextTokens: installed.model.contextTokens, messages, ...o }),
     };
   }
@@ -146,6 +152,7 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
   return {
     provider: choice.provider,
     model: endpoint.model,
+    sourceText: 'chunks',
     generate: async (messages, o) => ({ ...(await stream(deps.net, endpoint, messages, o)), loadMs: 0 }),
   };
 }

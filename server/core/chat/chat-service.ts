@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ModelManager } from '../../models/manager.js';
-import type { LlmRuntime } from '../../models/llm/llm-runtime.js';
 import type { Db } from '../../store/db.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
-import type { GuardedFetch } from '../net/types.js';
 import type { Search } from '../search/search.js';
 import { checkCitations } from './citations.js';
-import { resolveChatGenerator, type ChatGenerator, type LlmProviderName, type ProviderKeys } from './chat-providers.js';
+import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from './chat-providers.js';
 import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
 import type { ChatCipher } from './chat-cipher.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
@@ -51,17 +48,10 @@ export interface AskEvents {
   onToken?: (text: string) => void;
 }
 
-export interface ChatDeps {
+export interface ChatDeps extends ChatProviderDeps {
   db: Db;
   search: Search;
-  models: ModelManager;
-  llm: LlmRuntime;
   clock: Clock;
-  defaultModel: string;
-  /** Remote chat providers are reached through it. */
-  net: GuardedFetch;
-  /** Provider keys from the environment (LongParser's variables), for requests that bring none. */
-  providerKeys?: ProviderKeys;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
   cipher: ChatCipher;
 }
@@ -185,7 +175,7 @@ export function createChat(deps: ChatDeps) {
         ? 'extractive'
         : await resolveChatGenerator(
             { provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key },
-            { models: deps.models, llm: deps.llm, defaultModel: deps.defaultModel, net: deps.net, providerKeys: deps.providerKeys },
+            deps,
           );
     const session = sessionFor(req, by);
     const prior = store.answeredTurns(session.sessionId);

@@ -59,7 +59,7 @@ export async function draftAnswer(p: DraftInput, ev: DraftEvents): Promise<Draft
     return { text: x.answer, notFound: false, citations: x.citations, citedBy: 'model', aborted: false, usage: {} };
   }
   const buildStart = performance.now();
-  const built = buildMessages(p.question, p.sources, p.prior, p.system);
+  const built = buildMessages(p.question, p.sources, p.prior, p.system, p.generator.sourceText);
   const messages = p.images?.length ? [...built.slice(0, -1), { ...built.at(-1)!, images: p.images }] : built;
   const promptMs = performance.now() - buildStart;
   const genStart = performance.now();
@@ -75,6 +75,8 @@ export async function draftAnswer(p: DraftInput, ev: DraftEvents): Promise<Draft
   });
   const generationMs = performance.now() - genStart;
   const usage: Record<string, number> = { prompt_ms: promptMs, load_ms: r.loadMs, first_token_ms: firstTokenMs ?? generationMs, generation_ms: generationMs, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens };
+  if (r.cachedPromptTokens !== undefined) usage.cached_prompt_tokens = r.cachedPromptTokens;
+  if (r.prefillThreads !== undefined) usage.prefill_threads = r.prefillThreads;
   const text = r.text.trim();
   const checked = checkCitations(text, p.sources);
   if (checked.citations.length === 0 && NOT_FOUND_REPLY.test(text)) {

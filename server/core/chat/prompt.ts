@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../models/llm/llm-protocol.js';
+import { focusSources } from './focus.js';
 
 /** A retrieved chunk as the prompt shows it: labelled S1, S2… so a small model can cite it in two tokens. */
 export interface PromptSource {
@@ -43,16 +44,24 @@ export function sourceBlock(sources: PromptSource[]): string {
 }
 
 /**
+ * How much of each source the model reads: whole chunks (cut at 1,200 characters), or only the sentences
+ * that bear on the question (focus.ts), for a local model whose prompt reading is most of an answer's wait.
+ */
+export type SourceText = 'chunks' | 'sentences';
+
+/**
  * The messages for one grounded answer: instructions, the last few turns of the session (so follow-ups
  * like "and what does it release?" make sense), then the sources and the question together in the last
- * user message, where small models attend best.
+ * user message, where small models attend best. The system message comes first and stays the same from
+ * one question to the next, so a local model keeps it read (llm-host.ts).
  */
-export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[], system?: string): ChatMessage[] {
+export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[], system?: string, sourceText: SourceText = 'chunks'): ChatMessage[] {
   const history = prior.slice(-MAX_PRIOR_TURNS).flatMap((t): ChatMessage[] => [
     { role: 'user', content: t.question },
     // Earlier tags named that turn's sources, not this one's: left out so they cannot be cited by mistake.
     { role: 'assistant', content: t.answer.replace(/\s*\[[^\]\n]*\]/g, '') },
   ]);
-  const last = `Sources:\n${sourceBlock(sources)}\n\nQuestion: ${question}\nAnswer:`;
+  const shown = sourceText === 'sentences' ? focusSources(question, sources) : sources;
+  const last = `Sources:\n${sourceBlock(shown)}\n\nQuestion: ${question}\nAnswer:`;
   return [{ role: 'system', content: system ? `${system.trim()}\n${SYSTEM}` : SYSTEM }, ...history, { role: 'user', content: last }];
 }

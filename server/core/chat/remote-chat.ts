@@ -30,6 +30,10 @@ export interface StreamResult {
   text: string;
   stopReason: StopReason;
   promptTokens: number;
+  /** Prompt tokens a local model kept read from its previous answer. */
+  cachedPromptTokens?: number;
+  /** Threads a local model read the prompt with. */
+  prefillThreads?: number;
   completionTokens: number;
 }
 

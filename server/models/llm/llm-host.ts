@@ -4,11 +4,14 @@
  * bad GGUF or an out-of-memory: in a worker thread that would take the whole server down with every job
  * in flight; here the server sees the child exit, fails the answers in progress with LLM_FAILED and
  * starts a new host on the next request. One model stays loaded (kept warm between requests); answers
- * run one at a time on one context sequence, which is all two cores can usefully do.
+ * run one at a time on one context sequence, which is all two cores can usefully do. The sequence keeps
+ * what it has read: the next prompt is read only from where it differs (node-llama-cpp compares the
+ * tokens), so a system prompt or a bot's instructions are read once, not once per question.
  */
+import { availableParallelism } from 'node:os';
 import {
   getLlama, LlamaChatSession, LlamaLogLevel,
-  type ChatHistoryItem, type GbnfJsonSchema, type Llama, type LlamaContext, type LlamaGrammar, type LlamaModel,
+  type ChatHistoryItem, type GbnfJsonSchema, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaGrammar, type LlamaModel,
 } from 'node-llama-cpp';
 import type { ChatMessage, GenerateRequest, HostReply, HostRequest, JsonSchema } from './llm-protocol.js';
 
@@ -16,6 +19,7 @@ interface Loaded {
   key: string;
   model: LlamaModel;
   context: LlamaContext;
+  sequence: LlamaContextSequence;
 }
 
 let llama: Promise<Llama> | undefined;
@@ -31,9 +35,9 @@ const send = (reply: HostReply): void => void process.send?.(reply);
 // The prebuilt CPU binary only: nothing is downloaded or compiled at run time.
 const llamaOnce = (): Promise<Llama> => (llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error }));
 
-async function modelFor(req: GenerateRequest): Promise<{ context: LlamaContext; loadMs: number }> {
-  const key = `${req.modelPath}|${req.contextTokens}|${req.threads}`;
-  if (loaded?.key === key) return { context: loaded.context, loadMs: 0 };
+async function modelFor(req: GenerateRequest): Promise<{ loaded: Loaded; loadMs: number }> {
+  const key = `${req.modelPath}|${req.contextTokens}`;
+  if (loaded?.key === key) return { loaded, loadMs: 0 };
   const started = performance.now();
   const l = await llamaOnce();
   if (loaded) {
@@ -43,9 +47,12 @@ async function modelFor(req: GenerateRequest): Promise<{ context: LlamaContext; 
     loaded = undefined;
   }
   const model = await l.loadModel({ modelPath: req.modelPath });
-  const context = await model.createContext({ contextSize: req.contextTokens, threads: req.threads, sequences: 1 });
-  loaded = { key, model, context };
-  return { context, loadMs: performance.now() - started };
+  // The context may use every core; each answer then caps it through llama.maxThreads (see generate).
+  const most = Math.max(availableParallelism(), req.threads, req.prefillThreads);
+  l.maxThreads = most;
+  const context = await model.createContext({ contextSize: req.contextTokens, threads: { ideal: most, min: 1 }, sequences: 1 });
+  loaded = { key, model, context, sequence: context.getSequence() };
+  return { loaded, loadMs: performance.now() - started };
 }
 
 function grammarFor(l: Llama, schema: JsonSchema): Promise<LlamaGrammar> {
@@ -71,41 +78,59 @@ function historyOf(messages: ChatMessage[]): { history: ChatHistoryItem[]; promp
 }
 
 async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void> {
-  const { context, loadMs } = await modelFor(req);
-  const sequence = context.getSequence();
-  const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: true });
+  const { loaded: m, loadMs } = await modelFor(req);
+  const l = await llamaOnce();
+  const session = new LlamaChatSession({ contextSequence: m.sequence, autoDisposeSequence: false });
+  // The prompt is read with prefillThreads (every core while the server's pool is idle), the answer
+  // written with threads: a job arriving mid-answer then slows only the prompt reading, never every token.
+  l.maxThreads = req.prefillThreads;
   try {
     const { history, prompt } = historyOf(req.messages);
     session.setChatHistory(history);
-    const before = sequence.tokenMeter.getState();
+    const before = m.sequence.tokenMeter.getState().usedInputTokens;
     let completionTokens = 0;
-    const grammar = req.jsonSchema ? await grammarFor(await llamaOnce(), req.jsonSchema) : undefined;
+    let prompted: { total: number; read: number } | undefined;
+    const grammar = req.jsonSchema ? await grammarFor(l, req.jsonSchema) : undefined;
     const result = await session.promptWithMeta(prompt, {
       maxTokens: req.maxTokens,
       temperature: req.temperature,
       grammar,
       signal,
       stopOnAbortSignal: true,
-      onToken: (tokens) => void (completionTokens += tokens.length),
+      onToken: (tokens) => {
+        if (!prompted) {
+          // The first token: the sequence holds the whole prompt, of which this answer read only the part
+          // that differed from the last one.
+          prompted = { total: m.sequence.nextTokenIndex, read: m.sequence.tokenMeter.getState().usedInputTokens - before };
+          l.maxThreads = req.threads;
+        }
+        completionTokens += tokens.length;
+      },
       onTextChunk: (text) => send({ type: 'token', id: req.id, text }),
     });
-    const after = sequence.tokenMeter.getState();
+    const promptTokens = prompted?.total ?? Math.max(0, m.sequence.tokenMeter.getState().usedInputTokens - before);
     send({
       type: 'done',
       id: req.id,
       text: result.responseText,
       stopReason: result.stopReason,
-      promptTokens: Math.max(0, after.usedInputTokens - before.usedInputTokens),
+      promptTokens,
+      cachedPromptTokens: prompted ? Math.max(0, prompted.total - prompted.read) : 0,
       completionTokens,
       loadMs,
     });
+  } catch (err) {
+    // A failed evaluation may leave the sequence half-read: the next answer starts from an empty one.
+    await m.sequence.clearHistory().catch(() => undefined);
+    throw err;
   } finally {
-    // Disposing the session frees the sequence, so the next answer starts from an empty context.
+    // The session goes; the sequence and what it has read stay for the next answer.
     session.dispose();
+    l.maxThreads = req.threads;
   }
 }
 
-const stopped = (id: number): HostReply => ({ type: 'done', id, text: '', stopReason: 'abort', promptTokens: 0, completionTokens: 0, loadMs: 0 });
+const stopped = (id: number): HostReply => ({ type: 'done', id, text: '', stopReason: 'abort', promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, loadMs: 0 });
 
 process.on('message', (msg: HostRequest) => {
   if (msg.type === 'abort') return void aborts.get(msg.id)?.abort();

@@ -23,7 +23,10 @@ export interface GenerateRequest {
   id: number;
   modelPath: string;
   contextTokens: number;
+  /** CPU threads that write the answer. */
   threads: number;
+  /** CPU threads that read the prompt (more than `threads` while nothing else runs). */
+  prefillThreads: number;
   /** A system message first, earlier turns in order, the question last. */
   messages: ChatMessage[];
   maxTokens: number;
@@ -47,7 +50,10 @@ export interface GenerateDone {
   id: number;
   text: string;
   stopReason: StopReason;
+  /** The whole prompt, in tokens. */
   promptTokens: number;
+  /** Of those, the ones kept read from the previous answer (the same system prompt, say). */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** Time spent loading the model for this request (0 once it is warm). */
   loadMs: number;

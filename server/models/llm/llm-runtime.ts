@@ -19,6 +19,9 @@ export interface LocalGenerateResult {
   text: string;
   stopReason: StopReason;
   promptTokens: number;
+  cachedPromptTokens: number;
+  /** Threads the prompt was read with. */
+  prefillThreads: number;
   completionTokens: number;
   loadMs: number;
 }
@@ -28,13 +31,14 @@ export interface LlmRuntime {
   readonly started: boolean;
   /** The host's process id while it runs (for logs and for tests that kill it). */
   readonly pid: number | undefined;
+  /** Threads that write an answer. */
   readonly threads: number;
   generate(opts: LocalGenerateOptions): Promise<LocalGenerateResult>;
   close(): Promise<void>;
 }
 
 interface Pending {
-  resolve(r: LocalGenerateResult): void;
+  resolve(r: Omit<LocalGenerateResult, 'prefillThreads'>): void;
   reject(err: unknown): void;
   onToken?: (text: string) => void;
 }
@@ -44,7 +48,16 @@ interface Pending {
  * starts lazily on the first answer and stays up, so the model stays loaded between requests; if it dies
  * the answers in flight fail with LLM_FAILED and the next request starts a new one.
  */
-export function createLlmRuntime(opts: { hostFile: string; threads: number; log: Logger }): LlmRuntime {
+export interface LlmRuntimeOptions {
+  hostFile: string;
+  /** Threads that write an answer. */
+  threads: number;
+  /** Threads that read the next prompt, asked as it is sent (the server's pool idle or not); `threads` without it. */
+  prefillThreads?: () => number;
+  log: Logger;
+}
+
+export function createLlmRuntime(opts: LlmRuntimeOptions): LlmRuntime {
   let child: ChildProcess | undefined;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -92,11 +105,12 @@ export function createLlmRuntime(opts: { hostFile: string; threads: number; log:
       child ??= start();
       const c = child;
       const id = nextId++;
+      const prefillThreads = opts.prefillThreads?.() ?? opts.threads;
       return new Promise<LocalGenerateResult>((resolve, reject) => {
         const onAbort = () => post(c, { type: 'abort', id });
         const settle = () => g.signal?.removeEventListener('abort', onAbort);
         pending.set(id, {
-          resolve: (r) => (settle(), resolve(r)),
+          resolve: (r) => (settle(), resolve({ ...r, prefillThreads })),
           reject: (e) => (settle(), reject(e)),
           onToken: g.onToken,
         });
@@ -106,6 +120,7 @@ export function createLlmRuntime(opts: { hostFile: string; threads: number; log:
           modelPath: g.modelPath,
           contextTokens: g.contextTokens,
           threads: opts.threads,
+          prefillThreads,
           messages: g.messages,
           maxTokens: g.maxTokens,
           temperature: g.temperature ?? 0,
@@ -126,10 +141,11 @@ export function createLlmRuntime(opts: { hostFile: string; threads: number; log:
   };
 }
 
-const resultOf = (d: GenerateDone): LocalGenerateResult => ({
+const resultOf = (d: GenerateDone): Omit<LocalGenerateResult, 'prefillThreads'> => ({
   text: d.text,
   stopReason: d.stopReason,
   promptTokens: d.promptTokens,
+  cachedPromptTokens: d.cachedPromptTokens,
   completionTokens: d.completionTokens,
   loadMs: d.loadMs,
 });
