@@ -16,7 +16,7 @@ export const SearchBody = Type.Object(
         description: 'The index version expected (from the embed answer or an earlier search); 409 INDEX_MISMATCH when the index has changed since: only the current index is kept',
       }),
     ),
-    mode: Type.Optional(StringEnum(SEARCH_MODES, { description: 'hybrid (default): BM25 and vector lists fused by reciprocal rank; vector; keyword (FTS5 BM25)' })),
+    mode: Type.Optional(StringEnum(SEARCH_MODES, { description: 'hybrid (default): BM25 and vector lists fused by score (0.4 × BM25 and 0.6 × cosine, each divided by its list\'s best); vector; keyword (FTS5 BM25)' })),
     filters: Type.Optional(
       Type.Object(
         {
@@ -45,7 +45,7 @@ export const SearchResult = Type.Object({
       'Cosine similarity of the query and the chunk (0..1, 1 = same meaning) in every mode; the mode decides the order only. Null only in ' +
       'keyword mode when the collection\'s model cannot embed the query here (a remote provider without its api_key)',
   }),
-  rank_score: Type.Number({ description: 'What ordered the results: hybrid: reciprocal-rank-fusion score; vector: cosine similarity; keyword: BM25 (higher is better). Tables of contents are placed after the other results whatever their rank_score' }),
+  rank_score: Type.Number({ description: 'What ordered the results: hybrid: the fused score (0.4 × BM25 / the best BM25 + 0.6 × cosine / the best cosine of the query, at most 1); vector: cosine similarity; keyword: BM25 (higher is better). Tables of contents are placed after the other results whatever their rank_score' }),
   page_numbers: Type.Array(Type.Integer()),
   chunk_type: Type.String(),
   section_path: Type.Array(Type.String()),

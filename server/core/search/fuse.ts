@@ -1,14 +1,31 @@
 import type { Candidate } from './candidates.js';
 
-/** The usual constant of reciprocal rank fusion (Cormack et al., 2009): damps the weight of the top ranks. */
-export const RRF_K = 60;
+/**
+ * The keyword list's share of a hybrid score (the vector list has the rest). Chosen on half of SciFact's train
+ * queries (even ids); nDCG@10 is flat from 0.35 to 0.5, so the value is not a knife edge (bench/retrieval.ts).
+ */
+export const KEYWORD_WEIGHT = 0.4;
+
+/** Each score divided by the list's best, so unbounded BM25 and cosine share one 0..1 scale per query. */
+function scaled(list: Candidate[]): { of: Map<number, number>; floor: number } {
+  const top = Math.max(...list.map((c) => c.score));
+  // A best score at or below zero (all cosines negative) leaves the scores as they are: order is kept.
+  const by = top > 0 ? top : 1;
+  const of = new Map(list.map((c) => [c.id, c.score / by]));
+  return { of, floor: list.length ? Math.min(...of.values()) : 0 };
+}
 
 /**
- * Reciprocal rank fusion: each list gives 1 / (RRF_K + rank); scores of different kinds (cosine, BM25)
- * never need to be made comparable, only their orders are used.
+ * Hybrid fusion by score: weight × keyword + (1 − weight) × vector, each scaled by its list's best score.
+ * Unlike reciprocal rank fusion it keeps how far apart the scores are, so a document far ahead in one list
+ * is not pulled level with one that merely ranks next to it (on SciFact: nDCG@10 0.739 against RRF's 0.712).
+ * A candidate one list did not reach gets that list's lowest score: its own is at most that.
  */
-export function reciprocalRankFusion(lists: Candidate[][], k = RRF_K): Candidate[] {
-  const fused = new Map<number, number>();
-  for (const list of lists) list.forEach((c, rank) => fused.set(c.id, (fused.get(c.id) ?? 0) + 1 / (k + rank + 1)));
-  return [...fused].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+export function scoreFusion(keyword: Candidate[], vector: Candidate[], keywordWeight = KEYWORD_WEIGHT): Candidate[] {
+  const k = scaled(keyword);
+  const v = scaled(vector);
+  const ids = new Set([...k.of.keys(), ...v.of.keys()]);
+  return [...ids]
+    .map((id) => ({ id, score: keywordWeight * (k.of.get(id) ?? k.floor) + (1 - keywordWeight) * (v.of.get(id) ?? v.floor) }))
+    .sort((a, b) => b.score - a.score || a.id - b.id);
 }

@@ -11,7 +11,7 @@ import type { TaskPool } from '../pool.js';
 import { requireCollection, type CollectionRow } from '../indexing/collections.js';
 import { keywordCandidates, vectorCandidates, type Candidate } from './candidates.js';
 import { filterSql, type SearchFilters } from './filters.js';
-import { reciprocalRankFusion } from './fuse.js';
+import { scoreFusion } from './fuse.js';
 import { cosineSimilarity, readableScore } from './similarity.js';
 import { demoteTablesOfContents, isTableOfContents } from './toc.js';
 
@@ -72,7 +72,7 @@ function collectionFor(db: Db, req: SearchRequest): CollectionRow {
   return requireCollection(db, where.collection);
 }
 
-/** Keyword, vector or hybrid (reciprocal rank fusion of both) search over one job or one collection. */
+/** Keyword, vector or hybrid (both lists' scores fused, fuse.ts) search over one job or one collection. */
 export function createSearch(deps: SearchDeps) {
   const { db } = deps;
 
@@ -158,10 +158,9 @@ export function createSearch(deps: SearchDeps) {
     // Keyword search alone still answers when the collection's model cannot embed here (a remote provider
     // without its key, a model removed since): BM25 orders, and `score` is null.
     const embedder = await embedQuery(c, req, mode === 'keyword');
-    const lists: Candidate[][] = [];
-    if (mode !== 'keyword') lists.push(note(vectorCandidates(db, deps.indexes.get(c), c.name, embedder!.vector, where, depth, filtered), 'vector'));
-    if (mode !== 'vector') lists.push(note(keywordCandidates(db, c.name, req.query, where, depth), 'keyword'));
-    const ranked = mode === 'hybrid' ? reciprocalRankFusion(lists) : lists[0]!;
+    const vectorList = mode === 'keyword' ? [] : note(vectorCandidates(db, deps.indexes.get(c), c.name, embedder!.vector, where, depth, filtered), 'vector');
+    const keywordList = mode === 'vector' ? [] : note(keywordCandidates(db, c.name, req.query, where, depth), 'keyword');
+    const ranked = mode === 'hybrid' ? scoreFusion(keywordList, vectorList) : mode === 'vector' ? vectorList : keywordList;
     const rows = rowsOf(ranked.map((r) => r.id));
     const present = ranked.flatMap((r) => {
       const row = rows.get(r.id);
