@@ -18,12 +18,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createModelManager } from '../server/models/manager.js';
-import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
-import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
 import { sentenceStarts } from '../server/core/chunking/sentences.js';
 import { contentWords } from '../server/core/chat/words.js';
-import { embedAndWait, TEST_MODEL } from '../test/helpers/embed-flow.js';
+import { embedAndWait, installTestModel, TEST_MODEL } from '../test/helpers/embed-flow.js';
 import { fixturesDir, ingest, listAll, startServer } from '../test/helpers/app.js';
 import { chatStream, installChatModel, SMOLLM2, STORIES } from '../test/helpers/chat-flow.js';
 import { ensureTestModels } from '../test/helpers/test-models.js';
@@ -88,9 +85,7 @@ let questions: string[] = [];
 for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name))) {
   const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, ...config.settings } });
   try {
-    // Only imports: the server's own guarded fetch is not needed here.
-    const models = createModelManager({ modelsDir: join(server.dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
-    await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
+    await installTestModel(server.dataDir);
     for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);
     const job = await ingest(server, 'tugboat-babelbib.pdf', paper);
     await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });

@@ -12,15 +12,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createModelManager } from '../server/models/manager.js';
-import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
-import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
-import { embedAndWait, TEST_MODEL } from '../test/helpers/embed-flow.js';
+import { embedAndWait, installTestModel, TEST_MODEL } from '../test/helpers/embed-flow.js';
 import { fixturesDir, ingest, tempDir, type TestServer } from '../test/helpers/app.js';
 import { startChildServer } from '../test/helpers/child-server.js';
 import { chatStream, installChatModel, SMOLLM2 } from '../test/helpers/chat-flow.js';
 import { makeLongPdf } from '../test/helpers/make-pdf.js';
-import { ensureTestModels } from '../test/helpers/test-models.js';
 import { descendants, procStatusKb } from './lib/proc.js';
 import { mib, ms } from './lib/format.js';
 
@@ -29,8 +25,7 @@ const GOAL_MIB = 2048;
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 const dataDir = tempDir('lectern-bench-memory-');
-const models = createModelManager({ modelsDir: join(dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
-await models.importFrom(TEST_MODEL, (await ensureTestModels()).minilm.dir);
+await installTestModel(dataDir);
 await installChatModel(dataDir, SMOLLM2);
 const child = await startChildServer({ dataDir, env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL } });
 // The helpers below take the in-process server's type; they use only its HTTP side, which the child has.
