@@ -129,6 +129,35 @@ describe('embed and search with the real MiniLM', () => {
     expect((await search(server, { job_id: b.job_id, query: 'nile' })).body.collection_name).toBe('shared');
   });
 
+  it('reports the cosine of keyword hits beyond the vector list in an index of 1,100 chunks, and a short answer is the start of a long one', async () => {
+    const topics = ['rivers', 'volcanoes', 'chess', 'bread', 'comets', 'violins', 'glaciers', 'bees', 'tax law', 'sailing', 'printing'];
+    const notes = Array.from({ length: 1_100 }, (_, i) => `## Note ${i}\n\nA note on ${topics[i % topics.length]}, number ${i}.\n`);
+    const job = await finalizedJob(server, 'notes.md', notes.join('\n'));
+    expect((await embedAndWait(server, job.job_id)).job.index.vectors).toBe(1_100);
+    const query = { job_id: job.job_id, query: 'a note about wild bees', top_k: 1_000 };
+    type Hit = { chunk_id: string; score: number; section_path: string[] };
+    const byVector = (await search(server, { ...query, mode: 'vector' })).body.results as Hit[];
+    const byKeyword = (await search(server, { ...query, mode: 'keyword' })).body.results as Hit[];
+    expect(byVector).toHaveLength(1_000);
+    expect(byKeyword).toHaveLength(1_000);
+    const cosine = new Map(byVector.map((r) => [r.chunk_id, r.score]));
+    for (const r of byKeyword.filter((x) => cosine.has(x.chunk_id))) expect(r.score).toBeCloseTo(cosine.get(r.chunk_id)!, 3);
+    // A keyword hit the vector list did not reach: its cosine is read from a deeper search of the index, or
+    // embedded again beyond that; either way the chunk's own, which a search filtered to its section shows.
+    const beyond = byKeyword.filter((r) => !cosine.has(r.chunk_id));
+    expect(beyond.length).toBeGreaterThan(0);
+    for (const r of beyond.slice(0, 5)) {
+      const own = await search(server, { ...query, mode: 'vector', top_k: 20, filters: { section: r.section_path[0] } });
+      expect(r.score).toBeCloseTo(own.body.results.find((x: { chunk_id: string }) => x.chunk_id === r.chunk_id).score, 2);
+    }
+    // Fusion lists as deep for every top_k up to 100, so ten results are the first ten of a hundred.
+    // (This query's first ten differed when the lists went twice as deep as top_k.)
+    const mixed = { ...query, query: 'printing bread and tax law' };
+    const ten = (await search(server, { ...mixed, top_k: 10 })).body.results.map((r: { chunk_id: string }) => r.chunk_id);
+    const hundred = (await search(server, { ...mixed, top_k: 100 })).body.results.map((r: { chunk_id: string }) => r.chunk_id);
+    expect(hundred.slice(0, 10)).toEqual(ten);
+  });
+
   it('refuses what it cannot do: 409 before finalize, 409 another model, 409 not installed, 404s, 400', async () => {
     const job = await finalizedJob(server, 'errors.md', TOPICS_MD);
     await embedAndWait(server, job.job_id, { collection_name: 'minilm-only' });

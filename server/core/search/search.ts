@@ -12,7 +12,8 @@ import { requireCollection, type CollectionRow } from '../indexing/collections.j
 import { keywordCandidates, vectorCandidates, type Candidate } from './candidates.js';
 import { filterSql, type SearchFilters } from './filters.js';
 import { scoreFusion } from './fuse.js';
-import { cosineSimilarity, readableScore } from './similarity.js';
+import { hitCosines } from './hit-cosines.js';
+import { readableScore } from './similarity.js';
 import { demoteTablesOfContents, isTableOfContents } from './toc.js';
 
 export const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const;
@@ -48,6 +49,8 @@ export interface SearchDeps {
 
 interface Row {
   id: number;
+  /** The vector's key in the collection's index. */
+  key: number;
   jobId: string;
   chunkId: string;
   text: string;
@@ -58,8 +61,11 @@ interface Row {
   blockIds: string[];
 }
 
-/** How deep each list goes before fusion: deeper than top_k, so fusion can lift what one list ranks low. */
-const fusionDepth = (topK: number) => Math.max(100, topK * 2);
+/**
+ * How deep each list goes before fusion: deeper than top_k, so fusion can lift what one list ranks low, and
+ * the same for every top_k up to 100, so a shorter answer is the start of a longer one.
+ */
+const fusionDepth = (topK: number) => Math.max(100, topK);
 
 function collectionFor(db: Db, req: SearchRequest): CollectionRow {
   if (req.collection_name) return requireCollection(db, req.collection_name);
@@ -95,7 +101,7 @@ export function createSearch(deps: SearchDeps) {
     for (let i = 0; i < ids.length; i += 500) {
       rows.push(
         ...db
-          .select({ id: chunkVectors.id, jobId: chunkVectors.jobId, chunkId: chunkVectors.chunkId, text: chunkVectors.text, textHash: chunkVectors.textHash, chunkType: chunks.chunkType, pageNumbers: chunks.pageNumbers, sectionPath: chunks.sectionPath, blockIds: chunks.blockIds })
+          .select({ id: chunkVectors.id, key: chunkVectors.key, jobId: chunkVectors.jobId, chunkId: chunkVectors.chunkId, text: chunkVectors.text, textHash: chunkVectors.textHash, chunkType: chunks.chunkType, pageNumbers: chunks.pageNumbers, sectionPath: chunks.sectionPath, blockIds: chunks.blockIds })
           .from(chunkVectors)
           .innerJoin(chunks, sql`${chunks.jobId} = ${chunkVectors.jobId} AND ${chunks.chunkId} = ${chunkVectors.chunkId}`)
           .where(inArray(chunkVectors.id, ids.slice(i, i + 500)))
@@ -114,22 +120,6 @@ export function createSearch(deps: SearchDeps) {
       if (optional && isAppError(err)) return undefined;
       throw err;
     }
-  }
-
-  /**
-   * The cosine similarity of the query and each hit. Hits the vector list did not reach (found by keyword
-   * only) are embedded again with the collection's model: the text is the one that was embedded, so this
-   * is the similarity its stored vector has (up to the index's quantization).
-   */
-  async function similarities(hits: Row[], known: Map<number, number>, provider: EmbeddingProvider, query: Float32Array) {
-    const out = new Map(known);
-    const missing = hits.filter((h) => !out.has(h.id));
-    for (let i = 0; i < missing.length; i += provider.batchSize) {
-      const part = missing.slice(i, i + provider.batchSize);
-      const vectors = await provider.embed(part.map((h) => h.text));
-      part.forEach((h, j) => out.set(h.id, vectors[j] ? cosineSimilarity(query, vectors[j]) : 0));
-    }
-    return out;
   }
 
   return async function search(req: SearchRequest) {
@@ -158,7 +148,8 @@ export function createSearch(deps: SearchDeps) {
     // Keyword search alone still answers when the collection's model cannot embed here (a remote provider
     // without its key, a model removed since): BM25 orders, and `score` is null.
     const embedder = await embedQuery(c, req, mode === 'keyword');
-    const vectorList = mode === 'keyword' ? [] : note(vectorCandidates(db, deps.indexes.get(c), c.name, embedder!.vector, where, depth, filtered), 'vector');
+    const index = deps.indexes.get(c);
+    const vectorList = mode === 'keyword' ? [] : note(vectorCandidates(db, index, c.name, embedder!.vector, where, depth, filtered), 'vector');
     const keywordList = mode === 'vector' ? [] : note(keywordCandidates(db, c.name, req.query, where, depth), 'keyword');
     const ranked = mode === 'hybrid' ? scoreFusion(keywordList, vectorList) : mode === 'vector' ? vectorList : keywordList;
     const rows = rowsOf(ranked.map((r) => r.id));
@@ -168,7 +159,7 @@ export function createSearch(deps: SearchDeps) {
     });
     const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.sectionPath)).slice(0, topK);
     const knownCosine = new Map(top.flatMap((x) => (perMode.get(x.row.id)?.vector !== undefined ? [[x.row.id, perMode.get(x.row.id)!.vector!] as const] : [])));
-    const cosine = embedder ? await similarities(top.map((x) => x.row), knownCosine, embedder.provider, embedder.vector) : undefined;
+    const cosine = embedder ? await hitCosines(top.map((x) => x.row), knownCosine, index, embedder.provider, embedder.vector) : undefined;
     const results = top.map(({ rank, row }) => {
       const s = perMode.get(row.id) ?? {};
       const metadata = {
