@@ -34,6 +34,16 @@ def stop(signum, frame):
 
 
 signal.signal(signal.SIGTERM, stop)
+# A test process that dies outright (killed, crashed) cannot stop us: the kernel sends SIGTERM when it goes
+# (Linux's PR_SET_PDEATHSIG), so its command does not live on. Checked once more in case it went already.
+try:
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if os.getppid() == 1:
+    stop(signal.SIGTERM, None)
 
 inputs = [master, 0]
 while True:

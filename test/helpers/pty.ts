@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { repoRoot } from './app.js';
 
 /** The `lectern` a user runs: bin/lectern.js over the built dist/cli.js. */
@@ -36,7 +37,16 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, TERM: 'xterm-256color', ...extra };
 }
 
+/** Commands still running: a test that failed or timed out before stopping its command leaves none behind. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+afterAll(() => {
+  // SIGTERM: the bridge passes it on to its command (then SIGKILL if it lingers).
+  for (const child of running) child.kill('SIGTERM');
+});
+
 function track(child: ChildProcessWithoutNullStreams): Run {
+  running.add(child);
+  child.once('close', () => running.delete(child));
   const started = performance.now();
   let out = '';
   let err = '';
