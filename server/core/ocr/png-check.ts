@@ -6,25 +6,10 @@
  * Anything else (and every JPEG, WebP or TIFF) is decoded by leptonica inside the OCR engine instead, where
  * a bad file is an error, not a crash. Interlaced PNGs take that route too (rare in scans).
  */
-import { inflateSync } from 'node:zlib';
+// zlib's own CRC-32 (Node 20.15+): ten times a table-driven one in JavaScript, ~20 ms of a 300 dpi page scan.
+import { crc32, inflateSync } from 'node:zlib';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-let crcTable: Uint32Array | undefined;
-
-function crc32(bytes: Uint8Array): number {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = (crcTable[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 export function isPng(data: Uint8Array): boolean {
   return data.length >= 8 && SIGNATURE.every((b, i) => data[i] === b);

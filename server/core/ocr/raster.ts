@@ -3,7 +3,7 @@
  * instead of an RGBA PNG skips a PNG decode of ~9 Mpx inside WebAssembly on every page (and every retry at
  * another rotation), and the grey bytes are where the cheap clean-ups below happen.
  */
-import { createCanvas, loadImage, type SKRSContext2D } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 
 export interface GreyRaster {
   width: number;
@@ -14,44 +14,114 @@ export interface GreyRaster {
 
 export type QuarterTurn = 0 | 90 | 180 | 270;
 
-/** Pixels read back from a canvas at a time: a whole page's RGBA copy would cost 4 bytes a pixel more. */
+/** Pixels drawn or read back at a time: a whole page's RGBA copy would cost 4 bytes a pixel more. */
 const STRIP_PIXELS = 2_000_000;
 const stripRows = (width: number, height: number): number => Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+
+/**
+ * Canvases up to this size (A4 and Letter at 300 dpi are ~8.7 Mpx) have their pixels read in place; larger
+ * ones a strip at a time. In Node `data()` lends the canvas's own memory; Electron allows no such external
+ * buffers, and napi-rs then copies the whole surface, which must stay a bounded, page-sized copy.
+ */
+const DIRECT_READ_PIXELS = 12_000_000;
 
 /**
  * Decodes an image @napi-rs/canvas reads to grey, on a white background. Only for bytes known to decode:
  * canvas's decoder crashes the process on a broken file (uploads go through png-check.ts first). The image is
  * drawn a strip of rows at a time on a small canvas, so a 40 Mpx scan costs its decoded bitmap and its grey
- * bytes, not two more full-size RGBA copies (a canvas and its pixel read-back).
+ * bytes, not another full-size RGBA copy.
  */
 export async function decodeToGrey(image: Uint8Array): Promise<GreyRaster> {
   const img = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   const { width, height } = img;
   const rows = stripRows(width, height);
-  const ctx = createCanvas(width, rows).getContext('2d');
+  const canvas = createCanvas(width, rows);
+  const ctx = canvas.getContext('2d');
   const out = new Uint8Array(width * height);
   for (let y = 0; y < height; y += rows) {
-    const n = Math.min(rows, height - y);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, rows);
     ctx.drawImage(img, 0, -y);
-    greyInto(ctx.getImageData(0, 0, width, n).data, out, y * width);
+    greyOfCanvas(canvas, Math.min(rows, height - y), out, y * width);
   }
   return { width, height, data: out };
 }
 
-/** Grey of a canvas's pixels, read back a strip of rows at a time (see decodeToGrey). */
-export function canvasToGrey(ctx: SKRSContext2D, width: number, height: number): GreyRaster {
-  const rows = stripRows(width, height);
+/** Grey of a whole canvas (a rendered page). */
+export function canvasToGrey(canvas: Canvas): GreyRaster {
+  const { width, height } = canvas;
   const out = new Uint8Array(width * height);
-  for (let y = 0; y < height; y += rows) greyInto(ctx.getImageData(0, y, width, Math.min(rows, height - y)).data, out, y * width);
+  greyOfCanvas(canvas, height, out, 0);
   return { width, height, data: out };
 }
 
-/** ITU-R BT.601 luma of RGBA pixels, written into `out` from `at`. */
-function greyInto(rgba: Uint8ClampedArray | Uint8Array, out: Uint8Array, at: number): void {
+/**
+ * ITU-R BT.601 luma of the first `rows` rows of a canvas, written into `out` from `at`. `getImageData`
+ * copies and un-premultiplies every pixel first, which costs about twice the conversion itself (~70 ms of a
+ * 300 dpi page), so a canvas of page size is read in place (see readInPlace); a larger one a strip at a time.
+ */
+function greyOfCanvas(canvas: Canvas, rows: number, out: Uint8Array, at: number): void {
+  const { width, height } = canvas;
+  if (width * height <= DIRECT_READ_PIXELS && readInPlace(canvas, rows, out, at)) return;
+  const ctx = canvas.getContext('2d');
+  const step = stripRows(width, rows);
+  for (let y = 0; y < rows; y += step) greyInto(ctx.getImageData(0, y, width, Math.min(step, rows - y)).data, out, at + y * width);
+}
+
+/** Where red and blue sit in a pixel of `data()` (Skia's native order), found once from one red pixel. */
+let channels: { r: number; b: number } | null | undefined;
+function pixelChannels(): { r: number; b: number } | null {
+  if (channels !== undefined) return channels;
+  const probe = createCanvas(1, 1);
+  const ctx = probe.getContext('2d');
+  ctx.fillStyle = '#ff0000';
+  ctx.fillRect(0, 0, 1, 1);
+  let px: Uint8Array | null = null;
+  try {
+    px = Uint8Array.from(probe.data().subarray(0, 4));
+  } catch {
+    px = null;
+  }
+  // Touching the canvas after the copy keeps it (and the memory data() lent) alive through it.
+  const opaque = probe.width === 1 && px?.[3] === 255 && px[1] === 0;
+  channels = !opaque || !px ? null : px[0] === 255 && px[2] === 0 ? { r: 0, b: 2 } : px[2] === 255 && px[0] === 0 ? { r: 2, b: 0 } : null;
+  return channels;
+}
+
+/**
+ * Reads the canvas's pixels where they are (`data()`), false when they cannot be (an unknown pixel format,
+ * padded rows, or no `data()`). `data()` lends the surface's memory without holding the canvas, so the read
+ * is synchronous and the canvas is used after it: it cannot be collected, and its pixels freed, meanwhile
+ * (the hazard encodePng in render-page.ts describes). Skia keeps the pixels premultiplied: an opaque pixel
+ * (every one on our canvases, which are filled white first) reads as its colour, one with alpha a as its
+ * colour over white paper, hence the + 255 - a.
+ */
+function readInPlace(canvas: Canvas, rows: number, out: Uint8Array, at: number): boolean {
+  const order = pixelChannels();
+  if (!order) return false;
+  const { width, height } = canvas;
+  let px: Buffer;
+  try {
+    px = canvas.data();
+  } catch {
+    return false;
+  }
+  if (px.length !== width * height * 4) return false;
+  const { r, b } = order;
+  const n = Math.min(rows * width, out.length - at);
+  for (let i = 0, o = at; i < n; i++, o++) {
+    const p = i << 2;
+    out[o] = (((px[p + r] ?? 0) * 77 + (px[p + 1] ?? 0) * 150 + (px[p + b] ?? 0) * 29) >> 8) + 255 - (px[p + 3] ?? 255);
+  }
+  return canvas.width === width;
+}
+
+/** The same luma from un-premultiplied RGBA pixels (getImageData's), also over white paper. */
+function greyInto(rgba: Uint8ClampedArray, out: Uint8Array, at: number): void {
   for (let i = 0, o = at; i < rgba.length; i += 4, o++) {
-    out[o] = ((rgba[i] ?? 0) * 77 + (rgba[i + 1] ?? 0) * 150 + (rgba[i + 2] ?? 0) * 29) >> 8;
+    const a = rgba[i + 3] ?? 255;
+    const luma = ((rgba[i] ?? 0) * 77 + (rgba[i + 1] ?? 0) * 150 + (rgba[i + 2] ?? 0) * 29) >> 8;
+    out[o] = a === 255 ? luma : Math.floor((luma * a) / 255) + 255 - a;
   }
 }
 
@@ -147,11 +217,22 @@ export function normalisePolarity(r: GreyRaster, scale = 1): GreyRaster {
   const gap = Math.round(40 * scale);
   const minRun = Math.round(150 * scale);
   const closeV = Math.round(64 * scale);
-  const mask = new Uint8Array(w * h);
+  // A band's run is at least 75% dark over at least minRun pixels: a row with fewer dark pixels than that
+  // holds none, and its mask row stays empty (bridging only fills rows above a band row). Counting is one
+  // compare a pixel; most rows of a page are skipped on it, and the mask is only made for a page with a band.
+  const minDark = 0.75 * minRun;
+  let mask: Uint8Array | null = null;
   const lastMasked = new Int32Array(w).fill(-1);
-  let any = false;
+  /** This row's runs, as start and end pairs. */
+  const runs: number[] = [];
+  let firstRow = h;
+  let lastRow = -1;
   for (let y = 0; y < h; y++) {
     const row = y * w;
+    let rowDark = 0;
+    for (let x = 0; x < w; x++) if ((data[row + x] ?? 255) < DARK) rowDark++;
+    if (rowDark < minDark) continue;
+    runs.length = 0;
     let x = 0;
     while (x < w) {
       if ((data[row + x] ?? 255) >= DARK) {
@@ -169,22 +250,26 @@ export function normalisePolarity(r: GreyRaster, scale = 1): GreyRaster {
           end = x + 1;
         } else if (++light > gap) break;
       }
-      if (end - start >= minRun && dark >= 0.75 * (end - start)) {
-        mask.fill(1, row + start, row + end);
-        any = true;
+      if (end - start >= minRun && dark >= 0.75 * (end - start)) runs.push(start, end);
+    }
+    if (runs.length === 0) continue;
+    mask ??= new Uint8Array(w * h);
+    for (let i = 0; i < runs.length; i += 2) {
+      const start = runs[i] ?? 0;
+      const end = runs[i + 1] ?? 0;
+      mask.fill(1, row + start, row + end);
+      for (let cx = start; cx < end; cx++) {
+        const prev = lastMasked[cx] ?? -1;
+        // Rows through the band's own letters are less dark; bridge them from the band rows around.
+        if (prev >= 0 && y - prev > 1 && y - prev <= closeV) for (let yy = prev + 1; yy < y; yy++) mask[yy * w + cx] = 1;
+        lastMasked[cx] = y;
       }
     }
-    if (!any) continue;
-    for (let cx = 0; cx < w; cx++) {
-      if (!mask[row + cx]) continue;
-      const prev = lastMasked[cx] ?? -1;
-      // Rows through the band's own letters are less dark; bridge them from the band rows around.
-      if (prev >= 0 && y - prev > 1 && y - prev <= closeV) for (let yy = prev + 1; yy < y; yy++) mask[yy * w + cx] = 1;
-      lastMasked[cx] = y;
-    }
+    firstRow = Math.min(firstRow, y);
+    lastRow = y;
   }
-  if (!any) return r;
+  if (!mask) return r;
   const out = new Uint8Array(data);
-  for (let i = 0; i < out.length; i++) if (mask[i]) out[i] = 255 - (data[i] ?? 0);
+  for (let i = firstRow * w; i < (lastRow + 1) * w; i++) if (mask[i]) out[i] = 255 - (data[i] ?? 0);
   return { width: w, height: h, data: out };
 }

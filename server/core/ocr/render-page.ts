@@ -62,8 +62,8 @@ export async function renderOpenPdfPageGrey(
   return withPage(doc, pageNumber, async (page) => {
     const plan = planRender(page, pageNumber, options);
     const probe = planRender(page, pageNumber, { ...options, dpi: Math.min(PROBE_DPI, plan.frame.dpi) });
-    if (!hasInk(greyOf(await draw(page, probe), probe.frame), plan.frame.dpi)) return { ...plan.frame, grey: null };
-    return { ...plan.frame, grey: greyOf(await draw(page, plan), plan.frame) };
+    if (!hasInk(canvasToGrey(await draw(page, probe)), plan.frame.dpi)) return { ...plan.frame, grey: null };
+    return { ...plan.frame, grey: canvasToGrey(await draw(page, plan)) };
   });
 }
 
@@ -79,10 +79,6 @@ function hasInk(probe: GreyRaster, dpi: number): boolean {
   const white = 255 - 127 * Math.min(1, PROBE_DPI / dpi) ** 2;
   for (let i = 0; i < probe.data.length; i++) if ((probe.data[i] ?? 255) < white) return true;
   return false;
-}
-
-function greyOf(canvas: Canvas, frame: RenderFrame): GreyRaster {
-  return canvasToGrey(canvas.getContext('2d'), frame.width, frame.height);
 }
 
 async function withPage<T>(doc: PdfDocument, pageNumber: number, use: (page: PdfPage) => Promise<T>): Promise<T> {
