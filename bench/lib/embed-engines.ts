@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,8 +17,39 @@ export interface EngineRun {
   engine: string;
   seconds: number;
   chunksPerSecond: number;
+  /** CPU time of the whole process (every thread: onnxruntime's, the pool's workers) while timed. */
+  cpuSeconds: number;
+  /** Wall time inside InferenceSession.run while timed; only where this thread runs the session. */
+  runSeconds?: number;
   /** Row-major texts × 384, for the agreement check between engines. */
   vectors: Float32Array;
+}
+
+/**
+ * Times `work`: wall, process CPU, and the wall time spent in onnxruntime-node's InferenceSession.run of
+ * this thread (transformers.js requires the same onnxruntime-node, so one patch sees both engines' runs).
+ */
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpuSeconds: number; runSeconds: number }> {
+  const proto = (createRequire(import.meta.url)('onnxruntime-node') as { InferenceSession: { prototype: { run: (...a: unknown[]) => Promise<unknown> } } }).InferenceSession.prototype;
+  const original = proto.run;
+  let inRun = 0;
+  proto.run = async function (this: unknown, ...a: unknown[]) {
+    const t0 = performance.now();
+    try {
+      return await original.apply(this, a);
+    } finally {
+      inRun += performance.now() - t0;
+    }
+  };
+  const cpu0 = process.cpuUsage();
+  const t = performance.now();
+  try {
+    const result = await work();
+    const cpu = process.cpuUsage(cpu0);
+    return { result, seconds: (performance.now() - t) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, runSeconds: inRun / 1000 };
+  } finally {
+    proto.run = original;
+  }
 }
 
 const flatten = (rows: Float32Array[], dim: number): Float32Array => {
@@ -30,35 +62,36 @@ const flatten = (rows: Float32Array[], dim: number): Float32Array => {
 export async function runLecternInProcess(model: EngineModel, texts: string[], batch: number, maxTokens: number): Promise<EngineRun> {
   const embedder = await createEmbedder({ modelPath: model.onnx, tokenizerPath: model.tokenizer, pooling: 'mean', maxTokens, threads: 2 });
   await embedder.embed(texts.slice(0, batch), batch); // warm-up, left out of the figure
-  const t = performance.now();
-  const vectors = await embedder.embed(texts, batch);
-  const seconds = (performance.now() - t) / 1000;
+  const { result: vectors, seconds, cpuSeconds, runSeconds } = await timed(() => embedder.embed(texts, batch));
   await embedder.close();
-  return { engine: 'lectern (1 thread × 2 intra-op)', seconds, chunksPerSecond: texts.length / seconds, vectors: flatten(vectors, 384) };
+  return { engine: 'lectern (1 thread × 2 intra-op)', seconds, cpuSeconds, runSeconds, chunksPerSecond: texts.length / seconds, vectors: flatten(vectors, 384) };
 }
 
-/** The product's shape: a 2-worker Piscina pool, each worker one session with one intra-op thread. */
-export async function runLecternPool(model: EngineModel, texts: string[], batch: number, maxTokens: number): Promise<EngineRun> {
+/**
+ * The product's shape: a 2-worker Piscina pool, each worker one session with one intra-op thread.
+ * `before`: the embedder as it was before the graph simplification and 1,024-token batches.
+ */
+export async function runLecternPool(model: EngineModel, texts: string[], batch: number, maxTokens: number, before = false): Promise<EngineRun> {
   const pool = new Piscina({
     filename: fileURLToPath(new URL('./embed-worker.ts', import.meta.url)),
     minThreads: 2,
     maxThreads: 2,
-    workerData: { modelPath: model.onnx, tokenizerPath: model.tokenizer, maxTokens },
+    workerData: { modelPath: model.onnx, tokenizerPath: model.tokenizer, maxTokens, before },
   });
   try {
     await Promise.all([pool.run(texts.slice(0, batch)), pool.run(texts.slice(batch, 2 * batch))]); // both workers load
     // Sorted by length first, as the embedder does inside one call, so each batch pads little.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
-    const t = performance.now();
-    const batches: Promise<Float32Array>[] = [];
-    for (let i = 0; i < order.length; i += batch) batches.push(pool.run(order.slice(i, i + batch).map((j) => texts[j]!)));
-    const results = await Promise.all(batches);
-    const seconds = (performance.now() - t) / 1000;
+    const { result: results, seconds, cpuSeconds } = await timed(() => {
+      const batches: Promise<Float32Array>[] = [];
+      for (let i = 0; i < order.length; i += batch) batches.push(pool.run(order.slice(i, i + batch).map((j) => texts[j]!)));
+      return Promise.all(batches);
+    });
     const vectors = new Float32Array(texts.length * 384);
     results.forEach((r, b) => {
       for (let k = 0; k < r.length / 384; k++) vectors.set(r.subarray(k * 384, (k + 1) * 384), order[b * batch + k]! * 384);
     });
-    return { engine: 'lectern (piscina 2 workers × 1 thread)', seconds, chunksPerSecond: texts.length / seconds, vectors };
+    return { engine: `lectern (piscina 2 workers × 1 thread${before ? ', before' : ''})`, seconds, cpuSeconds, chunksPerSecond: texts.length / seconds, vectors };
   } finally {
     await pool.destroy();
   }
@@ -97,15 +130,16 @@ export async function runTransformersJs(modulePath: string, model: EngineModel, 
     return out.data as Float32Array;
   };
   await run(texts.slice(0, batch));
-  const t = performance.now();
-  const parts: Float32Array[] = [];
-  for (let i = 0; i < texts.length; i += batch) parts.push(await run(texts.slice(i, i + batch)));
-  const seconds = (performance.now() - t) / 1000;
+  const { result: parts, seconds, cpuSeconds, runSeconds } = await timed(async () => {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += batch) out.push(await run(texts.slice(i, i + batch)));
+    return out;
+  });
   const vectors = new Float32Array(texts.length * 384);
   let at = 0;
   for (const p of parts) {
     vectors.set(p, at);
     at += p.length;
   }
-  return { engine: 'transformers.js (2 intra-op)', seconds, chunksPerSecond: texts.length / seconds, vectors };
+  return { engine: 'transformers.js (2 intra-op)', seconds, cpuSeconds, runSeconds, chunksPerSecond: texts.length / seconds, vectors };
 }

@@ -1,16 +1,18 @@
 /**
  * Piscina task module for bench/embed.ts, in the house pattern: it exports a promise of its handler, so
  * the model loads once per worker thread before the thread takes work. The model comes in `workerData`
- * ({ modelPath, tokenizerPath, maxTokens }); a task is a batch of texts and returns one Float32Array of
+ * ({ modelPath, tokenizerPath, maxTokens, before? }); a task is a batch of texts and returns one Float32Array of
  * texts.length × dimensions, moved (not copied) back.
  */
 import { move, workerData } from 'piscina';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 
-const { modelPath, tokenizerPath, maxTokens } = workerData as { modelPath: string; tokenizerPath: string; maxTokens: number };
+const { modelPath, tokenizerPath, maxTokens, before } = workerData as { modelPath: string; tokenizerPath: string; maxTokens: number; before?: boolean };
 
 export default (async () => {
-  const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1 });
+  // `before`: the embedder's settings until 2026-11-24 (graph as exported, 2,048-token batches), for a
+  // before/after in one run.
+  const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1, ...(before ? { simplifyGraph: false, maxBatchTokens: 2048 } : {}) });
   return async (texts: string[]): Promise<Float32Array> => {
     const vectors = await embedder.embed(texts, texts.length);
     const out = new Float32Array(vectors.length * embedder.dimensions);
