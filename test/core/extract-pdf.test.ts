@@ -445,4 +445,21 @@ describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
     await expect(broken.arrayBuffer()).rejects.toThrow();
     expect(() => new DecompressionStream('brotli' as CompressionFormat)).toThrow(TypeError);
   });
+
+  it('inflates a whole input at once (as patched pdf.js asks) to the same bytes as the stream, with its errors', async () => {
+    await loadPdfJs();
+    const text = 'BT /F1 10 Tf (same bytes) Tj ET\n'.repeat(200);
+    const deflated = new Uint8Array(deflateSync(text));
+    const viaStream = new Uint8Array(await new Response(new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
+    const now = BufferedDecompressionStream.inflateNow('deflate', deflated);
+    expect(Buffer.from(now).toString('latin1')).toBe(text);
+    expect(now).toEqual(viaStream);
+    // Its own buffer, whole: pdf.js keeps it as the stream's bytes and may transfer it.
+    expect(now.byteOffset).toBe(0);
+    expect(now.buffer.byteLength).toBe(now.byteLength);
+    // The input is read, not kept or changed.
+    expect(deflated).toEqual(new Uint8Array(deflateSync(text)));
+    expect(() => BufferedDecompressionStream.inflateNow('deflate', deflated.subarray(0, 40))).toThrow();
+    expect(() => BufferedDecompressionStream.inflateNow('brotli', deflated)).toThrow(TypeError);
+  });
 });

@@ -129,6 +129,11 @@ function onePage(content: PdfObject): Buffer {
   ]);
 }
 
+/** A one-page A4 PDF (font /F1: Helvetica) whose content stream is `content`, stored as is or deflated. */
+export function pdfOfContent(content: string, deflate = false): Buffer {
+  return onePage(deflate ? { dict: '/Filter/FlateDecode', stream: zlibOf([latin1(content)]) } : { dict: '', stream: latin1(content) });
+}
+
 /** A one-page PDF whose content stream inflates to `mib` MiB of NUL bytes (whitespace to a PDF lexer). */
 export function pdfZlibBomb(mib: number): Buffer {
   return onePage({ dict: '/Filter/FlateDecode', stream: zlibOf([repeated(0, mib)]) });

@@ -76,6 +76,8 @@ export function normalizeText(text: string, t1Controls: boolean): string {
 const COMPOUND_PREFIXES = new Set(['self', 'well', 'ill', 'half']);
 
 const LETTER_HYPHEN_END_RE = /(\p{L}+)[-\u2010\u00AD]$/u;
+/** The last characters LETTER_HYPHEN_END_RE can match on. */
+const HYPHEN_CHARS = new Set(['-', '\u2010', '\u00AD']);
 const LOWER_START_RE = /^\p{Ll}/u;
 
 /**
@@ -98,7 +100,8 @@ export function joinLines(lines: readonly string[]): string {
       continue;
     }
     // (Only the tail: the regex would otherwise rescan the whole paragraph for every line.)
-    const hyphen = LETTER_HYPHEN_END_RE.exec(out.slice(-48));
+    // (And only when the paragraph ends in a hyphen at all: the regex tries every start in the tail first.)
+    const hyphen = HYPHEN_CHARS.has(out[out.length - 1] ?? '') ? LETTER_HYPHEN_END_RE.exec(out.slice(-48)) : null;
     if (hyphen) {
       const word = (hyphen[1] ?? '').toLowerCase();
       if (LOWER_START_RE.test(line) && !COMPOUND_PREFIXES.has(word)) {
