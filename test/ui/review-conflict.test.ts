@@ -85,6 +85,8 @@ describe('the conflict dialog', () => {
       await page.keyboard.press(key);
       await dialog().waitFor({ state: 'detached' });
       await expect.poll(() => page.locator('.block-row.editing textarea').inputValue()).toBe(MINE);
+      // The editor has the focus again: the reviewer goes on typing where they were.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('edit-text') ?? false)).toBe(true);
       expect(await block('b2')).toMatchObject({ edited_text: THEIRS, version: 2 });
     }
     await shot(page, shots, '2-cancelled-editor-kept');

@@ -192,6 +192,45 @@ describe('the desk keeps the reviewer\'s work', () => {
     }
   });
 
+  it('acts on a key pressed while an edit is being saved once the save is through, and types nothing into the closing editor', async () => {
+    const own = (await ingest(server, 'keys-while-saving.pdf', await makeManyBlocksPdf(MANY_BLOCKS_PER_PAGE))).job_id;
+    const patchOfB1 = `**/jobs/${own}/blocks/b1`;
+    const fixed = 'Saved while the reviewer moved on.';
+    try {
+      await page.goto(`${server.url}/#/jobs/${own}/review`);
+      await page.waitForSelector('.review[data-loaded=true]');
+      await expect.poll(() => selected()).toBe('b1');
+      await page.keyboard.press('e');
+      await page.waitForSelector('.block-row.editing textarea:focus');
+      await page.keyboard.press('Control+a');
+      await page.keyboard.type(fixed);
+      // The save is held on its way until J is pressed, as a slow answer or a busy machine holds it: the key
+      // used to land in the editor still open for the save, and was lost when it closed.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const arrived = new Promise<void>((resolve) => {
+        void page.route(patchOfB1, async (route) => {
+          if (route.request().method() !== 'PATCH') return route.continue();
+          resolve();
+          await held;
+          await route.continue();
+        });
+      });
+      await page.keyboard.press('Control+Enter');
+      await arrived;
+      await page.keyboard.press('j');
+      release();
+      await expect.poll(() => selected()).toBe('b2');
+      const b1 = (await json(await server.call('GET', `/jobs/${own}/blocks/b1`))) as Block;
+      expect(b1).toMatchObject({ status: 'edited', edited_text: fixed });
+      await expect.poll(() => page.locator('.vlist .block-row[data-block="b1"] .row-text').textContent()).toBe(fixed);
+    } finally {
+      await page.unroute(patchOfB1);
+      // Back to the file's job for the tests that follow, whatever happened here.
+      await openDesk();
+    }
+  });
+
   it('approves all pending in a few bulk requests with progress, and undoes them in one action', async () => {
     const sent = requests.length;
     await page.click('.review-toolbar .approve-all');

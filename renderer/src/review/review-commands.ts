@@ -55,7 +55,8 @@ export class ReviewCommands {
     return this.change(b, { status }, status);
   }
 
-  async saveEdit(b: Block, r: EditResult): Promise<Block | null> {
+  /** `sending` is called once the change is certain to be sent (after any confirmation), before it goes. */
+  async saveEdit(b: Block, r: EditResult, sending?: () => void): Promise<Block | null> {
     const change = editChange(b, r);
     if (!change) return b;
     // Blank text drops the block's words from chunks and the export: the reviewer must mean it.
@@ -68,6 +69,7 @@ export class ReviewCommands {
       if (!blank) return null;
       change.allow_empty = true;
     }
+    sending?.();
     return this.change(b, change, 'edit');
   }
 

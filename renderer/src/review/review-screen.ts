@@ -246,8 +246,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     // Kept until the save goes through: a conflict cancelled gives the editor back with this text, and a
     // save again is sent at the version the reviewer opened, so it meets the other change again.
     ed.draft = r;
-    const after = await commands.saveEdit(ed.base, r);
+    // Once the save is sent, the reviewer's next keys are for the desk (J to the next block right after
+    // Ctrl+Enter), not for an editor about to close: typed into it, they were lost. They queue behind the
+    // save. A save that does not go through gives the editor its focus back.
+    const after = await commands.saveEdit(ed.base, r, () => list.element.focus());
     if (after && editing === ed) stopEditing();
+    else if (editing === ed) list.element.querySelector<HTMLElement>(ed.note ? '.block-row.editing .edit-note' : '.block-row.editing textarea, .block-row.editing input')?.focus();
     refresh();
   }
 
