@@ -208,16 +208,20 @@ describe('the desk keeps the reviewer\'s work', () => {
       // used to land in the editor still open for the save, and was lost when it closed.
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
-      const arrived = new Promise<void>((resolve) => {
-        void page.route(patchOfB1, async (route) => {
-          if (route.request().method() !== 'PATCH') return route.continue();
-          resolve();
-          await held;
-          await route.continue();
-        });
+      let arrive!: () => void;
+      const arrived = new Promise<void>((r) => (arrive = r));
+      // In place before the save is sent (awaited): a save that slipped past it would never arrive here.
+      await page.route(patchOfB1, async (route) => {
+        if (route.request().method() !== 'PATCH') return route.continue();
+        arrive();
+        await held;
+        await route.continue();
       });
       await page.keyboard.press('Control+Enter');
-      await arrived;
+      // Bounded, so a save never sent fails here and the desk is still put back below.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([arrived, new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the save was never sent')), 60_000)))]);
+      clearTimeout(bound);
       await page.keyboard.press('j');
       release();
       await expect.poll(() => selected()).toBe('b2');
