@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type Embedder } from '../../server/core/embedding/onnx-embedder.js';
 import { createWordPieceTokenizer, type WordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
+import { bytes, encoderModel, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
 // Reference ids made once with Python `tokenizers` 0.23.3 from the same tokenizer.json
@@ -110,30 +111,11 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
 // CLS is row 101 ([CLS]), mean is the average of the rows of the real tokens.
 const TINY_DIM = 8;
 
-/** Protocol-buffer encoding of the few ONNX messages the graph needs (field numbers from onnx.proto). */
+/** hidden state = table[input_ids], one fp32 Gather. */
 function tinyFp32Onnx(vocab: number): { model: Uint8Array; table: Float32Array } {
-  const varint = (n: number): number[] => {
-    const out: number[] = [];
-    for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
-    return [...out, n];
-  };
-  const int = (field: number, n: number): number[] => [...varint(field << 3), ...varint(n)];
-  const bytes = (field: number, b: ArrayLike<number>): number[] => [...varint((field << 3) | 2), ...varint(b.length), ...Array.from(b)];
-  const str = (field: number, s: string): number[] => bytes(field, new TextEncoder().encode(s));
-  const dims = (d: (number | string)[]) => bytes(2, d.flatMap((x) => bytes(1, typeof x === 'number' ? int(1, x) : str(2, x))));
-  // ValueInfoProto { name, type: TypeProto { tensor_type { elem_type, shape } } }; elem_type 1 float, 7 int64.
-  const value = (name: string, elemType: number, shape: (number | string)[]) => [...str(1, name), ...bytes(2, bytes(1, [...int(1, elemType), ...dims(shape)]))];
   const table = Float32Array.from({ length: vocab * TINY_DIM }, (_, i) => Math.sin(i * 0.37 + 1));
-  const tensor = [...int(1, vocab), ...int(1, TINY_DIM), ...int(2, 1), ...str(8, 'table'), ...bytes(9, new Uint8Array(table.buffer))];
-  const node = [...str(1, 'table'), ...str(1, 'input_ids'), ...str(2, 'last_hidden_state'), ...str(4, 'Gather')];
-  const graph = [
-    ...bytes(1, node), ...str(2, 'tiny'), ...bytes(5, tensor),
-    ...bytes(11, value('input_ids', 7, ['batch', 'seq'])),
-    ...bytes(11, value('attention_mask', 7, ['batch', 'seq'])),
-    ...bytes(12, value('last_hidden_state', 1, ['batch', 'seq', TINY_DIM])),
-  ];
-  const model = [...int(1, 8), ...bytes(7, graph), ...bytes(8, [...str(1, ''), ...int(2, 13)])];
-  return { model: Uint8Array.from(model), table };
+  const gather = bytes(1, [...str(1, 'table'), ...str(1, 'input_ids'), ...str(2, 'last_hidden_state'), ...str(4, 'Gather')]);
+  return { model: encoderModel('tiny', gather, [tableTensor(table, vocab, TINY_DIM)], TINY_DIM), table };
 }
 
 describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { dropSoftmaxNanGuards, hasExternalData } from '../../server/core/embedding/softmax-nan-guard.js';
 import { createWordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
+import { bytes, encoderModel, int, node, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
 // Texts of very different lengths, so batches pad (and the attention mask matters) and sorting moves them.
@@ -78,18 +79,6 @@ describe('softmax NaN guards (the real MiniLM export)', () => {
   });
 });
 
-/** Protocol-buffer encoding of the few ONNX messages a generated graph needs (field numbers from onnx.proto). */
-const varint = (n: number): number[] => {
-  const out: number[] = [];
-  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
-  return [...out, n];
-};
-const int = (field: number, n: number): number[] => [...varint(field << 3), ...varint(n)];
-const bytes = (field: number, b: ArrayLike<number>): number[] => [...varint((field << 3) | 2), ...varint(b.length), ...Array.from(b)];
-const str = (field: number, s: string): number[] => bytes(field, new TextEncoder().encode(s));
-const dims = (d: (number | string)[]) => bytes(2, d.flatMap((x) => bytes(1, typeof x === 'number' ? int(1, x) : str(2, x))));
-const value = (name: string, elemType: number, shape: (number | string)[]) => [...str(1, name), ...bytes(2, bytes(1, [...int(1, elemType), ...dims(shape)]))];
-const node = (op: string, inputs: string[], output: string) => bytes(1, [...inputs.flatMap((i) => str(1, i)), ...str(2, output), ...str(3, `${op}_${output}`), ...str(4, op)]);
 const DIM = 8;
 
 /**
@@ -98,23 +87,14 @@ const DIM = 8;
  */
 function guardedOnnx(vocab: number, external?: string): { model: Uint8Array; table: Float32Array } {
   const table = Float32Array.from({ length: vocab * DIM }, (_, i) => Math.sin(i * 0.37 + 1) * 3);
-  const data = external
-    ? [...bytes(13, [...str(1, 'location'), ...str(2, external)]), ...int(14, 1)]
-    : bytes(9, new Uint8Array(table.buffer));
-  const tableTensor = [...int(1, vocab), ...int(1, DIM), ...int(2, 1), ...str(8, 'table'), ...data];
   const zero = [...int(2, 1), ...str(8, 'zero'), ...bytes(9, new Uint8Array(new Float32Array([0]).buffer))];
-  const graph = [
+  const nodes = [
     ...node('Gather', ['table', 'input_ids'], 'emb'),
     ...node('Softmax', ['emb'], 'p'),
     ...node('IsNaN', ['p'], 'nan'),
     ...node('Where', ['nan', 'zero', 'p'], 'last_hidden_state'),
-    ...str(2, 'guarded'), ...bytes(5, tableTensor), ...bytes(5, zero),
-    ...bytes(11, value('input_ids', 7, ['batch', 'seq'])),
-    ...bytes(11, value('attention_mask', 7, ['batch', 'seq'])),
-    ...bytes(12, value('last_hidden_state', 1, ['batch', 'seq', DIM])),
   ];
-  const model = [...int(1, 8), ...bytes(7, graph), ...bytes(8, [...str(1, ''), ...int(2, 13)])];
-  return { model: Uint8Array.from(model), table };
+  return { model: encoderModel('guarded', nodes, [tableTensor(table, vocab, DIM, external), zero], DIM), table };
 }
 
 describe('softmax NaN guards (generated graphs)', () => {

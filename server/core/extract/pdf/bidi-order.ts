@@ -10,7 +10,7 @@ import type { Run } from './model.js';
 
 const RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/gu;
 /** The same class, for a yes/no test: a global regex's test() would carry lastIndex from one string to the next. */
-const HAS_RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+const HAS_RTL = new RegExp(RTL.source, 'u');
 const LETTER = /\p{L}/gu;
 const DIGIT = /\p{Nd}/u;
 
