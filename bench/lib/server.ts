@@ -63,7 +63,8 @@ export async function startServer(repoRoot: string, opts: { startTimeoutMs?: num
   const logFd = openSync(logFile, 'a');
   const child = spawn(
     process.execPath,
-    ['bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reach the server's node, which NODE_OPTIONS cannot.
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: apiKey }, stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);
