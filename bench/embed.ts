@@ -2,10 +2,12 @@
  * Embedding benchmark: chunks per second for ~256-token chunks of real prose with all-MiniLM-L6-v2 (the
  * int8 test model from scripts/fetch-test-models.mjs), Lectern's embedder beside transformers.js on the
  * same model file in the same run, each engine in its own child process so its peak memory (VmHWM) is
- * its own. Also checks that the engines agree (cosine of their vectors for the same chunk).
+ * its own. Also checks that the engines agree (cosine of their vectors for the same chunk, against the
+ * first engine's: with the default engines, the product's int8 matmuls against the fp32 ones of
+ * pool-before and transformers.js).
  *
  * Engines: `pool` (the product's shape: Piscina, 2 workers × 1 onnxruntime thread), `pool-before` (the
- * same with the embedder's settings before 2026-11-24: graph as exported, 2,048-token batches), `inproc` (one
+ * same with fp32 matmuls, the embedder as it was before int8 matmuls, int8-matmul.ts), `inproc` (one
  * session, 2 intra-op threads), `tjs` (transformers.js from the dev dependency @huggingface/transformers,
  * 2 intra-op threads; --transformers PATH takes another copy's ESM entry).
  *
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
   const agreement = (r: Result): string => {
     if (!r.vectors || !ref?.vectors || r === ref) return r === ref ? '(reference)' : '-';
     let worst = 1;
+    let sum = 0;
     let maxDiff = 0;
     for (let i = 0; i < texts.length; i++) {
       let dot = 0;
@@ -135,9 +138,10 @@ async function main(): Promise<void> {
         maxDiff = Math.max(maxDiff, Math.abs(r.vectors[i * 384 + d]! - ref.vectors[i * 384 + d]!));
       }
       worst = Math.min(worst, dot);
+      sum += dot;
     }
     // max |Δ| 0 means the same floats, bit for bit.
-    return `min cos ${worst.toFixed(5)}, max |Δ| ${maxDiff === 0 ? '0' : maxDiff.toExponential(1)}`;
+    return `min cos ${worst.toFixed(5)}, mean ${(sum / texts.length).toFixed(5)}, max |Δ| ${maxDiff === 0 ? '0' : maxDiff.toExponential(1)}`;
   };
   log();
   log(table(

@@ -69,7 +69,7 @@ export async function runLecternInProcess(model: EngineModel, texts: string[], b
 
 /**
  * The product's shape: a 2-worker Piscina pool, each worker one session with one intra-op thread.
- * `before`: the embedder as it was before the graph simplification and 1,024-token batches.
+ * `before`: the embedder with fp32 matmuls (int8MatMul false), as it was before int8 matmuls.
  */
 export async function runLecternPool(model: EngineModel, texts: string[], batch: number, maxTokens: number, before = false): Promise<EngineRun> {
   const pool = new Piscina({

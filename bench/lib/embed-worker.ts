@@ -10,9 +10,9 @@ import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 const { modelPath, tokenizerPath, maxTokens, before } = workerData as { modelPath: string; tokenizerPath: string; maxTokens: number; before?: boolean };
 
 export default (async () => {
-  // `before`: the embedder's settings until 2026-11-24 (graph as exported, 2,048-token batches), for a
-  // before/after in one run.
-  const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1, ...(before ? { simplifyGraph: false, maxBatchTokens: 2048 } : {}) });
+  // `before`: the embedder's settings before int8 matmuls (session 10: fp32 matmuls, the rest as now), for
+  // a before/after in one run.
+  const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1, ...(before ? { int8MatMul: false } : {}) });
   return async (texts: string[]): Promise<Float32Array> => {
     const vectors = await embedder.embed(texts, texts.length);
     const out = new Float32Array(vectors.length * embedder.dimensions);

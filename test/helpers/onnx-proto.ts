@@ -15,9 +15,16 @@ const dims = (d: (number | string)[]) => bytes(2, d.flatMap((x) => bytes(1, type
 /** ValueInfoProto { name, type: TypeProto { tensor_type { elem_type, shape } } }; elem_type 1 float, 7 int64. */
 const value = (name: string, elemType: number, shape: (number | string)[]) => [...str(1, name), ...bytes(2, bytes(1, [...int(1, elemType), ...dims(shape)]))];
 
-/** A NodeProto as GraphProto field 1: `op` from `inputs` to `output`. */
-export const node = (op: string, inputs: string[], output: string): number[] =>
-  bytes(1, [...inputs.flatMap((i) => str(1, i)), ...str(2, output), ...str(3, `${op}_${output}`), ...str(4, op)]);
+/** A NodeProto as GraphProto field 1: `op` from `inputs` to `output`, with integer attributes (AttributeProto name, i, type INT). */
+export const node = (op: string, inputs: string[], output: string, ints: Record<string, number> = {}): number[] =>
+  bytes(1, [
+    ...inputs.flatMap((i) => str(1, i)), ...str(2, output), ...str(3, `${op}_${output}`), ...str(4, op),
+    ...Object.entries(ints).flatMap(([name, i]) => bytes(5, [...str(1, name), ...int(3, i), ...int(20, 2)])),
+  ]);
+
+/** A TensorProto with its values as raw_data; data_type 1 float, 3 int8. */
+export const rawTensor = (name: string, dims: number[], dataType: number, raw: ArrayBufferView): number[] =>
+  [...dims.flatMap((d) => int(1, d)), ...int(2, dataType), ...str(8, name), ...bytes(9, new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength))];
 
 /** A [vocab, dim] fp32 table as TensorProto `table`; with `external`, its data lives in that file beside the model. */
 export function tableTensor(table: Float32Array, vocab: number, dim: number, external?: string): number[] {

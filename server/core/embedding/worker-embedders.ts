@@ -11,8 +11,10 @@ const loaded = new Map<string, Promise<Embedder>>();
 function embedderFor(spec: EmbedModelSpec): Promise<Embedder> {
   let e = loaded.get(spec.onnxPath);
   if (!e) {
-    // One intra-op thread: the pool already runs one task per core.
-    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, maxTokens: spec.maxTokens, threads: 1 });
+    // One intra-op thread: the pool already runs one task per core. LECTERN_EMBED_INT8=0 keeps matmuls in
+    // fp32 (int8-matmul.ts): the vectors of the fp32 compute, e.g. to compare retrieval with the two.
+    const int8MatMul = process.env.LECTERN_EMBED_INT8 !== '0';
+    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, maxTokens: spec.maxTokens, threads: 1, int8MatMul });
     e.catch(() => loaded.delete(spec.onnxPath));
     loaded.set(spec.onnxPath, e);
   }
