@@ -1,6 +1,7 @@
 /**
  * Recognising a grey page image the right way up. Tesseract's own orientation detection needs the OSD model,
- * which no npm data package ships, so orientation is found by trying: the page is read as it is, and only when
+ * which Lectern does not ship (npm has it as @tesseract.js-data/osd 1.0.0; tesseract.js's detect() with it is
+ * not measured here), so orientation is found by trying: the page is read as it is, and only when
  * that reading is poor are the three other quarter-turns tried on a half-size copy (a quarter of the pixels),
  * keeping the turn that yields the most confident words. An upright page pays nothing; a turned one pays one
  * to three half-size reads plus the final full read; a blank page is not read at all.
