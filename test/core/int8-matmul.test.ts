@@ -5,27 +5,13 @@ import { int8MatMuls } from '../../server/core/embedding/int8-matmul.js';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { dropSoftmaxNanGuards } from '../../server/core/embedding/softmax-nan-guard.js';
 import { encoderModel, node, rawTensor } from '../helpers/onnx-proto.js';
-import { ensureTestModels } from '../helpers/test-models.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+import { ensureTestModels, PADDED_BATCH_TEXTS as TEXTS } from '../helpers/test-models.js';
 
-const TEXTS = [
-  'word '.repeat(200),
-  '',
-  'The invoice must be paid within thirty days of receipt.',
-  'A short one.',
-  'contract clause '.repeat(40),
-  'Penguins live in the southern hemisphere, mostly in Antarctica and nearby islands.',
-  'x',
-];
-
-/** Deterministic values in [-1, 1) (mulberry32), uncorrelated unlike sin(i): sums of products do not cancel out. */
+/** Deterministic values in [-1, 1), uncorrelated unlike sin(i): sums of products do not cancel out. */
 function noise(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 2 ** 31 - 1;
-  };
+  const next = seededRandom(seed);
+  return () => next() * 2 - 1;
 }
 
 const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);

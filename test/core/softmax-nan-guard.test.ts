@@ -7,18 +7,8 @@ import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { dropSoftmaxNanGuards, hasExternalData } from '../../server/core/embedding/softmax-nan-guard.js';
 import { createWordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
 import { bytes, encoderModel, int, node, str, tableTensor } from '../helpers/onnx-proto.js';
-import { ensureTestModels } from '../helpers/test-models.js';
+import { ensureTestModels, PADDED_BATCH_TEXTS as TEXTS } from '../helpers/test-models.js';
 
-// Texts of very different lengths, so batches pad (and the attention mask matters) and sorting moves them.
-const TEXTS = [
-  'word '.repeat(200),
-  '',
-  'The invoice must be paid within thirty days of receipt.',
-  'A short one.',
-  'contract clause '.repeat(40),
-  'Penguins live in the southern hemisphere, mostly in Antarctica and nearby islands.',
-  'x',
-];
 
 describe('softmax NaN guards (the real MiniLM export)', () => {
   it('drops the six guards and gives the same hidden states bit for bit on a padded batch', async () => {

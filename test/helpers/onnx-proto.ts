@@ -28,8 +28,8 @@ export const rawTensor = (name: string, dims: number[], dataType: number, raw: A
 
 /** A [vocab, dim] fp32 table as TensorProto `table`; with `external`, its data lives in that file beside the model. */
 export function tableTensor(table: Float32Array, vocab: number, dim: number, external?: string): number[] {
-  const data = external ? [...bytes(13, [...str(1, 'location'), ...str(2, external)]), ...int(14, 1)] : bytes(9, new Uint8Array(table.buffer));
-  return [...int(1, vocab), ...int(1, dim), ...int(2, 1), ...str(8, 'table'), ...data];
+  if (!external) return rawTensor('table', [vocab, dim], 1, table);
+  return [...int(1, vocab), ...int(1, dim), ...int(2, 1), ...str(8, 'table'), ...bytes(13, [...str(1, 'location'), ...str(2, external)]), ...int(14, 1)];
 }
 
 /**

@@ -2,6 +2,17 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+/** Texts of very different lengths, so batches pad (and the attention mask matters) and sorting moves them. */
+export const PADDED_BATCH_TEXTS = [
+  'word '.repeat(200),
+  '',
+  'The invoice must be paid within thirty days of receipt.',
+  'A short one.',
+  'contract clause '.repeat(40),
+  'Penguins live in the southern hemisphere, mostly in Antarctica and nearby islands.',
+  'x',
+];
+
 export interface TestModelFiles {
   dir: string;
   onnx: string;

