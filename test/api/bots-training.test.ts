@@ -67,15 +67,15 @@ const learned = async (botId: string, query: string): Promise<string[]> => {
 };
 
 describe('learning from chats', () => {
-  it('learns only the pairs a person kept: one edited, one rejected, one whose rejection was undone', async () => {
-    const questions = ['What does chlorophyll capture?', 'How is bread dough prepared?', 'How do volcanoes erupt?'];
+  it('learns only the pairs a person kept: one edited, one rejected, one whose rejection was undone, one kept without its question', async () => {
+    const questions = ['What does chlorophyll capture?', 'How is bread dough prepared?', 'How do volcanoes erupt?', 'Which chess opening offers a pawn?'];
     const { botId, chatId, answers } = await botWithAnswers(questions);
     const put = await train(botId);
     expect(put).toEqual({
-      message: `3 question-answer pair(s) are waiting for review in job ${put.job_id}.`,
+      message: `4 question-answer pair(s) are waiting for review in job ${put.job_id}.`,
       csv_path: expect.stringMatching(/\.csv$/),
       job_id: expect.any(String),
-      pairs: 3,
+      pairs: 4,
     });
     const job = await server.waitFor(put.job_id);
     expect(job).toMatchObject({ status: 'ready_for_review', source: { kind: 'chat_training' } });
@@ -87,7 +87,7 @@ describe('learning from chats', () => {
       ['heading', 'Learned from chats'],
       ...questions.flatMap((q, i) => [['heading', `Q${i + 1}. ${q}`], ['paragraph', answers[i]!.answer]]),
     ]);
-    const [, , a1, q2, a2, , a3] = blocks as [Block, Block, Block, Block, Block, Block, Block];
+    const [, , a1, q2, a2, , a3, q4] = blocks as [Block, Block, Block, Block, Block, Block, Block, Block, Block];
 
     const edited = await patch(put.job_id, a1, { edited_text: 'Chlorophyll captures sunlight, as the teacher checked.' });
     expect(edited).toMatchObject({ status: 'edited', text: 'Chlorophyll captures sunlight, as the teacher checked.' });
@@ -96,8 +96,10 @@ describe('learning from chats', () => {
     const rejected = await patch(put.job_id, a3, { status: 'rejected' });
     const undo = await server.call('POST', `/jobs/${put.job_id}/blocks/undo`, { json: { items: [{ block_id: a3.block_id, version: rejected.version, revision_id: rejected.current_revision_id }] } });
     expect(undo.status).toBe(200);
+    // The fourth question's heading rejected, its answer left: the answer is learnt without it.
+    expect((await patch(put.job_id, q4, { status: 'rejected' })).status).toBe('rejected');
     // Read again: the review stands as left.
-    expect((await blocksOf(put.job_id)).map((b) => b.status)).toEqual(['pending', 'pending', 'edited', 'rejected', 'rejected', 'pending', 'pending']);
+    expect((await blocksOf(put.job_id)).map((b) => b.status)).toEqual(['pending', 'pending', 'edited', 'rejected', 'rejected', 'pending', 'pending', 'rejected', 'pending']);
     // Nothing is learnt or marked before the person finalizes.
     expect(await learned(botId, questions[0]!)).toEqual([]);
     expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.', csv_path: null, job_id: null });
@@ -109,6 +111,8 @@ describe('learning from chats', () => {
     expect(chunks).toContain(questions[2]);
     expect(chunks).not.toContain(answers[0]!.answer);
     expect(chunks).not.toMatch(/bread|dough/i);
+    expect(chunks).toContain(answers[3]!.answer);
+    expect(chunks).not.toContain(questions[3]);
     expect((await learned(botId, questions[0]!)).join('\n')).toContain('as the teacher checked');
     expect((await learned(botId, questions[1]!)).join('\n')).not.toMatch(/bread|dough/i);
     // The export carries the reviewed document: the edit and the kept pairs, not the rejected one.
@@ -120,7 +124,8 @@ describe('learning from chats', () => {
     expect(md).toContain(`Q3. ${questions[2]}`);
     expect(md).not.toContain(questions[1]);
 
-    // Nothing is offered twice: the kept pairs are trained, the rejected one stays with the job that holds it.
+    // Nothing is offered twice: the kept pairs are trained (the fourth too, as its answer is learnt), the
+    // rejected one stays with the job that holds it.
     expect(await train(botId)).toMatchObject({ pairs: 0, csv_path: null });
     // Throwing that job away shows which were marked: only the rejected pair, never trained, comes back.
     expect((await server.call('DELETE', `/jobs/${put.job_id}`)).status).toBe(204);

@@ -99,22 +99,19 @@ export function createChatTraining(d: ChatTrainingDeps) {
     },
 
     /**
-     * After a person finalized a training job: the pairs whose question and some of whose answer they kept
-     * are marked trained (the job itself is embedded like any bot document). Pairs they rejected stay
-     * untrained and are not offered again unless the job goes.
+     * After a person finalized a training job: the pairs some of whose answer they kept are marked trained,
+     * since that answer is now embedded into the bot (with its question unless they rejected the heading).
+     * Pairs whose whole answer they rejected stay untrained and are not offered again unless the job goes.
      */
     finalized(jobId: string): number {
       const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
       if (job?.source?.kind !== 'chat_training' || !job.source.pairs) return 0;
       const kept = new Set<number>();
       let current = 0;
-      let headingKept = false;
       for (const b of d.db.select().from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all()) {
         const q = b.type === 'heading' ? QUESTION.exec(b.text) : null;
-        if (q) {
-          current = Number(q[1]);
-          headingKept = b.status !== 'rejected';
-        } else if (current && headingKept && (b.status === 'approved' || b.status === 'edited')) kept.add(current);
+        if (q) current = Number(q[1]);
+        else if (current && (b.status === 'approved' || b.status === 'edited')) kept.add(current);
       }
       const ids = [...kept].flatMap((n) => (job.source!.pairs![n - 1] ? [job.source!.pairs![n - 1]!.message_id] : []));
       if (ids.length) d.db.update(botMessages).set({ trainedAt: isoNow(d.clock) }).where(and(inArray(botMessages.messageId, ids), eq(botMessages.trainingJobId, jobId))).run();
