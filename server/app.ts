@@ -160,7 +160,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
-  const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, settings });
+  const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, pool, settings });
   const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);

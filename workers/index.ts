@@ -12,6 +12,7 @@
  * - embed: embeds texts with a local ONNX model (one onnxruntime thread per worker, so two workers use two
  *   cores); the model is loaded on the first task that names it and kept for the thread's life. A batch's
  *   vectors (~50 KB) are cloned back; moving them is not worth the ceremony.
+ * - readablePage: a fetched web page reduced to its main content (Readability over linkedom).
  * Cancellation is the pool's AbortSignal, which terminates the thread running the task. Errors go back
  * as plain `{ code, message }` objects. The HTTP thread never parses a document: all of that runs here.
  * Every document is read within the pool's limits (`workerData.limits`: decompressed bytes, pixels, pages),
@@ -45,6 +46,7 @@ import type {
   WorkerSettings,
 } from '../server/core/tasks.js';
 import { embedWith } from '../server/core/embedding/worker-embedders.js';
+import { readablePage as reduceToReadable } from '../server/core/sources/readable-html.js';
 
 /** Real tasks running on this thread: the warm-up gives way to them. */
 let busy = 0;
@@ -162,4 +164,8 @@ export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
 
 export function embed(input: EmbedTaskInput): Out<'embed'> {
   return task(() => embedWith(input.model, input.texts));
+}
+
+export function readablePage(input: TaskMap['readablePage']['input']): Out<'readablePage'> {
+  return task(async () => reduceToReadable(input.html, input.url));
 }

@@ -26,6 +26,8 @@ export interface TaskPool {
   ocrPage(input: TaskMap['ocrPage']['input'], signal?: AbortSignal): Promise<TaskMap['ocrPage']['output']>;
   /** Embeds texts with a local ONNX model, loaded once per worker thread and kept. */
   embed(input: TaskMap['embed']['input'], signal?: AbortSignal): Promise<TaskMap['embed']['output']>;
+  /** A web page reduced to its main content (Readability walks the tree for seconds on a big page: never on the HTTP thread). */
+  readablePage(input: TaskMap['readablePage']['input'], signal?: AbortSignal): Promise<TaskMap['readablePage']['output']>;
   close(): Promise<void>;
 }
 
@@ -185,6 +187,7 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
     renderPage: (input, signal) => run('renderPage', input, signal),
     ocrPage: (input, signal) => run('ocrPage', input, signal),
     embed: (input, signal) => run('embed', input, signal),
+    readablePage: (input, signal) => run('readablePage', input, signal),
     async close() {
       warmUp.close();
       await pool.destroy();

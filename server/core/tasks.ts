@@ -10,6 +10,7 @@ import type { DocumentLimits } from './extract/limits.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 import type { BBox, OcrOptions } from './extract/types.js';
 import type { OcrPageResult } from './ocr/ocr-page.js';
+import type { ReadablePage } from './sources/readable-html.js';
 
 export interface NumberedBlock extends ExtractedBlock {
   block_id: string;
@@ -63,6 +64,13 @@ export interface TaskMap {
   renderPage: { input: RenderPageTaskInput; output: Uint8Array };
   ocrPage: { input: OcrPageTaskInput; output: OcrPageResult };
   embed: { input: EmbedTaskInput; output: EmbedTaskOutput };
+  readablePage: { input: ReadablePageTaskInput; output: ReadablePage };
+}
+
+/** A fetched web page's HTML (already decoded) and the URL it came from, reduced to its main content. */
+export interface ReadablePageTaskInput {
+  html: string;
+  url: string;
 }
 
 /** The local ONNX model a worker embeds with; the worker loads it on first use and keeps it. */

@@ -81,6 +81,28 @@ describe('links read by their own extractors', () => {
     expect(docxHit.metadata).toMatchObject({ job_id: docxJob.job_id, source: `${web.url}/report` });
   });
 
+  it('reduces a page to its article in a worker thread: the server answers other requests meanwhile', async () => {
+    const botId = await newBot();
+    let pending = true;
+    // For review: the page waits for a person instead of being embedded by the rest of the file's tests.
+    const adding = server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${web.url}/link-list`], review: true } }).finally(() => (pending = false));
+    await web.sent('/link-list');
+    // Readability scores the page for about a second of one core; on the HTTP thread no request would be
+    // answered until it ends.
+    let answered = 0;
+    while (pending) {
+      expect((await server.call('GET', '/health')).status).toBe(200);
+      if (pending) answered++;
+    }
+    const res = await adding;
+    expect(res.status).toBe(200);
+    const [doc] = (await json(res)).documents;
+    expect(doc).toMatchObject({ status: 'pending', url: `${web.url}/link-list` });
+    expect(answered).toBeGreaterThan(10);
+    const job = await server.waitFor(doc.job_id);
+    expect(job).toMatchObject({ status: 'ready_for_review', source: { kind: 'link', title: 'Index of notes' } });
+  });
+
   it('answers 502 LINK_FETCH_FAILED listing every link with its reason when none could be read, adding nothing', async () => {
     const botId = await newBot();
     const links = [`${redirector.url}/go`, `${web.url}/missing`, `${web.url}/loop`, `${web.url}/anim.gif`];

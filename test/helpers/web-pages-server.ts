@@ -75,6 +75,8 @@ export interface WebPagesServer {
   requests: string[];
   /** The size of the huge bodies, in bytes. */
   hugeBytes: number;
+  /** Resolves once the site has sent the whole answer to a request for `path`. */
+  sent(path: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,20 @@ export async function startWebPagesServer(): Promise<WebPagesServer> {
   // More elements than Readability is given (4 a row): the page is kept whole.
   const bigPage = `<html><head><title>Catalogue</title></head><body><nav><a href="/">Home</a></nav><main>${Array.from(
     { length: 8000 }, (_, i) => `<div class="row"><h3>Item ${i}</h3><p>About item ${i}, <a href="/i/${i}">more</a>.</p></div>`).join('')}</main></body></html>`;
+  // Under Readability's element cap (3 a row), so it does score this one: ~1 s of one core.
+  const linkList = `<html><head><title>Index of notes</title></head><body><main><article><h1>Index of notes</h1><p>${ARTICLE.listItems.join(' ')} These notes list every page of the site below.</p><ul>${Array.from(
+    { length: 9000 }, (_, i) => `<li><a href="/n/${i}">note ${i}</a></li>`).join('')}</ul></article></main></body></html>`;
   const requests: string[] = [];
+  const answered = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  const answerOf = (path: string) => {
+    let entry = answered.get(path);
+    if (!entry) {
+      let resolve = (): void => undefined;
+      const promise = new Promise<void>((r) => (resolve = r));
+      answered.set(path, (entry = { promise, resolve }));
+    }
+    return entry;
+  };
   let articleRequests = 0;
   const html = { 'content-type': 'text/html; charset=utf-8' };
   const routes: Record<string, Route> = {
@@ -113,10 +128,12 @@ export async function startWebPagesServer(): Promise<WebPagesServer> {
     '/empty': () => [200, html, ''],
     '/huge': () => [200, html, huge],
     '/catalogue': () => [200, html, bigPage],
+    '/link-list': () => [200, html, linkList],
   };
   const server = await listenOnLoopback((req, res) => {
     const path = new URL(req.url ?? '/', 'http://loopback').pathname;
     requests.push(path);
+    res.once('finish', () => answerOf(path).resolve());
     if (path === '/huge-stream') {
       // No Content-Length: the limit must be enforced while reading, not from the header.
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -137,5 +154,5 @@ export async function startWebPagesServer(): Promise<WebPagesServer> {
     const [status, headers, body] = route();
     res.writeHead(status, headers).end(body);
   }, async () => undefined);
-  return { ...server, requests, hugeBytes };
+  return { ...server, requests, hugeBytes, sent: (path) => answerOf(path).promise };
 }

@@ -11,6 +11,7 @@ import { sniffFormat } from '../extract/sniff.js';
 import type { DocumentFormat } from '../extract/types.js';
 import type { JobsService } from '../jobs/jobs-service.js';
 import type { GuardedFetch } from '../net/types.js';
+import type { TaskPool } from '../pool.js';
 import { readLink } from '../sources/link-reader.js';
 import { encyclopediaApiUrl, searchEncyclopedia } from '../sources/mediawiki.js';
 import type { BotsStore } from './bots-store.js';
@@ -23,6 +24,7 @@ export interface BotDocumentsDeps {
   bots: BotsStore;
   net: GuardedFetch;
   clock: Clock;
+  pool: Pick<TaskPool, 'readablePage'>;
   settings: {
     document_roots: readonly string[];
     max_folder_files: number;
@@ -206,7 +208,8 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       const documents: (AddedDocument & { url: string; final_url: string | null })[] = [];
       for (const url of links) {
         try {
-          const doc = await readLink(d.net, url, { clock: d.clock, signal, maxBytes: d.settings.max_upload_bytes });
+          const reduce = (html: string, pageUrl: string) => d.pool.readablePage({ html, url: pageUrl }, signal);
+          const doc = await readLink(d.net, url, { clock: d.clock, signal, maxBytes: d.settings.max_upload_bytes, reduce });
           const added = fromBytes(botId, doc.bytes, doc.file_name, {
             kind: 'link', review, url: doc.url, final_url: doc.final_url, sha256: doc.sha256, fetched_at: doc.fetched_at, ...(doc.title ? { title: doc.title } : {}),
           });

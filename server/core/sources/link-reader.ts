@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import { detectEncoding } from '../extract/flow/decode.js';
 import type { GuardedFetch } from '../net/types.js';
 import { decideFormat, linkFileName, parseContentType, urlFileName, type ContentType } from './link-format.js';
-import { readablePage } from './readable-html.js';
+import { readablePage, type ReadablePage } from './readable-html.js';
 import { fetchOk } from './source-fetch.js';
 
 export interface LinkDocument {
@@ -35,6 +35,11 @@ export interface ReadLinkOptions {
   signal?: AbortSignal;
   /** Largest body read; the guarded fetch's policy limit when absent. */
   maxBytes?: number;
+  /**
+   * Reduces an HTML page to its main content: the server hands this to its worker pool, since Readability
+   * runs synchronously for seconds on a big page. In this thread when absent.
+   */
+  reduce?: (html: string, url: string) => Promise<ReadablePage>;
 }
 
 const ACCEPT = 'text/html,application/xhtml+xml,application/pdf,text/markdown,text/plain;q=0.9,*/*;q=0.8';
@@ -101,7 +106,8 @@ export async function readLink(fetch: GuardedFetch, url: string, opts: ReadLinkO
     return { ...base, sha256: sha256(bytes), content_type, file_name, bytes };
   }
 
-  const page = readablePage(decodeHtml(raw, type), res.url);
+  const html = decodeHtml(raw, type);
+  const page = opts.reduce ? await opts.reduce(html, res.url) : readablePage(html, res.url);
   if (page.text_length === 0) throw new AppError('EMPTY_CONTENT', 'the page has no readable text', { url: res.url });
   const bytes = new TextEncoder().encode(page.html);
   const file_name = linkFileName({ url: res.url, disposition, title: page.title, extension: '.html' });

@@ -9,7 +9,7 @@ import { parseHTML } from 'linkedom';
 /**
  * Readability's scoring walks the tree many times and runs synchronously (about 3 s for 30,000 elements
  * on one core, twice that at 60,000); past this many elements a page is kept whole instead, since the
- * HTML extractor reads any size (boilerplate included) and a caller on the server's event loop stalls.
+ * HTML extractor reads any size (boilerplate included) and the worker thread doing it would be held up.
  */
 export const MAX_READABLE_ELEMENTS = 30_000;
 
