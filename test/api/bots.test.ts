@@ -42,6 +42,7 @@ beforeAll(async () => {
   writeFileSync(join(outside, 'secret.md'), '# Secret\n\nNot for bots.\n');
   symlinkSync(join(outside, 'secret.md'), join(root, 'escape.md'));
   symlinkSync(join(outside, 'secret.md'), join(root, 'folder', 'out.md'));
+  symlinkSync(outside, join(root, 'outside-link'));
   const dataDir = tempDir();
   await installTestModel(dataDir);
   server = await startServer({
@@ -118,7 +119,11 @@ describe('bots', () => {
       [join(outside, 'secret.md'), 403, 'PATH_NOT_ALLOWED'],
       [join(root, 'escape.md'), 403, 'PATH_NOT_ALLOWED'],
       [join(root, '..', '..', 'etc', 'passwd'), 403, 'PATH_NOT_ALLOWED'],
+      // Whether a file exists outside the roots is not told: a missing one is refused alike.
+      [join(outside, 'missing.md'), 403, 'PATH_NOT_ALLOWED'],
+      [join(root, 'outside-link', 'missing.md'), 403, 'PATH_NOT_ALLOWED'],
       [join(root, 'nothing-here.md'), 404, 'FILE_NOT_FOUND'],
+      [join(root, 'no-folder', 'nothing-here.md'), 404, 'FILE_NOT_FOUND'],
     ] as const) {
       const res = await server.call('POST', `/bots/${botId}/documents/path`, { json: { path } });
       expect(res.status, path).toBe(status);
