@@ -13,7 +13,7 @@
  *
  * Usage: tsx bench/extract.ts [--pages 500] [--fixtures DIR] [--warm-up 6] [--repeat 4]
  */
-import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +70,9 @@ if (!check.ok) {
   console.error(check.advice);
   process.exit(1);
 }
-const longFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-extract-')), `generated-${values.pages}-pages.pdf`);
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-extract-'));
+process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
+const longFile = path.join(scratch, `generated-${values.pages}-pages.pdf`);
 writeFileSync(longFile, await makeLongPdf(Number(values.pages)));
 const files = [...readdirSync(fixtures).filter((f) => f.endsWith('.pdf')).sort().map((f) => path.join(fixtures, f)), longFile];
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,8 @@ interface TransformersJs {
 export async function runTransformersJs(modulePath: string, model: EngineModel, texts: string[], batch: number): Promise<EngineRun> {
   const tjs = (await import(modulePath)) as TransformersJs;
   const root = mkdtempSync(join(tmpdir(), 'lectern-tjs-'));
+  // transformers.js may read the folder until the bench ends.
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }));
   mkdirSync(join(root, 'minilm', 'onnx'), { recursive: true });
   symlinkSync(model.onnx, join(root, 'minilm', 'onnx', 'model_quantized.onnx'));
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json']) symlinkSync(join(model.dir, f), join(root, 'minilm', f));
