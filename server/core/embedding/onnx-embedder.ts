@@ -61,10 +61,10 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   const open = (model: string | Uint8Array) =>
     typeof model === 'string' ? ort.InferenceSession.create(model, sessionOptions) : ort.InferenceSession.create(model, sessionOptions);
   const int8 = opts.simplifyGraph !== false && (opts.int8MatMul ?? true);
-  const model = opts.simplifyGraph === false ? opts.modelPath : loadModel(opts.modelPath, int8);
+  const { model, int8Rewritten } = opts.simplifyGraph === false ? { model: opts.modelPath, int8Rewritten: false } : loadModel(opts.modelPath, int8);
   // An onnxruntime build without an int8 MatMulNBits kernel for this CPU refuses the rewritten graph at
   // load: the model then runs as its file has it (fp32 matmuls) rather than not at all.
-  const session = await open(model).catch((err: unknown) => (int8 && typeof model !== 'string' ? open(loadModel(opts.modelPath, false)) : Promise.reject(err)));
+  const session = await open(model).catch((err: unknown) => (int8Rewritten ? open(loadModel(opts.modelPath, false).model) : Promise.reject(err)));
   const inputs = new Set(session.inputNames);
   for (const required of ['input_ids', 'attention_mask']) {
     if (!inputs.has(required)) throw new Error(`${opts.modelPath}: the model has no ${required} input`);
@@ -148,13 +148,15 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
  * nothing to change or the bytes cannot stand alone: weights in external files are found relative to the
  * model's path, and a file past 1 GiB is not worth holding twice.
  */
-function loadModel(modelPath: string, int8: boolean): string | Uint8Array {
-  if (statSync(modelPath).size > 1024 ** 3) return modelPath;
+function loadModel(modelPath: string, int8: boolean): { model: string | Uint8Array; int8Rewritten: boolean } {
+  const asIs = { model: modelPath, int8Rewritten: false };
+  if (statSync(modelPath).size > 1024 ** 3) return asIs;
   const bytes = readFileSync(modelPath);
   const original = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (hasExternalData(original)) return modelPath;
+  if (hasExternalData(original)) return asIs;
   const guarded = dropSoftmaxNanGuards(original);
   const quantized = int8 ? int8MatMuls(guarded.model) : undefined;
-  const changed = guarded.dropped > 0 || (quantized !== undefined && quantized.rewritten > 0);
-  return changed ? (quantized?.model ?? guarded.model) : modelPath;
+  const int8Rewritten = quantized !== undefined && quantized.rewritten > 0;
+  if (int8Rewritten) return { model: quantized.model, int8Rewritten };
+  return guarded.dropped > 0 ? { model: guarded.model, int8Rewritten } : asIs;
 }
