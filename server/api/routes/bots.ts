@@ -123,7 +123,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         tags,
         summary: 'Add a file or a folder on this machine',
         description:
-          'The path must resolve, symlinks followed, inside one of the folders of the setting document_roots (403 PATH_NOT_ALLOWED; 404 FILE_NOT_FOUND). ' +
+          'The path must resolve, symlinks followed, inside one of the folders of the setting document_roots (403 PATH_NOT_ALLOWED outside them, whether or not anything is there; 404 FILE_NOT_FOUND inside). ' +
           'A file becomes one job (poll GET /jobs/{job_id}: `ingest_status`); a folder adds each document in it, recursively, up to max_folder_files. ' +
           'The same content twice in one bot is added once (`duplicate`, with the existing job).',
         params: BotParams,
