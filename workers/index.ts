@@ -33,6 +33,7 @@ import { detectLanguage } from '../server/core/extract/detect-language.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
 import { warmUpPdf } from '../server/core/extract/pdf/warm-up-pdf.js';
 import { DEFAULT_LIMITS } from '../server/core/extract/limits.js';
+import { setHeapBudget } from '../server/core/extract/heap-guard.js';
 import type { ExtractionResult } from '../server/core/extract/types.js';
 import type {
   ChunkTaskInput,
@@ -55,8 +56,9 @@ let busy = 0;
 // (a long PDF is shared among all threads, and one cold thread would hold the others up), then reads a
 // warm-up document a few times so that its first real documents do not run unoptimised (2-3x slower).
 // The pool hears on its warm-up channel when this thread is done.
-const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS, ocrLanguagesDir } = (workerData ?? {}) as Partial<WorkerSettings>;
+const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS, ocrLanguagesDir, heapBudgetMb } = (workerData ?? {}) as Partial<WorkerSettings>;
 setThreadLanguagesDir(ocrLanguagesDir);
+setHeapBudget(heapBudgetMb);
 void loadPdfJs()
   .then(warmUp)
   .catch(() => 0)

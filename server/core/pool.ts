@@ -72,13 +72,21 @@ function rootCause(errors: unknown[]): unknown {
   );
 }
 
+/**
+ * The smallest V8 heap limit at which V8 lets the old generation grow 4x between full collections (on
+ * 64-bit builds without pointer compression, as Node's are); it grows by 1.4x at 512 MB.
+ */
+const FULL_SPEED_HEAP_MB = 2048;
+
 /** The Piscina pool running workers/index.ts (built to dist/worker.js, or out/main/worker.js in Electron). */
 export function createTaskPool(workerFile: string, threads: number, opts: TaskPoolOptions = {}): TaskPool {
   const size = threads > 0 ? threads : Math.max(1, availableParallelism());
+  const heapBudgetMb = opts.workerHeapMb ?? JOB_LIMIT_DEFAULTS.workerHeapMb;
   const workerData: WorkerSettings = {
     warmUpRounds: opts.warmUpRounds ?? 0,
     warmUpChannel: `lectern:warm-up:${randomUUID()}`,
     limits: opts.limits ?? DEFAULT_LIMITS,
+    heapBudgetMb,
     ...(opts.ocrLanguagesDir ? { ocrLanguagesDir: opts.ocrLanguagesDir } : {}),
   };
   // All threads start with the pool and stay: a thread start plus pdf.js load costs about a second.
@@ -86,13 +94,15 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
   // nothing it starts on its own (loading pdf.js, the warm-up) would run before its first task.
   // The heap limit makes a thread that runs out of memory fail alone (its task rejects, a new thread
   // starts); buffers outside the heap (inflated streams, canvases) are bounded by the document limits.
+  // Documents are held to the budget by the heap guard; V8's own limit is at least FULL_SPEED_HEAP_MB,
+  // below which V8 collects far more often (see heap-guard.ts).
   const pool = new Piscina({
     filename: workerFile,
     minThreads: size,
     maxThreads: size,
     workerData,
     atomics: 'disabled',
-    resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? JOB_LIMIT_DEFAULTS.workerHeapMb },
+    resourceLimits: { maxOldGenerationSizeMb: Math.max(heapBudgetMb, FULL_SPEED_HEAP_MB) },
   });
   // Piscina emits 'error' for a thread that fails between tasks (out of memory while warming up, say); with
   // no listener that would be an uncaught exception in the server.

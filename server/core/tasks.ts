@@ -102,6 +102,8 @@ export interface WorkerSettings {
   limits: DocumentLimits;
   /** The data folder's OCR languages (`<data_dir>/ocr-languages`): where a thread finds models beyond the bundled ones. */
   ocrLanguagesDir?: string;
+  /** What a document may fill of a thread's heap (setting worker_heap_mb; see heap-guard.ts). */
+  heapBudgetMb: number;
 }
 
 export interface WarmUpMessage {

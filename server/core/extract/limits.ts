@@ -55,8 +55,9 @@ export const JOB_LIMIT_DEFAULTS = {
   /** Wall time of one job's extraction: a long OCR job of 1,000 scanned pages takes about 20 minutes on 2 cores. */
   maxJobSeconds: 3600,
   /**
-   * V8 heap of each worker thread (old generation). Past it the thread ends and its task fails alone, but
-   * only when V8 manages to stop it (nodejs/node#47224): the heap guard gives documents up well before.
+   * Heap budget of each worker thread: the heap guard gives a document up well before it (heap-guard.ts).
+   * V8's own limit for the thread is this or 2 GB, whichever is more (pool.ts); past it the thread ends
+   * and its task fails alone, when V8 manages to stop it (nodejs/node#47224).
    */
   workerHeapMb: 512,
 } as const;
