@@ -17,9 +17,9 @@ import { runInNewContext } from 'node:vm';
 /**
  * Share of the thread's heap budget a PDF may fill (in a pool thread, once garbage is collected; elsewhere of
  * V8's limit, garbage included), well below the limit: a page of millions of operators grows the heap by
- * tens of MB between two checks (an array doubling). With the defaults (512 MB heap, 128 MiB parts) two threads each at this share, plus the part
- * they inflated, keep the process under 1.5 GB (1.36 GB measured with the share at 0.5; a 3,000-page PDF
- * reads in under 210 MB).
+ * tens of MB between two checks (an array doubling). With the defaults (512 MB budget, 128 MiB parts) two
+ * threads each at this share, plus the part they inflated, keep the process under 1.5 GB (1.36 GB measured
+ * with the share at 0.5; a 3,000-page PDF reads in under 210 MB).
  */
 export const HEAP_SHARE = 0.45;
 /** Share of the heap limit a parser without checks (mammoth, htmlparser2, marked) may be expected to fill. */
