@@ -74,7 +74,7 @@ function rootCause(errors: unknown[]): unknown {
 
 /**
  * The smallest V8 heap limit at which V8 lets the old generation grow 4x between full collections (on
- * 64-bit builds without pointer compression, as Node's are); it grows by 1.4x at 512 MB.
+ * 64-bit builds without pointer compression, as Node's are; V8's heap-controller.cc); 1.4x at 512 MB.
  */
 const FULL_SPEED_HEAP_MB = 2048;
 

@@ -1,13 +1,10 @@
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkHeap, HEAP_SHARE, resetHeapGuard, setHeapBudget } from '../../server/core/extract/heap-guard.js';
+import { checkHeap, collectGarbage as gc, HEAP_SHARE, resetHeapGuard, setHeapBudget } from '../../server/core/extract/heap-guard.js';
 
 // The pool gives its threads a V8 limit above their budget (worker_heap_mb), so the guard counts documents
 // against the budget: garbage past the allowed share must not fail a document, live data must.
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 const MB = 2 ** 20;
 
 /** Arrays of doubles on the V8 heap (a typed array's bytes are not), `mb` MB in all, moved to the old generation. */

@@ -9,7 +9,6 @@ import { createWordPieceTokenizer } from '../../server/core/embedding/wordpiece.
 import { bytes, encoderModel, int, node, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels, PADDED_BATCH_TEXTS as TEXTS } from '../helpers/test-models.js';
 
-
 describe('softmax NaN guards (the real MiniLM export)', () => {
   it('drops the six guards and gives the same hidden states bit for bit on a padded batch', async () => {
     const models = await ensureTestModels();

@@ -61,10 +61,10 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   const open = (model: string | Uint8Array) =>
     typeof model === 'string' ? ort.InferenceSession.create(model, sessionOptions) : ort.InferenceSession.create(model, sessionOptions);
   const int8 = opts.simplifyGraph !== false && (opts.int8MatMul ?? true);
-  const { model, int8Rewritten } = opts.simplifyGraph === false ? { model: opts.modelPath, int8Rewritten: false } : loadModel(opts.modelPath, int8);
+  const { model, fallback } = opts.simplifyGraph === false ? { model: opts.modelPath } : loadModel(opts.modelPath, int8);
   // An onnxruntime build without an int8 MatMulNBits kernel for this CPU refuses the rewritten graph at
   // load: the model then runs as its file has it (fp32 matmuls) rather than not at all.
-  const session = await open(model).catch((err: unknown) => (int8Rewritten ? open(loadModel(opts.modelPath, false).model) : Promise.reject(err)));
+  const session = await open(model).catch((err: unknown) => (fallback ? open(fallback) : Promise.reject(err)));
   const inputs = new Set(session.inputNames);
   for (const required of ['input_ids', 'attention_mask']) {
     if (!inputs.has(required)) throw new Error(`${opts.modelPath}: the model has no ${required} input`);
@@ -146,17 +146,17 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
  * The model's bytes without the softmax NaN guards (same outputs, bit for bit; see softmax-nan-guard.ts)
  * and, with `int8`, with its int8 weights multiplied in int8 (int8-matmul.ts); or its path when there is
  * nothing to change or the bytes cannot stand alone: weights in external files are found relative to the
- * model's path, and a file past 1 GiB is not worth holding twice.
+ * model's path, and a file past 1 GiB is not worth holding twice. `fallback`, when int8 matmuls were
+ * rewritten: the model without them.
  */
-function loadModel(modelPath: string, int8: boolean): { model: string | Uint8Array; int8Rewritten: boolean } {
-  const asIs = { model: modelPath, int8Rewritten: false };
+function loadModel(modelPath: string, int8: boolean): { model: string | Uint8Array; fallback?: string | Uint8Array } {
+  const asIs = { model: modelPath };
   if (statSync(modelPath).size > 1024 ** 3) return asIs;
   const bytes = readFileSync(modelPath);
   const original = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   if (hasExternalData(original)) return asIs;
   const guarded = dropSoftmaxNanGuards(original);
   const quantized = int8 ? int8MatMuls(guarded.model) : undefined;
-  const int8Rewritten = quantized !== undefined && quantized.rewritten > 0;
-  if (int8Rewritten) return { model: quantized.model, int8Rewritten };
-  return guarded.dropped > 0 ? { model: guarded.model, int8Rewritten } : asIs;
+  const withoutInt8 = guarded.dropped > 0 ? guarded.model : modelPath;
+  return quantized && quantized.rewritten > 0 ? { model: quantized.model, fallback: withoutInt8 } : { model: withoutInt8 };
 }

@@ -40,17 +40,16 @@ let collectedAt = 0;
 /**
  * Measures documents against `mb` instead of V8's heap limit. The pool gives its threads a V8 limit of at
  * least 2 GB whatever the budget: under ~2 GB V8 lets the old generation grow by as little as 1.4x
- * between full collections (4x above), which cost 12-24% more CPU over the ingest bench's files at 512 MB.
+ * between full collections (4x above), which cost 12-24% more CPU over the ingest bench's files at 512 MB
+ * (a scratch comparison of the pool, 2026-11-25; BENCHMARKS.md, session 11).
  * The guard then counts against the budget, collecting garbage before it calls a document too large.
  */
 export function setHeapBudget(mb: number | undefined): void {
   budget = mb ? mb * 2 ** 20 : undefined;
 }
 
-const limitBytes = (): number => budget ?? getHeapStatistics().heap_size_limit;
-
 /** A full collection, on demand: the heap counted against a budget must be live objects, not garbage. */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   if (!collect) {
     setFlagsFromString('--expose-gc');
     collect = runInNewContext('gc') as () => void;
@@ -67,8 +66,10 @@ export function resetHeapGuard(): void {
 /** Throws OUT_OF_MEMORY once the heap is past its share of the limit, and every time after, for this document. */
 export function checkHeap(): void {
   if (crossed) throw crossed;
-  const allowed = limitBytes() * HEAP_SHARE;
-  let used = getHeapStatistics().used_heap_size;
+  const stats = getHeapStatistics();
+  const limit = budget ?? stats.heap_size_limit;
+  const allowed = limit * HEAP_SHARE;
+  let used = stats.used_heap_size;
   if (used > allowed && budget !== undefined) {
     // Past the share with garbage counted: only what survives a collection counts against the budget.
     if (used - collectedAt < allowed / 10) return;
@@ -78,7 +79,7 @@ export function checkHeap(): void {
   if (used > allowed) {
     crossed = Object.assign(
       new Error(
-        `reading the document filled ${Math.round(used / 2 ** 20)} MB of its worker thread's ${Math.round(limitBytes() / 2 ** 20)} MB heap (setting worker_heap_mb)`,
+        `reading the document filled ${Math.round(used / 2 ** 20)} MB of its worker thread's ${Math.round(limit / 2 ** 20)} MB heap (setting worker_heap_mb)`,
       ),
       { code: 'OUT_OF_MEMORY' },
     );
@@ -92,7 +93,7 @@ export function checkHeap(): void {
  * parser was measured to take per byte of input (DOCX XML through mammoth ~20-30, HTML ~8, Markdown ~12).
  */
 export function checkParseSize(bytes: number, bytesPerByte: number, what: string): void {
-  const limit = limitBytes();
+  const limit = budget ?? getHeapStatistics().heap_size_limit;
   if (bytes * bytesPerByte > limit * PARSE_SHARE) {
     throw Object.assign(
       new Error(
