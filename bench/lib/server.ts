@@ -53,7 +53,13 @@ export async function waitForWarmWorkers(server: ServerHandle, timeoutMs = 120_0
   throw new Error(`worker threads still warming up after ${timeoutMs} ms`);
 }
 
-/** Starts `node bin/lectern.js serve` and resolves once GET /health answers 200. */
+/** The node flags on the `lectern` launcher's first line (`#!/usr/bin/env -S node FLAGS`), so the server runs as a user's does. */
+function launcherNodeFlags(repoRoot: string): string[] {
+  const first = readFileSync(path.join(repoRoot, 'bin', 'lectern.js'), 'utf8').split('\n', 1)[0] ?? '';
+  return (/^#!\S*env -S node(.*)$/.exec(first)?.[1] ?? '').split(/\s+/).filter(Boolean);
+}
+
+/** Starts `node [launcher flags] bin/lectern.js serve` and resolves once GET /health answers 200. */
 export async function startServer(repoRoot: string, opts: { startTimeoutMs?: number } = {}): Promise<ServerHandle> {
   const work = mkdtempSync(path.join(tmpdir(), 'bench-lectern-'));
   const dataDir = path.join(work, 'data');
@@ -64,7 +70,8 @@ export async function startServer(repoRoot: string, opts: { startTimeoutMs?: num
   const child = spawn(
     process.execPath,
     // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reach the server's node, which NODE_OPTIONS cannot.
-    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    // BENCH_NODE_ARGS come after the launcher's flags and win over them (e.g. --v8-pool-size=4, Node's default).
+    [...launcherNodeFlags(repoRoot), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: apiKey }, stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);

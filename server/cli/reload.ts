@@ -41,7 +41,8 @@ export function superviseReload(flags: ReloadFlags, dataDir: string): Promise<vo
   let timer: NodeJS.Timeout | undefined;
 
   const start = (): void => {
-    const c = spawn(process.execPath, args, { stdio: 'inherit', env: process.env });
+    // The child runs with this process's node flags (the launcher's --v8-pool-size among them).
+    const c = spawn(process.execPath, [...process.execArgv, ...args], { stdio: 'inherit', env: process.env });
     child = c;
     c.on('exit', (code, signal) => {
       if (child === c) child = null;
