@@ -1,8 +1,9 @@
 #!/usr/bin/env -S node --v8-pool-size=1
 // --v8-pool-size=1: one V8 background thread instead of Node's four. The server's two worker threads read
-// documents on the machine's cores, and four more threads compiling and collecting beside them cost the
-// reading 10-20% over a document's first readings (BENCHMARKS.md, ingest, session 12). Node reads the flag
-// only as it starts: `npm start` passes it too, and bench/lib/server.ts takes it from this line.
+// documents on the machine's cores; four more threads compiling and collecting beside them took 10-20% more
+// CPU over documents' first readings, ~6% of bench:ingest's time (BENCHMARKS.md, ingest, session 12).
+// Node reads the flag only as it starts: `npm start` passes it too, and bench/lib/server.ts takes it from
+// this line.
 // The CLI runs from the bundle that `npm install` (prepare) or `npm run build:node` writes to dist/.
 import { existsSync } from 'node:fs';
 
