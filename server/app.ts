@@ -157,15 +157,14 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
     defaultLlm: { provider: settings.llm_provider, model: settings.llm_model || undefined, base_url: settings.llm_base_url || undefined },
   });
   const finalizeJob = createFinalize({ db, clock, rechunk });
-  const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log });
-  // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
-  jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
   const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, pool, settings });
   const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
+  const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
+  // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
+  jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);
-    // A chat-training job's kept pairs are learned now; any bot document moves on to its index.
-    chatTraining.finalized(jobId);
+    // A bot document moves on to its index (a chat-training job's pairs count as learned once it is there).
     botPipeline.jobChanged(jobId);
     return done;
   };

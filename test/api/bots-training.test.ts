@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,13 @@ import { makeLongPdf } from '../helpers/make-pdf.js';
 
 let server: TestServer;
 let root = '';
+let dataDir = '';
 let longPdf: Buffer;
 
 beforeAll(async () => {
   root = tempDir('lectern-training-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  const dataDir = tempDir();
+  dataDir = tempDir();
   [longPdf] = await Promise.all([makeLongPdf(400), installTestModel(dataDir)]);
   server = await startServer({ dataDir, settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root] } });
 });
@@ -166,6 +167,34 @@ describe('learning from chats', () => {
     expect((await server.call('POST', `/jobs/${third.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
     expect((await waitForIngest(server, third.job_id)).ingest_status).toBe('success');
     expect((await learned(botId, 'What does chlorophyll capture?')).join('\n')).toContain('Q1. What does chlorophyll capture?');
+    expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.' });
+  });
+
+  it('marks pairs trained only once they are in the index: a job whose embedding failed, then deleted, gives them back', async () => {
+    const { botId, answers } = await botWithAnswers(['How do volcanoes erupt?']);
+    const put = await train(botId);
+    expect(put.pairs).toBe(1);
+    expect((await server.waitFor(put.job_id)).status).toBe('ready_for_review');
+    // The bot's embedding model goes missing (its folder moved away) before the person finalizes.
+    const modelDir = join(dataDir, 'models', TEST_MODEL);
+    renameSync(modelDir, `${modelDir}.away`);
+    try {
+      expect((await server.call('POST', `/jobs/${put.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+      expect(await waitForIngest(server, put.job_id)).toMatchObject({ status: 'finalized', ingest_status: 'failed', error: { code: 'MODEL_NOT_INSTALLED' } });
+    } finally {
+      renameSync(`${modelDir}.away`, modelDir);
+    }
+    // Not learnt, so not trained: still held by the job while it lives, given back when it is thrown away.
+    expect(await learned(botId, 'How do volcanoes erupt?')).toEqual([]);
+    expect(await train(botId)).toMatchObject({ pairs: 0 });
+    expect((await server.call('DELETE', `/jobs/${put.job_id}`)).status).toBe(204);
+    const again = await train(botId);
+    expect(again.pairs).toBe(1);
+    expect(pairIds(await server.waitFor(again.job_id))).toEqual([answers[0]!.message_id]);
+    // Learnt this time: trained, and not offered again.
+    expect((await server.call('POST', `/jobs/${again.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect((await waitForIngest(server, again.job_id)).ingest_status).toBe('success');
+    expect((await learned(botId, 'How do volcanoes erupt?')).join('\n')).toContain('Q1. How do volcanoes erupt?');
     expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.' });
   });
 });

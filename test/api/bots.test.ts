@@ -277,7 +277,7 @@ describe('bot chats', () => {
     }
   });
 
-  it('learns from chats only what a person kept: ratings, a review job of the pairs, trained on finalize', async () => {
+  it('learns from chats only what a person kept: ratings, a review job of the pairs, trained once in the index', async () => {
     const bot = await newBot();
     const added = await json(await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }));
     await searchable(added.job_id);

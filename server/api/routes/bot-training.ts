@@ -42,7 +42,8 @@ export const botTrainingRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (a
         description:
           'The bot\'s answered, not yet trained, not down-rated question-answer pairs become one review job (`source.kind: chat_training`): each ' +
           'question a heading `Qn.`, its answer the paragraphs under it, in `ready_for_review`. Approve, edit or reject them in the desk; ' +
-          'finalizing embeds what was kept into the bot and marks those pairs trained (nothing is marked before). A CSV of the pairs is written ' +
+          'finalizing embeds what was kept into the bot, and once it is in the bot\'s index those pairs are marked trained (nothing is marked before: a job ' +
+          'deleted before then, its embedding failed or not, gives its pairs back). A CSV of the pairs is written ' +
           '(`csv_path`). No pairs: `No new chats found for training.` with `csv_path: null`.',
         params: BotParams,
         response: { 200: Trained, ...errors(401, 404) },

@@ -15,6 +15,8 @@ export interface BotPipelineDeps {
   indexer: Pick<Indexer, 'embedJob' | 'status' | 'finished'>;
   finalize: (jobId: string, policy: string, reviewer: string) => Promise<unknown>;
   log: Logger;
+  /** Told of each document once it is in its bot's index (chat training marks the pairs it taught then). */
+  learned?: (jobId: string) => void;
 }
 
 /**
@@ -41,9 +43,17 @@ export function createBotPipeline(d: BotPipelineDeps) {
       // Read again only here: the status read above is still current on the other paths.
       const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
       if (now !== 'finalized' && now !== 'indexed') return;
-    } else if (job.status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) return;
+    } else if (job.status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) {
+      // Already there (also after a restart that came between the embedding and this notice).
+      return d.learned?.(jobId);
+    }
     // Finalized (just now, or before) or indexed into another collection: into the bot's.
     await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
+    // The embedding runs on in the background and tells no one when it ends: wait for it here (this job's
+    // later notices wait their turn behind it) and look at how it ended.
+    await d.indexer.finished(jobId);
+    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
+    if (now === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) d.learned?.(jobId);
   }
 
   function safeBot(botId: string) {

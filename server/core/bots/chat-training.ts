@@ -30,8 +30,9 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 /**
  * Learning from chats, with a person in between (Long-Trainer fed every answer back unreviewed): readers rate
  * answers; `train` puts the bot's answered, unrated-or-liked, untrained pairs into one review job of its own;
- * only when a person finalizes it are the pairs they kept embedded into the bot (as any bot document is) and
- * marked trained, so a failure on the way loses nothing and nothing is learned twice.
+ * only when a person finalizes it are the pairs they kept embedded into the bot (as any bot document is), and
+ * once they are in its index they are marked trained, so a failure on the way loses nothing and nothing is
+ * learned twice.
  */
 export function createChatTraining(d: ChatTrainingDeps) {
   function message(chatId: string, messageId: string) {
@@ -99,11 +100,13 @@ export function createChatTraining(d: ChatTrainingDeps) {
     },
 
     /**
-     * After a person finalized a training job: the pairs some of whose answer they kept are marked trained,
-     * since that answer is now embedded into the bot (with its question unless they rejected the heading).
+     * Once a finalized training job is in its bot's index: the pairs some of whose answer the person kept are
+     * marked trained, since that answer is now embedded into the bot (with its question unless they rejected
+     * the heading). Not before: a job whose embedding failed and that is then deleted gives its pairs back.
      * Pairs whose whole answer they rejected stay untrained and are not offered again unless the job goes.
+     * Marking again (a later notice, a restart) keeps the first time.
      */
-    finalized(jobId: string): number {
+    learned(jobId: string): number {
       const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
       if (job?.source?.kind !== 'chat_training' || !job.source.pairs) return 0;
       const kept = new Set<number>();
@@ -114,7 +117,13 @@ export function createChatTraining(d: ChatTrainingDeps) {
         else if (current && (b.status === 'approved' || b.status === 'edited')) kept.add(current);
       }
       const ids = [...kept].flatMap((n) => (job.source!.pairs![n - 1] ? [job.source!.pairs![n - 1]!.message_id] : []));
-      if (ids.length) d.db.update(botMessages).set({ trainedAt: isoNow(d.clock) }).where(and(inArray(botMessages.messageId, ids), eq(botMessages.trainingJobId, jobId))).run();
+      if (ids.length) {
+        d.db
+          .update(botMessages)
+          .set({ trainedAt: isoNow(d.clock) })
+          .where(and(inArray(botMessages.messageId, ids), eq(botMessages.trainingJobId, jobId), isNull(botMessages.trainedAt)))
+          .run();
+      }
       return ids.length;
     },
   };
