@@ -123,7 +123,7 @@ export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
   return task(async () => {
     const theirs = fromHelper(helperPort);
     theirs.catch(() => undefined); // awaited below; a helper that stops early must not count as unhandled meanwhile
-    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits })) as PdfPages;
+    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits })) as PdfPages;
     const other = await theirs;
     return numberAndChunk(assemble(other ? [mine, other] : [mine]), input);
   }, input.progressPort).finally(() => helperPort.close());
@@ -140,7 +140,7 @@ function fromHelper(port: MessagePort): Promise<PdfPages | null> {
 export function readPdfShare(input: PdfHelperTaskInput): Out<'readPdfShare'> {
   const { leadPort } = input;
   return task(async () => {
-    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }));
+    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }));
   }, input.progressPort).finally(() => leadPort.close());
 }
 

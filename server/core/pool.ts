@@ -168,6 +168,7 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
       onProgress({ pagesDone: (done[0] ?? 0) + (done[1] ?? 0), totalPages });
     };
     const { port1: helperPort, port2: leadPort } = new MessageChannel();
+    const nextRun = new Int32Array(new SharedArrayBuffer(4));
     const settle = <T>(work: Promise<T>): Promise<T> =>
       work.catch((err: unknown) => {
         stop();
@@ -175,8 +176,8 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
       });
     try {
       const [lead, helper] = await Promise.allSettled([
-        settle(runWithProgress('extractPdfLead', { ...input, helperPort }, group.signal, progress(0), [helperPort])),
-        settle(runWithProgress('readPdfShare', { path: input.path, ocr: input.ocr, leadPort }, group.signal, progress(1), [leadPort])),
+        settle(runWithProgress('extractPdfLead', { ...input, helperPort, nextRun }, group.signal, progress(0), [helperPort])),
+        settle(runWithProgress('readPdfShare', { path: input.path, ocr: input.ocr, leadPort, nextRun }, group.signal, progress(1), [leadPort])),
       ]);
       if (lead.status === 'fulfilled' && helper.status === 'fulfilled') return lead.value;
       throw rootCause([lead, helper].flatMap((r) => (r.status === 'rejected' ? [r.reason] : [])));

@@ -41,6 +41,8 @@ export interface ExtractTaskOutput {
  */
 export interface PdfLeadTaskInput extends ExtractTaskInput {
   helperPort: MessagePort;
+  /** The counter both readers take runs of pages from (shared memory, starting at 0; see readPdfShare). */
+  nextRun: Int32Array;
 }
 
 /** The second reader: reads its share and posts it (PdfPages, or null when the lead reads alone) on `leadPort`. */
@@ -49,6 +51,7 @@ export interface PdfHelperTaskInput {
   ocr?: OcrOptions;
   progressPort?: MessagePort;
   leadPort: MessagePort;
+  nextRun: Int32Array;
 }
 
 export interface ChunkTaskInput {

@@ -9,14 +9,14 @@ import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { BufferedDecompressionStream } from '../../server/core/extract/pdf/buffered-decompression.js';
-import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { assemblePdf, extractPdf, readPdfShare, SHARE_MIN_PAGES, SHARE_RUN_PAGES } from '../../server/core/extract/pdf/index.js';
 import { FontRegistry } from '../../server/core/extract/pdf/fonts.js';
 import { readPageText } from '../../server/core/extract/pdf/page-text.js';
 import { loadPdfJs, openPdf } from '../../server/core/extract/pdf/pdfjs-loader.js';
 import { warmUpPdf } from '../../server/core/extract/pdf/warm-up-pdf.js';
 import { joinLines, normalizeText } from '../../server/core/extract/pdf/text-normalize.js';
 import { BLOCK_TYPES, type ExtractedBlock, type ExtractionResult } from '../../server/core/extract/types.js';
-import { makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+import { makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixturesDir = path.resolve(repoRoot, '../shared/fixtures');
@@ -380,6 +380,26 @@ describe('extractPdf on generated PDFs', () => {
     );
     const err = await expectRejection(pdf, 'PDF_ENCRYPTED');
     expect(err.message).toMatch(/password/i);
+  });
+
+  it('shares a long PDF between two readers in runs of pages taken as they come free, to the blocks one reader makes', async () => {
+    const pages = SHARE_MIN_PAGES + 10;
+    const pdf = new Uint8Array(await makeLongPdf(pages));
+    const alone = await extractPdf(pdf);
+    // Both readers in this thread: each yields while pdf.js reads, so they take runs in turn from one counter.
+    const nextRun = new Int32Array(new SharedArrayBuffer(4));
+    const progress: number[][] = [[], []];
+    const parts = await Promise.all([0, 1].map((i) => readPdfShare(pdf, i, 2, nextRun, { onProgress: (done, total) => progress[i]!.push(done, total) })));
+    const runs = Math.ceil(pages / SHARE_RUN_PAGES);
+    // Every run taken once, then one look each at the empty counter.
+    expect(nextRun[0]).toBe(runs + 2);
+    const pagesOf = parts.map((p) => p!.layouts.map((l) => l.page));
+    expect(pagesOf.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
+    // Runs, not halves: a reader's pages jump from one run to a later one.
+    expect(pagesOf.some((ps) => ps.some((p, k) => k > 0 && p !== ps[k - 1]! + 1))).toBe(true);
+    expect(progress.map((p) => p.length / 2)).toEqual(pagesOf.map((ps) => ps.length));
+    expect(progress.every((p) => p.every((v, k) => k % 2 === 0 || v === pages))).toBe(true);
+    expect(assemblePdf(parts.map((p) => p!))).toEqual(alone);
   });
 
   it("leaves the caller's buffer intact", async () => {

@@ -35,10 +35,20 @@ const PAGE_TIMEOUT_MS = 60_000;
 /** A caption label at the start of a text item: the page probably holds a figure worth locating. */
 const FIGURE_LABEL_RE = /^\s*(?:figure|fig\.)\s*\d/i;
 
+/** Pages from..to, 1-based, inclusive. */
+interface PageRun {
+  from: number;
+  to: number;
+}
+
 /** State carried from page to page. */
 interface DocState {
+  /** Fonts named so far: how a page is styled does not depend on which pages came before (see readPage). */
   fonts: FontRegistry;
-  /** Column gutters seen so far, as x centres (a two-column paper keeps its gutter in place). */
+  /**
+   * Column gutters seen so far in this run of pages, as x centres (a two-column paper keeps its gutter in
+   * place): priors for the pages after, and so the one thing a page's layout takes from the pages before it.
+   */
   gutters: number[];
 }
 
@@ -160,7 +170,7 @@ function roundBox(b: PendingBlock['bbox']): PendingBlock['bbox'] {
   return { x0: r(b.x0), y0: r(b.y0), x1: r(b.x1), y1: r(b.y1) };
 }
 
-/** The page layouts of a run of pages, made by one worker; `assemblePdf` turns one or several into blocks. */
+/** The page layouts one reader made (in the order it read them); `assemblePdf` turns one or several into blocks. */
 export interface PdfPages {
   total: number;
   layouts: PageLayout[];
@@ -179,7 +189,11 @@ export interface PdfPages {
  * several workers can read parts of one document at once.
  */
 export function readPdfPages(data: Uint8Array, range?: { from: number; to: number }, opts: ExtractOptions = {}): Promise<PdfPages> {
-  return withOpenPdf(data, opts, (pdfjs, doc) => readOpenPdfPages(pdfjs, doc, range ?? { from: 1, to: doc.numPages }, opts));
+  return withOpenPdf(data, opts, (pdfjs, doc) => {
+    const from = Math.max(1, range?.from ?? 1);
+    const to = Math.min(doc.numPages, range?.to ?? doc.numPages);
+    return readOpenPdfPages(pdfjs, doc, [{ from, to }], opts, Math.max(0, to - from + 1));
+  });
 }
 
 /**
@@ -187,35 +201,38 @@ export function readPdfPages(data: Uint8Array, range?: { from: number; to: numbe
  * document and loads its fonts again, and a thread's first reading of a kind of document is its slowest:
  * on the fixture papers (2-44 pages) two readers took longer than one (bench:ingest with this set to 2 in a
  * scratch build, 2026-11-23: amsmath 245 -> 299 ms, zoo 168 -> 254 ms, the others alike or worse), while a
- * 500-page PDF gains from it.
+ * 500-page PDF gains from it (and 2026-11-25: from 8 pages, amsmath 376-392 against 294-340 ms).
  * Readers style pages the same wherever they start, so the blocks do not depend on it.
  */
 export const SHARE_MIN_PAGES = 64;
 
-/** Splits pages 1..total into `n` contiguous ranges of near-equal size. */
-export function pageRanges(total: number, n: number): { from: number; to: number }[] {
-  const parts = Math.max(1, Math.min(n, total));
-  return Array.from({ length: parts }, (_, i) => ({
-    from: Math.floor((i * total) / parts) + 1,
-    to: Math.floor(((i + 1) * total) / parts),
-  }));
-}
+/**
+ * Pages a reader of a shared PDF takes at a time. The readers take runs of this many pages from one counter
+ * until none is left, so they end within about one run of each other however their threads are slowed (two
+ * fixed halves of the 500-page bench file ended 50-260 ms apart in the server). Each run is read from fresh
+ * column gutters (DocState), so which reader takes which run does not change the blocks.
+ */
+export const SHARE_RUN_PAGES = 16;
 
 /**
- * Reader `index` of `readers` sharing one PDF: from SHARE_MIN_PAGES pages on, its range of pageRanges;
- * below that reader 0 reads every page and the others none (null). Every reader decides alike from the
- * page count, so no thread has to count the pages for the others first. Progress counts this reader's
- * pages against the whole document's.
+ * Reader `index` of `readers` sharing one PDF. From SHARE_MIN_PAGES pages on, each reader takes runs of
+ * SHARE_RUN_PAGES pages from `nextRun` (a counter in shared memory, starting at 0, that all readers of the
+ * document were given) until none is left. Below that, reader 0 reads every page and the others none (null).
+ * Every reader decides alike from the page count, so no thread has to count the pages for the others first.
+ * Progress counts this reader's pages against the whole document's.
  */
-export function readPdfShare(data: Uint8Array, index: number, readers: number, opts: ExtractOptions = {}): Promise<PdfPages | null> {
+export function readPdfShare(data: Uint8Array, index: number, readers: number, nextRun: Int32Array, opts: ExtractOptions = {}): Promise<PdfPages | null> {
   return withOpenPdf(data, opts, async (pdfjs, doc) => {
     const total = doc.numPages;
-    const range = total < SHARE_MIN_PAGES ? (index === 0 ? { from: 1, to: total } : undefined) : pageRanges(total, readers)[index];
-    if (!range) return null;
+    if (total < SHARE_MIN_PAGES) return index === 0 ? readOpenPdfPages(pdfjs, doc, [{ from: 1, to: total }], opts, total) : null;
     // Each reader has its thread's budget: the document's is shared among them.
-    if (total >= SHARE_MIN_PAGES) shareInflateBudget(readers);
-    const onProgress = opts.onProgress && ((done: number) => opts.onProgress?.(done, total));
-    return readOpenPdfPages(pdfjs, doc, range, { ...opts, onProgress });
+    shareInflateBudget(readers);
+    const runs = (function* () {
+      for (let run = Atomics.add(nextRun, 0, 1); run * SHARE_RUN_PAGES < total; run = Atomics.add(nextRun, 0, 1)) {
+        yield { from: run * SHARE_RUN_PAGES + 1, to: Math.min(total, (run + 1) * SHARE_RUN_PAGES) };
+      }
+    })();
+    return readOpenPdfPages(pdfjs, doc, runs, opts, total);
   });
 }
 
@@ -228,38 +245,51 @@ async function withOpenPdf<T>(data: Uint8Array, opts: ExtractOptions, use: (pdfj
   }
 }
 
-async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, range: { from: number; to: number }, opts: ExtractOptions): Promise<PdfPages> {
+/**
+ * Reads runs of pages, each from fresh column gutters (DocState). Progress counts the pages read so far
+ * against `progressTotal`.
+ */
+async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, runs: Iterable<PageRun>, opts: ExtractOptions, progressTotal: number): Promise<PdfPages> {
   const total = doc.numPages;
-  const from = Math.max(1, range.from);
-  const to = Math.min(total, range.to);
-  const state: DocState = { fonts: new FontRegistry(), gutters: [] };
+  const fonts = new FontRegistry();
   const out: PdfPages = { total, layouts: [], warnings: [], failed: 0 };
-  for (let n = from; n <= to; n++) {
-    try {
-      out.layouts.push(await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')));
-    } catch (err) {
-      assertInflateBudget();
-      checkHeap();
-      // A page tree that leads back to itself is built to make readers walk it forever: no document has one.
-      if (err instanceof Error && /circular reference/i.test(err.message) && /pages? tree/i.test(err.message)) {
-        throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: its page tree loops back on itself (page ${n})`);
-      }
-      out.failed++;
-      out.warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
-      const size = await pageSize(doc, n);
-      out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
+  let done = 0;
+  for (const run of runs) {
+    const from = Math.max(1, run.from);
+    const to = Math.min(total, run.to);
+    const state: DocState = { fonts, gutters: [] };
+    for (let n = from; n <= to; n++) {
+      await readPageInto(pdfjs, doc, n, state, out, opts);
+      opts.onProgress?.(++done, progressTotal);
     }
-    if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr, opts.limits);
-    // pdf.js gives up a refused stream quietly (the page just lacks its text): the budgets say it aloud.
-    assertInflateBudget();
-    checkHeap();
-    opts.onProgress?.(n - from + 1, to - from + 1);
-  }
-  if (from === 1) {
-    const title = await metadataTitle(doc);
-    if (title) out.title = title;
+    if (from === 1) {
+      const title = await metadataTitle(doc);
+      if (title) out.title = title;
+    }
   }
   return out;
+}
+
+/** Reads page `n` into `out`: its layout (or a failed page's place holder), and its OCR when asked for. */
+async function readPageInto(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocState, out: PdfPages, opts: ExtractOptions): Promise<void> {
+  try {
+    out.layouts.push(await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')));
+  } catch (err) {
+    assertInflateBudget();
+    checkHeap();
+    // A page tree that leads back to itself is built to make readers walk it forever: no document has one.
+    if (err instanceof Error && /circular reference/i.test(err.message) && /pages? tree/i.test(err.message)) {
+      throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: its page tree loops back on itself (page ${n})`);
+    }
+    out.failed++;
+    out.warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
+    const size = await pageSize(doc, n);
+    out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
+  }
+  if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr, opts.limits);
+  // pdf.js gives up a refused stream quietly (the page just lacks its text): the budgets say it aloud.
+  assertInflateBudget();
+  checkHeap();
 }
 
 /**
@@ -268,8 +298,9 @@ async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, range: { from: n
  */
 export function assemblePdf(parts: PdfPages[]): ExtractionResult {
   const total = parts[0]?.total ?? 0;
-  const layouts = parts.flatMap((p) => p.layouts);
-  const warnings = parts.flatMap((p) => p.warnings);
+  // Readers sharing a document take runs of pages as they come free: back in page order.
+  const layouts = parts.flatMap((p) => p.layouts).sort((a, b) => a.page - b.page);
+  const warnings = parts.flatMap((p) => p.warnings).sort((a, b) => warningPage(a) - warningPage(b));
   const failed = parts.reduce((n, p) => n + p.failed, 0);
   if (failed === total) {
     throw new PdfExtractError('PDF_INVALID', `Not a readable PDF: none of its ${total} pages could be read`);
@@ -295,9 +326,15 @@ export function assemblePdf(parts: PdfPages[]): ExtractionResult {
   const ocrPages = pages.filter((p) => p.needs_ocr && !p.ocr).length;
   if (ocrPages > 0) warnings.push(`${ocrPages} of ${total} pages have no text layer and need OCR`);
   const result: ExtractionResult = { format: 'pdf', total_pages: total, pages, blocks, warnings };
-  const title = parts[0]?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
+  const title = parts.find((p) => p.title)?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
   if (title) result.title = title;
   return result;
+}
+
+/** The page a reader's warning is about ("page 12: ..."); the others sort after them, in their order. */
+function warningPage(warning: string): number {
+  const m = /^page (\d+):/.exec(warning);
+  return m ? Number(m[1]) : Infinity;
 }
 
 /**
