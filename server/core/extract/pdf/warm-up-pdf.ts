@@ -6,6 +6,9 @@
  * a vector drawing with its caption, running footers, one- and two-column pages — with its serif text in
  * an embedded Type 1 program with a ToUnicode map, as TeX writes it (warm-up-type1.ts), its sans and
  * typewriter text in standard fonts, and its page contents compressed, as producers write them.
+ * Its paragraphs change font and size from line to line among many fonts, as a paper's text, math and
+ * notes do: a thread warmed on three serif fonts read a paper's first time ~9% slower (BENCHMARKS.md,
+ * ingest, session 13).
  */
 import { deflateSync } from 'node:zlib';
 import { type1Program, winAnsiWidths } from './warm-up-type1.js';
@@ -24,7 +27,12 @@ const WORDS = (
 /** Fonts by resource name: body, bold, italic (embedded), sans, sans bold, typewriter (standard). */
 const EMBEDDED = { F1: 'LWAAAA+LecternSerif', F2: 'LWAAAB+LecternSerif-Bold', F3: 'LWAAAC+LecternSerif-Italic' } as const;
 const STANDARD = { F4: 'Helvetica', F5: 'Helvetica-Bold', F6: 'Courier' } as const;
-type FontKey = keyof typeof EMBEDDED | keyof typeof STANDARD;
+/**
+ * More faces of the serif program under fonts of their own (S0..S15), the way a TeX paper embeds a dozen or
+ * more subsets (sizes, math, symbols): each is a font object of its own to the reader.
+ */
+const SERIF_FACES = Array.from({ length: 16 }, (_, i) => [`S${i}`, `LWAB${String.fromCharCode(65 + i)}A+LecternSerif-${i}`] as const);
+type FontKey = keyof typeof EMBEDDED | keyof typeof STANDARD | `S${number}`;
 
 /** The codes the embedded font's dictionary gives widths for: ASCII and the bullet (WinAnsi 149). */
 const FIRST_CHAR = 32;
@@ -85,7 +93,8 @@ function paragraph(page: Page, seed: number, x: number, y: number, lines: number
   for (let i = 0; i < lines; i++) {
     const line = w.slice(i * perLine, (i + 1) * perLine);
     if (i === 0) line[0] = `${(line[0] ?? '').charAt(0).toUpperCase()}${(line[0] ?? '').slice(1)}`;
-    page.kerned('F1', 10, x, y + i * 12.5, line);
+    const k = (seed + i) % SERIF_FACES.length;
+    page.kerned(`S${k}`, 10 - (k % 3) * 0.5, x, y + i * 12.5, line);
   }
   return y + lines * 12.5 + 8;
 }
@@ -145,7 +154,7 @@ export function warmUpPdf(pages = 6): Uint8Array {
   const fontFile = add(flateStream(program.bytes, `/Length1 ${program.length1} /Length2 ${program.length2} /Length3 ${program.length3} `));
   const toUnicode = add(flateStream(TO_UNICODE));
   const widths = winAnsiWidths(FIRST_CHAR, LAST_CHAR).join(' ');
-  const embedded = Object.entries(EMBEDDED).map(([key, base]) => {
+  const embedded = [...Object.entries(EMBEDDED), ...SERIF_FACES].map(([key, base]) => {
     const italic = base.endsWith('Italic');
     // Flags: serif and non-symbolic (34), plus italic (64).
     const descriptor = add(
