@@ -386,7 +386,7 @@ describe('extractPdf on generated PDFs', () => {
     const pages = SHARE_MIN_PAGES + 10;
     const pdf = new Uint8Array(await makeLongPdf(pages));
     const alone = await extractPdf(pdf);
-    // Both readers in this thread: each yields while pdf.js reads, so they take runs in turn from one counter.
+    // Both readers in this thread, each taking runs from the one counter whenever it comes back to it.
     const nextRun = new Int32Array(new SharedArrayBuffer(4));
     const progress: number[][] = [[], []];
     const parts = await Promise.all([0, 1].map((i) => readPdfShare(pdf, i, 2, nextRun, { onProgress: (done, total) => progress[i]!.push(done, total) })));
