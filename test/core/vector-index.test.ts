@@ -49,7 +49,10 @@ const keysOf = (n: number, from = 0): bigint[] => Array.from({ length: n }, (_, 
 
 describe('vector index', () => {
   it.each<VectorQuantization>(['f32', 'f16', 'i8'])('adds, finds itself, upserts and removes (%s)', (quantization) => {
-    const idx = openVectorIndex({ path: join(dir, `basic-${quantization}.usearch`), dimensions: 64, metric: 'cos', quantization });
+    // One thread builds the same graph every run. A threaded add builds a different one each time, and on uniform
+    // random vectors with USearch's default search breadth (64; the product searches with 128) a vector was once
+    // not its own first hit (CI got 1141 for 1042): recall is what the benches measure, not this test.
+    const idx = openVectorIndex({ path: join(dir, `basic-${quantization}.usearch`), dimensions: 64, metric: 'cos', quantization, threads: 1 });
     const v = randomVectors(200, 64, 7);
     idx.add(keysOf(200, 1000), v);
     expect(idx.size).toBe(200);
