@@ -37,23 +37,26 @@ export function createBotPipeline(d: BotPipelineDeps) {
     const bot = safeBot(job.botId);
     if (!bot) return;
     const collection = botCollection(bot.botId);
-    if (job.status === 'ready_for_review') {
+    const statusNow = () => d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
+    const inBotIndex = (status: string | undefined) => status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection;
+    let status: string | undefined = job.status;
+    if (status === 'ready_for_review') {
       if (job.source?.review) return;
       await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.botId}`);
       // Read again only here: the status read above is still current on the other paths.
-      const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
-      if (now !== 'finalized' && now !== 'indexed') return;
-    } else if (job.status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) {
-      // Already there (also after a restart that came between the embedding and this notice).
-      return d.learned?.(jobId);
+      status = statusNow();
+      if (status !== 'finalized' && status !== 'indexed') return;
     }
-    // Finalized (just now, or before) or indexed into another collection: into the bot's.
-    await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
-    // The embedding runs on in the background and tells no one when it ends: wait for it here (this job's
-    // later notices wait their turn behind it) and look at how it ended.
-    await d.indexer.finished(jobId);
-    const now = d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
-    if (now === 'indexed' && d.indexer.status(jobId)?.collection_name === collection) d.learned?.(jobId);
+    if (!inBotIndex(status)) {
+      // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
+      // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
+      // their turn behind it) and look at how it ended.
+      await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
+      await d.indexer.finished(jobId);
+      status = statusNow();
+    }
+    // In the bot's index, just now or before (also after a restart that came between the embedding and this).
+    if (inBotIndex(status)) d.learned?.(jobId);
   }
 
   function safeBot(botId: string) {

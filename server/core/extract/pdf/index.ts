@@ -201,7 +201,8 @@ export function readPdfPages(data: Uint8Array, range?: { from: number; to: numbe
  * document and loads its fonts again, and a thread's first reading of a kind of document is its slowest:
  * on the fixture papers (2-44 pages) two readers took longer than one (bench:ingest with this set to 2 in a
  * scratch build, 2026-11-23: amsmath 245 -> 299 ms, zoo 168 -> 254 ms, the others alike or worse), while a
- * 500-page PDF gains from it (and 2026-11-25: from 8 pages, amsmath 376-392 against 294-340 ms).
+ * 500-page PDF gains from it (and in a scratch build sharing from 8 pages, 2026-11-25: amsmath 376-392
+ * against 294-340 ms).
  * Readers style pages the same wherever they start, so the blocks do not depend on it.
  */
 export const SHARE_MIN_PAGES = 64;
@@ -246,17 +247,15 @@ async function withOpenPdf<T>(data: Uint8Array, opts: ExtractOptions, use: (pdfj
 }
 
 /**
- * Reads runs of pages, each from fresh column gutters (DocState). Progress counts the pages read so far
- * against `progressTotal`.
+ * Reads runs of pages (within 1..numPages: the callers clamp them), each from fresh column gutters (DocState).
+ * Progress counts the pages read so far against `progressTotal`.
  */
 async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, runs: Iterable<PageRun>, opts: ExtractOptions, progressTotal: number): Promise<PdfPages> {
   const total = doc.numPages;
   const fonts = new FontRegistry();
   const out: PdfPages = { total, layouts: [], warnings: [], failed: 0 };
   let done = 0;
-  for (const run of runs) {
-    const from = Math.max(1, run.from);
-    const to = Math.min(total, run.to);
+  for (const { from, to } of runs) {
     const state: DocState = { fonts, gutters: [] };
     for (let n = from; n <= to; n++) {
       await readPageInto(pdfjs, doc, n, state, out, opts);
