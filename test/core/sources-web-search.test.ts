@@ -46,6 +46,14 @@ describe('webSearch', () => {
     expect(await webSearch(fetch, searx.url, 'no match')).toEqual([]);
   });
 
+  it('takes the instance\'s root or its search endpoint, as guides write it', async () => {
+    for (const base of [`${searx.url}/`, `${searx.url}/search`, `${searx.url}/search/`, `${searx.url}/searx/search`, `${searx.url}/search?q=old`]) {
+      searx.requests.length = 0;
+      expect(await webSearch(fetch, base, 'heat'), base).toHaveLength(5);
+      expect(searx.requests.map((q) => [...q.entries()]), base).toEqual([[['q', 'heat'], ['format', 'json']]]);
+    }
+  });
+
   it('says how to enable JSON when SearxNG refuses it (403)', async () => {
     await expect(webSearch(fetch, disabled.url, 'heat')).rejects.toMatchObject({
       code: 'FETCH_FAILED', details: { status: 403 }, message: expect.stringContaining('search.formats'),

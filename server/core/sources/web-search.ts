@@ -23,8 +23,12 @@ export interface WebSearchOptions {
 function searchUrl(base: string, query: string): string {
   let url: URL;
   try {
-    // The trailing slash makes `search` resolve under a path prefix (`https://host/searx/`) too.
-    url = new URL('search', base.endsWith('/') ? base : `${base}/`);
+    url = new URL(base);
+    // Guides and other tools write the search endpoint itself (`https://host/search`); the instance's root
+    // (`https://host/`, or a path prefix such as `https://host/searx`) gets `search` added under it.
+    url.search = '';
+    if (/\/search\/?$/.test(url.pathname)) url.pathname = url.pathname.replace(/\/$/, '');
+    else url = new URL('search', url.href.endsWith('/') ? url.href : `${url.href}/`);
   } catch {
     throw new AppError('URL_INVALID', 'the web search address is not a URL', { url: base });
   }
