@@ -95,7 +95,7 @@ export function libraryScreen(ctx: AppContext): Screen {
     'section',
     { class: 'library', 'aria-label': 'Library' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Library'), h('button', { type: 'button', class: 'primary', onclick: () => void picker.pick() }, 'Upload…'), picker.input, filter),
-    h('p', { class: 'drop-hint muted' }, 'Drop PDF, DOCX, HTML, Markdown, text or image files anywhere here to upload them.'),
+    h('p', { class: 'drop-hint muted' }, 'Drop PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown or text files, or scans (PNG, JPEG, TIFF, WebP), anywhere here to upload them.'),
     log,
     h('table', { class: 'jobs' }, h('thead', {}, h('tr', {}, ...['Document', 'Status', 'Pages', 'Blocks', 'Chunks', 'Created', ''].map((t) => h('th', {}, t)))), rows),
   );
