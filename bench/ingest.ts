@@ -27,7 +27,7 @@ import { ensurePdftotext, pdfPageCount, pdftotextVersion, timePdftotext } from '
 import type { PeakMemory } from './lib/proc.js';
 import { startServer, waitForWarmWorkers } from './lib/server.js';
 
-/** Issue 16: upload to ready_for_review within 1.8x of pdftotext's time over all files (it was 3x). */
+/** Upload to ready_for_review within 1.8x of pdftotext's time over all files (the goal was 3x before). */
 const TIME_RATIO_GOAL = 1.8;
 const RSS_GOAL_KB = 1024 * 1024; // 1 GiB
 

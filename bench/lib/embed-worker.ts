@@ -10,7 +10,7 @@ import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 const { modelPath, tokenizerPath, maxTokens, before } = workerData as { modelPath: string; tokenizerPath: string; maxTokens: number; before?: boolean };
 
 export default (async () => {
-  // `before`: the embedder's settings before int8 matmuls (session 10: fp32 matmuls, the rest as now), for
+  // `before`: the embedder's settings before int8 matmuls (fp32 matmuls, the rest as now), for
   // a before/after in one run.
   const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1, ...(before ? { int8MatMul: false } : {}) });
   return async (texts: string[]): Promise<Float32Array> => {

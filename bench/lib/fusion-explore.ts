@@ -82,7 +82,7 @@ function evaluate(rule: Rule) {
 const rules: [string, Rule][] = [
   ['keyword', (kw) => kw.map((p) => p[0])],
   ['vector', (_, vec) => vec.map((p) => p[0])],
-  ['rrf k60 d200 (before session 8)', rrf(60, 1, 1, 200)],
+  ['rrf k60 d200 (the rank fusion before score fusion)', rrf(60, 1, 1, 200)],
 ];
 const grid = process.env.GRID === 'coarse';
 if (grid) {

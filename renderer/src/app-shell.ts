@@ -46,7 +46,7 @@ function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
     ['finalize', 'Finalize & export'],
     ['audit', 'Audit'],
   ];
-  // Search and chat appear only on servers that have them (issues 4 and 5).
+  // Search and chat appear only on servers that have them (an older server has neither route).
   if (ctx.caps.search || ctx.caps.chat) tabs.push(['search', 'Search & chat']);
   return h('nav', { class: 'tabs', 'aria-label': 'Job' }, ...tabs.map(([s, text]) => h('a', { href: `#/jobs/${id}/${s}`, class: s === route.screen ? 'active' : '', 'aria-current': s === route.screen ? 'page' : false }, text)));
 }

@@ -1,5 +1,5 @@
 /**
- * A PDF of text operators (the issue's "3.4 MB PDF of inflated text operators" that passed 4 GB and never
+ * A PDF of text operators (like a reported 3.4 MB PDF of inflated text operators that passed 4 GB and never
  * finished): its content stream is under the part limit, so it is read, and every operator is a text item of
  * its own, so the worker thread's heap fills. The heap guard fails the document before V8's own limit (which
  * can abort the whole process) and the retry on another attempt fails alike: OUT_OF_MEMORY, attempt 2 of 2,

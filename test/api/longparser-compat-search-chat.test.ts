@@ -11,8 +11,8 @@ import { createKey } from '../helpers/keys-cli.js';
 // chat/schemas.py: no Lectern-only field gets the work done) and its reading of the answers, errors from
 // `detail`. Where a provider must be a local server, the deployment points it there through the environment
 // (GROQ_BASE_URL, as the groq SDK under LongParser reads it; OPENROUTER_BASE_URL and GEMINI_BASE_URL, Lectern's
-// names for the two LongParser does not let move), never through the request. One test per point of issue 15
-// on embed, search, chat and purge.
+// names for the two LongParser does not let move), never through the request. One test per point of
+// LongParser compatibility on embed, search, chat and purge.
 
 /** Eight sections: more than LongParser's default top_k of 5. */
 const DOC_MD = [

@@ -6,8 +6,8 @@ import { deskPage, launchChromium } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue 17, defect 3: the Chunks list was 2 px tall at every window size, so the reviewer pressed a, r and
-// e on chunks nobody could see. In Debian's chromium against the real server on a generated long PDF, at
+// The Chunks list fills the screen: it was once 2 px tall at every window size, so the reviewer pressed a, r
+// and e on chunks nobody could see. In Debian's chromium against the real server on a generated long PDF, at
 // three window sizes: the list fills the screen below the toolbar, its rows are really on screen (the
 // browser hit-tests them, which a clipped row fails), the selection stays in view as it moves, approving
 // changes the row the reviewer sees, and after a reload the screen shows what GET /jobs/{id}/chunks holds.

@@ -6,7 +6,7 @@ import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
-// Issue 17, defect 10: the smaller things a reviewer met. The key form fits a 1280x720 window and reads
+// The smaller things a reviewer meets in the desk. The key form fits a 1280x720 window and reads
 // as prose; the library says when no job matches a filter, and dragging files over it leaves its table
 // readable; an unknown job says so with the way back; "Flagged first" says what it did when nothing is
 // flagged; a one-page document never asks for page 2's image.

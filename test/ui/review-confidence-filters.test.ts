@@ -10,7 +10,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue 17, "filters by confidence": the desk's confidence filter (below 80%, below 50%, read by OCR, not
+// Filters by confidence: the desk's confidence filter (below 80%, below 50%, read by OCR, not
 // OCR), chosen in Debian's chromium against the real server, on a generated document whose blocks the
 // reader is sure of to different degrees: a page with a text layer, then a scanned page whose paragraphs
 // lose more and more of their ink (tesseract is sure of them from about 95% down to below 50%). What each

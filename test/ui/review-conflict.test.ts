@@ -6,7 +6,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue "The review desk", defect 6, in Debian's chromium against the real server on a generated PDF:
+// Conflicting edits in the review desk, in Debian's chromium against the real server on a generated PDF:
 // when another reviewer changed a block first, the dialog shows word by word what each of the two did
 // to the text both started from, names that reviewer (from the block's last revision), and no key picks
 // "keep mine" by itself: Enter overwrites nobody, Escape cancels and gives the editor back with the text.

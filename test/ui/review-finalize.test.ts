@@ -6,7 +6,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue "The review desk", defect 5, in Debian's chromium against the real server on generated PDFs:
+// Finalizing from the review desk, in Debian's chromium against the real server on generated PDFs:
 // finalize asks for its policy with the one that decides nothing for the reviewer chosen, says what each
 // policy would do to how many items, confirms before closing review, and words a refusal with its counts;
 // a finalized job's desk opens no editor and says it is read-only instead of failing on save.

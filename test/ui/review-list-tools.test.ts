@@ -9,10 +9,10 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue 17, "what reviewers have elsewhere", the list side, in Debian's chromium against the real server:
-// a review progress bar with session stats, next pending / flagged jumps (round the end, and saying when
-// there is none), search within the document, filters, notes shown in the rows, and split, merge and
-// reading order by dragging, each undone, seen again after a reload and carried into the export.
+// The review list's tools, as reviewers know them from other review tools, in Debian's chromium against the
+// real server: a review progress bar with session stats, next pending / flagged jumps (round the end, and
+// saying when there is none), search within the document, filters, notes shown in the rows, and split, merge
+// and reading order by dragging, each undone, seen again after a reload and carried into the export.
 
 const BLOCKS = 60;
 const shots = screenshotDir('review-list-tools');

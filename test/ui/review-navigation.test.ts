@@ -6,7 +6,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue "The review desk", defect 7 and the reload seen with it, in Debian's chromium against the real
+// Finding one's place again in the review desk, in Debian's chromium against the real
 // server on a generated PDF (4 pages of 30 one-line paragraphs): the place in the list and the undo
 // history survive a trip to another screen of the job; after typing a page number the list has the keys
 // again; the list is reached with Tab and shows it has focus; and a reload opens the block that was

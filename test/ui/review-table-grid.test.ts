@@ -8,7 +8,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Tables in the desk (issue 17, defect 8): a table block reads as a table in the list (never as "| | |"
+// Tables in the desk: a table block reads as a table in the list (never as "| | |"
 // Markdown), and is edited as a grid whose save writes the Markdown table the server's extractors and the
 // export write; undo, a reload and the export agree. On booktabs-manual's page 2 tables: one without a
 // head row (the extractor writes an empty placeholder head) and one with a two-row head.

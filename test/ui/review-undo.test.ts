@@ -320,7 +320,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     const figure = { blocks: BLOCKS, requests: Math.ceil(BLOCKS / 1000), approve_all_s: Math.round(done / 100) / 10, key_acted_after_s: Math.round(moved / 100) / 10 };
     writeFileSync(join(shots, 'bulk-figures.json'), `${JSON.stringify(figure, null, 2)}\n`);
     console.log(`approve all: ${BLOCKS} blocks in ${figure.approve_all_s} s; a key pressed meanwhile acted after ${figure.key_acted_after_s} s`);
-    // The issue measured 33.6 s for 4,724 one-block requests (7 ms each: 10.6 s for these 1,500). A bound,
+    // One request per block took 33.6 s for 4,724 blocks (7 ms each: 10.6 s for these 1,500). A bound,
     // not a benchmark: the machine is shared.
     expect(done).toBeLessThan(10_000);
     await page.keyboard.press('u');

@@ -8,7 +8,7 @@ import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
-// Issue 17, defect 9, in Debian's chromium against the real server: the amsmath user guide (a fixture PDF
+// Search and chat in the desk, in Debian's chromium against the real server: the amsmath user guide (a fixture PDF
 // with a two-page table of contents), real MiniLM embeddings, the extractive provider (no model) for
 // answers that cite, and no chat model installed, so the default provider fails as on a first run.
 // Relevance reads as a percentage and a bar, [S1] in an answer shows its source, twenty results leave

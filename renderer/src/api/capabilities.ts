@@ -1,7 +1,7 @@
 /**
  * What the running server offers beyond the review API, read from its public /openapi.json. Page images,
- * confidence, embedding, search and chat arrive with other issues; the UI shows each feature only where
- * the server has the route, so one build works against older and newer servers alike.
+ * confidence, embedding, search and chat came to the server after the review API; the UI shows each feature
+ * only where the server has the route, so one build works against older and newer servers alike.
  */
 export interface Capabilities {
   /** GET /jobs/{id}/pages/{page}/image */
