@@ -75,7 +75,7 @@ export function blockView(row: BlockRow) {
     page_number: row.page,
     bbox: row.bbox,
     heading_level: row.headingLevel,
-    indent_level: row.indentLevel,
+    indent_level: row.indentLevel ?? 0,
     hierarchy_path: row.hierarchyPath,
     table: row.tableGrid,
     language: row.language,

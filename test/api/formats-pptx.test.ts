@@ -42,7 +42,7 @@ describe('PPTX', () => {
     expect(job.total_pages).toBe(3);
     expect(job.title).toBe('Review deck');
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
-    expect(blocks.map((b) => [b.page, b.type, b.type === 'table' ? b.table.rows : b.text, b.heading_level ?? b.indent_level])).toEqual([
+    expect(blocks.map((b) => [b.page, b.type, b.type === 'table' ? b.table.rows : b.text, b.heading_level ?? (b.type === 'list_item' ? b.indent_level : null)])).toEqual([
       [1, 'heading', 'Quarterly review', 1],
       [1, 'list_item', 'Revenue grew', 0],
       [1, 'list_item', 'Mostly in the north', 1],

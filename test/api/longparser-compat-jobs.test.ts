@@ -209,7 +209,15 @@ describe('a LongParser client against Lectern', () => {
 
     const blocks = await lpJson('GET', `/jobs/${jobId}/blocks`);
     const wrens = blocks.find((b: any) => b.text.startsWith('Wrens'));
+    // indent_level is LongParser's integer, 0 at the top level.
+    expect(blocks.map((b: any) => b.indent_level)).toEqual(blocks.map(() => 0));
     await lp('PATCH', `/jobs/${jobId}/blocks/${wrens.block_id}`, blockUpdate(wrens.version, 'rejected'));
+    // JobResponse's review_progress counts the blocks, on the job and on each item of the job list.
+    const progress = { approved: 0, edited: 0, rejected: 1, pending: blocks.length - 1 };
+    expect((await lpJson('GET', `/jobs/${jobId}`)).review_progress).toEqual(progress);
+    const listed = (await lpJson('GET', '/jobs?limit=500')).jobs;
+    expect(listed.find((j: any) => j.job_id === jobId).review_progress).toEqual(progress);
+    expect(listed.every((j: any) => ['approved', 'edited', 'rejected', 'pending'].every((k) => Number.isInteger(j.review_progress[k])))).toBe(true);
     const rechunked = await lp('POST', `/jobs/${jobId}/rechunk`);
     expect(rechunked.status).toBe(200);
     const r = await rechunked.json();

@@ -23,7 +23,7 @@ const block = (n: number, over: Partial<Block> = {}): Block => ({
   page_number: 1,
   bbox: null,
   heading_level: null,
-  indent_level: null,
+  indent_level: 0,
   hierarchy_path: [],
   table: null,
   language: null,

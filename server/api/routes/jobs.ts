@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { languagesDirOf, ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
-import { reviewCounts } from '../../core/review/review-state.js';
+import { blockTallies, reviewCounts } from '../../core/review/review-state.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
 import { receiveUpload } from '../receive-upload.js';
@@ -73,10 +73,14 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
 
   app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) => {
     const { items, ...paging } = jobs.list(req.query, req.access?.scope);
-    return { jobs: items, ...paging };
+    const tallies = blockTallies(db, items.map((j) => j.job_id));
+    return { jobs: items.map((j) => ({ ...j, review_progress: tallies.get(j.job_id) })), ...paging };
   });
 
-  const jobStatus = (jobId: string) => ({ ...jobs.get(jobId), review: reviewCounts(db, jobId), index: deps.indexer.status(jobId) });
+  const jobStatus = (jobId: string) => {
+    const review = reviewCounts(db, jobId);
+    return { ...jobs.get(jobId), review, review_progress: review.blocks, index: deps.indexer.status(jobId) };
+  };
 
   app.get(
     '/jobs/:job_id',

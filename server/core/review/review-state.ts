@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { blocks, chunks } from '../../../drizzle/schema.js';
 import type { DbLike } from '../../store/db.js';
 import { AppError } from '../errors.js';
@@ -36,12 +36,23 @@ export function markChunksStale(db: DbLike, jobId: string, blockIds: string[]): 
     .run().changes;
 }
 
+export type ReviewTally = Record<ReviewStatus, number>;
+
+function tally(rows: { status: string; n: number }[]): ReviewTally {
+  const out: ReviewTally = { pending: 0, approved: 0, edited: 0, rejected: 0 };
+  for (const r of rows) if (r.status in out) out[r.status as ReviewStatus] = r.n;
+  return out;
+}
+
+/** Each job's blocks by review state (LongParser's `review_progress`), in one query for a page of jobs. */
+export function blockTallies(db: DbLike, jobIds: string[]): Map<string, ReviewTally> {
+  const rows = jobIds.length
+    ? db.select({ jobId: blocks.jobId, status: blocks.status, n: count() }).from(blocks).where(inArray(blocks.jobId, jobIds)).groupBy(blocks.jobId, blocks.status).all()
+    : [];
+  return new Map(jobIds.map((id) => [id, tally(rows.filter((r) => r.jobId === id))]));
+}
+
 export function reviewCounts(db: DbLike, jobId: string) {
-  const tally = (rows: { status: string; n: number }[]) => {
-    const out: Record<ReviewStatus, number> = { pending: 0, approved: 0, edited: 0, rejected: 0 };
-    for (const r of rows) if (r.status in out) out[r.status as ReviewStatus] = r.n;
-    return out;
-  };
   const b = db.select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status).all();
   const c = db.select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status).all();
   const stale = db.select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))).get()?.n ?? 0;
