@@ -2,7 +2,8 @@
  * How much recall@10 a vector quantization can keep at all, without any graph: exact top-10 by cosine over
  * vectors rounded to f16 or quantized to i8 (both the stored vectors and the query, as USearch does),
  * against exact top-10 over the f32 vectors. An HNSW index over those vectors cannot beat this ceiling,
- * whatever its expansion_search; BENCHMARKS.md found i8 at 1M stuck at 0.84 for every ef from 128 to 512.
+ * whatever its expansion_search; the first bench:search at 1M (bench/HISTORY.md) found i8 stuck at 0.84 for
+ * every ef from 128 to 512.
  *
  * Same synthetic data as bench/search.ts (same generator and seeds): 384-d unit vectors, 10,000 topic
  * centres plus noise, queries from the same topics. A full build of a 1M index takes 12+ minutes on two

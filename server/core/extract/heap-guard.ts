@@ -41,7 +41,7 @@ let collectedAt = 0;
  * Measures documents against `mb` instead of V8's heap limit. The pool gives its threads a V8 limit of at
  * least 2 GB whatever the budget: under ~2 GB V8 lets the old generation grow by as little as 1.4x
  * between full collections (4x above), which cost 12-24% more CPU over the ingest bench's files at 512 MB
- * (a scratch comparison of the pool, 2026-11-25; BENCHMARKS.md, session 11).
+ * (a scratch comparison of the pool; bench/HISTORY.md, ingest, 2026-11-25, the V8 heap limit).
  * The guard then counts against the budget, collecting garbage before it calls a document too large.
  */
 export function setHeapBudget(mb: number | undefined): void {

@@ -1,14 +1,14 @@
 /**
  * A small PDF written here, byte by byte, for a worker thread to read once before real work: a fresh
  * thread runs pdf.js and the layout code unoptimised, and takes 2-3x longer over its first documents
- * than once V8 has compiled the hot paths (BENCHMARKS.md, ingest). The pages hold what real documents
+ * than once V8 has compiled the hot paths (bench/HISTORY.md, ingest). The pages hold what real documents
  * hold — headings, justified paragraphs set with TJ kerning, a bullet list, an aligned table, code,
  * a vector drawing with its caption, running footers, one- and two-column pages — with its serif text in
  * an embedded Type 1 program with a ToUnicode map, as TeX writes it (warm-up-type1.ts), its sans and
  * typewriter text in standard fonts, and its page contents compressed, as producers write them.
  * Its paragraphs change font and size from line to line among many fonts, as a paper's text, math and
- * notes do: a thread warmed on three serif fonts read a paper's first time ~9% slower (BENCHMARKS.md,
- * ingest, session 13).
+ * notes do: a thread warmed on three serif fonts read a paper's first time ~9% slower (bench:extract,
+ * bench/HISTORY.md, ingest, 2026-11-25).
  */
 import { deflateSync } from 'node:zlib';
 import { type1Program, winAnsiWidths } from './warm-up-type1.js';
