@@ -23,6 +23,9 @@ export ELECTRON_SKIP_BINARY_DOWNLOAD="${ELECTRON_SKIP_BINARY_DOWNLOAD:-1}"
 # onnxruntime-node would fetch CUDA parts it does not need on CPU machines.
 export ONNXRUNTIME_NODE_INSTALL=skip
 npm ci --no-audit --no-fund
+# The server bundle (dist/, built by npm's prepare step above), the review desk that `npm start` serves at `/`
+# and the Electron app (out/): everything the README uses after this one command.
+npm run build
 
 # The API fuzzer (scripts/fuzz-api.sh): schemathesis from PyPI in the repository's own .venv (ignored by
 # git), so neither the system Python nor the user's site-packages change.
