@@ -1,15 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, protocol, shell } from 'electron';
-import { createApp, type LecternApp } from '../server/app.js';
-import { providerKeysFrom } from '../server/core/chat/chat-providers.js';
-import { loadSettings } from '../server/config/load-settings.js';
+import type { LecternApp } from '../server/app.js';
 import { APP_INDEX, APP_SCHEME, APP_SCHEME_PRIVILEGES, appFiles } from './app-protocol.js';
+import { startDesktopServer, type DesktopServer } from './desktop-server.js';
 import { IPC, type PickedFile } from './ipc-channels.js';
-import { listenOnLoopback } from './loopback-listen.js';
 import { saveExport } from './save-export.js';
-import { redactKey, sessionKey } from './session-key.js';
 import { createShutdown } from './shutdown.js';
+import { isSmokeTest, runSmokeTest } from './smoke-test.js';
+import { waitForDesk } from './smoke-window.js';
 import { createMainWindow } from './window.js';
 
 /**
@@ -19,20 +20,48 @@ import { createMainWindow } from './window.js';
  * to). Only composition lives here; the logic is in plain modules.
  */
 const outDir = join(__dirname, '..');
+const workerFile = join(__dirname, 'worker.js');
 
 async function start(): Promise<void> {
-  const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0 }, env: process.env, cwd: process.cwd() });
-  const { key, generated } = sessionKey(process.env.SERVICE_API_KEY);
-  const lectern = await createApp({ settings, serviceApiKey: key, chatKey: process.env.LECTERN_CHAT_KEY, providerKeys: providerKeysFrom(process.env), workerFile: join(__dirname, 'worker.js'), owner: { kind: 'desktop' } });
-  const { url } = await listenOnLoopback(lectern.server);
-  // `lectern` commands see the app holds the folder; its key stays per session, so they cannot use it.
-  lectern.published(url);
-  lectern.log.info({ url, key: redactKey(key), generated_key: generated }, 'desktop server listening');
+  const server = await startDesktopServer({ env: process.env, cwd: process.cwd(), workerFile });
+  wireShutdown(server.lectern);
+  await openDesk(server);
+}
+
+async function openDesk({ lectern, url, key }: DesktopServer): Promise<BrowserWindow> {
   registerIpc(lectern, url, key);
-  wireShutdown(lectern);
   protocol.handle(APP_SCHEME, appFiles(join(outDir, 'renderer')));
   const win = createMainWindow(outDir);
   await win.loadURL(APP_INDEX);
+  return win;
+}
+
+/**
+ * `--smoke-test` (main/smoke-test.ts): the same server and window over a scratch data folder and browser
+ * profile, so a run beside the user's own copy of the app touches none of their data; then exit 0 or 1.
+ */
+async function smokeTest(scratch: string): Promise<void> {
+  const outcome = await runSmokeTest({
+    start: () => startDesktopServer({ env: process.env, cwd: process.cwd(), workerFile, dataDir: join(scratch, 'data') }),
+    desk: async (server) => {
+      try {
+        return await waitForDesk(await openDesk(server));
+      } finally {
+        // Gone before the server closes, as on a normal quit: the desk's open requests end with it.
+        for (const win of BrowserWindow.getAllWindows()) win.destroy();
+      }
+    },
+  });
+  // Written before exiting: a pipe on macOS takes writes asynchronously, and app.exit would cut the line off.
+  const stream = outcome.code === 0 ? process.stdout : process.stderr;
+  await new Promise((written) => stream.write(`${outcome.line}\n`, written));
+  // Chromium may still hold files of its profile (Windows will not delete them): a leftover scratch folder is harmless.
+  try {
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    /* left in the temp folder */
+  }
+  app.exit(outcome.code);
 }
 
 function registerIpc(lectern: LecternApp, url: string, key: string): void {
@@ -74,7 +103,15 @@ function wireShutdown(lectern: LecternApp): void {
 // Must happen before the app is ready: the scheme's privileges cannot change afterwards.
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
-if (!app.requestSingleInstanceLock()) {
+if (isSmokeTest(process.argv)) {
+  const scratch = mkdtempSync(join(tmpdir(), 'lectern-smoke-'));
+  app.setPath('userData', join(scratch, 'profile'));
+  // Not quit when the window goes: the smoke test decides how the run ends, and a window that closed fails it.
+  app.on('window-all-closed', () => undefined);
+  app.whenReady().then(() => smokeTest(scratch)).catch((err: unknown) => {
+    process.stderr.write(`smoke test failed: ${String(err).replace(/\s+/g, ' ')}\n`, () => app.exit(1));
+  });
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', () => {
