@@ -34,3 +34,17 @@ if ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "version $SCHEMATHES
   python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi
+
+# actionlint checks the GitHub workflows (test/workflows/workflows.test.ts). It is built from its Go module
+# into the repository's own .tools/bin (ignored by git); shellcheck, which it runs on every step's script,
+# comes from apt so each machine checks the scripts alike.
+ACTIONLINT_VERSION=v1.7.12
+if ! .tools/bin/actionlint -version 2>/dev/null | grep -qx "$ACTIONLINT_VERSION"; then
+  command -v go >/dev/null || { echo "install.sh: Go is needed to build actionlint (https://go.dev/dl/)" >&2; exit 1; }
+  GOBIN="$PWD/.tools/bin" go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+fi
+if ! dpkg -s shellcheck >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck
+fi
