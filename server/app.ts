@@ -22,6 +22,7 @@ import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openDatabase } from './store/db.js';
+import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
@@ -44,7 +45,7 @@ import { createBotDocuments } from './core/bots/bot-documents.js';
 import { createBotPipeline } from './core/bots/bot-pipeline.js';
 import { createBotChat } from './core/bots/bot-chat.js';
 import { createChatTraining } from './core/bots/chat-training.js';
-import { createKeysStore } from './core/keys/keys-store.js';
+import { createKeysService } from './core/keys/keys-service.js';
 import { createChatCipher, loadChatKey } from './core/chat/chat-cipher.js';
 import { createKeyAuth } from './core/keys/key-auth.js';
 
@@ -115,6 +116,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(root, 'drizzle'));
   const { db } = database;
+  const store = createSqliteStore(database);
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const chatCipher = createChatCipher(
@@ -173,8 +175,8 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       settings,
       desktopOrigin,
       apiKey,
-      keyAuth: createKeyAuth({ db, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
-      keys: createKeysStore({ db, clock }),
+      keyAuth: createKeyAuth({ store, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
+      keys: createKeysService({ store, clock }),
       appVersion,
       db,
       files,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authPlugin } from '../../server/api/plugins/auth.js';
 import { errorsPlugin } from '../../server/api/plugins/errors.js';
 import { createKeyAuth } from '../../server/core/keys/key-auth.js';
-import { createKeysStore } from '../../server/core/keys/keys-store.js';
+import { createKeysService } from '../../server/core/keys/keys-service.js';
+import { createSqliteStore } from '../../server/store/sqlite/sqlite-store.js';
 import { openDatabase } from '../../server/store/db.js';
 import { enc, ingest, json, listPage, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
@@ -131,10 +132,11 @@ describe('a route missing from the access policy', () => {
   it('is for admins only (fail closed)', async () => {
     const database = openDatabase(':memory:', join(repoRoot, 'drizzle'));
     const clock = () => new Date();
-    const reviewer = createKeysStore({ db: database.db, clock }).create({ name: 'rev', role: 'reviewer' }).secret;
+    const store = createSqliteStore(database);
+    const reviewer = (await createKeysService({ store, clock }).create({ name: 'rev', role: 'reviewer' })).secret;
     const app = Fastify();
     await app.register(errorsPlugin);
-    await app.register(authPlugin, { auth: createKeyAuth({ db: database.db, clock, serviceKey: { key: 'service-secret', name: 'service' }, failuresPerMinute: 10 }) });
+    await app.register(authPlugin, { auth: createKeyAuth({ store, clock, serviceKey: { key: 'service-secret', name: 'service' }, failuresPerMinute: 10 }) });
     app.get('/not-in-the-policy', async () => ({ ok: true }));
     app.get('/health', async () => ({ ok: true }));
     const get = (url: string, key: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });

@@ -57,7 +57,7 @@ export const authPlugin = fp(async (app: FastifyInstance, { auth }: { auth: KeyA
     if (req.routeOptions.config?.public) return;
     let who: Identity;
     try {
-      who = auth.identify(headerValue(req.headers['x-api-key']) ?? bearerOf(req.headers.authorization), req.ip);
+      who = await auth.identify(headerValue(req.headers['x-api-key']) ?? bearerOf(req.headers.authorization), req.ip);
     } catch (err) {
       const wait = (err as { code?: string; details?: { retry_after_s?: number } }).details?.retry_after_s;
       if (wait !== undefined) reply.header('retry-after', String(wait));
@@ -74,15 +74,15 @@ export const authPlugin = fp(async (app: FastifyInstance, { auth }: { auth: KeyA
     }
     if (!who.scope) return;
     if (rule.scoped === 'refused') throw new AppError('FORBIDDEN', `key ${who.name} is limited to some bots or jobs and cannot ${req.method} ${url}`);
-    auth.scopes.check(who.scope, req.params);
-    auth.scopes.check(who.scope, req.query);
+    await auth.scopes.check(who.scope, req.params);
+    await auth.scopes.check(who.scope, req.query);
   });
 
   // Before validation: an id outside the scope is a 404 whatever else the body gets wrong.
   app.addHook('preValidation', async (req: FastifyRequest) => {
     if (!req.access?.scope) return;
-    auth.scopes.check(req.access.scope, req.body);
+    await auth.scopes.check(req.access.scope, req.body);
     const rule = req.routeOptions.url === undefined ? undefined : accessOf(req.method, req.routeOptions.url);
-    if (rule) auth.scopes.check(req.access.scope, aliasedIds(rule, req.body));
+    if (rule) await auth.scopes.check(req.access.scope, aliasedIds(rule, req.body));
   });
 });

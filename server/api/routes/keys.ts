@@ -40,7 +40,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   app.get(
     '/keys',
     { schema: { tags, summary: 'Every named key (revoked ones too), oldest first; never a secret', response: { 200: Type.Object({ keys: Type.Array(KeyView) }), ...errors(401) } } },
-    async () => ({ keys: deps.keys.list() }),
+    async () => ({ keys: await deps.keys.list() }),
   );
 
   app.post(
@@ -54,7 +54,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req, reply) => {
-      const { key, secret } = deps.keys.create(req.body);
+      const { key, secret } = await deps.keys.create(req.body);
       return reply.code(201).send({ ...key, secret });
     },
   );

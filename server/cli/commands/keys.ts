@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '../../core/clock.js';
-import { createKeysStore, type KeyView, type NewKey } from '../../core/keys/keys-store.js';
+import { createKeysService, type KeyView, type NewKey } from '../../core/keys/keys-service.js';
 import { ROLES } from '../../core/keys/roles.js';
 import type { Settings } from '../../schemas/settings.js';
 import { findAppRoot } from '../../store/app-paths.js';
 import { openDatabase } from '../../store/db.js';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
 import { examples } from '../help-text.js';
@@ -44,14 +45,14 @@ const overHttp = (client: ApiClient): Keys => ({
 async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>): Promise<T> {
   const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
   try {
-    const store = createKeysStore({ db: database.db, clock: systemClock });
+    const keys = createKeysService({ store: createSqliteStore(database), clock: systemClock });
     return await use({
       create: async (k) => {
-        const { key, secret } = store.create(k);
+        const { key, secret } = await keys.create(k);
         return { ...key, secret };
       },
-      list: async () => store.list(),
-      revoke: async (name) => store.revoke(name),
+      list: () => keys.list(),
+      revoke: (name) => keys.revoke(name),
     });
   } finally {
     database.close();

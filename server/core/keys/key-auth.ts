@@ -1,15 +1,15 @@
 import type { ApiKey } from '../../store/api-key.js';
 import { keyMatches } from '../../store/api-key.js';
-import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { clientOf, createFailedKeyLimiter } from './failed-key-limiter.js';
-import { createKeysStore } from './keys-store.js';
+import { createKeysService } from './keys-service.js';
 import type { Identity } from './roles.js';
 import { createScopeCheck } from './scope-check.js';
 
 export interface KeyAuthDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   /** SERVICE_API_KEY or the data folder's generated key: always admin, sees everything. */
   serviceKey: ApiKey;
@@ -18,17 +18,17 @@ export interface KeyAuthDeps {
 }
 
 /**
- * Tells who sends a request from its X-API-Key: the service key, or a named key looked up in SQLite on
+ * Tells who sends a request from its X-API-Key: the service key, or a named key looked up in the store on
  * every request (so a revoked key stops working at once; one indexed read). Failed checks are counted
  * per client, and a client over the limit gets 429 RATE_LIMITED before any key is compared.
  */
-export function createKeyAuth({ db, clock, serviceKey, failuresPerMinute }: KeyAuthDeps) {
-  const keys = createKeysStore({ db, clock });
+export function createKeyAuth({ store, clock, serviceKey, failuresPerMinute }: KeyAuthDeps) {
+  const keys = createKeysService({ store, clock });
   const limiter = createFailedKeyLimiter({ limit: failuresPerMinute, windowMs: 60_000, now: () => clock().getTime() });
   return {
-    scopes: createScopeCheck(db),
+    scopes: createScopeCheck(store),
     /** The sender's identity; throws UNAUTHORIZED, or RATE_LIMITED with `details.retry_after_s`. */
-    identify(given: string | undefined, address: string): Identity {
+    async identify(given: string | undefined, address: string): Promise<Identity> {
       const client = clientOf(address);
       const waitMs = limiter.blockedFor(client);
       if (waitMs > 0) {
@@ -38,7 +38,7 @@ export function createKeyAuth({ db, clock, serviceKey, failuresPerMinute }: KeyA
       // No key is no guess: only wrong keys count against the client.
       if (!given) throw new AppError('UNAUTHORIZED', 'send the API key in the X-API-Key header');
       if (keyMatches(serviceKey.key, given)) return { name: serviceKey.name, role: 'admin', scope: null };
-      const named = keys.find(given);
+      const named = await keys.find(given);
       if (named) return named;
       limiter.fail(client);
       throw new AppError('UNAUTHORIZED', 'the X-API-Key header does not match');

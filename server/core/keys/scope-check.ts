@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { botChats, chatSessions, jobIndexes, jobs } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { KeyScope } from './roles.js';
 
@@ -14,48 +12,40 @@ export type ScopedField = (typeof SCOPED_FIELDS)[number];
  * chat sessions. Anything else answers the same 404 as a thing that does not exist, so a scoped key
  * cannot even learn which ids exist.
  */
-export function createScopeCheck(db: Db) {
-  const botOfJob = (jobId: string) => db.select({ botId: jobs.botId }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+export function createScopeCheck({ lookups }: Pick<Store, 'lookups'>) {
 
   /** A job is visible when the scope names it or the bot it belongs to. */
   const jobInScope = (scope: KeyScope, jobId: string, botId: string | null | undefined): boolean =>
     scope.jobs.includes(jobId) || (botId != null && scope.bots.includes(botId));
 
-  function jobVisible(scope: KeyScope, jobId: string): boolean {
+  async function jobVisible(scope: KeyScope, jobId: string): Promise<boolean> {
     if (scope.jobs.includes(jobId)) return true;
     if (scope.bots.length === 0) return false;
-    return jobInScope(scope, jobId, botOfJob(jobId)?.botId);
+    return jobInScope(scope, jobId, await lookups.botOfJob(jobId));
   }
 
-  const botVisible = (scope: KeyScope, botId: string): boolean => scope.bots.includes(botId);
+  const botVisible = async (scope: KeyScope, botId: string): Promise<boolean> => scope.bots.includes(botId);
 
-  function chatVisible(scope: KeyScope, chatId: string): boolean {
-    const chat = db.select({ botId: botChats.botId }).from(botChats).where(eq(botChats.chatId, chatId)).get();
-    return chat !== undefined && botVisible(scope, chat.botId);
+  async function chatVisible(scope: KeyScope, chatId: string): Promise<boolean> {
+    const botId = await lookups.botOfChat(chatId);
+    return botId !== undefined && scope.bots.includes(botId);
   }
 
-  function sessionVisible(scope: KeyScope, sessionId: string): boolean {
-    const session = db.select({ jobId: chatSessions.jobId }).from(chatSessions).where(eq(chatSessions.sessionId, sessionId)).get();
-    return session !== undefined && jobVisible(scope, session.jobId);
+  async function sessionVisible(scope: KeyScope, sessionId: string): Promise<boolean> {
+    const jobId = await lookups.jobOfChatSession(sessionId);
+    return jobId !== undefined && jobVisible(scope, jobId);
   }
 
   /**
    * A collection is searched whole, so it is visible only when every job embedded in it is (a bot's
    * collection holds only its documents). One that holds no job yet is left to the route's own answer.
    */
-  function collectionVisible(scope: KeyScope, name: string): boolean {
-    // Each member's bot comes with it (one read, not one per member job).
-    const members = db
-      .select({ jobId: jobIndexes.jobId, botId: jobs.botId })
-      .from(jobIndexes)
-      .leftJoin(jobs, eq(jobs.jobId, jobIndexes.jobId))
-      .where(eq(jobIndexes.collection, name))
-      .all();
-    return members.every((m) => jobInScope(scope, m.jobId, m.botId));
+  async function collectionVisible(scope: KeyScope, name: string): Promise<boolean> {
+    return (await lookups.collectionMembers(name)).every((m) => jobInScope(scope, m.jobId, m.botId));
   }
 
   /** The answer for what is not visible, by request field (path parameter, query or body). */
-  const FIELDS: Record<ScopedField, { visible: (scope: KeyScope, id: string) => boolean; code: ErrorCode; message: (id: string) => string }> = {
+  const FIELDS: Record<ScopedField, { visible: (scope: KeyScope, id: string) => Promise<boolean>; code: ErrorCode; message: (id: string) => string }> = {
     job_id: { visible: jobVisible, code: 'JOB_NOT_FOUND', message: (id) => `job ${id} does not exist` },
     bot_id: { visible: botVisible, code: 'BOT_NOT_FOUND', message: (id) => `bot ${id} does not exist` },
     chat_id: { visible: chatVisible, code: 'CHAT_NOT_FOUND', message: (id) => `chat ${id} does not exist` },
@@ -65,12 +55,12 @@ export function createScopeCheck(db: Db) {
 
   return {
     /** Throws the not-found error of the first id in `fields` (path parameters, query or body) the scope does not cover. */
-    check(scope: KeyScope, fields: unknown): void {
+    async check(scope: KeyScope, fields: unknown): Promise<void> {
       if (typeof fields !== 'object' || fields === null) return;
       for (const name of SCOPED_FIELDS) {
         const rule = FIELDS[name];
         const id = (fields as Record<string, unknown>)[name];
-        if (typeof id === 'string' && !rule.visible(scope, id)) throw new AppError(rule.code, rule.message(id));
+        if (typeof id === 'string' && !(await rule.visible(scope, id))) throw new AppError(rule.code, rule.message(id));
       }
     },
   };

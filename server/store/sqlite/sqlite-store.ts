@@ -1,0 +1,18 @@
+import type { OpenedDatabase } from '../db.js';
+import type { Repositories, Store } from '../store.js';
+import { sqliteKeys } from './keys.js';
+import { sqliteLookups } from './lookups.js';
+import { createTxGate } from './tx-gate.js';
+
+/**
+ * The desktop's store: SQLite through drizzle and better-sqlite3, on the connection `openDatabase` made
+ * (its migrations applied). One connection, one writer; see tx-gate.ts for how transactions await.
+ */
+export function createSqliteStore({ db, sqlite }: OpenedDatabase): Store {
+  const gate = createTxGate(sqlite);
+  const repos: Repositories = {
+    keys: sqliteKeys(db, gate),
+    lookups: sqliteLookups(db, gate),
+  };
+  return { kind: 'sqlite', ...repos, transaction: (fn) => gate.transaction(() => fn(repos)) };
+}

@@ -1,0 +1,22 @@
+/**
+ * The one door to Lectern's data. Core services talk to these repositories, never to a database driver:
+ * the desktop's SQLite is one implementation (store/sqlite/), a team server's PostgreSQL another, and both
+ * pass the same contract suite (test/store/). Every method is async and answers in the API's own shapes.
+ *
+ * Transactions: `store.transaction(async (tx) => …)` runs the callback against `tx`, a store whose every
+ * call is part of one transaction, committed when the callback resolves and rolled back when it throws.
+ * Inside it, use `tx`, not the outer store.
+ */
+import type { KeysRepo } from './repos/keys-repo.js';
+import type { LookupsRepo } from './repos/lookups-repo.js';
+
+export interface Repositories {
+  keys: KeysRepo;
+  lookups: LookupsRepo;
+}
+
+export interface Store extends Repositories {
+  /** Which implementation this is, for logs and health reports. */
+  readonly kind: 'sqlite' | 'postgres';
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,15 @@
+/**
+ * The repository contract: one list of cases, written against the Store interface only, run against every
+ * backend (a `describe` per backend, as drizzle-orm's own integration tests run one body per driver).
+ * Each case opens a fresh, empty, migrated store.
+ */
+import type { Store } from '../../../server/store/store.js';
+import { keysContract } from './keys.js';
+import { transactionsContract } from './transactions.js';
+
+export type StoreFactory = () => Promise<Store>;
+
+export function storeContract(open: StoreFactory): void {
+  keysContract(open);
+  transactionsContract(open);
+}
