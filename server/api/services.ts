@@ -29,7 +29,7 @@ import type { Purge } from '../core/purge/purge.js';
 import type { LlmRuntime } from '../models/llm/llm-runtime.js';
 import type { GuardedFetch } from '../core/net/types.js';
 import type { KeyAuth } from '../core/keys/key-auth.js';
-import type { KeysStore } from '../core/keys/keys-store.js';
+import type { KeysService } from '../core/keys/keys-service.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -40,7 +40,7 @@ export interface ServerDeps {
   /** Who sends each request (service key or a named key), its role and scope; failed checks rate-limited. */
   keyAuth: KeyAuth;
   /** Named keys, managed by admins over HTTP (GET/POST /keys, DELETE /keys/{name}). */
-  keys: KeysStore;
+  keys: KeysService;
   appVersion: string;
   db: Db;
   files: FileStore;
