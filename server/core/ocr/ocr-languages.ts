@@ -5,7 +5,8 @@
  * rebuild and no npm. Nothing here downloads. Kept apart from the engine (tesseract.ts) so the HTTP thread
  * can check a job's languages without loading tesseract.js.
  *
- * A job may name several languages, tesseract's way: `eng+deu` reads with both models at once.
+ * A job may name several languages, tesseract's way (`eng+deu`): each page is then read with each language
+ * and every word takes the best of its readings (see merge-readings.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

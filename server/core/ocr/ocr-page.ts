@@ -9,7 +9,8 @@ import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
 import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
-import { recognizeUpright, type Recognition } from './recognize.js';
+import { splitLanguages } from './ocr-languages.js';
+import { recognizeInLanguages, type Recognition } from './recognize.js';
 import { imageDpi } from './image-dpi.js';
 import { checkImageLimits } from './image-size.js';
 import { isIntactPng } from './png-check.js';
@@ -92,12 +93,17 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
   };
 }
 
+/** The language that decodes images and finds a page's turn: the first of the job's. */
+const primaryLanguage = (lang: string): string => splitLanguages(lang)[0] ?? DEFAULT_OCR_LANG;
+
 /** What reading a page without ink finds (the thread's OCR engine is not even started for it). */
 const NO_INK: Recognition = { blocks: [], confidence: 0, turn: 0, image: { width: 0, height: 0, data: new Uint8Array(0) } };
 
 /** `raster` null: the page has no ink. */
 async function ocrRaster(raster: GreyRaster | null, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
-  const rec = raster ? await recognizeUpright(() => getOcrEngine(lang), raster, { dpi: frame.dpi, detectRotation }) : NO_INK;
+  // Each language reads on its own engine (see merge-readings.ts for why not tesseract's combined one).
+  const engines = splitLanguages(lang).map((code) => () => getOcrEngine(code));
+  const rec = raster ? await recognizeInLanguages(engines, raster, { dpi: frame.dpi, detectRotation }) : NO_INK;
   // Each block names the language data it was read with (a re-read may use another one).
   const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height }).map((b) => ({
     ...b,
@@ -155,7 +161,7 @@ export async function imageRaster(data: Uint8Array, index: number, lang: string,
   // Before any decoder: they allocate whatever the header asks for.
   checkImageLimits(data, index, limits);
   if (index === 0 && isIntactPng(data)) return decodeToGrey(data);
-  const engine = await getOcrEngine(lang);
+  const engine = await getOcrEngine(primaryLanguage(lang));
   const page = isTiff(data) ? tiffPage(data, index) : data;
   let url: unknown;
   try {
@@ -175,7 +181,8 @@ export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index
   const index = opts.index ?? 0;
   // A refused image does not wait for the OCR engine to start.
   checkImageLimits(data, index, opts.limits ?? DEFAULT_LIMITS);
-  await getOcrEngine(lang);
+  assertLanguagesInstalled(lang);
+  await getOcrEngine(primaryLanguage(lang));
   let raster: GreyRaster;
   try {
     raster = await imageRaster(data, index, lang, opts.limits);

@@ -1,5 +1,5 @@
 /**
- * The OCR engine of one thread: a tesseract.js worker per language set (`eng`, `eng+deu`), created on first
+ * The OCR engine of one thread: a tesseract.js worker per language (`eng`, `deu`), created on first
  * use and reused for every page after (a worker costs ~1 s to start and ~100 MB of memory). Each language's
  * model is read here from its installed file (the bundled package or the data folder, see
  * ocr-languages.ts) and handed to tesseract.js as data: its `langPath` names one folder for all languages,
@@ -27,9 +27,10 @@ export interface OcrEngine {
 }
 
 /**
- * One engine per language per thread. Module-level state is deliberate here: this module runs inside a pool
- * worker thread, whose whole life is "take OCR tasks", and the engine must outlive any one task. Holding the
- * promise (not the worker) lets concurrent first calls share one start-up.
+ * One engine per language per thread (a job in several languages reads with each one's engine). Module-level
+ * state is deliberate here: this module runs inside a pool worker thread, whose whole life is "take OCR
+ * tasks", and the engine must outlive any one task. Holding the promise (not the worker) lets concurrent
+ * first calls share one start-up.
  */
 const engines = new Map<string, Promise<OcrEngine>>();
 
