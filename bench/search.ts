@@ -13,8 +13,16 @@
  * The defaults measure what the product ships: f16 collections searched with ef 128
  * (server/store/collection-indexes.ts), beside 64 and 256.
  *
+ * With --backends usearch,pgvector the same vectors and queries also go through PostgreSQL's pgvector (an
+ * HNSW index per --pg-types, searched over a loopback connection with each --pg-ef as hnsw.ef_search;
+ * bench/lib/pgvector-search.ts), on LECTERN_DATABASE_URL or else on a server of its own started by
+ * scripts/team-services.sh; both backends are then printed side by side.
+ *
  * Usage: tsx bench/search.ts [--sizes 100000,1000000] [--quant f16] [--ef 64,128,256] [--queries 1000]
  *        [--recall-queries 200] [--threads 2] [--json FILE]
+ *        [--backends usearch,pgvector] [--pg-types vector,halfvec] [--pg-ef 40,100,200] [--pg-m 16]
+ *        [--pg-ef-construction 64] [--pg-build-workers 2] [--pg-maintenance-work-mem 3000MB]
+ *        [--pg-shared-buffers 4000MB]
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +31,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import usearch, { type BatchMatches } from 'usearch';
 import { openVectorIndex, type VectorQuantization } from '../server/store/vector-index.js';
+import { openBenchDatabase, type BenchDatabase } from './lib/bench-database.js';
 import { ms, num, table } from './lib/format.js';
+import { runPgvector, type FilteredRow, type PgIndexType, type PgvectorRow } from './lib/pgvector-search.js';
 import { clusteredVectors, DIM, TOPICS } from './lib/synthetic-vectors.js';
 
 const P95_GOAL_MS = 20;
@@ -38,6 +48,14 @@ const { values: args } = parseArgs({
     threads: { type: 'string', default: '2' },
     ef: { type: 'string', default: '64,128,256' },
     json: { type: 'string' },
+    backends: { type: 'string', default: 'usearch' },
+    'pg-types': { type: 'string', default: 'vector,halfvec' },
+    'pg-ef': { type: 'string', default: '40,100,200' },
+    'pg-m': { type: 'string', default: '16' },
+    'pg-ef-construction': { type: 'string', default: '64' },
+    'pg-build-workers': { type: 'string', default: '2' },
+    'pg-maintenance-work-mem': { type: 'string' },
+    'pg-shared-buffers': { type: 'string' },
   },
 });
 const sizes = (args.sizes ?? '').split(',').map(Number);
@@ -46,6 +64,15 @@ const queryCount = Number(args.queries);
 const recallQueries = Number(args['recall-queries']);
 const threads = Number(args.threads);
 const efs = (args.ef ?? '').split(',').map(Number);
+const backends = new Set((args.backends ?? '').split(','));
+const useUsearch = backends.has('usearch');
+const usePgvector = backends.has('pgvector');
+// HNSW builds slow down many times once the graph outgrows maintenance_work_mem (pgvector says so in a
+// notice): ~3 KB a 384-d f32 vector with m 16 leaves room. shared_buffers holds the index and the rows a
+// query reads, as a server sized for its collection would.
+const largest = Math.max(...sizes);
+const maintenanceWorkMem = args['pg-maintenance-work-mem'] ?? `${Math.max(256, Math.ceil((largest * 3) / 1024))}MB`;
+const sharedBuffers = args['pg-shared-buffers'] ?? `${Math.max(256, Math.ceil((largest * 4) / 1024))}MB`;
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
@@ -118,7 +145,20 @@ log(`# bench:search — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), 
 log(`vectors: ${DIM}-d unit, ${TOPICS} topic centres + noise; ${queryCount} timed queries (k=10, 1 thread); recall@10 on ${recallQueries} queries; build with ${threads} threads`);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-search-'));
 const rows: Row[] = [];
+const pgRows: PgvectorRow[] = [];
+const pgFiltered: FilteredRow[] = [];
+let database: BenchDatabase | undefined;
 try {
+  if (usePgvector) {
+    database = await openBenchDatabase({ sharedBuffers });
+    const version = await database.setting('server_version');
+    const db = await database.connect();
+    const ext = (await db.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).rows[0]?.extversion;
+    await db.end();
+    log(`pgvector ${ext} on PostgreSQL ${version} (${database.origin}): shared_buffers ${await database.setting('shared_buffers')}, ` +
+      `maintenance_work_mem ${maintenanceWorkMem}, ${args['pg-build-workers']} parallel build workers, HNSW m ${args['pg-m']} ef_construction ${args['pg-ef-construction']}; ` +
+      `queries over one loopback connection; hnsw.iterative_scan off (its default) except where shown`);
+  }
   const centres = clusteredVectors(null, TOPICS, 1, 1);
   const queries = clusteredVectors(centres, Math.max(queryCount, recallQueries), 99, 0.5);
   for (const size of sizes) {
@@ -126,19 +166,73 @@ try {
     const t = performance.now();
     const truth = usearch.exactSearch(data, queries.subarray(0, recallQueries * DIM), DIM, 10, usearch.MetricKind.Cos, threads) as BatchMatches;
     log(`exact brute force for ${recallQueries} queries over ${size}: ${ms(performance.now() - t)}`);
-    for (const q of quants) rows.push(...runOne(size, q, data, queries, truth, dir));
+    if (useUsearch) for (const q of quants) rows.push(...runOne(size, q, data, queries, truth, dir));
+    if (database) {
+      const db = await database.connect();
+      try {
+        const r = await runPgvector(db, size, data, queries, truth, {
+          types: (args['pg-types'] ?? '').split(',') as PgIndexType[],
+          m: Number(args['pg-m']),
+          efConstruction: Number(args['pg-ef-construction']),
+          efSearch: (args['pg-ef'] ?? '').split(',').map(Number),
+          buildWorkers: Number(args['pg-build-workers']),
+          maintenanceWorkMem,
+          queryCount,
+          recallQueries,
+          log,
+        });
+        pgRows.push(...r.rows);
+        pgFiltered.push(...r.filtered);
+      } finally {
+        await db.end();
+      }
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  await database?.close();
 }
 
-log();
-log(table(
-  ['vectors', 'quant', 'ef', 'build', 'file MiB', 'load', 'view', 'p50 ms', 'p95 ms', 'p95 view ms', 'recall@10'],
-  rows.map((r) => [String(r.size), r.quantization, String(r.ef), ms(r.buildMs), num(r.fileBytes / 2 ** 20), ms(r.loadMs), ms(r.viewMs), num(r.p50, 2), num(r.p95, 2), num(r.viewP95, 2), num(r.recall, 3)]),
-  new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-));
-for (const r of rows.filter((x) => x.size >= 1_000_000)) {
-  log(`goal at ${r.size} ${r.quantization} ef ${r.ef}: p95 < ${P95_GOAL_MS} ms ${r.p95 < P95_GOAL_MS ? 'PASS' : 'FAIL'}; recall@10 >= ${RECALL_GOAL} ${r.recall >= RECALL_GOAL ? 'PASS' : 'FAIL'}`);
+if (useUsearch) {
+  log();
+  log(table(
+    ['vectors', 'quant', 'ef', 'build', 'file MiB', 'load', 'view', 'p50 ms', 'p95 ms', 'p95 view ms', 'recall@10'],
+    rows.map((r) => [String(r.size), r.quantization, String(r.ef), ms(r.buildMs), num(r.fileBytes / 2 ** 20), ms(r.loadMs), ms(r.viewMs), num(r.p50, 2), num(r.p95, 2), num(r.viewP95, 2), num(r.recall, 3)]),
+    new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+  ));
 }
-if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2));
+interface Side { backend: string; size: number; index: string; ef: number; buildMs: number; bytes: number; p50: number; p95: number; recall: number }
+const sides: Side[] = [
+  ...rows.map((r) => ({ backend: 'usearch', size: r.size, index: r.quantization, ef: r.ef, buildMs: r.buildMs, bytes: r.fileBytes, p50: r.p50, p95: r.p95, recall: r.recall })),
+  ...pgRows.map((r) => ({ backend: 'pgvector', size: r.size, index: r.type, ef: r.efSearch, buildMs: r.buildMs, bytes: r.indexBytes, p50: r.p50, p95: r.p95, recall: r.recall })),
+].sort((a, b) => a.size - b.size);
+if (usePgvector) {
+  log();
+  log('side by side (same vectors and queries; ef = expansion_search for usearch, hnsw.ef_search for pgvector):');
+  log(table(
+    ['vectors', 'backend', 'index', 'ef', 'build', 'index MiB', 'p50 ms', 'p95 ms', 'recall@10'],
+    sides.map((r) => [String(r.size), r.backend, r.index, String(r.ef), ms(r.buildMs), num(r.bytes / 2 ** 20), num(r.p50, 2), num(r.p95, 2), num(r.recall, 3)]),
+    new Set([0, 3, 4, 5, 6, 7, 8]),
+  ));
+  log(`pgvector loads (${pgRows.length ? 'one INSERT of 1,000 rows at a time' : '-'}): ${[...new Set(pgRows.map((r) => `${r.size} in ${ms(r.loadMs)}`))].join(', ')}`);
+  log();
+  log('pgvector, filtered to 1 row in 10 (WHERE part = 0), recall against the exact top 10 of those rows:');
+  log(table(
+    ['vectors', 'index', 'ef_search', 'iterative_scan', 'rows back', 'p95 ms', 'recall@10'],
+    pgFiltered.map((r) => [String(r.size), r.type, String(r.efSearch), r.iterativeScan, num(r.meanResults, 1), num(r.p95, 2), num(r.recall, 3)]),
+    new Set([0, 2, 4, 5, 6]),
+  ));
+  log();
+  for (const size of sizes) {
+    for (const backend of ['usearch', 'pgvector']) {
+      const best = sides.filter((r) => r.size === size && r.backend === backend && r.recall >= RECALL_GOAL).sort((a, b) => a.p95 - b.p95)[0];
+      if (sides.some((r) => r.size === size && r.backend === backend)) {
+        log(`${size} ${backend}: ${best ? `fastest with recall@10 >= ${RECALL_GOAL}: ${best.index} ef ${best.ef}, p95 ${num(best.p95, 2)} ms` : `no setting reaches recall@10 ${RECALL_GOAL}`}`);
+      }
+    }
+  }
+}
+for (const r of sides.filter((x) => x.size >= 1_000_000)) {
+  log(`goal at ${r.size} ${r.backend} ${r.index} ef ${r.ef}: p95 < ${P95_GOAL_MS} ms ${r.p95 < P95_GOAL_MS ? 'PASS' : 'FAIL'}; recall@10 >= ${RECALL_GOAL} ${r.recall >= RECALL_GOAL ? 'PASS' : 'FAIL'}`);
+}
+if (args.json) writeFileSync(args.json, JSON.stringify(usePgvector ? { usearch: rows, pgvector: pgRows, pgvectorFiltered: pgFiltered } : rows, null, 2));
