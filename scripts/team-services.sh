@@ -47,7 +47,8 @@ ENVFILE="$DIR/env.sh"
 fail() {
   if [ -n "${2:-}" ] && [ -s "$2" ]; then
     echo "--- last lines of $2" >&2
-    tail -n 25 "$2" | sed '$a\' >&2
+    tail -n 25 "$2" >&2
+    [ -z "$(tail -c 1 "$2")" ] || echo >&2
   fi
   echo "team-services: $1" >&2
   exit 1
@@ -219,10 +220,11 @@ EOF
     -s3.config="$S3CONF" -s3.localSocket="$DIR/s3.sock" \
     -admin.port="${p[8]}" -admin.port.grpc="${p[9]}" -admin.ui=false -webdav=false \
     </dev/null >>"$WEEDLOG" 2>&1 9>&- &
-  echo $! >"$WEEDPID"
-  local url="http://127.0.0.1:${p[6]}" i
+  local pid=$! url="http://127.0.0.1:${p[6]}" i
+  echo "$pid" >"$WEEDPID"
   for i in $(seq 120); do
-    [ -n "$(weed_pid)" ] || fail "SeaweedFS exited while starting" "$WEEDLOG"
+    # alive, not weed_pid: until setsid has exec'd, the child's command line is still this script's.
+    alive "$pid" || fail "SeaweedFS exited while starting" "$WEEDLOG"
     [ "$(s3_curl -o /dev/null -w '%{http_code}' "$url/" 2>/dev/null)" = 200 ] && break
     [ "$i" -eq 120 ] && fail "the S3 gateway does not answer on $url after 60 s" "$WEEDLOG"
     sleep 0.5
