@@ -246,22 +246,6 @@ export const jobIndexes = sqliteTable('job_indexes', {
   updatedAt: text('updated_at').notNull().default(now),
 });
 
-/** A conversation about one job's approved content. */
-export const chatSessions = sqliteTable(
-  'chat_sessions',
-  {
-    sessionId: text('session_id').primaryKey(),
-    jobId: text('job_id')
-      .notNull()
-      .references(() => jobs.jobId, { onDelete: 'cascade' }),
-    title: text('title'),
-    createdBy: text('created_by').notNull(),
-    createdAt: text('created_at').notNull(),
-    updatedAt: text('updated_at').notNull(),
-  },
-  (t) => [index('chat_sessions_job_idx').on(t.jobId)],
-);
-
 /** Source of an answer as shown to the reader: a retrieved chunk with its label in the prompt. */
 export interface ChatSourceRow {
   label: string;
@@ -271,50 +255,6 @@ export interface ChatSourceRow {
   page_numbers: number[];
   section_path: string[];
 }
-
-/**
- * One question and its answer. `draft` is what the provider wrote; `answer` is what the reader gets
- * (the draft, a reviewer's edit, or nothing once rejected). A turn asked with require_approval waits
- * as `pending_review` under its `thread_id` until POST /chat/resume; reviewer columns say who did what.
- */
-export const chatTurns = sqliteTable(
-  'chat_turns',
-  {
-    turnId: text('turn_id').primaryKey(),
-    sessionId: text('session_id')
-      .notNull()
-      .references(() => chatSessions.sessionId, { onDelete: 'cascade' }),
-    seq: integer('seq').notNull(),
-    question: text('question').notNull(),
-    /** complete | pending_review | rejected | cancelled | failed */
-    status: text('status').notNull(),
-    draft: text('draft').notNull().default(''),
-    answer: text('answer'),
-    notFound: integer('not_found', { mode: 'boolean' }).notNull().default(false),
-    sources: json<ChatSourceRow[]>('sources').notNull().default([]),
-    citations: json<{ label: string; chunk_id: string; page_numbers: number[] }[]>('citations').notNull().default([]),
-    /** 'model' (the model's own markers, checked) or 'overlap' (attributed by shared words when it gave none). */
-    citedBy: text('cited_by'),
-    provider: text('provider').notNull(),
-    model: text('model'),
-    threadId: text('thread_id'),
-    askedBy: text('asked_by').notNull(),
-    reviewerAction: text('reviewer_action'),
-    reviewerId: text('reviewer_id'),
-    reviewedAt: text('reviewed_at'),
-    usage: json<Record<string, number>>('usage').notNull().default({}),
-    error: json<{ code: string; message: string } | null>('error'),
-    createdAt: text('created_at').notNull(),
-    completedAt: text('completed_at'),
-    /** The caller's idempotency_key: a second request with it in the session gets this turn's answer. */
-    idempotencyKey: text('idempotency_key'),
-  },
-  (t) => [
-    uniqueIndex('chat_turns_seq_idx').on(t.sessionId, t.seq),
-    uniqueIndex('chat_turns_thread_idx').on(t.threadId),
-    uniqueIndex('chat_turns_idempotency_idx').on(t.sessionId, t.idempotencyKey),
-  ],
-);
 
 /** A bot: a system prompt, answer settings and one vector collection of its own (`bot:<bot_id>`). */
 export const bots = sqliteTable('bots', {
@@ -329,20 +269,6 @@ export const bots = sqliteTable('bots', {
   updatedAt: text('updated_at').notNull(),
 });
 
-export const botChats = sqliteTable(
-  'bot_chats',
-  {
-    chatId: text('chat_id').primaryKey(),
-    botId: text('bot_id')
-      .notNull()
-      .references(() => bots.botId, { onDelete: 'cascade' }),
-    /** text, or vision: questions about attached images. */
-    kind: text('kind').notNull().default('text'),
-    createdAt: text('created_at').notNull(),
-  },
-  (t) => [index('bot_chats_bot_idx').on(t.botId, t.createdAt)],
-);
-
 /** A cited source of a bot's answer, as the bots API reports it. */
 export interface BotCitationRow {
   chunk_id: string;
@@ -351,40 +277,6 @@ export interface BotCitationRow {
   page_numbers: number[];
   quote: string;
 }
-
-/** One question to a bot and its answer (text, or JSON for a schema answer, kept as its JSON text). */
-export const botMessages = sqliteTable(
-  'bot_messages',
-  {
-    messageId: text('message_id').primaryKey(),
-    chatId: text('chat_id')
-      .notNull()
-      .references(() => botChats.chatId, { onDelete: 'cascade' }),
-    seq: integer('seq').notNull(),
-    question: text('question').notNull(),
-    /** complete | cancelled | failed */
-    status: text('status').notNull(),
-    answer: text('answer').notNull().default(''),
-    answerFormat: text('answer_format').notNull().default('text'),
-    notFound: integer('not_found', { mode: 'boolean' }).notNull().default(false),
-    citations: json<BotCitationRow[]>('citations').notNull().default([]),
-    webSources: json<{ title: string; url: string; snippet: string }[]>('web_sources').notNull().default([]),
-    provider: text('provider').notNull(),
-    model: text('model'),
-    usage: json<Record<string, number>>('usage').notNull().default({}),
-    error: json<{ code: string; message: string } | null>('error'),
-    createdAt: text('created_at').notNull(),
-    /** A vision question's images: what they were and how much text the pool read from each. */
-    images: json<{ name: string; media_type: string; sha256: string; bytes: number; text_chars: number }[]>('images').notNull().default([]),
-    /** A reader's verdict on the answer (up | down) and why; a down-rated answer is never learned from. */
-    rating: text('rating'),
-    ratingNote: text('rating_note'),
-    /** The review job (`chat_training`) the pair was put in, and when its finalize made the bot learn it. */
-    trainingJobId: text('training_job_id'),
-    trainedAt: text('trained_at'),
-  },
-  (t) => [uniqueIndex('bot_messages_seq_idx').on(t.chatId, t.seq)],
-);
 
 /**
  * Named API keys (`lectern keys create`). Only the sha256 of the secret is kept: the secret is 32 random
@@ -408,4 +300,87 @@ export const apiKeys = sqliteTable(
     lastUsedAt: text('last_used_at'),
   },
   (t) => [uniqueIndex('api_keys_hash_idx').on(t.hash), uniqueIndex('api_keys_name_idx').on(t.name).where(sql`revoked_at IS NULL`)],
+);
+
+/**
+ * A conversation: questions and answers about one scope, a job's approved content (the jobs chat's
+ * sessions), a bot's collection (a bot's chats, `kind` text or vision) or a named collection. Ids are the
+ * session or chat ids the API has always given.
+ */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    conversationId: text('conversation_id').primaryKey(),
+    /** job | bot | collection */
+    scope: text('scope').notNull(),
+    jobId: text('job_id').references(() => jobs.jobId, { onDelete: 'cascade' }),
+    botId: text('bot_id').references(() => bots.botId, { onDelete: 'cascade' }),
+    collection: text('collection'),
+    /** text, or vision: questions about attached images. */
+    kind: text('kind').notNull().default('text'),
+    title: text('title'),
+    createdBy: text('created_by'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('conversations_job_idx').on(t.jobId), index('conversations_bot_idx').on(t.botId, t.createdAt)],
+);
+
+/** A cited source of an answer: a jobs-chat citation ({label, chunk_id, page_numbers}) or a bot's (BotCitationRow). */
+export type MessageCitationRow = { label: string; chunk_id: string; page_numbers: number[] } | BotCitationRow;
+
+/**
+ * One question and its answer, in any conversation. `draft` is what the provider wrote; `answer` is what the
+ * reader gets (the draft, a reviewer's edit, or nothing once rejected; JSON text for a schema answer). An
+ * answer held for approval waits as `pending_review` under its `thread_id`. The words a person wrote or was
+ * answered with (question, draft, answer, rating_note) are sealed at rest when encrypt_chats is on.
+ */
+export const messages = sqliteTable(
+  'messages',
+  {
+    messageId: text('message_id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.conversationId, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    question: text('question').notNull(),
+    /** complete | pending_review | rejected | cancelled | failed */
+    status: text('status').notNull(),
+    draft: text('draft').notNull().default(''),
+    answer: text('answer'),
+    /** text | json (a schema answer) */
+    answerFormat: text('answer_format').notNull().default('text'),
+    notFound: integer('not_found', { mode: 'boolean' }).notNull().default(false),
+    sources: json<ChatSourceRow[]>('sources').notNull().default([]),
+    citations: json<MessageCitationRow[]>('citations').notNull().default([]),
+    /** 'model' (the model's own markers, checked) or 'overlap' (attributed by shared words when it gave none). */
+    citedBy: text('cited_by'),
+    webSources: json<{ title: string; url: string; snippet: string }[]>('web_sources').notNull().default([]),
+    /** A vision question's images: what they were and how much text the pool read from each. */
+    images: json<{ name: string; media_type: string; sha256: string; bytes: number; text_chars: number }[]>('images').notNull().default([]),
+    provider: text('provider').notNull(),
+    model: text('model'),
+    usage: json<Record<string, number>>('usage').notNull().default({}),
+    error: json<{ code: string; message: string } | null>('error'),
+    threadId: text('thread_id'),
+    askedBy: text('asked_by'),
+    reviewerAction: text('reviewer_action'),
+    reviewerId: text('reviewer_id'),
+    reviewedAt: text('reviewed_at'),
+    /** A reader's verdict on the answer (up | down) and why; a down-rated answer is never learned from. */
+    rating: text('rating'),
+    ratingNote: text('rating_note'),
+    /** The review job (`chat_training`) the pair was put in, and when its finalize made the bot learn it. */
+    trainingJobId: text('training_job_id'),
+    trainedAt: text('trained_at'),
+    /** The caller's idempotency_key: a second request with it in the conversation gets this message's answer. */
+    idempotencyKey: text('idempotency_key'),
+    createdAt: text('created_at').notNull(),
+    completedAt: text('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('messages_seq_idx').on(t.conversationId, t.seq),
+    uniqueIndex('messages_thread_idx').on(t.threadId),
+    uniqueIndex('messages_idempotency_idx').on(t.conversationId, t.idempotencyKey),
+  ],
 );

@@ -160,7 +160,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   });
   const finalizeJob = createFinalize({ db, clock, rechunk });
   const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, pool, settings });
-  const chatTraining = createChatTraining({ db, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
+  const chatTraining = createChatTraining({ db, store, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
   const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
@@ -192,7 +192,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ ...providers, db, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
+      botChat: createBotChat({ ...providers, db, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
       exportJob: createExporter({ db, files, clock, appVersion }),
       models,
       modelPulls,
@@ -201,7 +201,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       reocr: createReocr({ db, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
-      chat: createChat({ ...providers, db, search, clock, cipher: chatCipher }),
+      chat: createChat({ ...providers, db, store, search, clock, cipher: chatCipher }),
       purge: createPurge({ db, indexes, clock, cipher: chatCipher }),
       llm,
       net,

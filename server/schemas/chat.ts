@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { LLM_PROVIDERS } from '../core/chat/chat-providers.js';
-import { TURN_STATUSES } from '../core/chat/chat-store.js';
+import { MESSAGE_STATUSES as TURN_STATUSES } from '../store/repos/conversations-repo.js';
 import { Nullable, StringEnum } from './common.js';
 
 const options = {

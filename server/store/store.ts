@@ -7,10 +7,12 @@
  * call is part of one transaction, committed when the callback resolves and rolled back when it throws.
  * Inside it, use `tx`, not the outer store.
  */
+import type { ConversationsRepo } from './repos/conversations-repo.js';
 import type { KeysRepo } from './repos/keys-repo.js';
 import type { LookupsRepo } from './repos/lookups-repo.js';
 
 export interface Repositories {
+  conversations: ConversationsRepo;
   keys: KeysRepo;
   lookups: LookupsRepo;
 }

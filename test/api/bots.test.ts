@@ -268,8 +268,8 @@ describe('bot chats', () => {
     try {
       const count = (sql: string, arg: string) => (db.prepare(sql).get(arg) as { n: number }).n;
       expect(count('SELECT count(*) AS n FROM jobs WHERE bot_id = ?', bot)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM bot_chats WHERE bot_id = ?', bot)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM bot_messages WHERE chat_id = ?', chat_id)).toBe(0);
+      expect(count('SELECT count(*) AS n FROM conversations WHERE bot_id = ?', bot)).toBe(0);
+      expect(count('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', chat_id)).toBe(0);
       expect(count('SELECT count(*) AS n FROM chunk_vectors WHERE job_id = ?', added.job_id)).toBe(0);
       expect(count('SELECT count(*) AS n FROM collections WHERE name = ?', `bot-${bot}`)).toBe(0);
     } finally {

@@ -27,7 +27,7 @@ async function start(settings: Record<string, unknown>, env?: string): Promise<T
 function stored(): string[] {
   const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
   try {
-    const rows = db.prepare('SELECT question, answer FROM bot_messages ORDER BY seq').all() as { question: string; answer: string }[];
+    const rows = db.prepare('SELECT question, answer FROM messages ORDER BY seq').all() as { question: string; answer: string }[];
     return rows.flatMap((r) => [r.question, r.answer]);
   } finally {
     db.close();
@@ -74,7 +74,7 @@ describe('encrypt_chats', () => {
     const first = (await chat(s, { job_id: jobId, question: QUESTION, llm_provider: 'extractive' })).body;
     expect(first.answer).toContain('sunlight');
     const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
-    const rows = db.prepare('SELECT question, draft, answer FROM chat_turns').all() as Record<string, string>[];
+    const rows = db.prepare('SELECT question, draft, answer FROM messages').all() as Record<string, string>[];
     db.close();
     expect(rows).toHaveLength(1);
     for (const text of Object.values(rows[0]!)) expect(text).toMatch(/^enc:v1:/);

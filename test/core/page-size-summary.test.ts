@@ -3,28 +3,15 @@
  * page_geometry migration for jobs read before it. The migration runs over a real SQLite database that
  * already holds jobs, with drizzle's own migrator: first up to the migration before, then all.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commonPageSize } from '../../server/core/pages/page-list.js';
 import { openDatabase } from '../../server/store/db.js';
 import { removeDir, repoRoot, tempDir } from '../helpers/app.js';
+import { migrationsBefore } from '../helpers/migrations.js';
 
 const dir = tempDir('lectern-migration-');
 afterAll(() => removeDir(dir));
-
-/** A copy of the migrations folder whose journal stops before the migration tagged `tag`. */
-function migrationsBefore(tag: string): string {
-  const folder = join(dir, 'before');
-  cpSync(join(repoRoot, 'drizzle'), folder, { recursive: true });
-  const journalPath = join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag.endsWith(tag));
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
 
 const LETTER = { width: 612, height: 792 };
 const A4 = { width: 595.28, height: 841.89 };
@@ -46,7 +33,7 @@ describe('commonPageSize', () => {
 describe('migration page_geometry', () => {
   it('gives existing jobs the most common size of their pages, and none to documents without pages', () => {
     const file = join(dir, 'lectern.db');
-    const old = openDatabase(file, migrationsBefore('_page_geometry'));
+    const old = openDatabase(file, migrationsBefore('_page_geometry', dir));
     const job = old.sqlite.prepare(
       `INSERT INTO jobs (job_id, status, source_file, format, file_hash, size_bytes, options) VALUES (?, 'ready_for_review', ?, ?, 'h', 1, '{}')`,
     );

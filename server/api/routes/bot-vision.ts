@@ -56,7 +56,7 @@ export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app
   app.post(
     '/bots/:bot_id/vision-chats',
     { schema: { tags, summary: 'Start a vision chat', params: BotParams, response: { 200: VisionCreated, ...errors(401, 404) } } },
-    async (req) => ({ vision_chat_id: deps.botChat.createChat(req.params.bot_id, 'vision').chat_id }),
+    async (req) => ({ vision_chat_id: (await deps.botChat.createChat(req.params.bot_id, 'vision')).chat_id }),
   );
 
   app.post(

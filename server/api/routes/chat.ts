@@ -12,7 +12,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     {
       schema: { tags, summary: 'Start a chat session about one job', body: SessionBody, response: { 201: Session, ...errors(400, 401, 404) } },
     },
-    async (req, reply) => reply.status(201).send(deps.chat.createSession(req.body, req.reviewer)),
+    async (req, reply) => reply.status(201).send(await deps.chat.createSession(req.body, req.reviewer)),
   );
 
   app.get(

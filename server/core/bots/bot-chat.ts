@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { botChats, botMessages, jobs, type BotCitationRow } from '../../../drizzle/schema.js';
+import { inArray } from 'drizzle-orm';
+import { jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
+import type { BotCitationRow } from '../../store/repos/conversations-repo.js';
+import type { Store } from '../../store/store.js';
+import { createConversations, type ConversationRecord, type MessageRecord, type NewMessage } from '../conversations/conversations.js';
 import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from '../chat/chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
 import { buildMessages, type PriorTurn } from '../chat/prompt.js';
@@ -15,11 +18,12 @@ import { webSearch, type WebResult } from '../sources/web-search.js';
 import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
 import { answerWithSchema, type AnswerSchema } from './schema-answer.js';
 import { readImage, type VisionImage } from './vision-images.js';
-import { openFields, sealFields, type ChatCipher } from '../chat/chat-cipher.js';
+import type { ChatCipher } from '../chat/chat-cipher.js';
 import type { TaskPool } from '../pool.js';
 
 export interface BotChatDeps extends ChatProviderDeps {
   db: Db;
+  store: Pick<Store, 'conversations'>;
   /** Vision questions' images are read (OCR) in the pool. */
   pool: Pick<TaskPool, 'extract'>;
   tmpDir: string;
@@ -30,9 +34,6 @@ export interface BotChatDeps extends ChatProviderDeps {
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
   cipher: ChatCipher;
 }
-
-/** The words of a message a person wrote or was answered with: sealed at rest when encrypt_chats is on. */
-export const MESSAGE_TEXT = ['question', 'answer', 'ratingNote'] as const;
 
 export interface BotAsk {
   query: string;
@@ -53,14 +54,13 @@ export const BOT_NOT_FOUND_ANSWER = "I could not find the answer to this questio
 const MAX_TOKENS = 256;
 // JSON spends tokens on keys and punctuation: a schema answer gets more room.
 const SCHEMA_MAX_TOKENS = 512;
-type MessageRow = typeof botMessages.$inferSelect;
-type MessageBase = Pick<typeof botMessages.$inferInsert, 'messageId' | 'question' | 'provider' | 'model' | 'webSources' | 'createdAt' | 'images'>;
+type MessageBase = Pick<NewMessage, 'message_id' | 'question' | 'provider' | 'model' | 'web_sources' | 'created_at' | 'images'>;
 
 /** Everything known before the first token. */
 export interface PreparedBotAnswer {
   bot: BotRow;
   /** Where the message is kept; null for a caller that holds the history itself (the OpenAI-compatible route). */
-  chat: typeof botChats.$inferSelect | null;
+  chat: ConversationRecord | null;
   generator: ChatGenerator | 'extractive';
   prior: PriorTurn[];
   question: string;
@@ -92,20 +92,21 @@ function quoteFor(answer: string, text: string): string {
 
 const sourceOut = (s: RetrievedSource) => ({ label: s.label, chunk_id: s.chunk_id, job_id: s.job_id, page_numbers: s.page_numbers, score: s.score, text: s.text });
 
-function messageView(m: MessageRow) {
+function messageView(m: MessageRecord) {
+  const answer = m.answer ?? '';
   return {
-    message_id: m.messageId,
+    message_id: m.message_id,
     question: m.question,
-    answer: m.answerFormat === 'json' ? (JSON.parse(m.answer) as unknown) : m.answer,
-    citations: m.citations,
-    web_sources: m.webSources,
-    not_found: m.notFound,
+    answer: m.answer_format === 'json' ? (JSON.parse(answer) as unknown) : answer,
+    citations: m.citations as BotCitationRow[],
+    web_sources: m.web_sources,
+    not_found: m.not_found,
     status: m.status,
     error: m.error,
     usage: m.usage,
     // Long-Trainer's vision records answer in `response`; both names are given for them.
-    ...(m.images.length ? { response: m.answer, images: m.images } : {}),
-    created_at: m.createdAt,
+    ...(m.images.length ? { response: answer, images: m.images } : {}),
+    created_at: m.created_at,
   };
 }
 
@@ -115,12 +116,13 @@ function messageView(m: MessageRow) {
  */
 export function createBotChat(d: BotChatDeps) {
   const now = () => isoNow(d.clock);
+  const conversations = createConversations({ store: d.store, cipher: d.cipher });
 
-  function chatOf(botId: string, chatId: string, kind: 'text' | 'vision') {
+  async function chatOf(botId: string, chatId: string, kind: 'text' | 'vision'): Promise<ConversationRecord> {
     d.bots.get(botId);
-    const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
+    const chat = await conversations.get(chatId);
     // Another bot's chat (or a chat of the other kind) is as unknown here as one that does not exist.
-    if (!chat || chat.botId !== botId || chat.kind !== kind) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no ${kind === 'vision' ? 'vision ' : ''}chat ${chatId}`);
+    if (!chat || chat.bot_id !== botId || chat.kind !== kind) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no ${kind === 'vision' ? 'vision ' : ''}chat ${chatId}`);
     return chat;
   }
 
@@ -154,20 +156,15 @@ export function createBotChat(d: BotChatDeps) {
     });
   }
 
-  function store(chat: PreparedBotAnswer['chat'], m: Omit<typeof botMessages.$inferInsert, 'seq' | 'chatId'>): MessageRow {
-    if (!chat) {
-      // Not kept: the row the view is made from, as it would have been stored.
-      return { answer: '', answerFormat: 'text', notFound: false, citations: [], webSources: [], model: null, usage: {}, error: null, ...m, chatId: '', seq: 0 } as MessageRow;
-    }
-    const chatId = chat.chatId;
-    const row = d.db.transaction((tx) =>
-      tx
-        .insert(botMessages)
-        .values({ ...sealFields(d.cipher, m, MESSAGE_TEXT), chatId, seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM bot_messages WHERE chat_id = ${chatId})` })
-        .returning()
-        .get(),
-    );
-    return openFields(d.cipher, row, MESSAGE_TEXT);
+  async function store(chat: PreparedBotAnswer['chat'], m: Omit<NewMessage, 'conversation_id'>): Promise<MessageRecord> {
+    const message = { answer: '', ...m, conversation_id: chat?.conversation_id ?? '' };
+    if (chat) return conversations.add(message);
+    // Not kept: the record the view is made from, as it would have been stored.
+    return {
+      seq: 0, draft: '', answer_format: 'text', not_found: false, sources: [], citations: [], cited_by: null, web_sources: [], images: [], model: null, usage: {},
+      error: null, thread_id: null, asked_by: null, reviewer_action: null, reviewer_id: null, reviewed_at: null, rating: null, rating_note: null,
+      training_job_id: null, trained_at: null, idempotency_key: null, completed_at: null, ...message,
+    };
   }
 
   /**
@@ -175,8 +172,8 @@ export function createBotChat(d: BotChatDeps) {
    * response format) and the result validated; nothing relevant retrieved means no model is asked and
    * the message is `not_found` with a null answer.
    */
-  async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRow> {
-    if (sources.length === 0) return store(p.chat, { ...base, status: 'complete', answer: 'null', answerFormat: 'json', notFound: true });
+  async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRecord> {
+    if (sources.length === 0) return store(p.chat, { ...base, status: 'complete', answer: 'null', answer_format: 'json', not_found: true });
     const messages = buildMessages(p.question, sources, p.prior, p.bot.promptTemplate, generator.sourceText);
     const started = performance.now();
     const r = await answerWithSchema(generator, messages, schema, { maxTokens: SCHEMA_MAX_TOKENS, temperature: 0, signal: ev.signal });
@@ -186,7 +183,7 @@ export function createBotChat(d: BotChatDeps) {
       ...base,
       status: 'complete',
       answer: JSON.stringify(r.value),
-      answerFormat: 'json',
+      answer_format: 'json',
       citations: citationsOf(r.raw, cited, sources),
       usage: {
         attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs,
@@ -207,35 +204,32 @@ export function createBotChat(d: BotChatDeps) {
   }
 
   return {
-    createChat(botId: string, kind: 'text' | 'vision' = 'text') {
+    async createChat(botId: string, kind: 'text' | 'vision' = 'text') {
       d.bots.get(botId);
-      const chatId = randomUUID();
-      d.db.insert(botChats).values({ chatId, botId, kind, createdAt: now() }).run();
-      return { chat_id: chatId };
+      const at = now();
+      const chat = await conversations.create({
+        conversation_id: randomUUID(), scope: 'bot', job_id: null, bot_id: botId, collection: null, kind, title: null, created_by: null, created_at: at, updated_at: at,
+      });
+      return { chat_id: chat.conversation_id };
     },
 
-    listChats(botId: string): string[] {
+    async listChats(botId: string): Promise<string[]> {
       d.bots.get(botId);
-      return d.db.select({ chatId: botChats.chatId }).from(botChats).where(eq(botChats.botId, botId)).orderBy(asc(botChats.createdAt)).all().map((c) => c.chatId);
+      return (await conversations.listOf({ bot_id: botId })).map((c) => c.conversation_id);
     },
 
-    getChat(chatId: string, order: 'newest' | 'oldest' = 'oldest') {
-      const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
-      if (!chat) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
-      const rows = d.db.select().from(botMessages).where(eq(botMessages.chatId, chatId)).orderBy(order === 'newest' ? desc(botMessages.seq) : asc(botMessages.seq)).all();
-      return { chat_id: chatId, bot_id: chat.botId, messages: rows.map((r) => messageView(openFields(d.cipher, r, MESSAGE_TEXT))) };
+    async getChat(chatId: string, order: 'newest' | 'oldest' = 'oldest') {
+      const chat = await conversations.get(chatId);
+      if (!chat?.bot_id) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
+      return { chat_id: chatId, bot_id: chat.bot_id, messages: (await conversations.messages(chatId, order)).map(messageView) };
     },
 
     /** Everything checked before a stream opens: bot, chat, provider (a missing model is a 503 here). */
     async prepare(botId: string, chatId: string, req: BotAsk): Promise<PreparedBotAnswer> {
-      const chat = chatOf(botId, chatId, req.images ? 'vision' : 'text');
-      const prior = d.db
-        .select()
-        .from(botMessages)
-        .where(and(eq(botMessages.chatId, chat.chatId), eq(botMessages.status, 'complete'), eq(botMessages.notFound, false), eq(botMessages.answerFormat, 'text')))
-        .orderBy(asc(botMessages.seq))
-        .all()
-        .map((m) => ({ question: d.cipher.open(m.question), answer: d.cipher.open(m.answer) }));
+      const chat = await chatOf(botId, chatId, req.images ? 'vision' : 'text');
+      const prior = (await conversations.messages(chat.conversation_id))
+        .filter((m) => m.status === 'complete' && !m.not_found && m.answer_format === 'text')
+        .map((m) => ({ question: m.question, answer: m.answer ?? '' }));
       return prepareWith(d.bots.get(botId), chat, prior, req);
     },
 
@@ -257,9 +251,12 @@ export function createBotChat(d: BotChatDeps) {
         ...imageTexts.map((text, i) => ({ label: `I${i + 1}`, chunk_id: `image-${i + 1}`, job_id: '', page_numbers: [], section_path: [], text: text || '(no text could be read from this image)', score: 0 })),
         ...web.map((w, i) => ({ label: `W${i + 1}`, chunk_id: w.url, job_id: '', page_numbers: [], section_path: [], text: `${w.title}: ${w.snippet}`, score: 0 })),
       ];
-      ev.onSources?.({ chat_id: p.chat?.chatId ?? null, message_id: messageId, sources: all.map(sourceOut) });
+      ev.onSources?.({ chat_id: p.chat?.conversation_id ?? null, message_id: messageId, sources: all.map(sourceOut) });
       const images = (p.images ?? []).map((img, i) => ({ name: img.name, media_type: img.media_type, sha256: img.sha256, bytes: img.bytes.length, text_chars: imageTexts[i]!.length }));
-      const base: MessageBase = { images, messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider, model: p.generator === 'extractive' ? null : p.generator.model, webSources: web, createdAt: now() };
+      const base: MessageBase = {
+        images, message_id: messageId, question: p.question, provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider,
+        model: p.generator === 'extractive' ? null : p.generator.model, web_sources: web, created_at: now(),
+      };
       try {
         if (p.schema && p.generator !== 'extractive') return messageView(await schemaMessage(p, p.generator, p.schema, all, base, ev));
         const dr = await draftAnswer(
@@ -270,13 +267,13 @@ export function createBotChat(d: BotChatDeps) {
           },
           ev,
         );
-        const row = store(p.chat, {
-          ...base, status: dr.aborted ? 'cancelled' : 'complete', answer: dr.text, notFound: dr.notFound, citations: citationsOf(dr.text, dr.citations, all), usage: dr.usage,
+        const row = await store(p.chat, {
+          ...base, status: dr.aborted ? 'cancelled' : 'complete', answer: dr.text, not_found: dr.notFound, citations: citationsOf(dr.text, dr.citations, all), usage: dr.usage,
         });
         return messageView(row);
       } catch (err) {
         const e = err as { code?: string; message?: string };
-        store(p.chat, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
+        await store(p.chat, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
         throw err;
       }
     },

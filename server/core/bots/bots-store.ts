@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { count, desc, eq, inArray } from 'drizzle-orm';
-import { botChats, bots, jobs } from '../../../drizzle/schema.js';
+import { conversations, bots, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import { paginate, type Paging } from '../../store/paginate.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -57,7 +57,7 @@ export function createBotsStore({ db, clock, defaultEmbeddingModel, defaultLlm =
   };
   const counts = (botId: string) => ({
     documents: db.select({ n: count() }).from(jobs).where(eq(jobs.botId, botId)).get()?.n ?? 0,
-    chats: db.select({ n: count() }).from(botChats).where(eq(botChats.botId, botId)).get()?.n ?? 0,
+    chats: db.select({ n: count() }).from(conversations).where(eq(conversations.botId, botId)).get()?.n ?? 0,
   });
   return {
     get,

@@ -1,17 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
-import { blocks, botChats, botMessages, jobs } from '../../../drizzle/schema.js';
+import { asc, eq, inArray } from 'drizzle-orm';
+import { blocks, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
+import { createConversations } from '../conversations/conversations.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { BotDocuments } from './bot-documents.js';
 import type { BotsStore } from './bots-store.js';
-import { MESSAGE_TEXT } from './bot-chat.js';
-import { openFields, type ChatCipher } from '../chat/chat-cipher.js';
+import type { ChatCipher } from '../chat/chat-cipher.js';
+import type { BotCitationRow } from '../../store/repos/conversations-repo.js';
 
 export interface ChatTrainingDeps {
   db: Db;
+  store: Pick<Store, 'conversations'>;
   bots: BotsStore;
   documents: Pick<BotDocuments, 'addBytes'>;
   clock: Clock;
@@ -35,11 +38,13 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
  * learned twice.
  */
 export function createChatTraining(d: ChatTrainingDeps) {
-  function message(chatId: string, messageId: string) {
-    const chat = d.db.select().from(botChats).where(eq(botChats.chatId, chatId)).get();
-    if (!chat) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
-    const m = d.db.select().from(botMessages).where(and(eq(botMessages.chatId, chatId), eq(botMessages.messageId, messageId))).get();
-    if (!m) throw new AppError('MESSAGE_NOT_FOUND', `chat ${chatId} has no message ${messageId}`);
+  const conversations = createConversations({ store: d.store, cipher: d.cipher });
+
+  async function message(chatId: string, messageId: string) {
+    const chat = await conversations.get(chatId);
+    if (!chat?.bot_id) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
+    const m = await conversations.message(messageId);
+    if (!m || m.conversation_id !== chatId) throw new AppError('MESSAGE_NOT_FOUND', `chat ${chatId} has no message ${messageId}`);
     return m;
   }
 
@@ -52,50 +57,33 @@ export function createChatTraining(d: ChatTrainingDeps) {
   }
 
   return {
-    feedback(chatId: string, messageId: string, f: { rating: 'up' | 'down'; note?: string | null }) {
-      const m = message(chatId, messageId);
-      d.db.update(botMessages).set({ rating: f.rating, ratingNote: f.note == null ? null : d.cipher.seal(f.note) }).where(eq(botMessages.messageId, m.messageId)).run();
+    async feedback(chatId: string, messageId: string, f: { rating: 'up' | 'down'; note?: string | null }) {
+      const m = await message(chatId, messageId);
+      await conversations.update(m.message_id, { rating: f.rating, rating_note: f.note ?? null });
       return { chat_id: chatId, message_id: messageId, rating: f.rating, note: f.note ?? null };
     },
 
-    train(botId: string) {
+    async train(botId: string) {
       d.bots.get(botId);
-      const candidates = d.db
-        .select({ m: botMessages })
-        .from(botMessages)
-        .innerJoin(botChats, eq(botChats.chatId, botMessages.chatId))
-        .where(
-          and(
-            eq(botChats.botId, botId),
-            eq(botMessages.status, 'complete'),
-            eq(botMessages.notFound, false),
-            eq(botMessages.answerFormat, 'text'),
-            isNull(botMessages.trainedAt),
-            or(isNull(botMessages.rating), eq(botMessages.rating, 'up')),
-          ),
-        )
-        .orderBy(asc(botChats.createdAt), asc(botMessages.seq))
-        .all()
-        .map((r) => openFields(d.cipher, r.m, MESSAGE_TEXT))
-        .filter((m) => m.answer.trim());
-      const free = released([...new Set(candidates.flatMap((m) => (m.trainingJobId ? [m.trainingJobId] : [])))]);
-      const pairs = candidates.filter((m) => !m.trainingJobId || free.has(m.trainingJobId));
+      const candidates = (await conversations.learnable(botId)).filter((m) => m.answer?.trim());
+      const free = released([...new Set(candidates.flatMap((m) => (m.training_job_id ? [m.training_job_id] : [])))]);
+      const pairs = candidates.filter((m) => !m.training_job_id || free.has(m.training_job_id));
       if (!pairs.length) return { message: NO_NEW_CHATS, csv_path: null, job_id: null, pairs: 0 };
 
       const stamp = isoNow(d.clock).replace(/[:.]/g, '-');
       const dir = join(d.dataDir, 'training');
       mkdirSync(dir, { recursive: true });
       const csvPath = join(dir, `${botId}-${stamp}.csv`);
-      writeFileSync(csvPath, ['chat_id,message_id,question,answer', ...pairs.map((m) => [m.chatId, m.messageId, m.question, m.answer].map(csvCell).join(','))].join('\n') + '\n');
-      const markdown = ['# Learned from chats', ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${m.answer.trim()}`)].join('\n\n') + '\n';
+      writeFileSync(csvPath, ['chat_id,message_id,question,answer', ...pairs.map((m) => [m.conversation_id, m.message_id, m.question, m.answer ?? ''].map(csvCell).join(','))].join('\n') + '\n');
+      const markdown = ['# Learned from chats', ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${(m.answer ?? '').trim()}`)].join('\n\n') + '\n';
       const added = d.documents.addBytes(botId, new TextEncoder().encode(markdown), `learned-from-chats-${stamp}.md`, {
         kind: 'chat_training',
         review: true,
         title: 'Learned from chats',
-        pairs: pairs.map((m) => ({ chat_id: m.chatId, message_id: m.messageId, citations: m.citations })),
+        pairs: pairs.map((m) => ({ chat_id: m.conversation_id, message_id: m.message_id, citations: m.citations as BotCitationRow[] })),
       });
       if (!added.job_id) throw new AppError('VALIDATION_FAILED', `the training document could not be added: ${added.error?.message ?? added.status}`);
-      d.db.update(botMessages).set({ trainingJobId: added.job_id }).where(inArray(botMessages.messageId, pairs.map((m) => m.messageId))).run();
+      await conversations.updateMany(pairs.map((m) => m.message_id), { training_job_id: added.job_id });
       return { message: `${pairs.length} question-answer pair(s) are waiting for review in job ${added.job_id}.`, csv_path: csvPath, job_id: added.job_id, pairs: pairs.length };
     },
 
@@ -106,7 +94,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
      * Pairs whose whole answer they rejected stay untrained and are not offered again unless the job goes.
      * Marking again (a later notice, a restart) keeps the first time.
      */
-    learned(jobId: string): number {
+    async learned(jobId: string): Promise<number> {
       const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
       if (job?.source?.kind !== 'chat_training' || !job.source.pairs) return 0;
       const kept = new Set<number>();
@@ -117,13 +105,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
         else if (current && (b.status === 'approved' || b.status === 'edited')) kept.add(current);
       }
       const ids = [...kept].flatMap((n) => (job.source!.pairs![n - 1] ? [job.source!.pairs![n - 1]!.message_id] : []));
-      if (ids.length) {
-        d.db
-          .update(botMessages)
-          .set({ trainedAt: isoNow(d.clock) })
-          .where(and(inArray(botMessages.messageId, ids), eq(botMessages.trainingJobId, jobId), isNull(botMessages.trainedAt)))
-          .run();
-      }
+      if (ids.length) await conversations.updateMany(ids, { trained_at: isoNow(d.clock) }, jobId);
       return ids.length;
     },
   };

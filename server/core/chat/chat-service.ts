@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import type { Search } from '../search/search.js';
 import { checkCitations } from './citations.js';
 import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from './chat-providers.js';
-import { createChatStore, type SessionRow, type TurnRow } from './chat-store.js';
+import { createConversations, type ConversationRecord, type MessageRecord } from '../conversations/conversations.js';
 import type { ChatCipher } from './chat-cipher.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
 import { draftAnswer, NOT_FOUND_ANSWER } from './draft-answer.js';
@@ -50,6 +51,7 @@ export interface AskEvents {
 
 export interface ChatDeps extends ChatProviderDeps {
   db: Db;
+  store: Pick<Store, 'conversations'>;
   search: Search;
   clock: Clock;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
@@ -78,14 +80,14 @@ interface Claim {
 /** Everything known before the first token: checked request, session, provider, sources. */
 interface Fresh {
   claim?: Claim;
-  session: SessionRow;
+  session: ConversationRecord;
   turnId: string;
   question: string;
   askedBy: string;
   requireApproval: boolean;
   generator: ChatGenerator | 'extractive';
   sources: RetrievedSource[];
-  prior: TurnRow[];
+  prior: MessageRecord[];
   maxTokens: number;
   temperature: number;
   retrievalMs: number;
@@ -95,10 +97,10 @@ interface Fresh {
 type Prepared = Fresh | Replay;
 
 /** A turn as POST /chat answers it. */
-function answerView(t: TurnRow) {
+function answerView(t: MessageRecord) {
   const v = turnView(t);
   return {
-    session_id: t.sessionId, turn_id: v.turn_id, status: v.status,
+    session_id: t.conversation_id, turn_id: v.turn_id, status: v.status,
     // While pending the draft is the answer shown to the reviewer; a rejected one shows nothing.
     answer: v.status === 'rejected' ? '' : (v.answer ?? v.draft),
     sources: v.sources, citations: v.citations, cited_by: v.cited_by, not_found: v.not_found,
@@ -107,17 +109,35 @@ function answerView(t: TurnRow) {
 }
 
 export function createChat(deps: ChatDeps) {
-  const store = createChatStore(deps.db, deps.cipher);
+  const conversations = createConversations({ store: deps.store, cipher: deps.cipher });
   const now = () => isoNow(deps.clock);
+
+  /** A job's chat session; another scope's conversation is as unknown here as one that does not exist. */
+  async function session(sessionId: string): Promise<ConversationRecord> {
+    const c = await conversations.get(sessionId);
+    if (!c || c.scope !== 'job') throw new AppError('SESSION_NOT_FOUND', `chat session ${sessionId} does not exist`);
+    return c;
+  }
+
+  async function createSession(jobId: string, title: string | null, by: string): Promise<ConversationRecord> {
+    const at = now();
+    return conversations.create({
+      conversation_id: randomUUID(), scope: 'job', job_id: jobId, bot_id: null, collection: null, kind: 'text', title, created_by: by, created_at: at, updated_at: at,
+    });
+  }
+
+  /** Earlier answers a reader has (complete, approved or edited), oldest first, for follow-up questions. */
+  const answeredTurns = async (sessionId: string) => (await conversations.messages(sessionId)).filter((t) => t.status === 'complete' && t.answer && !t.not_found);
   /** Answers being written for an idempotency key (session + key): a repeat arriving meanwhile waits for it. */
   const inFlight = new Map<string, Promise<AnswerView>>();
 
   /** A replay when the key was seen in the session, else a claim on it (undefined without a key). */
-  function claimKey(req: AskRequest): Replay | Claim | undefined {
+  async function claimKey(req: AskRequest): Promise<Replay | Claim | undefined> {
     if (!req.idempotency_key || !req.session_id) return undefined;
     const key = `${req.session_id}\u0000${req.idempotency_key}`;
-    const stored = store.turnByIdempotencyKey(req.session_id, req.idempotency_key);
+    const stored = await conversations.messageByIdempotencyKey(req.session_id, req.idempotency_key);
     if (stored) return { replay: Promise.resolve(answerView(stored)) };
+    // Checked after the read above: a first request that claimed the key meanwhile is found here.
     const running = inFlight.get(key);
     if (running) return { replay: running };
     let claim!: Claim;
@@ -136,23 +156,23 @@ export function createChat(deps: ChatDeps) {
     else claim.reject(outcome.error);
   }
 
-  function sessionFor(req: AskRequest, by: string): SessionRow {
+  async function sessionFor(req: AskRequest, by: string): Promise<ConversationRecord> {
     if (req.session_id) {
-      const s = store.session(req.session_id);
-      if (req.job_id && req.job_id !== s.jobId) {
-        throw new AppError('VALIDATION_FAILED', `session ${s.sessionId} is about job ${s.jobId}, not ${req.job_id}`, [{ field: 'job_id' }]);
+      const s = await session(req.session_id);
+      if (req.job_id && req.job_id !== s.job_id) {
+        throw new AppError('VALIDATION_FAILED', `session ${s.conversation_id} is about job ${s.job_id}, not ${req.job_id}`, [{ field: 'job_id' }]);
       }
       return s;
     }
     if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a session_id or a job_id', [{ field: 'session_id' }]);
     findJob(deps.db, req.job_id);
-    return store.createSession(req.job_id, null, by, now());
+    return createSession(req.job_id, null, by);
   }
 
   async function prepare(req: AskRequest, by: string): Promise<Prepared> {
-    if (req.session_id) store.session(req.session_id);
+    if (req.session_id) await session(req.session_id);
     // Before the provider is even resolved: a repeated request never asks (nor needs a model) again.
-    const claimed = claimKey(req);
+    const claimed = await claimKey(req);
     if (claimed && 'replay' in claimed) return claimed;
     try {
       return { ...(await prepareFresh(req, by)), claim: claimed };
@@ -177,10 +197,10 @@ export function createChat(deps: ChatDeps) {
             { provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key },
             deps,
           );
-    const session = sessionFor(req, by);
-    const prior = store.answeredTurns(session.sessionId);
+    const session = await sessionFor(req, by);
+    const prior = await answeredTurns(session.conversation_id);
     const sources = await retrieveSources(deps, {
-      scope: { jobId: session.jobId },
+      scope: { jobId: session.job_id! },
       question: req.question,
       previousQuestion: prior.at(-1)?.question,
       topK: o.top_k ?? DEFAULT_TOP_K,
@@ -222,9 +242,9 @@ export function createChat(deps: ChatDeps) {
   }
 
   async function answerFresh(p: Fresh, ev: AskEvents): Promise<AnswerView> {
-    ev.onSources?.({ session_id: p.session.sessionId, turn_id: p.turnId, sources: p.sources.map(sourceView) });
+    ev.onSources?.({ session_id: p.session.conversation_id, turn_id: p.turnId, sources: p.sources.map(sourceView) });
     const base = {
-      turnId: p.turnId, sessionId: p.session.sessionId, question: p.question, askedBy: p.askedBy, createdAt: now(),
+      message_id: p.turnId, conversation_id: p.session.conversation_id, question: p.question, asked_by: p.askedBy, created_at: now(),
       sources: p.sources.map(({ label, chunk_id, score, text, page_numbers, section_path }) => ({ label, chunk_id, score, text, page_numbers, section_path })),
       provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider,
       model: p.generator === 'extractive' ? null : p.generator.model,
@@ -236,55 +256,60 @@ export function createChat(deps: ChatDeps) {
       const e = err as { code?: string; message?: string };
       // A hang-up before the provider's first byte surfaces as the abort's error: that turn was cancelled.
       if (!ev.signal?.aborted) {
-        store.addTurn({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completedAt: now() });
+        await conversations.add({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completed_at: now() });
         throw err;
       }
       d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} } satisfies Awaited<ReturnType<typeof draft>>;
     }
     const status = d.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
     const threadId = status === 'pending_review' ? randomUUID() : null;
-    const row = store.addTurn({
-      ...base, status, draft: d.text, answer: status === 'complete' ? d.text : null, notFound: d.notFound,
-      citations: d.citations, citedBy: d.citedBy, threadId,
+    const row = await conversations.add({
+      ...base, status, draft: d.text, answer: status === 'complete' ? d.text : null, not_found: d.notFound,
+      citations: d.citations, cited_by: d.citedBy, thread_id: threadId,
       // A cancelled turn keeps no key: asking again with it asks anew.
-      idempotencyKey: status === 'cancelled' ? null : (p.claim?.idempotencyKey ?? null),
+      idempotency_key: status === 'cancelled' ? null : (p.claim?.idempotencyKey ?? null),
       usage: { ...d.usage, retrieval_ms: p.retrievalMs, total_ms: performance.now() - p.startedAt },
-      completedAt: status === 'pending_review' ? null : now(),
+      completed_at: status === 'pending_review' ? null : now(),
     });
     return answerView(row);
   }
 
   async function resume(req: ResumeRequest, by: string) {
-    const turn = store.turnByThread(req.thread_id);
-    if (!turn || turn.sessionId !== req.session_id) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
+    const turn = await conversations.messageByThread(req.thread_id);
+    if (!turn || turn.conversation_id !== req.session_id) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
     if (req.action === 'edit' && !req.edited_answer?.trim()) throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
     const answer = req.action === 'approve' ? turn.draft : req.action === 'edit' ? req.edited_answer!.trim() : null;
     // An edit keeps the draft's citations unless the reviewer wrote markers of their own.
     const edited = req.action === 'edit' ? checkCitations(answer!, turn.sources).citations : [];
     const at = now();
-    const done = store.resolvePending(turn.turnId, {
-      status: req.action === 'reject' ? 'rejected' : 'complete',
-      answer,
-      citations: req.action === 'reject' ? [] : edited.length ? edited : turn.citations,
-      reviewerAction: req.action, reviewerId: by, reviewedAt: at, completedAt: at,
-    });
+    const done = await conversations.update(
+      turn.message_id,
+      {
+        status: req.action === 'reject' ? 'rejected' : 'complete',
+        answer,
+        citations: req.action === 'reject' ? [] : edited.length ? edited : turn.citations,
+        reviewer_action: req.action, reviewer_id: by, reviewed_at: at, completed_at: at,
+      },
+      'pending_review',
+    );
     if (!done) {
-      throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${turn.reviewerAction ?? turn.status} by ${turn.reviewerId ?? 'someone'})`, { status: turn.status });
+      throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${turn.reviewer_action ?? turn.status} by ${turn.reviewer_id ?? 'someone'})`, { status: turn.status });
     }
-    return answerView(store.turn(turn.turnId));
+    return answerView((await conversations.message(turn.message_id))!);
   }
 
   return {
-    createSession(body: { job_id: string; title?: string }, by: string) {
+    async createSession(body: { job_id: string; title?: string }, by: string) {
       findJob(deps.db, body.job_id);
-      return sessionView(store.createSession(body.job_id, body.title ?? null, by, now()));
+      return sessionView(await createSession(body.job_id, body.title ?? null, by));
     },
-    getSession(sessionId: string) {
-      return sessionView(store.session(sessionId), store.turns(sessionId));
+    async getSession(sessionId: string) {
+      return sessionView(await session(sessionId), await conversations.messages(sessionId));
     },
     /** Deletes a session with its turns (LongParser: DELETE /chat/sessions/{id}). */
-    deleteSession(sessionId: string) {
-      store.deleteSession(sessionId);
+    async deleteSession(sessionId: string) {
+      await session(sessionId);
+      await conversations.delete(sessionId);
       return { status: 'deleted' as const, session_id: sessionId };
     },
     prepare,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { blocks, chatSessions, chatTurns, chunks, chunkVectors, collections, jobs, revisions } from '../../../drizzle/schema.js';
+import { blocks, conversations, messages, chunks, chunkVectors, collections, jobs, revisions } from '../../../drizzle/schema.js';
 import type { CollectionIndexes } from '../../store/collection-indexes.js';
 import type { Db, DbLike } from '../../store/db.js';
 import { writeRevision } from '../audit/revisions.js';
@@ -53,17 +53,17 @@ export function createPurge({ db, indexes, clock, cipher }: { db: Db; indexes: C
   /** Chat turns about the job keep sources' texts and answers that may quote the content. */
   function scrubChats(tx: DbLike, jobId: string, texts: string[]): void {
     const turns = tx
-      .select({ turnId: chatTurns.turnId, sources: chatTurns.sources, draft: chatTurns.draft, answer: chatTurns.answer })
-      .from(chatTurns)
-      .innerJoin(chatSessions, eq(chatSessions.sessionId, chatTurns.sessionId))
-      .where(eq(chatSessions.jobId, jobId))
+      .select({ messageId: messages.messageId, sources: messages.sources, draft: messages.draft, answer: messages.answer })
+      .from(messages)
+      .innerJoin(conversations, eq(conversations.conversationId, messages.conversationId))
+      .where(eq(conversations.jobId, jobId))
       .all();
     for (const sealed of turns) {
       // Sealed answers (encrypt_chats) are opened to find the quotes and sealed again.
       const t = openFields(cipher, sealed, ['draft', 'answer']);
       const next = redactQuotes({ sources: t.sources, draft: t.draft, answer: t.answer }, texts) as Pick<typeof t, 'sources' | 'draft' | 'answer'>;
       if (JSON.stringify(next) !== JSON.stringify({ sources: t.sources, draft: t.draft, answer: t.answer })) {
-        tx.update(chatTurns).set(sealFields(cipher, next, ['draft', 'answer'])).where(eq(chatTurns.turnId, t.turnId)).run();
+        tx.update(messages).set(sealFields(cipher, next, ['draft', 'answer'])).where(eq(messages.messageId, t.messageId)).run();
       }
     }
   }

@@ -9,9 +9,9 @@ export interface LookupsRepo {
   existingJobs(ids: readonly string[]): Promise<Set<string>>;
   /** The bot a job belongs to: null for a job of no bot, undefined for no such job. */
   botOfJob(jobId: string): Promise<string | null | undefined>;
-  /** The bot of a bot chat, or undefined. */
+  /** The bot of a bot's conversation (chat), or undefined. */
   botOfChat(chatId: string): Promise<string | undefined>;
-  /** The job of a job's chat session, or undefined. */
+  /** The job of a job's conversation (chat session), or undefined. */
   jobOfChatSession(sessionId: string): Promise<string | undefined>;
   /** The jobs embedded in a collection, each with its bot. */
   collectionMembers(name: string): Promise<{ jobId: string; botId: string | null }[]>;

@@ -1,5 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
-import { botChats, bots, chatSessions, jobIndexes, jobs } from '../../../drizzle/schema.js';
+import { bots, conversations, jobIndexes, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import type { LookupsRepo } from '../repos/lookups-repo.js';
 import type { TxGate } from './tx-gate.js';
@@ -11,9 +11,10 @@ export function sqliteLookups(db: Db, gate: TxGate): LookupsRepo {
     existingJobs: (ids) =>
       gate.call(() => new Set(ids.length ? db.select({ id: jobs.jobId }).from(jobs).where(inArray(jobs.jobId, [...ids])).all().map((r) => r.id) : [])),
     botOfJob: (jobId) => gate.call(() => db.select({ botId: jobs.botId }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.botId),
-    botOfChat: (chatId) => gate.call(() => db.select({ botId: botChats.botId }).from(botChats).where(eq(botChats.chatId, chatId)).get()?.botId),
+    botOfChat: (chatId) =>
+      gate.call(() => db.select({ botId: conversations.botId }).from(conversations).where(eq(conversations.conversationId, chatId)).get()?.botId ?? undefined),
     jobOfChatSession: (sessionId) =>
-      gate.call(() => db.select({ jobId: chatSessions.jobId }).from(chatSessions).where(eq(chatSessions.sessionId, sessionId)).get()?.jobId),
+      gate.call(() => db.select({ jobId: conversations.jobId }).from(conversations).where(eq(conversations.conversationId, sessionId)).get()?.jobId ?? undefined),
     collectionMembers: (name) =>
       gate.call(() =>
         // Each member's bot comes with it (one read, not one per member job).

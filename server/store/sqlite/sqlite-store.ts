@@ -1,5 +1,6 @@
 import type { OpenedDatabase } from '../db.js';
 import type { Repositories, Store } from '../store.js';
+import { sqliteConversations } from './conversations.js';
 import { sqliteKeys } from './keys.js';
 import { sqliteLookups } from './lookups.js';
 import { createTxGate } from './tx-gate.js';
@@ -11,6 +12,7 @@ import { createTxGate } from './tx-gate.js';
 export function createSqliteStore({ db, sqlite }: OpenedDatabase): Store {
   const gate = createTxGate(sqlite);
   const repos: Repositories = {
+    conversations: sqliteConversations(db, gate),
     keys: sqliteKeys(db, gate),
     lookups: sqliteLookups(db, gate),
   };

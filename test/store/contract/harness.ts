@@ -4,12 +4,14 @@
  * Each case opens a fresh, empty, migrated store.
  */
 import type { Store } from '../../../server/store/store.js';
+import { conversationsContract } from './conversations.js';
 import { keysContract } from './keys.js';
 import { transactionsContract } from './transactions.js';
 
 export type StoreFactory = () => Promise<Store>;
 
 export function storeContract(open: StoreFactory): void {
+  conversationsContract(open);
   keysContract(open);
   transactionsContract(open);
 }

@@ -1,0 +1,57 @@
+/**
+ * One conversation model for every chat: a job's chat sessions, a bot's chats (text and vision) and the
+ * OpenAI-compatible route's answers all keep their questions and answers here. This is where chat
+ * encryption applies: the words a person wrote or read (question, draft, answer, rating note) are sealed on
+ * the way into the store and opened on the way out, so nothing above sees a sealed text and nothing below
+ * sees a plain one while encrypt_chats is on.
+ */
+import type {
+  ConversationRecord,
+  MessageChange,
+  MessageRecord,
+  MessageStatus,
+  NewMessage,
+} from '../../store/repos/conversations-repo.js';
+import type { Store } from '../../store/store.js';
+import type { ChatCipher } from '../chat/chat-cipher.js';
+
+export type { ConversationRecord, MessageRecord, MessageStatus, NewMessage };
+
+type Sealable = Pick<MessageRecord, 'question' | 'draft' | 'answer' | 'rating_note'>;
+const SEALED_FIELDS = ['question', 'draft', 'answer', 'rating_note'] as const;
+
+export function createConversations({ store, cipher }: { store: Pick<Store, 'conversations'>; cipher: ChatCipher }) {
+  const repo = store.conversations;
+  function seal<T extends Partial<Sealable>>(m: T): T {
+    const out = { ...m };
+    for (const f of SEALED_FIELDS) if (typeof out[f] === 'string') (out[f] as string) = cipher.seal(out[f] as string);
+    return out;
+  }
+  function open(m: MessageRecord): MessageRecord;
+  function open(m: MessageRecord | null): MessageRecord | null;
+  function open(m: MessageRecord | null): MessageRecord | null {
+    if (!m) return m;
+    const out = { ...m };
+    for (const f of SEALED_FIELDS) if (typeof out[f] === 'string') (out[f] as string) = cipher.open(out[f] as string);
+    return out;
+  }
+
+  return {
+    create: (c: ConversationRecord) => repo.create(c),
+    get: (id: string) => repo.get(id),
+    listOf: (owner: { bot_id: string } | { job_id: string }) => repo.listOf(owner),
+    countOf: (owner: { bot_id: string } | { job_id: string }) => repo.countOf(owner),
+    rename: (id: string, title: string | null, at: string) => repo.rename(id, title, at),
+    delete: (id: string) => repo.delete(id),
+    messages: async (id: string, order?: 'oldest' | 'newest') => (await repo.messages(id, order)).map((m) => open(m)),
+    message: async (id: string) => open(await repo.message(id)),
+    messageByThread: async (threadId: string) => open(await repo.messageByThread(threadId)),
+    messageByIdempotencyKey: async (id: string, key: string) => open(await repo.messageByIdempotencyKey(id, key)),
+    add: async (m: NewMessage) => open(await repo.addMessage(seal(m))),
+    update: (id: string, change: MessageChange, whileStatus?: MessageStatus) => repo.updateMessage(id, seal(change), whileStatus),
+    updateMany: (ids: readonly string[], change: MessageChange, whileTrainingJob?: string) => repo.updateMessages(ids, seal(change), whileTrainingJob),
+    learnable: async (botId: string) => (await repo.learnableMessages(botId)).map((m) => open(m)),
+    aboutJob: async (jobId: string) => (await repo.messagesAboutJob(jobId)).map((m) => open(m)),
+  };
+}
+export type Conversations = ReturnType<typeof createConversations>;
