@@ -1,22 +1,10 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { apiKeys } from '../../../drizzle/schema.js';
 import { AppError } from '../../core/errors.js';
-import type { Role } from '../../core/keys/roles.js';
 import type { Db } from '../db.js';
-import type { KeysRepo, KeyView } from '../repos/keys-repo.js';
+import type { KeysRepo } from '../repos/keys-repo.js';
+import { keyValues, keyView as view } from '../rows/keys.js';
 import type { TxGate } from './tx-gate.js';
-
-type KeyRow = typeof apiKeys.$inferSelect;
-
-const view = (r: KeyRow): KeyView => ({
-  name: r.name,
-  role: r.role as Role,
-  scope: r.scope,
-  prefix: r.prefix,
-  created_at: r.createdAt,
-  revoked_at: r.revokedAt,
-  last_used_at: r.lastUsedAt,
-});
 
 export function sqliteKeys(db: Db, gate: TxGate): KeysRepo {
   const active = (where: ReturnType<typeof eq>) => db.select().from(apiKeys).where(and(where, isNull(apiKeys.revokedAt))).get();
@@ -26,7 +14,7 @@ export function sqliteKeys(db: Db, gate: TxGate): KeysRepo {
         try {
           const row = db
             .insert(apiKeys)
-            .values({ keyId: k.key_id, name: k.name, role: k.role, scope: k.scope, hash: k.hash, prefix: k.prefix, createdAt: k.created_at })
+            .values(keyValues(k))
             .returning()
             .get();
           return view(row);

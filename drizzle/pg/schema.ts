@@ -1,0 +1,354 @@
+/**
+ * The team server's schema: the desktop's (drizzle/schema.ts) table for table and column for column, in
+ * PostgreSQL's types, so that both stores answer alike and `lectern migrate` copies rows as they are.
+ * Timestamps stay ISO 8601 text, as the API gives them; JSON columns are jsonb. Vectors and full text live
+ * in tables of their own made per collection by the store (pgvector, tsvector), not here.
+ */
+import { sql } from 'drizzle-orm';
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { BotCitationRow, ChatSourceRow, JobSource, MessageCitationRow } from '../schema.js';
+import type { DetectedLanguage } from '../../server/core/extract/types.js';
+
+export type { BotCitationRow, ChatSourceRow, JobSource, MessageCitationRow };
+
+/** JSON columns hold plain data that the store reads whole and never queries inside. */
+const json = <T>(name: string) => jsonb(name).$type<T>();
+const now = sql`(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+export const jobs = pgTable(
+  'jobs',
+  {
+    jobId: text('job_id').primaryKey(),
+    status: text('status').notNull(),
+    sourceFile: text('source_file').notNull(),
+    format: text('format').notNull(),
+    fileHash: text('file_hash').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    totalPages: integer('total_pages').notNull().default(0),
+    pagesDone: integer('pages_done').notNull().default(0),
+    totalBlocks: integer('total_blocks').notNull().default(0),
+    totalChunks: integer('total_chunks').notNull().default(0),
+    title: text('title'),
+    /** `ocr_language`: tesseract language data for pages and images that are OCRed (absent: English). */
+    options: json<{ chunk_size: number; chunk_overlap: number; ocr_language?: string }>('options').notNull(),
+    warnings: json<string[]>('warnings').notNull().default([]),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    finalizePolicy: text('finalize_policy'),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+    startedAt: text('started_at'),
+    finishedAt: text('finished_at'),
+    finalizedAt: text('finalized_at'),
+    /** A bot's document: the bot whose knowledge it feeds (null for a job of the jobs API). */
+    botId: text('bot_id'),
+    /** Where a bot's document came from: a path, a link (url, final url, sha256, fetch time) or an article. */
+    source: json<JobSource | null>('source'),
+    /**
+     * The most common page size (points, as pages are shown) and how many pages have it, written with the
+     * pages: GET /jobs/{id} reports it without reading every page row of a 100,000-page job.
+     */
+    pageSize: json<{ width: number; height: number; pages: number } | null>('page_size'),
+    /**
+     * Extractions started for the job, counted before the work starts: a process that dies in the middle
+     * leaves its count behind, so a document that kills the server is not resumed in a loop.
+     */
+    attempts: integer('attempts').notNull().default(0),
+    /** The document's language, detected from its text layer or first OCR pass (null: unsure or not read yet). */
+    detectedLanguage: json<DetectedLanguage | null>('detected_language'),
+  },
+  (t) => [index('jobs_status_idx').on(t.status, t.createdAt), index('jobs_bot_idx').on(t.botId)],
+);
+
+export const pages = pgTable(
+  'pages',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    page: integer('page').notNull(),
+    width: doublePrecision('width').notNull(),
+    height: doublePrecision('height').notNull(),
+    needsOcr: boolean('needs_ocr').notNull(),
+    /** The page's /Rotate (clockwise turn it is shown at); null for pages read before it was kept. */
+    rotation: integer('rotation'),
+    /** Set once the page was OCRed: the language data used, tesseract's mean word confidence, and the turn read upright. */
+    ocrLanguage: text('ocr_language'),
+    ocrConfidence: doublePrecision('ocr_confidence'),
+    ocrRotation: integer('ocr_rotation'),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.page] })],
+);
+
+export const blocks = pgTable(
+  'blocks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    blockId: text('block_id').notNull(),
+    orderIndex: integer('order_index').notNull(),
+    page: integer('page').notNull(),
+    type: text('type').notNull(),
+    text: text('text').notNull(),
+    bbox: json<{ x0: number; y0: number; x1: number; y1: number } | null>('bbox'),
+    headingLevel: integer('heading_level'),
+    indentLevel: integer('indent_level'),
+    hierarchyPath: json<string[]>('hierarchy_path').notNull(),
+    tableGrid: json<{ rows: string[][]; header_rows: number } | null>('table_grid'),
+    language: text('language'),
+    /** 'text' (the document's own text layer or markup) or 'ocr'. */
+    source: text('source').notNull().default('text'),
+    /** OCR only: mean word confidence 0..100. */
+    confidence: doublePrecision('confidence'),
+    /** OCR text below the confidence threshold, for the reviewer to look at first. */
+    flagged: boolean('flagged').notNull().default(false),
+    status: text('status').notNull().default('pending'),
+    editedText: text('edited_text'),
+    editedType: text('edited_type'),
+    reviewerNote: text('reviewer_note'),
+    version: integer('version').notNull().default(1),
+    currentRevisionId: text('current_revision_id'),
+    updatedAt: text('updated_at').notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.blockId] }),
+    index('blocks_order_idx').on(t.jobId, t.orderIndex),
+    index('blocks_page_idx').on(t.jobId, t.page),
+  ],
+);
+
+export const chunks = pgTable(
+  'chunks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    chunkId: text('chunk_id').notNull(),
+    orderIndex: integer('order_index').notNull(),
+    text: text('text').notNull(),
+    tokenCount: integer('token_count').notNull(),
+    chunkType: text('chunk_type').notNull(),
+    sectionPath: json<string[]>('section_path').notNull(),
+    pageNumbers: json<number[]>('page_numbers').notNull(),
+    blockIds: json<string[]>('block_ids').notNull(),
+    status: text('status').notNull().default('pending'),
+    editedText: text('edited_text'),
+    reviewerNote: text('reviewer_note'),
+    /** Set when a block the chunk was built from changed after the chunk was built. */
+    stale: boolean('stale').notNull().default(false),
+    version: integer('version').notNull().default(1),
+    currentRevisionId: text('current_revision_id'),
+    updatedAt: text('updated_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.chunkId] }), index('chunks_order_idx').on(t.jobId, t.orderIndex)],
+);
+
+export const revisions = pgTable(
+  'revisions',
+  {
+    revisionId: text('revision_id').primaryKey(),
+    /** Monotonic within the database, so "newest first" is exact even within one millisecond. */
+    seq: integer('seq').notNull().generatedByDefaultAsIdentity(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id').notNull(),
+    previousRevisionId: text('previous_revision_id'),
+    action: text('action').notNull(),
+    before: json<Record<string, unknown> | null>('before'),
+    after: json<Record<string, unknown> | null>('after'),
+    originalText: text('original_text'),
+    editedText: text('edited_text'),
+    editedType: text('edited_type'),
+    reviewerId: text('reviewer_id').notNull(),
+    reviewerNote: text('reviewer_note'),
+    timestamp: text('timestamp').notNull(),
+    /** An undo names the revision whose change it takes back (its `before` is what the undo restores). */
+    undoesRevisionId: text('undoes_revision_id'),
+  },
+  (t) => [
+    uniqueIndex('revisions_seq_idx').on(t.seq),
+    index('revisions_job_idx').on(t.jobId, t.seq), index('revisions_entity_idx').on(t.jobId, t.entityType, t.entityId)],
+);
+
+/**
+ * A named vector collection: one USearch file under <data_dir>/indexes/. Model and dimension are fixed
+ * when it is created, so vectors of different models are never mixed in one index.
+ */
+export const collections = pgTable('collections', {
+  name: text('name').primaryKey(),
+  provider: text('provider').notNull(),
+  /** A remote provider's address, so search embeds queries where the documents were embedded. */
+  baseUrl: text('base_url'),
+  model: text('model').notNull(),
+  dimensions: integer('dimensions').notNull(),
+  quantization: text('quantization').notNull(),
+  metric: text('metric').notNull().default('cos'),
+  /** The next USearch key to hand out; keys are never reused, so a stale key can never name a new chunk. */
+  nextKey: integer('next_key').notNull().default(1),
+  /** Bumped at every change of the index, reported by search as `index_version`. */
+  indexVersion: integer('index_version').notNull().default(0),
+  createdAt: text('created_at').notNull().default(now),
+  updatedAt: text('updated_at').notNull().default(now),
+});
+
+/**
+ * Which chunk each vector key of a collection holds, with the text that was embedded and its sha256, so
+ * that re-embedding skips chunks whose text did not change. The keyword index (FTS5 table `chunk_fts`,
+ * created by a custom migration) mirrors `text` through triggers on this table.
+ */
+export const chunkVectors = pgTable(
+  'chunk_vectors',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    collection: text('collection')
+      .notNull()
+      .references(() => collections.name, { onDelete: 'cascade' }),
+    key: integer('key').notNull(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.jobId, { onDelete: 'cascade' }),
+    chunkId: text('chunk_id').notNull(),
+    text: text('text').notNull(),
+    textHash: text('text_hash').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    uniqueIndex('chunk_vectors_key_idx').on(t.collection, t.key),
+    uniqueIndex('chunk_vectors_chunk_idx').on(t.collection, t.jobId, t.chunkId),
+    index('chunk_vectors_job_idx').on(t.jobId),
+  ],
+);
+
+/** Where each job's chunks are embedded; a job lives in one collection at a time. */
+export const jobIndexes = pgTable('job_indexes', {
+  jobId: text('job_id')
+    .primaryKey()
+    .references(() => jobs.jobId, { onDelete: 'cascade' }),
+  collection: text('collection')
+    .notNull()
+    .references(() => collections.name, { onDelete: 'cascade' }),
+  chunksEmbedded: integer('chunks_embedded').notNull().default(0),
+  chunksTotal: integer('chunks_total').notNull().default(0),
+  indexedAt: text('indexed_at'),
+  updatedAt: text('updated_at').notNull().default(now),
+});
+
+/** A bot: a system prompt, answer settings and one vector collection of its own (`bot:<bot_id>`). */
+export const bots = pgTable('bots', {
+  botId: text('bot_id').primaryKey(),
+  name: text('name'),
+  promptTemplate: text('prompt_template').notNull(),
+  llm: json<{ provider: string; model?: string; base_url?: string }>('llm').notNull(),
+  embeddingModel: text('embedding_model').notNull(),
+  topK: integer('top_k').notNull(),
+  minSimilarity: doublePrecision('min_similarity').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/**
+ * Named API keys (`lectern keys create`). Only the sha256 of the secret is kept: the secret is 32 random
+ * bytes, so a fast hash is as safe as a slow one and lets the server find a key by one indexed lookup per
+ * request. A name is unique among keys not revoked; a revoked key stays listed with when it was revoked.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    keyId: text('key_id').primaryKey(),
+    name: text('name').notNull(),
+    /** reader | reviewer | admin */
+    role: text('role').notNull(),
+    /** Bots and jobs the key is limited to; both empty: everything. */
+    scope: json<{ bots: string[]; jobs: string[] }>('scope').notNull(),
+    hash: text('hash').notNull(),
+    /** The secret's first characters, to tell keys apart in listings. */
+    prefix: text('prefix').notNull(),
+    createdAt: text('created_at').notNull(),
+    revokedAt: text('revoked_at'),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_idx').on(t.hash), uniqueIndex('api_keys_name_idx').on(t.name).where(sql`revoked_at IS NULL`)],
+);
+
+/**
+ * A conversation: questions and answers about one scope, a job's approved content (the jobs chat's
+ * sessions), a bot's collection (a bot's chats, `kind` text or vision) or a named collection. Ids are the
+ * session or chat ids the API has always given.
+ */
+export const conversations = pgTable(
+  'conversations',
+  {
+    conversationId: text('conversation_id').primaryKey(),
+    /** job | bot | collection */
+    scope: text('scope').notNull(),
+    jobId: text('job_id').references(() => jobs.jobId, { onDelete: 'cascade' }),
+    botId: text('bot_id').references(() => bots.botId, { onDelete: 'cascade' }),
+    collection: text('collection'),
+    /** text, or vision: questions about attached images. */
+    kind: text('kind').notNull().default('text'),
+    title: text('title'),
+    createdBy: text('created_by'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('conversations_job_idx').on(t.jobId), index('conversations_bot_idx').on(t.botId, t.createdAt)],
+);
+
+/**
+ * One question and its answer, in any conversation. `draft` is what the provider wrote; `answer` is what the
+ * reader gets (the draft, a reviewer's edit, or nothing once rejected; JSON text for a schema answer). An
+ * answer held for approval waits as `pending_review` under its `thread_id`. The words a person wrote or was
+ * answered with (question, draft, answer, rating_note) are sealed at rest when encrypt_chats is on.
+ */
+export const messages = pgTable(
+  'messages',
+  {
+    messageId: text('message_id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.conversationId, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    question: text('question').notNull(),
+    /** complete | pending_review | rejected | cancelled | failed */
+    status: text('status').notNull(),
+    draft: text('draft').notNull().default(''),
+    answer: text('answer'),
+    /** text | json (a schema answer) */
+    answerFormat: text('answer_format').notNull().default('text'),
+    notFound: boolean('not_found').notNull().default(false),
+    sources: json<ChatSourceRow[]>('sources').notNull().default([]),
+    citations: json<MessageCitationRow[]>('citations').notNull().default([]),
+    /** 'model' (the model's own markers, checked) or 'overlap' (attributed by shared words when it gave none). */
+    citedBy: text('cited_by'),
+    webSources: json<{ title: string; url: string; snippet: string }[]>('web_sources').notNull().default([]),
+    /** A vision question's images: what they were and how much text the pool read from each. */
+    images: json<{ name: string; media_type: string; sha256: string; bytes: number; text_chars: number }[]>('images').notNull().default([]),
+    provider: text('provider').notNull(),
+    model: text('model'),
+    usage: json<Record<string, number>>('usage').notNull().default({}),
+    error: json<{ code: string; message: string } | null>('error'),
+    threadId: text('thread_id'),
+    askedBy: text('asked_by'),
+    reviewerAction: text('reviewer_action'),
+    reviewerId: text('reviewer_id'),
+    reviewedAt: text('reviewed_at'),
+    /** A reader's verdict on the answer (up | down) and why; a down-rated answer is never learned from. */
+    rating: text('rating'),
+    ratingNote: text('rating_note'),
+    /** The review job (`chat_training`) the pair was put in, and when its finalize made the bot learn it. */
+    trainingJobId: text('training_job_id'),
+    trainedAt: text('trained_at'),
+    /** The caller's idempotency_key: a second request with it in the conversation gets this message's answer. */
+    idempotencyKey: text('idempotency_key'),
+    createdAt: text('created_at').notNull(),
+    completedAt: text('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('messages_seq_idx').on(t.conversationId, t.seq),
+    uniqueIndex('messages_thread_idx').on(t.threadId),
+    uniqueIndex('messages_idempotency_idx').on(t.conversationId, t.idempotencyKey),
+  ],
+);

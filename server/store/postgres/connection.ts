@@ -1,0 +1,90 @@
+/**
+ * Opening the team server's database: connect, check, migrate.
+ *
+ * Lifetimes: the pool holds up to `max` connections for the process's life; migration holds one of them
+ * and a session advisory lock for as long as it runs, so nodes starting together migrate once (the others
+ * wait on the lock, then find nothing to do). A node that dies while migrating drops its connection and
+ * with it the lock; the migration's own transaction rolls back.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from '../../../drizzle/pg/schema.js';
+import { SettingsError } from '../../schemas/settings.js';
+
+export type PgDb = NodePgDatabase<typeof schema>;
+
+/** The advisory lock key migrations take ("lectern" in ASCII, as a 64-bit number). */
+const MIGRATION_LOCK = 0x6c65637465726en;
+
+export interface OpenedPostgres {
+  db: PgDb;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** The URL with its password hidden, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.href;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+const refuse = (url: string, why: string): SettingsError => new SettingsError(`database_url ${redactUrl(url)}: ${why}`);
+
+/** The newest migration this version knows (drizzle's journal `when`, which the migrator records as created_at). */
+function newestKnown(migrationsFolder: string): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+async function checkAndMigrate(client: pg.PoolClient, url: string, migrationsFolder: string): Promise<void> {
+  const vector = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+  if (vector.rowCount === 0) {
+    throw refuse(url, 'this PostgreSQL has no pgvector extension: install it on the database server (Debian/Ubuntu: apt install postgresql-<version>-pgvector; see github.com/pgvector/pgvector), then start again');
+  }
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+  try {
+    const applied = await client.query<{ newest: string | null }>(
+      `SELECT CASE WHEN to_regclass('drizzle.__drizzle_migrations') IS NULL THEN NULL ELSE (SELECT max(created_at)::text FROM drizzle.__drizzle_migrations) END AS newest`,
+    );
+    const newest = applied.rows[0]?.newest ? Number(applied.rows[0].newest) : 0;
+    if (newest > newestKnown(migrationsFolder)) {
+      throw refuse(url, 'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)');
+    }
+    await migrate(drizzle(client, { schema }), { migrationsFolder });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
+  }
+}
+
+/** Connects to `url`, refuses a server it cannot use with one clear line (SettingsError), and migrates it. */
+export async function openPostgres(url: string, migrationsFolder: string, opts: { max?: number } = {}): Promise<OpenedPostgres> {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw refuse(url, 'must start with postgres:// (e.g. postgres://user:password@host:5432/lectern)');
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: 10_000 });
+  // An idle connection the server dropped (a restart) errors here; the pool replaces it on the next query.
+  pool.on('error', () => undefined);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw refuse(url, `cannot connect: ${(err as Error).message || (err as { code?: string }).code || String(err)}`);
+  }
+  try {
+    await checkAndMigrate(client, url, migrationsFolder);
+  } catch (err) {
+    client.release();
+    await pool.end().catch(() => undefined);
+    if ((err as { code?: string }).code === 'INVALID_SETTINGS') throw err;
+    throw refuse(url, `cannot prepare the database: ${(err as Error).message}`);
+  }
+  client.release();
+  return { db: drizzle(pool, { schema }), pool, close: () => pool.end() };
+}

@@ -1,0 +1,17 @@
+import type { Repositories, Store } from '../store.js';
+import type { OpenedPostgres } from './connection.js';
+import { createPgContext } from './context.js';
+import { pgConversations } from './conversations.js';
+import { pgKeys } from './keys.js';
+import { pgLookups } from './lookups.js';
+
+/** The team server's store: PostgreSQL (with pgvector) through drizzle and node-postgres, shared by every node. */
+export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>): Store {
+  const ctx = createPgContext(db);
+  const repos: Repositories = {
+    conversations: pgConversations(ctx),
+    keys: pgKeys(ctx),
+    lookups: pgLookups(ctx),
+  };
+  return { kind: 'postgres', ...repos, transaction: (fn) => ctx.transaction(() => fn(repos)) };
+}
