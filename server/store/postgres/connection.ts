@@ -51,10 +51,9 @@ async function checkAndMigrate(client: pg.PoolClient, url: string, migrationsFol
   }
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
   try {
-    const applied = await client.query<{ newest: string | null }>(
-      `SELECT CASE WHEN to_regclass('drizzle.__drizzle_migrations') IS NULL THEN NULL ELSE (SELECT max(created_at)::text FROM drizzle.__drizzle_migrations) END AS newest`,
-    );
-    const newest = applied.rows[0]?.newest ? Number(applied.rows[0].newest) : 0;
+    const table = await client.query<{ t: string | null }>(`SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t`);
+    const applied = table.rows[0]?.t ? await client.query<{ newest: string | null }>('SELECT max(created_at)::text AS newest FROM drizzle.__drizzle_migrations') : undefined;
+    const newest = Number(applied?.rows[0]?.newest ?? 0);
     if (newest > newestKnown(migrationsFolder)) {
       throw refuse(url, 'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)');
     }
