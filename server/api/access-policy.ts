@@ -67,6 +67,7 @@ export const ACCESS_POLICY = {
   'POST /chat/sessions': reader,
   'GET /chat/sessions/:session_id': reader,
   'DELETE /chat/sessions/:session_id': admin,
+  'POST /chat/sessions/:session_id/turns/:turn_id/feedback': reader,
   'POST /chat': reader,
   'POST /chat/resume': reviewer,
 

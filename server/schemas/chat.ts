@@ -109,6 +109,8 @@ export const Turn = Type.Object({
   thread_id: Nullable(Type.String()),
   asked_by: Type.String({ description: 'X-Reviewer of the request that asked' }),
   review: Review,
+  rating: Nullable(StringEnum(['up', 'down'] as const, { description: "A reader's verdict (POST /chat/sessions/{session_id}/turns/{turn_id}/feedback)" })),
+  rating_note: Nullable(Type.String()),
   usage: Usage,
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   created_at: Type.String(),
@@ -136,3 +138,10 @@ export const ResumeBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const TurnParams = Type.Object({ session_id: Type.String(), turn_id: Type.String() });
+export const RatingBody = Type.Object(
+  { rating: StringEnum(['up', 'down'] as const), note: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) },
+  { additionalProperties: false },
+);
+export const TurnRating = Type.Object({ session_id: Type.String(), turn_id: Type.String(), rating: StringEnum(['up', 'down'] as const), note: Nullable(Type.String()) });

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ChatAnswer, ChatBody, ChatSourcesEvent, ResumeBody, Session, SessionBody, SessionDeleted, SessionParams, TokenEvent } from '../../schemas/chat.js';
+import {
+  ChatAnswer, ChatBody, ChatSourcesEvent, RatingBody, ResumeBody, Session, SessionBody, SessionDeleted, SessionParams, TokenEvent, TurnParams, TurnRating,
+} from '../../schemas/chat.js';
 import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
 import { abortOnHangUp, streamAnswer } from '../sse.js';
 import type { ServerDeps } from '../services.js';
@@ -40,6 +42,21 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req) => deps.chat.deleteSession(req.params.session_id),
+  );
+
+  app.post(
+    '/chat/sessions/:session_id/turns/:turn_id/feedback',
+    {
+      schema: {
+        tags,
+        summary: 'Rate an answer (up or down, with a note), as a bot\'s answers are rated',
+        description: 'The rating shows on the turn (GET /chat/sessions/{session_id}); rating again replaces it. 404 SESSION_NOT_FOUND / MESSAGE_NOT_FOUND.',
+        params: TurnParams,
+        body: RatingBody,
+        response: { 200: TurnRating, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => deps.chat.rate(req.params.session_id, req.params.turn_id, req.body),
   );
 
   app.post(

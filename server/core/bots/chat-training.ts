@@ -58,8 +58,8 @@ export function createChatTraining(d: ChatTrainingDeps) {
 
   return {
     async feedback(chatId: string, messageId: string, f: { rating: 'up' | 'down'; note?: string | null }) {
-      const m = await message(chatId, messageId);
-      await conversations.update(m.message_id, { rating: f.rating, rating_note: f.note ?? null });
+      await message(chatId, messageId);
+      await conversations.rate(chatId, messageId, f);
       return { chat_id: chatId, message_id: messageId, rating: f.rating, note: f.note ?? null };
     },
 

@@ -312,6 +312,13 @@ export function createChat(deps: ChatDeps) {
       await conversations.delete(sessionId);
       return { status: 'deleted' as const, session_id: sessionId };
     },
+    /** Rates an answer of the session (up or down, with a note), as bots' answers are rated. */
+    async rate(sessionId: string, turnId: string, r: { rating: 'up' | 'down'; note?: string | null }) {
+      await session(sessionId);
+      const done = await conversations.rate(sessionId, turnId, r);
+      if (!done) throw new AppError('MESSAGE_NOT_FOUND', `chat session ${sessionId} has no turn ${turnId}`);
+      return { session_id: sessionId, turn_id: turnId, ...done };
+    },
     prepare,
     answer,
     ask: async (req: AskRequest, by: string, ev: AskEvents = {}) => answer(await prepare(req, by), ev),

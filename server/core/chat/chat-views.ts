@@ -26,6 +26,8 @@ export function turnView(t: MessageRecord) {
     thread_id: t.thread_id,
     asked_by: t.asked_by ?? '',
     review: t.reviewer_action ? { action: t.reviewer_action, reviewer_id: t.reviewer_id ?? '', at: t.reviewed_at ?? '' } : null,
+    rating: t.rating,
+    rating_note: t.rating_note,
     usage: t.usage,
     error: t.error,
     created_at: t.created_at,

@@ -50,6 +50,16 @@ export function createConversations({ store, cipher }: { store: Pick<Store, 'con
     add: async (m: NewMessage) => open(await repo.addMessage(seal(m))),
     update: (id: string, change: MessageChange, whileStatus?: MessageStatus) => repo.updateMessage(id, seal(change), whileStatus),
     updateMany: (ids: readonly string[], change: MessageChange, whileTrainingJob?: string) => repo.updateMessages(ids, seal(change), whileTrainingJob),
+    /**
+     * A reader's verdict on an answer of this conversation (up or down, with an optional note); null when
+     * the conversation has no such message. A down-rated answer is never offered for learning.
+     */
+    async rate(conversationId: string, messageId: string, r: { rating: 'up' | 'down'; note?: string | null }) {
+      const m = await repo.message(messageId);
+      if (!m || m.conversation_id !== conversationId) return null;
+      await repo.updateMessage(messageId, seal({ rating: r.rating, rating_note: r.note ?? null }));
+      return { rating: r.rating, note: r.note ?? null };
+    },
     learnable: async (botId: string) => (await repo.learnableMessages(botId)).map((m) => open(m)),
     aboutJob: async (jobId: string) => (await repo.messagesAboutJob(jobId)).map((m) => open(m)),
   };
