@@ -130,6 +130,8 @@ export const Message = Type.Object({
   status: Type.String({ description: 'complete, cancelled or failed' }),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   usage: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Tokens and times of the answer' })),
+  rating: Type.Optional(Nullable(StringEnum(['up', 'down'] as const, { description: "A reader's verdict (POST /chats/{chat_id}/messages/{message_id}/feedback)" }))),
+  rating_note: Type.Optional(Nullable(Type.String())),
   response: Type.Optional(Type.String({ description: 'A vision answer (Long-Trainer\'s name for it; the same as `answer`)' })),
   images: Type.Optional(
     Type.Array(Type.Object({ name: Type.String(), media_type: Type.String(), sha256: Type.String(), bytes: Type.Integer(), text_chars: Type.Integer({ description: 'Characters the OCR read' }) }), {

@@ -290,6 +290,9 @@ describe('bot chats', () => {
     expect(await json(await rate(liked.message_id, 'up'))).toMatchObject({ rating: 'up', note: 'checked' });
     expect((await rate(disliked.message_id, 'down')).status).toBe(200);
     expect((await rate('no-such-message', 'up')).status).toBe(404);
+    // The history shows each answer's rating and note.
+    const rated = (await json(await server.call('GET', `/chats/${chat_id}`))).messages;
+    expect(rated.map((m: { rating: string | null; rating_note: string | null }) => [m.rating, m.rating_note])).toEqual([['up', 'checked'], ['down', 'checked'], [null, null]]);
 
     const trained = await json(await server.call('POST', `/bots/${bot}/train-chats`));
     expect(trained).toMatchObject({ pairs: 1, job_id: expect.any(String), csv_path: expect.stringMatching(/\.csv$/) });

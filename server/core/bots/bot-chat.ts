@@ -104,6 +104,8 @@ function messageView(m: MessageRecord) {
     status: m.status,
     error: m.error,
     usage: m.usage,
+    rating: m.rating,
+    rating_note: m.rating_note,
     // Long-Trainer's vision records answer in `response`; both names are given for them.
     ...(m.images.length ? { response: answer, images: m.images } : {}),
     created_at: m.created_at,
