@@ -72,17 +72,46 @@ function isStrayMark(line: OcrLine, others: readonly OcrLine[]): boolean {
   return line.conf < 50 || (others.length > 0 && others.every((o) => o.x1 < line.x0));
 }
 
-function cleanWord(w: TessWord): OcrWord | null {
+/**
+ * A sign standing between two words of a line, about a letter wide: an operator of a formula or of code
+ * (`n = 120`, `1 - alpha`, `for _ in`, `f() { return`), not a rule or a box edge, which run along a row
+ * or close a line. Bars and square brackets on their own are left out: between cells they are box edges.
+ */
+const OPERATOR = /^(?:[=~_{}—–-]|==|--|=-|-=)$/;
+
+function isOperator(words: readonly TessWord[], i: number, size: number): boolean {
+  const w = words[i] as TessWord;
+  if (i === 0 || i === words.length - 1 || !OPERATOR.test(w.text.trim())) return false;
+  return w.bbox.x1 - w.bbox.x0 <= 1.5 * size && w.confidence >= 30;
+}
+
+/** `before` and `after`: the text of the line's other words on either side, for brackets that close there. */
+function cleanWord(w: TessWord, before: string, after: string): OcrWord | null {
   let text = w.text.replace(EDGE_BARS, '');
-  // A bracket left over from a cell's edge ("[gnu"), but not one that belongs to the word ("[1]", "(a)").
-  if (/^\[[^\]]*$/.test(text)) text = text.slice(1);
-  if (/^[^[]*\]$/.test(text)) text = text.slice(0, -1);
+  // A bracket left over from a cell's edge ("[gnu"), but not one that belongs to the word ("[1]", "(a)")
+  // or that the line closes later ("[0.31, 0.51]", "[alpha / 2, 1 - alpha / 2]").
+  if (/^\[[^\]]*$/.test(text) && !after.includes(']')) text = text.slice(1);
+  if (/^[^[]*\]$/.test(text) && !before.includes('[')) text = text.slice(0, -1);
   // Likewise an unsure opening quote that nothing closes ("‘Inputs"): a speck before the word.
   if (w.confidence < 50 && /^[‘'"“][^’'"”]+$/.test(text)) text = text.slice(1);
   text = text.trim();
   if (!text || RULE_CHARS.test(text)) return null;
   if (w.confidence < 10 && !ALNUM.test(text)) return null;
   return { text, conf: w.confidence, ...w.bbox };
+}
+
+/** A line's words cleaned (see cleanWord), operators between words kept. */
+function cleanLine(words: readonly TessWord[]): OcrWord[] {
+  const size = percentile(words.map((w) => w.bbox.y1 - w.bbox.y0).sort((a, b) => a - b), 0.9);
+  const texts = words.map((w) => w.text);
+  const out: OcrWord[] = [];
+  for (const [i, w] of words.entries()) {
+    const word = isOperator(words, i, size)
+      ? { text: w.text.trim(), conf: w.confidence, ...w.bbox }
+      : cleanWord(w, texts.slice(0, i).join(' '), texts.slice(i + 1).join(' '));
+    if (word) out.push(word);
+  }
+  return out;
 }
 
 /**
@@ -116,7 +145,7 @@ export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
     for (const p of tb.paragraphs) {
       para++;
       for (const l of p.lines) {
-        const words = l.words.map(cleanWord).filter((w): w is OcrWord => w !== null);
+        const words = cleanLine(l.words);
         if (words.length === 0 || isDotRow(words)) continue;
         const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
         if (conf < MIN_LINE_CONF) continue;
