@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 # System packages: a C++ toolchain for better-sqlite3; poppler-utils and tesseract-ocr as the ingest and
 # OCR benchmarks' references; chromium for the UI tests (driven by playwright-core, never its own download);
 # python3-venv for the API fuzzer's environment; fonts-wqy-zenhei for the tests' generated Chinese scans;
-# postgresql-15, Debian's PostgreSQL without pgvector, for the test of the team server refusing one.
+# postgresql-15, Debian's PostgreSQL without pgvector, for the test of the team server refusing one; curl for
+# scripts/team-services.sh.
 need=()
-for pkg in g++ make python3 python3-venv poppler-utils tesseract-ocr chromium fonts-wqy-zenhei postgresql-15; do
+for pkg in g++ make python3 python3-venv poppler-utils tesseract-ocr chromium fonts-wqy-zenhei postgresql-15 curl; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -127,11 +127,15 @@ export const Message = Type.Object({
   citations: Type.Array(Citation),
   web_sources: Type.Array(WebSource),
   not_found: Type.Boolean(),
-  status: Type.String({ description: 'complete, cancelled or failed' }),
+  status: Type.String({ description: 'complete, cancelled or failed; pending_review while held for approval, then complete or rejected' }),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   usage: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Tokens and times of the answer' })),
   rating: Type.Optional(Nullable(StringEnum(['up', 'down'] as const, { description: "A reader's verdict (POST /chats/{chat_id}/messages/{message_id}/feedback)" }))),
   rating_note: Type.Optional(Nullable(Type.String())),
+  thread_id: Type.Optional(Nullable(Type.String({ description: 'Set while pending_review: pass it to POST /chats/{chat_id}/resume' }))),
+  review: Type.Optional(
+    Nullable(Type.Object({ action: StringEnum(['approve', 'edit', 'reject'] as const), reviewer_id: Type.String(), at: Type.String() }, { description: 'Who resumed a held answer, how and when' })),
+  ),
   response: Type.Optional(Type.String({ description: 'A vision answer (Long-Trainer\'s name for it; the same as `answer`)' })),
   images: Type.Optional(
     Type.Array(Type.Object({ name: Type.String(), media_type: Type.String(), sha256: Type.String(), bytes: Type.Integer(), text_chars: Type.Integer({ description: 'Characters the OCR read' }) }), {
@@ -148,6 +152,15 @@ export const MessageBody = Type.Object(
     stream: Type.Optional(Type.Boolean()),
     web_search: Type.Optional(Type.Boolean()),
     schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema: the answer is a JSON value valid against it' })),
+    require_approval: Type.Optional(Type.Boolean({ description: 'Hold the answer as pending_review with a thread_id until POST /chats/{chat_id}/resume' })),
+  },
+  { additionalProperties: false },
+);
+export const BotResumeBody = Type.Object(
+  {
+    thread_id: Type.String(),
+    action: StringEnum(['approve', 'edit', 'reject'] as const),
+    edited_answer: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
   },
   { additionalProperties: false },
 );

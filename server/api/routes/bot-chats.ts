@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { answerSchemaOfRequest } from '../../core/bots/schema-answer.js';
-import { BotChatParams, BotParams, BotSourcesEvent, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody, VectorstoreResult } from '../../schemas/bots.js';
+import {
+  BotChatParams, BotParams, BotResumeBody, BotSourcesEvent, ChatCreated, ChatHistory, ChatHistoryQuery, ChatIds, ChatParams, Message, MessageBody, VectorstoreBody,
+  VectorstoreResult,
+} from '../../schemas/bots.js';
 import { TokenEvent } from '../../schemas/chat.js';
 import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
 import { abortOnHangUp, streamAnswer } from '../sse.js';
@@ -41,7 +44,8 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
           'a JSON-schema response format; validated with Ajv, one retry with the errors; still invalid: 422 SCHEMA_UNSATISFIED with `errors` and `raw` of the retry and the first attempt in `previous`; a schema ' +
           'that does not compile: 400 SCHEMA_INVALID; with `stream`: 400 STREAM_WITH_SCHEMA; nothing relevant: `not_found` with a null answer). `web_search: true`: results of the SearxNG-compatible API at web_search_url join the sources and are listed in ' +
           '`web_sources` (409 WEB_SEARCH_UNAVAILABLE when none is configured). 404 BOT_NOT_FOUND / CHAT_NOT_FOUND (a chat of another bot too); 503 ' +
-          'MODEL_NOT_INSTALLED when the bot\'s local model is missing.',
+          'MODEL_NOT_INSTALLED when the bot\'s local model is missing. `require_approval: true` holds the answer as `pending_review` with a `thread_id` ' +
+          '(the answer shown is the draft) until POST /chats/{chat_id}/resume; not with `schema` (400).',
         params: BotChatParams,
         body: MessageBody,
         response: {
@@ -58,6 +62,23 @@ export const botChatsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app,
       if (!stream) return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
       return streamAnswer(reply, req.log, (ev) => deps.botChat.answer(prepared, ev));
     },
+  );
+
+  app.post(
+    '/chats/:chat_id/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Finish an answer held for approval: approve, edit (with edited_answer) or reject',
+        description:
+          'As POST /chat/resume does for jobs: once, recorded with the reviewer (X-Reviewer, else the key\'s name) and the time. 404 CHAT_NOT_FOUND / ' +
+          'THREAD_NOT_FOUND (a thread of another chat too); 409 INVALID_STATE when it was already resumed.',
+        params: ChatParams,
+        body: BotResumeBody,
+        response: { 200: Message, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (req) => deps.botChat.resume(req.params.chat_id, req.body, req.reviewer),
   );
 
   app.post(

@@ -4,7 +4,7 @@ import { jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../../store/db.js';
 import type { BotCitationRow } from '../../store/repos/conversations-repo.js';
 import type { Store } from '../../store/store.js';
-import { createConversations, type ConversationRecord, type MessageRecord, type NewMessage } from '../conversations/conversations.js';
+import { createConversations, type ConversationRecord, type MessageRecord, type NewMessage, type ResumeHeld } from '../conversations/conversations.js';
 import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from '../chat/chat-providers.js';
 import { attributeByOverlap, checkCitations, type Citation } from '../chat/citations.js';
 import { buildMessages, type PriorTurn } from '../chat/prompt.js';
@@ -42,6 +42,8 @@ export interface BotAsk {
   schema?: AnswerSchema;
   /** A vision question's images, checked. */
   images?: VisionImage[];
+  /** Hold the answer as pending_review under a thread_id until a reviewer resumes it (POST /chats/{chat_id}/resume). */
+  require_approval?: boolean;
 }
 
 export interface BotAskEvents {
@@ -67,6 +69,7 @@ export interface PreparedBotAnswer {
   webSearch: boolean;
   schema?: AnswerSchema;
   images?: VisionImage[];
+  requireApproval: boolean;
 }
 
 /** Where a chunk came from, as a person names it: the link, the article's title, or the file. */
@@ -93,7 +96,8 @@ function quoteFor(answer: string, text: string): string {
 const sourceOut = (s: RetrievedSource) => ({ label: s.label, chunk_id: s.chunk_id, job_id: s.job_id, page_numbers: s.page_numbers, score: s.score, text: s.text });
 
 function messageView(m: MessageRecord) {
-  const answer = m.answer ?? '';
+  // While held, the reviewer sees the draft; a rejected answer shows nothing.
+  const answer = m.status === 'pending_review' ? m.draft : (m.answer ?? '');
   return {
     message_id: m.message_id,
     question: m.question,
@@ -106,6 +110,8 @@ function messageView(m: MessageRecord) {
     usage: m.usage,
     rating: m.rating,
     rating_note: m.rating_note,
+    thread_id: m.thread_id,
+    review: m.reviewer_action ? { action: m.reviewer_action, reviewer_id: m.reviewer_id ?? '', at: m.reviewed_at ?? '' } : null,
     // Long-Trainer's vision records answer in `response`; both names are given for them.
     ...(m.images.length ? { response: answer, images: m.images } : {}),
     created_at: m.created_at,
@@ -199,10 +205,13 @@ export function createBotChat(d: BotChatDeps) {
       throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
     }
     const generator = await generatorOf(bot);
+    if (req.require_approval && (req.schema || !chat)) {
+      throw new AppError('VALIDATION_FAILED', 'require_approval holds a text answer of a bot chat: not a schema answer, nor one whose history the caller keeps', [{ field: 'require_approval' }]);
+    }
     if (req.schema && generator === 'extractive') {
       throw new AppError('VALIDATION_FAILED', 'a schema answer needs a model: this bot answers with the extractive provider, which only quotes', [{ field: 'schema' }]);
     }
-    return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema, images: req.images };
+    return { bot, chat, generator, prior, question: req.query, webSearch: req.web_search ?? false, schema: req.schema, images: req.images, requireApproval: req.require_approval ?? false };
   }
 
   return {
@@ -269,8 +278,10 @@ export function createBotChat(d: BotChatDeps) {
           },
           ev,
         );
+        const status = dr.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
         const row = await store(p.chat, {
-          ...base, status: dr.aborted ? 'cancelled' : 'complete', answer: dr.text, not_found: dr.notFound, citations: citationsOf(dr.text, dr.citations, all), usage: dr.usage,
+          ...base, status, draft: dr.text, answer: status === 'pending_review' ? null : dr.text, not_found: dr.notFound, citations: citationsOf(dr.text, dr.citations, all),
+          usage: dr.usage, thread_id: status === 'pending_review' ? randomUUID() : null,
         });
         return messageView(row);
       } catch (err) {
@@ -278,6 +289,13 @@ export function createBotChat(d: BotChatDeps) {
         await store(p.chat, { ...base, status: ev.signal?.aborted ? 'cancelled' : 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) } });
         throw err;
       }
+    },
+
+    /** A reviewer's approve, edit or reject of an answer held for approval in this chat (once). */
+    async resume(chatId: string, req: ResumeHeld, by: string) {
+      const chat = await conversations.get(chatId);
+      if (!chat?.bot_id) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
+      return messageView(await conversations.resume(chatId, req, by, now()));
     },
 
     /** The bot's index searched directly, no model: Long-Trainer's vectorstore route. */

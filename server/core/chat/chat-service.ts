@@ -275,27 +275,11 @@ export function createChat(deps: ChatDeps) {
   }
 
   async function resume(req: ResumeRequest, by: string) {
-    const turn = await conversations.messageByThread(req.thread_id);
-    if (!turn || turn.conversation_id !== req.session_id) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
-    if (req.action === 'edit' && !req.edited_answer?.trim()) throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
-    const answer = req.action === 'approve' ? turn.draft : req.action === 'edit' ? req.edited_answer!.trim() : null;
+    await session(req.session_id).catch(() => {
+      throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
+    });
     // An edit keeps the draft's citations unless the reviewer wrote markers of their own.
-    const edited = req.action === 'edit' ? checkCitations(answer!, turn.sources).citations : [];
-    const at = now();
-    const done = await conversations.update(
-      turn.message_id,
-      {
-        status: req.action === 'reject' ? 'rejected' : 'complete',
-        answer,
-        citations: req.action === 'reject' ? [] : edited.length ? edited : turn.citations,
-        reviewer_action: req.action, reviewer_id: by, reviewed_at: at, completed_at: at,
-      },
-      'pending_review',
-    );
-    if (!done) {
-      throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${turn.reviewer_action ?? turn.status} by ${turn.reviewer_id ?? 'someone'})`, { status: turn.status });
-    }
-    return answerView((await conversations.message(turn.message_id))!);
+    return answerView(await conversations.resume(req.session_id, req, by, now(), (answer, held) => checkCitations(answer, held.sources).citations));
   }
 
   return {

@@ -14,8 +14,17 @@ import type {
 } from '../../store/repos/conversations-repo.js';
 import type { Store } from '../../store/store.js';
 import type { ChatCipher } from '../chat/chat-cipher.js';
+import { AppError } from '../errors.js';
+import type { MessageCitationRow } from '../../store/repos/conversations-repo.js';
 
 export type { ConversationRecord, MessageRecord, MessageStatus, NewMessage };
+
+/** A reviewer's decision on an answer held for approval (`require_approval`). */
+export interface ResumeHeld {
+  thread_id: string;
+  action: 'approve' | 'edit' | 'reject';
+  edited_answer?: string;
+}
 
 type Sealable = Pick<MessageRecord, 'question' | 'draft' | 'answer' | 'rating_note'>;
 const SEALED_FIELDS = ['question', 'draft', 'answer', 'rating_note'] as const;
@@ -59,6 +68,32 @@ export function createConversations({ store, cipher }: { store: Pick<Store, 'con
       if (!m || m.conversation_id !== conversationId) return null;
       await repo.updateMessage(messageId, seal({ rating: r.rating, rating_note: r.note ?? null }));
       return { rating: r.rating, note: r.note ?? null };
+    },
+    /**
+     * Finishes an answer held for approval in this conversation, once: approve (the draft), edit (the
+     * reviewer's text; `recite` may find citations of its own in it, else the draft's stay) or reject. Who
+     * and when are recorded. THREAD_NOT_FOUND for a thread not in the conversation; INVALID_STATE once resumed.
+     */
+    async resume(conversationId: string, req: ResumeHeld, by: string, at: string, recite?: (answer: string, held: MessageRecord) => MessageCitationRow[]) {
+      const held = open(await repo.messageByThread(req.thread_id));
+      if (!held || held.conversation_id !== conversationId) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in ${conversationId}`);
+      if (req.action === 'edit' && !req.edited_answer?.trim()) throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
+      const answer = req.action === 'approve' ? held.draft : req.action === 'edit' ? req.edited_answer!.trim() : null;
+      const own = req.action === 'edit' && recite ? recite(answer!, held) : [];
+      const done = await repo.updateMessage(
+        held.message_id,
+        seal({
+          status: req.action === 'reject' ? 'rejected' : 'complete',
+          answer,
+          citations: req.action === 'reject' ? [] : own.length ? own : held.citations,
+          reviewer_action: req.action, reviewer_id: by, reviewed_at: at, completed_at: at,
+        }),
+        'pending_review',
+      );
+      if (!done) {
+        throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${held.reviewer_action ?? held.status} by ${held.reviewer_id ?? 'someone'})`, { status: held.status });
+      }
+      return open((await repo.message(held.message_id))!);
     },
     learnable: async (botId: string) => (await repo.learnableMessages(botId)).map((m) => open(m)),
     aboutJob: async (jobId: string) => (await repo.messagesAboutJob(jobId)).map((m) => open(m)),
