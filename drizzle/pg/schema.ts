@@ -5,7 +5,7 @@
  * in tables of their own made per collection by the store (pgvector, tsvector), not here.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { BotCitationRow, ChatSourceRow, JobSource, MessageCitationRow } from '../schema.js';
 import type { DetectedLanguage } from '../../server/core/extract/types.js';
 
@@ -350,5 +350,47 @@ export const messages = pgTable(
     uniqueIndex('messages_seq_idx').on(t.conversationId, t.seq),
     uniqueIndex('messages_thread_idx').on(t.threadId),
     uniqueIndex('messages_idempotency_idx').on(t.conversationId, t.idempotencyKey),
+  ],
+);
+
+/**
+ * The team server's task queue (server/store/postgres/task-queue.ts): the work of jobs (reading, OCR,
+ * chunking, embedding, training) waiting for a node's worker pool or held by one under a lease. The desktop
+ * has no such table (its runner queues in memory), so `lectern migrate` has nothing to copy here. Times are
+ * timestamptz from the database's own clock, so nodes whose clocks disagree still agree on whose lease ran out.
+ */
+export const tasks = pgTable(
+  'tasks',
+  {
+    taskId: bigint('task_id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** read | ocr | chunk | embed | train … : which workers take it. */
+    kind: text('kind').notNull(),
+    /** The job whose work it is (by value: a job's deletion cancels its tasks, as do its cancel and failure). */
+    jobId: text('job_id').notNull(),
+    payload: json<Record<string, unknown>>('payload').notNull().default({}),
+    /** At most one task queued or running per key (e.g. one extraction per job); null: no such limit. */
+    dedupeKey: text('dedupe_key'),
+    /** queued | running | done | failed | cancelled */
+    state: text('state').notNull().default('queued'),
+    /** Claims so far, counted as a worker takes the task and before it starts. */
+    attempts: integer('attempts').notNull().default(0),
+    workerId: text('worker_id'),
+    /** The lease a claim asked for; each heartbeat extends the lease by as much again. */
+    leaseMs: integer('lease_ms'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /** A little JSON the worker writes as it goes (pages done …), for API nodes to show. */
+    progress: json<Record<string, unknown> | null>('progress'),
+    /** Failed: why. Queued or running again: why the previous attempt ended (WORKER_DIED for a lease run out). */
+    error: json<{ code: string; message: string } | null>('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('tasks_queued_idx').on(t.kind, t.taskId).where(sql`state = 'queued'`),
+    index('tasks_lease_idx').on(t.leaseUntil).where(sql`state = 'running'`),
+    index('tasks_job_idx').on(t.jobId),
+    uniqueIndex('tasks_dedupe_idx').on(t.dedupeKey).where(sql`state IN ('queued', 'running')`),
   ],
 );

@@ -1,0 +1,298 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/connection.js';
+import { createPgContext } from '../../server/store/postgres/context.js';
+import { createPgTaskQueue } from '../../server/store/postgres/task-queue.js';
+import type { Claimed, TaskClaim, TaskQueue, TaskView } from '../../server/store/repos/task-queue.js';
+import { repoRoot } from '../helpers/app.js';
+import { useTeamServices } from '../helpers/team-services.js';
+
+// The team server's task queue on a real PostgreSQL started by scripts/team-services.sh. Each case gets a
+// database of its own; each "node" is a pool of its own on it, as separate servers would have.
+const services = useTeamServices();
+const migrations = join(repoRoot, 'drizzle', 'pg');
+let admin: pg.Pool;
+let made = 0;
+const opened: OpenedPostgres[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 2 });
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  for (const d of opened.splice(0)) await d.close();
+});
+afterAll(async () => {
+  await admin?.end();
+});
+
+interface Node {
+  queue: TaskQueue;
+  pool: pg.Pool;
+  database: OpenedPostgres;
+}
+
+/** A fresh, migrated database and a function that opens a node (a pool and a queue) on it. */
+async function freshDatabase(): Promise<{ url: string; node: () => Promise<Node> }> {
+  const name = `task_queue_${process.pid}_${++made}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(services().env.LECTERN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async node() {
+      const database = await openPostgres(url.href, migrations, { max: 4 });
+      opened.push(database);
+      return { queue: createPgTaskQueue({ ctx: createPgContext(database.db), pool: database.pool }), pool: database.pool, database };
+    },
+  };
+}
+
+const claimOf = (task: TaskView, workerId: string): TaskClaim => ({ task_id: task.task_id, worker_id: workerId, attempts: task.attempts });
+const ran = (c: Claimed | null): TaskView => {
+  if (c?.action !== 'run') throw new Error(`expected a task to run, got ${JSON.stringify(c)}`);
+  return c.task;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Claims until a claim returns something (a lease has to run out first); bounded so a defect fails, not hangs. */
+async function claimWhenFree(queue: TaskQueue, kinds: string[], workerId: string, leaseMs: number): Promise<Claimed> {
+  for (const until = Date.now() + 20_000; Date.now() < until; await sleep(50)) {
+    const c = await queue.claim(kinds, workerId, leaseMs);
+    if (c) return c;
+  }
+  throw new Error(`${workerId} found nothing to claim in 20 s`);
+}
+
+describe('task queue', () => {
+  it('runs a task: enqueue, claim with its attempt counted, progress seen from another node, complete', async () => {
+    const db = await freshDatabase();
+    const [worker, api] = [await db.node(), await db.node()];
+    const { task, created } = await api.queue.enqueue({ kind: 'ocr', job_id: 'job-1', payload: { pages: [1, 2] } });
+    expect(created).toBe(true);
+    expect(task).toMatchObject({ kind: 'ocr', job_id: 'job-1', payload: { pages: [1, 2] }, state: 'queued', attempts: 0, worker_id: null, lease_until: null });
+    expect(await worker.queue.claim(['embed'], 'w1', 5000)).toBeNull();
+    expect(await worker.queue.claim([], 'w1', 5000)).toBeNull();
+    const running = ran(await worker.queue.claim(['embed', 'ocr'], 'w1', 5000));
+    expect(running).toMatchObject({ task_id: task.task_id, state: 'running', attempts: 1, worker_id: 'w1', error: null });
+    expect(Date.parse(running.lease_until!)).toBeGreaterThan(Date.parse(running.started_at!));
+    expect(await worker.queue.claim(['ocr'], 'w2', 5000)).toBeNull();
+
+    const claim = claimOf(running, 'w1');
+    expect(await worker.queue.progress(claim, { pages_done: 1, total_pages: 2 })).toBe(true);
+    expect((await api.queue.tasksOfJob('job-1')).map((t) => [t.state, t.progress])).toEqual([['running', { pages_done: 1, total_pages: 2 }]]);
+    expect(await worker.queue.progress({ ...claim, worker_id: 'w2' }, { pages_done: 2 })).toBe(false);
+    expect(await worker.queue.complete(claim)).toBe(true);
+    expect(await api.queue.get(task.task_id)).toMatchObject({ state: 'done', lease_until: null, progress: { pages_done: 1, total_pages: 2 } });
+    expect(await worker.queue.heartbeat(claim)).toBe(false);
+    expect(await worker.queue.complete(claim)).toBe(false);
+    await expect(worker.queue.claim(['ocr'], 'w1', 0)).rejects.toThrow(/positive whole number/);
+  });
+
+  it('gives each of 200 tasks to exactly one of 4 concurrent claimers', async () => {
+    const db = await freshDatabase();
+    const nodes = await Promise.all([1, 2, 3, 4].map(() => db.node()));
+    for (let i = 0; i < 200; i++) await nodes[i % 4]!.queue.enqueue({ kind: i % 2 ? 'chunk' : 'embed', job_id: `job-${i % 7}` });
+    const got = await Promise.all(
+      nodes.map(async ({ queue }, n) => {
+        const mine: number[] = [];
+        for (let c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000); c; c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000)) {
+          const task = ran(c);
+          mine.push(task.task_id);
+          expect(await queue.complete(claimOf(task, `w${n}`))).toBe(true);
+        }
+        return mine;
+      }),
+    );
+    const all = got.flat();
+    expect(all).toHaveLength(200);
+    expect(new Set(all).size).toBe(200);
+    for (const mine of got) expect(mine.length).toBeGreaterThan(0);
+    const { rows } = await nodes[0]!.pool.query(`SELECT state, attempts, count(*)::int AS n FROM tasks GROUP BY 1, 2`);
+    expect(rows).toEqual([{ state: 'done', attempts: 1, n: 200 }]);
+  });
+
+  it('takes a task back when its lease runs out: another worker claims it, the first one is told it lost it', async () => {
+    const db = await freshDatabase();
+    const [a, b] = [await db.node(), await db.node()];
+    const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
+    const first = claimOf(ran(await a.queue.claim(['read'], 'w1', 300)), 'w1');
+    expect(await b.queue.claim(['read'], 'w2', 300)).toBeNull();
+    const second = ran(await claimWhenFree(b.queue, ['read'], 'w2', 5000));
+    expect(second).toMatchObject({ task_id: task.task_id, worker_id: 'w2', attempts: 2, state: 'running' });
+    expect(second.error).toMatchObject({ code: 'WORKER_DIED', message: expect.stringContaining('worker w1 stopped renewing its lease') });
+    for (const call of [a.queue.heartbeat(first), a.queue.progress(first, { x: 1 }), a.queue.complete(first), a.queue.fail(first, { code: 'X', message: 'x' }), a.queue.release(first)]) {
+      expect(await call).toBe(false);
+    }
+    expect(await b.queue.complete(claimOf(second, 'w2'))).toBe(true);
+    expect(await a.queue.get(task.task_id)).toMatchObject({ state: 'done', worker_id: 'w2', attempts: 2, error: null });
+  });
+
+  it('reclaimExpired puts a task whose lease ran out back in the queue, shown as such, and wakes idle workers', async () => {
+    const db = await freshDatabase();
+    const [a, b] = [await db.node(), await db.node()];
+    const listener = await b.queue.listen(['read']);
+    closers.push(() => listener.close());
+    const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
+    expect(await listener.wait(600_000)).toBe('task');
+    ran(await a.queue.claim(['read'], 'w1', 300));
+    expect(await b.queue.reclaimExpired()).toBe(0);
+    await expect.poll(() => b.queue.reclaimExpired()).toBe(1);
+    expect(await b.queue.get(task.task_id)).toMatchObject({ state: 'queued', attempts: 1, worker_id: null, lease_until: null, error: { code: 'WORKER_DIED' } });
+    expect(await listener.wait(600_000)).toBe('task');
+    expect(ran(await b.queue.claim(['read'], 'w2', 5000))).toMatchObject({ task_id: task.task_id, attempts: 2, worker_id: 'w2' });
+  });
+
+  it('keeps a task whose holder heartbeats past its first lease', async () => {
+    const db = await freshDatabase();
+    const [a, b] = [await db.node(), await db.node()];
+    await a.queue.enqueue({ kind: 'embed', job_id: 'job-1' });
+    const task = ran(await a.queue.claim(['embed'], 'w1', 1000));
+    const claim = claimOf(task, 'w1');
+    const pastFirstLease = async () => (await a.pool.query('SELECT clock_timestamp() > $1::timestamptz + interval \'200 ms\' AS past', [task.lease_until])).rows[0].past as boolean;
+    while (!(await pastFirstLease())) {
+      expect(await a.queue.heartbeat(claim)).toBe(true);
+      await sleep(100);
+    }
+    expect(await b.queue.claim(['embed'], 'w2', 1000)).toBeNull();
+    expect(await b.queue.reclaimExpired()).toBe(0);
+    expect(await a.queue.heartbeat(claim)).toBe(true);
+    const now = await a.queue.get(task.task_id);
+    expect(now).toMatchObject({ state: 'running', worker_id: 'w1', attempts: 1 });
+    expect(Date.parse(now!.lease_until!)).toBeGreaterThan(Date.parse(task.lease_until!));
+  });
+
+  it('releases a task: on shutdown without counting the attempt, after a thread failure counting it, failing with that reason when used up', async () => {
+    const db = await freshDatabase();
+    const { queue } = await db.node();
+    const { task } = await queue.enqueue({ kind: 'ocr', job_id: 'job-1' });
+    expect(await queue.release(claimOf(ran(await queue.claim(['ocr'], 'w1', 5000)), 'w1'))).toBe(true);
+    expect(await queue.get(task.task_id)).toMatchObject({ state: 'queued', attempts: 0, worker_id: null });
+    const oom = { code: 'OUT_OF_MEMORY', message: 'the worker thread ran out of memory' };
+    for (const attempt of [1, 2]) {
+      const t = ran(await queue.claim(['ocr'], 'w1', 5000));
+      expect(t.attempts).toBe(attempt);
+      expect(await queue.release(claimOf(t, 'w1'), oom)).toBe(true);
+    }
+    const given = await queue.claim(['ocr'], 'w2', 5000);
+    expect(given).toMatchObject({ action: 'fail_job', error: { code: 'OUT_OF_MEMORY', message: 'the worker thread ran out of memory (attempt 2 of 2)' } });
+    expect(await queue.get(task.task_id)).toMatchObject({ state: 'failed', attempts: 3, worker_id: null, error: given?.task.error });
+    expect(await queue.claim(['ocr'], 'w2', 5000)).toBeNull();
+    await queue.enqueue({ kind: 'ocr', job_id: 'job-2' });
+    const other = ran(await queue.claim(['ocr'], 'w2', 5000));
+    expect(await queue.fail(claimOf(other, 'w2'), { code: 'UNREADABLE', message: 'not a PDF' })).toBe(true);
+    expect(await queue.get(other.task_id)).toMatchObject({ state: 'failed', error: { code: 'UNREADABLE', message: 'not a PDF' } });
+  });
+
+  it('cancels a job: its queued and running tasks stop, the holder is told at once on another node, other jobs go on', async () => {
+    const db = await freshDatabase();
+    const [worker, api] = [await db.node(), await db.node()];
+    const listener = await worker.queue.listen(['read']);
+    closers.push(() => listener.close());
+    const cancelled: string[] = [];
+    listener.onCancel((jobId) => cancelled.push(jobId));
+    await api.queue.enqueue({ kind: 'read', job_id: 'job-a' });
+    await api.queue.enqueue({ kind: 'ocr', job_id: 'job-a' });
+    const other = (await api.queue.enqueue({ kind: 'read', job_id: 'job-b' })).task;
+    const held = claimOf(ran(await worker.queue.claim(['read'], 'w1', 5000)), 'w1');
+    expect(await api.queue.cancel('job-a')).toBe(2);
+    await expect.poll(() => cancelled).toEqual(['job-a']);
+    expect(await worker.queue.heartbeat(held)).toBe(false);
+    expect(await worker.queue.complete(held)).toBe(false);
+    expect((await api.queue.tasksOfJob('job-a')).map((t) => t.state)).toEqual(['cancelled', 'cancelled']);
+    expect(ran(await worker.queue.claim(['read', 'ocr'], 'w1', 5000)).task_id).toBe(other.task_id);
+    expect(await worker.queue.claim(['read', 'ocr'], 'w1', 5000)).toBeNull();
+    expect(await api.queue.cancel('job-a')).toBe(0);
+
+    // Finished tasks are purged once old enough; the running one stays.
+    expect(await api.queue.purgeFinished(600_000)).toBe(0);
+    expect(await api.queue.purgeFinished(0)).toBe(2);
+    expect((await api.queue.tasksOfJob('job-b')).map((t) => t.state)).toEqual(['running']);
+  });
+
+  it('queues one task per dedupe key while it is queued or running, also when nodes enqueue at once', async () => {
+    const db = await freshDatabase();
+    const nodes = await Promise.all([1, 2, 3].map(() => db.node()));
+    const key = 'extract:job-1';
+    const tries = await Promise.all(nodes.flatMap(({ queue }) => [1, 2].map(() => queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key }))));
+    expect(tries.filter((t) => t.created)).toHaveLength(1);
+    expect(new Set(tries.map((t) => t.task.task_id)).size).toBe(1);
+    const { queue } = nodes[0]!;
+    const first = ran(await queue.claim(['read'], 'w1', 5000));
+    expect(await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key })).toMatchObject({ created: false, task: { task_id: first.task_id, state: 'running' } });
+    expect((await queue.enqueue({ kind: 'read', job_id: 'job-2', dedupe_key: 'extract:job-2' })).created).toBe(true);
+    expect((await queue.enqueue({ kind: 'read', job_id: 'job-1' })).created).toBe(true);
+    expect(await queue.complete(claimOf(first, 'w1'))).toBe(true);
+    const again = await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key });
+    expect(again.created).toBe(true);
+    expect(again.task.task_id).not.toBe(first.task_id);
+  });
+
+  it('wakes an idle worker by NOTIFY, not by its poll; keeps a wake-up that came while it worked; sends it at commit', async () => {
+    const db = await freshDatabase();
+    const [worker, api] = [await db.node(), await db.node()];
+    const listener = await worker.queue.listen(['ocr']);
+    closers.push(() => listener.close());
+    // Notifications reach a connection in commit order: once a cancellation sent after them has arrived, so have they.
+    const cancelled: string[] = [];
+    listener.onCancel((jobId) => cancelled.push(jobId));
+    const marker = async (jobId: string) => {
+      await api.queue.enqueue({ kind: 'train', job_id: jobId });
+      expect(await api.queue.cancel(jobId)).toBe(1);
+      await expect.poll(() => cancelled).toContain(jobId);
+    };
+    // The poll is ten minutes and the case's bound is 20 s: only a notification can end these waits.
+    const POLL = 600_000;
+    const idle = listener.wait(POLL);
+    await api.queue.enqueue({ kind: 'ocr', job_id: 'job-1' });
+    expect(await idle).toBe('task');
+    expect(ran(await worker.queue.claim(['ocr'], 'w1', 5000)).kind).toBe('ocr');
+
+    await api.queue.enqueue({ kind: 'embed', job_id: 'job-2' });
+    await marker('marker-1');
+    expect(await listener.wait(0)).toBe('timeout');
+
+    await api.queue.enqueue({ kind: 'ocr', job_id: 'job-3' });
+    await marker('marker-2');
+    expect(await listener.wait(POLL)).toBe('task');
+
+    const ctx = createPgContext(api.database.db);
+    const inTx = createPgTaskQueue({ ctx, pool: api.pool });
+    await ctx.transaction(async () => {
+      await inTx.enqueue({ kind: 'ocr', job_id: 'job-4' });
+      await marker('marker-3');
+      expect(await listener.wait(0)).toBe('timeout');
+    });
+    expect(await listener.wait(POLL)).toBe('task');
+
+    const stop = new AbortController();
+    const stopped = listener.wait(POLL, stop.signal);
+    stop.abort();
+    expect(await stopped).toBe('closed');
+    await listener.close();
+    expect(await listener.wait(POLL)).toBe('closed');
+  }, 20_000);
+
+  it('a listener whose connection was cut reconnects, wakes its worker for what it may have missed, and hears again', async () => {
+    const db = await freshDatabase();
+    const [worker, api] = [await db.node(), await db.node()];
+    const listener = await worker.queue.listen(['ocr']);
+    closers.push(() => listener.close());
+    const cancelled: string[] = [];
+    listener.onCancel((jobId) => cancelled.push(jobId));
+    const listening = async () =>
+      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [new URL(db.url).pathname.slice(1)])).rows.map((r) => r.pid as number);
+    const [before] = await listening();
+    expect(before).toBeDefined();
+    expect((await admin.query('SELECT pg_terminate_backend($1) AS done', [before])).rows).toEqual([{ done: true }]);
+    await api.queue.enqueue({ kind: 'ocr', job_id: 'job-1' });
+    expect(await listener.wait(600_000)).toBe('task');
+    await expect.poll(async () => (await listening()).filter((pid) => pid !== before)).toHaveLength(1);
+    expect(await listening()).toHaveLength(1);
+    await api.queue.enqueue({ kind: 'train', job_id: 'job-2' });
+    await api.queue.cancel('job-2');
+    await expect.poll(() => cancelled).toEqual(['job-2']);
+  }, 20_000);
+});
