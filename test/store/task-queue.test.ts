@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/connection.js';
@@ -66,6 +68,66 @@ async function claimWhenFree(queue: TaskQueue, kinds: string[], workerId: string
   throw new Error(`${workerId} found nothing to claim in 20 s`);
 }
 
+interface WorkerEvent {
+  event: string;
+  pid: number;
+  task_id?: number;
+  attempts?: number;
+  ok?: boolean;
+}
+
+/**
+ * test/helpers/task-worker.ts in a process of its own (through npx tsx, so the worker's pid is the one it
+ * prints, not the child's). until() resolves the worker's first line of an event, or rejects if it exits.
+ */
+function spawnWorker(url: string, workerId: string, kind: string, leaseMs: number, mode: 'hold' | 'complete') {
+  const child = spawn('npx', ['tsx', 'test/helpers/task-worker.ts', url, workerId, kind, String(leaseMs), mode], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: WorkerEvent[] = [];
+  const listeners = new Set<() => void>();
+  let stderr = '';
+  let exit: string | undefined;
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (!line.startsWith('{')) return;
+    events.push(JSON.parse(line) as WorkerEvent);
+    for (const l of listeners) l();
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = `exited with ${code ?? signal}`;
+      for (const l of listeners) l();
+      resolve();
+    }),
+  );
+  const kill = (pid: number | undefined) => {
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+  closers.push(async () => {
+    kill(events[0]?.pid);
+    kill(child.pid);
+    await exited;
+  });
+  return {
+    exited,
+    until: (event: string) =>
+      new Promise<WorkerEvent>((resolve, reject) => {
+        const check = () => {
+          const found = events.find((e) => e.event === event);
+          if (found) resolve(found);
+          else if (exit) reject(new Error(`${workerId} ${exit} before "${event}": ${stderr}`));
+          else return;
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
 describe('task queue', () => {
   it('runs a task: enqueue, claim with its attempt counted, progress seen from another node, complete', async () => {
     const db = await freshDatabase();
@@ -118,8 +180,8 @@ describe('task queue', () => {
     const db = await freshDatabase();
     const [a, b] = [await db.node(), await db.node()];
     const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
-    const first = claimOf(ran(await a.queue.claim(['read'], 'w1', 300)), 'w1');
-    expect(await b.queue.claim(['read'], 'w2', 300)).toBeNull();
+    const first = claimOf(ran(await a.queue.claim(['read'], 'w1', 1000)), 'w1');
+    expect(await b.queue.claim(['read'], 'w2', 1000)).toBeNull();
     const second = ran(await claimWhenFree(b.queue, ['read'], 'w2', 5000));
     expect(second).toMatchObject({ task_id: task.task_id, worker_id: 'w2', attempts: 2, state: 'running' });
     expect(second.error).toMatchObject({ code: 'WORKER_DIED', message: expect.stringContaining('worker w1 stopped renewing its lease') });
@@ -137,7 +199,7 @@ describe('task queue', () => {
     closers.push(() => listener.close());
     const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
     expect(await listener.wait(600_000)).toBe('task');
-    ran(await a.queue.claim(['read'], 'w1', 300));
+    ran(await a.queue.claim(['read'], 'w1', 1000));
     expect(await b.queue.reclaimExpired()).toBe(0);
     await expect.poll(() => b.queue.reclaimExpired()).toBe(1);
     expect(await b.queue.get(task.task_id)).toMatchObject({ state: 'queued', attempts: 1, worker_id: null, lease_until: null, error: { code: 'WORKER_DIED' } });
@@ -295,4 +357,47 @@ describe('task queue', () => {
     await api.queue.cancel('job-2');
     await expect.poll(() => cancelled).toEqual(['job-2']);
   }, 20_000);
+
+  it('gives the task of a worker process killed with SIGKILL mid-task to another worker once its lease runs out', async () => {
+    const db = await freshDatabase();
+    const { queue } = await db.node();
+    const { task } = await queue.enqueue({ kind: 'ocr', job_id: 'job-1' });
+    const first = spawnWorker(db.url, 'w1', 'ocr', 1500, 'hold');
+    const claimed = await first.until('claimed');
+    expect(claimed).toMatchObject({ task_id: task.task_id, attempts: 1 });
+    await first.until('beat');
+    process.kill(claimed.pid, 'SIGKILL');
+    await first.exited;
+    expect(await queue.get(task.task_id)).toMatchObject({ state: 'running', worker_id: 'w1', progress: { worker: 'w1', step: 'started' } });
+
+    const second = spawnWorker(db.url, 'w2', 'ocr', 1500, 'complete');
+    expect(await second.until('claimed')).toMatchObject({ task_id: task.task_id, attempts: 2 });
+    expect(await second.until('completed')).toMatchObject({ ok: true });
+    expect(await queue.get(task.task_id)).toMatchObject({ state: 'done', worker_id: 'w2', attempts: 2, progress: { worker: 'w2' } });
+  }, 60_000);
+
+  it('fails with WORKER_DIED a task that two killed worker processes held, instead of running it a third time', async () => {
+    const db = await freshDatabase();
+    const { queue } = await db.node();
+    const workers = [spawnWorker(db.url, 'w1', 'read', 1500, 'hold'), spawnWorker(db.url, 'w2', 'read', 1500, 'hold')];
+    await Promise.all(workers.map((w) => w.until('ready')));
+    const { task } = await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: 'extract:job-1' });
+    const holder = await Promise.race(workers.map((w, i) => w.until('claimed').then((e) => ({ e, i }))));
+    expect(holder.e.attempts).toBe(1);
+    process.kill(holder.e.pid, 'SIGKILL');
+    const other = workers[1 - holder.i]!;
+    const next = await other.until('claimed');
+    expect(next).toMatchObject({ task_id: task.task_id, attempts: 2 });
+    process.kill(next.pid, 'SIGKILL');
+    await Promise.all(workers.map((w) => w.exited));
+
+    const given = await claimWhenFree(queue, ['read'], 'w3', 1500);
+    expect(given).toMatchObject({ action: 'fail_job', task: { task_id: task.task_id, state: 'failed', attempts: 3 } });
+    expect(given.action === 'fail_job' && given.error).toEqual({
+      code: 'WORKER_DIED',
+      message: 'its worker stopped while running it 2 times (crashed or killed, its lease ran out); it is not tried again',
+    });
+    expect(await queue.get(task.task_id)).toMatchObject({ state: 'failed', worker_id: null, lease_until: null, error: { code: 'WORKER_DIED' } });
+    expect((await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: 'extract:job-1' })).created).toBe(true);
+  }, 60_000);
 });
