@@ -188,15 +188,17 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
       ),
     release: async (c, error) =>
       (await requeue(error ? sql`error = ${json({ code: error.code, message: error.message })}` : sql`attempts = t.attempts - 1`, held(c))) > 0,
-    async cancel(jobId) {
-      const cancelled = await rows(
-        sql`UPDATE tasks t SET state = 'cancelled', lease_until = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp()
+    // One notification however many tasks: NOTIFY sends a payload once per transaction.
+    cancel: async (jobId) =>
+      (
+        await rows(sql`
+          WITH t AS (
+            UPDATE tasks t SET state = 'cancelled', lease_until = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp()
             WHERE t.job_id = ${jobId} AND t.state IN ('queued', 'running')
-            RETURNING t.task_id`,
-      );
-      if (cancelled.length > 0) await ctx.conn().execute(sql`SELECT pg_notify(${CANCEL_CHANNEL}, ${jobId}::text)`);
-      return cancelled.length;
-    },
+            RETURNING t.job_id
+          )
+          SELECT pg_notify(${CANCEL_CHANNEL}, t.job_id) FROM t`)
+      ).length,
     reclaimExpired: () => requeue(sql`error = ${diedError}`, sql`t.state = 'running' AND t.lease_until < clock_timestamp()`),
     get: async (taskId) => {
       const [row] = await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.task_id = ${taskId}`);
