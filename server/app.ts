@@ -23,6 +23,7 @@ import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openDatabase } from './store/db.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
+import { createConversations } from './core/conversations/conversations.js';
 import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
@@ -177,6 +178,8 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       apiKey,
       keyAuth: createKeyAuth({ store, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
       keys: createKeysService({ store, clock }),
+      store,
+      conversations: createConversations({ store, cipher: chatCipher, clock }),
       appVersion,
       db,
       files,

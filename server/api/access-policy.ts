@@ -90,6 +90,10 @@ export const ACCESS_POLICY = {
   // Whoever chats rates the answers; a rating changes nothing until a reviewer puts chats up for training.
   'POST /chats/:chat_id/messages/:message_id/feedback': reader,
   'POST /chats/:chat_id/resume': reviewer,
+  'GET /jobs/:job_id/conversations': reader,
+  'GET /bots/:bot_id/conversations': reader,
+  'PATCH /conversations/:conversation_id': reviewer,
+  'DELETE /conversations/:conversation_id': admin,
   'POST /bots/:bot_id/train-chats': reviewer,
   // A vision chat is one of the bot's chats: the bot in the path is checked, and the route checks the chat is the bot's.
   'POST /bots/:bot_id/vision-chats': reader,

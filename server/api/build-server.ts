@@ -20,6 +20,7 @@ import { chatRoutes } from './routes/chat.js';
 import { purgeRoutes } from './routes/purge.js';
 import { botsRoutes } from './routes/bots.js';
 import { botChatsRoutes } from './routes/bot-chats.js';
+import { conversationsRoutes } from './routes/conversations.js';
 import { openaiRoutes } from './routes/openai-compat.js';
 import { botTrainingRoutes } from './routes/bot-training.js';
 import { botVisionRoutes } from './routes/bot-vision.js';
@@ -96,6 +97,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(purgeRoutes, deps);
   await app.register(botsRoutes, deps);
   await app.register(botChatsRoutes, deps);
+  await app.register(conversationsRoutes, deps);
   await app.register(openaiRoutes, deps);
   await app.register(botTrainingRoutes, deps);
   await app.register(botVisionRoutes, deps);

@@ -30,6 +30,8 @@ import type { LlmRuntime } from '../models/llm/llm-runtime.js';
 import type { GuardedFetch } from '../core/net/types.js';
 import type { KeyAuth } from '../core/keys/key-auth.js';
 import type { KeysService } from '../core/keys/keys-service.js';
+import type { Conversations } from '../core/conversations/conversations.js';
+import type { Store } from '../store/store.js';
 
 /** Everything the HTTP layer needs, built by server/app.ts; routes never construct services. */
 export interface ServerDeps {
@@ -43,6 +45,9 @@ export interface ServerDeps {
   keys: KeysService;
   appVersion: string;
   db: Db;
+  store: Store;
+  /** Past conversations of jobs and bots, one model for both (GET/PATCH/DELETE /conversations). */
+  conversations: Conversations;
   files: FileStore;
   jobs: JobsService;
   /** Changes of a job as they happen, for GET /jobs/{id}/events. */

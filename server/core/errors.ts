@@ -83,6 +83,8 @@ export const ERROR_STATUS = {
   /** A chat stored encrypted, read without its key (LECTERN_CHAT_KEY or chat_key_file). */
   CHAT_KEY_MISSING: 409,
   MESSAGE_NOT_FOUND: 404,
+  /** A job's chat session or a bot's chat, by its conversation id (GET/PATCH/DELETE /conversations/{id}). */
+  CONVERSATION_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   PATH_NOT_ALLOWED: 403,
   LINK_FETCH_FAILED: 502,

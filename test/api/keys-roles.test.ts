@@ -21,7 +21,9 @@ interface Route {
   url: string;
 }
 
-const NOT_FOUND_CODE: Record<string, string> = { job_id: 'JOB_NOT_FOUND', bot_id: 'BOT_NOT_FOUND', chat_id: 'CHAT_NOT_FOUND', session_id: 'SESSION_NOT_FOUND' };
+const NOT_FOUND_CODE: Record<string, string> = {
+  job_id: 'JOB_NOT_FOUND', bot_id: 'BOT_NOT_FOUND', chat_id: 'CHAT_NOT_FOUND', session_id: 'SESSION_NOT_FOUND', conversation_id: 'CONVERSATION_NOT_FOUND',
+};
 /** Path parameters no scope limits: any value reaches the route. */
 const OTHER_PARAMS: Record<string, string> = { block_id: 'b-none', chunk_id: 'c-none', page: '1', message_id: 'm-none' };
 
@@ -32,7 +34,7 @@ const keys: Key[] = [];
 /** What each kind of scoped key may see (`inside`), what it may not (`outside`), and ids that do not exist. */
 let inside: Record<Exclude<ScopeKind, 'all'>, Ids>;
 let outside: Ids;
-const ghost: Ids = { job_id: 'ghost-job', bot_id: 'ghost-bot', chat_id: 'ghost-chat', session_id: 'ghost-session' };
+const ghost: Ids = { job_id: 'ghost-job', bot_id: 'ghost-bot', chat_id: 'ghost-chat', session_id: 'ghost-session', conversation_id: 'ghost-conversation' };
 let jobA = '';
 let jobC = '';
 let botB = '';
@@ -62,6 +64,10 @@ beforeAll(async () => {
     bots: { job_id: botDoc, bot_id: botB, chat_id: await chatOf(botB), session_id: await sessionOf(botDoc) },
   };
   outside = { job_id: jobC, bot_id: botX, chat_id: await chatOf(botX), session_id: await sessionOf(jobC) };
+  // A conversation is a job's session or a bot's chat (others than those above, so deleting one leaves them).
+  inside.jobs.conversation_id = await sessionOf(jobA);
+  inside.bots.conversation_id = await chatOf(botB);
+  outside.conversation_id = await chatOf(botX);
   for (const role of ROLES) {
     for (const kind of ['all', 'jobs', 'bots'] as const) {
       const scope = kind === 'jobs' ? { jobs: [jobA] } : kind === 'bots' ? { bots: [botB] } : {};
@@ -211,13 +217,15 @@ describe('every role and scope against every route', () => {
     }
     expect(reached).toBeGreaterThan(60);
     // A chat session before its job, a job before its bot: deleting a job takes its sessions, a bot its documents.
-    const order = (url: string) => (url.startsWith('/chat/sessions') ? 0 : url.startsWith('/bots') ? 2 : 1);
+    const order = (url: string) => (url.startsWith('/chat/sessions') || url.startsWith('/conversations') ? 0 : url.startsWith('/bots') ? 2 : 1);
     deferred.sort(([, a], [, b]) => order(a.url) - order(b.url));
     expect(deferred.map(([k, r]) => `${k.name} ${r.method} ${r.url}`).sort()).toEqual([
       'admin-bots DELETE /bots/:bot_id',
       'admin-bots DELETE /chat/sessions/:session_id',
+      'admin-bots DELETE /conversations/:conversation_id',
       'admin-bots DELETE /jobs/:job_id',
       'admin-jobs DELETE /chat/sessions/:session_id',
+      'admin-jobs DELETE /conversations/:conversation_id',
       'admin-jobs DELETE /jobs/:job_id',
     ]);
     for (const [k, r] of deferred) {

@@ -14,6 +14,7 @@ import type {
 } from '../../store/repos/conversations-repo.js';
 import type { Store } from '../../store/store.js';
 import type { ChatCipher } from '../chat/chat-cipher.js';
+import { isoNow, systemClock, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { MessageCitationRow } from '../../store/repos/conversations-repo.js';
 
@@ -29,7 +30,7 @@ export interface ResumeHeld {
 type Sealable = Pick<MessageRecord, 'question' | 'draft' | 'answer' | 'rating_note'>;
 const SEALED_FIELDS = ['question', 'draft', 'answer', 'rating_note'] as const;
 
-export function createConversations({ store, cipher }: { store: Pick<Store, 'conversations'>; cipher: ChatCipher }) {
+export function createConversations({ store, cipher, clock = systemClock }: { store: Pick<Store, 'conversations'>; cipher: ChatCipher; clock?: Clock }) {
   const repo = store.conversations;
   function seal<T extends Partial<Sealable>>(m: T): T {
     const out = { ...m };
@@ -49,8 +50,19 @@ export function createConversations({ store, cipher }: { store: Pick<Store, 'con
     create: (c: ConversationRecord) => repo.create(c),
     get: (id: string) => repo.get(id),
     listOf: (owner: { bot_id: string } | { job_id: string }) => repo.listOf(owner),
+    /** A job's or a bot's conversations, oldest first, each with how many messages it holds. */
+    async summaries(owner: { bot_id: string } | { job_id: string }) {
+      const list = await repo.listOf(owner);
+      const counts = await repo.messageCounts(list.map((c) => c.conversation_id));
+      return list.map((c) => ({ ...c, message_count: counts.get(c.conversation_id) ?? 0 }));
+    },
     countOf: (owner: { bot_id: string } | { job_id: string }) => repo.countOf(owner),
-    rename: (id: string, title: string | null, at: string) => repo.rename(id, title, at),
+    /** Renames a conversation (null clears the title) and answers its summary; null when there is none. */
+    async rename(id: string, title: string | null) {
+      const renamed = await repo.rename(id, title, isoNow(clock));
+      if (!renamed) return null;
+      return { ...renamed, message_count: (await repo.messageCounts([id])).get(id) ?? 0 };
+    },
     delete: (id: string) => repo.delete(id),
     messages: async (id: string, order?: 'oldest' | 'newest') => (await repo.messages(id, order)).map((m) => open(m)),
     message: async (id: string) => open(await repo.message(id)),

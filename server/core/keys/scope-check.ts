@@ -3,7 +3,7 @@ import { AppError, type ErrorCode } from '../errors.js';
 import type { KeyScope } from './roles.js';
 
 /** Request fields, wherever they are (path, query, body), that name something a scope limits. */
-export const SCOPED_FIELDS = ['job_id', 'bot_id', 'chat_id', 'session_id', 'collection_name'] as const;
+export const SCOPED_FIELDS = ['job_id', 'bot_id', 'chat_id', 'session_id', 'conversation_id', 'collection_name'] as const;
 export type ScopedField = (typeof SCOPED_FIELDS)[number];
 
 /**
@@ -36,6 +36,11 @@ export function createScopeCheck({ lookups }: Pick<Store, 'lookups'>) {
     return jobId !== undefined && jobVisible(scope, jobId);
   }
 
+  /** A conversation is a bot's chat or a job's session: visible as that chat or session is. */
+  async function conversationVisible(scope: KeyScope, id: string): Promise<boolean> {
+    return (await chatVisible(scope, id)) || (await sessionVisible(scope, id));
+  }
+
   /**
    * A collection is searched whole, so it is visible only when every job embedded in it is (a bot's
    * collection holds only its documents). One that holds no job yet is left to the route's own answer.
@@ -50,6 +55,7 @@ export function createScopeCheck({ lookups }: Pick<Store, 'lookups'>) {
     bot_id: { visible: botVisible, code: 'BOT_NOT_FOUND', message: (id) => `bot ${id} does not exist` },
     chat_id: { visible: chatVisible, code: 'CHAT_NOT_FOUND', message: (id) => `chat ${id} does not exist` },
     session_id: { visible: sessionVisible, code: 'SESSION_NOT_FOUND', message: (id) => `chat session ${id} does not exist` },
+    conversation_id: { visible: conversationVisible, code: 'CONVERSATION_NOT_FOUND', message: (id) => `conversation ${id} does not exist` },
     collection_name: { visible: collectionVisible, code: 'COLLECTION_NOT_FOUND', message: (id) => `collection ${id} does not exist; embed a job into it first` },
   };
 

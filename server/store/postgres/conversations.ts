@@ -31,6 +31,12 @@ export function pgConversations(ctx: PgContext): ConversationsRepo {
     listOf: async (owner) =>
       (await conn().select().from(conversations).where(ownerWhere(owner)).orderBy(asc(conversations.createdAt), asc(conversations.conversationId))).map(conversationOf),
     countOf: async (owner) => (await conn().select({ n: count() }).from(conversations).where(ownerWhere(owner)))[0]?.n ?? 0,
+    async messageCounts(ids) {
+      const rows = ids.length
+        ? await conn().select({ id: messages.conversationId, n: count() }).from(messages).where(inArray(messages.conversationId, [...ids])).groupBy(messages.conversationId)
+        : [];
+      return new Map(ids.map((id) => [id, rows.find((r) => r.id === id)?.n ?? 0]));
+    },
     async rename(id, title, at) {
       const [row] = await conn().update(conversations).set({ title, updatedAt: at }).where(eq(conversations.conversationId, id)).returning();
       return row ? conversationOf(row) : null;

@@ -76,6 +76,8 @@ export interface ConversationsRepo {
   /** A bot's or a job's conversations, oldest first. */
   listOf(owner: { bot_id: string } | { job_id: string }): Promise<ConversationRecord[]>;
   countOf(owner: { bot_id: string } | { job_id: string }): Promise<number>;
+  /** How many messages each of these conversations holds (0 for one with none). */
+  messageCounts(conversationIds: readonly string[]): Promise<Map<string, number>>;
   rename(conversationId: string, title: string | null, at: string): Promise<ConversationRecord | null>;
   /** The conversation and its messages, gone for good; false when there was none. */
   delete(conversationId: string): Promise<boolean>;

@@ -29,6 +29,13 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
     listOf: (owner) =>
       gate.call(() => db.select().from(conversations).where(ownerWhere(owner)).orderBy(asc(conversations.createdAt), asc(conversations.conversationId)).all().map(conversationOf)),
     countOf: (owner) => gate.call(() => db.select({ n: count() }).from(conversations).where(ownerWhere(owner)).get()?.n ?? 0),
+    messageCounts: (ids) =>
+      gate.call(() => {
+        const rows = ids.length
+          ? db.select({ id: messages.conversationId, n: count() }).from(messages).where(inArray(messages.conversationId, [...ids])).groupBy(messages.conversationId).all()
+          : [];
+        return new Map(ids.map((id) => [id, rows.find((r) => r.id === id)?.n ?? 0]));
+      }),
     rename: (id, title, at) =>
       gate.call(() => {
         const row = db.update(conversations).set({ title, updatedAt: at }).where(eq(conversations.conversationId, id)).returning().get();

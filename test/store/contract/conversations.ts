@@ -47,6 +47,8 @@ export function conversationsContract(open: StoreFactory): void {
       expect(await store.conversations.messageByIdempotencyKey('conv-2', 'k')).toMatchObject({ message_id: 'b' });
       expect(await store.conversations.messageByIdempotencyKey('conv-2', 'other')).toBeNull();
       expect(await store.conversations.messageByThread('t-b')).toMatchObject({ message_id: 'b' });
+      expect(await store.conversations.messageCounts(['conv-2', 'nope'])).toEqual(new Map([['conv-2', 2], ['nope', 0]]));
+      expect(await store.conversations.messageCounts([])).toEqual(new Map());
       await expect(store.conversations.addMessage({ ...message('conv-2', 'c', 3), idempotency_key: 'k' })).rejects.toThrow();
     });
 
