@@ -116,6 +116,13 @@ export const ERROR_STATUS = {
   OCR_IMAGE_INVALID: 422,
   OCR_FAILED: 422,
   EXTRACTION_FAILED: 422,
+  /**
+   * The object store (object_store_url, or the data folder) failed a read or write: unreachable, a missing
+   * bucket, access denied, a full disk (details: store, key, op, reason, why). A write that fails leaves nothing.
+   */
+  OBJECT_STORE_FAILED: 502,
+  /** A stored file (an original, a page image, an export) is not in the object store. */
+  OBJECT_NOT_FOUND: 404,
   /** The worker thread ran out of its heap (worker_heap_mb), again on the retry. */
   OUT_OF_MEMORY: 500,
   /** The worker thread, or the whole server, stopped while reading the document, again on the retry. */
