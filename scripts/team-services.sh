@@ -211,13 +211,14 @@ EOF
   local p
   read -ra p <<<"$WEED_PORTS"
   # `weed mini` rather than `weed server`: its parts stop in an order that takes 2 s, not 16.
+  # No bucket made on a first upload: as on S3, a misnamed bucket is an error, not a new bucket.
   # setsid: the server outlives this script and is not stopped by a Ctrl-C meant for its caller.
   setsid "$WEED" mini -dir="$WEEDDIR" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
     -master.port="${p[0]}" -master.port.grpc="${p[1]}" -master.telemetry=false \
     -volume.port="${p[2]}" -volume.port.grpc="${p[3]}" \
     -filer.port="${p[4]}" -filer.port.grpc="${p[5]}" -filer.localSocket="$DIR/filer.sock" \
     -s3.port="${p[6]}" -s3.port.grpc="${p[7]}" -s3.port.iceberg=0 -s3.port.lance=0 \
-    -s3.config="$S3CONF" -s3.localSocket="$DIR/s3.sock" \
+    -s3.config="$S3CONF" -s3.localSocket="$DIR/s3.sock" -s3.autoCreateBucket=false \
     -admin.port="${p[8]}" -admin.port.grpc="${p[9]}" -admin.ui=false -webdav=false \
     </dev/null >>"$WEEDLOG" 2>&1 9>&- &
   local pid=$! url="http://127.0.0.1:${p[6]}" i

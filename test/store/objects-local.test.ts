@@ -21,6 +21,7 @@ describe('local folder object store', () => {
     expect((await store.get('files/job-1/original.pdf')).toString()).toBe('a document stored by an earlier version');
     expect(store.localPath('files/job-1/original.pdf')).toBe(join(dataDir, 'files', 'job-1', 'original.pdf'));
     expect(await store.deletePrefix('files/job-1')).toBe(1);
+    await checkObjectStore(store);
     expect(readdirSync(dataDir).sort()).toEqual(['files', 'lectern.db']);
   });
 

@@ -10,9 +10,14 @@ import { createS3Store, type S3StoreOptions } from './s3.js';
 /** Limits of the S3 client (s3.ts), for a caller that needs others than the defaults. */
 export type S3Tuning = Partial<Pick<S3StoreOptions, 'connectTimeoutMs' | 'idleTimeoutMs' | 'maxAttempts' | 'multipartThreshold' | 'partSize' | 'partConcurrency'>>;
 
+/** The environment variables the S3 store reads. */
+export type ObjectStoreEnv = Partial<
+  Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL' | 'AWS_REGION' | 'AWS_DEFAULT_REGION' | 'AWS_ACCESS_KEY_ID' | 'AWS_SECRET_ACCESS_KEY' | 'AWS_SESSION_TOKEN', string>
+>;
+
 export interface OpenObjectStoreOptions extends S3Tuning {
   /** Where AWS_ENDPOINT_URL_S3, AWS_REGION and the keys are read; the process's environment by default. */
-  env?: Record<string, string | undefined>;
+  env?: ObjectStoreEnv;
 }
 
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -64,7 +69,8 @@ export function openObjectStore(url: string | undefined, dataDir: string, opts: 
  * one line (a SettingsError) naming the store and what is wrong: unreachable, no such bucket, access denied.
  */
 export async function checkObjectStore(store: ObjectStore): Promise<void> {
-  const folder = `lectern-check/${randomUUID()}`;
+  // One folder at the top, so that deleting it leaves no trace, not even an empty folder in a data folder.
+  const folder = `lectern-check-${randomUUID()}`;
   const key = `${folder}/probe.txt`;
   const bytes = Buffer.from(`written by Lectern's start-up check at ${new Date().toISOString()}\n`);
   const refusal = (err: unknown): SettingsError => {

@@ -29,7 +29,8 @@ export function isMissingKey(err: unknown): boolean {
 
 function classify(e: SdkError, where: S3Where): { reason: ObjectFailureReason; why: string } {
   const name = e.name ?? 'Error';
-  const message = e.message ?? String(e);
+  // The HTTP handler names itself in its messages ("@smithy/node-http-handler - the request socket timed out…").
+  const message = (e.message ?? String(e)).replace(/^@smithy\/[\w-]+ - /, '');
   const status = e.$metadata?.httpStatusCode;
   if (name === 'TimeoutError' || e.code === 'ETIMEDOUT') return { reason: 'timeout', why: `no answer from ${where.endpoint} in time: ${message}` };
   if (e.code && NETWORK.has(e.code)) return { reason: 'unreachable', why: `cannot reach ${where.endpoint}: ${message}` };
