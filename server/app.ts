@@ -41,7 +41,7 @@ import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
 import { documentLimitsOf } from './config/document-limits.js';
 import { createGuardedFetch } from './core/net/guarded-fetch.js';
-import { createBotsStore } from './core/bots/bots-store.js';
+import { createBotsService } from './core/bots/bots-service.js';
 import { createBotDocuments } from './core/bots/bot-documents.js';
 import { createBotPipeline } from './core/bots/bot-pipeline.js';
 import { createBotChat } from './core/bots/bot-chat.js';
@@ -153,16 +153,16 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const search = createSearch(embedding);
   const providers = { models, llm, net, providerKeys, defaultModel: settings.chat_model, localSourceText: settings.llm_source_text };
   const jobsService = createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch });
-  const bots = createBotsStore({
-    db,
+  const bots = createBotsService({
+    store,
     clock,
     defaultEmbeddingModel: settings.embedding_model,
     defaultLlm: { provider: settings.llm_provider, model: settings.llm_model || undefined, base_url: settings.llm_base_url || undefined },
   });
   const finalizeJob = createFinalize({ db, clock, rechunk });
-  const botDocuments = createBotDocuments({ db, files, jobs: jobsService, bots, net, clock, pool, settings });
-  const chatTraining = createChatTraining({ db, store, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
-  const botPipeline = createBotPipeline({ db, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
+  const botDocuments = createBotDocuments({ store, files, jobs: jobsService, bots, net, clock, pool, settings });
+  const chatTraining = createChatTraining({ store, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
+  const botPipeline = createBotPipeline({ store, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
@@ -213,7 +213,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
     log,
   );
   runner.resumeUnfinished();
-  botPipeline.resume();
+  await botPipeline.resume();
   let closed = false;
   return {
     server,

@@ -5,7 +5,7 @@ import type { JobWatch } from '../core/jobs/job-watch.js';
 import type { Db } from '../store/db.js';
 import type { FileStore } from '../store/file-store.js';
 import type { ApiKey } from '../store/api-key.js';
-import type { BotsStore } from '../core/bots/bots-store.js';
+import type { BotsService } from '../core/bots/bots-service.js';
 import type { BotDocuments } from '../core/bots/bot-documents.js';
 import type { BotPipeline } from '../core/bots/bot-pipeline.js';
 import type { BotChat } from '../core/bots/bot-chat.js';
@@ -56,7 +56,7 @@ export interface ServerDeps {
   blocksBulk: BlocksBulk;
   /** Split, merge and move blocks (undone through blocksBulk.undo). */
   blockStructure: BlockStructure;
-  bots: BotsStore;
+  bots: BotsService;
   botDocuments: BotDocuments;
   botPipeline: Pick<BotPipeline, 'build'>;
   botChat: BotChat;

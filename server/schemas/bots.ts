@@ -42,7 +42,8 @@ export const BuildBody = Type.Object(
 );
 export const PromptBody = Type.Object({ prompt_template: prompt }, { additionalProperties: false });
 
-const Bot = Type.Object({
+/** A bot as lists and reads show it. */
+export const Bot = Type.Object({
   bot_id: Type.String(),
   name: Nullable(Type.String()),
   prompt_template: Type.String(),

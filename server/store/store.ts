@@ -8,12 +8,14 @@
  * Inside it, use `tx`, not the outer store.
  */
 import type { ConversationsRepo } from './repos/conversations-repo.js';
+import type { BotsRepo } from './repos/bots-repo.js';
 import type { KeysRepo } from './repos/keys-repo.js';
 import type { LookupsRepo } from './repos/lookups-repo.js';
 
 export interface Repositories {
   conversations: ConversationsRepo;
   keys: KeysRepo;
+  bots: BotsRepo;
   lookups: LookupsRepo;
 }
 

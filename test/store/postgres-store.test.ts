@@ -6,6 +6,8 @@ import { createPostgresStore } from '../../server/store/postgres/postgres-store.
 import { repoRoot } from '../helpers/app.js';
 import { useTeamServices } from '../helpers/team-services.js';
 import { storeContract } from './contract/harness.js';
+import { sqlSeeds } from './contract/seeds.js';
+import type { Store } from '../../server/store/store.js';
 
 // The repository contract on the team server's PostgreSQL (with pgvector), a real server started by
 // scripts/team-services.sh: each case gets a database of its own, created and migrated as a node would.
@@ -34,11 +36,24 @@ async function freshDatabaseUrl(): Promise<string> {
 }
 
 describe('postgres store', () => {
-  storeContract(async () => {
-    const database = await openPostgres(await freshDatabaseUrl(), migrations, { max: 4 });
-    opened.push(database);
-    return createPostgresStore(database);
-  });
+  // Which database each store is over, for the seed rows of aggregates not yet in the store.
+  const databases = new WeakMap<Store, OpenedPostgres>();
+  storeContract(
+    async () => {
+      const database = await openPostgres(await freshDatabaseUrl(), migrations, { max: 4 });
+      opened.push(database);
+      const store = createPostgresStore(database);
+      databases.set(store, database);
+      return store;
+    },
+    (store) =>
+      sqlSeeds(
+        async (sql, params) => {
+          await databases.get(store)!.pool.query(sql, params);
+        },
+        (n) => `$${n}`,
+      ),
+  );
 
   it('migrates once when several nodes start together, and not again at the next start', async () => {
     const url = await freshDatabaseUrl();

@@ -47,10 +47,10 @@ export const botUploadsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (ap
     },
     async (req) => {
       // An unknown bot is 404 before its body is read.
-      deps.bots.get(req.params.bot_id);
+      await deps.bots.get(req.params.bot_id);
       const upload = await receiveUpload(req, deps.files.tmpDir, deps.settings.max_upload_bytes);
       try {
-        const added = deps.botDocuments.addUpload(req.params.bot_id, upload, reviewField(upload.fields.review));
+        const added = await deps.botDocuments.addUpload(req.params.bot_id, upload, reviewField(upload.fields.review));
         return { job_id: added.job_id, status: added.status };
       } catch (err) {
         deps.files.discardTmp(upload.tmpPath);

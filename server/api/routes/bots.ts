@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { botView } from '../../core/bots/bots-store.js';
+import { botView } from '../../core/bots/bots-service.js';
 import { ingestStatus } from '../../core/bots/ingest-status.js';
 import { deleteBot } from '../../core/bots/delete-bot.js';
 import { AppError } from '../../core/errors.js';
@@ -40,7 +40,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         response: { 200: BotCreated, ...errors(400, 401) },
       },
     },
-    async (req) => ({ bot_id: deps.bots.create(req.body).botId }),
+    async (req) => ({ bot_id: (await deps.bots.create(req.body)).bot_id }),
   );
 
   app.get('/bots', { schema: { tags, summary: 'List bots', querystring: BotListQuery, response: { 200: BotList, ...errors(400, 401) } } }, async (req) => deps.bots.list(req.query, req.access?.scope));
@@ -49,12 +49,19 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     '/bots/:bot_id',
     { schema: { tags, summary: 'A bot: settings, counts and its documents with their job status', params: BotParams, response: { 200: BotDetail, ...errors(401, 404) } } },
     async (req) => {
-      const bot = deps.bots.get(req.params.bot_id);
-      const documents = deps.bots.documents(bot.botId);
+      const bot = await deps.bots.get(req.params.bot_id);
+      const [documents, counts] = await Promise.all([deps.bots.documents(bot.bot_id), deps.bots.counts(bot.bot_id)]);
       return {
         ...botView(bot),
-        ...deps.bots.counts(bot.botId),
-        document_list: documents.map((j) => ({ job_id: j.jobId, source_file: j.sourceFile, status: j.status, ingest_status: ingestStatus(j), source: j.source as Record<string, unknown> | null, created_at: j.createdAt })),
+        ...counts,
+        document_list: documents.map((j) => ({
+          job_id: j.job_id,
+          source_file: j.source_file,
+          status: j.status,
+          ingest_status: ingestStatus({ status: j.status, source: j.source, errorCode: j.error_code }),
+          source: j.source as Record<string, unknown> | null,
+          created_at: j.created_at,
+        })),
       };
     },
   );
@@ -75,8 +82,8 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
     async (req) => {
       if (req.body.agent_mode || req.body.tools?.length) throw new AppError('NOT_SUPPORTED', 'agent mode and tools are not supported: bots answer from their documents');
-      deps.bots.get(req.params.bot_id);
-      if (req.body.prompt_template?.trim()) deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template.trim());
+      await deps.bots.get(req.params.bot_id);
+      if (req.body.prompt_template?.trim()) await deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template.trim());
       await deps.botPipeline.build(req.params.bot_id);
       return { status: 'ok' as const, bot_id: req.params.bot_id };
     },
@@ -94,7 +101,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req) => {
-      deps.bots.get(req.params.bot_id);
+      await deps.bots.get(req.params.bot_id);
       return { status: 'ok' as const, bot_id: req.params.bot_id };
     },
   );
@@ -111,7 +118,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     '/bots/:bot_id/prompt',
     { schema: { tags, summary: 'Replace the bot\'s instructions', params: BotParams, body: PromptBody, response: { 200: BotStatus, ...errors(400, 401, 404) } } },
     async (req) => {
-      deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template);
+      await deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template);
       return { status: 'ok' as const, bot_id: req.params.bot_id };
     },
   );
@@ -132,7 +139,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req) => {
-      const r = deps.botDocuments.addPath(req.params.bot_id, req.body.path, req.body.review);
+      const r = await deps.botDocuments.addPath(req.params.bot_id, req.body.path, req.body.review);
       if (r.single) return { job_id: r.added.job_id ?? undefined, status: r.added.status };
       return {
         status: 'pending',

@@ -42,7 +42,7 @@ export const openaiRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     async (req) => {
       const data = [];
       for (let skip = 0; ; skip += 500) {
-        const page = deps.bots.list({ skip, limit: 500 }, req.access?.scope);
+        const page = await deps.bots.list({ skip, limit: 500 }, req.access?.scope);
         data.push(...page.items.map((b) => ({ id: `${PREFIX}${b.bot_id}`, object: 'model' as const, created: Math.floor(Date.parse(b.created_at) / 1000), owned_by: 'lectern', name: b.name })));
         if (data.length >= page.total || page.items.length === 0) return { object: 'list' as const, data };
       }

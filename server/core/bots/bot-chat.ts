@@ -15,7 +15,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Search, SearchMode } from '../search/search.js';
 import { webSearch, type WebResult } from '../sources/web-search.js';
-import { botCollection, type BotRow, type BotsStore } from './bots-store.js';
+import { botCollection, type BotRecord, type BotsService } from './bots-service.js';
 import { answerWithSchema, type AnswerSchema } from './schema-answer.js';
 import { readImage, type VisionImage } from './vision-images.js';
 import type { ChatCipher } from '../chat/chat-cipher.js';
@@ -27,7 +27,7 @@ export interface BotChatDeps extends ChatProviderDeps {
   /** Vision questions' images are read (OCR) in the pool. */
   pool: Pick<TaskPool, 'extract'>;
   tmpDir: string;
-  bots: BotsStore;
+  bots: BotsService;
   search: Search;
   clock: Clock;
   webSearchUrl: string;
@@ -60,7 +60,7 @@ type MessageBase = Pick<NewMessage, 'message_id' | 'question' | 'provider' | 'mo
 
 /** Everything known before the first token. */
 export interface PreparedBotAnswer {
-  bot: BotRow;
+  bot: BotRecord;
   /** Where the message is kept; null for a caller that holds the history itself (the OpenAI-compatible route). */
   chat: ConversationRecord | null;
   generator: ChatGenerator | 'extractive';
@@ -127,14 +127,14 @@ export function createBotChat(d: BotChatDeps) {
   const conversations = createConversations({ store: d.store, cipher: d.cipher });
 
   async function chatOf(botId: string, chatId: string, kind: 'text' | 'vision'): Promise<ConversationRecord> {
-    d.bots.get(botId);
+    await d.bots.get(botId);
     const chat = await conversations.get(chatId);
     // Another bot's chat (or a chat of the other kind) is as unknown here as one that does not exist.
     if (!chat || chat.bot_id !== botId || chat.kind !== kind) throw new AppError('CHAT_NOT_FOUND', `bot ${botId} has no ${kind === 'vision' ? 'vision ' : ''}chat ${chatId}`);
     return chat;
   }
 
-  async function generatorOf(bot: BotRow): Promise<ChatGenerator | 'extractive'> {
+  async function generatorOf(bot: BotRecord): Promise<ChatGenerator | 'extractive'> {
     if (bot.llm.provider === 'extractive') return 'extractive';
     return resolveChatGenerator(
       { provider: bot.llm.provider as Exclude<LlmProviderName, 'extractive'>, model: bot.llm.model, base_url: bot.llm.base_url },
@@ -143,9 +143,9 @@ export function createBotChat(d: BotChatDeps) {
   }
 
   /** The bot's chunks for a question; a bot with nothing indexed yet has none. */
-  async function retrieve(bot: BotRow, question: string, previousQuestion: string | undefined) {
+  async function retrieve(bot: BotRecord, question: string, previousQuestion: string | undefined) {
     try {
-      return await retrieveSources({ db: d.db, search: d.search }, { scope: { collection: botCollection(bot.botId) }, question, previousQuestion, topK: bot.topK, minSimilarity: bot.minSimilarity });
+      return await retrieveSources({ db: d.db, search: d.search }, { scope: { collection: botCollection(bot.bot_id) }, question, previousQuestion, topK: bot.top_k, minSimilarity: bot.min_similarity });
     } catch (err) {
       if ((err as { code?: string }).code === 'COLLECTION_NOT_FOUND') return [];
       throw err;
@@ -182,7 +182,7 @@ export function createBotChat(d: BotChatDeps) {
    */
   async function schemaMessage(p: PreparedBotAnswer, generator: ChatGenerator, schema: AnswerSchema, sources: RetrievedSource[], base: MessageBase, ev: BotAskEvents): Promise<MessageRecord> {
     if (sources.length === 0) return store(p.chat, { ...base, status: 'complete', answer: 'null', answer_format: 'json', not_found: true });
-    const messages = buildMessages(p.question, sources, p.prior, p.bot.promptTemplate, generator.sourceText);
+    const messages = buildMessages(p.question, sources, p.prior, p.bot.prompt_template, generator.sourceText);
     const started = performance.now();
     const r = await answerWithSchema(generator, messages, schema, { maxTokens: SCHEMA_MAX_TOKENS, temperature: 0, signal: ev.signal });
     const checked = checkCitations(r.raw, sources).citations;
@@ -200,7 +200,7 @@ export function createBotChat(d: BotChatDeps) {
     });
   }
 
-  async function prepareWith(bot: BotRow, chat: PreparedBotAnswer['chat'], prior: PriorTurn[], req: BotAsk): Promise<PreparedBotAnswer> {
+  async function prepareWith(bot: BotRecord, chat: PreparedBotAnswer['chat'], prior: PriorTurn[], req: BotAsk): Promise<PreparedBotAnswer> {
     if (req.web_search && !d.webSearchUrl) {
       throw new AppError('WEB_SEARCH_UNAVAILABLE', 'web search is not configured: set web_search_url (env LECTERN_WEB_SEARCH_URL) to a SearxNG-compatible JSON search API');
     }
@@ -216,7 +216,7 @@ export function createBotChat(d: BotChatDeps) {
 
   return {
     async createChat(botId: string, kind: 'text' | 'vision' = 'text') {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       const at = now();
       const chat = await conversations.create({
         conversation_id: randomUUID(), scope: 'bot', job_id: null, bot_id: botId, collection: null, kind, title: null, created_by: null, created_at: at, updated_at: at,
@@ -225,7 +225,7 @@ export function createBotChat(d: BotChatDeps) {
     },
 
     async listChats(botId: string): Promise<string[]> {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       return (await conversations.listOf({ bot_id: botId })).map((c) => c.conversation_id);
     },
 
@@ -241,12 +241,12 @@ export function createBotChat(d: BotChatDeps) {
       const prior = (await conversations.messages(chat.conversation_id))
         .filter((m) => m.status === 'complete' && !m.not_found && m.answer_format === 'text')
         .map((m) => ({ question: m.question, answer: m.answer ?? '' }));
-      return prepareWith(d.bots.get(botId), chat, prior, req);
+      return prepareWith(await d.bots.get(botId), chat, prior, req);
     },
 
     /** A question whose history the caller holds (the OpenAI-compatible route): nothing is stored. */
     async prepareStateless(botId: string, prior: PriorTurn[], req: BotAsk): Promise<PreparedBotAnswer> {
-      return prepareWith(d.bots.get(botId), null, prior, req);
+      return prepareWith(await d.bots.get(botId), null, prior, req);
     },
 
     async answer(p: PreparedBotAnswer, ev: BotAskEvents = {}) {
@@ -272,7 +272,7 @@ export function createBotChat(d: BotChatDeps) {
         if (p.schema && p.generator !== 'extractive') return messageView(await schemaMessage(p, p.generator, p.schema, all, base, ev));
         const dr = await draftAnswer(
           {
-            generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.promptTemplate,
+            generator: p.generator, question: p.question, sources: all, maxTokens: MAX_TOKENS, temperature: 0, system: p.bot.prompt_template,
             prior: p.prior, notFoundAnswer: BOT_NOT_FOUND_ANSWER,
             images: p.images?.map((img) => ({ media_type: img.media_type, base64: Buffer.from(img.bytes).toString('base64') })),
           },
@@ -300,7 +300,7 @@ export function createBotChat(d: BotChatDeps) {
 
     /** The bot's index searched directly, no model: Long-Trainer's vectorstore route. */
     async vectorstore(botId: string, req: { query: string; top_k?: number; mode?: SearchMode }) {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       let results: Awaited<ReturnType<Search>>['results'] = [];
       try {
         results = (await d.search({ collection_name: botCollection(botId), query: req.query, top_k: req.top_k ?? 5, mode: req.mode ?? 'hybrid' })).results;

@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, copyFileSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { and, eq, notInArray } from 'drizzle-orm';
-import { jobs, type JobSource } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
+import type { JobSource } from '../../store/repos/bots-repo.js';
+import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError, describeFailure } from '../errors.js';
 import { sniffFormat } from '../extract/sniff.js';
@@ -14,14 +13,14 @@ import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { readLink } from '../sources/link-reader.js';
 import { encyclopediaApiUrl, searchEncyclopedia } from '../sources/mediawiki.js';
-import type { BotsStore } from './bots-store.js';
+import type { BotsService } from './bots-service.js';
 import { documentRootsOf, realRoots, resolveInRoots } from './document-roots.js';
 
 export interface BotDocumentsDeps {
-  db: Db;
+  store: Store;
   files: FileStore;
   jobs: JobsService;
-  bots: BotsStore;
+  bots: BotsService;
   net: GuardedFetch;
   clock: Clock;
   pool: Pick<TaskPool, 'readablePage'>;
@@ -55,18 +54,29 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   const roots = d.settings.document_roots;
 
   /** The bot's live job with this content, if any (a failed or cancelled one may be added again). */
-  function existing(botId: string, fileHash: string): string | undefined {
-    return d.db
-      .select({ jobId: jobs.jobId })
-      .from(jobs)
-      .where(and(eq(jobs.botId, botId), eq(jobs.fileHash, fileHash), notInArray(jobs.status, ['failed', 'cancelled'])))
-      .get()?.jobId;
+  const existing = (botId: string, fileHash: string): Promise<string | null> => d.store.bots.liveDocumentWithHash(botId, fileHash);
+
+  // The look for the same content and the job made after it run one at a time per bot: two requests adding
+  // one file at once make one job, and the later is answered with it as a duplicate.
+  const adding = new Map<string, Promise<unknown>>();
+  function oneAtATime<T>(botId: string, f: () => Promise<T>): Promise<T> {
+    const next = (adding.get(botId) ?? Promise.resolve()).then(f);
+    const settled = next.catch(() => undefined);
+    adding.set(botId, settled);
+    void settled.then(() => {
+      if (adding.get(botId) === settled) adding.delete(botId);
+    });
+    return next;
   }
 
   /** Makes a job of a file already in the tmp folder; the caller has hashed it. */
-  function createJob(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): AddedDocument {
+  function createJob(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): Promise<AddedDocument> {
+    return oneAtATime(botId, () => createJobNow(botId, tmpPath, name, head, hash, size, source));
+  }
+
+  async function createJobNow(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): Promise<AddedDocument> {
     const label = source.url ?? source.title ?? source.path ?? name;
-    const dup = existing(botId, hash);
+    const dup = await existing(botId, hash);
     if (dup) {
       rmSync(tmpPath, { force: true });
       return { job_id: dup, status: 'duplicate', source: label };
@@ -76,7 +86,7 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       rmSync(tmpPath, { force: true });
       return failed(label, new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, text or image document`));
     }
-    const job = d.jobs.create({
+    const job = await d.jobs.create({
       tmpPath,
       sourceFile: name.slice(0, 255),
       format,
@@ -89,13 +99,13 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     return { job_id: job.job_id, status: 'pending', source: label };
   }
 
-  function fromBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): AddedDocument {
+  function fromBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): Promise<AddedDocument> {
     const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
     writeFileSync(tmpPath, bytes);
     return createJob(botId, tmpPath, name, bytes.subarray(0, 64 * 1024), sha256(bytes), bytes.length, source);
   }
 
-  function fromFile(botId: string, path: string, size: number, review: boolean): AddedDocument {
+  async function fromFile(botId: string, path: string, size: number, review: boolean): Promise<AddedDocument> {
     if (size > d.settings.max_upload_bytes) return failed(path, new AppError('FILE_TOO_LARGE', `${path} is larger than the ${d.settings.max_upload_bytes}-byte limit`));
     if (size === 0) return failed(path, new AppError('FILE_REQUIRED', `${path} is empty`));
     const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
@@ -152,12 +162,12 @@ export function createBotDocuments(d: BotDocumentsDeps) {
 
   return {
     /** One file, or every document of a folder (recursively, capped). */
-    addPath(botId: string, path: string, review = false) {
-      d.bots.get(botId);
+    async addPath(botId: string, path: string, review = false) {
+      await d.bots.get(botId);
       const allowed = documentRootsOf(roots);
       const { real, stat } = resolveInRoots(path, allowed);
       if (stat.isFile()) {
-        const added = fromFile(botId, real, stat.size, review);
+        const added = await fromFile(botId, real, stat.size, review);
         if (added.status === 'failed') throw new AppError((added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED', added.error?.message ?? 'the file cannot be added');
         return { single: true as const, added };
       }
@@ -169,7 +179,7 @@ export function createBotDocuments(d: BotDocumentsDeps) {
         // Each file on its own: one outside the roots (a link out) or of no readable kind is listed with why.
         try {
           const resolved = resolveInRoots(f, allowed, allowedReal);
-          documents.push(fromFile(botId, resolved.real, resolved.stat.size, review));
+          documents.push(await fromFile(botId, resolved.real, resolved.stat.size, review));
         } catch (err) {
           documents.push(failed(f, err));
         }
@@ -181,36 +191,42 @@ export function createBotDocuments(d: BotDocumentsDeps) {
      * A file uploaded through the API, already streamed to the tmp folder, hashed and sniffed (receiveUpload):
      * the bot's job, or its existing one when it holds this content already.
      */
-    addUpload(botId: string, upload: { tmpPath: string; sourceFile: string; format: DocumentFormat; fileHash: string; sizeBytes: number }, review = false): AddedDocument & { job_id: string; status: 'pending' | 'duplicate' } {
-      d.bots.get(botId);
-      const dup = existing(botId, upload.fileHash);
-      if (dup) {
-        rmSync(upload.tmpPath, { force: true });
-        return { job_id: dup, status: 'duplicate', source: upload.sourceFile };
-      }
-      const job = d.jobs.create({
-        ...upload,
-        options: { chunk_size: d.settings.chunk_size, chunk_overlap: d.settings.chunk_overlap },
-        botId,
-        source: { kind: 'upload', review, sha256: upload.fileHash },
+    async addUpload(
+      botId: string,
+      upload: { tmpPath: string; sourceFile: string; format: DocumentFormat; fileHash: string; sizeBytes: number },
+      review = false,
+    ): Promise<AddedDocument & { job_id: string; status: 'pending' | 'duplicate' }> {
+      await d.bots.get(botId);
+      return oneAtATime(botId, async () => {
+        const dup = await existing(botId, upload.fileHash);
+        if (dup) {
+          rmSync(upload.tmpPath, { force: true });
+          return { job_id: dup, status: 'duplicate' as const, source: upload.sourceFile };
+        }
+        const job = await d.jobs.create({
+          ...upload,
+          options: { chunk_size: d.settings.chunk_size, chunk_overlap: d.settings.chunk_overlap },
+          botId,
+          source: { kind: 'upload', review, sha256: upload.fileHash },
+        });
+        return { job_id: job.job_id, status: 'pending' as const, source: upload.sourceFile };
       });
-      return { job_id: job.job_id, status: 'pending', source: upload.sourceFile };
     },
 
     /** A document the server writes itself (the chat-training review document). */
-    addBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): AddedDocument {
-      d.bots.get(botId);
+    async addBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): Promise<AddedDocument> {
+      await d.bots.get(botId);
       return fromBytes(botId, bytes, name, source);
     },
 
     async addLinks(botId: string, links: string[], review = false, signal?: AbortSignal) {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       const documents: (AddedDocument & { url: string; final_url: string | null })[] = [];
       for (const url of links) {
         try {
           const reduce = (html: string, pageUrl: string) => d.pool.readablePage({ html, url: pageUrl }, signal);
           const doc = await readLink(d.net, url, { clock: d.clock, signal, maxBytes: d.settings.max_upload_bytes, reduce });
-          const added = fromBytes(botId, doc.bytes, doc.file_name, {
+          const added = await fromBytes(botId, doc.bytes, doc.file_name, {
             kind: 'link', review, url: doc.url, final_url: doc.final_url, sha256: doc.sha256, fetched_at: doc.fetched_at, ...(doc.title ? { title: doc.title } : {}),
           });
           documents.push({ ...added, source: url, url, final_url: doc.final_url });
@@ -229,15 +245,18 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     },
 
     async addArticles(botId: string, query: string, opts: { language?: string; max_pages?: number; review?: boolean }, signal?: AbortSignal) {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       const api = encyclopediaApiUrl(d.settings.encyclopedia_url, opts.language);
       const articles = await searchEncyclopedia(d.net, api, query, { language: opts.language, maxPages: opts.max_pages ?? 2, signal });
-      return articles.map((a) => {
-        const added = fromBytes(botId, new TextEncoder().encode(a.text), `${a.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 200)}.md`, {
+      const documents = [];
+      // One after another: each duplicate check sees the articles added before it.
+      for (const a of articles) {
+        const added = await fromBytes(botId, new TextEncoder().encode(a.text), `${a.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 200)}.md`, {
           kind: 'encyclopedia', review: opts.review ?? false, url: a.url, title: a.title, revision_id: a.revision_id, fetched_at: isoNow(d.clock),
         });
-        return { ...added, title: a.title, url: a.url, revision_id: a.revision_id };
-      });
+        documents.push({ ...added, title: a.title, url: a.url, revision_id: a.revision_id });
+      }
+      return documents;
     },
   };
 }

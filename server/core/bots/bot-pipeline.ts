@@ -1,22 +1,20 @@
-import { and, eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { jobs } from '../../../drizzle/schema.js';
+import type { Store } from '../../store/store.js';
 import { describeFailure } from '../errors.js';
-import type { Db } from '../../store/db.js';
 import type { Indexer } from '../indexing/indexer.js';
-import { botCollection, type BotsStore } from './bots-store.js';
+import { botCollection, type BotsService } from './bots-service.js';
 
 /** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
 const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
 
 export interface BotPipelineDeps {
-  db: Db;
-  bots: BotsStore;
+  store: Store;
+  bots: BotsService;
   indexer: Pick<Indexer, 'embedJob' | 'status' | 'finished'>;
   finalize: (jobId: string, policy: string, reviewer: string) => Promise<unknown>;
   log: Logger;
   /** Told of each document once it is in its bot's index (chat training marks the pairs it taught then). */
-  learned?: (jobId: string) => void;
+  learned?: (jobId: string) => unknown;
 }
 
 /**
@@ -32,51 +30,43 @@ export function createBotPipeline(d: BotPipelineDeps) {
   async function step(jobId: string): Promise<void> {
     // Called on every change of every job, progress ticks included: one narrow read, and nothing more
     // unless the job is a bot's and has reached a state this pipeline acts on.
-    const job = d.db.select({ botId: jobs.botId, status: jobs.status, source: jobs.source }).from(jobs).where(eq(jobs.jobId, jobId)).get();
-    if (!job?.botId || !ACTED_ON.has(job.status)) return;
-    const bot = safeBot(job.botId);
+    const job = await d.store.bots.document(jobId);
+    if (!job || !ACTED_ON.has(job.status)) return;
+    const bot = await d.store.bots.get(job.bot_id);
     if (!bot) return;
-    const collection = botCollection(bot.botId);
-    const statusNow = () => d.db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get()?.status;
+    const collection = botCollection(bot.bot_id);
+    const statusNow = async () => (await d.store.bots.document(jobId))?.status;
     const inBotIndex = (status: string | undefined) => status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection;
     let status: string | undefined = job.status;
     if (status === 'ready_for_review') {
       if (job.source?.review) return;
-      await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.botId}`);
+      await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.bot_id}`);
       // Read again only here: the status read above is still current on the other paths.
-      status = statusNow();
+      status = await statusNow();
       if (status !== 'finalized' && status !== 'indexed') return;
     }
     if (!inBotIndex(status)) {
       // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
       // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
       // their turn behind it) and look at how it ended.
-      await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embeddingModel });
+      await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model });
       await d.indexer.finished(jobId);
-      status = statusNow();
+      status = await statusNow();
     }
     // In the bot's index, just now or before (also after a restart that came between the embedding and this).
-    if (inBotIndex(status)) d.learned?.(jobId);
-  }
-
-  function safeBot(botId: string) {
-    try {
-      return d.bots.get(botId);
-    } catch {
-      return null;
-    }
+    if (inBotIndex(status)) await d.learned?.(jobId);
   }
 
   function settle(jobId: string): Promise<void> {
     const prev = running.get(jobId) ?? Promise.resolve();
     const next = prev
       .then(() => step(jobId))
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         d.log.warn({ jobId, err }, 'bot document could not be made searchable');
         // Recorded on the job, so its ingest_status says failed (with why) instead of processing for ever.
-        const failure = describeFailure(err);
-        d.db.update(jobs).set({ errorCode: failure.code, errorMessage: failure.message }).where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'finalized'))).run();
+        await d.store.bots.recordIndexFailure(jobId, describeFailure(err));
       })
+      .catch((err: unknown) => d.log.error({ jobId, err }, 'the failure of a bot document could not be recorded'))
       .finally(() => {
         if (running.get(jobId) === next) running.delete(jobId);
       });
@@ -95,13 +85,13 @@ export function createBotPipeline(d: BotPipelineDeps) {
      * then asks is answered from every document.
      */
     async build(botId: string): Promise<void> {
-      const documents = d.bots.documents(botId);
-      await Promise.all(documents.map((j) => settle(j.jobId)));
-      await Promise.all(documents.map((j) => d.indexer.finished(j.jobId)));
+      const documents = await d.bots.documents(botId);
+      await Promise.all(documents.map((j) => settle(j.job_id)));
+      await Promise.all(documents.map((j) => d.indexer.finished(j.job_id)));
     },
     /** At start-up: documents left half-way by the last stop. */
-    resume(): void {
-      for (const j of d.db.select({ jobId: jobs.jobId, botId: jobs.botId }).from(jobs).all()) if (j.botId) void settle(j.jobId);
+    async resume(): Promise<void> {
+      for (const jobId of await d.store.bots.allDocumentIds()) void settle(jobId);
     },
   };
 }

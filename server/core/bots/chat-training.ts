@@ -1,21 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asc, eq, inArray } from 'drizzle-orm';
-import { blocks, jobs } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { createConversations } from '../conversations/conversations.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { BotDocuments } from './bot-documents.js';
-import type { BotsStore } from './bots-store.js';
+import type { BotsService } from './bots-service.js';
 import type { ChatCipher } from '../chat/chat-cipher.js';
 import type { BotCitationRow } from '../../store/repos/conversations-repo.js';
 
 export interface ChatTrainingDeps {
-  db: Db;
-  store: Pick<Store, 'conversations'>;
-  bots: BotsStore;
+  store: Pick<Store, 'conversations' | 'bots'>;
+  bots: BotsService;
   documents: Pick<BotDocuments, 'addBytes'>;
   clock: Clock;
   dataDir: string;
@@ -49,11 +45,15 @@ export function createChatTraining(d: ChatTrainingDeps) {
   }
 
   /** Pairs a training job holds that a failed, cancelled or deleted job gave back. */
-  function released(jobIds: string[]): Set<string> {
-    if (!jobIds.length) return new Set();
-    const live = d.db.select({ jobId: jobs.jobId, status: jobs.status }).from(jobs).where(inArray(jobs.jobId, jobIds)).all();
-    const alive = new Set(live.filter((j) => j.status !== 'failed' && j.status !== 'cancelled').map((j) => j.jobId));
-    return new Set(jobIds.filter((id) => !alive.has(id)));
+  async function released(jobIds: string[]): Promise<Set<string>> {
+    // A bot has few training jobs: one read each.
+    const gone = await Promise.all(
+      jobIds.map(async (id) => {
+        const job = await d.store.bots.document(id);
+        return !job || job.status === 'failed' || job.status === 'cancelled';
+      }),
+    );
+    return new Set(jobIds.filter((_, i) => gone[i]));
   }
 
   return {
@@ -64,9 +64,9 @@ export function createChatTraining(d: ChatTrainingDeps) {
     },
 
     async train(botId: string) {
-      d.bots.get(botId);
+      await d.bots.get(botId);
       const candidates = (await conversations.learnable(botId)).filter((m) => m.answer?.trim());
-      const free = released([...new Set(candidates.flatMap((m) => (m.training_job_id ? [m.training_job_id] : [])))]);
+      const free = await released([...new Set(candidates.flatMap((m) => (m.training_job_id ? [m.training_job_id] : [])))]);
       const pairs = candidates.filter((m) => !m.training_job_id || free.has(m.training_job_id));
       if (!pairs.length) return { message: NO_NEW_CHATS, csv_path: null, job_id: null, pairs: 0 };
 
@@ -76,7 +76,7 @@ export function createChatTraining(d: ChatTrainingDeps) {
       const csvPath = join(dir, `${botId}-${stamp}.csv`);
       writeFileSync(csvPath, ['chat_id,message_id,question,answer', ...pairs.map((m) => [m.conversation_id, m.message_id, m.question, m.answer ?? ''].map(csvCell).join(','))].join('\n') + '\n');
       const markdown = ['# Learned from chats', ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${(m.answer ?? '').trim()}`)].join('\n\n') + '\n';
-      const added = d.documents.addBytes(botId, new TextEncoder().encode(markdown), `learned-from-chats-${stamp}.md`, {
+      const added = await d.documents.addBytes(botId, new TextEncoder().encode(markdown), `learned-from-chats-${stamp}.md`, {
         kind: 'chat_training',
         review: true,
         title: 'Learned from chats',
@@ -95,11 +95,11 @@ export function createChatTraining(d: ChatTrainingDeps) {
      * Marking again (a later notice, a restart) keeps the first time.
      */
     async learned(jobId: string): Promise<number> {
-      const job = d.db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
+      const job = await d.store.bots.document(jobId);
       if (job?.source?.kind !== 'chat_training' || !job.source.pairs) return 0;
       const kept = new Set<number>();
       let current = 0;
-      for (const b of d.db.select().from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all()) {
+      for (const b of await d.store.bots.documentBlocks(jobId)) {
         const q = b.type === 'heading' ? QUESTION.exec(b.text) : null;
         if (q) current = Number(q[1]);
         else if (current && (b.status === 'approved' || b.status === 'edited')) kept.add(current);

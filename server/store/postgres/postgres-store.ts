@@ -1,4 +1,5 @@
 import type { Repositories, Store } from '../store.js';
+import { pgBots } from './bots.js';
 import type { OpenedPostgres } from './connection.js';
 import { createPgContext } from './context.js';
 import { pgConversations } from './conversations.js';
@@ -11,6 +12,7 @@ export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>): Store {
   const repos: Repositories = {
     conversations: pgConversations(ctx),
     keys: pgKeys(ctx),
+    bots: pgBots(ctx),
     lookups: pgLookups(ctx),
   };
   return { kind: 'postgres', ...repos, transaction: (fn) => ctx.transaction(() => fn(repos)) };

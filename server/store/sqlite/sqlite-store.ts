@@ -1,6 +1,7 @@
 import type { OpenedDatabase } from '../db.js';
 import type { Repositories, Store } from '../store.js';
 import { sqliteConversations } from './conversations.js';
+import { sqliteBots } from './bots.js';
 import { sqliteKeys } from './keys.js';
 import { sqliteLookups } from './lookups.js';
 import { createTxGate } from './tx-gate.js';
@@ -14,6 +15,7 @@ export function createSqliteStore({ db, sqlite }: OpenedDatabase): Store {
   const repos: Repositories = {
     conversations: sqliteConversations(db, gate),
     keys: sqliteKeys(db, gate),
+    bots: sqliteBots(db, gate),
     lookups: sqliteLookups(db, gate),
   };
   return { kind: 'sqlite', ...repos, transaction: (fn) => gate.transaction(() => fn(repos)) };

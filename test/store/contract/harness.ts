@@ -4,14 +4,17 @@
  * Each case opens a fresh, empty, migrated store.
  */
 import type { Store } from '../../../server/store/store.js';
+import { botsContract } from './bots.js';
 import { conversationsContract } from './conversations.js';
 import { keysContract } from './keys.js';
+import type { SeedsOf } from './seeds.js';
 import { transactionsContract } from './transactions.js';
 
 export type StoreFactory = () => Promise<Store>;
 
-export function storeContract(open: StoreFactory): void {
+export function storeContract(open: StoreFactory, seedsOf: SeedsOf): void {
   conversationsContract(open);
   keysContract(open);
+  botsContract(open, seedsOf);
   transactionsContract(open);
 }
