@@ -309,6 +309,17 @@ describe('the OpenAPI document of the bots routes', () => {
     await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/train-chats', { bot_id: 'no-such-bot' });
   });
 
+  it('declares what resuming a held answer answers: 200 once, then 409; 400, 404', async () => {
+    const held = await ok('POST', '/bots/{bot_id}/chats/{chat_id}', { bot_id: bot, chat_id: chat }, { json: { query: 'What does chlorophyll capture?', require_approval: true } });
+    expect(held).toMatchObject({ status: 'pending_review', thread_id: expect.any(String) });
+    const resume = ['POST', '/chats/{chat_id}/resume'] as const;
+    await fails(400, 'VALIDATION_FAILED', ...resume, { chat_id: chat }, { json: { thread_id: held.thread_id, action: 'edit' } });
+    await fails(404, 'THREAD_NOT_FOUND', ...resume, { chat_id: chat }, { json: { thread_id: 'no-such-thread', action: 'approve' } });
+    await fails(404, 'CHAT_NOT_FOUND', ...resume, { chat_id: 'no-such-chat' }, { json: { thread_id: held.thread_id, action: 'approve' } });
+    expect(await ok(...resume, { chat_id: chat }, { json: { thread_id: held.thread_id, action: 'approve' } })).toMatchObject({ status: 'complete', message_id: held.message_id });
+    await fails(409, 'INVALID_STATE', ...resume, { chat_id: chat }, { json: { thread_id: held.thread_id, action: 'reject' } });
+  });
+
   it('declares what the OpenAI-compatible routes answer: models, a completion, its chunks, 400, 404', async () => {
     const models = await ok('GET', '/v1/models', {});
     expect(models.data.map((m: { id: string }) => m.id)).toContain(`bot:${bot}`);
