@@ -9,14 +9,22 @@
  */
 import type { ConversationsRepo } from './repos/conversations-repo.js';
 import type { BotsRepo } from './repos/bots-repo.js';
+import type { BlocksRepo, ChunksRepo, JobsRepo } from './repos/jobs-repo.js';
 import type { KeysRepo } from './repos/keys-repo.js';
 import type { LookupsRepo } from './repos/lookups-repo.js';
+import type { PagesRepo } from './repos/pages-repo.js';
+import type { RevisionsRepo } from './repos/revisions-repo.js';
 
 export interface Repositories {
   conversations: ConversationsRepo;
   keys: KeysRepo;
   bots: BotsRepo;
   lookups: LookupsRepo;
+  jobs: JobsRepo;
+  blocks: BlocksRepo;
+  chunks: ChunksRepo;
+  pages: PagesRepo;
+  revisions: RevisionsRepo;
 }
 
 export interface Store extends Repositories {

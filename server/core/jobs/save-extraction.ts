@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../../store/db.js';
-import { insertMany } from '../../store/insert-many.js';
+import { insertMany } from '../../store/sqlite/insert-many.js';
 import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
 import type { ExtractedPage } from '../extract/types.js';

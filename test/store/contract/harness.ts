@@ -6,8 +6,10 @@
 import type { Store } from '../../../server/store/store.js';
 import { botsContract } from './bots.js';
 import { conversationsContract } from './conversations.js';
+import { jobsContract } from './jobs.js';
 import { keysContract } from './keys.js';
 import type { SeedsOf } from './seeds.js';
+import { revisionsContract } from './revisions.js';
 import { transactionsContract } from './transactions.js';
 
 export type StoreFactory = () => Promise<Store>;
@@ -16,5 +18,7 @@ export function storeContract(open: StoreFactory, seedsOf: SeedsOf): void {
   conversationsContract(open);
   keysContract(open);
   botsContract(open, seedsOf);
+  jobsContract(open);
+  revisionsContract(open);
   transactionsContract(open);
 }

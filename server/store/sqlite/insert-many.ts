@@ -1,6 +1,6 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { DbLike } from './db.js';
+import type { DbLike } from '../db.js';
 
 /**
  * Inserts many rows through one prepared single-row statement: drizzle builds a multi-row INSERT's SQL
