@@ -136,12 +136,12 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
   const modelPulls = createModelPulls({ models });
   const indexes = createCollectionIndexes(settings.data_dir);
-  const embedding = { db, pool, models, indexes, defaultModel: settings.embedding_model, net };
+  const embedding = { store, db, pool, models, indexes, defaultModel: settings.embedding_model, net };
   const indexer = createIndexer({ ...embedding, clock, log });
   indexer.start();
   const jobWatch = createJobWatch();
-  const runner = createJobRunner({ db, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
-  const rechunk = createRechunk({ db, pool, clock });
+  const runner = createJobRunner({ store, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
+  const rechunk = createRechunk({ store, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const threads = llmThreads(settings.llm_threads, availableParallelism());
   const llm = createLlmRuntime({
@@ -152,14 +152,14 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   });
   const search = createSearch(embedding);
   const providers = { models, llm, net, providerKeys, defaultModel: settings.chat_model, localSourceText: settings.llm_source_text };
-  const jobsService = createJobsService({ db, files, runner, clock, vectors: indexer, watch: jobWatch });
+  const jobsService = createJobsService({ store, files, runner, clock, vectors: indexer, watch: jobWatch });
   const bots = createBotsService({
     store,
     clock,
     defaultEmbeddingModel: settings.embedding_model,
     defaultLlm: { provider: settings.llm_provider, model: settings.llm_model || undefined, base_url: settings.llm_base_url || undefined },
   });
-  const finalizeJob = createFinalize({ db, clock, rechunk });
+  const finalizeJob = createFinalize({ store, clock, rechunk });
   const botDocuments = createBotDocuments({ store, files, jobs: jobsService, bots, net, clock, pool, settings });
   const chatTraining = createChatTraining({ store, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
   const botPipeline = createBotPipeline({ store, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
@@ -185,10 +185,10 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       files,
       jobs: jobsService,
       jobWatch,
-      blocks: createBlocksReview({ db, clock }),
-      blocksBulk: createBlocksBulk({ db, clock }),
-      blockStructure: createBlockStructure({ db, clock }),
-      chunks: createChunksReview({ db, clock }),
+      blocks: createBlocksReview({ store, clock }),
+      blocksBulk: createBlocksBulk({ store, clock }),
+      blockStructure: createBlockStructure({ store, clock }),
+      chunks: createChunksReview({ store, clock }),
       rechunk,
       finalize,
       bots,
@@ -196,23 +196,23 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       chatTraining,
       botPipeline,
       botChat: createBotChat({ ...providers, db, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
-      exportJob: createExporter({ db, files, clock, appVersion }),
+      exportJob: createExporter({ store, files, clock, appVersion }),
       models,
       modelPulls,
-      pages: createPageList({ db }),
-      pageImages: createPageImages({ db, pool, files }),
-      reocr: createReocr({ db, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
+      pages: createPageList({ store }),
+      pageImages: createPageImages({ store, pool, files }),
+      reocr: createReocr({ store, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
       chat: createChat({ ...providers, db, store, search, clock, cipher: chatCipher }),
-      purge: createPurge({ db, indexes, clock, cipher: chatCipher }),
+      purge: createPurge({ db, store, indexes, clock, cipher: chatCipher }),
       llm,
       net,
       pool,
     },
     log,
   );
-  runner.resumeUnfinished();
+  await runner.resumeUnfinished();
   await botPipeline.resume();
   let closed = false;
   return {

@@ -45,6 +45,7 @@ export interface ServerDeps {
   keys: KeysService;
   appVersion: string;
   db: Db;
+  /** The repositories (store/store.ts); routes read through services, or here for small reads (counts). */
   store: Store;
   /** Past conversations of jobs and bots, one model for both (GET/PATCH/DELETE /conversations). */
   conversations: Conversations;

@@ -1,138 +1,82 @@
+import type { Static } from 'typebox';
+import type { Job } from '../schemas/jobs.js';
+import type { BlockRecord, BlockView, JobRecord } from '../store/repos/jobs-repo.js';
+import type { OcrPageView } from '../store/repos/pages-repo.js';
 import { ingestStatus } from './bots/ingest-status.js';
-import type { JobState } from './jobs/job-states.js';
 import { DEFAULT_OCR_LANG } from './ocr/ocr-languages.js';
-import type { blocks, chunks, jobs, pages, revisions } from '../../drizzle/schema.js';
 
-type JobRow = typeof jobs.$inferSelect;
-type PageRow = typeof pages.$inferSelect;
-type BlockRow = typeof blocks.$inferSelect;
-type ChunkRow = typeof chunks.$inferSelect;
-type RevisionRow = typeof revisions.$inferSelect;
+export type { BlockView, ChunkView } from '../store/repos/jobs-repo.js';
+export type { OcrPageView, PageView } from '../store/repos/pages-repo.js';
+export type { RevisionView } from '../store/repos/revisions-repo.js';
 
-/** Row -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
-/** A page whose text came from OCR: the language data used, tesseract's mean word confidence, the turn read upright. */
-export interface OcrPageView {
-  page: number;
-  language: string;
-  confidence: number | null;
-  rotation: number | null;
-}
+/** A job as the API answers it (GET /jobs/{id} adds its review counts and index). */
+export type JobView = Static<typeof Job>;
 
-export function jobView(row: JobRow, ocrPages: number[] = [], ocrRead: OcrPageView[] = []) {
+/** Stored job -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
+export function jobView(job: JobRecord, ocr: { needing: number[]; read: OcrPageView[] } = { needing: [], read: [] }): JobView {
   return {
-    job_id: row.jobId,
-    status: row.status as JobState,
-    source_file: row.sourceFile,
-    format: row.format,
-    file_hash: row.fileHash,
-    size_bytes: row.sizeBytes,
-    title: row.title,
-    total_pages: row.totalPages,
-    total_blocks: row.totalBlocks,
-    total_chunks: row.totalChunks,
-    progress: { pages_done: row.pagesDone, total_pages: row.totalPages },
-    pages_needing_ocr: ocrPages,
-    page_size: row.pageSize ?? null,
-    ocr: { language: row.options.ocr_language ?? DEFAULT_OCR_LANG, pages: ocrRead },
-    detected_language: row.detectedLanguage ?? null,
-    options: row.options,
-    warnings: row.warnings,
-    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
-    finalize_policy: row.finalizePolicy,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-    started_at: row.startedAt,
-    finished_at: row.finishedAt,
-    finalized_at: row.finalizedAt,
+    job_id: job.job_id,
+    status: job.status,
+    source_file: job.source_file,
+    format: job.format,
+    file_hash: job.file_hash,
+    size_bytes: job.size_bytes,
+    title: job.title,
+    total_pages: job.total_pages,
+    total_blocks: job.total_blocks,
+    total_chunks: job.total_chunks,
+    progress: { pages_done: job.pages_done, total_pages: job.total_pages },
+    pages_needing_ocr: ocr.needing,
+    page_size: job.page_size ?? null,
+    ocr: { language: job.options.ocr_language ?? DEFAULT_OCR_LANG, pages: ocr.read },
+    detected_language: job.detected_language ?? null,
+    options: job.options,
+    warnings: job.warnings,
+    error: job.error_code ? { code: job.error_code, message: job.error_message ?? '' } : null,
+    finalize_policy: job.finalize_policy,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    finalized_at: job.finalized_at,
     // A bot's document also answers as Long-Trainer's clients poll it.
-    ...(row.botId ? { bot_id: row.botId, ingest_status: ingestStatus(row), source: row.source } : {}),
+    ...(job.bot_id
+      ? {
+          bot_id: job.bot_id,
+          ingest_status: ingestStatus({ status: job.status, source: job.source, errorCode: job.error_code }),
+          source: job.source as Record<string, unknown> | null,
+        }
+      : {}),
   };
 }
-export type JobView = ReturnType<typeof jobView>;
 
-export function pageView(row: PageRow) {
+/** Stored block -> API shape: what counts is the reviewer's reading (LongParser answers the same); the machine's stays in original_*. */
+export function blockView(b: BlockRecord): BlockView {
   return {
-    page: row.page,
-    width: row.width,
-    height: row.height,
-    rotation: row.rotation,
-    needs_ocr: row.needsOcr,
-    ocr: row.ocrLanguage === null ? null : { language: row.ocrLanguage, confidence: row.ocrConfidence, rotation: row.ocrRotation },
+    block_id: b.block_id,
+    order_index: b.order_index,
+    type: (b.edited_type ?? b.type) as BlockView['type'],
+    text: b.edited_text ?? b.text,
+    original_type: b.type as BlockView['original_type'],
+    original_text: b.text,
+    page: b.page,
+    page_number: b.page,
+    bbox: b.bbox,
+    heading_level: b.heading_level,
+    indent_level: b.indent_level ?? 0,
+    hierarchy_path: b.hierarchy_path,
+    table: b.table_grid,
+    language: b.language,
+    source: b.source as BlockView['source'],
+    confidence: b.confidence,
+    flagged: b.flagged,
+    status: b.status as BlockView['status'],
+    review_status: b.status as BlockView['status'],
+    edited_text: b.edited_text,
+    edited_type: b.edited_type as BlockView['edited_type'],
+    reviewer_note: b.reviewer_note,
+    version: b.version,
+    current_revision_id: b.current_revision_id,
+    updated_at: b.updated_at,
   };
 }
-export type PageView = ReturnType<typeof pageView>;
-
-export function blockView(row: BlockRow) {
-  return {
-    block_id: row.blockId,
-    order_index: row.orderIndex,
-    // What counts is the reviewer's reading (LongParser answers the same); the machine's stays in original_*.
-    type: row.editedType ?? row.type,
-    text: row.editedText ?? row.text,
-    original_type: row.type,
-    original_text: row.text,
-    page: row.page,
-    page_number: row.page,
-    bbox: row.bbox,
-    heading_level: row.headingLevel,
-    indent_level: row.indentLevel ?? 0,
-    hierarchy_path: row.hierarchyPath,
-    table: row.tableGrid,
-    language: row.language,
-    source: row.source,
-    confidence: row.confidence,
-    flagged: row.flagged,
-    status: row.status,
-    review_status: row.status,
-    edited_text: row.editedText,
-    edited_type: row.editedType,
-    reviewer_note: row.reviewerNote,
-    version: row.version,
-    current_revision_id: row.currentRevisionId,
-    updated_at: row.updatedAt,
-  };
-}
-export type BlockView = ReturnType<typeof blockView>;
-
-export function chunkView(row: ChunkRow) {
-  return {
-    chunk_id: row.chunkId,
-    order_index: row.orderIndex,
-    text: row.editedText ?? row.text,
-    original_text: row.text,
-    edited_text: row.editedText,
-    token_count: row.tokenCount,
-    chunk_type: row.chunkType,
-    section_path: row.sectionPath,
-    page_numbers: row.pageNumbers,
-    block_ids: row.blockIds,
-    status: row.status,
-    review_status: row.status,
-    reviewer_note: row.reviewerNote,
-    stale: row.stale,
-    version: row.version,
-    current_revision_id: row.currentRevisionId,
-    updated_at: row.updatedAt,
-  };
-}
-export type ChunkView = ReturnType<typeof chunkView>;
-
-export function revisionView(row: RevisionRow) {
-  return {
-    revision_id: row.revisionId,
-    entity_type: row.entityType,
-    entity_id: row.entityId,
-    previous_revision_id: row.previousRevisionId,
-    action: row.action,
-    before: row.before,
-    after: row.after,
-    original_text: row.originalText,
-    edited_text: row.editedText,
-    edited_type: row.editedType,
-    reviewer_id: row.reviewerId,
-    reviewer_note: row.reviewerNote,
-    timestamp: row.timestamp,
-    undoes_revision_id: row.undoesRevisionId,
-  };
-}
-export type RevisionView = ReturnType<typeof revisionView>;

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { languagesDirOf, ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
-import { blockTallies, reviewCounts } from '../../core/review/review-state.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
 import { receiveUpload } from '../receive-upload.js';
@@ -29,7 +28,7 @@ function intField(fields: Record<string, string>, name: string, fallback: number
 }
 
 export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
-  const { jobs, settings, files, db } = deps;
+  const { jobs, settings, files, store } = deps;
 
   app.post(
     '/jobs',
@@ -62,7 +61,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           chunk_overlap: intField(upload.fields, 'chunk_overlap', Math.min(settings.chunk_overlap, chunkSize - 1), 0, chunkSize - 1),
           ocr_language: ocrLanguageOption(upload.fields.ocr_language, languagesDirOf(settings.data_dir)),
         };
-        const job = jobs.create({ ...upload, options });
+        const job = await jobs.create({ ...upload, options });
         return reply.status(201).send(uploadAnswer(job, req.access?.name ?? ''));
       } catch (err) {
         files.discardTmp(upload.tmpPath);
@@ -72,14 +71,15 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   );
 
   app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) => {
-    const { items, ...paging } = jobs.list(req.query, req.access?.scope);
-    const tallies = blockTallies(db, items.map((j) => j.job_id));
+    const { items, ...paging } = await jobs.list(req.query, req.access?.scope);
+    const tallies = await store.jobs.blockTallies(items.map((j) => j.job_id));
     return { jobs: items.map((j) => ({ ...j, review_progress: tallies.get(j.job_id) })), ...paging };
   });
 
-  const jobStatus = (jobId: string) => {
-    const review = reviewCounts(db, jobId);
-    return { ...jobs.get(jobId), review, review_progress: review.blocks, index: deps.indexer.status(jobId) };
+  const jobStatus = async (jobId: string) => {
+    const job = await jobs.get(jobId);
+    const review = await store.jobs.reviewCounts(jobId);
+    return { ...job, review, review_progress: review.blocks, index: deps.indexer.status(jobId) };
   };
 
   app.get(
@@ -105,10 +105,12 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
     async (req, reply) => {
       const jobId = req.params.job_id;
-      const first = jobStatus(jobId); // 404 here, as JSON, before the stream starts
+      const first = await jobStatus(jobId); // 404 here, as JSON, before the stream starts
       const sse = openSse(reply);
       let last = '';
+      let stopped = false;
       const stop = (): void => {
+        stopped = true;
         clearInterval(beat);
         unwatch();
         sse.end();
@@ -120,13 +122,20 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         last = json;
         if (!WORKING.has(job.status)) stop();
       };
+      // One read at a time, in order, so an older state is never sent after a newer one.
+      let reading = Promise.resolve();
       const push = (): void => {
-        try {
-          send(jobStatus(jobId));
-        } catch (err) {
-          sse.send('error', describeFailure(err));
-          stop();
-        }
+        reading = reading.then(async () => {
+          if (stopped) return;
+          try {
+            const job = await jobStatus(jobId);
+            if (!stopped) send(job);
+          } catch (err) {
+            if (stopped) return;
+            sse.send('error', describeFailure(err));
+            stop();
+          }
+        });
       };
       const unwatch = deps.jobWatch.watch(jobId, push);
       // Ingest moves, cancel and delete are told at once; finalize and embedding are seen on this beat.
@@ -141,7 +150,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     '/jobs/:job_id',
     { schema: { tags, summary: 'Delete a job, its rows and its files', params: JobParams, response: { 204: Type.Null(), ...errors(401, 404) } } },
     async (req, reply) => {
-      jobs.delete(req.params.job_id);
+      await jobs.delete(req.params.job_id);
       return reply.status(204).send(null);
     },
   );

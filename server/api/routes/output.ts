@@ -36,8 +36,8 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     '/jobs/:job_id/audit',
     { schema: { tags, summary: 'Revision audit trail, newest first', params: JobParams, querystring: AuditQuery, response: { 200: RevisionList, ...errors(400, 401, 404) } } },
     async (req, reply) => {
-      findJob(deps.db, req.params.job_id);
-      return sendPage(req, reply, listRevisions(deps.db, req.params.job_id, req.query));
+      await findJob(deps.store, req.params.job_id);
+      return sendPage(req, reply, await listRevisions(deps.store, req.params.job_id, req.query));
     },
   );
 };

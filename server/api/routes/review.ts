@@ -28,7 +28,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
   app.get(
     '/jobs/:job_id/blocks',
     { schema: { tags, summary: 'List extracted blocks in reading order', params: JobParams, querystring: BlockListQuery, response: { 200: BlockList, ...errors(400, 401, 404) } } },
-    async (req, reply) => sendPage(req, reply, deps.blocks.list(req.params.job_id, req.query)),
+    async (req, reply) => sendPage(req, reply, await deps.blocks.list(req.params.job_id, req.query)),
   );
 
   app.get(
@@ -148,7 +148,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
   app.get(
     '/jobs/:job_id/chunks',
     { schema: { tags, summary: 'List chunks', params: JobParams, querystring: ChunkListQuery, response: { 200: ChunkList, ...errors(400, 401, 404) } } },
-    async (req, reply) => sendPage(req, reply, deps.chunks.list(req.params.job_id, req.query)),
+    async (req, reply) => sendPage(req, reply, await deps.chunks.list(req.params.job_id, req.query)),
   );
 
   app.patch(

@@ -51,7 +51,8 @@ export interface AskEvents {
 
 export interface ChatDeps extends ChatProviderDeps {
   db: Db;
-  store: Pick<Store, 'conversations'>;
+  /** Conversations, and jobs for findJob. */
+  store: Pick<Store, 'conversations' | 'jobs'>;
   search: Search;
   clock: Clock;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */
@@ -165,7 +166,7 @@ export function createChat(deps: ChatDeps) {
       return s;
     }
     if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a session_id or a job_id', [{ field: 'session_id' }]);
-    findJob(deps.db, req.job_id);
+    await findJob(deps.store, req.job_id);
     return createSession(req.job_id, null, by);
   }
 
@@ -284,7 +285,7 @@ export function createChat(deps: ChatDeps) {
 
   return {
     async createSession(body: { job_id: string; title?: string }, by: string) {
-      findJob(deps.db, body.job_id);
+      await findJob(deps.store, body.job_id);
       return sessionView(await createSession(body.job_id, body.title ?? null, by));
     },
     async getSession(sessionId: string) {

@@ -1,15 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { asc, eq } from 'drizzle-orm';
 import { zip } from 'zip-a-folder';
-import { blocks, chunks, revisions } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
+import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { findJob } from '../jobs/find-job.js';
 import { requireState } from '../review/review-state.js';
-import { blockView, chunkView, jobView, revisionView } from '../views.js';
+import { blockView, jobView } from '../views.js';
 import { renderDocument } from './render-markdown.js';
 
 const EXPORTABLE = ['finalized', 'indexed'];
@@ -43,17 +41,17 @@ const originalName = (sourceFile: string): string => `original-${safeName(source
  * Writes the export folder for a finalized job and zips it. Returns the zip's path and a suggested name;
  * the caller streams it and calls `cleanup` afterwards.
  */
-export function createExporter({ db, files, clock, appVersion }: { db: Db; files: FileStore; clock: Clock; appVersion: string }) {
+export function createExporter({ store, files, clock, appVersion }: { store: Store; files: FileStore; clock: Clock; appVersion: string }) {
   return async function exportJob(jobId: string) {
-    const job = findJob(db, jobId);
+    const job = await findJob(store, jobId);
     requireState(job, EXPORTABLE, 'export');
     const workDir = join(files.exportsDir, jobId, randomUUID());
     const folder = join(workDir, 'export');
     mkdirSync(folder, { recursive: true });
     try {
-      const allBlocks = db.select().from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all().map(blockView);
-      const allChunks = db.select().from(chunks).where(eq(chunks.jobId, jobId)).orderBy(asc(chunks.orderIndex)).all().map(chunkView);
-      const trail = db.select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq)).all().map(revisionView);
+      const allBlocks = (await store.blocks.find(jobId)).map(blockView);
+      const allChunks = await store.chunks.find(jobId);
+      const trail = await store.revisions.all(jobId);
       const acceptedBlocks = allBlocks.filter((b) => ACCEPTED.has(b.status));
       const acceptedChunks = allChunks.filter((c) => ACCEPTED.has(c.status));
       const rejected = [
@@ -68,13 +66,13 @@ export function createExporter({ db, files, clock, appVersion }: { db: Db; files
       writeFileSync(join(folder, 'chunks.jsonl'), jsonl(acceptedChunks));
       writeFileSync(join(folder, 'audit.jsonl'), jsonl(trail));
       writeFileSync(join(folder, 'rejected.jsonl'), jsonl(rejected));
-      copyFileSync(files.originalPath(jobId, job.sourceFile), join(folder, originalName(job.sourceFile)));
+      copyFileSync(files.originalPath(jobId, job.source_file), join(folder, originalName(job.source_file)));
       const listed = await Promise.all(
         readdirSync(folder).sort().map(async (name) => ({ name, bytes: statSync(join(folder, name)).size, sha256: await sha256File(join(folder, name)) })),
       );
       const manifest = {
         job: jobView(job),
-        source: { file: job.sourceFile, sha256: job.fileHash, bytes: job.sizeBytes, format: job.format },
+        source: { file: job.source_file, sha256: job.file_hash, bytes: job.size_bytes, format: job.format },
         app: { name: 'lectern', version: appVersion },
         exported_at: isoNow(clock),
         counts: {
@@ -91,7 +89,7 @@ export function createExporter({ db, files, clock, appVersion }: { db: Db; files
       await zip(folder, zipPath);
       return {
         path: zipPath,
-        fileName: `${safeName(job.sourceFile, false).replace(/ /g, '_')}-lectern.zip`,
+        fileName: `${safeName(job.source_file, false).replace(/ /g, '_')}-lectern.zip`,
         cleanup: () => rmSync(workDir, { recursive: true, force: true }),
       };
     } catch (err) {

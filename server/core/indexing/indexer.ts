@@ -3,6 +3,7 @@ import { chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/sc
 import type { ModelManager } from '../../models/manager.js';
 import type { CollectionIndexes } from '../../store/collection-indexes.js';
 import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import type { VectorQuantization } from '../../store/vector-index.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError, describeFailure } from '../errors.js';
@@ -26,6 +27,8 @@ export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
 
 export interface IndexerDeps {
   db: Db;
+  /** For findJob (the job's record). */
+  store: Store;
   pool: TaskPool;
   models: ModelManager;
   indexes: CollectionIndexes;
@@ -60,7 +63,7 @@ export function createIndexer(deps: IndexerDeps) {
   const restingState = (jobId: string) => (db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get()?.indexedAt ? 'indexed' : 'finalized');
 
   async function embedJob(jobId: string, req: EmbedRequest) {
-    requireState(findJob(db, jobId), EMBEDDABLE, 'embed');
+    requireState(await findJob(deps.store, jobId), EMBEDDABLE, 'embed');
     const name = req.collection_name ?? defaultCollectionName(jobId);
     const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net });
     const before = findCollection(db, name);
@@ -70,7 +73,9 @@ export function createIndexer(deps: IndexerDeps) {
     // accepted and failed part-way.
     const dimensions = provider.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
     const accepted = db.transaction((tx) => {
-      requireState(findJob(tx, jobId), EMBEDDABLE, 'embed');
+      const job = tx.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+      if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} does not exist`);
+      requireState(job, EMBEDDABLE, 'embed');
       let collection = findCollection(tx, name);
       if (collection) assertSameModel(collection, { ...provider, dimensions });
       else {

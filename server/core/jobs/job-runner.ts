@@ -1,11 +1,9 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { jobs } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
+import type { JobRecord } from '../../store/repos/jobs-repo.js';
+import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { describeFailure } from '../errors.js';
 import type { TaskPool } from '../pool.js';
-import type { DocumentFormat } from '../extract/types.js';
 import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 import { JOB_LIMIT_DEFAULTS } from '../extract/limits.js';
@@ -27,7 +25,7 @@ export interface Logger {
 }
 
 export interface JobRunnerDeps {
-  db: Db;
+  store: Store;
   pool: TaskPool;
   files: FileStore;
   clock: Clock;
@@ -48,7 +46,7 @@ export interface JobRunnerDeps {
  * its attempts used up was running when the server died, twice, and is failed (WORKER_DIED) instead of
  * taking the server down again.
  */
-export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds }: JobRunnerDeps) {
+export function createJobRunner({ store, pool, files, clock, log, watch, maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds }: JobRunnerDeps) {
   const queue: string[] = [];
   const running = new Map<string, AbortController>();
   const finished = new Set<Promise<void>>();
@@ -68,35 +66,21 @@ export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeco
     }
   }
 
-  function fail(jobId: string, failure: { code: string; message: string }): void {
+  async function fail(jobId: string, failure: { code: string; message: string }): Promise<void> {
     log.warn({ jobId, failure }, 'job failed');
     const at = isoNow(clock);
-    db.update(jobs)
-      .set({ status: 'failed', errorCode: failure.code, errorMessage: failure.message, finishedAt: at, updatedAt: at })
-      .where(eq(jobs.jobId, jobId))
-      .run();
+    await store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: at, updated_at: at });
     watch.changed(jobId);
   }
 
-  /** Takes a queued job, counting the attempt before any work; undefined if it is no longer queued. */
-  function claim(jobId: string) {
-    const now = isoNow(clock);
-    return db
-      .update(jobs)
-      .set({ status: 'processing', startedAt: now, updatedAt: now, pagesDone: 0, attempts: sql`${jobs.attempts} + 1` })
-      .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'queued')))
-      .returning()
-      .get();
-  }
-
-  function extract(jobId: string, claimed: typeof jobs.$inferSelect, signal: AbortSignal) {
+  function extract(jobId: string, claimed: JobRecord, signal: AbortSignal) {
     // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
     // a few writes a second keep the progress live (the last page is written when the job is saved).
     let progressWrittenAt = -Infinity;
     return pool.extract(
       {
-        path: files.originalPath(jobId, claimed.sourceFile),
-        format: claimed.format as DocumentFormat,
+        path: files.originalPath(jobId, claimed.source_file),
+        format: claimed.format,
         chunk: { target_tokens: claimed.options.chunk_size, overlap_tokens: claimed.options.chunk_overlap },
         id_seed: jobId,
         ocr: { lang: claimed.options.ocr_language ?? DEFAULT_OCR_LANG },
@@ -107,20 +91,23 @@ export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeco
           const at = performance.now();
           if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
           progressWrittenAt = at;
-          db.update(jobs).set({ pagesDone, totalPages, updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
-          watch.changed(jobId);
+          store.jobs.update(jobId, { pages_done: pagesDone, total_pages: totalPages, updated_at: isoNow(clock) }).then(
+            () => watch.changed(jobId),
+            // Progress only: the save at the end writes the last page whatever became of this write.
+            (err: unknown) => log.warn({ jobId, err }, 'could not record progress'),
+          );
         },
       },
     );
   }
 
   /** A failed extraction: retried once if its thread failed, else the job fails with the reason. */
-  function failed(jobId: string, attempt: number, err: unknown): void {
+  async function failed(jobId: string, attempt: number, err: unknown): Promise<void> {
     const failure = describeFailure(err);
     if (!THREAD_FAILURES.has(failure.code)) return fail(jobId, failure);
     if (attempt < MAX_ATTEMPTS && !closing) {
       log.warn({ jobId, failure, attempt }, 'job failed on its worker thread; trying once more');
-      db.update(jobs).set({ status: 'queued', pagesDone: 0, updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
+      await store.jobs.update(jobId, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) });
       watch.changed(jobId);
       queue.push(jobId);
       return;
@@ -129,7 +116,7 @@ export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeco
   }
 
   async function run(jobId: string, controller: AbortController): Promise<void> {
-    const claimed = claim(jobId);
+    const claimed = await store.jobs.claim(jobId, isoNow(clock));
     if (!claimed) return;
     if (claimed.attempts > MAX_ATTEMPTS) {
       const times = claimed.attempts - 1;
@@ -143,14 +130,14 @@ export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeco
     }, maxJobSeconds * 1000);
     try {
       const out = await extract(jobId, claimed, controller.signal);
-      if (saveExtraction(db, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
+      if (await saveExtraction(store, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
       watch.changed(jobId);
     } catch (err) {
       if (timedOut) return fail(jobId, { code: 'JOB_TIMEOUT', message: `reading the document took longer than ${maxJobSeconds} s (setting max_job_seconds)` });
       if (!controller.signal.aborted) return failed(jobId, claimed.attempts, err);
       // Cancelled, deleted or shutting down: whoever aborted set the status. An attempt stopped by close()
       // did not fail, so it does not count against the job.
-      if (closing) db.update(jobs).set({ attempts: sql`max(${jobs.attempts} - 1, 0)` }).where(eq(jobs.jobId, jobId)).run();
+      if (closing) await store.jobs.uncountAttempt(jobId);
     } finally {
       clearTimeout(timer);
     }
@@ -168,20 +155,14 @@ export function createJobRunner({ db, pool, files, clock, log, watch, maxJobSeco
       running.get(jobId)?.abort();
     },
     /** Jobs left queued or processing by a previous run of the server go back in the queue. */
-    resumeUnfinished(): number {
-      const rows = db
-        .select({ jobId: jobs.jobId })
-        .from(jobs)
-        .where(inArray(jobs.status, ['queued', 'processing']))
-        .orderBy(jobs.createdAt)
-        .all();
-      if (rows.length > 0) {
-        db.update(jobs).set({ status: 'queued' }).where(inArray(jobs.status, ['processing'])).run();
-        for (const r of rows) queue.push(r.jobId);
-        log.info({ jobs: rows.length }, 'resuming unfinished jobs');
+    async resumeUnfinished(): Promise<number> {
+      const ids = await store.jobs.requeueUnfinished();
+      if (ids.length > 0) {
+        queue.push(...ids);
+        log.info({ jobs: ids.length }, 'resuming unfinished jobs');
         pump();
       }
-      return rows.length;
+      return ids.length;
     },
     async close(): Promise<void> {
       closing = true;

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync } from 'node:fs';
-import { and, desc, eq, inArray, isNotNull, or } from 'drizzle-orm';
-import { jobs, pages, type JobSource } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
+import type { JobSource } from '../../store/repos/jobs-repo.js';
+import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { DocumentFormat } from '../extract/types.js';
-import { jobView, type OcrPageView } from '../views.js';
+import { jobView, type JobView } from '../views.js';
 import { findJob } from './find-job.js';
 import { JOB_STATES, type JobState } from './job-states.js';
 import type { JobRunner } from './job-runner.js';
 import type { JobWatch } from './job-watch.js';
-import { paginate } from '../../store/paginate.js';
 import type { KeyScope } from '../keys/roles.js';
 
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
@@ -31,7 +29,7 @@ export interface NewUpload {
 }
 
 export interface JobsServiceDeps {
-  db: Db;
+  store: Store;
   files: FileStore;
   runner: JobRunner;
   clock: Clock;
@@ -41,90 +39,69 @@ export interface JobsServiceDeps {
   watch?: Pick<JobWatch, 'changed'>;
 }
 
-export function createJobsService({ db, files, runner, clock, vectors, watch }: JobsServiceDeps) {
-  const row = (jobId: string) => findJob(db, jobId);
+export function createJobsService({ store, files, runner, clock, vectors, watch }: JobsServiceDeps) {
+  const row = (jobId: string) => findJob(store, jobId);
 
-  function ocrPages(jobId: string): number[] {
-    return db
-      .select({ page: pages.page })
-      .from(pages)
-      .where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true)))
-      .orderBy(pages.page)
-      .all()
-      .map((p) => p.page);
-  }
-
-  function ocrRead(jobId: string): OcrPageView[] {
-    return db
-      .select({ page: pages.page, language: pages.ocrLanguage, confidence: pages.ocrConfidence, rotation: pages.ocrRotation })
-      .from(pages)
-      .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
-      .orderBy(pages.page)
-      .all()
-      .map((p) => ({ ...p, language: p.language ?? '' }));
+  /** The job as GET /jobs/{id} answers it, with its OCR pages. */
+  async function view(jobId: string): Promise<JobView> {
+    const job = await row(jobId);
+    return jobView(job, await store.pages.ocrPages(jobId));
   }
 
   return {
     row,
 
-    create(upload: NewUpload) {
+    async create(upload: NewUpload): Promise<JobView> {
       const jobId = randomUUID();
       const dest = files.originalPath(jobId, upload.sourceFile);
       mkdirSync(files.jobDir(jobId), { recursive: true });
       renameSync(upload.tmpPath, dest);
       const now = isoNow(clock);
-      const created = db
-        .insert(jobs)
-        .values({
-          jobId,
-          status: 'queued',
-          sourceFile: upload.sourceFile,
-          format: upload.format,
-          fileHash: upload.fileHash,
-          sizeBytes: upload.sizeBytes,
-          options: upload.options,
-          botId: upload.botId ?? null,
-          source: upload.source ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
+      const created = await store.jobs.insert({
+        job_id: jobId,
+        status: 'queued',
+        source_file: upload.sourceFile,
+        format: upload.format,
+        file_hash: upload.fileHash,
+        size_bytes: upload.sizeBytes,
+        options: upload.options,
+        bot_id: upload.botId ?? null,
+        source: upload.source ?? null,
+        created_at: now,
+        updated_at: now,
+      });
       runner.enqueue(jobId);
       return jobView(created);
     },
 
-    get(jobId: string) {
-      return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
-    },
+    get: view,
 
     /** Jobs, newest first; with a key's scope, only its jobs and its bots' documents. */
-    list(q: { status?: string; skip: number; limit: number }, scope: KeyScope | null = null) {
+    async list(q: { status?: string; skip: number; limit: number }, scope: KeyScope | null = null) {
       const wanted = q.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
       const unknown = wanted.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
-      const byStatus = wanted.length > 0 ? inArray(jobs.status, wanted) : undefined;
-      const inScope = scope ? or(inArray(jobs.jobId, scope.jobs), inArray(jobs.botId, scope.bots)) : undefined;
-      return paginate(db, jobs, and(byStatus, inScope), [desc(jobs.createdAt), desc(jobs.jobId)], q, (r) => jobView(r));
+      const page = await store.jobs.list({ statuses: wanted, scope, skip: q.skip, limit: q.limit });
+      return { ...page, items: page.items.map((j) => jobView(j)) };
     },
 
-    cancel(jobId: string) {
-      const job = row(jobId);
-      if (!CANCELLABLE.includes(job.status as JobState)) {
+    async cancel(jobId: string): Promise<JobView> {
+      const job = await row(jobId);
+      if (!CANCELLABLE.includes(job.status)) {
         throw new AppError('INVALID_STATE', `a ${job.status} job cannot be cancelled`, { status: job.status, allowed_from: CANCELLABLE });
       }
       const now = isoNow(clock);
-      db.update(jobs).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
+      await store.jobs.update(jobId, { status: 'cancelled', finished_at: now, updated_at: now });
       runner.abort(jobId);
       watch?.changed(jobId);
-      return jobView(row(jobId), ocrPages(jobId), ocrRead(jobId));
+      return view(jobId);
     },
 
-    delete(jobId: string): void {
-      row(jobId);
+    async delete(jobId: string): Promise<void> {
+      await row(jobId);
       runner.abort(jobId);
       vectors?.removeJob(jobId);
-      db.delete(jobs).where(eq(jobs.jobId, jobId)).run();
+      await store.jobs.delete(jobId);
       files.removeJob(jobId);
       watch?.changed(jobId);
     },

@@ -1,40 +1,34 @@
-import { eq } from 'drizzle-orm';
-import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
-import type { Db, DbLike } from '../../store/db.js';
-import { insertMany } from '../../store/sqlite/insert-many.js';
+import type { NewBlock, NewChunk, NewPage } from '../../store/repos/jobs-repo.js';
+import type { Repositories } from '../../store/store.js';
 import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
 import type { ExtractedPage } from '../extract/types.js';
 import { isFlagged } from '../review/ocr-flags.js';
 import { commonPageSize } from '../pages/page-list.js';
 
-function pageRow(jobId: string, p: ExtractedPage): typeof pages.$inferInsert {
+export function newPage(p: ExtractedPage): NewPage {
   return {
-    jobId,
     page: p.page,
     width: p.width,
     height: p.height,
     rotation: p.rotation ?? 0,
-    needsOcr: p.needs_ocr,
-    ocrLanguage: p.ocr?.lang ?? null,
-    ocrConfidence: p.ocr?.confidence ?? null,
-    ocrRotation: p.ocr?.rotation ?? null,
+    needs_ocr: p.needs_ocr,
+    ocr: p.ocr ? { language: p.ocr.lang, confidence: p.ocr.confidence ?? null, rotation: p.ocr.rotation ?? null } : null,
   };
 }
 
-export function blockRow(jobId: string, b: NumberedBlock): typeof blocks.$inferInsert {
+export function newBlock(b: NumberedBlock): NewBlock {
   return {
-    jobId,
-    blockId: b.block_id,
-    orderIndex: b.order_index,
+    block_id: b.block_id,
+    order_index: b.order_index,
     page: b.page,
     type: b.type,
     text: b.text,
     bbox: b.bbox,
-    headingLevel: b.heading_level ?? null,
-    indentLevel: b.indent_level ?? null,
-    hierarchyPath: b.hierarchy_path,
-    tableGrid: b.table ?? null,
+    heading_level: b.heading_level ?? null,
+    indent_level: b.indent_level ?? null,
+    hierarchy_path: b.hierarchy_path,
+    table_grid: b.table ?? null,
     language: b.language ?? null,
     source: b.source ?? 'text',
     confidence: b.confidence ?? null,
@@ -42,57 +36,43 @@ export function blockRow(jobId: string, b: NumberedBlock): typeof blocks.$inferI
   };
 }
 
-export function chunkRow(jobId: string, c: ChunkDraft, orderIndex: number): typeof chunks.$inferInsert {
+export function newChunk(c: ChunkDraft, orderIndex: number): NewChunk {
   return {
-    jobId,
-    chunkId: c.chunk_id,
-    orderIndex,
+    chunk_id: c.chunk_id,
+    order_index: orderIndex,
     text: c.text,
-    tokenCount: c.token_count,
-    chunkType: c.chunk_type,
-    sectionPath: c.section_path,
-    pageNumbers: c.page_numbers,
-    blockIds: c.block_ids,
+    token_count: c.token_count,
+    chunk_type: c.chunk_type,
+    section_path: c.section_path,
+    page_numbers: c.page_numbers,
+    block_ids: c.block_ids,
   };
-}
-
-export function insertChunks(db: DbLike, jobId: string, drafts: ChunkDraft[], orderOf: (c: ChunkDraft) => number): void {
-  insertMany(db, chunks, drafts.map((c) => chunkRow(jobId, c, orderOf(c))));
 }
 
 /**
  * Replaces whatever a job held (a resumed job may have been half written) with an extraction's output
- * and moves it to ready_for_review. Returns false, writing nothing, when the job is no longer processing
- * (cancelled or deleted while the worker ran).
+ * and moves it to ready_for_review, in one transaction. Returns false, writing nothing, when the job is no
+ * longer processing (cancelled or deleted while the worker ran).
  */
-export function saveExtraction(db: Db, jobId: string, out: ExtractTaskOutput, now: string): boolean {
-  return db.transaction((tx) => {
-    const job = tx.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
-    if (job?.status !== 'processing') return false;
-    tx.delete(pages).where(eq(pages.jobId, jobId)).run();
-    tx.delete(blocks).where(eq(blocks.jobId, jobId)).run();
-    tx.delete(chunks).where(eq(chunks.jobId, jobId)).run();
-    const doc = out.document;
-    insertMany(tx, pages, doc.pages.map((p) => pageRow(jobId, p)));
-    insertMany(tx, blocks, out.blocks.map((b) => blockRow(jobId, b)));
-    const order = new Map(out.chunks.map((c, i) => [c.chunk_id, i]));
-    insertChunks(tx, jobId, out.chunks, (c) => order.get(c.chunk_id) ?? 0);
-    tx.update(jobs)
-      .set({
-        status: 'ready_for_review',
-        totalPages: doc.total_pages,
-        pagesDone: doc.total_pages,
-        totalBlocks: out.blocks.length,
-        totalChunks: out.chunks.length,
-        title: doc.title ?? null,
-        detectedLanguage: doc.language ?? null,
-        pageSize: commonPageSize(doc.pages),
-        warnings: doc.warnings,
-        finishedAt: now,
-        updatedAt: now,
-      })
-      .where(eq(jobs.jobId, jobId))
-      .run();
-    return true;
+export function saveExtraction(store: Pick<Repositories, 'jobs'>, jobId: string, out: ExtractTaskOutput, now: string): Promise<boolean> {
+  const doc = out.document;
+  const order = new Map(out.chunks.map((c, i) => [c.chunk_id, i]));
+  return store.jobs.saveExtraction(jobId, {
+    pages: doc.pages.map(newPage),
+    blocks: out.blocks.map(newBlock),
+    chunks: out.chunks.map((c) => newChunk(c, order.get(c.chunk_id) ?? 0)),
+    job: {
+      status: 'ready_for_review',
+      total_pages: doc.total_pages,
+      pages_done: doc.total_pages,
+      total_blocks: out.blocks.length,
+      total_chunks: out.chunks.length,
+      title: doc.title ?? null,
+      detected_language: doc.language ?? null,
+      page_size: commonPageSize(doc.pages),
+      warnings: doc.warnings,
+      finished_at: now,
+      updated_at: now,
+    },
   });
 }

@@ -6,13 +6,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
-import type { DocumentFormat } from '../extract/types.js';
+import type { Store } from '../../store/store.js';
 import type { TaskPool } from '../pool.js';
 import { findPagedJob, pageFailure } from './paged-job.js';
 
-export function createPageImages({ db, pool, files }: { db: Db; pool: Pick<TaskPool, 'renderPage'>; files: FileStore }) {
+export function createPageImages({ store, pool, files }: { store: Store; pool: Pick<TaskPool, 'renderPage'>; files: FileStore }) {
   // Two requests for one uncached image share one render instead of racing to write the same file.
   const rendering = new Map<string, Promise<string>>();
 
@@ -31,12 +30,12 @@ export function createPageImages({ db, pool, files }: { db: Db; pool: Pick<TaskP
   return {
     /** Path of the cached PNG of page `page` at `width` px, rendered first when missing. */
     async pngPath(jobId: string, page: number, width: number): Promise<string> {
-      const job = findPagedJob(db, jobId, page);
+      const job = await findPagedJob(store, jobId, page);
       const path = join(files.jobDir(jobId), 'page-images', `page-${page}-w${width}.png`);
       if (existsSync(path)) return path;
       let pending = rendering.get(path);
       if (!pending) {
-        const input = { path: files.originalPath(jobId, job.sourceFile), format: job.format as DocumentFormat, page, width };
+        const input = { path: files.originalPath(jobId, job.source_file), format: job.format, page, width };
         pending = render(path, input).finally(() => rendering.delete(path));
         rendering.set(path, pending);
       }

@@ -2,20 +2,13 @@
  * Page geometry for GET /jobs/{job_id}/pages: each page's size as shown (the space block boxes are in),
  * the turn it is shown at, and what OCR did on it; and the one-line summary the job carries.
  */
-import { asc, eq } from 'drizzle-orm';
-import { pages } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
-import { paginate, type Paging } from '../../store/paginate.js';
+import type { PageSizeSummary } from '../../store/repos/jobs-repo.js';
+import type { Paging } from '../../store/repos/paging.js';
+import type { Store } from '../../store/store.js';
 import type { ExtractedPage } from '../extract/types.js';
-import { pageView } from '../views.js';
 import { findJobWithPages } from './paged-job.js';
 
-export interface PageSizeSummary {
-  width: number;
-  height: number;
-  /** How many pages have this size. */
-  pages: number;
-}
+export type { PageSizeSummary };
 
 /**
  * The most common page size and how many pages have it (the first page's size among equally common
@@ -37,12 +30,12 @@ export function commonPageSize(list: readonly Pick<ExtractedPage, 'width' | 'hei
   return best;
 }
 
-export function createPageList({ db }: { db: Db }) {
+export function createPageList({ store }: { store: Store }) {
   return {
     /** The job's pages in order; empty until extraction has read them. */
-    list(jobId: string, paging: Paging) {
-      findJobWithPages(db, jobId);
-      return paginate(db, pages, eq(pages.jobId, jobId), [asc(pages.page)], paging, pageView);
+    async list(jobId: string, paging: Paging) {
+      await findJobWithPages(store, jobId);
+      return store.pages.list(jobId, paging);
     },
   };
 }

@@ -5,17 +5,16 @@
  * is never overwritten, and neither is text from the document's own text layer: they get the new text as an
  * offer in the answer only.
  */
-import { and, asc, eq } from 'drizzle-orm';
-import { blocks } from '../../../drizzle/schema.js';
-import type { Db, DbLike } from '../../store/db.js';
 import type { FileStore } from '../../store/file-store.js';
-import { writeRevision } from '../audit/revisions.js';
+import type { BlockRecord } from '../../store/repos/jobs-repo.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
-import type { BBox, DocumentFormat, ExtractedBlock } from '../extract/types.js';
+import { AppError } from '../errors.js';
+import type { BBox, ExtractedBlock } from '../extract/types.js';
 import { ocrLanguageOption } from '../ocr/ocr-languages.js';
 import type { TaskPool } from '../pool.js';
 import { isFlagged, type BlockSource } from '../review/ocr-flags.js';
-import { markChunksStale, requireState, type ReviewStatus } from '../review/review-state.js';
+import { requireState, type ReviewStatus } from '../review/review-state.js';
 import { assignReadings, coveredBy } from './match-readings.js';
 import { findPagedJob, pageFailure } from './paged-job.js';
 
@@ -26,7 +25,7 @@ export interface ReocrRequest {
   apply?: boolean;
 }
 
-type BlockRow = typeof blocks.$inferSelect;
+type BlockRow = BlockRecord;
 type Outcome = 'applied' | 'reviewed' | 'text_layer' | 'not_applied' | 'unchanged' | 'nothing_read' | 'shape_changed';
 
 interface Offer {
@@ -55,39 +54,36 @@ function outcomeFor(block: BlockRow, offer: Offer, apply: boolean): Outcome {
   return apply ? 'applied' : 'not_applied';
 }
 
-function applyOffer(tx: DbLike, block: BlockRow, offer: Offer & { text: string; language: string }, reviewer: string, now: string): BlockRow {
+async function applyOffer(tx: Pick<Repositories, 'blocks' | 'revisions'>, block: BlockRow, offer: Offer & { text: string; language: string }, reviewer: string, now: string): Promise<BlockRow> {
   const flagged = isFlagged('ocr', offer.confidence);
-  const revisionId = writeRevision(tx, {
-    jobId: block.jobId,
-    entityType: 'block',
-    entityId: block.blockId,
-    previousRevisionId: block.currentRevisionId,
+  const revisionId = await tx.revisions.insert({
+    job_id: block.job_id,
+    entity_type: 'block',
+    entity_id: block.block_id,
+    previous_revision_id: block.current_revision_id,
     action: 'reocr',
     before: { text: block.text, confidence: block.confidence, flagged: block.flagged, language: block.language, version: block.version },
     after: { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1 },
-    originalText: block.text,
-    reviewerId: reviewer,
+    original_text: block.text,
+    reviewer_id: reviewer,
     timestamp: now,
   });
-  const set = { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1, currentRevisionId: revisionId, updatedAt: now };
-  return tx
-    .update(blocks)
-    .set(offer.table ? { ...set, tableGrid: offer.table } : set)
-    .where(and(eq(blocks.jobId, block.jobId), eq(blocks.blockId, block.blockId)))
-    .returning()
-    .get() as BlockRow;
+  const set = { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1, current_revision_id: revisionId, updated_at: now };
+  const row = await tx.blocks.update(block.job_id, block.block_id, offer.table ? { ...set, table_grid: offer.table } : set);
+  if (!row) throw new AppError('BLOCK_NOT_FOUND', `block ${block.block_id} does not exist in job ${block.job_id}`);
+  return row;
 }
 
 /** `languagesDir`: the data folder's OCR languages, where a request's `language` must be installed. */
-export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock; languagesDir: string }) {
+export function createReocr({ store, pool, files, clock, languagesDir }: { store: Store; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock; languagesDir: string }) {
   return {
     async run(jobId: string, page: number, req: ReocrRequest, reviewer: string) {
-      const job = findPagedJob(db, jobId, page);
+      const job = await findPagedJob(store, jobId, page);
       requireState(job, ['ready_for_review'], 're-read a page');
       const language = ocrLanguageOption(req.language ?? job.options.ocr_language, languagesDir);
       const result = await pool.ocrPage({
-        path: files.originalPath(jobId, job.sourceFile),
-        format: job.format as DocumentFormat,
+        path: files.originalPath(jobId, job.source_file),
+        format: job.format,
         page,
         lang: language,
         dpi: req.dpi ?? 300,
@@ -95,25 +91,26 @@ export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; 
       }).catch((err: unknown) => {
         throw pageFailure(err, page, 'could not be read again');
       });
-      return db.transaction((tx) => {
+      return store.transaction(async (tx) => {
         // The job may have been finalized or deleted while the page was being read.
-        requireState(findPagedJob(db, jobId, page), ['ready_for_review'], 're-read a page');
-        const onPage = tx.select().from(blocks).where(and(eq(blocks.jobId, jobId), eq(blocks.page, page))).orderBy(asc(blocks.orderIndex)).all();
+        requireState(await findPagedJob(tx, jobId, page), ['ready_for_review'], 're-read a page');
+        const onPage = await tx.blocks.find(jobId, { page });
         const covered = coveredBy(onPage, req.bbox ?? null);
         const owner = assignReadings(result.blocks, covered);
         const now = isoNow(clock);
         const changed: string[] = [];
-        const suggestions = covered.map((block, i) => {
+        const suggestions = [];
+        for (const [i, block] of covered.entries()) {
           const offer = offerFor(result.blocks.filter((_, k) => owner[k] === i), block);
           const outcome = outcomeFor(block, offer, req.apply ?? true);
           let after = block;
           if (outcome === 'applied' && offer.text !== null) {
-            after = applyOffer(tx, block, { ...offer, text: offer.text, language }, reviewer, now);
-            changed.push(block.blockId);
+            after = await applyOffer(tx, block, { ...offer, text: offer.text, language }, reviewer, now);
+            changed.push(block.block_id);
           }
-          return {
-            block_id: block.blockId,
-            // The columns are plain text in SQLite; only these values are ever written to them.
+          suggestions.push({
+            block_id: block.block_id,
+            // Stored as plain strings; only these values are ever written to them.
             status: block.status as ReviewStatus,
             source: block.source as BlockSource,
             version: after.version,
@@ -122,9 +119,9 @@ export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; 
             confidence: offer.confidence,
             flagged: isFlagged('ocr', offer.confidence),
             outcome,
-          };
-        });
-        if (changed.length > 0) markChunksStale(tx, jobId, changed);
+          });
+        }
+        if (changed.length > 0) await tx.chunks.markStale(jobId, changed);
         return {
           job_id: jobId,
           page,
@@ -139,7 +136,7 @@ export function createReocr({ db, pool, files, clock, languagesDir }: { db: Db; 
             text: b.text,
             bbox: b.bbox,
             confidence: b.confidence ?? null,
-            block_id: covered[owner[k] ?? -1]?.blockId ?? null,
+            block_id: covered[owner[k] ?? -1]?.block_id ?? null,
           })),
           suggestions,
         };

@@ -1,12 +1,11 @@
-import { and, eq } from 'drizzle-orm';
-import { blocks, chunks, jobs } from '../../../drizzle/schema.js';
-import type { Db, DbLike } from '../../store/db.js';
-import { writeRevision } from '../audit/revisions.js';
+import type { ChunkView } from '../../store/repos/jobs-repo.js';
+import type { NewRevision } from '../../store/repos/revisions-repo.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import type { Rechunk } from './rechunk.js';
-import { markChunksStale, requireState, reviewCounts } from './review-state.js';
+import { requireState } from './review-state.js';
 
 /** Every spelling found in LongParser's code and docs, mapped to what it does. */
 export const FINALIZE_POLICIES = {
@@ -22,41 +21,40 @@ export const DEFAULT_FINALIZE_POLICY: FinalizePolicy = 'auto_reject_pending';
 
 type Resolution = 'approved' | 'rejected';
 
-/**
- * Moves every pending block or chunk to the policy's status (or, for a chunk, to what `decide` says),
- * one audit revision each. Returns the ids moved to rejected.
- */
-function settlePending(
-  tx: DbLike,
-  jobId: string,
-  entity: 'block' | 'chunk',
-  decide: (row: object) => Resolution,
-  reviewer: string,
-  now: string,
-): string[] {
-  const table = entity === 'block' ? blocks : chunks;
-  const rows = tx.select().from(table).where(and(eq(table.jobId, jobId), eq(table.status, 'pending'))).all();
+/** The audit revision of a pending item settled by finalize. */
+function settled(entity: 'block' | 'chunk', item: { id: string; revision: string | null; version: number; text: string }, to: Resolution, o: { jobId: string; reviewer: string; now: string }): NewRevision {
+  return {
+    job_id: o.jobId,
+    entity_type: entity,
+    entity_id: item.id,
+    previous_revision_id: item.revision,
+    action: to === 'approved' ? 'auto_approved' : 'auto_rejected',
+    before: { status: 'pending', version: item.version },
+    after: { status: to, version: item.version + 1 },
+    original_text: item.text,
+    reviewer_id: o.reviewer,
+    timestamp: o.now,
+  };
+}
+
+/** Moves every pending block to `to`, one audit revision each. Returns the ids moved to rejected. */
+async function settleBlocks(tx: Repositories, to: Resolution, o: { jobId: string; reviewer: string; now: string }): Promise<string[]> {
   const rejected: string[] = [];
-  for (const r of rows) {
-    const id = 'blockId' in r ? r.blockId : r.chunkId;
-    const to = decide(r);
-    const revisionId = writeRevision(tx, {
-      jobId,
-      entityType: entity,
-      entityId: id,
-      previousRevisionId: r.currentRevisionId,
-      action: to === 'approved' ? 'auto_approved' : 'auto_rejected',
-      before: { status: 'pending', version: r.version },
-      after: { status: to, version: r.version + 1 },
-      originalText: r.text,
-      reviewerId: reviewer,
-      timestamp: now,
-    });
-    const idCol = entity === 'block' ? blocks.blockId : chunks.chunkId;
-    tx.update(table).set({ status: to, version: r.version + 1, currentRevisionId: revisionId, updatedAt: now }).where(and(eq(table.jobId, jobId), eq(idCol, id))).run();
-    if (to === 'rejected') rejected.push(id);
+  for (const b of await tx.blocks.find(o.jobId, { status: 'pending' })) {
+    const revisionId = await tx.revisions.insert(settled('block', { id: b.block_id, revision: b.current_revision_id, version: b.version, text: b.text }, to, o));
+    await tx.blocks.update(o.jobId, b.block_id, { status: to, version: b.version + 1, current_revision_id: revisionId, updated_at: o.now });
+    if (to === 'rejected') rejected.push(b.block_id);
   }
   return rejected;
+}
+
+/** Moves every pending chunk to what `decide` says, one audit revision each. */
+async function settleChunks(tx: Repositories, decide: (c: ChunkView) => Resolution, o: { jobId: string; reviewer: string; now: string }): Promise<void> {
+  for (const c of await tx.chunks.find(o.jobId, { status: 'pending' })) {
+    const to = decide(c);
+    const revisionId = await tx.revisions.insert(settled('chunk', { id: c.chunk_id, revision: c.current_revision_id, version: c.version, text: c.original_text }, to, o));
+    await tx.chunks.update(o.jobId, c.chunk_id, { status: to, version: c.version + 1, current_revision_id: revisionId, updated_at: o.now });
+  }
 }
 
 /**
@@ -64,13 +62,9 @@ function settlePending(
  * made only of approved or edited blocks is approved rather than thrown away. An explicit chunk review
  * always stands.
  */
-function chunkFollowsBlocks(tx: DbLike, jobId: string): (row: object) => Resolution {
-  const accepted = new Set(
-    tx.select({ id: blocks.blockId, status: blocks.status }).from(blocks).where(eq(blocks.jobId, jobId)).all()
-      .filter((b) => b.status === 'approved' || b.status === 'edited')
-      .map((b) => b.id),
-  );
-  return (row) => (('blockIds' in row ? (row.blockIds as string[]) : []).every((id) => accepted.has(id)) ? 'approved' : 'rejected');
+async function chunkFollowsBlocks(tx: Repositories, jobId: string): Promise<(c: ChunkView) => Resolution> {
+  const accepted = new Set((await tx.blocks.find(jobId)).filter((b) => b.status === 'approved' || b.status === 'edited').map((b) => b.block_id));
+  return (c) => (c.block_ids.every((id) => accepted.has(id)) ? 'approved' : 'rejected');
 }
 
 /**
@@ -78,7 +72,7 @@ function chunkFollowsBlocks(tx: DbLike, jobId: string): (row: object) => Resolut
  * block edits) are rebuilt, then pending chunks are settled the same way. `require_all_approved` settles
  * nothing and refuses with 409 while anything is pending or stale.
  */
-export function createFinalize({ db, clock, rechunk }: { db: Db; clock: Clock; rechunk: Rechunk }) {
+export function createFinalize({ store, clock, rechunk }: { store: Store; clock: Clock; rechunk: Rechunk }) {
   return async function finalize(jobId: string, policyName: string | undefined, reviewer: string) {
     const policy = (policyName ?? DEFAULT_FINALIZE_POLICY) as FinalizePolicy;
     const mode = FINALIZE_POLICIES[policy];
@@ -86,9 +80,9 @@ export function createFinalize({ db, clock, rechunk }: { db: Db; clock: Clock; r
       throw new AppError('INVALID_POLICY', `unknown finalize_policy "${policyName}"`, { allowed: Object.keys(FINALIZE_POLICIES) });
     }
     const resolution: Resolution = mode === 'approve' ? 'approved' : 'rejected';
-    const staleAfterBlocks = db.transaction((tx) => {
-      requireState(findJob(tx, jobId), ['ready_for_review'], 'finalize');
-      const counts = reviewCounts(tx, jobId);
+    const staleAfterBlocks = await store.transaction(async (tx) => {
+      requireState(await findJob(tx, jobId), ['ready_for_review'], 'finalize');
+      const counts = await tx.jobs.reviewCounts(jobId);
       if (mode === 'require') {
         if (counts.blocks.pending + counts.chunks.pending + counts.chunks.stale > 0) {
           throw new AppError('PENDING_ITEMS', 'every block and chunk must be reviewed before finalizing with require_all_approved', {
@@ -98,36 +92,36 @@ export function createFinalize({ db, clock, rechunk }: { db: Db; clock: Clock; r
           });
         }
       } else {
-        const rejected = settlePending(tx, jobId, 'block', () => resolution, reviewer, isoNow(clock));
-        markChunksStale(tx, jobId, rejected);
+        const rejected = await settleBlocks(tx, resolution, { jobId, reviewer, now: isoNow(clock) });
+        await tx.chunks.markStale(jobId, rejected);
       }
-      tx.update(jobs).set({ status: 'finalizing', updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
-      return reviewCounts(tx, jobId).chunks.stale;
+      await tx.jobs.update(jobId, { status: 'finalizing', updated_at: isoNow(clock) });
+      return (await tx.jobs.reviewCounts(jobId)).chunks.stale;
     });
     try {
       if (staleAfterBlocks > 0) await rechunk(jobId, reviewer, ['finalizing']);
-      return db.transaction((tx) => {
+      return await store.transaction(async (tx) => {
         const now = isoNow(clock);
         if (mode !== 'require') {
-          settlePending(tx, jobId, 'chunk', resolution === 'approved' ? () => 'approved' : chunkFollowsBlocks(tx, jobId), reviewer, now);
+          await settleChunks(tx, resolution === 'approved' ? () => 'approved' : await chunkFollowsBlocks(tx, jobId), { jobId, reviewer, now });
         }
-        tx.update(jobs).set({ status: 'finalized', finalizePolicy: policy, finalizedAt: now, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
-        const counts = reviewCounts(tx, jobId);
-        writeRevision(tx, {
-          jobId,
-          entityType: 'job',
-          entityId: jobId,
-          previousRevisionId: null,
+        await tx.jobs.update(jobId, { status: 'finalized', finalize_policy: policy, finalized_at: now, updated_at: now });
+        const counts = await tx.jobs.reviewCounts(jobId);
+        await tx.revisions.insert({
+          job_id: jobId,
+          entity_type: 'job',
+          entity_id: jobId,
+          previous_revision_id: null,
           action: 'finalize',
           before: { status: 'ready_for_review' },
           after: { status: 'finalized', finalize_policy: policy, ...counts },
-          reviewerId: reviewer,
+          reviewer_id: reviewer,
           timestamp: now,
         });
         return { job_id: jobId, status: 'finalized' as const, finalize_policy: policy, finalized_at: now, counts };
       });
     } catch (err) {
-      db.update(jobs).set({ status: 'ready_for_review' }).where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'finalizing'))).run();
+      await store.jobs.update(jobId, { status: 'ready_for_review' }, ['finalizing']);
       throw err;
     }
   };

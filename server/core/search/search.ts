@@ -3,6 +3,7 @@ import { chunkVectors, chunks, jobIndexes } from '../../../drizzle/schema.js';
 import type { ModelManager } from '../../models/manager.js';
 import type { CollectionIndexes } from '../../store/collection-indexes.js';
 import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import { AppError, isAppError } from '../errors.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderName } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
@@ -39,6 +40,8 @@ export const DEFAULT_TOP_K = 5;
 
 export interface SearchDeps {
   db: Db;
+  /** For findJob (the job's record). */
+  store: Store;
   pool: TaskPool;
   models: ModelManager;
   indexes: CollectionIndexes;
@@ -67,10 +70,10 @@ interface Row {
  */
 const fusionDepth = (topK: number) => Math.max(100, topK);
 
-function collectionFor(db: Db, req: SearchRequest): CollectionRow {
+async function collectionFor(db: Db, store: Store, req: SearchRequest): Promise<CollectionRow> {
   if (req.collection_name) return requireCollection(db, req.collection_name);
   if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a job_id or a collection_name to search', [{ field: 'job_id' }]);
-  const job = findJob(db, req.job_id);
+  const job = await findJob(store, req.job_id);
   const where = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, req.job_id)).get();
   if (!where?.indexedAt) {
     throw new AppError('INVALID_STATE', `job ${req.job_id} is ${job.status} and has no index yet: POST /jobs/${req.job_id}/embed first`, { status: job.status });
@@ -125,7 +128,7 @@ export function createSearch(deps: SearchDeps) {
   return async function search(req: SearchRequest) {
     const mode = req.mode ?? 'hybrid';
     const topK = req.top_k ?? DEFAULT_TOP_K;
-    const c = collectionFor(db, req);
+    const c = await collectionFor(db, deps.store, req);
     const indexVersion = String(c.indexVersion);
     if (req.index_version !== undefined && String(req.index_version) !== indexVersion) {
       throw new AppError(
