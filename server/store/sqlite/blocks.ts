@@ -2,80 +2,11 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, ne, sql, type SQL } from 'dri
 import { blocks } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { BlockChanges, BlockFilter, BlockRecord, BlocksRepo, NewBlock } from '../repos/jobs-repo.js';
+import type { BlockFilter, BlockRecord, BlocksRepo } from '../repos/jobs-repo.js';
+import { blockRecord as record, blockSet } from '../rows/jobs.js';
 import type { TxGate } from './tx-gate.js';
 
-type BlockRow = typeof blocks.$inferSelect;
 type BlockInsert = typeof blocks.$inferInsert;
-
-// Written out field by field: a long document's thousands of rows pass through these on every save and read.
-const record = (r: BlockRow): BlockRecord => ({
-  job_id: r.jobId,
-  block_id: r.blockId,
-  order_index: r.orderIndex,
-  page: r.page,
-  type: r.type,
-  text: r.text,
-  bbox: r.bbox,
-  heading_level: r.headingLevel,
-  indent_level: r.indentLevel,
-  hierarchy_path: r.hierarchyPath,
-  table_grid: r.tableGrid as BlockRecord['table_grid'],
-  language: r.language,
-  source: r.source,
-  confidence: r.confidence,
-  flagged: r.flagged,
-  status: r.status,
-  edited_text: r.editedText,
-  edited_type: r.editedType,
-  reviewer_note: r.reviewerNote,
-  version: r.version,
-  current_revision_id: r.currentRevisionId,
-  updated_at: r.updatedAt,
-});
-
-/** An extracted block's row: every row sets the same columns (insert-many.ts), review columns at their defaults. */
-export const newBlockRow = (jobId: string, b: NewBlock): BlockInsert => ({
-  jobId,
-  blockId: b.block_id,
-  orderIndex: b.order_index,
-  page: b.page,
-  type: b.type,
-  text: b.text,
-  bbox: b.bbox,
-  headingLevel: b.heading_level,
-  indentLevel: b.indent_level,
-  hierarchyPath: b.hierarchy_path,
-  tableGrid: b.table_grid,
-  language: b.language,
-  source: b.source,
-  confidence: b.confidence,
-  flagged: b.flagged,
-});
-
-/** Fields to set, as a row's (those not given are left as they are). */
-const blockSet = (c: BlockChanges): Partial<BlockInsert> => ({
-  orderIndex: c.order_index,
-  page: c.page,
-  type: c.type,
-  text: c.text,
-  bbox: c.bbox,
-  headingLevel: c.heading_level,
-  indentLevel: c.indent_level,
-  hierarchyPath: c.hierarchy_path,
-  tableGrid: c.table_grid,
-  language: c.language,
-  source: c.source,
-  confidence: c.confidence,
-  flagged: c.flagged,
-  status: c.status,
-  editedText: c.edited_text,
-  editedType: c.edited_type,
-  reviewerNote: c.reviewer_note,
-  version: c.version,
-  currentRevisionId: c.current_revision_id,
-  updatedAt: c.updated_at,
-});
 
 /** SQLite binds at most 32,766 variables: long id lists are read in slices. */
 const SLICE = 5000;

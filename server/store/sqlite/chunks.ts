@@ -2,62 +2,11 @@ import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { chunks } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { ChunkChanges, ChunkFilter, ChunksRepo, ChunkView, NewChunk } from '../repos/jobs-repo.js';
+import type { ChunkFilter, ChunksRepo } from '../repos/jobs-repo.js';
+import { chunkSet, chunkView, newChunkRow } from '../rows/jobs.js';
 import { insertMany } from './insert-many.js';
 import type { TxGate } from './tx-gate.js';
 
-type ChunkRow = typeof chunks.$inferSelect;
-type ChunkInsert = typeof chunks.$inferInsert;
-
-export function chunkView(row: ChunkRow): ChunkView {
-  return {
-    chunk_id: row.chunkId,
-    order_index: row.orderIndex,
-    text: row.editedText ?? row.text,
-    original_text: row.text,
-    edited_text: row.editedText,
-    token_count: row.tokenCount,
-    chunk_type: row.chunkType as ChunkView['chunk_type'],
-    section_path: row.sectionPath,
-    page_numbers: row.pageNumbers,
-    block_ids: row.blockIds,
-    status: row.status as ChunkView['status'],
-    review_status: row.status as ChunkView['status'],
-    reviewer_note: row.reviewerNote,
-    stale: row.stale,
-    version: row.version,
-    current_revision_id: row.currentRevisionId,
-    updated_at: row.updatedAt,
-  };
-}
-
-/** A built chunk's row: every row sets the same columns (insert-many.ts), review columns at their defaults. */
-export const newChunkRow = (jobId: string, c: NewChunk): ChunkInsert => ({
-  jobId,
-  chunkId: c.chunk_id,
-  orderIndex: c.order_index,
-  text: c.text,
-  tokenCount: c.token_count,
-  chunkType: c.chunk_type,
-  sectionPath: c.section_path,
-  pageNumbers: c.page_numbers,
-  blockIds: c.block_ids,
-});
-
-function chunkSet(c: ChunkChanges): Partial<ChunkInsert> {
-  return {
-    orderIndex: c.order_index,
-    text: c.original_text,
-    editedText: c.edited_text,
-    status: c.status,
-    reviewerNote: c.reviewer_note,
-    stale: c.stale,
-    version: c.version,
-    currentRevisionId: c.current_revision_id,
-    updatedAt: c.updated_at,
-    blockIds: c.block_ids,
-  };
-}
 
 function conditions(jobId: string, f: ChunkFilter): SQL[] {
   const conds: SQL[] = [eq(chunks.jobId, jobId)];

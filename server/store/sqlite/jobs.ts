@@ -2,85 +2,18 @@ import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { JobChanges, JobRecord, JobsRepo, ReviewTally } from '../repos/jobs-repo.js';
-import { newBlockRow } from './blocks.js';
-import { newChunkRow } from './chunks.js';
+import type { JobsRepo } from '../repos/jobs-repo.js';
+import { jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, tally } from '../rows/jobs.js';
 import { insertMany } from './insert-many.js';
-import { newPageRow } from './pages.js';
 import type { TxGate } from './tx-gate.js';
 
-type JobRow = typeof jobs.$inferSelect;
-
-type JobInsert = typeof jobs.$inferInsert;
-
-export const jobRecord = (r: JobRow): JobRecord => ({
-  job_id: r.jobId,
-  status: r.status as JobRecord['status'],
-  source_file: r.sourceFile,
-  format: r.format as JobRecord['format'],
-  file_hash: r.fileHash,
-  size_bytes: r.sizeBytes,
-  title: r.title,
-  total_pages: r.totalPages,
-  pages_done: r.pagesDone,
-  total_blocks: r.totalBlocks,
-  total_chunks: r.totalChunks,
-  options: r.options,
-  warnings: r.warnings,
-  error_code: r.errorCode,
-  error_message: r.errorMessage,
-  finalize_policy: r.finalizePolicy,
-  created_at: r.createdAt,
-  updated_at: r.updatedAt,
-  started_at: r.startedAt,
-  finished_at: r.finishedAt,
-  finalized_at: r.finalizedAt,
-  bot_id: r.botId,
-  source: r.source,
-  page_size: r.pageSize,
-  attempts: r.attempts,
-  detected_language: r.detectedLanguage,
-});
-
-/** Fields to set, as a row's (those not given are left as they are). */
-const jobSet = (c: JobChanges): Partial<JobInsert> => ({
-  status: c.status,
-  sourceFile: c.source_file,
-  format: c.format,
-  fileHash: c.file_hash,
-  sizeBytes: c.size_bytes,
-  title: c.title,
-  totalPages: c.total_pages,
-  pagesDone: c.pages_done,
-  totalBlocks: c.total_blocks,
-  totalChunks: c.total_chunks,
-  options: c.options,
-  warnings: c.warnings,
-  errorCode: c.error_code,
-  errorMessage: c.error_message,
-  finalizePolicy: c.finalize_policy,
-  updatedAt: c.updated_at,
-  startedAt: c.started_at,
-  finishedAt: c.finished_at,
-  finalizedAt: c.finalized_at,
-  botId: c.bot_id,
-  source: c.source,
-  pageSize: c.page_size,
-  detectedLanguage: c.detected_language,
-});
-
-function tally(rows: { status: string; n: number }[]): ReviewTally {
-  const out: ReviewTally = { pending: 0, approved: 0, edited: 0, rejected: 0 };
-  for (const r of rows) if (r.status in out) out[r.status as keyof ReviewTally] = r.n;
-  return out;
-}
 
 const countOf = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) => db.select({ n: count() }).from(table).where(eq(table.jobId, jobId)).get()?.n ?? 0;
 
 export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
   return {
     insert: (job) =>
-      gate.call(() => jobRecord(db.insert(jobs).values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as JobInsert).returning().get())),
+      gate.call(() => jobRecord(db.insert(jobs).values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as typeof jobs.$inferInsert).returning().get())),
 
     get: (jobId) =>
       gate.call(() => {

@@ -3,27 +3,10 @@ import { and, asc, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { blocks, chunks, revisions } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { AuditFilter, RevisionChanges, RevisionsRepo, RevisionView } from '../repos/revisions-repo.js';
+import type { AuditFilter, RevisionChanges, RevisionsRepo } from '../repos/revisions-repo.js';
+import { revisionSet, revisionValues, revisionView } from '../rows/revisions.js';
 import type { TxGate } from './tx-gate.js';
 
-type RevisionRow = typeof revisions.$inferSelect;
-
-const revisionView = (row: RevisionRow): RevisionView => ({
-  revision_id: row.revisionId,
-  entity_type: row.entityType as RevisionView['entity_type'],
-  entity_id: row.entityId,
-  previous_revision_id: row.previousRevisionId,
-  action: row.action,
-  before: row.before,
-  after: row.after,
-  original_text: row.originalText,
-  edited_text: row.editedText,
-  edited_type: row.editedType,
-  reviewer_id: row.reviewerId,
-  reviewer_note: row.reviewerNote,
-  timestamp: row.timestamp,
-  undoes_revision_id: row.undoesRevisionId,
-});
 
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -66,20 +49,7 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
             revisionId,
             // Monotonic within the database, so "newest first" is exact even within one millisecond.
             seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions)`,
-            jobId: r.job_id,
-            entityType: r.entity_type,
-            entityId: r.entity_id,
-            previousRevisionId: r.previous_revision_id,
-            action: r.action,
-            before: r.before,
-            after: r.after,
-            originalText: r.original_text ?? null,
-            editedText: r.edited_text ?? null,
-            editedType: r.edited_type ?? null,
-            reviewerId: r.reviewer_id,
-            reviewerNote: r.reviewer_note ?? null,
-            timestamp: r.timestamp,
-            undoesRevisionId: r.undoes_revision_id ?? null,
+            ...revisionValues(r),
           })
           .run();
         return revisionId;
@@ -115,7 +85,7 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
     update: (revisionId, set: RevisionChanges) =>
       gate.call(() => {
         db.update(revisions)
-          .set({ before: set.before, after: set.after, originalText: set.original_text, editedText: set.edited_text, reviewerNote: set.reviewer_note })
+          .set(revisionSet(set))
           .where(eq(revisions.revisionId, revisionId))
           .run();
       }),
