@@ -3,7 +3,7 @@
  * nDCG@10 and recall@100 for keyword, vector and hybrid search, per installed embedding model, through the
  * product's own code: the corpus becomes one finalized job (one approved chunk per document, title + text),
  * embedded by the indexer (ONNX in the Piscina pool, USearch) and searched by the search service
- * (FTS5 BM25, vectors, reciprocal rank fusion), exactly as POST /jobs/{id}/embed and POST /search do.
+ * (FTS5 BM25, vectors, score fusion), exactly as POST /jobs/{id}/embed and POST /search do.
  *
  * The data dir is kept (default ~/.cache/lectern-bench/retrieval), so a second run re-embeds nothing: the
  * indexer skips chunks whose text is unchanged. --fresh starts over.
@@ -24,22 +24,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
-import { chunkVectors, chunks, jobs } from '../drizzle/schema.js';
 import { createIndexer } from '../server/core/indexing/indexer.js';
+import { findJob } from '../server/core/jobs/find-job.js';
 import { createTaskPool } from '../server/core/pool.js';
 import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
-import { keywordCandidates, vectorCandidates } from '../server/core/search/candidates.js';
-import { filterSql } from '../server/core/search/filters.js';
 import { requireCollection } from '../server/core/indexing/collections.js';
 import { resolveProvider } from '../server/core/embedding/providers.js';
 import { systemClock } from '../server/core/clock.js';
 import { createModelManager } from '../server/models/manager.js';
 import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
 import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
-import { createCollectionIndexes } from '../server/store/collection-indexes.js';
 import { openDatabase } from '../server/store/db.js';
+import type { Candidate } from '../server/store/repos/search-index.js';
+import { writeChunkedJob } from '../server/store/sqlite/chunked-job.js';
 import { createSqliteStore } from '../server/store/sqlite/sqlite-store.js';
 import { ms, num, table } from './lib/format.js';
 import { ndcgAt, recallAt } from './lib/retrieval-metrics.js';
@@ -84,35 +82,25 @@ const database = openDatabase(path.join(dataDir, 'lectern.db'), path.join(root, 
 const { db } = database;
 const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
 const logger = pino({ level: 'warn' });
-const indexes = createCollectionIndexes(dataDir);
-const deps = { db, store: createSqliteStore(database), pool, models, indexes, defaultModel: modelIds[0] ?? '', net };
+const store = createSqliteStore(database, { indexesDir: path.join(dataDir, 'indexes') });
+const deps = { store, pool, models, defaultModel: modelIds[0] ?? '', net };
 const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
-indexer.start();
+await indexer.start();
 const search = createSearch(deps);
 
 /** One finalized job per model (a job lives in one collection), one approved chunk per document. */
 function ensureJob(jobId: string): void {
-  if (db.select().from(jobs).where(eq(jobs.jobId, jobId)).get()) return;
-  db.transaction((tx) => {
-    tx.insert(jobs).values({ jobId, status: 'finalized', sourceFile: 'scifact', format: 'text', fileHash: '-', sizeBytes: 0, options: { chunk_size: 512, chunk_overlap: 0 } }).run();
-    for (let i = 0; i < set.corpus.length; i += 500) {
-      tx.insert(chunks)
-        .values(set.corpus.slice(i, i + 500).map((d, j) => ({
-          jobId, chunkId: d.id, orderIndex: i + j, text: `${d.title}\n\n${d.text}`, tokenCount: 0, chunkType: 'section', sectionPath: [d.title], pageNumbers: [1], blockIds: [], status: 'approved',
-        })))
-        .run();
-    }
-  });
+  writeChunkedJob(db, jobId, 'scifact', set.corpus.map((d) => ({ chunk_id: d.id, text: `${d.title}\n\n${d.text}`, section_path: [d.title] })));
 }
 
 async function embed(jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
   const t = performance.now();
   const accepted = await indexer.embedJob(jobId, { provider: 'local', model, collection_name: `scifact-${model}` });
   for (;;) {
-    const status = indexer.status(jobId);
-    const job = db.select().from(jobs).where(eq(jobs.jobId, jobId)).get()!;
+    const status = await indexer.status(jobId);
+    const job = await findJob(store, jobId);
     if (job.status !== 'embedding') {
-      if (job.status !== 'indexed') throw new Error(`embedding ended ${job.status}: ${job.errorMessage}`);
+      if (job.status !== 'indexed') throw new Error(`embedding ended ${job.status}: ${job.error_message}`);
       break;
     }
     process.stderr.write(`\r  ${model}: ${status?.progress.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`);
@@ -124,16 +112,18 @@ async function embed(jobId: string, model: string): Promise<{ seconds: number; e
 
 /** Each query's keyword and vector candidates (corpus id, score), 1,000 deep, for offline fusion studies. */
 async function dumpCandidates(jobId: string, model: string, file: string): Promise<void> {
-  const c = requireCollection(db, `scifact-${model}`);
+  const c = await requireCollection(store, `scifact-${model}`);
   const provider = await resolveProvider({ provider: 'local', model }, { models, pool, defaultModel: model, net });
-  const where = filterSql(undefined, jobId);
-  const chunkOf = new Map(db.select({ id: chunkVectors.id, chunkId: chunkVectors.chunkId }).from(chunkVectors).where(eq(chunkVectors.collection, c.name)).all().map((r) => [r.id, r.chunkId]));
+  const scope = { job_id: jobId };
   const out: { id: string; keyword: [string, number][]; vector: [string, number][] }[] = [];
   for (const q of evalQueries) {
     const text = set.queries.get(q)!;
     const [v] = await provider.embed([text]);
-    const pairs = (list: { id: number; score: number }[]) => list.map((x) => [chunkOf.get(x.id)!, x.score] as [string, number]);
-    out.push({ id: q, keyword: pairs(keywordCandidates(db, c.name, text, where, 1000)), vector: pairs(vectorCandidates(db, indexes.get(c), c.name, v!, where, 1000, true)) });
+    const keyword = await store.search.fullText.candidates(c.name, text, 1000, scope);
+    const vector = await store.search.vectors.nearest(c, v!, 1000, scope);
+    const chunkOf = new Map((await store.collections.hits([...keyword, ...vector].map((x) => x.id))).map((h) => [h.id, h.chunk_id]));
+    const pairs = (list: Candidate[]) => list.map((x) => [chunkOf.get(x.id)!, x.score] as [string, number]);
+    out.push({ id: q, keyword: pairs(keyword), vector: pairs(vector) });
   }
   writeFileSync(file, JSON.stringify(out));
   log(`${model}: candidate lists of ${out.length} queries written to ${file}`);

@@ -1,6 +1,6 @@
 /**
  * Vector search benchmark: p50/p95 query latency and recall@10 against exact brute force, index build
- * time, file size and load/view time, for synthetic 384-d unit vectors through server/store/vector-index.
+ * time, file size and load/view time, for synthetic 384-d unit vectors through server/store/usearch/vector-index.
  *
  * The vectors are clustered (topic centres + noise, queries from the same topics) because uniformly random
  * 384-d vectors have no neighbourhoods at all: every ANN index scores badly there (HNSW ~0.26 recall@10 at
@@ -11,7 +11,7 @@
  * query; not stored in the file) to trade latency for recall.
  *
  * The defaults measure what the product ships: f16 collections searched with ef 128
- * (server/store/collection-indexes.ts), beside 64 and 256.
+ * (server/store/usearch/collection-indexes.ts), beside 64 and 256.
  *
  * With --backends usearch,pgvector the same vectors and queries also go through PostgreSQL's pgvector (an
  * HNSW index per --pg-types, searched over a loopback connection with each --pg-ef as hnsw.ef_search;
@@ -30,7 +30,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import usearch, { type BatchMatches } from 'usearch';
-import { openVectorIndex, type VectorQuantization } from '../server/store/vector-index.js';
+import { openVectorIndex, type VectorQuantization } from '../server/store/usearch/vector-index.js';
 import { openBenchDatabase, type BenchDatabase } from './lib/bench-database.js';
 import { ms, num, table } from './lib/format.js';
 import { runPgvector, type FilteredRow, type PgIndexType, type PgvectorRow } from './lib/pgvector-search.js';

@@ -29,7 +29,6 @@ import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
-import { createCollectionIndexes } from './store/collection-indexes.js';
 import { createIndexer } from './core/indexing/indexer.js';
 import { createSearch } from './core/search/search.js';
 import { availableParallelism, loadavg } from 'node:os';
@@ -117,7 +116,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(root, 'drizzle'));
   const { db } = database;
-  const store = createSqliteStore(database);
+  const store = createSqliteStore(database, { indexesDir: join(settings.data_dir, 'indexes') });
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const chatCipher = createChatCipher(
@@ -135,10 +134,9 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const net = createGuardedFetch(netPolicyOf(settings));
   const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
   const modelPulls = createModelPulls({ models });
-  const indexes = createCollectionIndexes(settings.data_dir);
-  const embedding = { store, db, pool, models, indexes, defaultModel: settings.embedding_model, net };
+  const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };
   const indexer = createIndexer({ ...embedding, clock, log });
-  indexer.start();
+  await indexer.start();
   const jobWatch = createJobWatch();
   const runner = createJobRunner({ store, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
   const rechunk = createRechunk({ store, pool, clock });
@@ -205,7 +203,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       indexer,
       search,
       chat: createChat({ ...providers, db, store, search, clock, cipher: chatCipher }),
-      purge: createPurge({ db, store, indexes, clock, cipher: chatCipher }),
+      purge: createPurge({ store, clock, cipher: chatCipher }),
       llm,
       net,
       pool,

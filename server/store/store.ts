@@ -7,6 +7,7 @@
  * call is part of one transaction, committed when the callback resolves and rolled back when it throws.
  * Inside it, use `tx`, not the outer store.
  */
+import type { CollectionsRepo } from './repos/collections-repo.js';
 import type { ConversationsRepo } from './repos/conversations-repo.js';
 import type { BotsRepo } from './repos/bots-repo.js';
 import type { BlocksRepo, ChunksRepo, JobsRepo } from './repos/jobs-repo.js';
@@ -14,8 +15,10 @@ import type { KeysRepo } from './repos/keys-repo.js';
 import type { LookupsRepo } from './repos/lookups-repo.js';
 import type { PagesRepo } from './repos/pages-repo.js';
 import type { RevisionsRepo } from './repos/revisions-repo.js';
+import type { SearchIndex } from './repos/search-index.js';
 
 export interface Repositories {
+  collections: CollectionsRepo;
   conversations: ConversationsRepo;
   keys: KeysRepo;
   bots: BotsRepo;
@@ -30,5 +33,7 @@ export interface Repositories {
 export interface Store extends Repositories {
   /** Which implementation this is, for logs and health reports. */
   readonly kind: 'sqlite' | 'postgres';
+  /** Vectors and full text (repos/search-index.ts): outside transactions, as vector files cannot take part in one. */
+  readonly search: SearchIndex;
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openVectorIndex } from '../../server/store/vector-index.js';
+import { openVectorIndex } from '../../server/store/usearch/vector-index.js';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 

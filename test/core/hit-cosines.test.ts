@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openVectorIndex } from '../../server/store/vector-index.js';
+import { indexSimilarities } from '../../server/store/usearch/similarities.js';
+import { openVectorIndex } from '../../server/store/usearch/vector-index.js';
 import { hitCosines } from '../../server/core/search/hit-cosines.js';
 import { cosineSimilarity } from '../../server/core/search/similarity.js';
 
@@ -24,6 +25,8 @@ function recordingProvider() {
   const asked: string[] = [];
   return { asked, batchSize: 2, embed: async (texts: string[]) => (asked.push(...texts), texts.map((t) => vectors[Number(t.slice(1))]!)) };
 }
+/** The collection's similarities as the USearch store reads them, searching `depth` deep at most. */
+const lookup = (depth: { first: number; most: number }) => async (keys: readonly number[]) => indexSimilarities(index, query, keys, depth);
 const hit = (rank: number) => ({ id: 1_000 + rank, key: byRank[rank]!.key, text: `v${byRank[rank]!.key}` });
 
 describe('hitCosines: the cosine of hits the vector list did not reach', () => {
@@ -31,7 +34,7 @@ describe('hitCosines: the cosine of hits the vector list did not reach', () => {
     const provider = recordingProvider();
     const known = new Map([[1_000, 0.123]]);
     const hits = [hit(0), hit(5), hit(30), hit(150), hit(250)];
-    const out = await hitCosines(hits, known, index, provider, query, { first: 10, most: 40 });
+    const out = await hitCosines(hits, known, lookup({ first: 10, most: 40 }), provider, query);
     // The vector list's own value is kept as it is.
     expect(out.get(1_000)).toBe(0.123);
     for (const h of hits.slice(1)) expect(out.get(h.id)).toBeCloseTo(byRank[h.id - 1_000]!.cosine, 5);
@@ -42,7 +45,7 @@ describe('hitCosines: the cosine of hits the vector list did not reach', () => {
   it('asks the model for nothing when a search reaches the whole index', async () => {
     const provider = recordingProvider();
     const hits = [hit(3), hit(299)];
-    const out = await hitCosines(hits, new Map(), index, provider, query, { first: 100, most: 16_000 });
+    const out = await hitCosines(hits, new Map(), lookup({ first: 100, most: 16_000 }), provider, query);
     expect(provider.asked).toEqual([]);
     expect(out.get(hit(299).id)).toBeCloseTo(byRank[299]!.cosine, 5);
   });

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ftsQuery } from '../../server/core/search/candidates.js';
+import { ftsQuery } from '../../server/store/sqlite/full-text.js';
 import { KEYWORD_WEIGHT, scoreFusion } from '../../server/core/search/fuse.js';
 
 describe('keyword query', () => {

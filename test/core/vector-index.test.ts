@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openVectorIndex, type VectorQuantization } from '../../server/store/vector-index.js';
+import { openVectorIndex, type VectorQuantization } from '../../server/store/usearch/vector-index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lectern-vindex-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -79,7 +79,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   const jobStatus = async (jobId: string) => {
     const job = await jobs.get(jobId);
     const review = await store.jobs.reviewCounts(jobId);
-    return { ...job, review, review_progress: review.blocks, index: deps.indexer.status(jobId) };
+    return { ...job, review, review_progress: review.blocks, index: await deps.indexer.status(jobId) };
   };
 
   app.get(

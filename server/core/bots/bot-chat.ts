@@ -23,7 +23,7 @@ import type { TaskPool } from '../pool.js';
 
 export interface BotChatDeps extends ChatProviderDeps {
   db: Db;
-  store: Pick<Store, 'conversations'>;
+  store: Pick<Store, 'conversations' | 'collections'>;
   /** Vision questions' images are read (OCR) in the pool. */
   pool: Pick<TaskPool, 'extract'>;
   tmpDir: string;
@@ -145,7 +145,7 @@ export function createBotChat(d: BotChatDeps) {
   /** The bot's chunks for a question; a bot with nothing indexed yet has none. */
   async function retrieve(bot: BotRecord, question: string, previousQuestion: string | undefined) {
     try {
-      return await retrieveSources({ db: d.db, search: d.search }, { scope: { collection: botCollection(bot.bot_id) }, question, previousQuestion, topK: bot.top_k, minSimilarity: bot.min_similarity });
+      return await retrieveSources({ store: d.store, search: d.search }, { scope: { collection: botCollection(bot.bot_id) }, question, previousQuestion, topK: bot.top_k, minSimilarity: bot.min_similarity });
     } catch (err) {
       if ((err as { code?: string }).code === 'COLLECTION_NOT_FOUND') return [];
       throw err;

@@ -36,7 +36,7 @@ export function createBotPipeline(d: BotPipelineDeps) {
     if (!bot) return;
     const collection = botCollection(bot.bot_id);
     const statusNow = async () => (await d.store.bots.document(jobId))?.status;
-    const inBotIndex = (status: string | undefined) => status === 'indexed' && d.indexer.status(jobId)?.collection_name === collection;
+    const inBotIndex = async (status: string | undefined) => status === 'indexed' && (await d.indexer.status(jobId))?.collection_name === collection;
     let status: string | undefined = job.status;
     if (status === 'ready_for_review') {
       if (job.source?.review) return;
@@ -45,7 +45,7 @@ export function createBotPipeline(d: BotPipelineDeps) {
       status = await statusNow();
       if (status !== 'finalized' && status !== 'indexed') return;
     }
-    if (!inBotIndex(status)) {
+    if (!(await inBotIndex(status))) {
       // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
       // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
       // their turn behind it) and look at how it ended.
@@ -54,7 +54,7 @@ export function createBotPipeline(d: BotPipelineDeps) {
       status = await statusNow();
     }
     // In the bot's index, just now or before (also after a restart that came between the embedding and this).
-    if (inBotIndex(status)) await d.learned?.(jobId);
+    if (await inBotIndex(status)) await d.learned?.(jobId);
   }
 
   function settle(jobId: string): Promise<void> {

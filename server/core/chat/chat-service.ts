@@ -51,8 +51,8 @@ export interface AskEvents {
 
 export interface ChatDeps extends ChatProviderDeps {
   db: Db;
-  /** Conversations, and jobs for findJob. */
-  store: Pick<Store, 'conversations' | 'jobs'>;
+  /** Conversations, jobs for findJob, and collections for retrieval. */
+  store: Pick<Store, 'conversations' | 'jobs' | 'collections'>;
   search: Search;
   clock: Clock;
   /** Seals questions and answers before they are stored (setting encrypt_chats). */

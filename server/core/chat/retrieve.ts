@@ -1,6 +1,4 @@
-import { and, eq, inArray, or } from 'drizzle-orm';
-import { chunks } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
 import type { Search } from '../search/search.js';
 import type { PromptSource } from './prompt.js';
 
@@ -43,7 +41,7 @@ export function refersBack(question: string): boolean {
  * chunk is still approved or edited (a reviewer may reject one after it was embedded) and similar enough
  * to the question. Labelled S1, S2… in rank order for the prompt.
  */
-export async function retrieveSources(deps: { db: Db; search: Search }, o: RetrieveOptions): Promise<RetrievedSource[]> {
+export async function retrieveSources(deps: { store: Pick<Store, 'collections'>; search: Search }, o: RetrieveOptions): Promise<RetrievedSource[]> {
   const depth = Math.max(o.topK * 2, 10);
   const queries = [o.question, ...(o.previousQuestion && refersBack(o.question) ? [`${o.previousQuestion} ${o.question}`] : [])];
   const best = new Map<string, SearchHit>();
@@ -58,21 +56,8 @@ export async function retrieveSources(deps: { db: Db; search: Search }, o: Retri
   }
   const hits = [...best.values()].filter((r) => (r.score ?? 0) >= o.minSimilarity);
   if (hits.length === 0) return [];
-  const byJob = new Map<string, SearchHit[]>();
-  for (const h of hits) byJob.set(h.job_id, [...(byJob.get(h.job_id) ?? []), h]);
-  const approved = new Set(
-    deps.db
-      .select({ jobId: chunks.jobId, chunkId: chunks.chunkId })
-      .from(chunks)
-      .where(
-        and(
-          or(...[...byJob].map(([jobId, hs]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, hs.map((h) => h.chunk_id))))),
-          inArray(chunks.status, ['approved', 'edited']),
-        ),
-      )
-      .all()
-      .map((r) => `${r.jobId}\u0000${r.chunkId}`),
-  );
+  const indexable = await deps.store.collections.stillIndexable(hits.map((h) => ({ job_id: h.job_id, chunk_id: h.chunk_id })));
+  const approved = new Set(indexable.map((r) => `${r.job_id}\u0000${r.chunk_id}`));
   return hits
     .filter((h) => approved.has(`${h.job_id}\u0000${h.chunk_id}`))
     .sort((a, b) => (b.score ?? 0) - (a.score ?? 0))

@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
-import { collections } from '../../../drizzle/schema.js';
-import type { DbLike } from '../../store/db.js';
+import type { CollectionRecord } from '../../store/repos/collections-repo.js';
+import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 
-export type CollectionRow = typeof collections.$inferSelect;
+export type { CollectionRecord };
 
 /** Collection names become file names: letters, digits, `_`, `-` and `.`, not starting with a dot. */
 export const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$';
@@ -11,12 +10,8 @@ export const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$';
 /** A job embedded without a collection name gets one of its own. */
 export const defaultCollectionName = (jobId: string): string => `job-${jobId}`;
 
-export function findCollection(db: DbLike, name: string): CollectionRow | undefined {
-  return db.select().from(collections).where(eq(collections.name, name)).get();
-}
-
-export function requireCollection(db: DbLike, name: string): CollectionRow {
-  const c = findCollection(db, name);
+export async function requireCollection(store: Pick<Store, 'collections'>, name: string): Promise<CollectionRecord> {
+  const c = await store.collections.find(name);
   if (!c) throw new AppError('COLLECTION_NOT_FOUND', `collection ${name} does not exist; embed a job into it first`);
   return c;
 }
@@ -25,7 +20,7 @@ export function requireCollection(db: DbLike, name: string): CollectionRow {
  * A collection holds vectors of one model from one provider: mixing models would make distances
  * meaningless, so another model, provider or dimension is refused (409) instead of added.
  */
-export function assertSameModel(c: CollectionRow, wanted: { provider: string; model: string; dimensions?: number }): void {
+export function assertSameModel(c: CollectionRecord, wanted: { provider: string; model: string; dimensions?: number }): void {
   const clashes: string[] = [];
   if (c.provider !== wanted.provider) clashes.push(`provider ${c.provider}, not ${wanted.provider}`);
   if (c.model !== wanted.model) clashes.push(`model ${c.model}, not ${wanted.model}`);

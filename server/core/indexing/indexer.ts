@@ -1,10 +1,6 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/schema.js';
 import type { ModelManager } from '../../models/manager.js';
-import type { CollectionIndexes } from '../../store/collection-indexes.js';
-import type { Db } from '../../store/db.js';
+import type { VectorQuantization } from '../../store/repos/collections-repo.js';
 import type { Store } from '../../store/store.js';
-import type { VectorQuantization } from '../../store/vector-index.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError, describeFailure } from '../errors.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderChoice } from '../embedding/providers.js';
@@ -13,7 +9,7 @@ import type { Logger } from '../jobs/job-runner.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { requireState } from '../review/review-state.js';
-import { assertSameModel, defaultCollectionName, findCollection, type CollectionRow } from './collections.js';
+import { assertSameModel, defaultCollectionName, type CollectionRecord } from './collections.js';
 import { planEmbedding, type ChunkToEmbed, type EmbeddingPlan } from './plan.js';
 
 export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
@@ -26,12 +22,9 @@ export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
 }
 
 export interface IndexerDeps {
-  db: Db;
-  /** For findJob (the job's record). */
   store: Store;
   pool: TaskPool;
   models: ModelManager;
-  indexes: CollectionIndexes;
   clock: Clock;
   log: Logger;
   defaultModel: string;
@@ -49,51 +42,36 @@ const EMBEDDABLE = ['finalized', 'indexed'];
 /**
  * Embeds a finalized job's approved and edited chunks into a collection, in the background: the request
  * is checked (state, model, collection) and answered at once, the job shows `embedding` with progress, then
- * `indexed`. Vectors reach the index file and the key mapping together at the end, after the file was
- * saved, so a crash part-way leaves the previous index intact and the job re-embeddable.
+ * `indexed`. Vectors are written (durably) before their chunk_vectors rows are committed, so a crash
+ * part-way leaves the previous index intact and the job re-embeddable.
  */
 export function createIndexer(deps: IndexerDeps) {
-  const { db, indexes, clock, log } = deps;
+  const { store, clock, log } = deps;
+  const vectors = store.search.vectors;
   const running = new Map<string, Run>();
   let closing = false;
 
-  const indexOf = (c: Pick<CollectionRow, 'name' | 'dimensions' | 'quantization'>) => indexes.get(c);
-
-  /** The job's status before this embed: `indexed` once it has been indexed, else `finalized`. */
-  const restingState = (jobId: string) => (db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get()?.indexedAt ? 'indexed' : 'finalized');
-
   async function embedJob(jobId: string, req: EmbedRequest) {
-    requireState(await findJob(deps.store, jobId), EMBEDDABLE, 'embed');
+    requireState(await findJob(store, jobId), EMBEDDABLE, 'embed');
     const name = req.collection_name ?? defaultCollectionName(jobId);
     const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net });
-    const before = findCollection(db, name);
+    const before = await store.collections.find(name);
     if (before) assertSameModel(before, provider);
     // A remote model tells its dimension only by answering: ask once before accepting the request, also for
     // an existing collection, so a same-named model of another dimension is refused (409) here rather than
     // accepted and failed part-way.
     const dimensions = provider.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
-    const accepted = db.transaction((tx) => {
-      const job = tx.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
-      if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} does not exist`);
-      requireState(job, EMBEDDABLE, 'embed');
-      let collection = findCollection(tx, name);
-      if (collection) assertSameModel(collection, { ...provider, dimensions });
-      else {
-        const now = isoNow(clock);
-        collection = tx
-          .insert(collections)
-          .values({ name, provider: provider.provider, baseUrl: provider.baseUrl, model: provider.model, dimensions, quantization: req.quantization ?? 'f16', createdAt: now, updatedAt: now })
-          .returning()
-          .get();
+    const accepted = await store.transaction(async (tx) => {
+      const collection = await tx.collections.ensure({
+        name, provider: provider.provider, base_url: provider.baseUrl, model: provider.model, dimensions, quantization: req.quantization ?? 'f16', created_at: isoNow(clock),
+      });
+      assertSameModel(collection, { ...provider, dimensions });
+      const plan = await planEmbedding({ collections: tx.collections, vectors }, jobId, collection);
+      if (!(await tx.collections.beginEmbed(jobId, name, plan.todo.length, EMBEDDABLE, isoNow(clock)))) {
+        // Another request got there first (or the job went): say why, and leave no collection behind.
+        requireState(await findJob(tx, jobId), EMBEDDABLE, 'embed');
+        throw new AppError('INVALID_STATE', `job ${jobId} could not start embedding; try again`);
       }
-      const index = indexOf(collection);
-      const plan = planEmbedding(tx, jobId, name, (key) => index.has(BigInt(key)));
-      const now = isoNow(clock);
-      tx.update(jobs).set({ status: 'embedding', errorCode: null, errorMessage: null, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
-      tx.insert(jobIndexes)
-        .values({ jobId, collection: name, chunksEmbedded: 0, chunksTotal: plan.todo.length, updatedAt: now })
-        .onConflictDoUpdate({ target: jobIndexes.jobId, set: { collection: name, chunksEmbedded: 0, chunksTotal: plan.todo.length, updatedAt: now } })
-        .run();
       return { collection, plan };
     });
     const controller = new AbortController();
@@ -105,7 +83,7 @@ export function createIndexer(deps: IndexerDeps) {
       collection_name: name,
       collection: name,
       // The commit bumps the version once (core/indexing: commit); the number it will then read.
-      index_version: String(accepted.collection.indexVersion + 1),
+      index_version: String(accepted.collection.index_version + 1),
       provider: provider.provider,
       model: provider.model,
       vector_db: 'usearch' as const,
@@ -116,7 +94,7 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   async function embedAll(jobId: string, todo: ChunkToEmbed[], provider: EmbeddingProvider, dimensions: number, signal: AbortSignal) {
-    const vectors = new Float32Array(todo.length * dimensions);
+    const out = new Float32Array(todo.length * dimensions);
     let done = 0;
     const batches: ChunkToEmbed[][] = [];
     for (let i = 0; i < todo.length; i += provider.batchSize) batches.push(todo.slice(i, i + provider.batchSize));
@@ -131,75 +109,58 @@ export function createIndexer(deps: IndexerDeps) {
         if (signal.aborted) throw signal.reason;
         got.forEach((v, j) => {
           if (v.length !== dimensions) throw new AppError('INDEX_MISMATCH', `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`);
-          vectors.set(v, (b * provider.batchSize + j) * dimensions);
+          out.set(v, (b * provider.batchSize + j) * dimensions);
         });
         done += batch.length;
-        db.update(jobIndexes).set({ chunksEmbedded: done, updatedAt: isoNow(clock) }).where(eq(jobIndexes.jobId, jobId)).run();
+        await store.collections.progress(jobId, done, isoNow(clock));
       }
     };
     await Promise.all(Array.from({ length: Math.min(width, batches.length) }, worker));
-    return vectors;
+    return out;
   }
 
-  async function run(jobId: string, collection: CollectionRow, plan: EmbeddingPlan, provider: EmbeddingProvider, signal: AbortSignal): Promise<void> {
+  async function run(jobId: string, collection: CollectionRecord, plan: EmbeddingPlan, provider: EmbeddingProvider, signal: AbortSignal): Promise<void> {
     try {
-      const vectors = await embedAll(jobId, plan.todo, provider, collection.dimensions, signal);
-      commit(jobId, collection, plan, vectors);
+      const embedded = await embedAll(jobId, plan.todo, provider, collection.dimensions, signal);
+      await commit(jobId, collection, plan, embedded);
       log.info({ jobId, collection: collection.name, embedded: plan.todo.length, unchanged: plan.unchanged }, 'job indexed');
     } catch (err) {
-      if (!findJobOrNull(jobId)) return; // deleted meanwhile: its rows are gone and nothing reached the index
-      const failure = closing && signal.aborted ? null : describeFailure(err);
-      if (failure) log.warn({ jobId, failure }, 'embedding failed');
-      db.update(jobs)
-        .set({ status: restingState(jobId), errorCode: failure?.code ?? null, errorMessage: failure?.message ?? null, updatedAt: isoNow(clock) })
-        .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')))
-        .run();
+      try {
+        if (!(await jobExists(jobId))) return; // deleted meanwhile: its rows are gone and its vectors were taken out
+        const failure = closing && signal.aborted ? null : describeFailure(err);
+        if (failure) log.warn({ jobId, failure }, 'embedding failed');
+        await store.collections.restEmbed(jobId, failure, isoNow(clock));
+      } catch (again) {
+        log.error({ jobId, err: again }, 'an embed that failed could not put its job back to rest');
+      }
     }
   }
 
-  const findJobOrNull = (jobId: string) => db.select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).get();
+  const jobExists = async (jobId: string) => (await store.lookups.existingJobs([jobId])).has(jobId);
 
-  /** Index file first (saved atomically), then the mapping in one transaction; all synchronous. */
-  function commit(jobId: string, collection: CollectionRow, plan: EmbeddingPlan, vectors: Float32Array): void {
-    if (findJobOrNull(jobId)?.status !== 'embedding') return;
+  /** Vectors first (each collection's write durable on its own), then the rows in one transaction. */
+  async function commit(jobId: string, collection: CollectionRecord, plan: EmbeddingPlan, embedded: Float32Array): Promise<void> {
+    if (!(await jobExists(jobId))) throw new AppError('INVALID_STATE', `job ${jobId} was deleted while it was embedding`);
     const n = plan.todo.length;
-    // Keys are handed out before the file is written and never reused: a key left in the file by a crash
-    // before the mapping commit names no chunk, and search drops keys it cannot map.
-    const first = db
-      .update(collections)
-      .set({ nextKey: sql`${collections.nextKey} + ${n}` })
-      .where(eq(collections.name, collection.name))
-      .returning({ next: collections.nextKey })
-      .get()!.next - n;
+    // Keys are handed out before the vectors are written and never reused: a key written by an embed cut
+    // short before its rows were committed names no chunk, and search drops keys it cannot map.
+    const first = await store.collections.reserveKeys(collection.name, n);
     const byCollection = new Map<string, number[]>();
     for (const r of plan.remove) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.key]);
-    const index = indexOf(collection);
-    index.remove((byCollection.get(collection.name) ?? []).map(BigInt));
-    index.add(plan.todo.map((_, i) => BigInt(first + i)), vectors);
-    index.save();
+    await vectors.write(collection, { remove: byCollection.get(collection.name) ?? [], add: { keys: plan.todo.map((_, i) => first + i), vectors: embedded } });
     for (const [other, keys] of byCollection) {
       if (other === collection.name) continue;
-      const row = findCollection(db, other);
-      if (!row) continue;
-      const otherIndex = indexOf(row);
-      otherIndex.remove(keys.map(BigInt));
-      otherIndex.save();
+      const row = await store.collections.find(other);
+      if (row) await vectors.write(row, { remove: keys });
     }
-    db.transaction((tx) => {
+    await store.transaction(async (tx) => {
       const now = isoNow(clock);
-      for (let i = 0; i < plan.remove.length; i += 500) {
-        tx.delete(chunkVectors).where(inArray(chunkVectors.id, plan.remove.slice(i, i + 500).map((r) => r.id))).run();
-      }
-      for (let i = 0; i < n; i += 200) {
-        tx.insert(chunkVectors)
-          .values(plan.todo.slice(i, i + 200).map((c, j) => ({ collection: collection.name, key: first + i + j, jobId, chunkId: c.chunkId, text: c.text, textHash: c.textHash, createdAt: now })))
-          .run();
-      }
-      for (const name of new Set([collection.name, ...byCollection.keys()])) {
-        tx.update(collections).set({ indexVersion: sql`${collections.indexVersion} + 1`, updatedAt: now }).where(eq(collections.name, name)).run();
-      }
-      tx.update(jobIndexes).set({ chunksEmbedded: n, chunksTotal: n, indexedAt: now, updatedAt: now }).where(eq(jobIndexes.jobId, jobId)).run();
-      tx.update(jobs).set({ status: 'indexed', updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
+      if (!(await tx.collections.finishEmbed(jobId, n, now))) throw new AppError('INVALID_STATE', `job ${jobId} is no longer embedding`);
+      await tx.collections.replaceVectors(
+        plan.remove.map((r) => r.id),
+        plan.todo.map((c, i) => ({ collection: collection.name, key: first + i, job_id: jobId, chunk_id: c.chunk_id, text: c.text, text_hash: c.text_hash, created_at: now })),
+      );
+      await tx.collections.bumpVersions([...new Set([collection.name, ...byCollection.keys()])], now);
     });
   }
 
@@ -212,49 +173,43 @@ export function createIndexer(deps: IndexerDeps) {
     },
 
     /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}. */
-    status(jobId: string) {
-      const row = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
+    async status(jobId: string) {
+      const row = await store.collections.jobIndex(jobId);
       if (!row) return null;
-      const c = findCollection(db, row.collection);
-      const vectors = db.select({ n: sql<number>`count(*)` }).from(chunkVectors).where(and(eq(chunkVectors.jobId, jobId), eq(chunkVectors.collection, row.collection))).get()?.n ?? 0;
+      const [c, count] = await Promise.all([store.collections.find(row.collection), store.collections.countVectors(jobId, row.collection)]);
       return {
         collection_name: row.collection,
         provider: c?.provider ?? null,
         model: c?.model ?? null,
         dimensions: c?.dimensions ?? null,
-        vectors,
-        progress: { chunks_embedded: row.chunksEmbedded, chunks_total: row.chunksTotal },
-        indexed_at: row.indexedAt,
+        vectors: count,
+        progress: { chunks_embedded: row.chunks_embedded, chunks_total: row.chunks_total },
+        indexed_at: row.indexed_at,
       };
     },
 
-    /** Takes a job's vectors out of every index (before its rows go with the job); stops its embed. */
-    removeJob(jobId: string): number {
+    /** Takes a job's vectors out of every collection (before its rows go with the job); stops its embed. */
+    async removeJob(jobId: string): Promise<number> {
       running.get(jobId)?.controller.abort(new AppError('INVALID_STATE', 'the job was deleted'));
-      const rows = db.select({ collection: chunkVectors.collection, key: chunkVectors.key }).from(chunkVectors).where(eq(chunkVectors.jobId, jobId)).all();
+      const rows = await store.collections.vectorsOfJob(jobId);
       for (const name of new Set(rows.map((r) => r.collection))) {
-        const c = findCollection(db, name);
-        if (!c) continue;
-        const index = indexOf(c);
-        index.remove(rows.filter((r) => r.collection === name).map((r) => BigInt(r.key)));
-        index.save();
+        const c = await store.collections.find(name);
+        if (c) await vectors.write(c, { remove: rows.filter((r) => r.collection === name).map((r) => r.key) });
       }
       return rows.length;
     },
 
-    /** Removes a collection whose jobs are gone: its row and its index files (a bot's, on delete). */
-    dropCollection(name: string): void {
-      db.delete(chunkVectors).where(eq(chunkVectors.collection, name)).run();
-      db.delete(collections).where(eq(collections.name, name)).run();
-      indexes.drop(name);
+    /** Removes a collection whose jobs are gone: its record and its vectors (a bot's, on delete). */
+    async dropCollection(name: string): Promise<void> {
+      await store.collections.remove(name);
+      await vectors.drop(name);
     },
 
-    /** Opens every collection's index, and puts jobs whose embed was cut off by a stop back to rest. */
-    start(): void {
-      indexes.openAll(db.select().from(collections).all());
-      const stuck = db.select({ jobId: jobs.jobId }).from(jobs).where(eq(jobs.status, 'embedding')).all();
-      for (const { jobId } of stuck) db.update(jobs).set({ status: restingState(jobId), updatedAt: isoNow(clock) }).where(eq(jobs.jobId, jobId)).run();
-      if (stuck.length) log.info({ jobs: stuck.length }, 'embeds interrupted by the last stop: embed those jobs again');
+    /** Opens every collection's vectors, and puts jobs whose embed was cut off by a stop back to rest. */
+    async start(): Promise<void> {
+      await vectors.open(await store.collections.list());
+      const stuck = await store.collections.restInterruptedEmbeds(isoNow(clock));
+      if (stuck) log.info({ jobs: stuck }, 'embeds interrupted by the last stop: embed those jobs again');
     },
 
     async close(): Promise<void> {

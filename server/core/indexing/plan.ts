@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { and, eq, inArray } from 'drizzle-orm';
-import { chunks, chunkVectors } from '../../../drizzle/schema.js';
-import type { DbLike } from '../../store/db.js';
+import type { CollectionsRepo } from '../../store/repos/collections-repo.js';
+import type { VectorCollections, VectorCollectionSpec } from '../../store/repos/search-index.js';
 
 export interface ChunkToEmbed {
-  chunkId: string;
+  chunk_id: string;
   text: string;
-  textHash: string;
+  text_hash: string;
 }
 
 export interface EmbeddingPlan {
@@ -21,33 +20,24 @@ export interface EmbeddingPlan {
 export const textHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
- * What an embed of `jobId` into `collection` has to do. A chunk whose embedded text is unchanged (same
- * sha256) and whose vector is still in the index is left alone: re-embedding after one edit costs one chunk.
+ * What an embed of `jobId` into collection `c` has to do. A chunk whose embedded text is unchanged (same
+ * sha256) and whose vector is still in the collection is left alone: re-embedding after one edit costs one chunk.
  */
-export function planEmbedding(db: DbLike, jobId: string, collection: string, inIndex: (key: number) => boolean): EmbeddingPlan {
-  const accepted = db
-    .select({ chunkId: chunks.chunkId, text: chunks.text, editedText: chunks.editedText })
-    .from(chunks)
-    .where(and(eq(chunks.jobId, jobId), inArray(chunks.status, ['approved', 'edited'])))
-    .orderBy(chunks.orderIndex)
-    .all()
-    .map((c) => {
-      const text = c.editedText ?? c.text;
-      return { chunkId: c.chunkId, text, textHash: textHash(text) };
-    })
-    .filter((c) => c.text.trim() !== '');
-  const existing = db
-    .select({ id: chunkVectors.id, collection: chunkVectors.collection, key: chunkVectors.key, chunkId: chunkVectors.chunkId, textHash: chunkVectors.textHash })
-    .from(chunkVectors)
-    .where(eq(chunkVectors.jobId, jobId))
-    .all();
-  const current = new Map(existing.filter((r) => r.collection === collection).map((r) => [r.chunkId, r]));
+export async function planEmbedding(
+  d: { collections: Pick<CollectionsRepo, 'indexableChunks' | 'vectorsOfJob'>; vectors: Pick<VectorCollections, 'present'> },
+  jobId: string,
+  c: VectorCollectionSpec,
+): Promise<EmbeddingPlan> {
+  const [indexable, existing] = await Promise.all([d.collections.indexableChunks(jobId), d.collections.vectorsOfJob(jobId)]);
+  const accepted = indexable.filter((x) => x.text.trim() !== '').map((x) => ({ chunk_id: x.chunk_id, text: x.text, text_hash: textHash(x.text) }));
+  const current = new Map(existing.filter((r) => r.collection === c.name).map((r) => [r.chunk_id, r]));
+  const present = await d.vectors.present(c, [...current.values()].map((r) => r.key));
   const keep = new Set<number>();
   const todo: ChunkToEmbed[] = [];
-  for (const c of accepted) {
-    const row = current.get(c.chunkId);
-    if (row && row.textHash === c.textHash && inIndex(row.key)) keep.add(row.id);
-    else todo.push(c);
+  for (const x of accepted) {
+    const row = current.get(x.chunk_id);
+    if (row && row.text_hash === x.text_hash && present.has(row.key)) keep.add(row.id);
+    else todo.push(x);
   }
   const remove = existing.filter((r) => !keep.has(r.id)).map((r) => ({ id: r.id, collection: r.collection, key: r.key }));
   return { wanted: accepted.length, todo, unchanged: keep.size, remove };

@@ -34,7 +34,7 @@ export interface JobsServiceDeps {
   runner: JobRunner;
   clock: Clock;
   /** Takes a deleted job's vectors out of the collection indexes (its mapping rows go with the job). */
-  vectors?: { removeJob(jobId: string): number };
+  vectors?: { removeJob(jobId: string): Promise<number> };
   /** Tells the job's followers of a cancel or delete at once. */
   watch?: Pick<JobWatch, 'changed'>;
 }
@@ -100,7 +100,7 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
     async delete(jobId: string): Promise<void> {
       await row(jobId);
       runner.abort(jobId);
-      vectors?.removeJob(jobId);
+      await vectors?.removeJob(jobId);
       await store.jobs.delete(jobId);
       files.removeJob(jobId);
       watch?.changed(jobId);

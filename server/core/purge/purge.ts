@@ -1,14 +1,9 @@
 import { createHash } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { chunkVectors, collections } from '../../../drizzle/schema.js';
-import type { CollectionIndexes } from '../../store/collection-indexes.js';
-import type { Db } from '../../store/db.js';
 import type { ChunkView } from '../../store/repos/jobs-repo.js';
 import type { Repositories, Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
-import { findCollection } from '../indexing/collections.js';
 import { redactQuotes, scrubContent, withoutBlockText } from './scrub.js';
 import type { ChatCipher } from '../chat/chat-cipher.js';
 import { createConversations } from '../conversations/conversations.js';
@@ -25,11 +20,8 @@ const hash16 = (text: string) => createHash('sha256').update(text).digest('hex')
  * vectors and full-text entries, earlier revisions' texts and snapshots, chat turns that quoted it), and
  * one tombstone revision per removed item stays in the audit with a hash of the text, never the text.
  * The uploaded original is not rewritten: the export's copy of it still holds the text.
- *
- * Vector rows are still written through `db`, on the store's connection and so inside its transaction,
- * until collections have a repository of their own.
  */
-export function createPurge({ db, store, indexes, clock, cipher }: { db: Db; store: Store; indexes: CollectionIndexes; clock: Clock; cipher: ChatCipher }) {
+export function createPurge({ store, clock, cipher }: { store: Store; clock: Clock; cipher: ChatCipher }) {
   async function jobReady(tx: Repositories, jobId: string) {
     const job = await findJob(tx, jobId);
     if (BUSY.includes(job.status)) throw new AppError('INVALID_STATE', `job ${jobId} is ${job.status}: purge once it is at rest`, { status: job.status });
@@ -60,32 +52,23 @@ export function createPurge({ db, store, indexes, clock, cipher }: { db: Db; sto
     }
   }
 
-  /** Drops the chunks' vector rows (and with them their full-text entries); returns the index keys to remove. */
-  function dropVectors(jobId: string, chunkIds: string[]): Map<string, bigint[]> {
-    const byCollection = new Map<string, bigint[]>();
+  /** Drops the chunks' vector rows (and with them their full-text entries); returns the vector keys to remove. */
+  async function dropVectors(tx: Repositories, jobId: string, chunkIds: string[]): Promise<Map<string, number[]>> {
+    const byCollection = new Map<string, number[]>();
     if (chunkIds.length === 0) return byCollection;
-    const rows = db
-      .select({ id: chunkVectors.id, collection: chunkVectors.collection, key: chunkVectors.key })
-      .from(chunkVectors)
-      .where(and(eq(chunkVectors.jobId, jobId), inArray(chunkVectors.chunkId, chunkIds)))
-      .all();
-    for (const r of rows) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), BigInt(r.key)]);
-    if (rows.length) db.delete(chunkVectors).where(inArray(chunkVectors.id, rows.map((r) => r.id))).run();
-    const now = isoNow(clock);
-    for (const name of byCollection.keys()) {
-      db.update(collections).set({ indexVersion: sql`${collections.indexVersion} + 1`, updatedAt: now }).where(eq(collections.name, name)).run();
-    }
+    const purged = new Set(chunkIds);
+    const rows = (await tx.collections.vectorsOfJob(jobId)).filter((r) => purged.has(r.chunk_id));
+    for (const r of rows) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.key]);
+    if (rows.length) await tx.collections.replaceVectors(rows.map((r) => r.id), []);
+    await tx.collections.bumpVersions([...byCollection.keys()], isoNow(clock));
     return byCollection;
   }
 
-  /** After the commit: the vectors leave the index files (search already cannot map their keys). */
-  function removeFromIndexes(byCollection: Map<string, bigint[]>): void {
+  /** After the commit: the vectors leave the collections (search already cannot map their keys). */
+  async function removeFromIndexes(byCollection: Map<string, number[]>): Promise<void> {
     for (const [name, keys] of byCollection) {
-      const c = findCollection(db, name);
-      if (!c) continue;
-      const index = indexes.get(c);
-      index.remove(keys);
-      index.save();
+      const c = await store.collections.find(name);
+      if (c) await store.search.vectors.write(c, { remove: keys });
     }
   }
 
@@ -110,12 +93,12 @@ export function createPurge({ db, store, indexes, clock, cipher }: { db: Db; sto
         const texts = [c.original_text, c.edited_text ?? ''].filter(Boolean);
         await scrubRevisions(tx, jobId, { type: 'chunk', id: chunkId }, texts);
         await scrubChats(tx, jobId, texts);
-        const keys = dropVectors(jobId, [chunkId]);
+        const keys = await dropVectors(tx, jobId, [chunkId]);
         const tombstone = await tombstoneChunk(tx, jobId, c, by, '');
         await tx.jobs.recount(jobId, isoNow(clock));
         return { tombstone, keys };
       });
-      removeFromIndexes(keys);
+      await removeFromIndexes(keys);
       return { status: 'purged' as const, chunk_id: chunkId, tombstone_revision_id: tombstone };
     },
 
@@ -129,7 +112,7 @@ export function createPurge({ db, store, indexes, clock, cipher }: { db: Db; sto
         const purgedChunks: string[] = [];
         const trimmedChunks: string[] = [];
         // Every chunk built from the block loses its vector: the vector was computed from the purged text too.
-        const keys = dropVectors(jobId, holding.map((c) => c.chunk_id));
+        const keys = await dropVectors(tx, jobId, holding.map((c) => c.chunk_id));
         for (const c of holding) {
           const text = withoutBlockText(c.original_text, texts);
           const edited = c.edited_text === null ? null : withoutBlockText(c.edited_text, texts);
@@ -161,7 +144,7 @@ export function createPurge({ db, store, indexes, clock, cipher }: { db: Db; sto
         const chunksLeft = (await tx.jobs.recount(jobId, isoNow(clock))).total_chunks;
         return { tombstone, keys, purgedChunks, trimmedChunks, chunksLeft };
       });
-      removeFromIndexes(result.keys);
+      await removeFromIndexes(result.keys);
       return {
         status: 'purged' as const,
         block_id: blockId,

@@ -1,4 +1,4 @@
-import type { Candidate } from './candidates.js';
+import type { Candidate } from '../../store/repos/search-index.js';
 
 /**
  * The keyword list's share of a hybrid score (the vector list has the rest). Chosen on half of SciFact's train

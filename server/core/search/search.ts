@@ -1,17 +1,13 @@
-import { eq, inArray, sql } from 'drizzle-orm';
-import { chunkVectors, chunks, jobIndexes } from '../../../drizzle/schema.js';
 import type { ModelManager } from '../../models/manager.js';
-import type { CollectionIndexes } from '../../store/collection-indexes.js';
-import type { Db } from '../../store/db.js';
+import type { Candidate, SearchScope } from '../../store/repos/search-index.js';
 import type { Store } from '../../store/store.js';
 import { AppError, isAppError } from '../errors.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderName } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
-import { requireCollection, type CollectionRow } from '../indexing/collections.js';
-import { keywordCandidates, vectorCandidates, type Candidate } from './candidates.js';
-import { filterSql, type SearchFilters } from './filters.js';
+import { requireCollection, type CollectionRecord } from '../indexing/collections.js';
+import type { SearchFilters } from './filters.js';
 import { scoreFusion } from './fuse.js';
 import { hitCosines } from './hit-cosines.js';
 import { readableScore } from './similarity.js';
@@ -39,29 +35,12 @@ export interface SearchRequest {
 export const DEFAULT_TOP_K = 5;
 
 export interface SearchDeps {
-  db: Db;
-  /** For findJob (the job's record). */
   store: Store;
   pool: TaskPool;
   models: ModelManager;
-  indexes: CollectionIndexes;
   defaultModel: string;
   /** A collection built by a remote provider embeds its queries there, through this. */
   net: GuardedFetch;
-}
-
-interface Row {
-  id: number;
-  /** The vector's key in the collection's index. */
-  key: number;
-  jobId: string;
-  chunkId: string;
-  text: string;
-  textHash: string;
-  chunkType: string;
-  pageNumbers: number[];
-  sectionPath: string[];
-  blockIds: string[];
 }
 
 /**
@@ -70,52 +49,37 @@ interface Row {
  */
 const fusionDepth = (topK: number) => Math.max(100, topK);
 
-async function collectionFor(db: Db, store: Store, req: SearchRequest): Promise<CollectionRow> {
-  if (req.collection_name) return requireCollection(db, req.collection_name);
+async function collectionFor(d: SearchDeps, req: SearchRequest): Promise<CollectionRecord> {
+  if (req.collection_name) return requireCollection(d.store, req.collection_name);
   if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a job_id or a collection_name to search', [{ field: 'job_id' }]);
-  const job = await findJob(store, req.job_id);
-  const where = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, req.job_id)).get();
-  if (!where?.indexedAt) {
+  const where = await d.store.collections.jobIndex(req.job_id);
+  if (!where?.indexed_at) {
+    const job = await findJob(d.store, req.job_id);
     throw new AppError('INVALID_STATE', `job ${req.job_id} is ${job.status} and has no index yet: POST /jobs/${req.job_id}/embed first`, { status: job.status });
   }
-  return requireCollection(db, where.collection);
+  return requireCollection(d.store, where.collection);
 }
 
 /** Keyword, vector or hybrid (both lists' scores fused, fuse.ts) search over one job or one collection. */
 export function createSearch(deps: SearchDeps) {
-  const { db } = deps;
+  const { store } = deps;
+  const { vectors, fullText } = store.search;
 
-  async function providerFor(c: CollectionRow, req: SearchRequest) {
+  async function providerFor(c: CollectionRecord, req: SearchRequest) {
     return resolveProvider(
-      { provider: c.provider as ProviderName, model: c.model, base_url: c.baseUrl ?? undefined, api_key: req.api_key },
+      { provider: c.provider as ProviderName, model: c.model, base_url: c.base_url ?? undefined, api_key: req.api_key },
       { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net },
     );
   }
 
-  async function queryVector(provider: EmbeddingProvider, c: CollectionRow, query: string): Promise<Float32Array> {
+  async function queryVector(provider: EmbeddingProvider, c: CollectionRecord, query: string): Promise<Float32Array> {
     const [v] = await provider.embed([query]);
     if (!v || v.length !== c.dimensions) throw new AppError('INDEX_MISMATCH', `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`);
     return v;
   }
 
-  function rowsOf(ids: number[]) {
-    if (ids.length === 0) return new Map<number, Row>();
-    const rows: Row[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      rows.push(
-        ...db
-          .select({ id: chunkVectors.id, key: chunkVectors.key, jobId: chunkVectors.jobId, chunkId: chunkVectors.chunkId, text: chunkVectors.text, textHash: chunkVectors.textHash, chunkType: chunks.chunkType, pageNumbers: chunks.pageNumbers, sectionPath: chunks.sectionPath, blockIds: chunks.blockIds })
-          .from(chunkVectors)
-          .innerJoin(chunks, sql`${chunks.jobId} = ${chunkVectors.jobId} AND ${chunks.chunkId} = ${chunkVectors.chunkId}`)
-          .where(inArray(chunkVectors.id, ids.slice(i, i + 500)))
-          .all(),
-      );
-    }
-    return new Map(rows.map((r) => [r.id, r]));
-  }
-
   /** The provider and the query's vector; undefined when `optional` and the provider cannot embed here. */
-  async function embedQuery(c: CollectionRow, req: SearchRequest, optional: boolean) {
+  async function embedQuery(c: CollectionRecord, req: SearchRequest, optional: boolean) {
     try {
       const provider = await providerFor(c, req);
       return { provider, vector: await queryVector(provider, c, req.query) };
@@ -128,8 +92,8 @@ export function createSearch(deps: SearchDeps) {
   return async function search(req: SearchRequest) {
     const mode = req.mode ?? 'hybrid';
     const topK = req.top_k ?? DEFAULT_TOP_K;
-    const c = await collectionFor(db, deps.store, req);
-    const indexVersion = String(c.indexVersion);
+    const c = await collectionFor(deps, req);
+    const indexVersion = String(c.index_version);
     if (req.index_version !== undefined && String(req.index_version) !== indexVersion) {
       throw new AppError(
         'INDEX_MISMATCH',
@@ -137,8 +101,7 @@ export function createSearch(deps: SearchDeps) {
         { collection_name: c.name, index_version: indexVersion, requested: String(req.index_version) },
       );
     }
-    const where = filterSql(req.filters, req.job_id);
-    const filtered = Boolean(req.job_id || (req.filters && Object.values(req.filters).some((v) => v !== undefined)));
+    const scope: SearchScope = { job_id: req.job_id, filters: req.filters };
     // Every mode lists deeper than top_k: fusion can lift what one list ranks low, and a demoted table of
     // contents leaves room for the passages below it.
     const depth = fusionDepth(topK);
@@ -151,34 +114,35 @@ export function createSearch(deps: SearchDeps) {
     // Keyword search alone still answers when the collection's model cannot embed here (a remote provider
     // without its key, a model removed since): BM25 orders, and `score` is null.
     const embedder = await embedQuery(c, req, mode === 'keyword');
-    const index = deps.indexes.get(c);
-    const vectorList = mode === 'keyword' ? [] : note(vectorCandidates(db, index, c.name, embedder!.vector, where, depth, filtered), 'vector');
-    const keywordList = mode === 'vector' ? [] : note(keywordCandidates(db, c.name, req.query, where, depth), 'keyword');
+    const vectorList = mode === 'keyword' ? [] : note(await vectors.nearest(c, embedder!.vector, depth, scope), 'vector');
+    const keywordList = mode === 'vector' ? [] : note(await fullText.candidates(c.name, req.query, depth, scope), 'keyword');
     const ranked = mode === 'hybrid' ? scoreFusion(keywordList, vectorList) : mode === 'vector' ? vectorList : keywordList;
-    const rows = rowsOf(ranked.map((r) => r.id));
+    const rows = new Map((await store.collections.hits(ranked.map((r) => r.id))).map((h) => [h.id, h]));
     const present = ranked.flatMap((r) => {
       const row = rows.get(r.id);
       return row ? [{ rank: r.score, row }] : [];
     });
-    const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.sectionPath)).slice(0, topK);
+    const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.section_path)).slice(0, topK);
     const knownCosine = new Map(top.flatMap((x) => (perMode.get(x.row.id)?.vector !== undefined ? [[x.row.id, perMode.get(x.row.id)!.vector!] as const] : [])));
-    const cosine = embedder ? await hitCosines(top.map((x) => x.row), knownCosine, index, embedder.provider, embedder.vector) : undefined;
+    const cosine = embedder
+      ? await hitCosines(top.map((x) => x.row), knownCosine, (keys) => vectors.similarities(c, embedder.vector, keys), embedder.provider, embedder.vector)
+      : undefined;
     const results = top.map(({ rank, row }) => {
       const s = perMode.get(row.id) ?? {};
       const metadata = {
-        job_id: row.jobId, chunk_id: row.chunkId, chunk_type: row.chunkType, section_path: row.sectionPath, page_numbers: row.pageNumbers,
-        block_ids: row.blockIds, index_version: indexVersion, text_hash: row.textHash, collection: c.name,
+        job_id: row.job_id, chunk_id: row.chunk_id, chunk_type: row.chunk_type, section_path: row.section_path, page_numbers: row.page_numbers,
+        block_ids: row.block_ids, index_version: indexVersion, text_hash: row.text_hash, collection: c.name,
       };
       return {
-        chunk_id: row.chunkId,
-        job_id: row.jobId,
+        chunk_id: row.chunk_id,
+        job_id: row.job_id,
         text: row.text,
         score: cosine ? readableScore(cosine.get(row.id) ?? 0) : null,
         rank_score: rank,
-        page_numbers: row.pageNumbers,
-        chunk_type: row.chunkType,
-        section_path: row.sectionPath,
-        block_ids: row.blockIds,
+        page_numbers: row.page_numbers,
+        chunk_type: row.chunk_type,
+        section_path: row.section_path,
+        block_ids: row.block_ids,
         scores: { vector: s.vector ?? null, keyword: s.keyword ?? null },
         index_version: indexVersion,
         metadata,

@@ -1,17 +1,25 @@
 import type { Repositories, Store } from '../store.js';
 import { pgBots } from './bots.js';
+import { pgCollections } from './collections.js';
 import type { OpenedPostgres } from './connection.js';
 import { createPgContext } from './context.js';
 import { pgConversations } from './conversations.js';
+import { pgFullText } from './full-text.js';
 import { pgBlocks, pgChunks, pgJobs, pgPages } from './jobs.js';
 import { pgKeys } from './keys.js';
 import { pgLookups } from './lookups.js';
 import { pgRevisions } from './revisions.js';
+import { pgVectors } from './vectors.js';
 
-/** The team server's store: PostgreSQL (with pgvector) through drizzle and node-postgres, shared by every node. */
+/**
+ * The team server's store: PostgreSQL (with pgvector) through drizzle and node-postgres, shared by every node.
+ * Vectors in a pgvector table per collection (HNSW), full text in a tsvector table per collection (GIN).
+ */
 export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>): Store {
   const ctx = createPgContext(db);
+  const search = { vectors: pgVectors(ctx), fullText: pgFullText(ctx) };
   const repos: Repositories = {
+    collections: pgCollections(ctx),
     conversations: pgConversations(ctx),
     keys: pgKeys(ctx),
     bots: pgBots(ctx),
@@ -22,5 +30,5 @@ export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>): Store {
     pages: pgPages(ctx),
     revisions: pgRevisions(ctx),
   };
-  return { kind: 'postgres', ...repos, transaction: (fn) => ctx.transaction(() => fn(repos)) };
+  return { kind: 'postgres', ...repos, search, transaction: (fn) => ctx.transaction(() => fn(repos)) };
 }

@@ -8,6 +8,7 @@ import { botsContract } from './bots.js';
 import { conversationsContract } from './conversations.js';
 import { jobsContract } from './jobs.js';
 import { keysContract } from './keys.js';
+import { collectionsContract, searchContract } from './search.js';
 import type { SeedsOf } from './seeds.js';
 import { revisionsContract } from './revisions.js';
 import { transactionsContract } from './transactions.js';
@@ -21,4 +22,6 @@ export function storeContract(open: StoreFactory, seedsOf: SeedsOf): void {
   jobsContract(open);
   revisionsContract(open);
   transactionsContract(open);
+  collectionsContract(open, seedsOf);
+  searchContract(open, seedsOf);
 }

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import usearch, { type ScalarKind } from 'usearch';
+import type { VectorQuantization } from '../repos/collections-repo.js';
 
-export type VectorQuantization = 'f32' | 'f16' | 'i8';
+export type { VectorQuantization };
 
 export interface VectorIndexOptions {
   /** The index file; one per collection. Its settings live beside it in `<path>.json`. */
@@ -67,7 +68,7 @@ function writeAtomic(path: string, write: (tmp: string) => void): void {
 
 /**
  * Opens the USearch HNSW index of one collection, loading (or memory-mapping) the saved file when there is
- * one. Keys are integers a collection hands out and never reuses; SQLite's chunk_vectors maps each to its chunk.
+ * one. Keys are integers a collection hands out and never reuses; chunk_vectors maps each to its chunk.
  */
 export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
   const sidecarPath = `${opts.path}.json`;

@@ -1,32 +1,29 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openVectorIndex, type VectorIndex, type VectorQuantization } from './vector-index.js';
-
-export interface CollectionIndexSpec {
-  name: string;
-  dimensions: number;
-  quantization: string;
-}
+import type { VectorCollectionSpec } from '../repos/search-index.js';
+import { openVectorIndex, type VectorIndex } from './vector-index.js';
 
 /**
- * The open USearch index of each collection, one file per collection under `<data_dir>/indexes/`. An index
- * is opened (read into RAM) once and kept, so searches never pay the load; `openAll` does it at start-up.
+ * The open USearch index of each collection, one file per collection in `dir` (`<data_dir>/indexes/`). An
+ * index is opened (read into RAM) once and kept, so searches never pay the load; `openAll` does it at
+ * start-up. The folder is made on the first open, so a store that never touches vectors leaves none.
  */
-export function createCollectionIndexes(dataDir: string, opts: { expansionSearch?: number } = {}) {
-  const dir = join(dataDir, 'indexes');
-  mkdirSync(dir, { recursive: true });
+export function createCollectionIndexes(dir: string, opts: { expansionSearch?: number } = {}) {
   const open = new Map<string, VectorIndex>();
+  let made = false;
   // Collection names are checked by the API schema ([A-Za-z0-9_.-]); the prefix keeps '.'/'..' harmless.
   const pathOf = (name: string) => join(dir, `c-${name}.usearch`);
 
-  function get(spec: CollectionIndexSpec): VectorIndex {
+  function get(spec: VectorCollectionSpec): VectorIndex {
     let index = open.get(spec.name);
     if (!index) {
+      if (!made) mkdirSync(dir, { recursive: true });
+      made = true;
       index = openVectorIndex({
         path: pathOf(spec.name),
         dimensions: spec.dimensions,
         metric: 'cos',
-        quantization: spec.quantization as VectorQuantization,
+        quantization: spec.quantization,
         // At a million vectors the default breadth (64) loses recall; 128 costs ~1 ms more (BENCHMARKS.md).
         expansionSearch: opts.expansionSearch ?? 128,
       });
@@ -37,7 +34,7 @@ export function createCollectionIndexes(dataDir: string, opts: { expansionSearch
 
   return {
     get,
-    openAll(specs: CollectionIndexSpec[]): void {
+    openAll(specs: readonly VectorCollectionSpec[]): void {
       for (const s of specs) get(s);
     },
     /** Forgets a collection and removes its files. */

@@ -1,0 +1,66 @@
+/**
+ * The tables PostgreSQL keeps per collection, made by the store when a collection is first written (the
+ * schema mirrors the desktop's tables; these have no desktop counterpart):
+ * - `lectern_vec_<h>`: (key, embedding) with an HNSW index for cosine distance, the column `vector(d)`
+ *   for f32 collections and `halfvec(d)` for f16 and i8 ones (pgvector has no 8-bit type);
+ * - `lectern_fts_<h>`: (id, tsv, len) for each chunk_vectors row of the collection, its embedded text as
+ *   a tsvector (GIN-indexed) and its length in words, for BM25; rows leave with their chunk_vectors row.
+ * `<h>` is a hash of the collection's name: names may hold '.' and '-' and run past PostgreSQL's 63-byte
+ * identifiers.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import type { VectorCollectionSpec } from '../repos/search-index.js';
+import type { PgConn } from './context.js';
+
+const suffix = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 24);
+
+const vectorTableName = (name: string) => `lectern_vec_${suffix(name)}`;
+const textTableName = (name: string) => `lectern_fts_${suffix(name)}`;
+export const vectorTable = (name: string): SQL => sql`${sql.identifier(vectorTableName(name))}`;
+export const textTable = (name: string): SQL => sql`${sql.identifier(textTableName(name))}`;
+
+/**
+ * Whether the collection's table exists (a collection never written, or dropped, has none). Asked before
+ * reading rather than caught after, so that a read inside a transaction never aborts it.
+ */
+async function exists(conn: PgConn, table: string): Promise<boolean> {
+  const res = await conn.execute<{ t: string | null }>(sql`SELECT to_regclass(${table})::text AS t`);
+  return Boolean(res.rows[0]?.t);
+}
+export const hasVectorTable = (conn: PgConn, name: string) => exists(conn, vectorTableName(name));
+export const hasTextTable = (conn: PgConn, name: string) => exists(conn, textTableName(name));
+
+/** The text search configuration: English stemming (Snowball), as the desktop's FTS5 stems with Porter. */
+export const TS_CONFIG = sql.raw(`'english'::regconfig`);
+
+/** HNSW build settings (pgvector's defaults; bench:search --backends pgvector measured them). */
+const HNSW = 'WITH (m = 16, ef_construction = 64)';
+
+export const vectorType = (c: Pick<VectorCollectionSpec, 'dimensions' | 'quantization'>): SQL =>
+  sql.raw(`${c.quantization === 'f32' ? 'vector' : 'halfvec'}(${Math.trunc(c.dimensions)})`);
+
+/** Creates a table once, also when several nodes try at the same moment (the lock makes them take turns). */
+async function createOnce(conn: PgConn, name: string, statements: SQL[]): Promise<void> {
+  await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`);
+  for (const s of statements) await conn.execute(s);
+}
+
+/** Call inside a transaction. */
+export async function ensureVectorTable(conn: PgConn, c: VectorCollectionSpec): Promise<void> {
+  const t = vectorTable(c.name);
+  const ops = sql.raw(c.quantization === 'f32' ? 'vector_cosine_ops' : 'halfvec_cosine_ops');
+  await createOnce(conn, `vec:${c.name}`, [
+    sql`CREATE TABLE IF NOT EXISTS ${t} (key integer PRIMARY KEY, embedding ${vectorType(c)} NOT NULL)`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_vec_${suffix(c.name)}_hnsw`)} ON ${t} USING hnsw (embedding ${ops}) ${sql.raw(HNSW)}`,
+  ]);
+}
+
+/** Call inside a transaction. */
+export async function ensureTextTable(conn: PgConn, name: string): Promise<void> {
+  const t = textTable(name);
+  await createOnce(conn, `fts:${name}`, [
+    sql`CREATE TABLE IF NOT EXISTS ${t} (id integer PRIMARY KEY REFERENCES chunk_vectors (id) ON DELETE CASCADE, tsv tsvector NOT NULL, len integer NOT NULL)`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_fts_${suffix(name)}_gin`)} ON ${t} USING gin (tsv)`,
+  ]);
+}

@@ -1,0 +1,154 @@
+import { and, asc, count, eq, inArray, or, sql } from 'drizzle-orm';
+import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/pg/schema.js';
+import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
+import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
+import { ensureTextTable, textTable, TS_CONFIG } from './collection-tables.js';
+import type { PgContext } from './context.js';
+
+/** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 7 columns a row. */
+const BATCH = 1000;
+
+/** A job's status after an embed that did not commit: `indexed` if it had been indexed before, else `finalized`. */
+const restingStatus = sql`CASE WHEN EXISTS (SELECT 1 FROM job_indexes ji WHERE ji.job_id = jobs.job_id AND ji.indexed_at IS NOT NULL) THEN 'indexed' ELSE 'finalized' END`;
+
+export function pgCollections(ctx: PgContext): CollectionsRepo {
+  const { conn } = ctx;
+  const find = async (name: string) => {
+    const [row] = await conn().select().from(collections).where(eq(collections.name, name));
+    return row ? collectionOf(row) : null;
+  };
+  return {
+    find,
+    list: async () => (await conn().select().from(collections).orderBy(asc(collections.name))).map(collectionOf),
+    async ensure(c) {
+      await conn()
+        .insert(collections)
+        .values({ name: c.name, provider: c.provider, baseUrl: c.base_url, model: c.model, dimensions: c.dimensions, quantization: c.quantization, createdAt: c.created_at, updatedAt: c.created_at })
+        .onConflictDoNothing();
+      return (await find(c.name))!;
+    },
+    async reserveKeys(name, n) {
+      const [row] = await conn()
+        .update(collections)
+        .set({ nextKey: sql`${collections.nextKey} + ${n}` })
+        .where(eq(collections.name, name))
+        .returning({ next: collections.nextKey });
+      if (!row) throw new Error(`no collection ${name}`);
+      return row.next - n;
+    },
+    async bumpVersions(names, at) {
+      if (names.length === 0) return;
+      await conn()
+        .update(collections)
+        .set({ indexVersion: sql`${collections.indexVersion} + 1`, updatedAt: at })
+        .where(inArray(collections.name, [...names]));
+    },
+    // Its chunk_vectors and job_indexes rows go by ON DELETE CASCADE; its full-text table goes with it.
+    remove: (name) =>
+      ctx.transaction(async () => {
+        await conn().execute(sql`DROP TABLE IF EXISTS ${textTable(name)}`);
+        await conn().delete(collections).where(eq(collections.name, name));
+      }),
+
+    async jobIndex(jobId) {
+      const [row] = await conn().select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId));
+      return row ? jobIndexOf(row) : null;
+    },
+    beginEmbed: (jobId, collection, total, from, at) =>
+      ctx.transaction(async () => {
+        const started = await conn()
+          .update(jobs)
+          .set({ status: 'embedding', errorCode: null, errorMessage: null, updatedAt: at })
+          .where(and(eq(jobs.jobId, jobId), inArray(jobs.status, [...from])))
+          .returning({ id: jobs.jobId });
+        if (started.length === 0) return false;
+        await conn()
+          .insert(jobIndexes)
+          .values({ jobId, collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at })
+          .onConflictDoUpdate({ target: jobIndexes.jobId, set: { collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at } });
+        return true;
+      }),
+    async progress(jobId, embedded, at) {
+      await conn().update(jobIndexes).set({ chunksEmbedded: embedded, updatedAt: at }).where(eq(jobIndexes.jobId, jobId));
+    },
+    finishEmbed: (jobId, total, at) =>
+      ctx.transaction(async () => {
+        const done = await conn()
+          .update(jobs)
+          .set({ status: 'indexed', updatedAt: at })
+          .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')))
+          .returning({ id: jobs.jobId });
+        if (done.length === 0) return false;
+        await conn().update(jobIndexes).set({ chunksEmbedded: total, chunksTotal: total, indexedAt: at, updatedAt: at }).where(eq(jobIndexes.jobId, jobId));
+        return true;
+      }),
+    async restEmbed(jobId, failure, at) {
+      await conn()
+        .update(jobs)
+        .set({ status: restingStatus, errorCode: failure?.code ?? null, errorMessage: failure?.message ?? null, updatedAt: at })
+        .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')));
+    },
+    restInterruptedEmbeds: async (at) =>
+      (await conn().update(jobs).set({ status: restingStatus, updatedAt: at }).where(eq(jobs.status, 'embedding')).returning({ id: jobs.jobId })).length,
+
+    vectorsOfJob: (jobId) =>
+      conn()
+        .select({ id: chunkVectors.id, collection: chunkVectors.collection, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text_hash: chunkVectors.textHash })
+        .from(chunkVectors)
+        .where(eq(chunkVectors.jobId, jobId)),
+    countVectors: async (jobId, collection) =>
+      (await conn().select({ n: count() }).from(chunkVectors).where(and(eq(chunkVectors.jobId, jobId), eq(chunkVectors.collection, collection))))[0]?.n ?? 0,
+    // The full-text rows of the removed go with them (ON DELETE CASCADE); those of the added are made here.
+    replaceVectors: (removeIds, add) =>
+      ctx.transaction(async () => {
+        for (let i = 0; i < removeIds.length; i += BATCH) await conn().delete(chunkVectors).where(inArray(chunkVectors.id, removeIds.slice(i, i + BATCH)));
+        const added = new Map<string, number[]>();
+        for (let i = 0; i < add.length; i += BATCH) {
+          const rows = await conn().insert(chunkVectors).values(add.slice(i, i + BATCH).map(chunkVectorValues)).returning({ id: chunkVectors.id, collection: chunkVectors.collection });
+          for (const r of rows) added.set(r.collection, [...(added.get(r.collection) ?? []), r.id]);
+        }
+        for (const [name, ids] of added) {
+          await ensureTextTable(conn(), name);
+          await conn().execute(sql`
+            INSERT INTO ${textTable(name)} (id, tsv, len)
+            SELECT cv.id, v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u)
+            FROM chunk_vectors cv CROSS JOIN LATERAL (SELECT to_tsvector(${TS_CONFIG}, cv.text) AS tsv) v
+            WHERE cv.id = ANY(${sql.param(ids)}::integer[])`);
+        }
+      }),
+    async hits(ids) {
+      const out: VectorHit[] = [];
+      for (let i = 0; i < ids.length; i += BATCH) {
+        out.push(
+          ...(await conn()
+            .select({
+              id: chunkVectors.id, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text: chunkVectors.text, text_hash: chunkVectors.textHash,
+              chunk_type: chunks.chunkType, page_numbers: chunks.pageNumbers, section_path: chunks.sectionPath, block_ids: chunks.blockIds,
+            })
+            .from(chunkVectors)
+            .innerJoin(chunks, and(eq(chunks.jobId, chunkVectors.jobId), eq(chunks.chunkId, chunkVectors.chunkId)))
+            .where(inArray(chunkVectors.id, ids.slice(i, i + BATCH)))),
+        );
+      }
+      return out;
+    },
+
+    indexableChunks: async (jobId) =>
+      (
+        await conn()
+          .select({ chunk_id: chunks.chunkId, text: chunks.text, editedText: chunks.editedText })
+          .from(chunks)
+          .where(and(eq(chunks.jobId, jobId), inArray(chunks.status, INDEXABLE)))
+          .orderBy(asc(chunks.orderIndex))
+      ).map((c) => ({ chunk_id: c.chunk_id, text: c.editedText ?? c.text })),
+    async stillIndexable(refs) {
+      if (refs.length === 0) return [];
+      const byJob = new Map<string, string[]>();
+      for (const r of refs) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.chunk_id]);
+      return conn()
+        .select({ job_id: chunks.jobId, chunk_id: chunks.chunkId })
+        .from(chunks)
+        .where(and(or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))), inArray(chunks.status, INDEXABLE)));
+    },
+  };
+}
