@@ -5,10 +5,11 @@
  * with GIN).
  *
  * Vectors are stored under (collection, key), keys from `collections.reserveKeys`; the collection's
- * `chunk_vectors` rows say which chunk each key holds. A key with no row names nothing and search never
- * returns it: vectors are written before their rows are committed (an embed cut short leaves such keys,
- * harmlessly) and removed after their rows went. The full-text index follows the rows themselves (each
- * row's text is indexed with it and leaves with it), so it needs no calls of its own.
+ * `chunk_vectors` rows say which chunk each key holds. Vectors and rows need no common transaction: a key
+ * no row maps names nothing and search never returns it (an embed writes its vectors before it commits its
+ * rows, so one cut short leaves only such keys), and a row whose key holds no vector is found by full text
+ * only until the next embed of its job embeds it again (`present`). The full-text index follows the rows
+ * themselves (each row's text is indexed with it and leaves with it), so it needs no calls of its own.
  *
  * Candidates are named by their `chunk_vectors` id and come best first; `collections.hits(ids)` reads them.
  */
