@@ -37,7 +37,6 @@ import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
 import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
 import { openDatabase } from '../server/store/db.js';
 import type { Candidate } from '../server/store/repos/search-index.js';
-import { writeChunkedJob } from '../server/store/sqlite/chunked-job.js';
 import { createSqliteStore } from '../server/store/sqlite/sqlite-store.js';
 import { ms, num, table } from './lib/format.js';
 import { ndcgAt, recallAt } from './lib/retrieval-metrics.js';
@@ -79,7 +78,6 @@ log(`# bench:retrieval — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}
 log(`dataset ${args.dataset}: ${set.corpus.length} documents, ${evalQueries.length} queries with qrels; models: ${modelIds.join(', ')}`);
 
 const database = openDatabase(path.join(dataDir, 'lectern.db'), path.join(root, 'drizzle'));
-const { db } = database;
 const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
 const logger = pino({ level: 'warn' });
 const store = createSqliteStore(database, { indexesDir: path.join(dataDir, 'indexes') });
@@ -89,8 +87,19 @@ await indexer.start();
 const search = createSearch(deps);
 
 /** One finalized job per model (a job lives in one collection), one approved chunk per document. */
-function ensureJob(jobId: string): void {
-  writeChunkedJob(db, jobId, 'scifact', set.corpus.map((d) => ({ chunk_id: d.id, text: `${d.title}\n\n${d.text}`, section_path: [d.title] })));
+async function ensureJob(jobId: string): Promise<void> {
+  if (await store.jobs.get(jobId)) return;
+  const now = new Date().toISOString();
+  await store.transaction(async (tx) => {
+    await tx.jobs.insert({
+      job_id: jobId, status: 'finalized', source_file: 'scifact', format: 'text', file_hash: '-', size_bytes: 0, options: { chunk_size: 512, chunk_overlap: 0 },
+      bot_id: null, source: null, created_at: now, updated_at: now,
+    });
+    await tx.chunks.insertMany(jobId, set.corpus.map((d, i) => ({
+      chunk_id: d.id, order_index: i, text: `${d.title}\n\n${d.text}`, token_count: 0, chunk_type: 'section', section_path: [d.title], page_numbers: [1], block_ids: [],
+    })));
+    for (const d of set.corpus) await tx.chunks.update(jobId, d.id, { status: 'approved' });
+  });
 }
 
 async function embed(jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
@@ -140,7 +149,7 @@ const rows: Row[] = [];
 try {
   for (const model of modelIds) {
     const jobId = `scifact-${model}`;
-    ensureJob(jobId);
+    await ensureJob(jobId);
     const e = await embed(jobId, model);
     log(`${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`);
     if (args.dump) {
