@@ -170,6 +170,8 @@ start_pg() {
       fail "initdb failed for $PGDATA" "$DIR/initdb.log"
     # TCP on loopback only: no Unix socket, whose path length DIR could exceed.
     printf "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n" >>"$PGDATA/postgresql.conf"
+    # Every node holds a pool of connections (up to 10 each): room for a few API nodes, workers and tools.
+    printf "max_connections = 300\n" >>"$PGDATA/postgresql.conf"
   fi
   if [ -z "$PG_PORT" ] || ! ports_free "$PG_PORT"; then PG_PORT=$(free_ports 1); fi
   as_pg "$PGBIN/pg_ctl" start -D "$PGDATA" -l "$PGLOG" -o "-p $PG_PORT" -w -t 60 >/dev/null 2>&1 9>&- ||

@@ -21,8 +21,7 @@ import { createPageList } from './core/pages/page-list.js';
 import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
-import { openDatabase } from './store/db.js';
-import { createSqliteStore } from './store/sqlite/sqlite-store.js';
+import { openStore, type OpenedStore } from './store/open-store.js';
 import { createConversations } from './core/conversations/conversations.js';
 import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
 import { createFileStore } from './store/file-store.js';
@@ -79,8 +78,10 @@ export async function createApp(options: AppOptions) {
   mkdirSync(options.settings.data_dir, { recursive: true });
   const owner = options.owner ?? { kind: 'server' as const };
   const lock = acquireDataLock(options.settings.data_dir, owner);
+  let opened: OpenedStore | undefined;
   try {
-    const app = await composeApp(options);
+    opened = await openStore(options.settings, findAppRoot());
+    const app = await composeApp(options, opened);
     return {
       ...app,
       /** Writes where the app listens into the folder's lock, so `lectern` commands talk to it. */
@@ -97,6 +98,7 @@ export async function createApp(options: AppOptions) {
       },
     };
   } catch (err) {
+    await opened?.close().catch(() => undefined);
     lock.release();
     throw err;
   }
@@ -110,13 +112,12 @@ function loopbackUrl(url: string): string {
   return u.origin;
 }
 
-async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions) {
+async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions, opened: OpenedStore) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(root, 'drizzle'));
-  const { db } = database;
-  const store = createSqliteStore(database, { indexesDir: join(settings.data_dir, 'indexes') });
+  const { store } = opened;
+  log.info({ store: store.kind, at: opened.location }, 'store opened');
   const files = createFileStore(settings.data_dir);
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const chatCipher = createChatCipher(
@@ -179,7 +180,6 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       store,
       conversations: createConversations({ store, cipher: chatCipher, clock }),
       appVersion,
-      db,
       files,
       jobs: jobsService,
       jobWatch,
@@ -193,7 +193,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ ...providers, db, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
+      botChat: createBotChat({ ...providers, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
       exportJob: createExporter({ store, files, clock, appVersion }),
       models,
       modelPulls,
@@ -202,7 +202,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       reocr: createReocr({ store, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
-      chat: createChat({ ...providers, db, store, search, clock, cipher: chatCipher }),
+      chat: createChat({ ...providers, store, search, clock, cipher: chatCipher }),
       purge: createPurge({ store, clock, cipher: chatCipher }),
       llm,
       net,
@@ -227,7 +227,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       await indexer.close();
       await llm.close();
       await pool.close();
-      database.close();
+      await opened.close();
     },
   };
 }

@@ -2,7 +2,6 @@ import type { Settings } from '../schemas/settings.js';
 import type { ExportJob } from '../core/export/export-job.js';
 import type { JobsService } from '../core/jobs/jobs-service.js';
 import type { JobWatch } from '../core/jobs/job-watch.js';
-import type { Db } from '../store/db.js';
 import type { FileStore } from '../store/file-store.js';
 import type { ApiKey } from '../store/api-key.js';
 import type { BotsService } from '../core/bots/bots-service.js';
@@ -44,7 +43,6 @@ export interface ServerDeps {
   /** Named keys, managed by admins over HTTP (GET/POST /keys, DELETE /keys/{name}). */
   keys: KeysService;
   appVersion: string;
-  db: Db;
   /** The repositories (store/store.ts); routes read through services, or here for small reads (counts). */
   store: Store;
   /** Past conversations of jobs and bots, one model for both (GET/PATCH/DELETE /conversations). */

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startTeamServices } from './team-services-script.js';
+import { ADMIN_URL_VAR, prepareTemplate, testStore } from './test-database.js';
 
 /**
  * Tests drive the built server and workers, so build them once before any test runs.
@@ -10,12 +12,26 @@ import { fileURLToPath } from 'node:url';
  * Every temporary folder of the run (data folders, scratch files, browser profiles, child servers') lives
  * under one folder that is removed when the run ends: the test files make hundreds of data folders and
  * leaving them behind filled this machine's disk until CI could not install.
+ *
+ * With LECTERN_TEST_STORE=postgres, the team services (scripts/team-services.sh) run for the whole run and
+ * test servers keep their records in PostgreSQL (test-database.ts).
  */
-export default function setup(): () => void {
+export default async function setup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   execFileSync(process.execPath, ['scripts/build-node.mjs'], { cwd: root, stdio: 'inherit' });
   const runTmp = mkdtempSync(join(tmpdir(), 'lectern-tests-'));
   // The test workers are forked after this and inherit it; os.tmpdir() reads TMPDIR on every call.
   process.env.TMPDIR = runTmp;
-  return () => rmSync(runTmp, { recursive: true, force: true });
+  const services = testStore() === 'postgres' ? await startTeamServices() : undefined;
+  if (services) {
+    process.env[ADMIN_URL_VAR] = services.env.LECTERN_DATABASE_URL;
+    await prepareTemplate(services.env.LECTERN_DATABASE_URL, root);
+  }
+  return async () => {
+    try {
+      await services?.stop();
+    } finally {
+      rmSync(runTmp, { recursive: true, force: true });
+    }
+  };
 }

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '../../core/clock.js';
 import { createKeysService, type KeyView, type NewKey } from '../../core/keys/keys-service.js';
 import { ROLES } from '../../core/keys/roles.js';
 import type { Settings } from '../../schemas/settings.js';
 import { findAppRoot } from '../../store/app-paths.js';
-import { openDatabase } from '../../store/db.js';
-import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { openStore } from '../../store/open-store.js';
 import type { ApiClient } from '../client.js';
 import { action } from '../fail.js';
 import { examples } from '../help-text.js';
@@ -43,9 +41,9 @@ const overHttp = (client: ApiClient): Keys => ({
 
 /** No server owns the folder: this process (holding its lock) writes the database itself. */
 async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>): Promise<T> {
-  const database = openDatabase(join(settings.data_dir, 'lectern.db'), join(findAppRoot(), 'drizzle'));
+  const opened = await openStore(settings, findAppRoot());
   try {
-    const keys = createKeysService({ store: createSqliteStore(database), clock: systemClock });
+    const keys = createKeysService({ store: opened.store, clock: systemClock });
     return await use({
       create: async (k) => {
         const { key, secret } = await keys.create(k);
@@ -55,7 +53,7 @@ async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>):
       revoke: (name) => keys.revoke(name),
     });
   } finally {
-    database.close();
+    await opened.close();
   }
 }
 

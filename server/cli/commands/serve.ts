@@ -8,11 +8,12 @@ import { err, note } from '../term.js';
 
 export interface ServeFlags extends ReloadFlags {
   reload?: boolean;
+  databaseUrl?: string;
 }
 
 /** `lectern serve`: the headless server, the same one Electron's main process starts. */
 async function serve(flags: ServeFlags): Promise<void> {
-  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers });
+  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl });
   if (flags.reload) return superviseReload(flags, settings.data_dir);
   const held = readDataLock(settings.data_dir);
   if (held?.alive) {
@@ -62,6 +63,7 @@ Examples:
   $ lectern serve -c longtrainer.yaml              # a Long-Trainer config: llm, embedding, chunking, server
   $ lectern serve --host 0.0.0.0 -p 8080 --data-dir /srv/lectern
   $ lectern serve --reload                         # restarts when the config file or dist/ changes
+  $ lectern serve --database-url postgres://lectern@db:5432/lectern   # records and vectors in PostgreSQL
 
 While it runs, other lectern commands on the same data folder go through it. The API key is
 SERVICE_API_KEY or the one generated into <data_dir>/api-key.`;
@@ -75,6 +77,7 @@ export function addServeCommand(program: Command): void {
     .option('-p, --port <port>', 'listen port (default 8000)')
     .option('--data-dir <dir>', 'where the database, originals, indexes and models live')
     .option('--workers <n>', 'worker threads (0 = one per core)')
+    .option('--database-url <url>', "a team server's PostgreSQL (postgres://…, with pgvector); default: the data folder's SQLite")
     .option('--reload', 'restart when the configuration file or the built code (dist/) changes')
     .addHelpText('after', EXAMPLES)
     .action(action('serve', serve));

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { inArray } from 'drizzle-orm';
-import { jobs } from '../../../drizzle/schema.js';
-import type { Db } from '../../store/db.js';
 import type { BotCitationRow } from '../../store/repos/conversations-repo.js';
 import type { Store } from '../../store/store.js';
 import { createConversations, type ConversationRecord, type MessageRecord, type NewMessage, type ResumeHeld } from '../conversations/conversations.js';
@@ -22,8 +19,7 @@ import type { ChatCipher } from '../chat/chat-cipher.js';
 import type { TaskPool } from '../pool.js';
 
 export interface BotChatDeps extends ChatProviderDeps {
-  db: Db;
-  store: Pick<Store, 'conversations' | 'collections'>;
+  store: Pick<Store, 'conversations' | 'collections' | 'jobs'>;
   /** Vision questions' images are read (OCR) in the pool. */
   pool: Pick<TaskPool, 'extract'>;
   tmpDir: string;
@@ -73,11 +69,14 @@ export interface PreparedBotAnswer {
 }
 
 /** Where a chunk came from, as a person names it: the link, the article's title, or the file. */
-function sourceNames(db: Db, jobIds: string[]): Map<string, string> {
-  if (!jobIds.length) return new Map();
-  const rows = db.select({ jobId: jobs.jobId, sourceFile: jobs.sourceFile, source: jobs.source }).from(jobs).where(inArray(jobs.jobId, [...new Set(jobIds)])).all();
+async function sourceNames(store: Pick<Store, 'jobs'>, jobIds: string[]): Promise<Map<string, string>> {
+  const records = await Promise.all([...new Set(jobIds)].map((id) => store.jobs.get(id)));
   // An article or the chats a bot learned from go by their title; a link by its URL; a file by its name.
-  return new Map(rows.map((r) => [r.jobId, r.source?.kind === 'encyclopedia' || r.source?.kind === 'chat_training' ? (r.source.title ?? r.sourceFile) : (r.source?.url ?? r.sourceFile)]));
+  return new Map(
+    records
+      .filter((r) => r !== null)
+      .map((r) => [r.job_id, r.source?.kind === 'encyclopedia' || r.source?.kind === 'chat_training' ? (r.source.title ?? r.source_file) : (r.source?.url ?? r.source_file)]),
+  );
 }
 
 /** The sentence of a source that shares the most words with the answer: what the citation quotes. */
@@ -152,9 +151,9 @@ export function createBotChat(d: BotChatDeps) {
     }
   }
 
-  function citationsOf(answer: string, citations: Citation[], sources: RetrievedSource[]): BotCitationRow[] {
+  async function citationsOf(answer: string, citations: Citation[], sources: RetrievedSource[]): Promise<BotCitationRow[]> {
     const chunkSources = sources.filter((s) => s.job_id);
-    const names = sourceNames(d.db, chunkSources.map((s) => s.job_id));
+    const names = await sourceNames(d.store, chunkSources.map((s) => s.job_id));
     return citations.flatMap((c) => {
       const s = sources.find((x) => x.label === c.label);
       if (!s || s.label.startsWith('W')) return [];
@@ -192,7 +191,7 @@ export function createBotChat(d: BotChatDeps) {
       status: 'complete',
       answer: JSON.stringify(r.value),
       answer_format: 'json',
-      citations: citationsOf(r.raw, cited, sources),
+      citations: await citationsOf(r.raw, cited, sources),
       usage: {
         attempts: r.attempts, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, load_ms: r.loadMs,
         first_token_ms: r.firstTokenMs, decode_ms: r.decodeMs, generation_ms: performance.now() - started,
@@ -280,7 +279,7 @@ export function createBotChat(d: BotChatDeps) {
         );
         const status = dr.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
         const row = await store(p.chat, {
-          ...base, status, draft: dr.text, answer: status === 'pending_review' ? null : dr.text, not_found: dr.notFound, citations: citationsOf(dr.text, dr.citations, all),
+          ...base, status, draft: dr.text, answer: status === 'pending_review' ? null : dr.text, not_found: dr.notFound, citations: await citationsOf(dr.text, dr.citations, all),
           usage: dr.usage, thread_id: status === 'pending_review' ? randomUUID() : null,
         });
         return messageView(row);
@@ -307,7 +306,7 @@ export function createBotChat(d: BotChatDeps) {
       } catch (err) {
         if ((err as { code?: string }).code !== 'COLLECTION_NOT_FOUND') throw err;
       }
-      const names = sourceNames(d.db, results.map((r) => r.job_id));
+      const names = await sourceNames(d.store, results.map((r) => r.job_id));
       return {
         documents: results.map((r) => ({
           content: r.text,

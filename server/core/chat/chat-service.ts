@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -50,7 +49,6 @@ export interface AskEvents {
 }
 
 export interface ChatDeps extends ChatProviderDeps {
-  db: Db;
   /** Conversations, jobs for findJob, and collections for retrieval. */
   store: Pick<Store, 'conversations' | 'jobs' | 'collections'>;
   search: Search;

@@ -1,0 +1,30 @@
+/**
+ * The store the settings name: the data folder's SQLite (with a USearch file per collection) by default, or
+ * the team server's PostgreSQL when database_url is set. The app, `lectern keys` and `lectern migrate` open
+ * their store here, so a setting means the same to each of them.
+ */
+import { join } from 'node:path';
+import type { Settings } from '../schemas/settings.js';
+import { openDatabase } from './db.js';
+import { openPostgres, redactUrl } from './postgres/connection.js';
+import { createPostgresStore } from './postgres/postgres-store.js';
+import { createSqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+export interface OpenedStore {
+  store: Store;
+  /** Where the data lives, for logs and start-up lines (a database URL without its password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'>, appRoot: string): Promise<OpenedStore> {
+  if (settings.database_url) {
+    const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'));
+    return { store: createPostgresStore(pg), location: redactUrl(settings.database_url), close: () => pg.close() };
+  }
+  const file = join(settings.data_dir, 'lectern.db');
+  const database = openDatabase(file, join(appRoot, 'drizzle'));
+  const store = createSqliteStore(database, { indexesDir: join(settings.data_dir, 'indexes') });
+  return { store, location: file, close: async () => database.close() };
+}
