@@ -1,18 +1,21 @@
 /**
  * The team server's schema: the desktop's (drizzle/schema.ts) table for table and column for column, in
  * PostgreSQL's types, so that both stores answer alike and `lectern migrate` copies rows as they are.
- * Timestamps stay ISO 8601 text, as the API gives them; JSON columns are jsonb. Vectors and full text live
+ * Timestamps stay ISO 8601 text, as the API gives them. JSON objects are `json`, which keeps their text (keys
+ * in the order written, as SQLite gives them back); arrays searched inside are `jsonb`. Vectors and full text live
  * in tables of their own made per collection by the store (pgvector, tsvector), not here.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, json as jsonText, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { BotCitationRow, ChatSourceRow, JobSource, MessageCitationRow } from '../schema.js';
 import type { DetectedLanguage } from '../../server/core/extract/types.js';
 
 export type { BotCitationRow, ChatSourceRow, JobSource, MessageCitationRow };
 
-/** JSON columns hold plain data that the store reads whole and never queries inside. */
-const json = <T>(name: string) => jsonb(name).$type<T>();
+/** A JSON column read back whole, as written: an answer shows its objects' keys in the order they were made. */
+const json = <T>(name: string) => jsonText(name).$type<T>();
+/** A JSON array (its order is kept either way), searched inside with `@>` or jsonb_array_elements; the queue's JSON, built in SQL. */
+const jsonIndexed = <T>(name: string) => jsonb(name).$type<T>();
 const now = sql`(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 
 export const jobs = pgTable(
@@ -31,7 +34,7 @@ export const jobs = pgTable(
     title: text('title'),
     /** `ocr_language`: tesseract language data for pages and images that are OCRed (absent: English). */
     options: json<{ chunk_size: number; chunk_overlap: number; ocr_language?: string }>('options').notNull(),
-    warnings: json<string[]>('warnings').notNull().default([]),
+    warnings: jsonIndexed<string[]>('warnings').notNull().default([]),
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
     finalizePolicy: text('finalize_policy'),
@@ -94,7 +97,7 @@ export const blocks = pgTable(
     bbox: json<{ x0: number; y0: number; x1: number; y1: number } | null>('bbox'),
     headingLevel: integer('heading_level'),
     indentLevel: integer('indent_level'),
-    hierarchyPath: json<string[]>('hierarchy_path').notNull(),
+    hierarchyPath: jsonIndexed<string[]>('hierarchy_path').notNull(),
     tableGrid: json<{ rows: string[][]; header_rows: number } | null>('table_grid'),
     language: text('language'),
     /** 'text' (the document's own text layer or markup) or 'ocr'. */
@@ -129,9 +132,9 @@ export const chunks = pgTable(
     text: text('text').notNull(),
     tokenCount: integer('token_count').notNull(),
     chunkType: text('chunk_type').notNull(),
-    sectionPath: json<string[]>('section_path').notNull(),
-    pageNumbers: json<number[]>('page_numbers').notNull(),
-    blockIds: json<string[]>('block_ids').notNull(),
+    sectionPath: jsonIndexed<string[]>('section_path').notNull(),
+    pageNumbers: jsonIndexed<number[]>('page_numbers').notNull(),
+    blockIds: jsonIndexed<string[]>('block_ids').notNull(),
     status: text('status').notNull().default('pending'),
     editedText: text('edited_text'),
     reviewerNote: text('reviewer_note'),
@@ -367,7 +370,7 @@ export const tasks = pgTable(
     kind: text('kind').notNull(),
     /** The job whose work it is (by value: a job's deletion cancels its tasks, as do its cancel and failure). */
     jobId: text('job_id').notNull(),
-    payload: json<Record<string, unknown>>('payload').notNull().default({}),
+    payload: jsonIndexed<Record<string, unknown>>('payload').notNull().default({}),
     /** At most one task queued or running per key (e.g. one extraction per job); null: no such limit. */
     dedupeKey: text('dedupe_key'),
     /** queued | running | done | failed | cancelled */
@@ -379,9 +382,9 @@ export const tasks = pgTable(
     leaseMs: integer('lease_ms'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
     /** A little JSON the worker writes as it goes (pages done …), for API nodes to show. */
-    progress: json<Record<string, unknown> | null>('progress'),
+    progress: jsonIndexed<Record<string, unknown> | null>('progress'),
     /** Failed: why. Queued or running again: why the previous attempt ended (WORKER_DIED for a lease run out). */
-    error: json<{ code: string; message: string } | null>('error'),
+    error: jsonIndexed<{ code: string; message: string } | null>('error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),

@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listPage, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
@@ -9,6 +8,7 @@ import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 import { sseRequest } from '../helpers/sse.js';
 import { ARTICLE, startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
+import { storeCount, collectionStored } from '../helpers/server-db.js';
 
 // The bots API through HTTP against the real server, real MiniLM embeddings, and local servers that speak
 // each remote protocol (a web site, a MediaWiki API, a SearxNG API).
@@ -254,27 +254,20 @@ describe('bot chats', () => {
     await searchable(added.job_id);
     const { chat_id } = await json(await server.call('POST', `/bots/${bot}/chats`));
     await server.call('POST', `/bots/${bot}/chats/${chat_id}`, { json: { query: 'Where do rivers go?' } });
-    expect(existsSync(join(server.dataDir, 'indexes'))).toBe(true);
-    const before = readdirSync(join(server.dataDir, 'indexes')).filter((f) => f.includes(bot));
-    expect(before.length).toBeGreaterThan(0);
+    expect(await collectionStored(server.dataDir, `bot-${bot}`)).toBe(true);
     expect(await json(await server.call('DELETE', `/bots/${bot}`))).toEqual({ status: 'deleted', bot_id: bot });
     expect((await server.call('GET', `/bots/${bot}`)).status).toBe(404);
     expect((await server.call('GET', `/jobs/${added.job_id}`)).status).toBe(404);
     expect((await server.call('GET', `/chats/${chat_id}`)).status).toBe(404);
-    expect(readdirSync(join(server.dataDir, 'indexes')).filter((f) => f.includes(bot))).toEqual([]);
+    expect(await collectionStored(server.dataDir, `bot-${bot}`)).toBe(false);
     expect(existsSync(join(server.dataDir, 'files', added.job_id))).toBe(false);
-    // What the database still holds of the bot, read beside the server (WAL lets a reader in).
-    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
-    try {
-      const count = (sql: string, arg: string) => (db.prepare(sql).get(arg) as { n: number }).n;
-      expect(count('SELECT count(*) AS n FROM jobs WHERE bot_id = ?', bot)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM conversations WHERE bot_id = ?', bot)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', chat_id)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM chunk_vectors WHERE job_id = ?', added.job_id)).toBe(0);
-      expect(count('SELECT count(*) AS n FROM collections WHERE name = ?', `bot-${bot}`)).toBe(0);
-    } finally {
-      db.close();
-    }
+    // What the store still holds of the bot, read beside the server.
+    const count = (sql: string, arg: string) => storeCount(server.dataDir, sql, [arg]);
+    expect(await count('SELECT count(*) AS n FROM jobs WHERE bot_id = ?', bot)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM conversations WHERE bot_id = ?', bot)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', chat_id)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM chunk_vectors WHERE job_id = ?', added.job_id)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM collections WHERE name = ?', `bot-${bot}`)).toBe(0);
   });
 
   it('learns from chats only what a person kept: ratings, a review job of the pairs, trained once in the index', async () => {

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { chat, indexedJob } from '../helpers/chat-flow.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { storeRows } from '../helpers/server-db.js';
 
 // encrypt_chats: a bot's questions and answers are sealed before they reach SQLite, read back as they were
 // asked and answered, still readable once encryption is turned off (the key stays), and refused with 409
@@ -24,14 +24,9 @@ async function start(settings: Record<string, unknown>, env?: string): Promise<T
 }
 
 /** The words people wrote and were answered with, as stored (cited quotes are the documents' own words). */
-function stored(): string[] {
-  const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
-  try {
-    const rows = db.prepare('SELECT question, answer FROM messages ORDER BY seq').all() as { question: string; answer: string }[];
-    return rows.flatMap((r) => [r.question, r.answer]);
-  } finally {
-    db.close();
-  }
+async function stored(): Promise<string[]> {
+  const rows = await storeRows<{ question: string; answer: string }>(dataDir, 'SELECT question, answer FROM messages ORDER BY seq');
+  return rows.flatMap((r) => [r.question, r.answer]);
 }
 
 describe('encrypt_chats', () => {
@@ -48,8 +43,8 @@ describe('encrypt_chats', () => {
     const follow = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'And what else?' } }));
     expect(follow.answer.length).toBeGreaterThan(0);
 
-    expect(stored()).toHaveLength(4);
-    for (const text of stored()) expect(text).toMatch(/^enc:v1:[A-Za-z0-9+/=]+$/);
+    expect(await stored()).toHaveLength(4);
+    for (const text of await stored()) expect(text).toMatch(/^enc:v1:[A-Za-z0-9+/=]+$/);
     expect((await json(await s.call('GET', `/chats/${chat_id}`))).messages[0]).toMatchObject({ question: QUESTION, answer: answer.answer });
     expect(readFileSync(join(dataDir, 'chat.key'), 'utf8').trim()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
@@ -57,7 +52,7 @@ describe('encrypt_chats', () => {
     const off = await start({ encrypt_chats: false });
     expect((await json(await off.call('GET', `/chats/${chat_id}`))).messages[0].question).toBe(QUESTION);
     await off.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'Plain question about bread?' } });
-    expect(stored()[4]).toBe('Plain question about bread?');
+    expect((await stored())[4]).toBe('Plain question about bread?');
 
     // Another key (LECTERN_CHAT_KEY wins over the file): the sealed messages are refused, not garbled.
     const other = await start({ encrypt_chats: true }, Buffer.alloc(32, 7).toString('base64'));
@@ -73,9 +68,7 @@ describe('encrypt_chats', () => {
     const jobId = (await indexedJob(s, 'topics.md', TOPICS_MD)).job_id;
     const first = (await chat(s, { job_id: jobId, question: QUESTION, llm_provider: 'extractive' })).body;
     expect(first.answer).toContain('sunlight');
-    const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
-    const rows = db.prepare('SELECT question, draft, answer FROM messages').all() as Record<string, string>[];
-    db.close();
+    const rows = await storeRows<Record<string, string>>(dataDir, 'SELECT question, draft, answer FROM messages');
     expect(rows).toHaveLength(1);
     for (const text of Object.values(rows[0]!)) expect(text).toMatch(/^enc:v1:/);
     const session = await json(await s.call('GET', `/chat/sessions/${first.session_id}`));

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPage, removeDir, tempDir, waitForProgress } from '../helpers/app.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
+import { storeRows } from '../helpers/server-db.js';
+import { testStore } from '../helpers/test-database.js';
 
 const dirs: string[] = [];
 let longPdf: Buffer;
@@ -27,19 +29,21 @@ function newDataDir(): string {
   return dir;
 }
 
-/** Reads the (stopped) server's database directly. */
-function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
+/**
+ * The stopped server's SQLite file is intact (SQLite's own check). PostgreSQL is a server of its own that
+ * a killed node cannot leave half-written: there, the checks that follow (attempts, jobs resumed, edits
+ * kept) are what is asked.
+ */
+function expectIntact(dataDir: string): void {
+  if (testStore() === 'postgres') return;
   const db = new Database(join(dataDir, 'lectern.db'));
   try {
-    return read(db);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   } finally {
     db.close();
   }
 }
-
-const integrity = (dataDir: string) => inspect(dataDir, (db) => db.pragma('integrity_check', { simple: true }));
-const attempts = (dataDir: string, jobId: string) =>
-  inspect(dataDir, (db) => (db.prepare('SELECT attempts FROM jobs WHERE job_id = ?').get(jobId) as { attempts: number }).attempts);
+const attempts = async (dataDir: string, jobId: string) => (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]?.attempts;
 
 async function upload(server: ChildServer, name: string, data: Uint8Array): Promise<string> {
   const res = await server.upload(name, data);
@@ -56,8 +60,8 @@ describe('kill -9', () => {
     await waitForProgress(first, long);
     await first.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
-    expect(integrity(dataDir)).toBe('ok');
-    expect(attempts(dataDir, long)).toBe(1);
+    expectIntact(dataDir);
+    expect(await attempts(dataDir, long)).toBe(1);
 
     const second = await startChildServer({ dataDir, key: first.key });
     try {
@@ -68,9 +72,9 @@ describe('kill -9', () => {
     } finally {
       await second.kill('SIGTERM');
     }
-    expect(integrity(dataDir)).toBe('ok');
+    expectIntact(dataDir);
     // The killed attempt counts; the resumed one finished.
-    expect(attempts(dataDir, long)).toBe(2);
+    expect(await attempts(dataDir, long)).toBe(2);
   });
 
   it('during a stream of PATCHes: no acknowledged edit is lost', async () => {
@@ -110,7 +114,7 @@ describe('kill -9', () => {
     await first.kill('SIGKILL');
     stop = true;
     await Promise.all(streams);
-    expect(integrity(dataDir)).toBe('ok');
+    expectIntact(dataDir);
 
     const second = await startChildServer({ dataDir, key: first.key });
     try {
@@ -136,7 +140,7 @@ describe('a job the server dies on', () => {
     for (let death = 1; death <= 2; death++) {
       await waitForProgress(server, jobId);
       await server.kill('SIGKILL');
-      expect(attempts(dataDir, jobId)).toBe(death);
+      expect(await attempts(dataDir, jobId)).toBe(death);
       server = await startChildServer({ dataDir, key });
     }
     try {
@@ -152,7 +156,7 @@ describe('a job the server dies on', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-    expect(attempts(dataDir, jobId)).toBe(3);
-    expect(integrity(dataDir)).toBe('ok');
+    expect(await attempts(dataDir, jobId)).toBe(3);
+    expectIntact(dataDir);
   });
 });

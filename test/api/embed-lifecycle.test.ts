@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openVectorIndex } from '../../server/store/usearch/vector-index.js';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { collectionSize, collectionStored } from '../helpers/server-db.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 const RIVERS_MD = '# Rivers\n\nThe Nile and the Amazon are the longest rivers; their deltas are fertile.\n\n# Glaciers\n\nIce sheets carve valleys and leave moraines behind.\n';
@@ -17,9 +17,8 @@ async function start(dataDir: string, key: string) {
   return s;
 }
 
-const indexFile = (dataDir: string, collection: string) => join(dataDir, 'indexes', `c-${collection}.usearch`);
-const indexSize = (dataDir: string, collection: string) =>
-  openVectorIndex({ path: indexFile(dataDir, collection), dimensions: 384, metric: 'cos', quantization: 'f16', view: true }).size;
+/** Temporary files of a vector index being saved (the desktop's USearch files), left behind by nothing. */
+const tempFiles = (dataDir: string) => (existsSync(join(dataDir, 'indexes')) ? readdirSync(join(dataDir, 'indexes')).filter((f) => f.endsWith('.tmp')) : []);
 
 describe('index lifecycle', () => {
   it('a restart keeps the index: same answers from the saved file; deleting a job removes its vectors and keywords', async () => {
@@ -34,7 +33,7 @@ describe('index lifecycle', () => {
     const before = await search(first, query);
     expect(before.body.total).toBe(7);
     await first.close();
-    expect(indexSize(dataDir, 'library')).toBe(7);
+    expect(await collectionSize(dataDir, 'library')).toBe(7);
 
     const second = await start(dataDir, 'k'.repeat(32));
     const after = await search(second, query);
@@ -42,13 +41,13 @@ describe('index lifecycle', () => {
     expect(after.body.index_version).toBe(before.body.index_version);
 
     expect((await second.call('DELETE', `/jobs/${topics.job_id}`)).status).toBe(204);
-    expect(indexSize(dataDir, 'library')).toBe(2);
+    expect(await collectionSize(dataDir, 'library')).toBe(2);
     const left = await search(second, { ...query, top_k: 50 });
     expect(left.body.results.every((r: { job_id: string }) => r.job_id === rivers.job_id)).toBe(true);
     expect(left.body.total).toBe(2);
     expect((await search(second, { collection_name: 'library', query: 'Sicilian', mode: 'keyword' })).body.total).toBe(0);
     expect((await search(second, { job_id: topics.job_id, query: 'x' })).status).toBe(404);
-    expect(readdirSync(join(dataDir, 'indexes')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(tempFiles(dataDir)).toEqual([]);
   });
 
   it('a job embedded into another collection moves there; its own collection file is emptied', async () => {
@@ -58,12 +57,12 @@ describe('index lifecycle', () => {
     const job = await finalizedJob(s, 'move.md', RIVERS_MD);
     await embedAndWait(s, job.job_id);
     const own = `job-${job.job_id}`;
-    expect(indexSize(dataDir, own)).toBe(2);
+    expect(await collectionSize(dataDir, own)).toBe(2);
     const moved = await embedAndWait(s, job.job_id, { collection_name: 'elsewhere' });
     expect(moved.accepted.chunks).toMatchObject({ to_embed: 2, removed: 2 });
     expect(moved.job.index).toMatchObject({ collection_name: 'elsewhere', vectors: 2 });
-    expect(indexSize(dataDir, own)).toBe(0);
-    expect(existsSync(indexFile(dataDir, 'elsewhere'))).toBe(true);
+    expect(await collectionSize(dataDir, own)).toBe(0);
+    expect(await collectionStored(dataDir, 'elsewhere')).toBe(true);
     expect((await search(s, { job_id: job.job_id, query: 'ice' })).body.collection_name).toBe('elsewhere');
     expect((await json(await s.call('GET', `/jobs/${job.job_id}`))).status).toBe('indexed');
   });

@@ -5,8 +5,6 @@
  * hostile-files.test.ts and hostile-operators.test.ts.)
  */
 import { createCanvas } from '@napi-rs/canvas';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../server/config/load-settings.js';
 import { ingest, json, startServer, tempDir, waitForProgress, type TestServer } from '../helpers/app.js';
@@ -14,6 +12,7 @@ import { makeDocx } from '../helpers/make-docx.js';
 import { makeLongPdf, makePagesPdf, PAPER } from '../helpers/make-pdf.js';
 import { greyTiff } from '../helpers/make-scan.js';
 import type { Settings } from '../../server/schemas/settings.js';
+import { storeRows } from '../helpers/server-db.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -92,24 +91,17 @@ describe('document limits', () => {
 
   it('counts attempts, but not one a graceful stop interrupted', async () => {
     const dataDir = tempDir();
-    const attempts = (jobId: string) => {
-      const db = new Database(join(dataDir, 'lectern.db'), { readonly: true });
-      try {
-        return (db.prepare('SELECT attempts FROM jobs WHERE job_id = ?').get(jobId) as { attempts: number }).attempts;
-      } finally {
-        db.close();
-      }
-    };
+    const attempts = async (jobId: string) => (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]?.attempts;
     const first = await startServer({ dataDir, settings: { workers: 1 } });
     const jobId = (await json(await first.upload('long.pdf', await makeLongPdf(300)))).job_id as string;
     // Stopped part-way through the job: a stop before it started would interrupt nothing.
     await waitForProgress(first, jobId);
     await first.close();
-    expect(attempts(jobId)).toBe(0);
+    expect(await attempts(jobId)).toBe(0);
     const second = await startServer({ dataDir, key: first.key, settings: { workers: 1 } });
     servers.push(second);
     expect((await second.waitFor(jobId, undefined, 180_000)).status).toBe('ready_for_review');
-    expect(attempts(jobId)).toBe(1);
+    expect(await attempts(jobId)).toBe(1);
   });
 
   it('reads every limit from the environment', () => {

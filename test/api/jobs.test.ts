@@ -1,12 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
 import { sseRequest, type SseEvent } from '../helpers/sse.js';
 import { makeDocx } from '../helpers/make-docx.js';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
 import { makeBlankPagePdf, makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
+import { storeCount } from '../helpers/server-db.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -168,11 +168,9 @@ describe('jobs', () => {
     expect(res.status).toBe(204);
     expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(false);
     expect((await server.call('GET', `/jobs/${job.job_id}`)).status).toBe(404);
-    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
     for (const table of ['blocks', 'chunks', 'pages', 'revisions']) {
-      expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`).get(job.job_id), table).toEqual({ n: 0 });
+      expect(await storeCount(server.dataDir, `SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`, [job.job_id]), table).toBe(0);
     }
-    db.close();
   });
 });
 

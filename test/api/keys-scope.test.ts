@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authPlugin } from '../../server/api/plugins/auth.js';
@@ -12,6 +11,7 @@ import { openDatabase } from '../../server/store/db.js';
 import { enc, ingest, json, listPage, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { createKey, lecternAsync } from '../helpers/keys-cli.js';
+import { storeRows } from '../helpers/server-db.js';
 
 // Scoped keys against the lists, collections and chats of a running server; the audit's reviewer; keys
 // created and revoked with the CLI while the server runs; what is stored.
@@ -115,9 +115,7 @@ describe('named keys with a running server', () => {
     expect(listed.last_used_at).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(k.secret);
 
-    const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
-    const rows = db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
-    db.close();
+    const rows = await storeRows(server.dataDir, 'SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(k.secret);
     expect(rows.find((r) => r.name === 'short-lived')?.hash).toBe(createHash('sha256').update(k.secret).digest('hex'));
 

@@ -28,7 +28,9 @@ export async function planEmbedding(
   jobId: string,
   c: VectorCollectionSpec,
 ): Promise<EmbeddingPlan> {
-  const [indexable, existing] = await Promise.all([d.collections.indexableChunks(jobId), d.collections.vectorsOfJob(jobId)]);
+  // One after the other: a plan is made inside a transaction, whose one connection answers one query at a time.
+  const indexable = await d.collections.indexableChunks(jobId);
+  const existing = await d.collections.vectorsOfJob(jobId);
   const accepted = indexable.filter((x) => x.text.trim() !== '').map((x) => ({ chunk_id: x.chunk_id, text: x.text, text_hash: textHash(x.text) }));
   const current = new Map(existing.filter((r) => r.collection === c.name).map((r) => [r.chunk_id, r]));
   const present = await d.vectors.present(c, [...current.values()].map((r) => r.key));

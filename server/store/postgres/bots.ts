@@ -18,7 +18,7 @@ const documentColumns = {
 const documentCount = sql<number>`(SELECT COUNT(*) FROM jobs WHERE jobs.bot_id = bots.bot_id)`.mapWith(Number);
 const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(Number);
 
-export function pgBots({ conn }: PgContext): BotsRepo {
+export function pgBots({ conn, all }: PgContext): BotsRepo {
   return {
     async insert(b) {
       const [row] = await conn().insert(bots).values(botValues(b)).returning();
@@ -41,9 +41,9 @@ export function pgBots({ conn }: PgContext): BotsRepo {
       return { items: rows.map((r) => ({ ...botOf(r), documents: r.documents, chats: r.chats })), total: counted?.n ?? 0, skip, limit };
     },
     async counts(botId) {
-      const [[documents], [chats]] = await Promise.all([
-        conn().select({ n: count() }).from(jobs).where(eq(jobs.botId, botId)),
-        conn().select({ n: count() }).from(conversations).where(eq(conversations.botId, botId)),
+      const [[documents], [chats]] = await all([
+        () => conn().select({ n: count() }).from(jobs).where(eq(jobs.botId, botId)),
+        () => conn().select({ n: count() }).from(conversations).where(eq(conversations.botId, botId)),
       ]);
       return { documents: documents?.n ?? 0, chats: chats?.n ?? 0 };
     },

@@ -15,8 +15,9 @@ import type { PgConn } from './context.js';
 
 const suffix = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 24);
 
-const vectorTableName = (name: string) => `lectern_vec_${suffix(name)}`;
-const textTableName = (name: string) => `lectern_fts_${suffix(name)}`;
+/** The names of a collection's two tables (exported for tests and tools that look at the database itself). */
+export const vectorTableName = (name: string) => `lectern_vec_${suffix(name)}`;
+export const textTableName = (name: string) => `lectern_fts_${suffix(name)}`;
 export const vectorTable = (name: string): SQL => sql`${sql.identifier(vectorTableName(name))}`;
 export const textTable = (name: string): SQL => sql`${sql.identifier(textTableName(name))}`;
 

@@ -13,6 +13,11 @@ export type PgConn = Pick<PgDb, 'select' | 'insert' | 'update' | 'delete' | 'exe
 export interface PgContext {
   conn(): PgConn;
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs independent queries: at once on the pool's connections, one after another in a transaction, whose
+   * one connection answers one query at a time (node-postgres would queue them, a use it is dropping).
+   */
+  all<T extends readonly unknown[]>(queries: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T>;
 }
 
 export function createPgContext(db: PgDb): PgContext {
@@ -22,6 +27,13 @@ export function createPgContext(db: PgDb): PgContext {
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (current.getStore()) return fn();
       return db.transaction((tx) => current.run(tx, fn));
+    },
+    async all<T extends readonly unknown[]>(queries: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T> {
+      const run = queries as readonly (() => PromiseLike<unknown>)[];
+      if (!current.getStore()) return (await Promise.all(run.map((q) => q()))) as unknown as T;
+      const out: unknown[] = [];
+      for (const q of run) out.push(await q());
+      return out as unknown as T;
     },
   };
 }

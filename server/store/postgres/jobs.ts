@@ -33,7 +33,7 @@ async function paged<R, V>(
 /** A JSON array column holding this value (jsonb containment). */
 const holds = (column: PgColumn, value: string | number) => sql`${column} @> ${JSON.stringify([value])}::jsonb`;
 
-export function pgJobs({ conn, transaction }: PgContext): JobsRepo {
+export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
   const countOf = async (table: typeof blocks | typeof chunks, jobId: string) => (await conn().select({ n: count() }).from(table).where(eq(table.jobId, jobId)))[0]?.n ?? 0;
   return {
     async insert(job) {
@@ -101,10 +101,10 @@ export function pgJobs({ conn, transaction }: PgContext): JobsRepo {
       return new Map(jobIds.map((id) => [id, tally(rows.filter((r) => r.jobId === id))]));
     },
     async reviewCounts(jobId) {
-      const [b, c, [stale]] = await Promise.all([
-        conn().select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status),
-        conn().select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status),
-        conn().select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))),
+      const [b, c, [stale]] = await all([
+        () => conn().select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status),
+        () => conn().select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status),
+        () => conn().select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))),
       ]);
       return { blocks: tally(b), chunks: { ...tally(c), stale: stale?.n ?? 0 } };
     },
@@ -236,18 +236,19 @@ export function pgChunks({ conn }: PgContext): ChunksRepo {
   };
 }
 
-export function pgPages({ conn }: PgContext): PagesRepo {
+export function pgPages({ conn, all }: PgContext): PagesRepo {
   return {
     list: (jobId, paging) => paged(conn(), pages, eq(pages.jobId, jobId), [asc(pages.page)], paging, pageView),
     has: async (jobId, page) => (await conn().select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page)))).length > 0,
     async ocrPages(jobId) {
-      const [needing, read] = await Promise.all([
-        conn().select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true))).orderBy(asc(pages.page)),
-        conn()
-          .select({ page: pages.page, language: pages.ocrLanguage, confidence: pages.ocrConfidence, rotation: pages.ocrRotation })
-          .from(pages)
-          .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
-          .orderBy(asc(pages.page)),
+      const [needing, read] = await all([
+        () => conn().select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true))).orderBy(asc(pages.page)),
+        () =>
+          conn()
+            .select({ page: pages.page, language: pages.ocrLanguage, confidence: pages.ocrConfidence, rotation: pages.ocrRotation })
+            .from(pages)
+            .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
+            .orderBy(asc(pages.page)),
       ]);
       return { needing: needing.map((p) => p.page), read: read.map((p) => ({ ...p, language: p.language ?? '' })) };
     },
