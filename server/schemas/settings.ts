@@ -18,12 +18,6 @@ export const SettingsSchema = Type.Object({
    * Empty: the data folder's own SQLite database and vector files, as on the desktop.
    */
   database_url: Type.String({ default: '' }),
-  /**
-   * Where a team server keeps uploads, page images and exports: `s3://bucket/prefix` in any S3-compatible store
-   * (endpoint, region and keys from AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
-   * Empty: the data folder.
-   */
-  object_store_url: Type.String({ default: '' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
   /** Largest upload accepted, in bytes (413 beyond). */
   max_upload_bytes: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),

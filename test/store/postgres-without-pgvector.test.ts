@@ -1,8 +1,9 @@
 /**
- * A PostgreSQL without pgvector is refused at start in one line that says what to install. The server is
+ * A PostgreSQL without pgvector is refused at start in one line that says what to install (and so are a
+ * wrong and an unreachable database_url, by `lectern serve` itself). The server is
  * real: Debian's PostgreSQL 15, which has no pgvector package, in a cluster of the test's own.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -66,5 +67,27 @@ describe('a PostgreSQL without pgvector', () => {
     expect(err.message).not.toContain('\n');
     const [cmd, args] = asPg(join(BIN, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-tAc', "SELECT count(*) FROM pg_namespace WHERE nspname = 'drizzle'"]);
     expect(execFileSync(cmd, args, { encoding: 'utf8' }).trim()).toBe('0');
+  });
+
+  it('stops `lectern serve` with that one line, as it stops a wrong or unreachable database_url', async () => {
+    const serve = (databaseUrl: string) => {
+      const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', mkdtempSync(join(tmpdir(), 'lectern-refused-')), '-p', '0', '--database-url', databaseUrl], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, LECTERN_WARM_UP_ROUNDS: '0' },
+      });
+      return { status: r.status, lines: r.stderr.trim().split('\n') };
+    };
+    const noVector = serve(`postgres://postgres@127.0.0.1:${port}/postgres`);
+    expect(noVector.status).toBe(2);
+    expect(noVector.lines).toHaveLength(1);
+    expect(noVector.lines[0]).toMatch(/^lectern serve: database_url postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: this PostgreSQL has no pgvector extension: install it /);
+    const unreachable = serve('postgres://lectern:s3cret@127.0.0.1:1/lectern');
+    expect(unreachable.status).toBe(2);
+    expect(unreachable.lines).toHaveLength(1);
+    expect(unreachable.lines[0]).toMatch(/^lectern serve: database_url postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:1\/lectern: cannot connect: .*ECONNREFUSED/);
+    const wrong = serve('mysql://db/lectern');
+    expect(wrong.status).toBe(2);
+    expect(wrong.lines).toEqual([expect.stringMatching(/^lectern serve: database_url mysql:\/\/db\/lectern: must start with postgres:\/\//)]);
   });
 });
