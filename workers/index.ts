@@ -23,7 +23,7 @@ import { readFile } from 'node:fs/promises';
 import { BroadcastChannel, threadId, type MessagePort } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import { buildChunks } from '../server/core/chunking/index.js';
-import { extractDocument } from '../server/core/extract/extract-document.js';
+import { extractDocument } from '../server/core/read-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
 import { assemblePdf as assemble, readPdfPages, readPdfShare as readShare, type PdfPages } from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';

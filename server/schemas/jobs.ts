@@ -4,7 +4,7 @@ import { CHUNK_TYPES } from '../core/chunking/types.js';
 import { JOB_STATES } from '../core/jobs/job-states.js';
 import { REVIEW_STATUSES } from '../core/review/review-state.js';
 import { FINALIZE_POLICIES } from '../core/review/finalize.js';
-import { BLOCK_SOURCES, FLAG_BELOW_CONFIDENCE } from '../core/review/ocr-flags.js';
+import { BLOCK_SOURCES, FLAG_BELOW_CONFIDENCE } from '../core/ocr/ocr-flags.js';
 import { arrayPage, Nullable, Paging, StringEnum } from './common.js';
 import { JobIndex } from './embed.js';
 

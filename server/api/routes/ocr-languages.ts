@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
 import { AppError } from '../../core/errors.js';
 import { addLanguage, languageList, removeAddedLanguage } from '../../core/ocr/language-admin.js';
-import { BUNDLED_LANGUAGES } from '../../core/ocr/language-catalog.js';
+import { BUNDLED_LANGUAGES } from '../../core/language-catalog.js';
 import { DEFAULT_NPM_REGISTRY } from '../../core/ocr/language-install.js';
 import { languagesDirOf } from '../../core/ocr/ocr-languages.js';
 import { errors, Nullable } from '../../schemas/common.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { netPolicyOf } from '../../config/net-policy.js';
 import { createGuardedFetch } from '../../core/net/guarded-fetch.js';
 import { addLanguage, languageList, removeAddedLanguage, type AddedLanguage } from '../../core/ocr/language-admin.js';
-import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from '../../core/ocr/language-catalog.js';
+import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from '../../core/language-catalog.js';
 import { DEFAULT_NPM_REGISTRY } from '../../core/ocr/language-install.js';
 import { languageModelFile, languagesDirOf } from '../../core/ocr/ocr-languages.js';
 import type { ApiClient } from '../client.js';

@@ -6,7 +6,7 @@
  */
 import { francAll } from 'franc';
 
-import { LANGUAGE_CATALOG } from '../ocr/language-catalog.js';
+import { LANGUAGE_CATALOG } from '../language-catalog.js';
 import type { DetectedLanguage, ExtractedBlock } from './types.js';
 
 /** Enough text to be sure and cheap (franc is linear in the sample; 8k chars cost ~5 ms). */

@@ -3,7 +3,7 @@ import type { Repositories } from '../../store/store.js';
 import type { ChunkDraft } from '../chunking/types.js';
 import type { ExtractTaskOutput, NumberedBlock } from '../tasks.js';
 import type { ExtractedPage } from '../extract/types.js';
-import { isFlagged } from '../review/ocr-flags.js';
+import { isFlagged } from '../ocr/ocr-flags.js';
 import { commonPageSize } from '../pages/page-list.js';
 
 export function newPage(p: ExtractedPage): NewPage {

@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
-import { BUNDLED_LANGUAGES, LANGUAGE_CATALOG, knownLanguageCodes, languageInfo } from './language-catalog.js';
+import { BUNDLED_LANGUAGES, LANGUAGE_CATALOG, knownLanguageCodes, languageInfo } from '../language-catalog.js';
 import { installedNote, installFromPath, installFromRegistry, removeLanguage, type InstalledLanguageNote } from './language-install.js';
 import { installedLanguages, languageModelFile, modelFileName } from './ocr-languages.js';
 

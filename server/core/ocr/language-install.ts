@@ -13,7 +13,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
 import type { GuardedFetch } from '../net/types.js';
-import { LANGUAGE_PACKAGE_VERSION } from './language-catalog.js';
+import { LANGUAGE_PACKAGE_VERSION } from '../language-catalog.js';
 import { modelFileName, PACKAGE_DATA_DIRS } from './ocr-languages.js';
 import { tgzMember } from './tar-member.js';
 

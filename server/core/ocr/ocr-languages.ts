@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import { AppError } from '../errors.js';
-import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from './language-catalog.js';
+import { BUNDLED_LANGUAGES, knownLanguageCodes, languageInfo } from '../language-catalog.js';
 
 const require = createRequire(import.meta.url);
 

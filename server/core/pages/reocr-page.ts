@@ -13,7 +13,7 @@ import { AppError } from '../errors.js';
 import type { BBox, ExtractedBlock } from '../extract/types.js';
 import { ocrLanguageOption } from '../ocr/ocr-languages.js';
 import type { TaskPool } from '../pool.js';
-import { isFlagged, type BlockSource } from '../review/ocr-flags.js';
+import { isFlagged, type BlockSource } from '../ocr/ocr-flags.js';
 import { requireState, type ReviewStatus } from '../review/review-state.js';
 import { assignReadings, coveredBy } from './match-readings.js';
 import { findPagedJob, pageFailure } from './paged-job.js';

@@ -1,17 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { extractDocx, extractHtml, extractMarkdown, extractText, decodeText } from './flow/index.js';
-import { extractPdf } from './pdf/index.js';
-import { extractCsv } from './office/csv.js';
-import { extractPptx } from './office/pptx.js';
-import { extractXlsx } from './office/xlsx.js';
-import { extractImage } from '../ocr/extract-image.js';
-import { checkParseSize } from './heap-guard.js';
-import type { DocumentFormat, ExtractionResult, ExtractOptions } from './types.js';
+import { extractDocx, extractHtml, extractMarkdown, extractText, decodeText } from './extract/flow/index.js';
+import { extractPdf } from './extract/pdf/index.js';
+import { extractCsv } from './extract/office/csv.js';
+import { extractPptx } from './extract/office/pptx.js';
+import { extractXlsx } from './extract/office/xlsx.js';
+import { extractImage } from './ocr/extract-image.js';
+import { checkParseSize } from './extract/heap-guard.js';
+import type { DocumentFormat, ExtractionResult, ExtractOptions } from './extract/types.js';
 
 /** Heap the flow parsers take per byte of input (measured on 8 MB files of short paragraphs, with margin). */
 const PARSE_HEAP_PER_BYTE = { html: 16, markdown: 24, text: 6 } as const;
 
-/** Reads a stored original and runs the extractor for its (already sniffed) format. */
+/**
+ * Reads a stored original and runs the reader of its (already sniffed) format: an extractor, or OCR for an
+ * image. It sits above both folders, which it joins, so that neither imports the other's entry points.
+ */
 export async function extractDocument(path: string, format: DocumentFormat, opts: ExtractOptions = {}): Promise<ExtractionResult> {
   const data = new Uint8Array(await readFile(path));
   let result: ExtractionResult;
