@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPage, removeDir, tempDir, waitForProgress } from '../helpers/app.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
+import { makeScan, scansToPdf } from '../helpers/make-scan.js';
 import { storeRows } from '../helpers/server-db.js';
 import { testStore } from '../helpers/test-database.js';
 
@@ -135,7 +136,9 @@ describe('a job the server dies on', () => {
     const dataDir = newDataDir();
     let server = await startChildServer({ dataDir });
     const key = server.key;
-    const jobId = await upload(server, 'deadly.pdf', longPdf);
+    // Scanned pages, OCR'd at a second or more each: a restarted server resumes the job before it listens,
+    // and a text PDF can be read whole before a client sees it running again; these pages cannot.
+    const jobId = await upload(server, 'deadly.pdf', await scansToPdf(await Promise.all([1, 2, 3, 4].map((n) => makeScan(longPdf, n)))));
     // The first death, and the second on the resumed attempt.
     for (let death = 1; death <= 2; death++) {
       await waitForProgress(server, jobId);
