@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, listPage, repoRoot, tempDir, waitForProgress, type TestServer } from '../helpers/app.js';
+import { installTestModel, TEST_MODEL, waitForIngest } from '../helpers/embed-flow.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseRequest } from '../helpers/sse.js';
 import { useTeamServices } from '../helpers/team-services.js';
@@ -30,7 +31,9 @@ beforeAll(async () => {
   await admin.end();
   const url = new URL(services().env.LECTERN_DATABASE_URL);
   url.pathname = `/${name}`;
-  shared = { databaseUrl: url.href, dataDir: tempDir('lectern-team-nodes-'), key };
+  shared = { databaseUrl: url.href, dataDir: tempDir('lectern-team-nodes-'), key, env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL } };
+  // Models live in the shared folder too: every API node embeds with the same files.
+  await installTestModel(shared.dataDir);
   // The first node migrates the database; the others find it ready.
   longPdf = await makeLongPdf(240);
   db = new pg.Pool({ connectionString: url.href, max: 2 });
@@ -62,6 +65,12 @@ async function holder(jobId: string): Promise<string | null> {
   const { rows } = await db.query(`SELECT worker_id FROM tasks WHERE job_id = $1 AND state = 'running' ORDER BY task_id DESC LIMIT 1`, [jobId]);
   return (rows[0]?.worker_id as string | undefined) ?? null;
 }
+
+const TOPICS = [
+  ['Volcanoes', 'Magma rises through the crust and erupts as lava, ash and volcanic gas.'],
+  ['Baking bread', 'Knead the dough of flour, water, salt and yeast, let it rise twice, then bake it in a hot oven.'],
+  ['Chess openings', 'The Sicilian Defence answers the king pawn with the c-pawn.'],
+] as const;
 
 /** Every block of the job (pages of 500), as read: id, page, type and text. */
 async function blocksOf(node: ApiNode, jobId: string) {
@@ -126,6 +135,25 @@ describe('API nodes and workers on one database and one folder', () => {
     expect(answers.filter((x) => x.status === 409).every((x) => x.body.error.code === 'VERSION_CONFLICT')).toBe(true);
     const winner = answers.find((x) => x.status === 200)!.body as { edited_text: string; version: number };
     expect((await (await b.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()).text).toBe(winner.edited_text);
+  });
+
+  it("carries a bot's documents read on other nodes into its index once, though every API node hears them", async () => {
+    const botId = ((await (await a.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })).json()) as { bot_id: string }).bot_id;
+    const jobIds: string[] = [];
+    for (const [i, [title, text]] of TOPICS.entries()) {
+      const form = new FormData();
+      form.append('file', new Blob([enc(`# ${title}\n\n${text}`) as Uint8Array<ArrayBuffer>]), `topic-${i}.md`);
+      const res = await b.call('POST', `/bots/${botId}/documents/upload`, { body: form });
+      expect(res.status).toBe(200);
+      jobIds.push(((await res.json()) as { job_id: string }).job_id);
+    }
+    for (const jobId of jobIds) {
+      expect(await waitForIngest(b, jobId)).toMatchObject({ status: 'indexed', ingest_status: 'success' });
+      const audit = await listPage(a as Pick<TestServer, 'call'>, `/jobs/${jobId}/audit?limit=500`);
+      expect(audit.items.filter((r) => r.action === 'finalize')).toHaveLength(1);
+    }
+    const found = (await (await b.call('POST', `/bots/${botId}/vectorstore`, { json: { query: TOPICS[1][1], top_k: 1 } })).json()) as { documents: { metadata: { job_id: string } }[] };
+    expect(found.documents[0]?.metadata.job_id).toBe(jobIds[1]);
   });
 
   it('lets `lectern keys` on the shared folder write the database itself: its key opens every API node', async () => {
