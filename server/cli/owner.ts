@@ -181,7 +181,8 @@ export async function connect(flags: CommonFlags, command: string, opts: { reads
         close: async () => signals.dispose(),
       };
     },
-    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1 }, command),
+    // On a team's database, a command that reads no documents takes none from the team's queue either.
+    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1, run_tasks: opts.readsDocuments ? settings.run_tasks : false }, command),
   );
 }
 

@@ -72,7 +72,8 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
       if (got) {
         const claim = { task_id: got.task.task_id, worker_id: workerId, attempts: got.task.attempts };
         const job = await claimRow(got.task.job_id, claim);
-        if (job) return { action: 'run', claim: claimOf(job, claim) };
+        // The task counts the attempts (the job's row may have been claimed under an earlier task).
+        if (job) return { action: 'run', claim: claimOf({ ...job, attempts: got.task.attempts }, claim) };
         continue;
       }
       if ((await listener.wait(pollMs, signal)) === 'closed') return null;
