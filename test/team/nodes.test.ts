@@ -60,6 +60,11 @@ async function upload(node: ApiNode, name: string, data: Uint8Array): Promise<st
   return ((await res.json()) as { job_id: string }).job_id;
 }
 
+/** The job's tasks in the shared queue, oldest first. */
+async function tasksOf(jobId: string): Promise<{ state: string; attempts: number; worker_id: string | null; error: { code: string } | null }[]> {
+  return (await db.query(`SELECT state, attempts, worker_id, error FROM tasks WHERE job_id = $1 ORDER BY task_id`, [jobId])).rows;
+}
+
 /** Who holds the job's task now (its worker_id), from the shared queue. */
 async function holder(jobId: string): Promise<string | null> {
   const { rows } = await db.query(`SELECT worker_id FROM tasks WHERE job_id = $1 AND state = 'running' ORDER BY task_id DESC LIMIT 1`, [jobId]);
@@ -222,6 +227,37 @@ describe('API nodes and workers on one database and one folder', () => {
       // The reader is free again: a new document is read.
       const next = await upload(a, 'after.md', enc('# After\n\nRead once the cancelled one stopped.'));
       expect((await b.waitFor(next)).status).toBe('ready_for_review');
+    });
+
+    it('takes nothing from a live reader when more nodes start', async () => {
+      const jobId = await upload(a, 'steady.pdf', longPdf);
+      await waitForProgress(a, jobId, 5);
+      const held = await holder(jobId);
+      expect(held).not.toBeNull();
+      // Each resumes unfinished work as it starts: the document being read is not unfinished work.
+      const late = await Promise.all([api('C', ['--no-worker']), worker('w-late')]);
+      expect((await a.waitFor(jobId, undefined, 180_000)).status).toBe('ready_for_review');
+      expect(await tasksOf(jobId)).toEqual([{ state: 'done', attempts: 1, worker_id: held, error: null }]);
+      await Promise.all(late.map((n) => n.kill('SIGTERM')));
+    });
+
+    it('fails with WORKER_DIED a document whose readers were killed twice, instead of reading it a third time', async () => {
+      const jobId = await upload(a, 'deadly.pdf', longPdf);
+      for (const attempt of [1, 2]) {
+        // Killed while it reads: its task shows pages read under this attempt.
+        await expect
+          .poll(async () => (await db.query(`SELECT attempts, (progress->>'pages_done')::int AS pages FROM tasks WHERE job_id = $1 AND state = 'running'`, [jobId])).rows[0], { timeout: 60_000 })
+          .toMatchObject({ attempts: attempt, pages: expect.any(Number) });
+        const held = await holder(jobId);
+        const victim = [w1, w2].find((w) => w.workerId === held)!;
+        expect(victim).toBeDefined();
+        await victim.kill('SIGKILL');
+      }
+      // Both readers are dead: a new worker finds the task's attempts used up and fails the job.
+      w1 = await worker('w-third');
+      const job = await b.waitFor(jobId, ['failed', 'ready_for_review', 'cancelled'], 60_000);
+      expect(job).toMatchObject({ status: 'failed', error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') } });
+      expect(await tasksOf(jobId)).toEqual([expect.objectContaining({ state: 'failed', attempts: 3, error: expect.objectContaining({ code: 'WORKER_DIED' }) })]);
     });
   });
 });
