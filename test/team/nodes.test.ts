@@ -153,7 +153,10 @@ describe('API nodes and workers on one database and one folder', () => {
       jobIds.push(((await res.json()) as { job_id: string }).job_id);
     }
     for (const jobId of jobIds) {
-      expect(await waitForIngest(b, jobId)).toMatchObject({ status: 'indexed', ingest_status: 'success' });
+      const job = await waitForIngest(b, jobId);
+      // What the API nodes said of this job, should it not get there.
+      const said = [a, b].flatMap((n) => n.logs.filter((l) => l.jobId === jobId && l.level >= 40).map((l) => `${n.name}: ${l.msg} ${JSON.stringify(l.failure ?? l.err ?? {})}`));
+      expect(job, said.join('\n')).toMatchObject({ status: 'indexed', ingest_status: 'success', error: null });
       const audit = await listPage(a as Pick<TestServer, 'call'>, `/jobs/${jobId}/audit?limit=500`);
       expect(audit.items.filter((r) => r.action === 'finalize')).toHaveLength(1);
     }
@@ -227,6 +230,19 @@ describe('API nodes and workers on one database and one folder', () => {
       // The reader is free again: a new document is read.
       const next = await upload(a, 'after.md', enc('# After\n\nRead once the cancelled one stopped.'));
       expect((await b.waitFor(next)).status).toBe('ready_for_review');
+    });
+
+    it('stops a worker reading a job deleted through node B; the job, its task and its files are gone', async () => {
+      const jobId = await upload(a, 'delete.pdf', longPdf);
+      await waitForProgress(a, jobId, 5);
+      const held = await holder(jobId);
+      const reader = [w1, w2].find((w) => w.workerId === held)!;
+      expect(reader).toBeDefined();
+      expect((await b.call('DELETE', `/jobs/${jobId}`)).status).toBe(204);
+      await reader.logged((l) => l.msg === 'stopped reading a job' && l.jobId === jobId, 20_000);
+      expect((await a.call('GET', `/jobs/${jobId}`)).status).toBe(404);
+      expect((await tasksOf(jobId)).map((t) => t.state)).toEqual(['cancelled']);
+      expect(existsSync(join(shared.dataDir, 'files', jobId))).toBe(false);
     });
 
     it('takes nothing from a live reader when more nodes start', async () => {
