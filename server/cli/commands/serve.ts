@@ -17,6 +17,9 @@ export interface ServeFlags extends ReloadFlags {
 async function serve(flags: ServeFlags): Promise<void> {
   const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl, run_tasks: flags.worker === false ? false : undefined });
   if (flags.reload) return superviseReload(flags, settings.data_dir);
+  if (!settings.run_tasks && !settings.database_url) {
+    note(`${err.yellow('warning:')} --no-worker (run_tasks: false) applies to a team server only: without a database this server reads its own uploads`);
+  }
   const held = readDataLock(settings.data_dir);
   if (held?.alive) {
     throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`, 'stop it first, or give another --data-dir');
