@@ -4,9 +4,7 @@ import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createExporter } from './core/export/export-job.js';
-import { createJobRunner } from './core/jobs/job-runner.js';
 import { createJobsService } from './core/jobs/jobs-service.js';
-import { createJobWatch } from './core/jobs/job-watch.js';
 import { createTaskPool } from './core/pool.js';
 import { languagesDirOf } from './core/ocr/ocr-languages.js';
 import { createBlocksBulk } from './core/review/blocks-bulk.js';
@@ -23,7 +21,8 @@ import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
 import { createConversations } from './core/conversations/conversations.js';
-import { acquireDataLock, type LockOwnerKind } from './store/data-lock.js';
+import { acquireDataLock, type DataLock, type LockOwnerKind } from './store/data-lock.js';
+import { composeJobs } from './compose-jobs.js';
 import { createFileStore } from './store/file-store.js';
 import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
@@ -75,9 +74,10 @@ export interface AppOptions {
  */
 export async function createApp(options: AppOptions) {
   // One process per data folder (server/store/data-lock.ts): taken before the database opens, let go on close.
+  // A team server's nodes share the folder (its files/), so with a database nobody holds it alone.
   mkdirSync(options.settings.data_dir, { recursive: true });
   const owner = options.owner ?? { kind: 'server' as const };
-  const lock = acquireDataLock(options.settings.data_dir, owner);
+  const lock: Pick<DataLock, 'publish' | 'release'> = options.settings.database_url ? { publish: () => undefined, release: () => undefined } : acquireDataLock(options.settings.data_dir, owner);
   let opened: OpenedStore | undefined;
   try {
     opened = await openStore(options.settings, findAppRoot());
@@ -138,8 +138,9 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };
   const indexer = createIndexer({ ...embedding, clock, log });
   await indexer.start();
-  const jobWatch = createJobWatch();
-  const runner = createJobRunner({ store, pool, files, clock, log, watch: jobWatch, maxJobSeconds: settings.max_job_seconds });
+  const jobs = await composeJobs({ opened, settings, pool, files, clock, log });
+  const { watch: jobWatch, runner } = jobs;
+  if (jobs.workerId) log.info({ worker_id: jobs.workerId, reads_documents: jobs.slots }, 'joined the team queue');
   const rechunk = createRechunk({ store, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const threads = llmThreads(settings.llm_threads, availableParallelism());
@@ -223,7 +224,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       if (closed) return;
       closed = true;
       await server.close();
-      await runner.close();
+      await jobs.close();
       await indexer.close();
       await llm.close();
       await pool.close();

@@ -125,6 +125,8 @@ export function commonFlags(c: Command, dataDir = 'the data folder (default: fro
  * Another process may take the folder between the look and the take (DATA_DIR_LOCKED): look again, once.
  */
 async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiClient; url: string }) => Promise<T>, here: () => Promise<T>): Promise<T> {
+  // A team server's folder has no single owner: its nodes and commands all open the database.
+  if (settings.database_url) return here();
   for (let attempt = 0; ; attempt++) {
     const server = await owningServer(settings);
     if (server) return await viaServer(server);
@@ -139,13 +141,15 @@ async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiC
 /**
  * For a command that writes the data folder (`command`: its name, shown to another that finds the folder
  * busy): only the folder's owner writes it, so with a server running `viaServer` goes through its routes;
- * otherwise `here` runs in this process under the folder's lock, held until it ends.
+ * otherwise `here` runs in this process under the folder's lock, held until it ends. With a database
+ * (a team server), `here` opens the database directly: it takes its own transactions.
  */
 export function asOwner<T>(settings: Settings, command: string, viaServer: (client: ApiClient) => Promise<T>, here: () => Promise<T>): Promise<T> {
   return ownerOr(
     settings,
     (server) => viaServer(server.client),
     async () => {
+      if (settings.database_url) return here();
       mkdirSync(settings.data_dir, { recursive: true });
       const lock = acquireDataLock(settings.data_dir, { kind: 'cli', command });
       try {
@@ -177,7 +181,8 @@ export async function connect(flags: CommonFlags, command: string, opts: { reads
         close: async () => signals.dispose(),
       };
     },
-    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1 }, command),
+    // On a team's database, a command that reads no documents takes none from the team's queue either.
+    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1, run_tasks: opts.readsDocuments ? settings.run_tasks : false }, command),
   );
 }
 

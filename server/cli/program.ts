@@ -9,6 +9,7 @@ import { addInitCommand } from './commands/init.js';
 import { addKeysCommands } from './commands/keys.js';
 import { addLanguagesCommands } from './commands/languages.js';
 import { addServeCommand } from './commands/serve.js';
+import { addWorkerCommand } from './commands/worker.js';
 import { addModelsCommands } from './models.js';
 import { err } from './term.js';
 
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
 
   addInitCommand(program);
   addServeCommand(program);
+  addWorkerCommand(program);
   addBotCommands(program);
   addAddDocCommand(program);
   addChatCommand(program);

@@ -22,6 +22,8 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_PORT: 'port',
   LECTERN_MAX_UPLOAD_BYTES: 'max_upload_bytes',
   LECTERN_WORKERS: 'workers',
+  LECTERN_RUN_TASKS: 'run_tasks',
+  LECTERN_TASK_LEASE_MS: 'task_lease_ms',
   LECTERN_WARM_UP_ROUNDS: 'warm_up_rounds',
   LECTERN_CHUNK_SIZE: 'chunk_size',
   LECTERN_CHUNK_OVERLAP: 'chunk_overlap',

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ApiKey {
@@ -14,7 +14,19 @@ export interface ApiKey {
 export function resolveApiKey(dataDir: string, fromEnv: string | undefined): ApiKey {
   if (fromEnv) return { key: fromEnv, name: 'service' };
   const file = join(dataDir, 'api-key');
-  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file)) {
+    // Written whole under another name, then linked: team nodes sharing a folder may start together, and
+    // the first one's key is everyone's (a reader never sees half a key).
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+    } finally {
+      unlinkSync(tmp);
+    }
+  }
   chmodSync(file, 0o600);
   return { key: readFileSync(file, 'utf8').trim(), name: 'local', file };
 }

@@ -10,18 +10,35 @@ import { openPostgres, redactUrl } from './postgres/connection.js';
 import { createPostgresStore } from './postgres/postgres-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
+import type { TaskQueue } from './repos/task-queue.js';
+import { createPgContext } from './postgres/context.js';
+import { openJobNotices, type JobNotices } from './postgres/job-notices.js';
+import { createPgTaskQueue } from './postgres/task-queue.js';
+
+/** What a team server's nodes share besides the repositories: the task queue and job change notices. */
+export interface TeamParts {
+  tasks: TaskQueue;
+  /** Starts hearing other nodes' job changes (`heard`) and sending this node's. */
+  jobNotices(heard: (jobId: string) => void): Promise<JobNotices>;
+}
 
 export interface OpenedStore {
   store: Store;
   /** Where the data lives, for logs and start-up lines (a database URL without its password). */
   location: string;
+  /** PostgreSQL only: several nodes share this store. */
+  team?: TeamParts;
   close(): Promise<void>;
 }
 
 export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'>, appRoot: string): Promise<OpenedStore> {
   if (settings.database_url) {
     const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'));
-    return { store: createPostgresStore(pg), location: redactUrl(settings.database_url), close: () => pg.close() };
+    const team: TeamParts = {
+      tasks: createPgTaskQueue({ ctx: createPgContext(pg.db), pool: pg.pool }),
+      jobNotices: (heard) => openJobNotices(pg.pool, heard),
+    };
+    return { store: createPostgresStore(pg), location: redactUrl(settings.database_url), team, close: () => pg.close() };
   }
   const file = join(settings.data_dir, 'lectern.db');
   const database = openDatabase(file, join(appRoot, 'drizzle'));

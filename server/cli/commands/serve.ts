@@ -9,12 +9,17 @@ import { err, note } from '../term.js';
 export interface ServeFlags extends ReloadFlags {
   reload?: boolean;
   databaseUrl?: string;
+  /** false with --no-worker: with a database, this node reads no documents. */
+  worker?: boolean;
 }
 
 /** `lectern serve`: the headless server, the same one Electron's main process starts. */
 async function serve(flags: ServeFlags): Promise<void> {
-  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl });
+  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl, run_tasks: flags.worker === false ? false : undefined });
   if (flags.reload) return superviseReload(flags, settings.data_dir);
+  if (!settings.run_tasks && !settings.database_url) {
+    note(`${err.yellow('warning:')} --no-worker (run_tasks: false) applies to a team server only: without a database this server reads its own uploads`);
+  }
   const held = readDataLock(settings.data_dir);
   if (held?.alive) {
     throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`, 'stop it first, or give another --data-dir');
@@ -64,9 +69,15 @@ Examples:
   $ lectern serve --host 0.0.0.0 -p 8080 --data-dir /srv/lectern
   $ lectern serve --reload                         # restarts when the config file or dist/ changes
   $ lectern serve --database-url postgres://lectern@db:5432/lectern   # records and vectors in PostgreSQL
+  $ lectern serve --database-url postgres://lectern@db/lectern --data-dir /mnt/lectern --no-worker   # API only
 
-While it runs, other lectern commands on the same data folder go through it. The API key is
-SERVICE_API_KEY or the one generated into <data_dir>/api-key.`;
+Without a database, while it runs, other lectern commands on the same data folder go through it. The
+API key is SERVICE_API_KEY or the one generated into <data_dir>/api-key.
+
+With a database, several nodes (\`lectern serve\` and \`lectern worker\`) share one database and one data
+folder (every node mounts it): any node's worker threads read any node's uploads, unless it was started
+with --no-worker (setting run_tasks: false). --workers 0 means one thread per core, not none. Commands
+such as \`lectern keys\` open the database directly.`;
 
 export function addServeCommand(program: Command): void {
   program
@@ -78,6 +89,7 @@ export function addServeCommand(program: Command): void {
     .option('--data-dir <dir>', 'where the database, originals, indexes and models live')
     .option('--workers <n>', 'worker threads (0 = one per core)')
     .option('--database-url <url>', "a team server's PostgreSQL (postgres://…, with pgvector); default: the data folder's SQLite")
+    .option('--no-worker', 'with a database: read no documents here, only queue them for other nodes (run_tasks: false)')
     .option('--reload', 'restart when the configuration file or the built code (dist/) changes')
     .addHelpText('after', EXAMPLES)
     .action(action('serve', serve));

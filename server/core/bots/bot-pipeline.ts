@@ -6,6 +6,8 @@ import { botCollection, type BotsService } from './bots-service.js';
 
 /** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
 const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
+/** Where a step's job is once another node has taken that step (finalize, then embed). */
+const TAKEN = { finalize: new Set(['finalizing', 'finalized', 'embedding', 'indexed']), embed: new Set(['embedding', 'indexed']) };
 
 export interface BotPipelineDeps {
   store: Store;
@@ -37,10 +39,25 @@ export function createBotPipeline(d: BotPipelineDeps) {
     const collection = botCollection(bot.bot_id);
     const statusNow = async () => (await d.store.bots.document(jobId))?.status;
     const inBotIndex = async (status: string | undefined) => status === 'indexed' && (await d.indexer.status(jobId))?.collection_name === collection;
+    /**
+     * On a team server every API node hears the change: one of them takes the step, the others find the job
+     * moved on (INVALID_STATE) and leave it to that one; false then.
+     */
+    const take = async (step: keyof typeof TAKEN, work: () => Promise<unknown>): Promise<boolean> => {
+      try {
+        await work();
+        return true;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'INVALID_STATE') throw err;
+        const now = await statusNow();
+        if (now !== undefined && TAKEN[step].has(now)) return false;
+        throw err;
+      }
+    };
     let status: string | undefined = job.status;
     if (status === 'ready_for_review') {
       if (job.source?.review) return;
-      await d.finalize(jobId, 'auto_approve_pending', `bot:${bot.bot_id}`);
+      if (!(await take('finalize', () => d.finalize(jobId, 'auto_approve_pending', `bot:${bot.bot_id}`)))) return;
       // Read again only here: the status read above is still current on the other paths.
       status = await statusNow();
       if (status !== 'finalized' && status !== 'indexed') return;
@@ -49,7 +66,7 @@ export function createBotPipeline(d: BotPipelineDeps) {
       // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
       // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
       // their turn behind it) and look at how it ended.
-      await d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model });
+      if (!(await take('embed', () => d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model })))) return;
       await d.indexer.finished(jobId);
       status = await statusNow();
     }

@@ -1,17 +1,26 @@
 /**
- * In-process notices that a job's row changed, for clients following the job (GET /jobs/{id}/events).
- * The job runner calls `changed` on each move of an ingest (claimed, pages done, saved, failed), so a
- * follower hears of them at once instead of polling over HTTP; moves made elsewhere (cancel, finalize,
+ * Notices that a job's row changed, for clients following the job (GET /jobs/{id}/events) and the bots
+ * pipeline. The job runner calls `changed` on each move of an ingest (claimed, pages done, saved, failed),
+ * so a follower hears of them at once instead of polling over HTTP; moves made elsewhere (finalize,
  * embedding) reach followers through their own slower beat.
+ *
+ * On a team server the job may be read on another node: `relay` sends each change to the other nodes
+ * (store/postgres/job-notices.ts), whose notices come back in through `heard`.
  */
-export function createJobWatch() {
+export function createJobWatch({ relay }: { relay?: (jobId: string) => void } = {}) {
   const listeners = new Map<string, Set<() => void>>();
   const everyJob = new Set<(jobId: string) => void>();
+  const tell = (jobId: string): void => {
+    for (const listener of listeners.get(jobId) ?? []) listener();
+    for (const listener of everyJob) listener(jobId);
+  };
   return {
     changed(jobId: string): void {
-      for (const listener of listeners.get(jobId) ?? []) listener();
-      for (const listener of everyJob) listener(jobId);
+      tell(jobId);
+      relay?.(jobId);
     },
+    /** A change another node made. */
+    heard: tell,
     /** Hears of every job's changes (the bots pipeline carries bot documents on from them). */
     watchAll(listener: (jobId: string) => void): () => void {
       everyJob.add(listener);

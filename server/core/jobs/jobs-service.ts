@@ -70,7 +70,7 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
         created_at: now,
         updated_at: now,
       });
-      runner.enqueue(jobId);
+      await runner.enqueue(jobId);
       return jobView(created);
     },
 
@@ -92,14 +92,14 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       }
       const now = isoNow(clock);
       await store.jobs.update(jobId, { status: 'cancelled', finished_at: now, updated_at: now });
-      runner.abort(jobId);
+      await runner.abort(jobId);
       watch?.changed(jobId);
       return view(jobId);
     },
 
     async delete(jobId: string): Promise<void> {
       await row(jobId);
-      runner.abort(jobId);
+      await runner.abort(jobId);
       await vectors?.removeJob(jobId);
       await store.jobs.delete(jobId);
       files.removeJob(jobId);

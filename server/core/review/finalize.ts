@@ -95,7 +95,11 @@ export function createFinalize({ store, clock, rechunk }: { store: Store; clock:
         const rejected = await settleBlocks(tx, resolution, { jobId, reviewer, now: isoNow(clock) });
         await tx.chunks.markStale(jobId, rejected);
       }
-      await tx.jobs.update(jobId, { status: 'finalizing', updated_at: isoNow(clock) });
+      // Only from ready_for_review: a finalize of the same job on another node of a team server that got
+      // here first holds the row; this one then finds it moved on and rolls back everything above.
+      if (!(await tx.jobs.update(jobId, { status: 'finalizing', updated_at: isoNow(clock) }, ['ready_for_review']))) {
+        requireState(await findJob(tx, jobId), [], 'finalize');
+      }
       return (await tx.jobs.reviewCounts(jobId)).chunks.stale;
     });
     try {

@@ -1,0 +1,58 @@
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { action, CliError } from '../fail.js';
+import { settingsFor, type CommonFlags } from '../owner.js';
+import { err, note } from '../term.js';
+
+interface WorkerFlags extends CommonFlags {
+  databaseUrl?: string;
+  workers?: string;
+}
+
+/** `lectern worker`: a team server's node that only reads the documents its API nodes queue. */
+async function worker(flags: WorkerFlags): Promise<void> {
+  const settings = settingsFor(flags, { workers: flags.workers, database_url: flags.databaseUrl });
+  if (!settings.database_url) {
+    throw new CliError('USAGE', 'a worker reads the team queue in a database, and none is set', 'give --database-url postgres://… (or LECTERN_DATABASE_URL)');
+  }
+  const { startWorkerNode } = await import('../../worker-node.js');
+  const node = await startWorkerNode({ settings, workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)) });
+  note(`${err.green('lectern worker:')} ${node.workerId} reading documents from the team queue, files in ${settings.data_dir}. Ctrl-C stops.`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    node.log.info({ signal }, 'shutting down');
+    node.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        node.log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+const EXAMPLES = `
+Examples:
+  $ lectern worker --database-url postgres://lectern@db:5432/lectern --data-dir /mnt/lectern
+  $ LECTERN_DATABASE_URL=postgres://lectern@db/lectern lectern worker --workers 4
+
+A worker has no HTTP: it claims documents from the team's queue in the database, reads them with its
+worker threads from <data_dir>/files (the folder every node of the team mounts) and saves what it read
+there. Start as many as you like, on as many machines; one that dies gives its documents to another
+after task_lease_ms. Stopping it (Ctrl-C) gives its documents back to the queue at once.`;
+
+export function addWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description("read documents from a team server's queue (no HTTP); needs a database")
+    .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
+    .option('--data-dir <dir>', 'the folder every node shares: uploads are read from its files/')
+    .option('--database-url <url>', "the team server's PostgreSQL (postgres://…); or LECTERN_DATABASE_URL")
+    .option('--workers <n>', 'worker threads, documents read at once (0 = one per core)')
+    .addHelpText('after', EXAMPLES)
+    .action(action('worker', worker));
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Clock } from './core/clock.js';
+import { createJobRunner, type Logger } from './core/jobs/job-runner.js';
+import { createJobWatch } from './core/jobs/job-watch.js';
+import { createMemoryJobQueue } from './core/jobs/memory-job-queue.js';
+import { createSharedJobQueue } from './core/jobs/shared-job-queue.js';
+import type { TaskPool } from './core/pool.js';
+import type { Settings } from './schemas/settings.js';
+import type { FileStore } from './store/file-store.js';
+import type { OpenedStore } from './store/open-store.js';
+import type { JobNotices } from './store/postgres/job-notices.js';
+
+export interface JobsPartsDeps {
+  opened: OpenedStore;
+  settings: Pick<Settings, 'run_tasks' | 'task_lease_ms' | 'max_job_seconds'>;
+  pool: TaskPool;
+  files: FileStore;
+  clock: Clock;
+  log: Logger;
+}
+
+/** This process in a team's queue records: readable by whoever looks at a task, unique by its random part. */
+export const nodeId = (): string => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+/**
+ * The job runner and job changes as the store wants them: on the desktop, a queue in memory and changes
+ * heard in this process; on a team server (store.team), the shared task queue, claimed by every node that
+ * runs tasks, and changes sent to and heard from every node. `lectern serve` and `lectern worker` both
+ * compose their jobs here.
+ */
+export async function composeJobs({ opened, settings, pool, files, clock, log }: JobsPartsDeps) {
+  const { store, team } = opened;
+  let notices: JobNotices | undefined;
+  const watch = createJobWatch({ relay: (jobId) => notices?.send(jobId) });
+  const workerId = team ? nodeId() : undefined;
+  let queue;
+  if (team && workerId) {
+    notices = await team.jobNotices(watch.heard);
+    try {
+      queue = await createSharedJobQueue({ store, tasks: team.tasks, clock, workerId, leaseMs: settings.task_lease_ms });
+    } catch (err) {
+      await notices.close();
+      throw err;
+    }
+  } else {
+    queue = createMemoryJobQueue({ store, clock });
+  }
+  const slots = team && !settings.run_tasks ? 0 : pool.threads;
+  const runner = createJobRunner({ store, pool, files, clock, log, watch, queue, slots, maxJobSeconds: settings.max_job_seconds });
+  return {
+    watch,
+    runner,
+    /** This node's name in the shared queue (team servers only). */
+    workerId,
+    /** Documents this node reads at once (0: it only queues them). */
+    slots,
+    async close(): Promise<void> {
+      await runner.close();
+      await notices?.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import { pino, type Logger } from 'pino';
+import { systemClock } from './core/clock.js';
+import { documentLimitsOf } from './config/document-limits.js';
+import { languagesDirOf } from './core/ocr/ocr-languages.js';
+import { createTaskPool } from './core/pool.js';
+import { composeJobs } from './compose-jobs.js';
+import type { Settings } from './schemas/settings.js';
+import { findAppRoot } from './store/app-paths.js';
+import { createFileStore } from './store/file-store.js';
+import { openStore } from './store/open-store.js';
+
+export interface WorkerNodeOptions {
+  settings: Settings;
+  /** The built worker module (dist/worker.js). */
+  workerFile: string;
+  logger?: Logger;
+}
+
+/**
+ * A team server's node that only reads documents (`lectern worker`): the shared store, the data folder's
+ * files (which every node mounts), a worker pool and the job runner claiming from the shared queue. No
+ * HTTP, no folder lock. Closing gives the documents it was reading back to the queue for another node.
+ */
+export async function startWorkerNode({ settings, workerFile, logger }: WorkerNodeOptions) {
+  if (!settings.database_url) throw new Error('a worker node needs a database (database_url)');
+  const log = logger ?? pino({ level: settings.log_level });
+  mkdirSync(settings.data_dir, { recursive: true });
+  const opened = await openStore(settings, findAppRoot());
+  try {
+    const files = createFileStore(settings.data_dir);
+    const pool = createTaskPool(workerFile, settings.workers, {
+      warmUpRounds: settings.warm_up_rounds,
+      limits: documentLimitsOf(settings),
+      workerHeapMb: settings.worker_heap_mb,
+      ocrLanguagesDir: languagesDirOf(settings.data_dir),
+      onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
+    });
+    const jobs = await composeJobs({ opened, settings: { ...settings, run_tasks: true }, pool, files, clock: systemClock, log });
+    await jobs.runner.resumeUnfinished();
+    log.info({ worker_id: jobs.workerId, threads: pool.threads, store: opened.location }, 'lectern worker reading');
+    let closing: Promise<void> | undefined;
+    return {
+      workerId: jobs.workerId,
+      log,
+      close: (): Promise<void> =>
+        (closing ??= (async () => {
+          await jobs.close();
+          await pool.close();
+          await opened.close();
+        })()),
+    };
+  } catch (err) {
+    await opened.close().catch(() => undefined);
+    throw err;
+  }
+}

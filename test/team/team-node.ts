@@ -1,0 +1,105 @@
+/**
+ * A team server's node as a real child process: the built CLI (`bin/lectern.js serve|worker`) on a shared
+ * database and data folder. An API node resolves once it listens, a worker once it reads the queue.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot, serverClient, type ServerClient } from '../helpers/app.js';
+
+export interface TeamNodeOptions {
+  kind: 'serve' | 'worker';
+  databaseUrl: string;
+  dataDir: string;
+  key: string;
+  /** Extra flags (e.g. --no-worker). */
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export interface TeamNode {
+  readonly name: string;
+  readonly pid: number;
+  /** This node's name in the queue's records (worker_id), from its start-up log. */
+  readonly workerId: string;
+  /** Every line it logged (pino JSON), parsed. */
+  readonly logs: Record<string, any>[];
+  /** Resolves the first logged line (now or later) that `match` accepts; rejects if the node exits first. */
+  logged(match: (line: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export type ApiNode = TeamNode & ServerClient & { readonly url: string; readonly key: string };
+
+/** Short leases, so a dead node's work comes back in seconds; no warm-up, one thread each. */
+const TEAM_ENV = { LECTERN_TASK_LEASE_MS: '3000', LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', LECTERN_WORKERS: '1' };
+
+export async function startNode(name: string, o: TeamNodeOptions & { kind: 'serve' }): Promise<ApiNode>;
+export async function startNode(name: string, o: TeamNodeOptions & { kind: 'worker' }): Promise<TeamNode>;
+export async function startNode(name: string, o: TeamNodeOptions): Promise<TeamNode | ApiNode> {
+  const args = [join(repoRoot, 'bin', 'lectern.js'), o.kind, '--data-dir', o.dataDir, '--database-url', o.databaseUrl, ...(o.kind === 'serve' ? ['-p', '0'] : []), ...(o.args ?? [])];
+  const child = spawn(process.execPath, args, {
+    // The data folder as working directory: no lectern.yaml of the repository is picked up.
+    cwd: o.dataDir,
+    env: { ...process.env, SERVICE_API_KEY: o.key, ...TEAM_ENV, ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${name} did not start`);
+  const logs: Record<string, any>[] = [];
+  const listeners = new Set<() => void>();
+  let stderr = '';
+  let gone: string | undefined;
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (!line.startsWith('{')) return;
+    logs.push(JSON.parse(line) as Record<string, any>);
+    for (const l of [...listeners]) l();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      gone = `exited with ${code ?? signal}`;
+      for (const l of [...listeners]) l();
+      resolve({ code, signal });
+    }),
+  );
+  const logged: TeamNode['logged'] = (match, timeoutMs = 120_000) =>
+    new Promise((resolve, reject) => {
+      let seen = 0;
+      const timer = setTimeout(() => done(new Error(`${name} logged no such line in ${timeoutMs} ms`)), timeoutMs);
+      const done = (result: Record<string, any> | Error): void => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (result instanceof Error) reject(result);
+        else resolve(result);
+      };
+      const check = (): void => {
+        for (; seen < logs.length; seen++) if (match(logs[seen]!)) return done(logs[seen]!);
+        if (gone) done(new Error(`${name} ${gone}: ${stderr}`));
+      };
+      listeners.add(check);
+      check();
+    });
+  const node = {
+    name,
+    pid,
+    logs,
+    logged,
+    exited,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+  try {
+    const joined = await logged((l) => l.msg === 'joined the team queue' || l.msg === 'lectern worker reading');
+    const workerId = String(joined.worker_id);
+    if (o.kind === 'worker') return { ...node, workerId };
+    const url = String((await logged((l) => l.msg === 'lectern listening')).address);
+    return { ...node, workerId, url, key: o.key, ...serverClient(url, o.key) };
+  } catch (err) {
+    await node.kill('SIGKILL');
+    throw err;
+  }
+}
