@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, serverClient, tempDir } from './app.js';
-import { databaseFor } from './test-database.js';
+import { databaseFor, TEST_TASK_LEASE_MS } from './test-database.js';
 
 export interface ChildServer {
   readonly pid: number;
@@ -45,7 +45,7 @@ export async function startChildServer(opts: { dataDir?: string; key?: string; e
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', String(opts.workers ?? 2)], {
     // The data folder as working directory: no lectern.yaml of the repository is picked up.
     cwd: dataDir,
-    env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...(database ? { LECTERN_DATABASE_URL: database } : {}), ...opts.env },
+    env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...(database ? { LECTERN_DATABASE_URL: database, LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS) } : {}), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;

@@ -14,6 +14,13 @@ export const ADMIN_URL_VAR = 'LECTERN_TEST_ADMIN_DATABASE_URL';
 /** A migrated, empty database each test database is copied from (a copy is much faster than migrating). */
 const TEMPLATE = 'lectern_test_template';
 
+/**
+ * The shared queue's lease for test servers on PostgreSQL: a server killed in a test gives its documents to
+ * the next one this soon, not after the 30 s a team server waits. Long enough that a loaded machine's pauses
+ * do not take a live server's documents from it.
+ */
+export const TEST_TASK_LEASE_MS = 10_000;
+
 export const testStore = (): 'sqlite' | 'postgres' => (process.env.LECTERN_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite');
 
 function withDatabase(url: string, name: string): string {
