@@ -38,7 +38,7 @@ async function worker(flags: WorkerFlags): Promise<void> {
 const EXAMPLES = `
 Examples:
   $ lectern worker --database-url postgres://lectern@db:5432/lectern --data-dir /mnt/lectern
-  $ LECTERN_DATABASE_URL=postgres://lectern@db/lectern lectern worker --workers 4
+  $ lectern worker --workers 4                     # the database from LECTERN_DATABASE_URL or lectern.yaml
 
 A worker has no HTTP: it claims documents from the team's queue in the database, reads them with its
 worker threads from <data_dir>/files (the folder every node of the team mounts) and saves what it read
