@@ -20,6 +20,7 @@ import type { Settings } from './schemas/settings.js';
 import { resolveApiKey } from './store/api-key.js';
 import { findAppRoot } from './store/app-paths.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
+import { markTeamFolder, refuseTeamFolderWithoutDatabase } from './store/team-folder.js';
 import { createConversations } from './core/conversations/conversations.js';
 import { acquireDataLock, type DataLock, type LockOwnerKind } from './store/data-lock.js';
 import { composeJobs } from './compose-jobs.js';
@@ -76,11 +77,13 @@ export async function createApp(options: AppOptions) {
   // One process per data folder (server/store/data-lock.ts): taken before the database opens, let go on close.
   // A team server's nodes share the folder (its files/), so with a database nobody holds it alone.
   mkdirSync(options.settings.data_dir, { recursive: true });
+  refuseTeamFolderWithoutDatabase(options.settings);
   const owner = options.owner ?? { kind: 'server' as const };
   const lock: Pick<DataLock, 'publish' | 'release'> = options.settings.database_url ? { publish: () => undefined, release: () => undefined } : acquireDataLock(options.settings.data_dir, owner);
   let opened: OpenedStore | undefined;
   try {
     opened = await openStore(options.settings, findAppRoot());
+    if (options.settings.database_url) markTeamFolder(options.settings.data_dir, options.settings.database_url);
     const app = await composeApp(options, opened);
     return {
       ...app,

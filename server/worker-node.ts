@@ -9,6 +9,7 @@ import type { Settings } from './schemas/settings.js';
 import { findAppRoot } from './store/app-paths.js';
 import { createFileStore } from './store/file-store.js';
 import { openStore } from './store/open-store.js';
+import { markTeamFolder } from './store/team-folder.js';
 
 export interface WorkerNodeOptions {
   settings: Settings;
@@ -27,6 +28,7 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
   const log = logger ?? pino({ level: settings.log_level });
   mkdirSync(settings.data_dir, { recursive: true });
   const opened = await openStore(settings, findAppRoot());
+  markTeamFolder(settings.data_dir, settings.database_url);
   try {
     const files = createFileStore(settings.data_dir);
     const pool = createTaskPool(workerFile, settings.workers, {

@@ -7,6 +7,7 @@ import { acquireDataLock, describeOwner, readDataLock, type DataLockInfo } from 
 import { createClient, type ApiClient } from './client.js';
 import { CliError } from './fail.js';
 import { err, note } from './term.js';
+import { refuseTeamFolderWithoutDatabase } from '../store/team-folder.js';
 
 /** Flags every command takes. */
 export interface CommonFlags {
@@ -127,6 +128,7 @@ export function commonFlags(c: Command, dataDir = 'the data folder (default: fro
 async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiClient; url: string }) => Promise<T>, here: () => Promise<T>): Promise<T> {
   // A team server's folder has no single owner: its nodes and commands all open the database.
   if (settings.database_url) return here();
+  refuseTeamFolderWithoutDatabase(settings);
   for (let attempt = 0; ; attempt++) {
     const server = await owningServer(settings);
     if (server) return await viaServer(server);

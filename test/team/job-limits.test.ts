@@ -1,16 +1,20 @@
 /**
- * A team server's limits on one document, on the shared queue of a real PostgreSQL: a node in this process
- * (the real app and worker pool) whose queue is the database's.
+ * A team server's node in this process (the real app and worker pool) on a real PostgreSQL: its limits on
+ * one document on the shared queue, and the folder it marks as the team's.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
+import { lecternAsync } from '../helpers/keys-cli.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { useTeamServices } from '../helpers/team-services.js';
 
 const services = useTeamServices();
 let server: TestServer;
 let db: pg.Pool;
+let databaseUrl = '';
 
 beforeAll(async () => {
   const admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 1 });
@@ -19,6 +23,7 @@ beforeAll(async () => {
   await admin.end();
   const url = new URL(services().env.LECTERN_DATABASE_URL);
   url.pathname = `/${name}`;
+  databaseUrl = url.href;
   server = await startServer({ settings: { database_url: url.href, max_job_seconds: 1, task_lease_ms: 3000, workers: 1 } });
   db = new pg.Pool({ connectionString: url.href, max: 1 });
 });
@@ -38,4 +43,22 @@ it('fails a document read past max_job_seconds with JOB_TIMEOUT, its task with i
 
   const next = await server.upload('short.md', new TextEncoder().encode('# Short\n\nRead in time.'));
   expect((await server.waitFor(((await next.json()) as { job_id: string }).job_id)).status).toBe('ready_for_review');
+});
+
+it("refuses a command or a server given the team's folder without its database, and serves one given both", async () => {
+  const withoutDatabase = await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir]);
+  expect(withoutDatabase.status).toBe(2);
+  const line = new RegExp(`^lectern keys list: the data folder ${server.dataDir} is a team server's, whose library is in the database postgres://[^ ]*/team_limits_\\d+: give its database_url`);
+  expect(withoutDatabase.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
+  const serve = await lecternAsync(['serve', '--data-dir', server.dataDir, '-p', '0']);
+  expect(serve.status).toBe(2);
+  expect(serve.stderr).toMatch(/^lectern serve: the data folder .* is a team server's/);
+  // Nothing of a library of its own was started in the folder.
+  expect(existsSync(join(server.dataDir, 'lectern.db'))).toBe(false);
+
+  const made = await server.call('POST', '/keys', { json: { name: 'reviewer-1', role: 'reviewer' } });
+  expect(made.status).toBe(201);
+  const listed = await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env: { LECTERN_DATABASE_URL: databaseUrl } });
+  expect(listed.status).toBe(0);
+  expect(JSON.parse(listed.stdout).keys.map((k: { name: string }) => k.name)).toContain('reviewer-1');
 });
