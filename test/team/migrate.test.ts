@@ -151,6 +151,14 @@ describe('lectern migrate', () => {
     expect(again.files).toMatchObject({ copied: 0, skipped: first.files.copied });
     expect(again.tables.map((t: any) => t.target.checksum)).toEqual(first.tables.map((t: any) => t.target.checksum));
 
+    // As a person reads it: a line per table with both checksums, and the verdict.
+    const plain = await lecternAsync(['migrate', '--from-data-dir', desktopDir, '--database-url', database_url, '--data-dir', teamDir]);
+    expect(plain.status, plain.stderr).toBe(0);
+    const jobsLine = plain.stdout.split('\n').find((l) => l.startsWith('jobs '));
+    const jobsRow = again.tables.find((t: any) => t.table === 'jobs');
+    expect(jobsLine?.split(/\s+/)).toEqual(['jobs', '0', String(jobsRow.source.rows), jobsRow.source.checksum.slice(0, 16), jobsRow.source.checksum.slice(0, 16), 'agree']);
+    expect(plain.stderr).toContain('source and target agree on every table');
+
     await installTestModel(teamDir);
     const team = await startServer({ dataDir: teamDir, settings: { database_url, embedding_model: TEST_MODEL } });
     let afterJobId = '';

@@ -63,7 +63,7 @@ export function addMigrateCommand(program: Command): void {
       'after',
       `${examples(
         'lectern migrate --from-data-dir ~/.config/Lectern --database-url postgres://lectern@db:5432/lectern --data-dir /srv/lectern',
-        'LECTERN_DATABASE_URL=postgres://lectern@db/lectern lectern migrate --from-data-dir ./desk   # again: copies only what is new',
+        'lectern migrate --from-data-dir ./desk --data-dir /srv/lectern   # database from LECTERN_DATABASE_URL; again: only what is new',
         'lectern migrate --to-data-dir ~/lectern-copy -c team.yaml --json | jq .agree',
       )}
 

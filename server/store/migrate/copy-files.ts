@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ObjectStore } from '../objects/object-store.js';
+import { checkKey, type ObjectStore } from '../objects/object-store.js';
 import type { TableSide } from './table-side.js';
 import { MIRRORED_TABLES, type MirroredTable } from './tables.js';
 
@@ -9,6 +9,15 @@ export interface FilesReport {
   skipped: number;
   bytes: number;
 }
+
+const isKey = (key: string): boolean => {
+  try {
+    checkKey(key, 'prefix');
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const jobs = MIRRORED_TABLES.find((t) => t.name === 'jobs') as MirroredTable;
 
@@ -25,7 +34,10 @@ export async function copyFiles(side: TableSide, from: ObjectStore, to: ObjectSt
     const last = rows.at(-1);
     if (!last) break;
     for (const job of rows) {
-      for (const o of await from.list(`files/${String(job.jobId)}`)) {
+      const prefix = `files/${String(job.jobId)}`;
+      // A job id no object key can name has no files (the ids the API gives are UUIDs).
+      if (!isKey(prefix)) continue;
+      for (const o of await from.list(prefix)) {
         if ((await to.head(o.key))?.size === o.size) {
           report.skipped++;
           continue;

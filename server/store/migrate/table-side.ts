@@ -3,7 +3,7 @@
  * order and written a batch at a time, each batch in a transaction of its own (an interrupted copy leaves
  * whole batches, and a second run finds them present and goes on).
  */
-import { and, eq, gt, inArray, or, type Column, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql, type Column, type SQL } from 'drizzle-orm';
 import type { MirroredTable } from './tables.js';
 
 export type Row = Record<string, unknown>;
@@ -32,16 +32,23 @@ const column = (cols: Record<string, Column>, name: string): Column => {
   return c;
 };
 
-/** `key > after` over a composite key: (k1 > v1) OR (k1 = v1 AND k2 > v2) … */
-export function afterKey(cols: Record<string, Column>, key: readonly string[], after: Row): SQL | undefined {
-  return or(...key.map((k, i) => and(...key.slice(0, i).map((p) => eq(column(cols, p), after[p])), gt(column(cols, k), after[k]))));
+const tuple = (parts: SQL[]): SQL => sql`(${sql.join(parts, sql`, `)})`;
+
+/**
+ * `key > after`, a composite key compared as a row value (SQLite 3.15+ and PostgreSQL), which both walk
+ * along the primary key's index: each page starts where the last ended instead of scanning up to it.
+ */
+export function afterKey(cols: Record<string, Column>, key: readonly string[], after: Row): SQL {
+  const [only] = key;
+  if (key.length === 1 && only) return gt(column(cols, only), after[only]);
+  return sql`${tuple(key.map((k) => sql`${column(cols, k)}`))} > ${tuple(key.map((k) => sql`${after[k]}`))}`;
 }
 
-/** Rows whose primary key is one of these rows'. */
-export function keysIn(cols: Record<string, Column>, key: readonly string[], rows: readonly Row[]): SQL | undefined {
+/** Rows whose primary key is one of these rows' (a composite key as row values: no OR chain deeper than SQLite parses). */
+export function keysIn(cols: Record<string, Column>, key: readonly string[], rows: readonly Row[]): SQL {
   const [only] = key;
   if (key.length === 1 && only) return inArray(column(cols, only), rows.map((r) => r[only]));
-  return or(...rows.map((r) => and(...key.map((k) => eq(column(cols, k), r[k])))));
+  return sql`${tuple(key.map((k) => sql`${column(cols, k)}`))} IN (${sql.join(rows.map((r) => tuple(key.map((k) => sql`${r[k]}`))), sql`, `)})`;
 }
 
 export const where = (cols: Record<string, Column>, key: readonly string[], after: Row | null, filter?: RowFilter): SQL | undefined =>
