@@ -145,4 +145,27 @@ describe('lectern migrate in batches', () => {
     expect(back.tables.map((t) => [t.table, t.target.checksum])).toEqual(report.tables.map((t) => [t.table, t.source.checksum]));
     expect(back.vectors).toEqual([{ collection: 'library', copied: VECTORS, skipped: 0, absent: 0 }]);
   });
+
+  it('stops at a row that clashes with another of the target, naming the table, and leaves that batch out whole', async () => {
+    const desktopDir = tempDir('lectern-desktop-');
+    const database = openDatabase(join(desktopDir, 'lectern.db'), join(repoRoot, 'drizzle'));
+    const key = { name: 'desk', role: 'reader' as const, scope: { bots: [], jobs: [] }, prefix: 'lk_x', created_at: at };
+    await createSqliteStore(database).keys.insert({ ...key, key_id: 'k-desktop', hash: 'h-desktop' });
+    database.close();
+    const database_url = await freshDatabaseUrl();
+    const team = await openPostgres(database_url, join(repoRoot, 'drizzle', 'pg'), { max: 2 });
+    await createPostgresStore(team).keys.insert({ ...key, key_id: 'k-team', hash: 'h-team' });
+    await team.close();
+    const settings = { database_url, data_dir: tempDir('lectern-team-'), object_store_url: '', chat_key_file: '' };
+    await expect(migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot })).rejects.toMatchObject({
+      code: 'MIGRATE_CONFLICT',
+      message: expect.stringMatching(/^table api_keys: .*api_keys_name_idx/),
+    });
+    const after = await openPostgres(database_url, join(repoRoot, 'drizzle', 'pg'), { max: 2 });
+    expect((await createPostgresStore(after).keys.list()).map((k) => k.prefix)).toEqual(['lk_x']);
+    expect(Number((await after.pool.query(`SELECT count(*) AS n FROM api_keys WHERE key_id = 'k-desktop'`)).rows[0].n)).toBe(0);
+    await after.close();
+    // The folder is let go of: a second run can take it (and clashes the same way).
+    await expect(migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot })).rejects.toMatchObject({ code: 'MIGRATE_CONFLICT' });
+  });
 });

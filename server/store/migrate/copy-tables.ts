@@ -13,6 +13,23 @@ export interface TableReport {
   target: { rows: number; checksum: string };
 }
 
+/** Unique violations in PostgreSQL and SQLite (drizzle may wrap the driver's error as its `cause`). */
+const CLASHES = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+/** The failure of a batch, named by its table; a clash with other rows of the target, said as such. */
+function explain(t: MirroredTable, err: unknown): Error {
+  const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+  const why = e.cause?.message ?? e.message;
+  if (CLASHES.has(e.cause?.code ?? e.code ?? '')) {
+    // A unique index other than the primary key (a key's name, a revision's seq) holds a row of another library.
+    return Object.assign(new Error(`table ${t.name}: ${why}`), {
+      code: 'MIGRATE_CONFLICT',
+      hint: 'the target holds rows of another library that clash with these; migrate into a new database or data folder',
+    });
+  }
+  return Object.assign(new Error(`table ${t.name}: ${why}`), { code: e.cause?.code ?? e.code ?? 'INTERNAL' });
+}
+
 const keyOf = (row: Row, key: readonly string[]): Row => Object.fromEntries(key.map((k) => [k, row[k]]));
 
 /**
@@ -34,11 +51,7 @@ export async function copyTable(t: MirroredTable, from: TableSide, to: TableSide
     try {
       copied += await to.insertNew(t, rows);
     } catch (err) {
-      // A unique index other than the primary key (a key's name, a revision's seq) holds another row.
-      throw Object.assign(new Error(`table ${t.name}: ${(err as { cause?: Error }).cause?.message ?? (err as Error).message}`), {
-        code: 'MIGRATE_CONFLICT',
-        hint: 'the target holds other rows that clash with these; migrate into a new database or data folder',
-      });
+      throw explain(t, err);
     }
     source.add(rows);
     target.add(await to.byKeys(t, rows));
