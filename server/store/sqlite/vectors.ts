@@ -68,8 +68,8 @@ export function usearchVectors(db: Db, gate: TxGate, indexes: CollectionIndexes)
     similarities: async (c, query, keys) => indexSimilarities(indexes.get(c), query, keys),
 
     async read(c, keys) {
-      // Writes save the file at once, so the saved file holds what the open index holds.
-      indexes.get(c);
+      // Read from the saved file, not the open index (the binding cannot hand a vector back): writes save
+      // the file at once, so it holds what the index holds, and reading it needs no index loaded in RAM.
       const saved = savedFiles.open(indexes.pathOf(c.name));
       return saved ? saved.read(keys) : new Map();
     },
