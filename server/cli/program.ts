@@ -8,6 +8,7 @@ import { addChatCommand } from './commands/chat.js';
 import { addInitCommand } from './commands/init.js';
 import { addKeysCommands } from './commands/keys.js';
 import { addLanguagesCommands } from './commands/languages.js';
+import { addMigrateCommand } from './commands/migrate.js';
 import { addServeCommand } from './commands/serve.js';
 import { addWorkerCommand } from './commands/worker.js';
 import { addModelsCommands } from './models.js';
@@ -61,6 +62,7 @@ export function buildProgram(): Command {
   addModelsCommands(program);
   addKeysCommands(program);
   addLanguagesCommands(program);
+  addMigrateCommand(program);
   oneLineUsageErrors(program, []);
   return program;
 }

@@ -65,3 +65,18 @@ export async function ensureTextTable(conn: PgConn, name: string): Promise<void>
     sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_fts_${suffix(name)}_gin`)} ON ${t} USING gin (tsv)`,
   ]);
 }
+
+/**
+ * Indexes the embedded text of these chunk_vectors rows of one collection for full text (its tsvector and
+ * length in words, for BM25). Call inside a transaction, with the rows written in it.
+ */
+export async function indexTexts(conn: PgConn, name: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await ensureTextTable(conn, name);
+  await conn.execute(sql`
+    INSERT INTO ${textTable(name)} (id, tsv, len)
+    SELECT cv.id, v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u)
+    FROM chunk_vectors cv CROSS JOIN LATERAL (SELECT to_tsvector(${TS_CONFIG}, cv.text) AS tsv) v
+    WHERE cv.id = ANY(${sql.param([...ids])}::integer[])
+    ON CONFLICT (id) DO NOTHING`);
+}

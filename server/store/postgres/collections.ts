@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, or, sql } from 'drizzle-orm';
 import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/pg/schema.js';
 import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
 import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
-import { ensureTextTable, textTable, TS_CONFIG } from './collection-tables.js';
+import { indexTexts, textTable } from './collection-tables.js';
 import type { PgContext } from './context.js';
 
 /** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 7 columns a row. */
@@ -107,14 +107,7 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
           const rows = await conn().insert(chunkVectors).values(add.slice(i, i + BATCH).map(chunkVectorValues)).returning({ id: chunkVectors.id, collection: chunkVectors.collection });
           for (const r of rows) added.set(r.collection, [...(added.get(r.collection) ?? []), r.id]);
         }
-        for (const [name, ids] of added) {
-          await ensureTextTable(conn(), name);
-          await conn().execute(sql`
-            INSERT INTO ${textTable(name)} (id, tsv, len)
-            SELECT cv.id, v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u)
-            FROM chunk_vectors cv CROSS JOIN LATERAL (SELECT to_tsvector(${TS_CONFIG}, cv.text) AS tsv) v
-            WHERE cv.id = ANY(${sql.param(ids)}::integer[])`);
-        }
+        for (const [name, ids] of added) await indexTexts(conn(), name, ids);
       }),
     async hits(ids) {
       const out: VectorHit[] = [];

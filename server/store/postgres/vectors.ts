@@ -79,6 +79,17 @@ export function pgVectors(ctx: PgContext): VectorCollections {
       return new Map(res.rows.map((r) => [Number(r.key), Number(r.score)]));
     },
 
+    async read(c, keys) {
+      const out = new Map<number, Float32Array>();
+      if (keys.length === 0 || !(await hasVectorTable(conn(), c.name))) return out;
+      // As text ('[0.1,…]'), which reads the same for vector and halfvec columns.
+      const res = await conn().execute<{ key: number; embedding: string }>(
+        sql`SELECT key, embedding::text AS embedding FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
+      );
+      for (const r of res.rows) out.set(Number(r.key), Float32Array.from(r.embedding.slice(1, -1).split(','), Number));
+      return out;
+    },
+
     async drop(name) {
       await conn().execute(sql`DROP TABLE IF EXISTS ${vectorTable(name)}`);
     },

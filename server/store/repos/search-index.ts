@@ -58,6 +58,11 @@ export interface VectorCollections {
    * leave out keys it does not reach cheaply; the caller works those out otherwise.
    */
   similarities(c: VectorCollectionSpec, query: Float32Array, keys: readonly number[]): Promise<Map<number, number>>;
+  /**
+   * The vectors stored under these keys (f16 and i8 widened to float32), by key; keys holding none are left
+   * out. For copying a collection into another store as it was embedded (`lectern migrate`).
+   */
+  read(c: VectorCollectionSpec, keys: readonly number[]): Promise<Map<number, Float32Array>>;
   /** Removes the collection's vectors and whatever holds them. */
   drop(name: string): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
 import type { Candidate, VectorCollections } from '../repos/search-index.js';
 import type { CollectionIndexes } from '../usearch/collection-indexes.js';
+import { createSavedFiles } from '../usearch/saved-files.js';
 import { indexSimilarities } from '../usearch/similarities.js';
 import { narrows, scopeSql } from './search-filters.js';
 import type { TxGate } from './tx-gate.js';
@@ -12,6 +13,7 @@ import type { TxGate } from './tx-gate.js';
  * whole or not at all.
  */
 export function usearchVectors(db: Db, gate: TxGate, indexes: CollectionIndexes): VectorCollections {
+  const savedFiles = createSavedFiles();
   return {
     open: async (specs) => indexes.openAll(specs),
 
@@ -65,6 +67,16 @@ export function usearchVectors(db: Db, gate: TxGate, indexes: CollectionIndexes)
 
     similarities: async (c, query, keys) => indexSimilarities(indexes.get(c), query, keys),
 
-    drop: async (name) => indexes.drop(name),
+    async read(c, keys) {
+      // Read from the saved file, not the open index (the binding cannot hand a vector back): writes save
+      // the file at once, so it holds what the index holds, and reading it needs no index loaded in RAM.
+      const saved = savedFiles.open(indexes.pathOf(c.name));
+      return saved ? saved.read(keys) : new Map();
+    },
+
+    drop: async (name) => {
+      savedFiles.forget(indexes.pathOf(name));
+      indexes.drop(name);
+    },
   };
 }

@@ -34,6 +34,8 @@ export function createCollectionIndexes(dir: string, opts: { expansionSearch?: n
 
   return {
     get,
+    /** The collection's saved file (it may not exist yet). */
+    pathOf,
     openAll(specs: readonly VectorCollectionSpec[]): void {
       for (const s of specs) get(s);
     },

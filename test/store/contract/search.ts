@@ -261,6 +261,26 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
       expect(await vectors.present(spec, [2, 3])).toEqual(new Set());
       expect(await vectors.nearest(spec, QUERY, 10)).toEqual([]);
     });
+
+    it('reads back the vectors stored under keys, as written (f32) or to half precision (f16), after removes and replaces', async () => {
+      const store = await open();
+      const { vectors } = store.search;
+      const f32 = { name: 'r32', dimensions: 3, quantization: 'f32' as const };
+      const f16 = { name: 'r16', dimensions: 3, quantization: 'f16' as const };
+      expect(await vectors.read(f32, [1])).toEqual(new Map());
+      const written = Float32Array.from([0.1, -0.25, 0.7, 1, 2, 3, -0.5, 0.5, 0.125]);
+      for (const spec of [f32, f16]) {
+        await vectors.write(spec, { add: { keys: [1, 2, 3], vectors: written } });
+        await vectors.write(spec, { remove: [2], add: { keys: [3], vectors: Float32Array.from([0.3, 0.2, 0.1]) } });
+        const got = await vectors.read(spec, [1, 2, 3, 42]);
+        expect([...got.keys()].sort()).toEqual([1, 3]);
+        const digits = spec.quantization === 'f32' ? 6 : 2;
+        [0.1, -0.25, 0.7].forEach((x, i) => expect(got.get(1)![i]).toBeCloseTo(x, digits));
+        [0.3, 0.2, 0.1].forEach((x, i) => expect(got.get(3)![i]).toBeCloseTo(x, digits));
+      }
+      await vectors.drop('r32');
+      expect(await vectors.read(f32, [1, 3])).toEqual(new Map());
+    });
   });
 
   describe('search: full text', () => {
