@@ -141,6 +141,8 @@ describe('a job the server dies on', () => {
     const jobId = await upload(server, 'deadly.pdf', await scansToPdf(await Promise.all([1, 2, 3, 4].map((n) => makeScan(longPdf, n)))));
     // The first death, and the second on the resumed attempt.
     for (let death = 1; death <= 2; death++) {
+      // Claimed by this server (on a team's queue, once the killed one's lease has run out), then read.
+      await expect.poll(() => attempts(dataDir, jobId), { timeout: 60_000 }).toBe(death);
       await waitForProgress(server, jobId);
       await server.kill('SIGKILL');
       expect(await attempts(dataDir, jobId)).toBe(death);
@@ -159,7 +161,9 @@ describe('a job the server dies on', () => {
     } finally {
       await server.kill('SIGTERM');
     }
-    expect(await attempts(dataDir, jobId)).toBe(3);
+    // The desktop claims the job a third time and fails it; a team's queue gives the task up at that claim,
+    // before the job counts an attempt.
+    expect(await attempts(dataDir, jobId)).toBe(testStore() === 'postgres' ? 2 : 3);
     expectIntact(dataDir);
   });
 });
