@@ -73,7 +73,7 @@ describe('a chat whose model is missing', () => {
 
     await page.click('.missing-model button.get-model');
     // The retried question gets a whole answer from the model just installed; the failed turn is gone.
-    const turn = page.locator('.chat .turn[data-status]');
+    const turn = page.locator('.chat .turn[data-status=complete]');
     await turn.waitFor({ timeout: 180_000 });
     expect(await page.locator('.chat .missing-model').count()).toBe(0);
     expect(await page.locator('.chat .turn').count()).toBe(1);
