@@ -234,6 +234,9 @@ describe('bots in the desk', () => {
     const turn = await ask('What are the rows of the genotype matrix?');
     expect(await turn.getAttribute('data-status')).toBe('complete');
     expect(requests.slice(sent).some((u) => /\/vision-chats\/[^/]+$/.test(u))).toBe(true);
+    // The server keeps vision chats apart from text ones: the question started a conversation of its own, and the panel says so.
+    expect(await page.textContent('.bot-chat .chat-notice')).toContain('a new one is started');
+    expect(await page.locator('.bot-chat .conversation').count()).toBe(2);
     expect(await turn.locator('.answer').textContent()).toMatch(/taxa|individuals/i);
     expect(await turn.locator('.turn-images img').count()).toBe(1);
     // The image is cited as itself: no document to open.

@@ -195,6 +195,41 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
   });
 });
 
+describe("a bot's answers held for approval", () => {
+  it('holds an answer until it is approved here, also after a reload', async () => {
+    await openPanel(KINDS[1]!);
+    await page.click('.panel.chat button.new-conversation');
+    await page.check('.panel.chat input.hold');
+    await page.fill('.panel.chat textarea[name=question]', Q.lava);
+    await page.click('.panel.chat button.ask');
+    const held = page.locator('.panel.chat .turn').last();
+    await expect.poll(() => held.getAttribute('data-status'), LONG).toBe('pending_review');
+    expect(await held.locator('.answer').textContent()).toMatch(/lava/i);
+    expect(await held.locator('.feedback').count()).toBe(0);
+    const chatId = await openId();
+    // The held answer comes back from the server as it was left.
+    await openPanel(KINDS[1]!, true);
+    const turn = page.locator('.panel.chat .turn').last();
+    expect(await turn.getAttribute('data-status')).toBe('pending_review');
+    await turn.locator('button.approve-answer').click();
+    await expect.poll(() => turn.locator('.badge.resumed').textContent()).toMatch(/^approved by /);
+    expect(await turn.getAttribute('data-status')).toBe('complete');
+    expect(await turn.locator('.feedback button.thumb-up').count()).toBe(1);
+    const stored = (await get(`/chats/${chatId}`)).messages[0];
+    expect(stored).toMatchObject({ status: 'complete', review: { action: 'approve' } });
+    expect(await turn.locator('.answer').textContent()).toBe(stored.answer);
+    await shot(page, shots, 'bot-held-approved');
+  });
+});
+
+describe('a bot that does not exist', () => {
+  it("says the server's message in the chat panel instead of leaving it blank", async () => {
+    await page.goto(`${server.url}/#/bots/no-such-bot`);
+    await page.waitForSelector('.panel.chat[data-ready=true]');
+    expect(await page.textContent('.panel.chat .chat-notice')).toBe('Could not read the conversations: bot no-such-bot does not exist');
+  });
+});
+
 describe('the page', () => {
   it('broke nowhere', () => {
     expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);

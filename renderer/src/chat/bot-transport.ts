@@ -21,7 +21,9 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
   const bot = encodeURIComponent(botId);
   const blocksOf = citedBlocks(api);
   let notify: (text: string) => void = () => undefined;
-  const tray = imageTray((why) => notify(why), () => notify(''));
+  let sending = false;
+  // A change of the tray clears an earlier refusal, but not what the panel said about the question just sent.
+  const tray = imageTray((why) => notify(why), () => sending || notify(''));
 
   const kindOfNext = () => (tray.files().length ? 'vision' : 'text');
 
@@ -59,7 +61,9 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
     history: async (id, signal) => (await api.get<{ messages: BotMessage[] }>(`/chats/${encodeURIComponent(id)}`, signal)).messages,
     async ask(target, q, live, signal) {
       const files = tray.files();
+      sending = true;
       tray.clear();
+      sending = false;
       live.showImages(files);
       const id = await chatOf(target, files.length ? 'vision' : 'text');
       const turn = files.length ? await vision(id, q.text, files, live, signal) : await streamed(id, q.text, q.hold, live, signal);
