@@ -27,12 +27,6 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
 
   const kindOfNext = () => (tray.files().length ? 'vision' : 'text');
 
-  async function chatOf(target: ConversationSummary | null, kind: 'text' | 'vision'): Promise<string> {
-    if (target) return target.conversation_id;
-    if (kind === 'text') return (await api.send<{ chat_id: string }>('POST', `/bots/${bot}/chats`)).chat_id;
-    return (await api.send<{ vision_chat_id: string }>('POST', `/bots/${bot}/vision-chats`)).vision_chat_id;
-  }
-
   async function streamed(id: string, query: string, hold: boolean, live: LiveTurn, signal: AbortSignal): Promise<BotMessage | undefined> {
     const res = await api.stream(`/bots/${bot}/chats/${encodeURIComponent(id)}`, { query, stream: true, ...(hold ? { require_approval: true } : {}) }, signal);
     return streamedAnswer<BotMessage, { sources?: unknown[]; text?: string; message?: string }>(res, (event, data, raw) => {
@@ -59,15 +53,17 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
     emptyQuestion: () => (tray.files().length ? 'Write a question about the image(s).' : null),
     list: async (signal) => (await api.get<{ conversations: ConversationSummary[] }>(`/bots/${bot}/conversations`, signal)).conversations,
     history: async (id, signal) => (await api.get<{ messages: BotMessage[] }>(`/chats/${encodeURIComponent(id)}`, signal)).messages,
-    async ask(target, q, live, signal) {
+    async start() {
+      if (kindOfNext() === 'text') return (await api.send<{ chat_id: string }>('POST', `/bots/${bot}/chats`)).chat_id;
+      return (await api.send<{ vision_chat_id: string }>('POST', `/bots/${bot}/vision-chats`)).vision_chat_id;
+    },
+    async ask(id, q, live, signal) {
       const files = tray.files();
       sending = true;
       tray.clear();
       sending = false;
       live.showImages(files);
-      const id = await chatOf(target, files.length ? 'vision' : 'text');
-      const turn = files.length ? await vision(id, q.text, files, live, signal) : await streamed(id, q.text, q.hold, live, signal);
-      return { conversationId: id, ...(turn ? { turn } : {}) };
+      return files.length ? vision(id, q.text, files, live, signal) : streamed(id, q.text, q.hold, live, signal);
     },
     needsNew: (open) =>
       open.kind === kindOfNext() ? null : open.kind === 'text' ? 'Images are asked about in a conversation of their own: a new one is started.' : 'Questions without images start a new conversation.',

@@ -70,12 +70,6 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
     if ((await state.remove(c)) && state.open === c.conversation_id) await show(state.list[0]?.conversation_id ?? null);
   }
 
-  /** After an answer: the list is read again (sizes, times); a question that started a conversation opens it, its turn already on screen. */
-  async function settle(conversationId: string | undefined, token: number): Promise<void> {
-    await state.refresh();
-    if (conversationId && token === shown && state.open === null) state.setOpen(conversationId);
-  }
-
   /** Asks the question box's question, or `again` (the same question once its model is installed). */
   async function ask(again?: string): Promise<void> {
     const text = again ?? box.question.value.trim();
@@ -93,20 +87,32 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
     log.append(live.element);
     // The newest turn is what the reader looks at: keep it in view in the chat's own pane.
     live.element.scrollIntoView({ block: 'nearest' });
-    const token = shown;
     try {
-      const res = await chat.ask(state.current(), { text, hold: box.hold.checked }, live, abort.signal);
-      if (res.turn !== undefined && res.conversationId) finishTurn(live, res.turn, chat, res.conversationId);
+      const id = state.open ?? (await begin());
+      const turn = await chat.ask(id, { text, hold: box.hold.checked }, live, abort.signal);
+      if (turn !== undefined) finishTurn(live, turn, chat, id);
       else if (live.element.dataset.status !== 'failed') live.fail('the answer broke off before it was complete');
       live.element.scrollIntoView({ block: 'nearest' });
-      await settle(res.conversationId, token);
     } catch (err) {
       if (abort.signal.aborted) return;
       failed(live, err, text);
-      await state.refresh();
     } finally {
       busy = box.ask.disabled = false;
     }
+    // Sizes and times changed; a conversation deleted elsewhere meanwhile leaves the list.
+    await state.refresh();
+  }
+
+  /**
+   * A new conversation is made on the server before its first question and opened at once, so that a
+   * question that fails (a missing model) and is asked again stays in it instead of starting another.
+   */
+  async function begin(): Promise<string> {
+    const token = shown;
+    const id = await chat.start(abort.signal);
+    if (token === shown) state.setOpen(id);
+    await state.refresh();
+    return id;
   }
 
   /** A missing model is offered for download here (and the transport's other way to answer); once installed, the question is asked again. */

@@ -46,12 +46,13 @@ export interface ChatTransport<T> {
   list(signal: AbortSignal): Promise<ConversationSummary[]>;
   /** A conversation's turns, oldest first. */
   history(conversationId: string, signal: AbortSignal): Promise<T[]>;
+  /** Makes a new conversation on the server for the next question (of the kind that question needs); its id. */
+  start(signal: AbortSignal): Promise<string>;
   /**
-   * Asks `q` in `target` (a conversation of the list), or in a new conversation when it is null; the answer is written into `live` as it arrives. Resolves with where it was asked
-   * (unknown when it failed before a conversation was made) and the stored turn, undefined when the answer
-   * broke off (`live` says why).
+   * Asks `q` in a conversation, the answer written into `live` as it arrives. Resolves with the stored turn,
+   * undefined when the answer broke off (`live` says why).
    */
-  ask(target: ConversationSummary | null, q: Question, live: LiveTurn, signal: AbortSignal): Promise<{ conversationId?: string; turn?: T }>;
+  ask(conversationId: string, q: Question, live: LiveTurn, signal: AbortSignal): Promise<T | undefined>;
   /** The next question cannot be asked in `open` (images, in a bot's text chat): it starts a new conversation. */
   needsNew(open: ConversationSummary): string | null;
   facts(turn: T): TurnFacts;

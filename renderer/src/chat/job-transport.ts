@@ -40,8 +40,7 @@ const PROVIDERS = [
 ] as const;
 
 /**
- * A job's chat: its sessions are the conversations, answers stream from POST /chat (a question without a
- * session starts one), every retrieved source is listed under the answer with the cited ones marked, and
+ * A job's chat: its sessions are the conversations, answers stream from POST /chat, every retrieved source is listed under the answer with the cited ones marked, and
  * each source opens the review desk on its first block.
  */
 export function jobTransport(ctx: AppContext, jobId: string): ChatTransport<JobTurn> {
@@ -68,21 +67,18 @@ export function jobTransport(ctx: AppContext, jobId: string): ChatTransport<JobT
     emptyQuestion: () => null,
     list: async (signal) => (await api.get<{ conversations: ConversationSummary[] }>(`/jobs/${job}/conversations`, signal)).conversations,
     history: async (id, signal) => (await api.get<ChatSession>(`/chat/sessions/${encodeURIComponent(id)}`, signal)).turns.map(stored),
-    async ask(target, q, live, signal) {
-      const where = target ? { session_id: target.conversation_id } : { job_id: jobId };
-      const body = { ...where, question: q.text, require_approval: q.hold, stream: true, ...(provider.value ? { llm_provider: provider.value } : {}) };
-      let sessionId = target?.conversation_id;
+    start: async () => (await api.send<ChatSession>('POST', '/chat/sessions', { job_id: jobId })).session_id,
+    async ask(sessionId, q, live, signal) {
+      const body = { session_id: sessionId, question: q.text, require_approval: q.hold, stream: true, ...(provider.value ? { llm_provider: provider.value } : {}) };
       const list = h('ol', { class: 'sources' });
       live.sources.replaceChildren(list);
       const res = await api.stream('/chat', body, signal);
-      const done = await streamedAnswer<ChatAnswer, { session_id?: string; sources?: Sources; text?: string; message?: string }>(res, (event, data, raw) => {
-        if (event === 'sources') {
-          sessionId = data.session_id ?? sessionId;
-          if (data.sources) sourceList(list, data.sources, new Set());
-        } else if (event === 'token') live.append(data.text ?? '');
+      const done = await streamedAnswer<ChatAnswer, { sources?: Sources; text?: string; message?: string }>(res, (event, data, raw) => {
+        if (event === 'sources' && data.sources) sourceList(list, data.sources, new Set());
+        else if (event === 'token') live.append(data.text ?? '');
         else if (event === 'error') live.fail(data.message ?? raw);
       });
-      return done ? { conversationId: done.session_id, turn: answered(done, q.text) } : { ...(sessionId ? { conversationId: sessionId } : {}) };
+      return done && answered(done, q.text);
     },
     needsNew: () => null,
     facts: (t): TurnFacts => ({
