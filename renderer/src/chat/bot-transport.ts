@@ -14,7 +14,8 @@ const answerText = (a: unknown): string => (typeof a === 'string' ? a : a === nu
  * A bot's chat: its chats (text and vision) are the conversations. Text answers stream (Server-Sent Events,
  * read as the jobs chat reads them); images dropped, pasted or attached make the question a vision question
  * (not streamed: the images are read by OCR first), asked in a vision chat: the server keeps the two kinds
- * apart, so a question of the other kind than the open chat's starts a new conversation. Citations open the cited page in the review desk with the block highlighted.
+ * apart, so a question of the other kind than the open chat's starts a new conversation. Citations open the
+ * cited page in the review desk with the block highlighted.
  */
 export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotMessage> {
   const { api, caps } = ctx;
