@@ -31,15 +31,18 @@ let slidePng: Buffer;
 const hostOf = (url: string) => new URL(url).host;
 const get = async (path: string) => json(await server.call('GET', path));
 
-/** The bot's text chat of this tab, as the pane keeps it. */
-const chatIdOf = (kind: 'text' | 'vision', bot = botId) => page.evaluate(([k, b]) => sessionStorage.getItem(`lectern.bot-chat.${k}.${b}`) ?? '', [kind, bot] as const);
+/** The chat the pane has open (selected in its list of conversations), of this kind. */
+async function chatIdOf(kind: 'text' | 'vision'): Promise<string> {
+  const open = page.locator(`.bot-chat .conversation.selected[data-kind=${kind}]`);
+  await open.waitFor();
+  return (await open.getAttribute('data-conversation')) ?? '';
+}
 
 /** Asks in the chat pane and waits for the turn to end; returns the turn's locator. */
 async function ask(question: string) {
-  const before = await page.locator('.bot-chat .turn').count();
   await page.fill('.bot-chat textarea[name=question]', question);
   await page.click('.bot-chat button.ask');
-  const turn = page.locator('.bot-chat .turn').nth(before);
+  const turn = page.locator('.bot-chat .turn').filter({ has: page.locator('.question', { hasText: question }) }).last();
   await expect.poll(() => turn.getAttribute('data-status'), LONG).toMatch(/^(complete|failed|cancelled)$/);
   return turn;
 }
@@ -231,6 +234,9 @@ describe('bots in the desk', () => {
     const turn = await ask('What are the rows of the genotype matrix?');
     expect(await turn.getAttribute('data-status')).toBe('complete');
     expect(requests.slice(sent).some((u) => /\/vision-chats\/[^/]+$/.test(u))).toBe(true);
+    // The server keeps vision chats apart from text ones: the question started a conversation of its own, and the panel says so.
+    expect(await page.textContent('.bot-chat .chat-notice')).toContain('a new one is started');
+    expect(await page.locator('.bot-chat .conversation').count()).toBe(2);
     expect(await turn.locator('.answer').textContent()).toMatch(/taxa|individuals/i);
     expect(await turn.locator('.turn-images img').count()).toBe(1);
     // The image is cited as itself: no document to open.
@@ -242,7 +248,10 @@ describe('bots in the desk', () => {
   });
 
   it('rates answers, and "learn from chats" opens the review job with the liked answer and without the disliked one', async () => {
+    // The text chat, from the list of conversations (the vision question has its own).
+    await page.click('.bot-chat .conversation[data-kind=text] .conversation-open');
     const liked = page.locator('.bot-chat .turn').first();
+    await expect.poll(() => liked.locator('.question').textContent()).toBe('How do revenue and costs develop over the quarters?');
     await liked.locator('button.thumb-up').click();
     await expect.poll(() => liked.locator('.feedback').getAttribute('data-rating')).toBe('up');
     expect(await liked.locator('button.thumb-up').getAttribute('aria-pressed')).toBe('true');
@@ -284,7 +293,7 @@ describe('bots in the desk', () => {
     expect(await turn.getAttribute('data-status')).toBe('complete');
     const streamed = await page.evaluate(() => (window as unknown as { streamed: number[] }).streamed);
     expect(new Set(streamed.filter((n) => n > 0)).size).toBeGreaterThan(1);
-    const stored = (await get(`/chats/${await chatIdOf('text', local)}`)).messages[0];
+    const stored = (await get(`/chats/${await chatIdOf('text')}`)).messages[0];
     expect(stored.not_found).toBe(false);
     expect(await turn.locator('.answer').textContent()).toBe(stored.answer);
     expect(await turn.locator('.citation a.citation-link').first().textContent()).toContain('topics.md');

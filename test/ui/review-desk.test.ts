@@ -242,8 +242,10 @@ describe('the review desk in a browser', () => {
     await page.check('.chat input.hold');
     await page.fill('.chat textarea', 'What did the reviewer correct at the keyboard?');
     await page.press('.chat textarea', 'Enter');
-    const turn = page.locator('.chat .turn[data-status=pending_review]');
-    await turn.waitFor({ timeout: 30_000 });
+    const held = page.locator('.chat .turn[data-status=pending_review]');
+    await held.waitFor({ timeout: 30_000 });
+    // Approved, the turn is complete: found by its id from here on.
+    const turn = page.locator(`.chat .turn[data-message="${await held.getAttribute('data-message')}"]`);
     expect((await turn.locator('.answer').textContent())?.length).toBeGreaterThan(10);
     expect(await turn.locator('.source.cited').count()).toBeGreaterThan(0);
     await shot(page, shots, '10-chat');

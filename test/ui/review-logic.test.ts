@@ -99,7 +99,7 @@ describe('page geometry', () => {
 describe('readCapabilities', () => {
   it('finds nothing optional in a review-only server', () => {
     const caps = readCapabilities({ paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } } });
-    expect(caps).toEqual({ pageImage: false, pageSizes: false, pageReocr: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, modelPull: false, modelImport: false, search: false, chat: false, chatResume: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
+    expect(caps).toEqual({ pageImage: false, pageSizes: false, pageReocr: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, modelPull: false, modelImport: false, search: false, chat: false, chatResume: false, chatFeedback: false, conversations: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, botResume: false, trainChats: false });
   });
   it('finds page images and sizes, confidence sorting, embed, search and chat whatever the parameter names', () => {
     const caps = readCapabilities({
@@ -118,7 +118,7 @@ describe('readCapabilities', () => {
         '/chat/resume': { post: {} },
       },
     });
-    expect(caps).toEqual({ pageImage: true, pageSizes: true, pageReocr: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, modelPull: true, modelImport: true, search: true, chat: true, chatResume: true, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, trainChats: false });
+    expect(caps).toEqual({ pageImage: true, pageSizes: true, pageReocr: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, modelPull: true, modelImport: true, search: true, chat: true, chatResume: true, chatFeedback: false, conversations: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, botResume: false, trainChats: false });
   });
 });
 

@@ -64,7 +64,8 @@ async function ask(question: string, provider: '' | 'extractive'): Promise<void>
   await page.click('button.ask');
   await page.waitForFunction((n) => {
     const turn = document.querySelectorAll('.chat-log .turn')[n];
-    return Boolean(turn && (turn.getAttribute('data-status') || turn.querySelector('.missing-model') || /Error/.test(turn.textContent ?? '')));
+    // Finished: a status past asking and streaming, a model offered, or an error said.
+    return Boolean(turn && (/^(complete|pending_review|failed|cancelled|rejected)$/.test(turn.getAttribute('data-status') ?? '') || turn.querySelector('.missing-model') || /Error/.test(turn.textContent ?? '')));
   }, turns);
 }
 
@@ -158,8 +159,9 @@ describe('search and chat in the desk', () => {
       return r.top >= log.top - 1 && r.top < log.bottom;
     });
     expect(inView).toBe(true);
-    // The address did not change: the link shows the source, the source's own link opens the desk.
-    expect(new URL(page.url()).hash).toBe(`#/jobs/${manualId}/search`);
+    // Still on this screen (the address names only the open conversation besides): the link shows the source,
+    // the source's own link opens the desk.
+    expect(new URL(page.url()).hash.split('?')[0]).toBe(`#/jobs/${manualId}/search`);
     await shot(page, shots, 'citation-highlighted');
   });
 

@@ -22,6 +22,10 @@ export interface Capabilities {
   search: boolean;
   chat: boolean;
   chatResume: boolean;
+  /** POST /chat/sessions/{id}/turns/{id}/feedback: thumbs up and down on a job's answers. */
+  chatFeedback: boolean;
+  /** GET /jobs/{id}/conversations, /bots/{id}/conversations, PATCH and DELETE /conversations/{id}: the list of past conversations. */
+  conversations: boolean;
   /** GET and POST /bots: the Bots screen. */
   bots: boolean;
   /** POST /bots/{id}/documents/upload: files from this machine by picker or drop. */
@@ -33,6 +37,8 @@ export interface Capabilities {
   vision: boolean;
   /** POST /chats/{id}/messages/{id}/feedback: thumbs up and down. */
   feedback: boolean;
+  /** POST /chats/{id}/resume: a bot's answers held for approval. */
+  botResume: boolean;
   /** POST /bots/{id}/train-chats: "learn from chats". */
   trainChats: boolean;
 }
@@ -73,12 +79,15 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
     search: has('post', '/search'),
     chat: has('post', '/chat') && has('post', '/chat/sessions'),
     chatResume: has('post', '/chat/resume'),
+    chatFeedback: has('post', '/chat/sessions/{}/turns/{}/feedback'),
+    conversations: has('get', '/jobs/{}/conversations') && has('get', '/bots/{}/conversations') && has('patch', '/conversations/{}') && has('delete', '/conversations/{}'),
     bots: has('get', '/bots') && has('post', '/bots'),
     botUpload: has('post', '/bots/{}/documents/upload'),
     botLinks: has('post', '/bots/{}/documents/link'),
     botEncyclopedia: has('post', '/bots/{}/documents/query'),
     vision: has('post', '/bots/{}/vision-chats') && has('post', '/bots/{}/vision-chats/{}'),
     feedback: has('post', '/chats/{}/messages/{}/feedback'),
+    botResume: has('post', '/chats/{}/resume'),
     trainChats: has('post', '/bots/{}/train-chats'),
   };
 }

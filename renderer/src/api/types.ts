@@ -14,6 +14,7 @@ import type { Page as PageSchema } from '../../../server/schemas/pages.js';
 import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schemas/embed.js';
 import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
 import type { ChatAnswer as ChatAnswerSchema, Session as SessionSchema } from '../../../server/schemas/chat.js';
+import type { ConversationSummary as ConversationSummarySchema } from '../../../server/schemas/conversations.js';
 import type { BotDetail as BotDetailSchema, BotList as BotListSchema, Message as MessageSchema } from '../../../server/schemas/bots.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
@@ -47,6 +48,10 @@ export type EmbedAccepted = Static<typeof EmbedAcceptedSchema>;
 export type SearchResponse = Static<typeof SearchResponseSchema>;
 export type ChatAnswer = Static<typeof ChatAnswerSchema>;
 export type ChatSession = Static<typeof SessionSchema>;
+/** A stored turn of a job's chat (GET /chat/sessions/{id}). */
+export type SessionTurn = ChatSession['turns'][number];
+/** A past conversation of a job or a bot, as the conversation list shows it. */
+export type ConversationSummary = Static<typeof ConversationSummarySchema>;
 
 export type Bot = Static<typeof BotListSchema>['items'][number];
 export type BotDetail = Static<typeof BotDetailSchema>;

@@ -2,7 +2,8 @@ import type { AppContext, Screen } from '../app-context.js';
 import type { BotDetail, Job } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
-import { botChat } from './bot-chat.js';
+import { botTransport } from '../chat/bot-transport.js';
+import { chatPanel } from '../chat/chat-panel.js';
 import { botDocuments } from './bot-documents.js';
 import { modelLabel } from './bots-screen.js';
 
@@ -59,7 +60,7 @@ export function botScreen(ctx: AppContext, botId: string): Screen {
     prompt.textContent = bot.prompt_template;
   };
   const documents = botDocuments(ctx, botId, showBot);
-  const chat = botChat(ctx, botId);
+  const chat = chatPanel(ctx, botTransport(ctx, botId));
   const element = h(
     'section',
     { class: 'bot', 'aria-label': 'Bot', 'data-bot': botId },

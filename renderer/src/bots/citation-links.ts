@@ -1,6 +1,6 @@
 import type { Api } from '../api/client.js';
 import type { BotCitation } from '../api/types.js';
-import { chunkBlocks } from '../search/chunk-blocks.js';
+import { chunkBlocks } from '../chat/chunk-blocks.js';
 import { h } from '../ui/dom.js';
 
 /** Chunk -> blocks of each job a bot's answers cite, each job's chunk list read once per pane. */

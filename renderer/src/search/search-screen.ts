@@ -1,7 +1,8 @@
 import type { AppContext, Screen } from '../app-context.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
-import { chatPanel } from './chat-panel.js';
+import { chatPanel } from '../chat/chat-panel.js';
+import { jobTransport } from '../chat/job-transport.js';
 import type { SearchResponse } from '../api/types.js';
 import { sourceLink } from './source-link.js';
 
@@ -31,6 +32,7 @@ export function searchScreen(ctx: AppContext, jobId: string): Screen {
   const search = ctx.caps.search
     ? h('section', { class: 'panel search' }, h('h2', {}, 'Search'), h('div', { class: 'search-bar' }, query, h('button', { type: 'button', onclick: () => void run() }, 'Search')), status, results)
     : null;
-  const element = h('section', { class: 'search-chat', 'aria-label': 'Search and chat' }, h('div', { class: 'toolbar' }, h('h1', {}, 'Search and chat')), search, chatPanel(ctx, jobId));
-  return { element, dispose: () => undefined };
+  const chat = ctx.caps.chat ? chatPanel(ctx, jobTransport(ctx, jobId)) : null;
+  const element = h('section', { class: 'search-chat', 'aria-label': 'Search and chat' }, h('div', { class: 'toolbar' }, h('h1', {}, 'Search and chat')), search, chat?.element);
+  return { element, dispose: () => chat?.dispose() };
 }
