@@ -8,9 +8,14 @@
  * The data dir is kept (default ~/.cache/lectern-bench/retrieval), so a second run re-embeds nothing: the
  * indexer skips chunks whose text is unchanged. --fresh starts over.
  *
+ * --stores sqlite,postgres measures the desktop's store (SQLite FTS5 + USearch) and the team server's
+ * (PostgreSQL full text + pgvector) in one run, each opened by openStore() and embedded by its own indexer,
+ * and compares PostgreSQL's nDCG@10 with SQLite's. PostgreSQL is --database-url when given, otherwise the
+ * team services started in a temp folder (a fresh database, embedded anew) and stopped at the end.
+ *
  * Usage: node scripts/build-node.mjs && tsx bench/retrieval.ts [--dataset DIR] [--models id,id] [--workers 2]
  *        [--data-dir DIR] [--fresh] [--json FILE] [--dump FILE]
- *        [--modes hybrid,vector,keyword]
+ *        [--modes hybrid,vector,keyword] [--stores sqlite,postgres] [--database-url URL]
  *
  * Figures are given for all queries and for two halves by query id (even ids: the half fusion was tuned on;
  * odd ids: held out), so a tuned rule's gain can be told apart from fitting these queries.
@@ -35,9 +40,9 @@ import { systemClock } from '../server/core/clock.js';
 import { createModelManager } from '../server/models/manager.js';
 import { createGuardedFetch } from '../server/core/net/guarded-fetch.js';
 import { DEFAULT_NET_POLICY } from '../server/core/net/defaults.js';
-import { openDatabase } from '../server/store/db.js';
 import type { Candidate } from '../server/store/repos/search-index.js';
-import { createSqliteStore } from '../server/store/sqlite/sqlite-store.js';
+import type { Store } from '../server/store/store.js';
+import { openBenchStore, parseStoreKinds, type StoreKind } from './lib/bench-stores.js';
 import { ms, num, table } from './lib/format.js';
 import { ndcgAt, recallAt } from './lib/retrieval-metrics.js';
 import { readBeir } from './lib/scifact.js';
@@ -53,11 +58,16 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     dump: { type: 'string' },
     modes: { type: 'string', default: SEARCH_MODES.join(',') },
+    stores: { type: 'string', default: 'sqlite' },
+    'database-url': { type: 'string' },
   },
 });
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 /** The goal for hybrid search: nDCG@10 on SciFact's train queries. */
 const GOAL = 0.74;
+/** The team server's goal: each mode's nDCG@10 on PostgreSQL within this of the desktop's, same run. */
+const STORE_TOLERANCE = 0.01;
+const storeKinds = parseStoreKinds(args.stores!);
 
 const dataDir = args['data-dir']!;
 if (args.fresh) rmSync(dataDir, { recursive: true, force: true });
@@ -77,17 +87,11 @@ const cpus = os.cpus();
 log(`# bench:retrieval — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`);
 log(`dataset ${args.dataset}: ${set.corpus.length} documents, ${evalQueries.length} queries with qrels; models: ${modelIds.join(', ')}`);
 
-const database = openDatabase(path.join(dataDir, 'lectern.db'), path.join(root, 'drizzle'));
 const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
 const logger = pino({ level: 'warn' });
-const store = createSqliteStore(database, { indexesDir: path.join(dataDir, 'indexes') });
-const deps = { store, pool, models, defaultModel: modelIds[0] ?? '', net };
-const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
-await indexer.start();
-const search = createSearch(deps);
 
 /** One finalized job per model (a job lives in one collection), one approved chunk per document. */
-async function ensureJob(jobId: string): Promise<void> {
+async function ensureJob(store: Store, jobId: string): Promise<void> {
   if (await store.jobs.get(jobId)) return;
   const now = new Date().toISOString();
   await store.transaction(async (tx) => {
@@ -102,7 +106,7 @@ async function ensureJob(jobId: string): Promise<void> {
   });
 }
 
-async function embed(jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
+async function embed(store: Store, indexer: ReturnType<typeof createIndexer>, jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
   const t = performance.now();
   const accepted = await indexer.embedJob(jobId, { provider: 'local', model, collection_name: `scifact-${model}` });
   for (;;) {
@@ -120,7 +124,7 @@ async function embed(jobId: string, model: string): Promise<{ seconds: number; e
 }
 
 /** Each query's keyword and vector candidates (corpus id, score), 1,000 deep, for offline fusion studies. */
-async function dumpCandidates(jobId: string, model: string, file: string): Promise<void> {
+async function dumpCandidates(store: Store, jobId: string, model: string, file: string): Promise<void> {
   const c = await requireCollection(store, `scifact-${model}`);
   const provider = await resolveProvider({ provider: 'local', model }, { models, pool, defaultModel: model, net });
   const scope = { job_id: jobId };
@@ -144,47 +148,71 @@ const SUBSETS = [
   { name: 'odd ids (held out)', has: (q: string) => Number(q) % 2 === 1 },
 ] as const;
 
-interface Row { model: string; mode: SearchMode; subset: string; ndcg10: number; recall100: number; p50: number; queries: number }
+interface Row { store: StoreKind; model: string; mode: SearchMode; subset: string; ndcg10: number; recall100: number; p50: number; queries: number }
 const rows: Row[] = [];
-try {
-  for (const model of modelIds) {
-    const jobId = `scifact-${model}`;
-    await ensureJob(jobId);
-    const e = await embed(jobId, model);
-    log(`${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`);
-    if (args.dump) {
-      await dumpCandidates(jobId, model, args.dump);
-      continue;
-    }
-    for (const mode of SEARCH_MODES.filter((m) => args.modes!.split(',').includes(m))) {
-      const perQuery: { q: string; ndcg: number; recall: number; ms: number }[] = [];
-      for (const q of evalQueries) {
-        const t = performance.now();
-        const res = await search({ job_id: jobId, query: set.queries.get(q)!, top_k: 100, mode });
-        const elapsed = performance.now() - t;
-        const ranked = res.results.map((r) => r.chunk_id);
-        perQuery.push({ q, ndcg: ndcgAt(ranked, set.qrels.get(q)!, 10), recall: recallAt(ranked, set.qrels.get(q)!, 100), ms: elapsed });
-        if (perQuery.length % 100 === 0) process.stderr.write(`\r  ${mode}: ${perQuery.length}/${evalQueries.length} queries`);
-      }
-      process.stderr.write('\n');
-      for (const subset of SUBSETS) {
-        const part = perQuery.filter((x) => subset.has(x.q));
-        const lat = part.map((x) => x.ms).sort((a, b) => a - b);
-        const mean = (f: (x: (typeof part)[number]) => number) => part.reduce((s, x) => s + f(x), 0) / part.length;
-        rows.push({ model, mode, subset: subset.name, ndcg10: mean((x) => x.ndcg), recall100: mean((x) => x.recall), p50: lat[Math.floor(lat.length / 2)] ?? NaN, queries: part.length });
-        const r = rows.at(-1)!;
-        // Each mode's figures as soon as it ends: keyword mode at top_k 100 re-embeds its hits for `score` and takes long.
-        log(`${model} ${mode} ${subset.name}: nDCG@10 ${num(r.ndcg10, 3)}, recall@100 ${num(r.recall100, 3)}, p50 ${ms(r.p50)} (${r.queries} queries)`);
-      }
-    }
+
+/** Every query through the search service in one mode; a row per subset, logged as soon as the mode ends. */
+async function measureMode(kind: StoreKind, search: ReturnType<typeof createSearch>, jobId: string, model: string, mode: SearchMode): Promise<void> {
+  const perQuery: { q: string; ndcg: number; recall: number; ms: number }[] = [];
+  for (const q of evalQueries) {
+    const t = performance.now();
+    const res = await search({ job_id: jobId, query: set.queries.get(q)!, top_k: 100, mode });
+    const elapsed = performance.now() - t;
+    const ranked = res.results.map((r) => r.chunk_id);
+    perQuery.push({ q, ndcg: ndcgAt(ranked, set.qrels.get(q)!, 10), recall: recallAt(ranked, set.qrels.get(q)!, 100), ms: elapsed });
+    if (perQuery.length % 100 === 0) process.stderr.write(`\r  ${kind} ${mode}: ${perQuery.length}/${evalQueries.length} queries`);
   }
+  process.stderr.write('\n');
+  for (const subset of SUBSETS) {
+    const part = perQuery.filter((x) => subset.has(x.q));
+    const lat = part.map((x) => x.ms).sort((a, b) => a - b);
+    const mean = (f: (x: (typeof part)[number]) => number) => part.reduce((s, x) => s + f(x), 0) / part.length;
+    rows.push({ store: kind, model, mode, subset: subset.name, ndcg10: mean((x) => x.ndcg), recall100: mean((x) => x.recall), p50: lat[Math.floor(lat.length / 2)] ?? NaN, queries: part.length });
+    const r = rows.at(-1)!;
+    // Each mode's figures as soon as it ends: keyword mode at top_k 100 re-embeds its hits for `score` and takes long.
+    log(`${kind} ${model} ${mode} ${subset.name}: nDCG@10 ${num(r.ndcg10, 3)}, recall@100 ${num(r.recall100, 3)}, p50 ${ms(r.p50)} (${r.queries} queries)`);
+  }
+}
+
+/** Embeds the corpus into one store and measures every model and mode on it. */
+async function measureStore(kind: StoreKind): Promise<void> {
+  const opened = await openBenchStore(kind, { dataDir, root, databaseUrl: args['database-url'], log });
+  const store = opened.store;
+  const deps = { store, pool, models, defaultModel: modelIds[0] ?? '', net };
+  const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
+  const search = createSearch(deps);
+  try {
+    await indexer.start();
+    for (const model of modelIds) {
+      const jobId = `scifact-${model}`;
+      await ensureJob(store, jobId);
+      const e = await embed(store, indexer, jobId, model);
+      log(`${kind} ${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`);
+      if (args.dump) {
+        await dumpCandidates(store, jobId, model, storeKinds.length > 1 ? args.dump.replace(/(\.json)?$/, `-${kind}$1`) : args.dump);
+        continue;
+      }
+      for (const mode of SEARCH_MODES.filter((m) => args.modes!.split(',').includes(m))) await measureMode(kind, search, jobId, model, mode);
+    }
+  } finally {
+    await indexer.close();
+    await opened.close();
+  }
+}
+
+try {
+  for (const kind of storeKinds) await measureStore(kind);
 } finally {
-  await indexer.close();
   await pool.close();
-  database.close();
 }
 
 log();
-log(table(['model', 'mode', 'queries', 'nDCG@10', 'recall@100', 'p50 / query', 'n'], rows.map((r) => [r.model, r.mode, r.subset, num(r.ndcg10, 3), num(r.recall100, 3), ms(r.p50), String(r.queries)]), new Set([3, 4, 5, 6])));
-for (const r of rows.filter((x) => x.mode === 'hybrid' && x.subset === 'all')) log(`goal: hybrid nDCG@10 >= ${GOAL} with ${r.model}: ${r.ndcg10 >= GOAL ? 'PASS' : 'FAIL'} (${num(r.ndcg10, 3)})`);
+log(table(['store', 'model', 'mode', 'queries', 'nDCG@10', 'recall@100', 'p50 / query', 'n'], rows.map((r) => [r.store, r.model, r.mode, r.subset, num(r.ndcg10, 3), num(r.recall100, 3), ms(r.p50), String(r.queries)]), new Set([4, 5, 6, 7])));
+for (const r of rows.filter((x) => x.mode === 'hybrid' && x.subset === 'all')) log(`goal: hybrid nDCG@10 >= ${GOAL} with ${r.model} on ${r.store}: ${r.ndcg10 >= GOAL ? 'PASS' : 'FAIL'} (${num(r.ndcg10, 3)})`);
+for (const pgRow of rows.filter((x) => x.store === 'postgres' && x.subset === 'all')) {
+  const desk = rows.find((x) => x.store === 'sqlite' && x.subset === 'all' && x.model === pgRow.model && x.mode === pgRow.mode);
+  if (!desk) continue;
+  const diff = pgRow.ndcg10 - desk.ndcg10;
+  log(`goal: PostgreSQL within ${STORE_TOLERANCE} nDCG@10 of the desktop's, ${pgRow.mode} with ${pgRow.model}: ${diff >= -STORE_TOLERANCE ? 'PASS' : 'FAIL'} (${num(pgRow.ndcg10, 3)} against ${num(desk.ndcg10, 3)}, ${diff >= 0 ? '+' : ''}${num(diff, 3)})`);
+}
 if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2));
