@@ -7,7 +7,7 @@
  * table keeps f32, the index stores f16, as USearch's f16 collections do).
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import type { BatchMatches } from 'usearch';
 import { DIM } from './synthetic-vectors.js';
 
@@ -150,7 +150,7 @@ export async function runPgvector(
       await db.query(`SET maintenance_work_mem = '${opts.maintenanceWorkMem}'`);
       await db.query(`SET max_parallel_maintenance_workers = ${opts.buildWorkers}`);
       notices.length = 0;
-      let t = performance.now();
+      const t = performance.now();
       await db.query(
         `CREATE INDEX ${TABLE}_hnsw ON ${TABLE} USING hnsw (${column(type)} ${type}_cosine_ops) WITH (m = ${opts.m}, ef_construction = ${opts.efConstruction})`,
       );

@@ -1,4 +1,4 @@
-import { colourOn, columns, fit, fitMiddle, painter } from './term.js';
+import { colourOn, columns, fitEnd, fitMiddle, painter } from './term.js';
 
 export interface BarState {
   label: string;
@@ -42,7 +42,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     const pct = `${String(Math.round(b.fraction * 100)).padStart(3)}%`;
     const label = fitMiddle(b.label, labelWidth).padEnd(labelWidth);
     const room = Math.max(10, width - labelWidth - BAR_WIDTH - 12);
-    return `${icon} ${label} ${colour(bar)} ${pct} ${fit(b.phase, room)}`;
+    return `${icon} ${label} ${colour(bar)} ${pct} ${fitEnd(b.phase, room)}`;
   };
 
   let shownLive = '';

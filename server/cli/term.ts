@@ -39,7 +39,7 @@ export function columns(stream: Stream = process.stderr): number {
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** Cuts a string to `width` characters, with an ellipsis when it was longer. */
-export const fit = (s: string, width: number): string => (s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`);
+export const fitEnd = (s: string, width: number): string => (s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`);
 
 /** Cuts the middle out of a long name (a path or URL): its start and its end tell it apart. */
 export function fitMiddle(s: string, width: number): string {

@@ -63,6 +63,7 @@ export interface TaskMap {
   extract: { input: ExtractTaskInput; output: ExtractTaskOutput };
   chunk: { input: ChunkTaskInput; output: ChunkDraft[] };
   extractPdfLead: { input: PdfLeadTaskInput; output: ExtractTaskOutput };
+  // biome-ignore lint/suspicious/noConfusingVoidType: the task's function returns nothing, which Piscina sends as undefined
   readPdfShare: { input: PdfHelperTaskInput; output: void };
   renderPage: { input: RenderPageTaskInput; output: Uint8Array };
   ocrPage: { input: OcrPageTaskInput; output: OcrPageResult };

@@ -243,7 +243,7 @@ describe('random review sequences against a model', () => {
     }
     // The export holds each accepted block's effective text and none of the rejected or pending ones.
     // The document's title leads it as a comment whatever its block's review: only the body counts here.
-    const md = (await exportedDocument(jobId)).replace(/<!--[^]*?-->/g, '');
+    const md = (await exportedDocument(jobId)).replace(/<!--[\s\S]*?-->/g, '');
     for (const b of final) {
       const text = (b.edited_text ?? b.text).replace(/^#+\s*/, '');
       if (b.status === 'approved' || b.status === 'edited') expect(md, `${b.block_id} (${b.status})`).toContain(text);

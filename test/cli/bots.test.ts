@@ -86,7 +86,7 @@ const isAnswerText = (data: string): boolean => /\w/.test(plain(data).replace(/[
 function streamedPieces(r: Run, since: number): number {
   const after = r.chunks.filter((c) => c.at > since);
   const sources = after.findIndex((c) => plain(c.data).includes('Sources'));
-  return after.slice(0, sources < 0 ? 0 : sources).filter((c) => isAnswerText(c.data)).length;
+  return after.slice(0, Math.max(sources, 0)).filter((c) => isAnswerText(c.data)).length;
 }
 
 /** Waits for the first piece of answer text written after `since` (ms). */

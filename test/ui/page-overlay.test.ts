@@ -95,7 +95,7 @@ function inkTest(grey: Grey, x0: number, y0: number, x1: number, y1: number): (g
  * How well a drawn box (in poppler pixels) sits on its block's region: the share of the region's ink
  * inside the box, and how far the box reaches past the region on its worst side.
  */
-function fit(grey: Grey, region: BBox, drawn: BBox): { ink: number; covered: number; overhang: number } {
+function overlayFit(grey: Grey, region: BBox, drawn: BBox): { ink: number; covered: number; overhang: number } {
   let ink = 0;
   let covered = 0;
   const x0 = Math.max(0, Math.floor(region.x0));
@@ -234,7 +234,7 @@ describe('block boxes on the page image', () => {
           }
           // Fractions of the drawn page to poppler's pixels: the drawn image and poppler's are the same page.
           const box = { x0: d.x0 * grey.width, y0: d.y0 * grey.height, x1: d.x1 * grey.width, y1: d.y1 * grey.height };
-          const f = fit(grey, b.bbox, box);
+          const f = overlayFit(grey, b.bbox, box);
           const where = `${doc.name} p${n} ${b.block_id} "${b.text.slice(0, 30)}"`;
           if (f.ink === 0) misses.push(`${where}: no ink in its region ${JSON.stringify(b.bbox)}`);
           else if (f.covered < 0.98) misses.push(`${where}: box covers ${(f.covered * 100).toFixed(0)}% of its ink`);

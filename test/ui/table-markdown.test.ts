@@ -12,7 +12,7 @@ import { makeStructuredPdf } from '../helpers/make-pdf.js';
 // survive the trip.
 
 let server: TestServer;
-let tables: { id: string; text: string }[] = [];
+const tables: { id: string; text: string }[] = [];
 
 beforeAll(async () => {
   server = await startServer();

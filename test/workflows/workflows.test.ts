@@ -67,6 +67,7 @@ describe('GitHub workflows', () => {
     const broken = join(tempDir('lectern-workflow-'), 'broken.yml');
     writeFileSync(
       broken,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
       ['on: push', 'jobs:', '  build:', '    runs-on: ubuntu-latst', '    steps:', '      - run: echo ${{ matrix.nothing }}', '      - run: cp $SRC out', ''].join('\n'),
     );
     const { code, findings } = await lint([broken]);

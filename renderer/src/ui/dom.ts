@@ -32,6 +32,6 @@ export function clear(el: Element): void {
 /** True while the user is typing somewhere, when single-key shortcuts must stay quiet. */
 export function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
-  if (!el || !el.tagName) return false;
+  if (!el?.tagName) return false;
   return el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes((el as HTMLInputElement).type));
 }

@@ -114,7 +114,7 @@ export function createChat(deps: ChatDeps) {
   /** A job's chat session; another scope's conversation is as unknown here as one that does not exist. */
   async function session(sessionId: string): Promise<ConversationRecord> {
     const c = await conversations.get(sessionId);
-    if (!c || c.scope !== 'job') throw new AppError('SESSION_NOT_FOUND', `chat session ${sessionId} does not exist`);
+    if (c?.scope !== 'job') throw new AppError('SESSION_NOT_FOUND', `chat session ${sessionId} does not exist`);
     return c;
   }
 

@@ -116,7 +116,7 @@ export function int8MatMuls(model: Uint8Array): Int8MatMulResult {
     if (matmul.opType !== 'MatMul' || !isStandard(matmul) || matmul.inputs.length !== 2 || matmul.outputs.length !== 1) continue;
     const [x, w] = matmul.inputs as [string, string];
     const mul = producer.get(w);
-    if (!mul || mul.opType !== 'Mul' || !isStandard(mul) || !only(w)) continue;
+    if (mul?.opType !== 'Mul' || !isStandard(mul) || !only(w)) continue;
     // Mul(Cast(W), scale) or Mul(scale, Cast(W)); with a float scale, a valid graph casts W to float.
     const castAt = mul.inputs.findIndex((i) => producer.get(i)?.opType === 'Cast');
     if (castAt < 0 || mul.inputs.length !== 2) continue;

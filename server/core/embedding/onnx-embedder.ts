@@ -94,7 +94,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     if (inputs.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
     const result = await session.run(feeds);
     const out = result[outputName!];
-    if (!out || out.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);
+    if (out?.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);
     const data = out.data as Float32Array;
     const dims = out.dims;
     try {

@@ -27,9 +27,9 @@ export function dropSoftmaxNanGuards(model: Uint8Array): { model: Uint8Array; dr
     if (where.opType !== 'Where' || !isStandard(where) || where.inputs.length !== 3 || where.outputs.length !== 1) continue;
     const [cond, , value] = where.inputs as [string, string, string];
     const isNan = producer.get(cond);
-    if (!isNan || isNan.opType !== 'IsNaN' || !isStandard(isNan) || isNan.inputs[0] !== value || uses.get(cond) !== 1) continue;
+    if (isNan?.opType !== 'IsNaN' || !isStandard(isNan) || isNan.inputs[0] !== value || uses.get(cond) !== 1) continue;
     const softmax = producer.get(value);
-    if (!softmax || softmax.opType !== 'Softmax' || !isStandard(softmax)) continue;
+    if (softmax?.opType !== 'Softmax' || !isStandard(softmax)) continue;
     replace.set(isNan.field, null);
     replace.set(where.field, encodeNode({ name: where.name, opType: 'Identity', inputs: [value], outputs: [where.outputs[0]!] }));
   }

@@ -70,7 +70,7 @@ function grammarFor(l: Llama, schema: JsonSchema): Promise<LlamaGrammar> {
 /** Earlier turns become the session's history; the last user message is the prompt. */
 function historyOf(messages: ChatMessage[]): { history: ChatHistoryItem[]; prompt: string } {
   const last = messages.at(-1);
-  if (!last || last.role !== 'user') throw new Error('the last message must be the user\'s');
+  if (last?.role !== 'user') throw new Error('the last message must be the user\'s');
   const history: ChatHistoryItem[] = messages.slice(0, -1).map((m) =>
     m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
   );

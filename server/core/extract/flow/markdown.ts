@@ -115,7 +115,6 @@ class MarkdownWalker {
         if (t.type === 'text' || t.type === 'paragraph') {
           parts.push(inlineText(t.tokens ?? []) || String(t.text ?? ''));
         } else if (t.type === 'space') {
-          continue;
         } else {
           flush();
           this.token(t, depth);

@@ -105,7 +105,7 @@ export function classify(block: DraftBlock, text: string, stats: DocStats): Type
   if (weighted(lines, (l) => l.mono) >= 0.6 && block.flush < Math.max(2, 0.5 * lines.length)) return { type: 'code' };
   const mathChars = lines.reduce((n, l) => n + (isMathLine(l) ? l.chars : 0), 0);
   if (mathChars >= 0.6 * lines.reduce((n, l) => n + l.chars, 0)) return { type: 'equation' };
-  const head = !block.list || !block.list.bullet ? headingStyle(block, text, stats) : null;
+  const head = !block.list?.bullet ? headingStyle(block, text, stats) : null;
   if (head) return { type: 'heading', headingStyle: head };
   if (block.caption) return { type: 'caption' };
   if (block.list) return { type: 'list_item' };

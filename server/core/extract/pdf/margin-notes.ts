@@ -20,7 +20,7 @@ function modeOf(values: number[]): number | undefined {
   return best;
 }
 
-const MARKER_ONLY_RE = /^[\s(\[]*(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)\]]?\s*$|^\W{0,2}$/i;
+const MARKER_ONLY_RE = /^[\s([]*(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)\]]?\s*$|^\W{0,2}$/i;
 
 /**
  * Marginal notes of a single-column page (\marginpar, side labels): text entirely outside the

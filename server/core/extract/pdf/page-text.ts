@@ -128,7 +128,7 @@ export async function readPageText(page: PdfPage, fonts: FontRegistry): Promise<
   let spaceBefore = false;
   for (const item of items) {
     const str = item.str;
-    if (!str || !str.trim()) {
+    if (!str?.trim()) {
       if (str) spaceBefore = true;
       continue;
     }
