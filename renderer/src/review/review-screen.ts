@@ -1,8 +1,6 @@
 import type { AppContext, Screen } from '../app-context.js';
-import { loadAll } from '../api/load-all.js';
-import type { Block, Job } from '../api/types.js';
+import type { Block } from '../api/types.js';
 import { h } from '../ui/dom.js';
-import { label } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
 import { VirtualList } from '../ui/virtual-list.js';
 import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT, type EditResult } from './block-row.js';
@@ -12,11 +10,14 @@ import { estimatePageSize } from './page-geometry.js';
 import { PageImages, pageImageWidth, ZoomImages } from './page-images.js';
 import { PageSizes } from './page-sizes.js';
 import { PageView } from './page-view.js';
-import { queueOrder, queueSummary } from './queue-order.js';
+import { ReviewJob } from './review-job.js';
+import { loadReview } from './review-loading.js';
+import { ReviewOrder } from './review-order.js';
 import { RegionCrop } from './region-crop.js';
 import { RereadRegion } from './reread-region.js';
 import { ReviewCommands } from './review-commands.js';
-import { changesBlocks, commandFor, showReviewKeys, type ReviewCommand } from './review-keys.js';
+import { commandFor, type ReviewCommand } from './review-keys.js';
+import { runReviewCommand } from './review-actions.js';
 import { ReviewToolbar } from './review-toolbar.js';
 import { ListTools } from './list-tools.js';
 import { isMissingJob, noSuchJob } from '../ui/no-such-job.js';
@@ -47,25 +48,20 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     desk.undo,
     (label, done, total) => {
       toolbar.showProgress(label, done, total);
-      toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
+      toolbar.showCounts(store, commands.undo.peek()?.label, order.queueMode);
     },
     () => loaded,
   );
   const abort = new AbortController();
   const images = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, `?size=${pageImageWidth()}`) : null;
   const address = new DeskAddress(jobId, params.get('block'));
-  let order: number[] = [];
-  let posOf = new Int32Array(0);
-  let queueMode = desk.queueMode;
-  let pos = 0;
+  const order = new ReviewOrder(desk.queueMode);
   let editing: Editing | null = null;
   // The address names a block or page when reached by a link (audit, search, reload); a tab has neither.
   let wantBlock = params.get('block') ?? (params.get('page') ? null : desk.blockId);
   let wantPage = Number(params.get('page')) || 0;
-  let job: Job | undefined;
-  let readOnly = false;
-  let jobKnown: (j: Job | null) => void = () => undefined;
-  const jobRead = new Promise<Job | null>((resolve) => (jobKnown = resolve));
+  const reviewed = new ReviewJob();
+  const refusal = () => reviewed.refusal();
   // Actions run one after another in the order the reviewer asked for them: "approve, then undo" typed
   // faster than a round trip must undo that approval, not whatever was recorded before it.
   let pending: Promise<void> = Promise.resolve();
@@ -73,7 +69,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     pending = pending.then(action).catch((err: unknown) => toast(errorText(err), 'error'));
   };
 
-  const current = (): number | undefined => order[pos];
+  const current = (): number | undefined => order.current();
   const currentBlock = (): Block | undefined => {
     const i = current();
     return i === undefined ? undefined : store.at(i);
@@ -87,12 +83,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     undo: desk.undo,
     desk,
     signal: abort.signal,
-    order: () => order,
-    pos: () => pos,
+    order: () => order.indexes(),
+    pos: () => order.pos,
     select: (p) => select(p, 'center'),
     selectBlock: (id) => {
       const i = store.indexOf(id);
-      if (i !== undefined && (posOf[i] ?? -1) >= 0) select(posOf[i] ?? 0, 'center');
+      if (i !== undefined && order.shows(i)) select(order.positionOf(i), 'center');
     },
     current: () => currentBlock(),
     rebuild: () => rebuildOrder(),
@@ -109,23 +105,23 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   const list = new VirtualList({
     label: 'Blocks',
     count: () => order.length,
-    heightOf: (p) => (editing && order[p] === editing.index ? EDITING_HEIGHT : (p === pos ? SELECTED_HEIGHT : ROW_HEIGHT) + tools.extraHeight(store.at(order[p] ?? -1))),
+    heightOf: (p) => (editing && order.at(p) === editing.index ? EDITING_HEIGHT : (p === order.pos ? SELECTED_HEIGHT : ROW_HEIGHT) + tools.extraHeight(store.at(order.at(p) ?? -1))),
     keyOf: (p) => {
-      const b = store.at(order[p] ?? -1);
+      const b = store.at(order.at(p) ?? -1);
       // An open editor is not rebuilt when a newer copy of its block arrives (a conflict): it would lose
       // what the reviewer typed and the focus.
-      if (b && editing && editing.index === order[p]) return `${b.block_id}:editing:${editing.note ? 'n' : 'e'}`;
-      return b ? `${b.block_id}:${b.version}:${p === pos}:${readOnly}:${tools.key}` : `loading:${p}`;
+      if (b && editing && editing.index === order.at(p)) return `${b.block_id}:editing:${editing.note ? 'n' : 'e'}`;
+      return b ? `${b.block_id}:${b.version}:${p === order.pos}:${reviewed.readOnly}:${tools.key}` : `loading:${p}`;
     },
     render: (p) => {
-      const i = order[p] ?? -1;
+      const i = order.at(p) ?? -1;
       const b = store.at(i);
       if (!b) return loadingRow(i);
       if (editing?.index === i) {
         const ed = editing;
         return blockEditor(b, ed.note, (r) => enqueue(() => saveEdit(ed, r)), stopEditing, ed.draft);
       }
-      return tools.decorate(blockRow(b, p === pos, () => select(p), readOnly), b, readOnly);
+      return tools.decorate(blockRow(b, p === order.pos, () => select(p), reviewed.readOnly), b, reviewed.readOnly);
     },
   });
   tools.structure.attach(list.element);
@@ -136,13 +132,13 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     onLoad: () => drawPage(),
   });
   const zoomImages = ctx.caps.pageImage ? new ZoomImages(ctx.api, jobId) : null;
-  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(posOf[i] ?? 0), zoomImages);
+  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(order.positionOf(i)), zoomImages);
   // Page-side tools: thumbnails with each page's review status, the selected block's crop, re-read a region.
   const thumbImages = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, '?size=160', 60) : null;
   const thumbs = thumbImages
     ? new PageThumbnails({
         images: thumbImages,
-        pages: () => job?.total_pages || Math.max(0, ...store.pageNumbers()),
+        pages: () => reviewed.job?.total_pages || Math.max(0, ...store.pageNumbers()),
         blocksOn: (page) => store.onPage(page).map((i) => store.at(i)),
         ready: pageView.firstImage,
         onPick: (page) => goToPage(page),
@@ -178,21 +174,14 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   });
 
   function rebuildOrder(): void {
-    const keep = current();
-    order = queueMode ? queueOrder(Array.from({ length: store.total }, (_, i) => store.at(i))) : Array.from({ length: store.total }, (_, i) => i);
-    order = tools.filter(order);
-    // Slots not loaded yet still count in reading order, so the scrollbar has its final length at once.
-    posOf = new Int32Array(store.total).fill(-1);
-    order.forEach((i, p) => (posOf[i] = p));
-    if (keep !== undefined && (posOf[keep] ?? -1) >= 0) pos = posOf[keep] ?? 0;
-    else pos = Math.max(0, Math.min(pos, order.length - 1));
+    order.rebuild(store.total, (i) => store.at(i), (o) => tools.filter(o));
     list.invalidate();
   }
 
   function select(p: number, align: 'nearest' | 'center' = 'nearest'): void {
     if (p < 0 || p >= order.length) return;
-    if (editing && order[p] !== editing.index) editing = null;
-    pos = p;
+    if (editing && order.at(p) !== editing.index) editing = null;
+    order.pos = p;
     list.invalidate();
     list.scrollToIndex(p, align);
     drawPage();
@@ -203,8 +192,8 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     const page = b?.page ?? (wantPage || 1);
     pageView.show(page, store.onPage(page), (i) => store.at(i), current());
     thumbs?.show(page);
-    toolbar.showPage(page, job?.total_pages ?? 0);
-    toolbar.showCounts(store, commands.undo.peek()?.label, queueMode);
+    toolbar.showPage(page, reviewed.job?.total_pages ?? 0);
+    toolbar.showCounts(store, commands.undo.peek()?.label, order.queueMode);
     if (b) {
       desk.blockId = b.block_id;
       address.remember(b.block_id);
@@ -212,11 +201,6 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     }
   }
 
-  /** Why a change is refused, once the job is read: its review is closed (finalized, indexed…). */
-  async function refusal(): Promise<string | null> {
-    await jobRead;
-    return readOnly ? `This job is ${label(job?.status ?? '')}: it is read-only, its blocks can no longer be changed.` : null;
-  }
 
   function refresh(): void {
     list.invalidate();
@@ -226,7 +210,7 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   function goToPage(page: number): void {
     const first = store.onPage(page)[0];
     if (first === undefined) return void toast(`Page ${page} has no blocks${store.loaded < store.total ? ' loaded yet' : ''}.`);
-    select(posOf[first] ?? 0, 'center');
+    select(order.positionOf(first), 'center');
   }
 
   function stepPage(dir: 1 | -1): void {
@@ -260,72 +244,27 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     if (!b) return;
     const after = await commands.setStatus(b, status);
     refresh();
-    if (after && status !== 'pending') select(Math.min(pos + 1, order.length - 1));
+    if (after && status !== 'pending') select(Math.min(order.pos + 1, order.length - 1));
   }
 
-  async function run(c: ReviewCommand): Promise<void> {
-    if (changesBlocks(c)) {
-      const refused = await refusal();
-      if (refused) return void toast(refused);
-    }
+  function startEditing(note: boolean): void {
     const b = currentBlock();
-    switch (c) {
-      case 'next':
-        return select(Math.min(pos + 1, order.length - 1));
-      case 'prev':
-        return select(Math.max(pos - 1, 0));
-      case 'approve':
-        return setStatus('approved');
-      case 'reject':
-        return setStatus('rejected');
-      case 'reset':
-        return setStatus('pending');
-      case 'edit':
-      case 'note':
-        if (!b) return;
-        editing = { index: current() ?? 0, note: c === 'note', base: b };
-        list.invalidate();
-        return list.scrollToIndex(pos);
-      case 'nextPage':
-        return stepPage(1);
-      case 'prevPage':
-        return stepPage(-1);
-      case 'undo': {
-        const undone = await commands.undoLast();
-        if (undone?.structural) await tools.reload(null);
-        toast(undone ? `Undid ${undone.label}.` : 'Nothing to undo.');
-        return refresh();
-      }
-      case 'toggleQueue':
-        queueMode = !queueMode;
-        desk.queueMode = queueMode;
-        rebuildOrder();
-        if (queueMode) toast(queueSummary(Array.from({ length: store.total }, (_, i) => store.at(i))));
-        return select(queueMode ? 0 : pos, 'center');
-      case 'approvePage': {
-        if (!b) return;
-        const { approved } = await commands.approveMany(store.onPage(b.page), `approve page ${b.page}`);
-        toast(`Approved ${approved} block(s) on page ${b.page}.`);
-        return refresh();
-      }
-      case 'history':
-        if (b) ctx.navigate(`#/jobs/${encodeURIComponent(jobId)}/audit?entity=${encodeURIComponent(b.block_id)}`);
-        return;
-      case 'help':
-        return showReviewKeys();
-      case 'zoomIn':
-        return pageView.zoom.step(1);
-      case 'zoomOut':
-        return pageView.zoom.step(-1);
-      case 'zoomFit':
-        return pageView.zoom.set(1);
-      case 'reread':
-        // Not awaited: the action queue must stay free while the reviewer drags the region.
-        return void reread?.begin();
-      default:
-        await tools.run(c);
-    }
+    if (!b) return;
+    editing = { index: current() ?? 0, note, base: b };
+    list.invalidate();
+    list.scrollToIndex(order.pos);
   }
+
+  const run = (c: ReviewCommand): Promise<void> =>
+    runReviewCommand(
+      {
+        jobId, store, order, commands, tools, pageView, reread, currentBlock, refusal, select, stepPage, setStatus, startEditing, refresh,
+        reorder: rebuildOrder,
+        navigate: (hash) => ctx.navigate(hash),
+        rememberQueueMode: (on) => (desk.queueMode = on),
+      },
+      c,
+    );
 
   const onKey = (e: KeyboardEvent) => {
     if (document.querySelector('dialog[open]')) return;
@@ -338,26 +277,19 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
 
   const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, thumbs?.element, pageView.element, h('div', { class: 'review-side' }, crop.element, tools.element, list.element)));
 
-  /** Resolves once the frame with the first blocks has been painted (the task after its animation frame). */
-  const afterFirstPaint = () =>
-    new Promise<void>((resolve) =>
-      requestAnimationFrame(() =>
-        setTimeout(() => {
-          performance.mark('review:first-painted');
-          resolve();
-        }),
-      ),
-    );
-
   async function open(): Promise<void> {
-    // User Timing marks: the large-job test reads them to say where opening time goes.
-    performance.mark('review:open');
-    // The job and the blocks are asked for together; the job only labels the toolbar.
-    void ctx.api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`, abort.signal).then(
-      (j) => {
-        job = j;
-        readOnly = j.status !== 'ready_for_review';
-        toolbar.showJob(j, readOnly);
+    store.subscribe((what) => {
+      if (what === 'all') rebuildOrder();
+      else list.invalidate();
+    });
+    loaded = loadReview({
+      api: ctx.api,
+      jobId,
+      store,
+      signal: abort.signal,
+      jobRead: (j) => {
+        reviewed.arrived(j);
+        toolbar.showJob(j, reviewed.readOnly);
         sizes.useJob(j);
         // A document without pages (DOCX, XLSX, HTML…; a PPTX counts slides as pages) has no page images
         // to ask for, and no thumbnails to show.
@@ -366,40 +298,24 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         if (thumbs) thumbs.element.hidden = !imagePages;
         list.invalidate();
         drawPage();
-        jobKnown(j);
       },
-      (err: unknown) => {
+      jobFailed: (err) => {
         sizes.useJob(null);
         setPageCount(null);
         if (isMissingJob(err)) showMissing();
         // The server still refuses what it must; the desk just cannot say so beforehand.
-        jobKnown(null);
+        reviewed.arrived(null);
       },
-    );
-    let first = true;
-    store.subscribe((what) => {
-      if (what === 'all') rebuildOrder();
-      else list.invalidate();
-    });
-    loaded = loadAll<Block>(
-      ctx.api,
-      `/jobs/${encodeURIComponent(jobId)}/blocks`,
-      (skip, items, total) => {
-        if (first) performance.mark('review:first-blocks');
-        store.fill(skip, items, total);
+      blocksArrived: (first) => {
         toolbar.showLoading(store.loaded, store.total);
         const target = wantBlock ? store.indexOf(wantBlock) : wantPage ? store.onPage(wantPage)[0] : first ? 0 : undefined;
         if (target !== undefined) {
           wantBlock = null;
           wantPage = 0;
-          select(posOf[target] ?? 0, 'center');
+          select(order.positionOf(target), 'center');
         } else drawPage();
-        if (first) performance.mark('review:first-drawn');
-        first = false;
       },
-      // 100 blocks fill the first screen and the first pages; they come back several times faster than 500.
-      { signal: abort.signal, firstPage: 100, afterFirst: afterFirstPaint },
-    ).then(() => undefined);
+    });
     await loaded;
     toolbar.showLoading(store.loaded, store.total);
     list.element.focus();
