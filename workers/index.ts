@@ -27,7 +27,7 @@ import { extractDocument } from '../server/core/read-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
 import { assemblePdf as assemble, readPdfPages, readPdfShare as readShare, type PdfPages } from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
-import { ocrImage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
+import { ocrImage, ocrOpenPdfPage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
 import { setThreadLanguagesDir } from '../server/core/ocr/ocr-languages.js';
 import { detectLanguage } from '../server/core/extract/detect-language.js';
 import { pageImagePng } from '../server/core/ocr/page-image.js';
@@ -123,7 +123,7 @@ export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
   return task(async () => {
     const theirs = fromHelper(helperPort);
     theirs.catch(() => undefined); // awaited below; a helper that stops early must not count as unhandled meanwhile
-    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits })) as PdfPages;
+    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, pageOcr: ocrOpenPdfPage, limits })) as PdfPages;
     const other = await theirs;
     return numberAndChunk(assemble(other ? [mine, other] : [mine]), input);
   }, input.progressPort).finally(() => helperPort.close());
@@ -140,7 +140,7 @@ function fromHelper(port: MessagePort): Promise<PdfPages | null> {
 export function readPdfShare(input: PdfHelperTaskInput): Out<'readPdfShare'> {
   const { leadPort } = input;
   return task(async () => {
-    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }));
+    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, pageOcr: ocrOpenPdfPage, limits }));
   }, input.progressPort).finally(() => leadPort.close());
 }
 

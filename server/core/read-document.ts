@@ -5,6 +5,7 @@ import { extractCsv } from './extract/office/csv.js';
 import { extractPptx } from './extract/office/pptx.js';
 import { extractXlsx } from './extract/office/xlsx.js';
 import { extractImage } from './ocr/extract-image.js';
+import { ocrOpenPdfPage } from './ocr/ocr-page.js';
 import { checkParseSize } from './extract/heap-guard.js';
 import type { DocumentFormat, ExtractionResult, ExtractOptions } from './extract/types.js';
 
@@ -20,7 +21,7 @@ export async function extractDocument(path: string, format: DocumentFormat, opts
   let result: ExtractionResult;
   switch (format) {
     case 'pdf':
-      return extractPdf(data, opts);
+      return extractPdf(data, { pageOcr: ocrOpenPdfPage, ...opts });
     case 'image':
       return extractImage(data, opts);
     case 'docx':

@@ -9,7 +9,7 @@ import type { ChunkDraft, ChunkInputBlock, ChunkOptions } from './chunking/types
 import type { DocumentLimits } from './extract/limits.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 import type { BBox, OcrOptions } from './extract/types.js';
-import type { OcrPageResult } from './ocr/ocr-page.js';
+import type { OcrPageResult } from './extract/types.js';
 import type { ReadablePage } from './sources/readable-html.js';
 
 export interface NumberedBlock extends ExtractedBlock {

@@ -3,6 +3,7 @@
  * worker pool; the result crosses the thread boundary by structured clone, so it holds plain data only.
  */
 import type { DocumentLimits } from './limits.js';
+import type { PdfDocument } from './pdf/pdfjs-loader.js';
 
 /** Block types of the jobs API (NOTES.md), written once. */
 export const BLOCK_TYPES = [
@@ -121,10 +122,26 @@ export interface OcrOptions {
   dpi?: number;
 }
 
+/** One page read by OCR: its blocks and the page's record with what OCR did. */
+export interface OcrPageResult {
+  blocks: ExtractedBlock[];
+  page: ExtractedPage & { ocr: NonNullable<ExtractedPage['ocr']> };
+  /** Resolution the page was read at: the render dpi of a PDF page, an image's own (stated, else 300). */
+  dpi: number;
+}
+
+/**
+ * OCRs one page of an open PDF. The OCR module's reader is handed in by whoever runs an extraction (the
+ * pool's worker, read-document.ts), so that extraction, which OCR builds on, never imports OCR.
+ */
+export type PdfPageOcr = (doc: PdfDocument, page: number, opts: { lang: string; dpi: number; limits?: DocumentLimits }) => Promise<OcrPageResult>;
+
 export interface ExtractOptions {
   onProgress?: ProgressFn;
   /** What the document may cost (decompressed bytes, pixels, pages); DEFAULT_LIMITS when absent. */
   limits?: DocumentLimits;
   /** Without it, pages that need OCR are only flagged (`needs_ocr`), as before OCR existed. */
   ocr?: OcrOptions;
+  /** How a PDF page is OCRed; needed with `ocr`. A function: set where the extraction runs, never sent to a worker. */
+  pageOcr?: PdfPageOcr;
 }

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_LIMITS, type DocumentLimits } from '../extract/limits.js';
 import { openPdf, type PdfDocument } from '../extract/pdf/pdfjs-loader.js';
-import type { BBox, ExtractedBlock, ExtractedPage } from '../extract/types.js';
+import type { BBox, OcrPageResult } from '../extract/types.js';
 import { ocrBlocks } from './ocr-blocks.js';
 import type { TessBox } from './ocr-lines.js';
 import { cropGrey, decodeToGrey, type GreyRaster, type QuarterTurn } from './raster.js';
@@ -18,12 +18,7 @@ import { renderOpenPdfPageGrey } from './render-page.js';
 import { assertLanguagesInstalled, DEFAULT_OCR_LANG, getOcrEngine } from './tesseract.js';
 import { isTiff, tiffPage, tiffPageOffsets } from './tiff-pages.js';
 
-export interface OcrPageResult {
-  blocks: ExtractedBlock[];
-  page: ExtractedPage & { ocr: NonNullable<ExtractedPage['ocr']> };
-  /** Resolution the page was read at: the render dpi of a PDF page, an image's own (stated, else 300). */
-  dpi: number;
-}
+export type { OcrPageResult };
 
 export interface OcrPdfOptions {
   /** Render resolution (default 300). */

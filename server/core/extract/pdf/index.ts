@@ -6,7 +6,7 @@
  * page count; decisions that need the whole document (body font size, running heads, heading
  * levels, list depths) are made afterwards on the compact per-page layouts.
  */
-import type { ExtractedBlock, ExtractedPage, ExtractionResult, ExtractOptions } from '../types.js';
+import type { ExtractedBlock, ExtractedPage, ExtractionResult, ExtractOptions, OcrPageResult } from '../types.js';
 import { pageBlocks, type PendingBlock } from './assemble.js';
 import { docStats, headingLevels, listLevels } from './classify.js';
 import { PdfExtractError } from './errors.js';
@@ -19,8 +19,7 @@ import type { PageLayout } from './model.js';
 import { openPdf, withTimeout, type PdfDocument, type PdfJs } from './pdfjs-loader.js';
 import { multiply, readPageText, styleRuns, unturnBox, type PageText } from './page-text.js';
 import { markRunningHeads } from './running-heads.js';
-import type { OcrPageResult } from '../../ocr/ocr-page.js';
-import { ocrPageWithoutText, withOcrBlocks, withOcrPages } from '../../ocr/pdf-page-ocr.js';
+import { ocrPageWithoutText, withOcrBlocks, withOcrPages } from './page-ocr.js';
 
 export { PdfExtractError } from './errors.js';
 
@@ -285,7 +284,10 @@ async function readPageInto(pdfjs: PdfJs, doc: PdfDocument, n: number, state: Do
     const size = await pageSize(doc, n);
     out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
   }
-  if (opts.ocr) await ocrPageWithoutText(doc, out, n, opts.ocr, opts.limits);
+  if (opts.ocr) {
+    if (!opts.pageOcr) throw new Error('extraction with OCR needs the page OCR reader (ExtractOptions.pageOcr)');
+    await ocrPageWithoutText(doc, out, n, opts.ocr, opts.pageOcr, opts.limits);
+  }
   // pdf.js gives up a refused stream quietly (the page just lacks its text): the budgets say it aloud.
   assertInflateBudget();
   checkHeap();

@@ -4,10 +4,9 @@
  * document is read in one pass (text pages keep their text). `assemblePdf` then puts the OCR blocks among
  * the text blocks in page order and notes on each page what OCR did.
  */
-import type { PdfDocument } from '../extract/pdf/pdfjs-loader.js';
-import type { DocumentLimits } from '../extract/limits.js';
-import type { ExtractedBlock, ExtractedPage, OcrOptions } from '../extract/types.js';
-import { ocrOpenPdfPage, type OcrPageResult } from './ocr-page.js';
+import type { DocumentLimits } from '../limits.js';
+import type { ExtractedBlock, ExtractedPage, OcrOptions, OcrPageResult, PdfPageOcr } from '../types.js';
+import type { PdfDocument } from './pdfjs-loader.js';
 
 /** What the hook reads and fills of a reader's output (structurally the PdfPages of extract/pdf). */
 export interface PagesWithOcr {
@@ -17,11 +16,11 @@ export interface PagesWithOcr {
 }
 
 /** OCRs page `n` when its layout (the last one read) says it needs it. One bad page only costs a warning. */
-export async function ocrPageWithoutText(doc: PdfDocument, out: PagesWithOcr, n: number, ocr: OcrOptions, limits?: DocumentLimits): Promise<void> {
+export async function ocrPageWithoutText(doc: PdfDocument, out: PagesWithOcr, n: number, ocr: OcrOptions, readPage: PdfPageOcr, limits?: DocumentLimits): Promise<void> {
   const layout = out.layouts[out.layouts.length - 1];
   if (!layout || layout.page !== n || !layout.needsOcr) return;
   try {
-    const result = await ocrOpenPdfPage(doc, n, { lang: ocr.lang, dpi: ocr.dpi ?? 300, limits });
+    const result = await readPage(doc, n, { lang: ocr.lang, dpi: ocr.dpi ?? 300, limits });
     (out.ocr ??= []).push(result);
   } catch (err) {
     // Missing language data fails every page alike: that is the job's error, not a page's warning.
