@@ -19,7 +19,7 @@ export function parseStoreKinds(list: string): StoreKind[] {
 }
 
 /** A fresh database on the server `url` points at, named `name`; returns its URL. */
-async function freshDatabase(url: string, name: string): Promise<string> {
+export async function freshDatabase(url: string, name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

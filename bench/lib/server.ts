@@ -59,24 +59,31 @@ function launcherNodeFlags(repoRoot: string): string[] {
   return (/^#!\S*env -S node(.*)$/.exec(first)?.[1] ?? '').split(/\s+/).filter(Boolean);
 }
 
-/** Starts `node [launcher flags] bin/lectern.js serve` and resolves once GET /health answers 200. */
-export async function startServer(repoRoot: string, opts: { startTimeoutMs?: number } = {}): Promise<ServerHandle> {
+export interface StartOptions {
+  startTimeoutMs?: number;
+  /** More arguments for the command (`--no-worker`, `--workers 1`, `--database-url …`). */
+  args?: string[];
+  /** A data folder of the caller's (kept); else one in the temporary folder, removed at stop. */
+  dataDir?: string;
+  /** The key to use; a random one when absent. Nodes of one team server share theirs. */
+  apiKey?: string;
+}
+
+/** Spawns `node [launcher flags] bin/lectern.js COMMAND …` the way a user's shell would, its output in a log file. */
+function spawnLectern(repoRoot: string, command: string[], opts: StartOptions) {
   const work = mkdtempSync(path.join(tmpdir(), 'bench-lectern-'));
-  const dataDir = path.join(work, 'data');
+  const dataDir = opts.dataDir ?? path.join(work, 'data');
   const logFile = path.join(work, 'server.log');
-  const apiKey = randomBytes(18).toString('hex');
-  const port = await freePort();
+  const apiKey = opts.apiKey ?? randomBytes(18).toString('hex');
   const logFd = openSync(logFile, 'a');
   const child = spawn(
     process.execPath,
     // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reach the server's node, which NODE_OPTIONS cannot.
     // BENCH_NODE_ARGS come after the launcher's flags and win over them (e.g. --v8-pool-size=4, Node's default).
-    [...launcherNodeFlags(repoRoot), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    [...launcherNodeFlags(repoRoot), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', ...command, '--data-dir', dataDir, ...(opts.args ?? [])],
     { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: apiKey }, stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);
-  const pid = child.pid;
-  const baseUrl = `http://127.0.0.1:${port}`;
   const logTail = (lines = 30): string => {
     try {
       return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -95,6 +102,41 @@ export async function startServer(repoRoot: string, opts: { startTimeoutMs?: num
     }
     rmSync(work, { recursive: true, force: true });
   };
+  return { child, apiKey, logFile, logTail, stop };
+}
+
+/** A process that only runs tasks (`lectern worker`): no HTTP; it is ready once its pool is (the caller's warm-up shows it). */
+export interface WorkerHandle {
+  pid: number;
+  memory(): PeakMemory;
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `lectern worker` with `opts.args` (its database at least). */
+export async function startWorker(repoRoot: string, opts: StartOptions): Promise<WorkerHandle> {
+  const { child, logTail, stop } = spawnLectern(repoRoot, ['worker'], opts);
+  const pid = child.pid;
+  if (pid === undefined) {
+    await stop();
+    throw new Error('could not spawn the worker');
+  }
+  // A worker refused at start (no database, a wrong one) exits at once: say so here, not as a bench that never ends.
+  await sleep(1500);
+  if (child.exitCode !== null || child.signalCode !== null) {
+    const tail = logTail();
+    await stop();
+    throw new Error(`worker exited during start-up (code ${child.exitCode}):\n${tail}`);
+  }
+  return { pid, memory: () => peakMemory(pid), logTail, stop };
+}
+
+/** Starts `node [launcher flags] bin/lectern.js serve` and resolves once GET /health answers 200. */
+export async function startServer(repoRoot: string, opts: StartOptions = {}): Promise<ServerHandle> {
+  const port = await freePort();
+  const { child, apiKey, logFile, logTail, stop } = spawnLectern(repoRoot, ['serve', '--port', String(port), '--host', '127.0.0.1'], opts);
+  const pid = child.pid;
+  const baseUrl = `http://127.0.0.1:${port}`;
   if (pid === undefined) {
     await stop();
     throw new Error('could not spawn the server');
