@@ -238,7 +238,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       await indexer.close();
       await llm.close();
       await pool.close();
-      files.close();
+      await files.close();
       await opened.close();
     },
   };

@@ -58,12 +58,12 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
         (closing ??= (async () => {
           await jobs.close();
           await pool.close();
-          files.close();
+          await files.close();
           await opened.close();
         })()),
     };
   } catch (err) {
-    files.close();
+    await files.close();
     await opened.close().catch(() => undefined);
     throw err;
   }

@@ -49,10 +49,10 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
 
   const originalKey = (jobId: string, sourceFile: string): string => `files/${jobId}/original${safeExtension(sourceFile)}`;
 
-  function drop(key: string, copy: LocalCopy): void {
+  function drop(key: string, copy: LocalCopy): Promise<void> {
     clearTimeout(copy.timer);
     if (copies.get(key) === copy) copies.delete(key);
-    copy.path.then(
+    return copy.path.then(
       (p) => rm(p, { force: true }),
       () => undefined,
     ).catch(() => undefined);
@@ -109,8 +109,8 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
       } finally {
         copy.users--;
         if (copy.users === 0 && copies.get(key) === copy) {
-          if (lingerMs > 0 && !closed) copy.timer = setTimeout(() => drop(key, copy), lingerMs).unref();
-          else drop(key, copy);
+          if (lingerMs > 0 && !closed) copy.timer = setTimeout(() => void drop(key, copy), lingerMs).unref();
+          else await drop(key, copy);
         }
       }
     },
@@ -121,15 +121,15 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
 
     /** Removes every object of the job (its original, page images and exports). */
     async removeJob(jobId: string): Promise<void> {
-      for (const [key, copy] of copies) if (key.startsWith(`files/${jobId}/`) && copy.users === 0) drop(key, copy);
+      for (const [key, copy] of copies) if (key.startsWith(`files/${jobId}/`) && copy.users === 0) void drop(key, copy);
       await objects.deletePrefix(`files/${jobId}`);
       await objects.deletePrefix(`exports/${jobId}`);
     },
 
     /** Removes the local copies no one reads and lets go of the store's connections. */
-    close(): void {
+    async close(): Promise<void> {
       closed = true;
-      for (const [key, copy] of copies) if (copy.users === 0) drop(key, copy);
+      await Promise.all([...copies].filter(([, copy]) => copy.users === 0).map(([key, copy]) => drop(key, copy)));
       objects.close();
     },
   };
