@@ -30,13 +30,10 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
   mkdirSync(settings.data_dir, { recursive: true });
   // As `lectern serve`: a bucket that cannot be used refuses the start before the database is opened.
   const objects = await openCheckedObjectStore(settings);
-  let opened;
-  try {
-    opened = await openStore(settings, findAppRoot());
-  } catch (err) {
+  const opened = await openStore(settings, findAppRoot()).catch((err: unknown) => {
     objects.close();
     throw err;
-  }
+  });
   markTeamFolder(settings.data_dir, settings.database_url);
   const files = createFileStore(settings.data_dir, { objects });
   try {

@@ -11,7 +11,7 @@
  * reads as it is. With object_store_url the same keys are objects in the bucket, under its prefix.
  *
  * The worker pool reads documents by path: `useOriginal` gives the object's own file in a folder, or a
- * copy downloaded into <data_dir>/tmp/copies/ that is removed once no one uses it (after `lingerMs`, so
+ * copy downloaded into <data_dir>/tmp/ (copy-<random>.<ext>) that is removed once no one uses it (after `lingerMs`, so
  * that the review desk drawing one page after another does not download the document for each).
  */
 import { randomUUID } from 'node:crypto';
@@ -21,14 +21,18 @@ import { join } from 'node:path';
 import { createLocalFolderStore } from './objects/local-folder.js';
 import type { ObjectStore } from './objects/object-store.js';
 
-/** Copies left in tmp/copies by a process that died are removed by the next start after this long. */
+/** Copies left in tmp/ (copy-…) by a process that died are removed by the next start after this long. */
 const STALE_COPY_MS = 24 * 60 * 60 * 1000;
 
 interface LocalCopy {
-  path: Promise<string>;
+  /** The copy's path once downloaded, with its size and when the download began. */
+  made: Promise<{ path: string; size: number; at: number }>;
   users: number;
   timer?: NodeJS.Timeout;
 }
+
+/** A copy's file name in tmp/: `copy-<random>.<ext>`. */
+const COPY_NAME = /^copy-[\w-]+(\.\w+)?$/;
 
 export interface FileStoreOptions {
   /** Where the objects are; the data folder by default (the desktop's layout). */
@@ -38,11 +42,10 @@ export interface FileStoreOptions {
 export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
   const objects = opts.objects ?? createLocalFolderStore(dataDir);
   const tmpDir = join(dataDir, 'tmp');
-  const copiesDir = join(tmpDir, 'copies');
   mkdirSync(tmpDir, { recursive: true });
   // The desktop's folder has always had these two, empty or not (a store that is a folder has local paths).
   if (objects.localPath('files')) for (const d of ['files', 'exports']) mkdirSync(join(dataDir, d), { recursive: true });
-  else sweepStaleCopies(copiesDir);
+  else sweepStaleCopies(tmpDir);
 
   const copies = new Map<string, LocalCopy>();
   let closed = false;
@@ -52,27 +55,49 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
   function drop(key: string, copy: LocalCopy): Promise<void> {
     clearTimeout(copy.timer);
     if (copies.get(key) === copy) copies.delete(key);
-    return copy.path.then(
-      (p) => rm(p, { force: true }),
+    return copy.made.then(
+      (m) => rm(m.path, { force: true }),
       () => undefined,
     ).catch(() => undefined);
   }
 
-  function copyOf(key: string, extension: string): LocalCopy {
-    let copy = copies.get(key);
-    if (copy) {
-      clearTimeout(copy.timer);
-      copy.timer = undefined;
-      return copy;
+  /**
+   * A copy no one reads, kept since its last use, is checked against the object first (one HEAD): an
+   * original removed or written again since is not read from a stale copy.
+   */
+  async function stillCurrent(key: string, copy: LocalCopy): Promise<boolean> {
+    const m = await copy.made.catch(() => undefined);
+    if (!m) return false;
+    // A store that cannot answer: given up, and the download that follows says why.
+    const now = await objects.head(key).catch(() => undefined);
+    return now !== undefined && now.size === m.size && now.modified.getTime() < m.at;
+  }
+
+  async function copyOf(key: string, extension: string): Promise<LocalCopy> {
+    const kept = copies.get(key);
+    if (kept) {
+      clearTimeout(kept.timer);
+      const lingering = kept.timer !== undefined && kept.users === 0;
+      kept.timer = undefined;
+      if (!lingering) return kept;
+      kept.users++;
+      const current = await stillCurrent(key, kept).finally(() => kept.users--);
+      if (current) return kept;
+      // Given up: removed now if no one reads it, else by its last reader.
+      if (kept.users === 0) void drop(key, kept);
+      else if (copies.get(key) === kept) copies.delete(key);
+      return copyOf(key, extension);
     }
-    const dest = join(copiesDir, `${randomUUID()}${extension}`);
-    const made: LocalCopy = { path: objects.download(key, dest).then(() => dest), users: 0 };
+    const path = join(tmpDir, `copy-${randomUUID()}${extension}`);
+    // A second back, for the object store's clock: a copy is stale only for an object written after it began.
+    const at = Date.now() - 1000;
+    const copy: LocalCopy = { made: objects.download(key, path).then(({ size }) => ({ path, size, at })), users: 0 };
     // A copy that could not be made is not kept: the next reader tries again.
-    made.path.catch(() => {
-      if (copies.get(key) === made) copies.delete(key);
+    copy.made.catch(() => {
+      if (copies.get(key) === copy) copies.delete(key);
     });
-    copies.set(key, made);
-    return made;
+    copies.set(key, copy);
+    return copy;
   }
 
   return {
@@ -95,21 +120,22 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
 
     /**
      * Runs `use` with a local path of the job's original: the object's own file in a folder (read it, never
-     * write it), else a copy in tmp/copies, removed when no one uses it any more (after `lingerMs`).
+     * write it), else a copy in tmp/, removed when no one uses it any more (after `lingerMs`).
      * OBJECT_NOT_FOUND or OBJECT_STORE_FAILED when the original cannot be had.
      */
     async useOriginal<T>(jobId: string, sourceFile: string, use: (path: string) => Promise<T>, lingerMs = 0): Promise<T> {
       const key = originalKey(jobId, sourceFile);
       const local = objects.localPath(key);
       if (local) return use(local);
-      const copy = copyOf(key, safeExtension(sourceFile));
+      const copy = await copyOf(key, safeExtension(sourceFile));
       copy.users++;
       try {
-        return await use(await copy.path);
+        return await use((await copy.made).path);
       } finally {
         copy.users--;
-        if (copy.users === 0 && copies.get(key) === copy) {
-          if (lingerMs > 0 && !closed) copy.timer = setTimeout(() => void drop(key, copy), lingerMs).unref();
+        // Its last reader removes a copy that was given up meanwhile (stale, or its job deleted), or keeps it a while.
+        if (copy.users === 0) {
+          if (copies.get(key) === copy && lingerMs > 0 && !closed) copy.timer = setTimeout(() => void drop(key, copy), lingerMs).unref();
           else await drop(key, copy);
         }
       }
@@ -121,7 +147,11 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
 
     /** Removes every object of the job (its original, page images and exports). */
     async removeJob(jobId: string): Promise<void> {
-      for (const [key, copy] of copies) if (key.startsWith(`files/${jobId}/`) && copy.users === 0) void drop(key, copy);
+      for (const [key, copy] of copies) {
+        if (!key.startsWith(`files/${jobId}/`)) continue;
+        if (copy.users === 0) void drop(key, copy);
+        else copies.delete(key);
+      }
       await objects.deletePrefix(`files/${jobId}`);
       await objects.deletePrefix(`exports/${jobId}`);
     },
@@ -146,14 +176,14 @@ function safeExtension(name: string): string {
 function sweepStaleCopies(dir: string): void {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = readdirSync(dir).filter((n) => COPY_NAME.test(n));
   } catch {
     return;
   }
   const before = Date.now() - STALE_COPY_MS;
   for (const name of names) {
     try {
-      if (statSync(join(dir, name)).mtimeMs < before) rmSync(join(dir, name), { force: true, recursive: true });
+      if (statSync(join(dir, name)).mtimeMs < before) rmSync(join(dir, name), { force: true });
     } catch {
       // Gone meanwhile, or not ours to remove: left alone.
     }

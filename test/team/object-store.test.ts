@@ -174,7 +174,7 @@ describe('a server whose files are in S3', () => {
     expect(JSON.parse(strFromU8(zip['manifest.json']!)).source.sha256).toBe((await json(await server.call('GET', `/jobs/${jobId}`))).file_hash);
     await expect.poll(() => keysIn(bucket, `${prefix}/exports/`)).toEqual([]);
     // Only the copy of the original the page image was drawn from, kept a while for the next page.
-    expect(tmpLeft(server.dataDir)).toEqual([expect.stringMatching(/\/tmp\/copies\/[\w-]+\.pdf$/)]);
+    expect(tmpLeft(server.dataDir)).toEqual([expect.stringMatching(/\/tmp\/copy-[\w-]+\.pdf$/)]);
   });
 
   it('serves everything after a restart on another, empty data folder: the files are the bucket\'s', async () => {
