@@ -25,6 +25,8 @@ import { createConversations } from './core/conversations/conversations.js';
 import { acquireDataLock, type DataLock, type LockOwnerKind } from './store/data-lock.js';
 import { composeJobs } from './compose-jobs.js';
 import { createFileStore } from './store/file-store.js';
+import type { ObjectStore } from './store/objects/object-store.js';
+import { openCheckedObjectStore } from './store/objects/open.js';
 import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
@@ -81,10 +83,14 @@ export async function createApp(options: AppOptions) {
   const owner = options.owner ?? { kind: 'server' as const };
   const lock: Pick<DataLock, 'publish' | 'release'> = options.settings.database_url ? { publish: () => undefined, release: () => undefined } : acquireDataLock(options.settings.data_dir, owner);
   let opened: OpenedStore | undefined;
+  let objects: ObjectStore | undefined;
   try {
+    // The object store before the database: a bucket that cannot be used refuses the start, in one line,
+    // before any migration runs.
+    objects = await openCheckedObjectStore(options.settings);
     opened = await openStore(options.settings, findAppRoot());
     if (options.settings.database_url) markTeamFolder(options.settings.data_dir, options.settings.database_url);
-    const app = await composeApp(options, opened);
+    const app = await composeApp(options, opened, objects);
     return {
       ...app,
       /** Writes where the app listens into the folder's lock, so `lectern` commands talk to it. */
@@ -101,6 +107,7 @@ export async function createApp(options: AppOptions) {
       },
     };
   } catch (err) {
+    objects?.close();
     await opened?.close().catch(() => undefined);
     lock.release();
     throw err;
@@ -115,13 +122,13 @@ function loopbackUrl(url: string): string {
   return u.origin;
 }
 
-async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions, opened: OpenedStore) {
+async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions, opened: OpenedStore, objects: ObjectStore) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   const { store } = opened;
-  log.info({ store: store.kind, at: opened.location }, 'store opened');
-  const files = createFileStore(settings.data_dir);
+  log.info({ store: store.kind, at: opened.location, objects: objects.location }, 'store opened');
+  const files = createFileStore(settings.data_dir, { objects });
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const chatCipher = createChatCipher(
     loadChatKey({ encrypt: settings.encrypt_chats, keyFile: settings.chat_key_file || join(settings.data_dir, 'chat.key'), envKey: chatKey }),
@@ -198,11 +205,11 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       chatTraining,
       botPipeline,
       botChat: createBotChat({ ...providers, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
-      exportJob: createExporter({ store, files, clock, appVersion }),
+      exportJob: createExporter({ store, files, clock, appVersion, log }),
       models,
       modelPulls,
       pages: createPageList({ store }),
-      pageImages: createPageImages({ store, pool, files }),
+      pageImages: createPageImages({ store, pool, files, log }),
       reocr: createReocr({ store, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
       search,
@@ -231,6 +238,7 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       await indexer.close();
       await llm.close();
       await pool.close();
+      await files.close();
       await opened.close();
     },
   };

@@ -8,6 +8,7 @@ import { composeJobs } from './compose-jobs.js';
 import type { Settings } from './schemas/settings.js';
 import { findAppRoot } from './store/app-paths.js';
 import { createFileStore } from './store/file-store.js';
+import { openCheckedObjectStore } from './store/objects/open.js';
 import { openStore } from './store/open-store.js';
 import { markTeamFolder } from './store/team-folder.js';
 
@@ -19,18 +20,23 @@ export interface WorkerNodeOptions {
 }
 
 /**
- * A team server's node that only reads documents (`lectern worker`): the shared store, the data folder's
- * files (which every node mounts), a worker pool and the job runner claiming from the shared queue. No
+ * A team server's node that only reads documents (`lectern worker`): the shared store, the team's files
+ * (the data folder every node mounts, or the bucket of object_store_url), a worker pool and the job runner claiming from the shared queue. No
  * HTTP, no folder lock. Closing gives the documents it was reading back to the queue for another node.
  */
 export async function startWorkerNode({ settings, workerFile, logger }: WorkerNodeOptions) {
   if (!settings.database_url) throw new Error('a worker node needs a database (database_url)');
   const log = logger ?? pino({ level: settings.log_level });
   mkdirSync(settings.data_dir, { recursive: true });
-  const opened = await openStore(settings, findAppRoot());
+  // As `lectern serve`: a bucket that cannot be used refuses the start before the database is opened.
+  const objects = await openCheckedObjectStore(settings);
+  const opened = await openStore(settings, findAppRoot()).catch((err: unknown) => {
+    objects.close();
+    throw err;
+  });
   markTeamFolder(settings.data_dir, settings.database_url);
+  const files = createFileStore(settings.data_dir, { objects });
   try {
-    const files = createFileStore(settings.data_dir);
     const pool = createTaskPool(workerFile, settings.workers, {
       warmUpRounds: settings.warm_up_rounds,
       limits: documentLimitsOf(settings),
@@ -49,10 +55,12 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
         (closing ??= (async () => {
           await jobs.close();
           await pool.close();
+          await files.close();
           await opened.close();
         })()),
     };
   } catch (err) {
+    await files.close();
     await opened.close().catch(() => undefined);
     throw err;
   }

@@ -18,6 +18,14 @@ export const SettingsSchema = Type.Object({
    * Empty: the data folder's own SQLite database and vector files, as on the desktop.
    */
   database_url: Type.String({ default: '' }),
+  /**
+   * Where uploaded originals, rendered page images and exports are kept: `s3://bucket` or
+   * `s3://bucket/prefix`, an S3-compatible bucket (endpoint from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL,
+   * region from AWS_REGION, keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the AWS SDK's other
+   * sources), checked at start. Empty: the data folder's files/ and exports/, as on the desktop. Allowed
+   * without database_url (a desktop's files in a bucket), though a team server is what it is for.
+   */
+  object_store_url: Type.String({ default: '' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
   /** Largest upload accepted, in bytes (413 beyond). */
   max_upload_bytes: Type.Integer({ minimum: 1, default: 200 * 1024 * 1024 }),

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listPage, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
@@ -260,7 +261,8 @@ describe('bot chats', () => {
     expect((await server.call('GET', `/jobs/${added.job_id}`)).status).toBe(404);
     expect((await server.call('GET', `/chats/${chat_id}`)).status).toBe(404);
     expect(await collectionStored(server.dataDir, `bot-${bot}`)).toBe(false);
-    expect(existsSync(join(server.dataDir, 'files', added.job_id))).toBe(false);
+    expect(await storedKeys(server.dataDir, `files/${added.job_id}`)).toEqual([]);
+    if (!filesInBucket(server.dataDir)) expect(existsSync(join(server.dataDir, 'files', added.job_id))).toBe(false);
     // What the store still holds of the bot, read beside the server.
     const count = (sql: string, arg: string) => storeCount(server.dataDir, sql, [arg]);
     expect(await count('SELECT count(*) AS n FROM jobs WHERE bot_id = ?', bot)).toBe(0);

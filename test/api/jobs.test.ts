@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
 import { sseRequest, type SseEvent } from '../helpers/sse.js';
 import { makeDocx } from '../helpers/make-docx.js';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
@@ -163,10 +164,11 @@ describe('jobs', () => {
 
   it('deletes a job with its rows and files (204)', async () => {
     const job = await ingest(server, 'gone.md', enc('# Gone\n\nsoon'));
-    expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(true);
+    expect(await storedKeys(server.dataDir, `files/${job.job_id}`)).toEqual([`files/${job.job_id}/original.md`]);
     const res = await server.call('DELETE', `/jobs/${job.job_id}`);
     expect(res.status).toBe(204);
-    expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(false);
+    expect(await storedKeys(server.dataDir, `files/${job.job_id}`)).toEqual([]);
+    if (!filesInBucket(server.dataDir)) expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(false);
     expect((await server.call('GET', `/jobs/${job.job_id}`)).status).toBe(404);
     for (const table of ['blocks', 'chunks', 'pages', 'revisions']) {
       expect(await storeCount(server.dataDir, `SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`, [job.job_id]), table).toBe(0);

@@ -3,15 +3,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { databaseFor } from '../helpers/test-database.js';
+import { storeEnvFor } from '../helpers/test-database.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
 const run = promisify(execFile);
 const cli = (...args: string[]) => run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args], { cwd: repoRoot });
 /** A command run against the data folder of the running server: it goes through the server, with its key. */
 const cliOfServer = async (...args: string[]) => {
-  const database = await databaseFor(server.dataDir);
-  const env = { ...process.env, SERVICE_API_KEY: server.key, ...(database ? { LECTERN_DATABASE_URL: database } : {}) };
+  const env = { ...process.env, SERVICE_API_KEY: server.key, ...(await storeEnvFor(server.dataDir)) };
   return run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env });
 };
 const PYPI_MODEL = 'all-minilm-l6-v2-int8-pypi';

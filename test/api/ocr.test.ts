@@ -4,11 +4,12 @@
  * images, re-reading a page or region, the language option, cancelling a job in the middle of OCR, and a
  * generated scan of a statistics page (formulas, code, a table) read with its operators and brackets.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { enc, fixturesDir, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
+import { storedKeys } from '../helpers/stored-files.js';
 import { cer } from '../../bench/lib/ocr-cer.js';
 import { formulaPagePdf } from '../helpers/make-formula-scan.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
@@ -189,8 +190,7 @@ describe('page images', () => {
     const bytes = new Uint8Array(await first.arrayBuffer());
     // The fixture is A4 (595.28 x 841.89 pt).
     expect(pngSize(bytes)).toEqual({ width: 300, height: Math.round((300 * 841.89) / 595.28) });
-    const cached = join(server.dataDir, 'files', scanned.job_id, 'page-images', 'page-1-w300.png');
-    expect(existsSync(cached)).toBe(true);
+    expect(await storedKeys(server.dataDir, `files/${scanned.job_id}/page-images`)).toContain(`files/${scanned.job_id}/page-images/page-1-w300.png`);
     const again = new Uint8Array(await (await server.call('GET', url)).arrayBuffer());
     expect(Buffer.from(again).equals(Buffer.from(bytes))).toBe(true);
     const deflt = await server.call('GET', `/jobs/${scanned.job_id}/pages/1/image`);

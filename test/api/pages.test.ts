@@ -3,10 +3,9 @@
  * for Letter and A4 pages, pages turned by /Rotate (90, 180, 270), an image upload, paging and the errors.
  * The sizes must be those of the space block boxes and page images are in, or the desk draws boxes askew.
  */
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { filesInBucket, removeStored, storedKeys, writeStored } from '../helpers/stored-files.js';
 import { makePagesPdf, PAPER, type PageSpec } from '../helpers/make-pdf.js';
 import { makeScan } from '../helpers/make-scan.js';
 
@@ -170,15 +169,21 @@ describe('the job', () => {
 
     // A job read well whose stored original was damaged afterwards (a disk, a hand in the data folder).
     const job = await ingest(server, 'damaged.pdf', await makePagesPdf([{ size: PAPER.letter, title: 'Soon damaged' }]));
-    const [original] = readdirSync(join(server.dataDir, 'files', job.job_id)).filter((f) => f.startsWith('original'));
-    writeFileSync(join(server.dataDir, 'files', job.job_id, original!), 'not a PDF any more');
+    const original = (await storedKeys(server.dataDir, `files/${job.job_id}`)).find((k) => /\/original\.pdf$/.test(k))!;
+    await writeStored(server.dataDir, original, 'not a PDF any more');
     const damaged = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=300`);
     expect(damaged.status).toBe(422);
     expect((await json(damaged)).error.code).toBe('PDF_INVALID');
-    // Gone altogether: the reader's reason (no such file) under the route's own code.
-    rmSync(join(server.dataDir, 'files', job.job_id, original!));
+    await removeStored(server.dataDir, original);
     const gone = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=400`);
-    expect(gone.status).toBe(422);
-    expect((await json(gone)).error).toMatchObject({ code: 'PAGE_RENDER_FAILED', details: { reason: 'ENOENT' } });
+    if (filesInBucket(server.dataDir)) {
+      // In a bucket the original is downloaded before the reader sees it: the store says it holds none.
+      expect(gone.status).toBe(404);
+      expect((await json(gone)).error).toMatchObject({ code: 'OBJECT_NOT_FOUND', details: { key: original } });
+    } else {
+      // Gone altogether: the reader's reason (no such file) under the route's own code.
+      expect(gone.status).toBe(422);
+      expect((await json(gone)).error).toMatchObject({ code: 'PAGE_RENDER_FAILED', details: { reason: 'ENOENT' } });
+    }
   });
 });

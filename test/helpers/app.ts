@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { createApp, type LecternApp } from '../../server/app.js';
 import { providerKeysFrom } from '../../server/core/chat/chat-providers.js';
 import { parseSettings, type Settings } from '../../server/schemas/settings.js';
-import { databaseFor, TEST_TASK_LEASE_MS } from './test-database.js';
+import { databaseFor, objectStoreFor, TEST_TASK_LEASE_MS } from './test-database.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const fixturesDir = resolve(repoRoot, '../shared/fixtures');
@@ -76,8 +76,19 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
   const database_url = opts.settings?.database_url ?? (await databaseFor(dataDir));
+  // A server given its own database keeps its files as it was told (in its folder unless object_store_url).
+  const object_store_url = opts.settings?.object_store_url ?? (opts.settings?.database_url ? undefined : objectStoreFor(dataDir));
   // No start-up warm-up by default: tests start many servers and time none of them.
-  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 2, warm_up_rounds: 0, log_level: 'silent', ...(database_url ? { database_url, task_lease_ms: TEST_TASK_LEASE_MS } : {}), ...opts.settings });
+  const settings = parseSettings({
+    data_dir: dataDir,
+    port: 0,
+    workers: 2,
+    warm_up_rounds: 0,
+    log_level: 'silent',
+    ...(database_url ? { database_url, task_lease_ms: TEST_TASK_LEASE_MS } : {}),
+    ...(object_store_url ? { object_store_url } : {}),
+    ...opts.settings,
+  });
   const app = await createApp({ settings, serviceApiKey: key, chatKey: opts.chatKey, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   // As `lectern serve` does: commands run against this data folder talk to this server.
@@ -97,7 +108,8 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
 /** A server that must generate and store its own key, as when SERVICE_API_KEY is unset. */
 export async function startServerWithoutKey(dataDir = tempDir()) {
   const database_url = await databaseFor(dataDir);
-  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 1, log_level: 'silent', ...(database_url ? { database_url } : {}) });
+  const object_store_url = objectStoreFor(dataDir);
+  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 1, log_level: 'silent', ...(database_url ? { database_url } : {}), ...(object_store_url ? { object_store_url } : {}) });
   const app = await createApp({ settings, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }) });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   return { app, url, dataDir, close: () => app.close() };

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, serverClient, tempDir } from './app.js';
-import { databaseFor, TEST_TASK_LEASE_MS } from './test-database.js';
+import { storeEnvFor, TEST_TASK_LEASE_MS } from './test-database.js';
 
 export interface ChildServer {
   readonly pid: number;
@@ -40,12 +40,12 @@ function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 export async function startChildServer(opts: { dataDir?: string; key?: string; env?: Record<string, string>; workers?: number } = {}): Promise<ChildServer> {
   const dataDir = opts.dataDir ?? tempDir('lectern-child-');
   const key = opts.key ?? randomBytes(16).toString('hex');
-  // Under LECTERN_TEST_STORE=postgres, the folder's own database on the team services.
-  const database = await databaseFor(dataDir);
+  // Under LECTERN_TEST_STORE=postgres, the folder's own database and bucket prefix on the team services.
+  const store = await storeEnvFor(dataDir);
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', String(opts.workers ?? 2)], {
     // The data folder as working directory: no lectern.yaml of the repository is picked up.
     cwd: dataDir,
-    env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...(database ? { LECTERN_DATABASE_URL: database, LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS) } : {}), ...opts.env },
+    env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...store, ...(store.LECTERN_DATABASE_URL ? { LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS) } : {}), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { tempDir } from './app.js';
 import { cliEnv, lecternBin, lecternDone } from './pty.js';
-import { databaseFor } from './test-database.js';
+import { storeEnvFor } from './test-database.js';
 
 export interface CliRun {
   status: number | null;
@@ -29,10 +29,10 @@ export function lectern(args: string[], opts: CliOptions = {}): CliRun {
  * process (startServer), which must go on answering while the command runs.
  */
 export async function lecternAsync(args: string[], opts: CliOptions = {}): Promise<CliRun> {
-  // A test server on PostgreSQL (LECTERN_TEST_STORE=postgres): its folder's commands are given its database.
+  // A test server on PostgreSQL (LECTERN_TEST_STORE=postgres): its folder's commands are given its database and bucket.
   const dir = args[args.indexOf('--data-dir') + 1];
-  const database = args.includes('--data-dir') && dir ? await databaseFor(dir) : undefined;
-  const r = await lecternDone(args, where(database ? { ...opts, env: { LECTERN_DATABASE_URL: database, ...opts.env } } : opts));
+  const store = args.includes('--data-dir') && dir ? await storeEnvFor(dir) : {};
+  const r = await lecternDone(args, where(store.LECTERN_DATABASE_URL ? { ...opts, env: { ...store, ...opts.env } } : opts));
   return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -46,7 +46,7 @@ export const botTrainingRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (a
           'deleted before then, its embedding failed or not, gives its pairs back). A CSV of the pairs is written ' +
           '(`csv_path`). No pairs: `No new chats found for training.` with `csv_path: null`.',
         params: BotParams,
-        response: { 200: Trained, ...errors(401, 404) },
+        response: { 200: Trained, ...errors(401, 404, 502) },
       },
     },
     async (req) => deps.chatTraining.train(req.params.bot_id),

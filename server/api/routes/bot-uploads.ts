@@ -42,7 +42,7 @@ export const botUploadsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (ap
           file: Type.Optional(Type.String({ format: 'binary', description: 'The document' })),
           review: Type.Optional(Type.Boolean({ description: 'true: wait for a person\'s review before the bot uses it' })),
         }),
-        response: { 200: UploadAdded, ...errors(400, 401, 404, 413, 415) },
+        response: { 200: UploadAdded, ...errors(400, 401, 404, 413, 415, 502) },
       },
     },
     async (req) => {

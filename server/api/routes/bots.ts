@@ -109,7 +109,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   app.delete(
     '/bots/:bot_id',
     {
-      schema: { tags, summary: 'Delete a bot with its documents (jobs, files, vectors), chats and index', params: BotParams, response: { 200: BotDeleted, ...errors(401, 404) } },
+      schema: { tags, summary: 'Delete a bot with its documents (jobs, files, vectors), chats and index', params: BotParams, response: { 200: BotDeleted, ...errors(401, 404, 502) } },
     },
     async (req) => deleteBot({ bots: deps.bots, jobs: deps.jobs, indexer: deps.indexer }, req.params.bot_id),
   );
@@ -135,7 +135,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'The same content twice in one bot is added once (`duplicate`, with the existing job).',
         params: BotParams,
         body: PathBody,
-        response: { 200: PathAdded, ...errors(400, 401, 403, 404, 413, 415) },
+        response: { 200: PathAdded, ...errors(400, 401, 403, 404, 413, 415, 502) },
       },
     },
     async (req) => {

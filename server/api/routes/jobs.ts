@@ -40,7 +40,8 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'multipart/form-data with a `file` field (PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image; the type is read from the content: ' +
           'a spreadsheet\'s sheets and a CSV become table blocks, a presentation\'s slides blocks whose `page` is the slide number) and optional ' +
           '`chunk_size` and `chunk_overlap` fields (tokens) and `ocr_language` (tesseract code of an installed language, default `eng`; used for PDF pages without a text layer and for images; ' +
-          'several joined with `+`, e.g. `eng+deu`; a language that is not installed answers 409 OCR_LANGUAGE_MISSING with the command that adds it, an unknown code 400 OCR_LANGUAGE_UNKNOWN listing the known ones). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}.',
+          'several joined with `+`, e.g. `eng+deu`; a language that is not installed answers 409 OCR_LANGUAGE_MISSING with the command that adds it, an unknown code 400 OCR_LANGUAGE_UNKNOWN listing the known ones). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}. ' +
+          'An object store that cannot keep the upload answers 502 OBJECT_STORE_FAILED (`details.reason`: unreachable, bucket_missing, access_denied, full…), and no job is made.',
         consumes: ['multipart/form-data'],
         // Documents the form for the explorer; the fields themselves are read and checked by receiveUpload.
         body: Type.Object({
@@ -49,7 +50,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           chunk_overlap: Type.Optional(Type.Integer({ minimum: 0, description: 'Tokens repeated between consecutive chunks of a section' })),
           ocr_language: Type.Optional(Type.String({ description: 'OCR languages to read with (tesseract codes joined with +, e.g. eng or eng+deu; `lectern languages list` shows them); default eng' })),
         }),
-        response: { 201: UploadAccepted, ...errors(400, 401, 409, 413, 415) },
+        response: { 201: UploadAccepted, ...errors(400, 401, 409, 413, 415, 502) },
       },
     },
     async (req, reply) => {
@@ -148,7 +149,15 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
 
   app.delete(
     '/jobs/:job_id',
-    { schema: { tags, summary: 'Delete a job, its rows and its files', params: JobParams, response: { 204: Type.Null(), ...errors(401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a job, its rows and its files',
+        description: 'Its files go first: an object store that refuses to remove them answers 502 OBJECT_STORE_FAILED and the job stays (failed, if it was still to be read), to be deleted again later.',
+        params: JobParams,
+        response: { 204: Type.Null(), ...errors(401, 404, 502) },
+      },
+    },
     async (req, reply) => {
       await jobs.delete(req.params.job_id);
       return reply.status(204).send(null);

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listRevisions } from '../../core/audit/revisions.js';
 import { findJob } from '../../core/jobs/find-job.js';
@@ -19,16 +18,16 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         description:
           'document.md (accepted content in reading order), blocks.json and chunks.json (JSON arrays, as LongParser writes them), blocks.jsonl, ' +
           'chunks.jsonl, audit.jsonl, rejected.jsonl, the original file and ' +
-          'manifest.json (job, source sha256, app version, counts, sha256 of every file). 409 INVALID_STATE before finalize.',
+          'manifest.json (job, source sha256, app version, counts, sha256 of every file). 409 INVALID_STATE before finalize; ' +
+          '502 OBJECT_STORE_FAILED when the object store cannot read the original or keep the zip (nothing is left of the export).',
         params: JobParams,
-        response: { 200: fileResponse('application/zip', 'The export, as a zip file'), ...errors(401, 404, 409) },
+        response: { 200: fileResponse('application/zip', 'The export, as a zip file'), ...errors(401, 404, 409, 502) },
       },
     },
     async (req, reply) => {
       const made = await deps.exportJob(req.params.job_id);
-      const stream = createReadStream(made.path);
-      stream.on('close', made.cleanup);
-      return reply.type('application/zip').header('content-disposition', `attachment; filename="${made.fileName}"`).send(stream);
+      made.stream.once('close', made.cleanup);
+      return reply.type('application/zip').header('content-disposition', `attachment; filename="${made.fileName}"`).send(made.stream);
     },
   );
 

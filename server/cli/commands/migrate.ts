@@ -12,6 +12,7 @@ interface MigrateFlags extends CommonFlags {
   fromDataDir?: string;
   toDataDir?: string;
   databaseUrl?: string;
+  objectStoreUrl?: string;
 }
 
 /** The first 16 hex digits: enough for a person to compare, the whole sum is in --json. */
@@ -32,7 +33,7 @@ function printReport(r: MigrateReport): void {
 
 async function migrate(flags: MigrateFlags): Promise<void> {
   if (Boolean(flags.fromDataDir) === Boolean(flags.toDataDir)) throw usage('give one of --from-data-dir DIR (desktop → team server) or --to-data-dir DIR (team server → desktop)');
-  const settings = settingsFor(flags, { database_url: flags.databaseUrl });
+  const settings = settingsFor(flags, { database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl });
   const report = await migrateLibrary({
     direction: flags.fromDataDir ? 'to-team' : 'to-desktop',
     desktopDir: resolve((flags.fromDataDir ?? flags.toDataDir)!),
@@ -56,6 +57,7 @@ export function addMigrateCommand(program: Command): void {
     .option('--from-data-dir <dir>', "a desktop data folder to copy into the team server (this node's database; files into its --data-dir)")
     .option('--to-data-dir <dir>', 'a new or existing desktop data folder to copy the team server into')
     .option('--database-url <url>', "the team server's PostgreSQL (default: LECTERN_DATABASE_URL, else database_url in the config)")
+    .option('--object-store-url <url>', "the team server's S3 bucket of files (s3://bucket/prefix; default: LECTERN_OBJECT_STORE_URL, else the --data-dir folder)")
     .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
     .option('--data-dir <dir>', "this node's data folder, where the team server keeps its files")
     .option('--json', 'print the report as JSON')

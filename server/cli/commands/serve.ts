@@ -9,13 +9,14 @@ import { err, note } from '../term.js';
 export interface ServeFlags extends ReloadFlags {
   reload?: boolean;
   databaseUrl?: string;
+  objectStoreUrl?: string;
   /** false with --no-worker: with a database, this node reads no documents. */
   worker?: boolean;
 }
 
 /** `lectern serve`: the headless server, the same one Electron's main process starts. */
 async function serve(flags: ServeFlags): Promise<void> {
-  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl, run_tasks: flags.worker === false ? false : undefined });
+  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl, run_tasks: flags.worker === false ? false : undefined });
   if (flags.reload) return superviseReload(flags, settings.data_dir);
   if (!settings.run_tasks && !settings.database_url) {
     note(`${err.yellow('warning:')} --no-worker (run_tasks: false) applies to a team server only: without a database this server reads its own uploads`);
@@ -70,6 +71,7 @@ Examples:
   $ lectern serve --reload                         # restarts when the config file or dist/ changes
   $ lectern serve --database-url postgres://lectern@db:5432/lectern   # records and vectors in PostgreSQL
   $ lectern serve --database-url postgres://lectern@db/lectern --data-dir /mnt/lectern --no-worker   # API only
+  $ lectern serve --database-url postgres://lectern@db/lectern --object-store-url s3://lectern/team   # files in S3
 
 Without a database, while it runs, other lectern commands on the same data folder go through it. The
 API key is SERVICE_API_KEY or the one generated into <data_dir>/api-key.
@@ -77,7 +79,12 @@ API key is SERVICE_API_KEY or the one generated into <data_dir>/api-key.
 With a database, several nodes (\`lectern serve\` and \`lectern worker\`) share one database and one data
 folder (every node mounts it): any node's worker threads read any node's uploads, unless it was started
 with --no-worker (setting run_tasks: false). --workers 0 means one thread per core, not none. Commands
-such as \`lectern keys\` open the database directly.`;
+such as \`lectern keys\` open the database directly.
+
+With --object-store-url s3://bucket/prefix (or LECTERN_OBJECT_STORE_URL), originals, page images and
+exports go to that S3-compatible bucket instead of the data folder's files/ and exports/: the endpoint,
+region and keys come from AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+The server refuses to start, in one line, when the bucket cannot be reached or written.`;
 
 export function addServeCommand(program: Command): void {
   program
@@ -89,6 +96,7 @@ export function addServeCommand(program: Command): void {
     .option('--data-dir <dir>', 'where the database, originals, indexes and models live')
     .option('--workers <n>', 'worker threads (0 = one per core)')
     .option('--database-url <url>', "a team server's PostgreSQL (postgres://…, with pgvector); default: the data folder's SQLite")
+    .option('--object-store-url <url>', 'keep originals, page images and exports in an S3 bucket (s3://bucket/prefix; AWS_* variables); default: the data folder')
     .option('--no-worker', 'with a database: read no documents here, only queue them for other nodes (run_tasks: false)')
     .option('--reload', 'restart when the configuration file or the built code (dist/) changes')
     .addHelpText('after', EXAMPLES)

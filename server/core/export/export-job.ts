@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { copyFileSync, createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { basename, join } from 'node:path';
 import { zip } from 'zip-a-folder';
 import type { FileStore } from '../../store/file-store.js';
@@ -37,15 +38,24 @@ function safeName(sourceFile: string, keepExtension: boolean): string {
 /** The original's file name inside the zip. */
 const originalName = (sourceFile: string): string => `original-${safeName(sourceFile, true)}`;
 
+/** A made export: its zip as a stream from the object store, a suggested name, and what removes it once sent. */
+export interface MadeExport {
+  stream: Readable;
+  fileName: string;
+  /** Removes the export's object; called when the stream has closed (sent whole or not). */
+  cleanup(): void;
+}
+
 /**
- * Writes the export folder for a finalized job and zips it. Returns the zip's path and a suggested name;
- * the caller streams it and calls `cleanup` afterwards.
+ * Writes the export folder for a finalized job in the data folder's tmp/ and zips it, puts the zip in the
+ * object store (`exports/<job>/<random>.zip`) and answers it as a stream from there. A store that refuses
+ * the write answers OBJECT_STORE_FAILED and keeps nothing; tmp/ is emptied either way.
  */
-export function createExporter({ store, files, clock, appVersion }: { store: Store; files: FileStore; clock: Clock; appVersion: string }) {
-  return async function exportJob(jobId: string) {
+export function createExporter({ store, files, clock, appVersion, log }: { store: Store; files: FileStore; clock: Clock; appVersion: string; log?: { warn(obj: object, msg?: string): void } }) {
+  return async function exportJob(jobId: string): Promise<MadeExport> {
     const job = await findJob(store, jobId);
     requireState(job, EXPORTABLE, 'export');
-    const workDir = join(files.exportsDir, jobId, randomUUID());
+    const workDir = join(files.tmpDir, `export-${randomUUID()}`);
     const folder = join(workDir, 'export');
     mkdirSync(folder, { recursive: true });
     try {
@@ -66,7 +76,7 @@ export function createExporter({ store, files, clock, appVersion }: { store: Sto
       writeFileSync(join(folder, 'chunks.jsonl'), jsonl(acceptedChunks));
       writeFileSync(join(folder, 'audit.jsonl'), jsonl(trail));
       writeFileSync(join(folder, 'rejected.jsonl'), jsonl(rejected));
-      copyFileSync(files.originalPath(jobId, job.source_file), join(folder, originalName(job.source_file)));
+      await files.objects.download(files.originalKey(jobId, job.source_file), join(folder, originalName(job.source_file)));
       const listed = await Promise.all(
         readdirSync(folder).sort().map(async (name) => ({ name, bytes: statSync(join(folder, name)).size, sha256: await sha256File(join(folder, name)) })),
       );
@@ -87,14 +97,21 @@ export function createExporter({ store, files, clock, appVersion }: { store: Sto
       writeFileSync(join(folder, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       const zipPath = join(workDir, 'export.zip');
       await zip(folder, zipPath);
-      return {
-        path: zipPath,
-        fileName: `${safeName(job.source_file, false).replace(/ /g, '_')}-lectern.zip`,
-        cleanup: () => rmSync(workDir, { recursive: true, force: true }),
+      const key = files.exportKey(jobId);
+      await files.objects.putFile(key, zipPath, { move: true, contentType: 'application/zip' });
+      const remove = (): void => {
+        files.objects.delete(key).catch((err: unknown) => log?.warn({ err, key }, 'could not remove a sent export from the object store'));
       };
-    } catch (err) {
+      let stream: Readable;
+      try {
+        stream = await files.objects.getStream(key);
+      } catch (err) {
+        remove();
+        throw err;
+      }
+      return { stream, fileName: `${safeName(job.source_file, false).replace(/ /g, '_')}-lectern.zip`, cleanup: remove };
+    } finally {
       rmSync(workDir, { recursive: true, force: true });
-      throw err;
     }
   };
 }

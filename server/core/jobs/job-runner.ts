@@ -68,9 +68,10 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
     // a few writes a second keep the progress live (the last page is written when the job is saved).
     let progressWrittenAt = -Infinity;
-    return pool.extract(
+    // The pool reads a local file: the original's own in a folder store, else a copy removed once read.
+    return files.useOriginal(jobId, claimed.source_file, (path) => pool.extract(
       {
-        path: files.originalPath(jobId, claimed.source_file),
+        path,
         format: claimed.format,
         chunk: { target_tokens: claimed.options.chunk_size, overlap_tokens: claimed.options.chunk_overlap },
         id_seed: jobId,
@@ -89,7 +90,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
           );
         },
       },
-    );
+    ));
   }
 
   /** A failed extraction: retried once if its thread failed, else the job fails with the reason. */

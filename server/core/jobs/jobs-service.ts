@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync } from 'node:fs';
 import type { FileStore } from '../../store/file-store.js';
 import type { JobSource } from '../../store/repos/jobs-repo.js';
 import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { AppError, describeFailure } from '../errors.js';
 import type { DocumentFormat } from '../extract/types.js';
 import { jobView, type JobView } from '../views.js';
 import { findJob } from './find-job.js';
@@ -16,7 +15,7 @@ import type { KeyScope } from '../keys/roles.js';
 const CANCELLABLE: JobState[] = ['queued', 'processing'];
 
 export interface NewUpload {
-  /** A file already written to the data dir's tmp folder; it is moved into the job's folder. */
+  /** A file already written to the data dir's tmp folder; it becomes the job's original (and is gone from tmp either way). */
   tmpPath: string;
   sourceFile: string;
   format: DocumentFormat;
@@ -53,9 +52,9 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
 
     async create(upload: NewUpload): Promise<JobView> {
       const jobId = randomUUID();
-      const dest = files.originalPath(jobId, upload.sourceFile);
-      mkdirSync(files.jobDir(jobId), { recursive: true });
-      renameSync(upload.tmpPath, dest);
+      // The original first, then the row: a job is never recorded without its original. A store that
+      // refuses the write answers OBJECT_STORE_FAILED and leaves no object (the store writes whole or not at all).
+      await files.putOriginal(jobId, upload.sourceFile, upload.tmpPath);
       const now = isoNow(clock);
       const created = await store.jobs.insert({
         job_id: jobId,
@@ -69,6 +68,10 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
         source: upload.source ?? null,
         created_at: now,
         updated_at: now,
+      }).catch(async (err: unknown) => {
+        // No row: the original would be no one's.
+        await files.removeJob(jobId).catch(() => undefined);
+        throw err;
       });
       await runner.enqueue(jobId);
       return jobView(created);
@@ -97,12 +100,25 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       return view(jobId);
     },
 
+    /**
+     * The job's work is stopped, then its files go, then its vectors and rows. Files before rows: a store
+     * that refuses to delete answers OBJECT_STORE_FAILED and the job stays (failed, if it was still to be
+     * read) for a later delete, rather than a deleted job leaving objects no one would ever remove.
+     */
     async delete(jobId: string): Promise<void> {
       await row(jobId);
       await runner.abort(jobId);
+      try {
+        await files.removeJob(jobId);
+      } catch (err) {
+        const failure = describeFailure(err);
+        const now = isoNow(clock);
+        await store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: now, updated_at: now }, CANCELLABLE);
+        watch?.changed(jobId);
+        throw err;
+      }
       await vectors?.removeJob(jobId);
       await store.jobs.delete(jobId);
-      files.removeJob(jobId);
       watch?.changed(jobId);
     },
   };

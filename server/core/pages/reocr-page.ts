@@ -17,6 +17,7 @@ import { isFlagged, type BlockSource } from '../ocr/ocr-flags.js';
 import { requireState, type ReviewStatus } from '../review/review-state.js';
 import { assignReadings, coveredBy } from './match-readings.js';
 import { findPagedJob, pageFailure } from './paged-job.js';
+import { ORIGINAL_LINGER_MS } from './page-images.js';
 
 export interface ReocrRequest {
   bbox?: BBox;
@@ -81,16 +82,15 @@ export function createReocr({ store, pool, files, clock, languagesDir }: { store
       const job = await findPagedJob(store, jobId, page);
       requireState(job, ['ready_for_review'], 're-read a page');
       const language = ocrLanguageOption(req.language ?? job.options.ocr_language, languagesDir);
-      const result = await pool.ocrPage({
-        path: files.originalPath(jobId, job.source_file),
-        format: job.format,
-        page,
-        lang: language,
-        dpi: req.dpi ?? 300,
-        ...(req.bbox ? { bbox: req.bbox } : {}),
-      }).catch((err: unknown) => {
-        throw pageFailure(err, page, 'could not be read again');
-      });
+      const result = await files.useOriginal(
+        jobId,
+        job.source_file,
+        (path) =>
+          pool.ocrPage({ path, format: job.format, page, lang: language, dpi: req.dpi ?? 300, ...(req.bbox ? { bbox: req.bbox } : {}) }).catch((err: unknown) => {
+            throw pageFailure(err, page, 'could not be read again');
+          }),
+        ORIGINAL_LINGER_MS,
+      );
       return store.transaction(async (tx) => {
         // The job may have been finalized or deleted while the page was being read.
         requireState(await findPagedJob(tx, jobId, page), ['ready_for_review'], 're-read a page');

@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import type { Settings } from '../../schemas/settings.js';
-import { createLocalFolderStore } from '../objects/local-folder.js';
+import { openCheckedObjectStore } from '../objects/open.js';
 import { openPostgres } from '../postgres/connection.js';
 import { createPostgresStore } from '../postgres/postgres-store.js';
 import { copyChatKey, copyFiles, type FilesReport } from './copy-files.js';
@@ -30,8 +30,8 @@ export interface MigrateOptions {
   direction: Direction;
   /** The desktop data folder: the source (to-team) or the target (to-desktop). */
   desktopDir: string;
-  /** This node's settings: database_url, and data_dir, the folder the team's nodes keep files in. */
-  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'>;
+  /** This node's settings: database_url, and where the team keeps files: object_store_url, else data_dir. */
+  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'> & Partial<Pick<Settings, 'object_store_url'>>;
   appRoot: string;
   /** Called as each part is done, for progress lines. */
   onTable?(r: TableReport): void;
@@ -53,8 +53,14 @@ export async function migrateLibrary(o: MigrateOptions): Promise<MigrateReport> 
   }
   const desktop = openDesktopFolder(o.desktopDir, o.direction === 'to-team' ? 'source' : 'target', join(o.appRoot, 'drizzle'));
   try {
-    const pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2 });
-    const teamObjects = createLocalFolderStore(o.settings.data_dir);
+    const teamObjects = await openCheckedObjectStore({ object_store_url: o.settings.object_store_url ?? '', data_dir: o.settings.data_dir });
+    let pg;
+    try {
+      pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2 });
+    } catch (err) {
+      teamObjects.close();
+      throw err;
+    }
     try {
       const team = { side: pgSide(pg.db), store: createPostgresStore(pg), objects: teamObjects };
       const home = { side: sqliteSide(desktop.database.db), store: desktop.store, objects: desktop.objects };

@@ -1,8 +1,8 @@
 /** Choosing the object store from object_store_url, and the start-up check that refuses one Lectern cannot use. */
 import { randomUUID } from 'node:crypto';
-import { SettingsError } from '../../schemas/settings.js';
+import { SettingsError, type Settings } from '../../schemas/settings.js';
 import { isAppError } from '../../core/errors.js';
-import { oneLine } from './failure.js';
+import { oneLine, type ObjectFailureReason } from './failure.js';
 import { createLocalFolderStore } from './local-folder.js';
 import { checkKey, type ObjectStore } from './object-store.js';
 import { createS3Store, type S3StoreOptions } from './s3.js';
@@ -64,6 +64,34 @@ export function openObjectStore(url: string | undefined, dataDir: string, opts: 
   });
 }
 
+const ELSEWHERE = 'or give another object_store_url (--object-store-url, LECTERN_OBJECT_STORE_URL; unset keeps files in the data folder)';
+const HINTS: Record<ObjectFailureReason, string> = {
+  unreachable: `start the S3 server or correct AWS_ENDPOINT_URL_S3, ${ELSEWHERE}`,
+  timeout: `check that the S3 server at AWS_ENDPOINT_URL_S3 answers, ${ELSEWHERE}`,
+  bucket_missing: `create the bucket, ${ELSEWHERE}`,
+  access_denied: 'give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY of a user that may read, write, list and delete in the bucket',
+  no_credentials: 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+  full: 'free space in the store',
+  failed: `check object_store_url and the AWS_* variables, ${ELSEWHERE}`,
+};
+
+/**
+ * The object store of `object_store_url` (the data folder itself when it is unset), checked at start when
+ * it is a bucket: one Lectern cannot write, read, list and delete in is refused in one line (a
+ * SettingsError whose `hint` says what to do).
+ */
+export async function openCheckedObjectStore(settings: Pick<Settings, 'object_store_url' | 'data_dir'>, opts: OpenObjectStoreOptions = {}): Promise<ObjectStore> {
+  const store = openObjectStore(settings.object_store_url || undefined, settings.data_dir, opts);
+  if (!settings.object_store_url) return store;
+  try {
+    await checkObjectStore(store);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
+}
+
 /**
  * Writes, reads back, lists and deletes a small probe object: every kind of request Lectern makes. Throws
  * one line (a SettingsError) naming the store and what is wrong: unreachable, no such bucket, access denied.
@@ -74,8 +102,10 @@ export async function checkObjectStore(store: ObjectStore): Promise<void> {
   const key = `${folder}/probe.txt`;
   const bytes = Buffer.from(`written by Lectern's start-up check at ${new Date().toISOString()}\n`);
   const refusal = (err: unknown): SettingsError => {
-    const why = isAppError(err) ? ((err.details as { why?: string } | undefined)?.why ?? err.message) : (err as Error)?.message ?? String(err);
-    return new SettingsError(oneLine(`object store ${store.location}: ${why}`));
+    const details = isAppError(err) ? (err.details as { why?: string; reason?: ObjectFailureReason } | undefined) : undefined;
+    const why = isAppError(err) ? (details?.why ?? err.message) : (err as Error)?.message ?? String(err);
+    // What to do, for the command line's "(hint: …)" after the one line.
+    return Object.assign(new SettingsError(oneLine(`object store ${store.location}: ${why}`)), { hint: HINTS[details?.reason ?? 'failed'] });
   };
   try {
     await store.put(key, bytes, { contentType: 'text/plain' });

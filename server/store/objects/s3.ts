@@ -52,6 +52,10 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const location = `s3://${bucket}/${prefix}`;
   const where: S3Where = { store: location, bucket, endpoint: opts.endpoint ?? `the S3 endpoint of ${opts.region}` };
   const plan: UploadPlan = { threshold: opts.multipartThreshold ?? 16 * MiB, partSize: opts.partSize ?? 8 * MiB, concurrency: opts.partConcurrency ?? 4 };
+  // The SDK warns once per process, in nine lines on stderr, that its versions published after January 2027
+  // will want Node 22: versions Lectern does not run (package-lock.json pins this one). Said once here
+  // instead, so that the server's one-line messages stay one line.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     region: opts.region,
     ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
