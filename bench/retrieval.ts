@@ -26,6 +26,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createIndexer } from '../server/core/indexing/indexer.js';
+import { composeJobs } from '../server/compose-jobs.js';
+import { JOB_LIMIT_DEFAULTS } from '../server/core/extract/limits.js';
+import { createFileStore } from '../server/store/file-store.js';
 import { findJob } from '../server/core/jobs/find-job.js';
 import { createTaskPool } from '../server/core/pool.js';
 import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
@@ -82,7 +85,13 @@ const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.wo
 const logger = pino({ level: 'warn' });
 const store = createSqliteStore(database, { indexesDir: path.join(dataDir, 'indexes') });
 const deps = { store, pool, models, defaultModel: modelIds[0] ?? '', net };
-const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
+// Embeds run through the job runner, as in the app: on this SQLite store, in this process as each is accepted.
+const jobs = await composeJobs({
+  opened: { store, location: dataDir, close: async () => undefined },
+  settings: { run_tasks: true, task_lease_ms: 30_000, max_job_seconds: JOB_LIMIT_DEFAULTS.maxJobSeconds, embedding_model: deps.defaultModel },
+  pool, files: createFileStore(dataDir), clock: systemClock, log: logger, models, net,
+});
+const indexer = createIndexer({ ...deps, clock: systemClock, log: logger, runner: jobs.runner, watch: jobs.watch });
 await indexer.start();
 const search = createSearch(deps);
 
@@ -180,6 +189,7 @@ try {
   }
 } finally {
   await indexer.close();
+  await jobs.close();
   await pool.close();
   database.close();
 }
