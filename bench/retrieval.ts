@@ -31,6 +31,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createIndexer } from '../server/core/indexing/indexer.js';
+import { composeJobs } from '../server/compose-jobs.js';
+import { JOB_LIMIT_DEFAULTS } from '../server/core/extract/limits.js';
+import { createFileStore } from '../server/store/file-store.js';
 import { findJob } from '../server/core/jobs/find-job.js';
 import { createTaskPool } from '../server/core/pool.js';
 import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
@@ -179,7 +182,14 @@ async function measureStore(kind: StoreKind): Promise<void> {
   const opened = await openBenchStore(kind, { dataDir, root, databaseUrl: args['database-url'], log });
   const store = opened.store;
   const deps = { store, pool, models, defaultModel: modelIds[0] ?? '', net };
-  const indexer = createIndexer({ ...deps, clock: systemClock, log: logger });
+  // Embeds run through the job runner, as in the app: in this process as each is accepted, or on PostgreSQL
+  // through the team's task queue, which this process also runs.
+  const jobs = await composeJobs({
+    opened,
+    settings: { run_tasks: true, task_lease_ms: 30_000, max_job_seconds: JOB_LIMIT_DEFAULTS.maxJobSeconds, embedding_model: deps.defaultModel },
+    pool, files: createFileStore(dataDir), clock: systemClock, log: logger, models, net,
+  });
+  const indexer = createIndexer({ ...deps, clock: systemClock, log: logger, runner: jobs.runner, watch: jobs.watch });
   const search = createSearch(deps);
   try {
     await indexer.start();
@@ -196,6 +206,7 @@ async function measureStore(kind: StoreKind): Promise<void> {
     }
   } finally {
     await indexer.close();
+    await jobs.close();
     await opened.close();
   }
 }

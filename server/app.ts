@@ -146,11 +146,11 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
   const modelPulls = createModelPulls({ models });
   const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };
-  const indexer = createIndexer({ ...embedding, clock, log });
-  await indexer.start();
-  const jobs = await composeJobs({ opened, settings, pool, files, clock, log });
+  const jobs = await composeJobs({ opened, settings, pool, files, clock, log, models, net });
   const { watch: jobWatch, runner } = jobs;
-  if (jobs.workerId) log.info({ worker_id: jobs.workerId, reads_documents: jobs.slots }, 'joined the team queue');
+  if (jobs.workerId) log.info({ worker_id: jobs.workerId, reads_documents: jobs.slots, embeds: jobs.embedSlots }, 'joined the team queue');
+  const indexer = createIndexer({ ...embedding, clock, log, runner, watch: jobWatch });
+  await indexer.start();
   const rechunk = createRechunk({ store, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const threads = llmThreads(settings.llm_threads, availableParallelism());

@@ -6,6 +6,9 @@ import { createJobWatch } from './core/jobs/job-watch.js';
 import { createMemoryJobQueue } from './core/jobs/memory-job-queue.js';
 import { createSharedJobQueue } from './core/jobs/shared-job-queue.js';
 import type { TaskPool } from './core/pool.js';
+import { createEmbedWork } from './core/indexing/embed-work.js';
+import type { GuardedFetch } from './core/net/types.js';
+import type { ModelManager } from './models/manager.js';
 import type { Settings } from './schemas/settings.js';
 import type { FileStore } from './store/file-store.js';
 import type { OpenedStore } from './store/open-store.js';
@@ -13,8 +16,11 @@ import type { JobNotices } from './store/postgres/job-notices.js';
 
 export interface JobsPartsDeps {
   opened: OpenedStore;
-  settings: Pick<Settings, 'run_tasks' | 'task_lease_ms' | 'max_job_seconds'>;
+  settings: Pick<Settings, 'run_tasks' | 'task_lease_ms' | 'max_job_seconds' | 'embedding_model'>;
   pool: TaskPool;
+  /** Where embeds find local models (the data folder's, shared by a team's nodes) and reach remote providers. */
+  models: ModelManager;
+  net: GuardedFetch;
   files: FileStore;
   clock: Clock;
   log: Logger;
@@ -26,10 +32,10 @@ export const nodeId = (): string => `${hostname()}:${process.pid}:${randomBytes(
 /**
  * The job runner and job changes as the store wants them: on the desktop, a queue in memory and changes
  * heard in this process; on a team server (store.team), the shared task queue, claimed by every node that
- * runs tasks, and changes sent to and heard from every node. `lectern serve` and `lectern worker` both
- * compose their jobs here.
+ * runs tasks (documents to read and jobs to embed), and changes sent to and heard from every node.
+ * `lectern serve` and `lectern worker` both compose their jobs here.
  */
-export async function composeJobs({ opened, settings, pool, files, clock, log }: JobsPartsDeps) {
+export async function composeJobs({ opened, settings, pool, files, clock, log, models, net }: JobsPartsDeps) {
   const { store, team } = opened;
   let notices: JobNotices | undefined;
   const watch = createJobWatch({ relay: (jobId) => notices?.send(jobId) });
@@ -47,7 +53,10 @@ export async function composeJobs({ opened, settings, pool, files, clock, log }:
     queue = createMemoryJobQueue({ store, clock });
   }
   const slots = team && !settings.run_tasks ? 0 : pool.threads;
-  const runner = createJobRunner({ store, pool, files, clock, log, watch, queue, slots, maxJobSeconds: settings.max_job_seconds });
+  const embedder = createEmbedWork({ store, pool, models, net, clock, log, defaultModel: settings.embedding_model });
+  // The desktop embeds each job as it is accepted; a team node that runs tasks takes the queue's embeds too.
+  const embedSlots = team && settings.run_tasks ? Math.max(1, pool.threads) : 0;
+  const runner = createJobRunner({ store, pool, files, clock, log, watch, queue, slots, maxJobSeconds: settings.max_job_seconds, embedder, embedSlots });
   return {
     watch,
     runner,
@@ -55,6 +64,8 @@ export async function composeJobs({ opened, settings, pool, files, clock, log }:
     workerId,
     /** Documents this node reads at once (0: it only queues them). */
     slots,
+    /** Queued embeds this node runs at once (0: it runs only those it accepts on the desktop, or with a key). */
+    embedSlots,
     async close(): Promise<void> {
       await runner.close();
       await notices?.close();

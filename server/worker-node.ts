@@ -4,6 +4,10 @@ import { systemClock } from './core/clock.js';
 import { documentLimitsOf } from './config/document-limits.js';
 import { languagesDirOf } from './core/ocr/ocr-languages.js';
 import { createTaskPool } from './core/pool.js';
+import { netPolicyOf } from './config/net-policy.js';
+import { createGuardedFetch } from './core/net/guarded-fetch.js';
+import { createModelManager } from './models/manager.js';
+import { modelsDirOf } from './store/app-paths.js';
 import { composeJobs } from './compose-jobs.js';
 import type { Settings } from './schemas/settings.js';
 import { findAppRoot } from './store/app-paths.js';
@@ -20,9 +24,10 @@ export interface WorkerNodeOptions {
 }
 
 /**
- * A team server's node that only reads documents (`lectern worker`): the shared store, the team's files
- * (the data folder every node mounts, or the bucket of object_store_url), a worker pool and the job runner claiming from the shared queue. No
- * HTTP, no folder lock. Closing gives the documents it was reading back to the queue for another node.
+ * A team server's node that only reads documents and embeds jobs (`lectern worker`): the shared store, the
+ * team's files (the data folder every node mounts, or the bucket of object_store_url), the data folder's models,
+ * a worker pool and the job runner claiming from the shared queue. No HTTP, no folder lock. Closing gives the
+ * documents it was reading and the jobs it was embedding back to the queue for another node.
  */
 export async function startWorkerNode({ settings, workerFile, logger }: WorkerNodeOptions) {
   if (!settings.database_url) throw new Error('a worker node needs a database (database_url)');
@@ -44,9 +49,12 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
       ocrLanguagesDir: languagesDirOf(settings.data_dir),
       onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
     });
-    const jobs = await composeJobs({ opened, settings: { ...settings, run_tasks: true }, pool, files, clock: systemClock, log });
+    // Embeds use the folder's models (every node mounts it) and reach remote providers as the API nodes do.
+    const net = createGuardedFetch(netPolicyOf(settings));
+    const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
+    const jobs = await composeJobs({ opened, settings: { ...settings, run_tasks: true }, pool, files, clock: systemClock, log, models, net });
     await jobs.runner.resumeUnfinished();
-    log.info({ worker_id: jobs.workerId, threads: pool.threads, store: opened.location }, 'lectern worker reading');
+    log.info({ worker_id: jobs.workerId, threads: pool.threads, embeds: jobs.embedSlots, store: opened.location }, 'lectern worker reading');
     let closing: Promise<void> | undefined;
     return {
       workerId: jobs.workerId,

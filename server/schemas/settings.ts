@@ -32,14 +32,15 @@ export const SettingsSchema = Type.Object({
   /** Worker threads for extraction and chunking; 0 = one per core. */
   workers: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
   /**
-   * With database_url: whether this node reads documents from the team's shared queue with its worker
-   * threads. false: an API node that only queues uploads for the `lectern worker` nodes (its pool still
-   * embeds queries and renders pages). Without a database the server always reads its own uploads.
+   * With database_url: whether this node reads documents and embeds jobs from the team's shared queue with
+   * its worker threads. false: an API node that only queues uploads and embeds for the `lectern worker` nodes
+   * (its pool still embeds queries, and an embed whose request carries an api_key, and renders pages).
+   * Without a database the server always reads its own uploads and embeds its own jobs.
    */
   run_tasks: Type.Boolean({ default: true }),
   /**
-   * With database_url: how long a node holds a document it reads without renewing its claim (it renews
-   * every third of it). A node that dies gives its documents up to another node this long after.
+   * With database_url: how long a node holds a document it reads (or a job it embeds) without renewing its
+   * claim (it renews every third of it). A node that dies gives its work up to another node this long after.
    */
   task_lease_ms: Type.Integer({ minimum: 200, maximum: 3_600_000, default: 30_000 }),
   /**

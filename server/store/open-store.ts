@@ -17,6 +17,7 @@ import { createPgTaskQueue } from './postgres/task-queue.js';
 
 /** What a team server's nodes share besides the repositories: the task queue and job change notices. */
 export interface TeamParts {
+  /** Its calls made inside a store transaction are part of that transaction. */
   tasks: TaskQueue;
   /** Starts hearing other nodes' job changes (`heard`) and sending this node's. */
   jobNotices(heard: (jobId: string) => void): Promise<JobNotices>;
@@ -34,11 +35,14 @@ export interface OpenedStore {
 export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'>, appRoot: string): Promise<OpenedStore> {
   if (settings.database_url) {
     const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'));
+    // One context for both: a task enqueued inside a store transaction is part of it (an embed's task is
+    // committed with the job's move to `embedding`, or not at all).
+    const ctx = createPgContext(pg.db);
     const team: TeamParts = {
-      tasks: createPgTaskQueue({ ctx: createPgContext(pg.db), pool: pg.pool }),
+      tasks: createPgTaskQueue({ ctx, pool: pg.pool }),
       jobNotices: (heard) => openJobNotices(pg.pool, heard),
     };
-    return { store: createPostgresStore(pg), location: redactUrl(settings.database_url), team, close: () => pg.close() };
+    return { store: createPostgresStore(pg, ctx), location: redactUrl(settings.database_url), team, close: () => pg.close() };
   }
   const file = join(settings.data_dir, 'lectern.db');
   const database = openDatabase(file, join(appRoot, 'drizzle'));

@@ -50,6 +50,22 @@ describe('index lifecycle', () => {
     expect(tempFiles(dataDir)).toEqual([]);
   });
 
+  it('deleting a job while it embeds stops its embed, and the server embeds the next job', async () => {
+    const dataDir = tempDir();
+    const s = await start(dataDir, 'd'.repeat(32));
+    await installTestModel(dataDir);
+    const notes = Array.from({ length: 1_500 }, (_, i) => `## Note ${i}\n\nA note on topic ${i % 7}, number ${i}, with a sentence more so that the model takes a moment over it.\n`);
+    const long = await finalizedJob(s, 'long.md', notes.join('\n'));
+    expect((await s.call('POST', `/jobs/${long.job_id}/embed`, { json: {} })).status).toBe(202);
+    await expect.poll(async () => (await json(await s.call('GET', `/jobs/${long.job_id}`))).index?.progress?.chunks_embedded ?? 0, { timeout: 60_000 }).toBeGreaterThan(0);
+    // Stopped between two batches: a pool thread is never cut off in the middle of the model's run.
+    expect((await s.call('DELETE', `/jobs/${long.job_id}`)).status).toBe(204);
+    expect((await s.call('GET', `/jobs/${long.job_id}`)).status).toBe(404);
+    const next = await finalizedJob(s, 'next.md', RIVERS_MD);
+    expect((await embedAndWait(s, next.job_id)).job).toMatchObject({ status: 'indexed', index: { vectors: 2 } });
+    expect(await collectionSize(dataDir, `job-${long.job_id}`)).toBe(0);
+  });
+
   it('a job embedded into another collection moves there; its own collection file is emptied', async () => {
     const dataDir = tempDir();
     const s = await start(dataDir, 'q'.repeat(32));

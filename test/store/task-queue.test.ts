@@ -192,6 +192,26 @@ describe('task queue', () => {
     expect(await a.queue.get(task.task_id)).toMatchObject({ state: 'done', worker_id: 'w2', attempts: 2, error: null });
   });
 
+  it('enqueues a task already held by its enqueuer: nobody else is woken or takes it until its lease runs out', async () => {
+    const db = await freshDatabase();
+    const [a, b] = [await db.node(), await db.node()];
+    const listener = await b.queue.listen(['embed']);
+    closers.push(() => listener.close());
+    const { task, created } = await a.queue.enqueue({ kind: 'embed', job_id: 'job-1', dedupe_key: 'embed:job-1', holder: { worker_id: 'api-1', lease_ms: 1000 } });
+    expect(created).toBe(true);
+    expect(task).toMatchObject({ state: 'running', worker_id: 'api-1', attempts: 1, lease_until: expect.any(String), started_at: expect.any(String) });
+    expect(await listener.wait(300)).toBe('timeout');
+    expect(await b.queue.claim(['embed'], 'w1', 5000)).toBeNull();
+    // The key is taken while it runs.
+    expect(await b.queue.enqueue({ kind: 'embed', job_id: 'job-1', dedupe_key: 'embed:job-1' })).toMatchObject({ created: false, task: { task_id: task.task_id } });
+    const held = claimOf(task, 'api-1');
+    expect(await a.queue.heartbeat(held)).toBe(true);
+    // Its holder stops renewing it: another worker takes it over, as from any holder that died.
+    const taken = ran(await claimWhenFree(b.queue, ['embed'], 'w1', 5000));
+    expect(taken).toMatchObject({ task_id: task.task_id, worker_id: 'w1', attempts: 2, error: { code: 'WORKER_DIED' } });
+    expect(await a.queue.complete(held)).toBe(false);
+  });
+
   it('reclaimExpired puts a task whose lease ran out back in the queue, shown as such, and wakes idle workers', async () => {
     const db = await freshDatabase();
     const [a, b] = [await db.node(), await db.node()];

@@ -139,7 +139,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         });
       };
       const unwatch = deps.jobWatch.watch(jobId, push);
-      // Ingest moves, cancel and delete are told at once; finalize and embedding are seen on this beat.
+      // Ingest and embed moves, cancel and delete are told at once; finalize is seen on this beat.
       const beat = setInterval(push, EVENTS_BEAT_MS);
       sse.signal.addEventListener('abort', stop, { once: true });
       send(first);

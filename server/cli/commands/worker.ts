@@ -10,7 +10,7 @@ interface WorkerFlags extends CommonFlags {
   workers?: string;
 }
 
-/** `lectern worker`: a team server's node that only reads the documents its API nodes queue. */
+/** `lectern worker`: a team server's node that only reads the documents and embeds the jobs its API nodes queue. */
 async function worker(flags: WorkerFlags): Promise<void> {
   const settings = settingsFor(flags, { workers: flags.workers, database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl });
   if (!settings.database_url) {
@@ -18,7 +18,7 @@ async function worker(flags: WorkerFlags): Promise<void> {
   }
   const { startWorkerNode } = await import('../../worker-node.js');
   const node = await startWorkerNode({ settings, workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)) });
-  note(`${err.green('lectern worker:')} ${node.workerId} reading documents from the team queue, files in ${settings.object_store_url || settings.data_dir}. Ctrl-C stops.`);
+  note(`${err.green('lectern worker:')} ${node.workerId} reading documents and embedding jobs from the team queue, files in ${settings.object_store_url || settings.data_dir}. Ctrl-C stops.`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -44,13 +44,15 @@ Examples:
 
 A worker has no HTTP: it claims documents from the team's queue in the database, reads them with its
 worker threads from <data_dir>/files (the folder every node of the team mounts), or from the bucket of
---object-store-url (a copy in <data_dir>/tmp while it reads), and saves what it read in the database. Start as many as you like, on as many machines; one that dies gives its documents to another
-after task_lease_ms. Stopping it (Ctrl-C) gives its documents back to the queue at once.`;
+--object-store-url (a copy in <data_dir>/tmp while it reads), and saves what it read in the database; it
+also embeds the jobs queued for embedding, with the models in <data_dir>/models. Start as many as you
+like, on as many machines; one that dies gives its work to another after task_lease_ms. Stopping it
+(Ctrl-C) gives its work back to the queue at once.`;
 
 export function addWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description("read documents from a team server's queue (no HTTP); needs a database")
+    .description("read documents and embed jobs from a team server's queue (no HTTP); needs a database")
     .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
     .option('--data-dir <dir>', 'the folder every node shares: uploads are read from its files/')
     .option('--database-url <url>', "the team server's PostgreSQL (postgres://…); or LECTERN_DATABASE_URL")

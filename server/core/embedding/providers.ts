@@ -62,7 +62,11 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
       // Small enough that both pool threads get work and progress moves, large enough to sort by length.
       batchSize: 32,
       async embed(texts, signal) {
-        const { dimensions, vectors } = await deps.pool.embed({ model: spec, texts }, signal);
+        // The signal is not handed to the pool: stopping its thread in the middle of an ONNX Runtime run
+        // takes the whole process down (a native Napi::Error, SIGABRT). A batch takes well under a second;
+        // an embed that is stopped stops after it.
+        const { dimensions, vectors } = await deps.pool.embed({ model: spec, texts });
+        if (signal?.aborted) throw signal.reason;
         return texts.map((_, i) => vectors.slice(i * dimensions, (i + 1) * dimensions));
       },
     };

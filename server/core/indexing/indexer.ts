@@ -2,15 +2,17 @@ import type { ModelManager } from '../../models/manager.js';
 import type { VectorQuantization } from '../../store/repos/collections-repo.js';
 import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
-import { AppError, describeFailure } from '../errors.js';
-import { resolveProvider, type EmbeddingProvider, type ProviderChoice } from '../embedding/providers.js';
+import { AppError } from '../errors.js';
+import { resolveProvider, type ProviderChoice } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
-import type { Logger } from '../jobs/job-runner.js';
+import type { EmbedOrder } from '../jobs/job-queue.js';
+import type { JobRunner, Logger } from '../jobs/job-runner.js';
+import type { JobWatch } from '../jobs/job-watch.js';
 import type { GuardedFetch } from '../net/types.js';
 import type { TaskPool } from '../pool.js';
 import { requireState } from '../review/review-state.js';
-import { assertSameModel, defaultCollectionName, type CollectionRecord } from './collections.js';
-import { planEmbedding, type ChunkToEmbed, type EmbeddingPlan } from './plan.js';
+import { assertSameModel, defaultCollectionName } from './collections.js';
+import { planEmbedding } from './plan.js';
 
 export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
   /** local unless named. */
@@ -30,26 +32,28 @@ export interface IndexerDeps {
   defaultModel: string;
   /** Remote embedding providers are reached through it. */
   net: GuardedFetch;
-}
-
-interface Run {
-  controller: AbortController;
-  done: Promise<void>;
+  /** Where accepted embeds go: the job runner's queue (the embedding itself is core/indexing/embed-work.ts). */
+  runner: Pick<JobRunner, 'enqueueEmbed'>;
+  /** Hears of job changes on every node (an embed's end among them). */
+  watch: Pick<JobWatch, 'watch'>;
 }
 
 const EMBEDDABLE = ['finalized', 'indexed'];
+/** How often finished() looks at the job itself, should a change notice be lost (a node's listener reconnecting). */
+const FINISHED_POLL_MS = 2000;
 
 /**
  * Embeds a finalized job's approved and edited chunks into a collection, in the background: the request
  * is checked (state, model, collection) and answered at once, the job shows `embedding` with progress, then
- * `indexed`. Vectors are written (durably) before their chunk_vectors rows are committed, so a crash
- * part-way leaves the previous index intact and the job re-embeddable.
+ * `indexed`. The request moves the job to `embedding` and queues its embed in one transaction; the job
+ * runner runs it (core/indexing/embed-work.ts): at once in this process on the desktop, on whichever node
+ * takes it from a team server's shared queue.
  */
 export function createIndexer(deps: IndexerDeps) {
   const { store, clock, log } = deps;
   const vectors = store.search.vectors;
-  const running = new Map<string, Run>();
-  let closing = false;
+  /** How finished() calls stop looking, at close (they never resolve then: the process is stopping). */
+  const waits = new Set<() => void>();
 
   async function embedJob(jobId: string, req: EmbedRequest) {
     requireState(await findJob(store, jobId), EMBEDDABLE, 'embed');
@@ -61,6 +65,7 @@ export function createIndexer(deps: IndexerDeps) {
     // an existing collection, so a same-named model of another dimension is refused (409) here rather than
     // accepted and failed part-way.
     const dimensions = provider.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
+    const order: EmbedOrder = { collection: name, provider: provider.provider, model: provider.model, base_url: provider.baseUrl, ...(req.api_key ? { api_key: req.api_key } : {}) };
     const accepted = await store.transaction(async (tx) => {
       const collection = await tx.collections.ensure({
         name, provider: provider.provider, base_url: provider.baseUrl, model: provider.model, dimensions, quantization: req.quantization ?? 'f16', created_at: isoNow(clock),
@@ -72,17 +77,18 @@ export function createIndexer(deps: IndexerDeps) {
         requireState(await findJob(tx, jobId), EMBEDDABLE, 'embed');
         throw new AppError('INVALID_STATE', `job ${jobId} could not start embedding; try again`);
       }
-      return { collection, plan };
+      // Queued with the move to `embedding`, or neither: a job embedding always has its embed under way.
+      const start = await deps.runner.enqueueEmbed(jobId, order);
+      return { collection, plan, start };
     });
-    const controller = new AbortController();
-    const done = run(jobId, accepted.collection, accepted.plan, provider, controller.signal).finally(() => running.delete(jobId));
-    running.set(jobId, { controller, done });
+    // Outside the transaction: an embed this node runs must not run inside it.
+    accepted.start();
     return {
       job_id: jobId,
       status: 'embedding' as const,
       collection_name: name,
       collection: name,
-      // The commit bumps the version once (core/indexing: commit); the number it will then read.
+      // The commit bumps the version once (core/indexing/embed-work.ts: commit); the number it will then read.
       index_version: String(accepted.collection.index_version + 1),
       provider: provider.provider,
       model: provider.model,
@@ -93,83 +99,42 @@ export function createIndexer(deps: IndexerDeps) {
     };
   }
 
-  async function embedAll(jobId: string, todo: ChunkToEmbed[], provider: EmbeddingProvider, dimensions: number, signal: AbortSignal) {
-    const out = new Float32Array(todo.length * dimensions);
-    let done = 0;
-    const batches: ChunkToEmbed[][] = [];
-    for (let i = 0; i < todo.length; i += provider.batchSize) batches.push(todo.slice(i, i + provider.batchSize));
-    // As many batches in flight as the pool has threads (local) or two requests (remote), in order.
-    const width = provider.provider === 'local' ? Math.max(1, deps.pool.threads) : 2;
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) {
-        const b = next++;
-        const batch = batches[b]!;
-        const got = await provider.embed(batch.map((c) => c.text), signal);
-        if (signal.aborted) throw signal.reason;
-        got.forEach((v, j) => {
-          if (v.length !== dimensions) throw new AppError('INDEX_MISMATCH', `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`);
-          out.set(v, (b * provider.batchSize + j) * dimensions);
-        });
-        done += batch.length;
-        await store.collections.progress(jobId, done, isoNow(clock));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(width, batches.length) }, worker));
-    return out;
-  }
-
-  async function run(jobId: string, collection: CollectionRecord, plan: EmbeddingPlan, provider: EmbeddingProvider, signal: AbortSignal): Promise<void> {
-    try {
-      const embedded = await embedAll(jobId, plan.todo, provider, collection.dimensions, signal);
-      await commit(jobId, collection, plan, embedded);
-      log.info({ jobId, collection: collection.name, embedded: plan.todo.length, unchanged: plan.unchanged }, 'job indexed');
-    } catch (err) {
-      try {
-        if (!(await jobExists(jobId))) return; // deleted meanwhile: its rows are gone and its vectors were taken out
-        const failure = closing && signal.aborted ? null : describeFailure(err);
-        if (failure) log.warn({ jobId, failure }, 'embedding failed');
-        await store.collections.restEmbed(jobId, failure, isoNow(clock));
-      } catch (again) {
-        log.error({ jobId, err: again }, 'an embed that failed could not put its job back to rest');
-      }
-    }
-  }
-
-  const jobExists = async (jobId: string) => (await store.lookups.existingJobs([jobId])).has(jobId);
-
-  /** Vectors first (each collection's write durable on its own), then the rows in one transaction. */
-  async function commit(jobId: string, collection: CollectionRecord, plan: EmbeddingPlan, embedded: Float32Array): Promise<void> {
-    if (!(await jobExists(jobId))) throw new AppError('INVALID_STATE', `job ${jobId} was deleted while it was embedding`);
-    const n = plan.todo.length;
-    // Keys are handed out before the vectors are written and never reused: a key written by an embed cut
-    // short before its rows were committed names no chunk, and search drops keys it cannot map.
-    const first = await store.collections.reserveKeys(collection.name, n);
-    const byCollection = new Map<string, number[]>();
-    for (const r of plan.remove) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.key]);
-    await vectors.write(collection, { remove: byCollection.get(collection.name) ?? [], add: { keys: plan.todo.map((_, i) => first + i), vectors: embedded } });
-    for (const [other, keys] of byCollection) {
-      if (other === collection.name) continue;
-      const row = await store.collections.find(other);
-      if (row) await vectors.write(row, { remove: keys });
-    }
-    await store.transaction(async (tx) => {
-      const now = isoNow(clock);
-      if (!(await tx.collections.finishEmbed(jobId, n, now))) throw new AppError('INVALID_STATE', `job ${jobId} is no longer embedding`);
-      await tx.collections.replaceVectors(
-        plan.remove.map((r) => r.id),
-        plan.todo.map((c, i) => ({ collection: collection.name, key: first + i, job_id: jobId, chunk_id: c.chunk_id, text: c.text, text_hash: c.text_hash, created_at: now })),
-      );
-      await tx.collections.bumpVersions([...new Set([collection.name, ...byCollection.keys()])], now);
-    });
-  }
-
   return {
     embedJob,
 
-    /** Resolves when the job's running embed, if any, has ended, whichever way it ended (its job row says how). */
+    /**
+     * Resolves once the job is no longer `embedding`, whichever way its embed ended and on whichever node it
+     * ran (its job row says how); at once if it is not embedding. Told by the job's change notices, which
+     * reach every node, and by a slow look of its own should one be lost.
+     */
     finished(jobId: string): Promise<void> {
-      return running.get(jobId)?.done.catch(() => undefined) ?? Promise.resolve();
+      return new Promise<void>((resolve) => {
+        let ended = false;
+        const stop = (): void => {
+          unwatch();
+          clearInterval(poll);
+          waits.delete(stop);
+        };
+        const end = (): void => {
+          if (ended) return;
+          ended = true;
+          stop();
+          resolve();
+        };
+        const look = (): void => {
+          store.jobs.get(jobId).then(
+            (job) => {
+              if (job?.status !== 'embedding') end();
+            },
+            (err: unknown) => log.warn({ jobId, err }, 'could not look whether an embed ended'),
+          );
+        };
+        const unwatch = deps.watch.watch(jobId, look);
+        const poll = setInterval(look, FINISHED_POLL_MS);
+        poll.unref();
+        waits.add(stop);
+        look();
+      });
     },
 
     /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}. */
@@ -188,9 +153,8 @@ export function createIndexer(deps: IndexerDeps) {
       };
     },
 
-    /** Takes a job's vectors out of every collection (before its rows go with the job); stops its embed. */
+    /** Takes a job's vectors out of every collection (before its rows go with the job; its embed was stopped by the runner's abort). */
     async removeJob(jobId: string): Promise<number> {
-      running.get(jobId)?.controller.abort(new AppError('INVALID_STATE', 'the job was deleted'));
       const rows = await store.collections.vectorsOfJob(jobId);
       for (const name of new Set(rows.map((r) => r.collection))) {
         const c = await store.collections.find(name);
@@ -205,17 +169,14 @@ export function createIndexer(deps: IndexerDeps) {
       await vectors.drop(name);
     },
 
-    /** Opens every collection's vectors, and puts jobs whose embed was cut off by a stop back to rest. */
+    /** Opens every collection's vectors (jobs whose embed a stop cut off are put back to rest by the job runner's resume). */
     async start(): Promise<void> {
       await vectors.open(await store.collections.list());
-      const stuck = await store.collections.restInterruptedEmbeds(isoNow(clock));
-      if (stuck) log.info({ jobs: stuck }, 'embeds interrupted by the last stop: embed those jobs again');
     },
 
+    /** Stops looking whether embeds ended (they go on, on other nodes, or rest until the next start). */
     async close(): Promise<void> {
-      closing = true;
-      for (const r of running.values()) r.controller.abort(new AppError('INVALID_STATE', 'the server is stopping'));
-      await Promise.allSettled([...running.values()].map((r) => r.done));
+      for (const stop of [...waits]) stop();
     },
   };
 }

@@ -7,7 +7,8 @@ import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 import { JOB_LIMIT_DEFAULTS } from '../extract/limits.js';
 import type { JobWatch } from './job-watch.js';
-import { MAX_ATTEMPTS, type JobClaim, type JobFailure, type JobQueue } from './job-queue.js';
+import { MAX_ATTEMPTS, type EmbedClaim, type EmbedOrder, type JobClaim, type JobFailure, type JobQueue } from './job-queue.js';
+import type { EmbedWork } from '../indexing/embed-work.js';
 
 /** Least time between two progress writes of one job. */
 const PROGRESS_WRITE_MS = 100;
@@ -36,11 +37,16 @@ export interface JobRunnerDeps {
   slots?: number;
   /** Wall time of one extraction (setting max_job_seconds); JOB_LIMIT_DEFAULTS when absent. */
   maxJobSeconds?: number;
+  /** Runs the embeds this node takes. */
+  embedder: Pick<EmbedWork, 'run'>;
+  /** Embeds taken from the queue at once (a team's `embed` tasks), beside the reads; 0: none (the desktop runs each as it is accepted). */
+  embedSlots?: number;
 }
 
 /**
  * Reads the queue's jobs through the worker pool, as many at once as the pool has threads, in the order
- * the queue gives them. Each running job has an AbortController: cancel and delete abort it, which
+ * the queue gives them, and embeds the queue's embeds (its `embedSlots` at once, besides those this node
+ * runs as it accepts them). Each running job has an AbortController: cancel and delete abort it, which
  * terminates its worker, and so do the job's wall-time limit (JOB_TIMEOUT) and the loss of its claim
  * (another node took it). On close, running jobs are aborted and given back to the queue uncounted, so
  * the next start (or another node) resumes them.
@@ -48,10 +54,13 @@ export interface JobRunnerDeps {
  * A job's attempts are counted as it is claimed, before any work: a job whose worker thread ran out of
  * memory or died is tried once more, then failed with that reason.
  */
-export function createJobRunner({ store, pool, files, clock, log, watch, queue, slots = pool.threads, maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds }: JobRunnerDeps) {
+export function createJobRunner({ store, pool, files, clock, log, watch, queue, slots = pool.threads, maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds, embedder, embedSlots = 0 }: JobRunnerDeps) {
+  /** The work under way on this node, reads and embeds, by job (a job is read or embedded, never both). */
   const running = new Map<string, AbortController>();
   const stopping = new AbortController();
   let loops: Promise<void>[] = [];
+  /** Embeds this node runs as it accepted them, outside the slots. */
+  const held = new Set<Promise<void>>();
 
   const stop = (jobId: string, reason: StopReason): void => running.get(jobId)?.abort(reason);
   queue.onCancel((jobId) => stop(jobId, 'cancel'));
@@ -113,8 +122,8 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     return claim.finish(last);
   }
 
-  /** Renews the claim while the pool reads; a claim taken away stops the work. */
-  function keepClaim(claim: JobClaim, controller: AbortController): () => void {
+  /** Renews the claim while the pool works; a claim taken away stops the work. */
+  function keepClaim(jobId: string, claim: Pick<JobClaim, 'heartbeat'>, controller: AbortController): () => void {
     if (queue.heartbeatMs <= 0) return () => undefined;
     const beat = setInterval(() => {
       claim.heartbeat().then(
@@ -122,7 +131,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
           if (!kept) controller.abort('lost');
         },
         // The database may be back before the lease runs out; if not, the next beat hears it was lost.
-        (err: unknown) => log.warn({ jobId: claim.job.job_id, err }, 'could not renew the claim on a job'),
+        (err: unknown) => log.warn({ jobId, err }, 'could not renew the claim on a job'),
       );
     }, queue.heartbeatMs);
     return () => clearInterval(beat);
@@ -134,7 +143,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     running.set(jobId, controller);
     watch.changed(jobId);
     const timer = setTimeout(() => controller.abort('timeout'), maxJobSeconds * 1000);
-    const release = keepClaim(claim, controller);
+    const release = keepClaim(jobId, claim, controller);
     try {
       const out = await extract(jobId, claim, controller.signal);
       // Another node may have taken the job while this one read it: it saves, not this one.
@@ -161,6 +170,82 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     }
   }
 
+  const jobExists = async (jobId: string) => (await store.lookups.existingJobs([jobId])).has(jobId);
+
+  /**
+   * Embeds a job under its claim: the job ends `indexed` (the claim completed in the same transaction), or
+   * back at rest with why it failed. Stopped: by a delete (whoever deleted it removes the rest), by the
+   * loss of its claim (another node has it), or by close (the claim is released: another node goes on, or
+   * on the desktop the job rests, to be embedded again).
+   */
+  async function runEmbed(claim: EmbedClaim): Promise<void> {
+    const { jobId } = claim;
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    const release = keepClaim(jobId, claim, controller);
+    try {
+      const outcome = await embedder.run(jobId, claim.order, controller.signal, {
+        progress: (embedded, total) => {
+          watch.changed(jobId);
+          // Progress only: the job's row has it already.
+          claim.progress(embedded, total).catch((err: unknown) => log.warn({ jobId, err }, 'could not record progress'));
+        },
+        stillHeld: () => claim.heartbeat(),
+        complete: () => claim.complete(),
+      });
+      // Deleted or put back to rest before it was taken: nothing left to do.
+      if (outcome === 'not_embedding') await claim.complete();
+      if (outcome === 'lost') log.info({ jobId, reason: 'lost' }, 'stopped embedding a job');
+    } catch (err) {
+      const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
+      if (reason) {
+        log.info({ jobId, reason }, 'stopped embedding a job');
+        if (reason === 'close') await claim.release();
+      } else {
+        const failure = describeFailure(err);
+        // A job deleted meanwhile fails for that reason alone: nothing worth a warning.
+        if (await jobExists(jobId)) log.warn({ jobId, failure }, 'embedding failed');
+        await claim.fail(failure);
+      }
+    } finally {
+      release();
+      running.delete(jobId);
+      watch.changed(jobId);
+    }
+  }
+
+  /** Runs an embed this node accepted, outside the slots; the runner's close waits for it. */
+  function hold(claim: EmbedClaim): void {
+    if (stopping.signal.aborted) {
+      claim.release().catch((err: unknown) => log.error({ jobId: claim.jobId, err }, 'an embed accepted while stopping could not be given back'));
+      return;
+    }
+    const done: Promise<void> = runEmbed(claim)
+      .catch((err: unknown) => log.error({ jobId: claim.jobId, err }, 'an embed could not be ended'))
+      .finally(() => held.delete(done));
+    held.add(done);
+  }
+
+  /** One of the runner's embed slots: takes the queue's next embed, runs it, and again, until the runner closes. */
+  async function embedSlot(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      try {
+        const next = await queue.nextEmbed(stopping.signal);
+        if (!next) return;
+        if (next.action === 'run') {
+          await runEmbed(next.claim);
+          continue;
+        }
+        log.warn({ jobId: next.jobId, failure: next.error }, 'embedding failed');
+        await store.collections.restEmbed(next.jobId, next.error, isoNow(clock));
+        watch.changed(next.jobId);
+      } catch (err) {
+        log.error({ err }, 'the job runner could not take or finish an embed');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
   /** One of the runner's slots: takes the queue's next job, reads it, and again, until the runner closes. */
   async function slot(): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -178,7 +263,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
   }
 
   function start(): void {
-    if (loops.length === 0 && !stopping.signal.aborted) loops = Array.from({ length: slots }, () => slot());
+    if (loops.length === 0 && !stopping.signal.aborted) loops = [...Array.from({ length: slots }, () => slot()), ...Array.from({ length: embedSlots }, () => embedSlot())];
   }
 
   return {
@@ -187,13 +272,28 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     async enqueue(jobId: string): Promise<void> {
       await queue.enqueue(jobId);
     },
-    /** Stops a job's work, queued or running, on this node or another; the caller records the new status. */
+    /**
+     * Queues the embed of a job just moved to `embedding`, inside that transaction. Call what it returns once
+     * the transaction committed: it starts the embed here when this node is to run it.
+     */
+    async enqueueEmbed(jobId: string, order: EmbedOrder): Promise<() => void> {
+      const claim = await queue.enqueueEmbed(jobId, order);
+      return () => {
+        if (claim) hold(claim);
+      };
+    },
+    /** Stops a job's work (read or embed), queued or running, on this node or another; the caller records the new status. */
     async abort(jobId: string): Promise<void> {
       stop(jobId, 'cancel');
       await queue.cancel(jobId);
     },
-    /** Jobs left queued or processing by a previous run go back in the queue; then reading starts. */
+    /**
+     * Jobs left embedding by a previous run with no embed under way go back to rest; jobs left queued or
+     * processing go back in the queue; then reading and embedding start.
+     */
     async resumeUnfinished(): Promise<number> {
+      const rested = await queue.restInterruptedEmbeds();
+      if (rested > 0) log.info({ jobs: rested }, 'embeds interrupted by the last stop: embed those jobs again');
       const resumed = await queue.resumeUnfinished();
       if (resumed > 0) log.info({ jobs: resumed }, 'resuming unfinished jobs');
       start();
@@ -202,7 +302,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     async close(): Promise<void> {
       stopping.abort();
       for (const c of running.values()) c.abort('close');
-      await Promise.allSettled(loops);
+      await Promise.allSettled([...loops, ...held]);
       await queue.close();
     },
   };

@@ -1,8 +1,9 @@
 /**
  * Notices that a job's row changed, for clients following the job (GET /jobs/{id}/events) and the bots
- * pipeline. The job runner calls `changed` on each move of an ingest (claimed, pages done, saved, failed),
- * so a follower hears of them at once instead of polling over HTTP; moves made elsewhere (finalize,
- * embedding) reach followers through their own slower beat.
+ * pipeline. The job runner calls `changed` on each move of an ingest (claimed, pages done, saved, failed)
+ * and of an embed (chunks embedded, indexed, back to rest), so a follower hears of them at once instead of
+ * polling over HTTP (the indexer's finished() waits on them); finalize reaches followers through their own
+ * slower beat.
  *
  * On a team server the job may be read on another node: `relay` sends each change to the other nodes
  * (store/postgres/job-notices.ts), whose notices come back in through `heard`.

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
-import { MAX_ATTEMPTS, type JobClaim, type JobQueue, type NextJob } from './job-queue.js';
+import { MAX_ATTEMPTS, type EmbedClaim, type EmbedOrder, type JobClaim, type JobQueue, type NextJob } from './job-queue.js';
 
 /**
  * The desktop's queue: job ids in this process's memory, in arrival order, for the one process that owns
@@ -8,6 +8,10 @@ import { MAX_ATTEMPTS, type JobClaim, type JobQueue, type NextJob } from './job-
  * work); nothing else can take it, so its claim needs no renewing. A job found unfinished at start-up with
  * its attempts used up was being read when the server died, twice: it is failed (WORKER_DIED) instead of
  * taking the server down again.
+ *
+ * Embeds are not queued: each runs in this process as soon as it is accepted, beside the documents being
+ * read (their batches share the pool), and ends with the process; at the next start its job goes back to
+ * rest, to be embedded again.
  */
 export function createMemoryJobQueue({ store, clock }: { store: Store; clock: Clock }): JobQueue {
   const ids: string[] = [];
@@ -50,6 +54,18 @@ export function createMemoryJobQueue({ store, clock }: { store: Store; clock: Cl
     release: () => store.jobs.uncountAttempt(job.job_id),
   });
 
+  const embedClaimOf = (jobId: string, order: EmbedOrder): EmbedClaim => ({
+    jobId,
+    order,
+    heartbeat: async () => true,
+    progress: async () => undefined,
+    complete: async () => true,
+    fail: (failure) => store.collections.restEmbed(jobId, failure, isoNow(clock)),
+    release: () => store.collections.restEmbed(jobId, null, isoNow(clock)),
+  });
+  /** nextEmbed() calls waiting for the queue to close: it never has an embed to give. */
+  const idle = new Set<() => void>();
+
   return {
     heartbeatMs: 0,
     async enqueue(jobId) {
@@ -80,10 +96,26 @@ export function createMemoryJobQueue({ store, clock }: { store: Store; clock: Cl
       for (const jobId of found) give(jobId);
       return found.length;
     },
+    enqueueEmbed: async (jobId, order) => embedClaimOf(jobId, order),
+    nextEmbed(signal) {
+      if (closed || signal.aborted) return Promise.resolve(null);
+      return new Promise((resolve) => {
+        const done = (): void => {
+          idle.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve(null);
+        };
+        idle.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    },
+    /** Nothing embeds before this process starts: every job left `embedding` was cut off by the last stop. */
+    restInterruptedEmbeds: () => store.collections.restInterruptedEmbeds(isoNow(clock)),
     async close() {
       closed = true;
       ids.length = 0;
       for (const waiter of waiting.splice(0)) waiter(null);
+      for (const done of [...idle]) done();
     },
   };
 }

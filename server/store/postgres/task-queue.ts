@@ -15,6 +15,8 @@
  *   with its connection, its leases run out, and its tasks are claimed elsewhere. Attempts are counted as a
  *   task is claimed, before any work, so a task whose workers died `maxAttempts` times is not run again: the
  *   next claim fails it (WORKER_DIED) and tells the claimer to fail its job.
+ * - A task enqueued with a `holder` starts running under that holder's lease as if it had claimed it at
+ *   once (attempt 1); nobody is woken for it, and from then on it is like any claimed task.
  * - The row lock a claim takes lasts one statement; SKIP LOCKED lets concurrent claimers pass over it.
  * - A listener holds one pooled connection for as long as it is open (LISTEN is per connection). If that
  *   connection drops, the listener reconnects every RECONNECT_MS and, once back, wakes its waiters, since
@@ -104,16 +106,24 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
 
   async function enqueue(task: NewTask): Promise<{ task: TaskView; created: boolean }> {
     const key = task.dedupe_key ?? null;
+    const holder = task.holder;
+    if (holder) checkLease(holder.lease_ms);
+    const insert = holder
+      ? sql`INSERT INTO tasks AS t (kind, job_id, payload, dedupe_key, state, attempts, worker_id, lease_ms, lease_until, started_at)
+          VALUES (${task.kind}, ${task.job_id}, ${json(task.payload ?? {})}, ${key}, 'running', 1, ${holder.worker_id}::text, ${holder.lease_ms}::int,
+            clock_timestamp() + ${holder.lease_ms}::int * interval '1 millisecond', clock_timestamp())`
+      : sql`INSERT INTO tasks AS t (kind, job_id, payload, dedupe_key) VALUES (${task.kind}, ${task.job_id}, ${json(task.payload ?? {})}, ${key})`;
+    // A held task wakes nobody: nobody else may take it.
+    const notify = holder ? sql`` : sql`, pg_notify(${TASKS_CHANNEL}, t.kind)`;
     // A task with the key may finish between the insert that met it and the read: then insert again.
     for (;;) {
       const [made] = await rows(sql`
         WITH t AS (
-          INSERT INTO tasks AS t (kind, job_id, payload, dedupe_key)
-          VALUES (${task.kind}, ${task.job_id}, ${json(task.payload ?? {})}, ${key})
+          ${insert}
           ON CONFLICT (dedupe_key) WHERE state IN ('queued', 'running') DO NOTHING
           RETURNING *
         )
-        SELECT ${COLUMNS}, pg_notify(${TASKS_CHANNEL}, t.kind) FROM t`);
+        SELECT ${COLUMNS}${notify} FROM t`);
       if (made) return { task: view(made), created: true };
       const [found] = await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.dedupe_key = ${key} AND t.state IN ('queued', 'running')`);
       if (found) return { task: view(found), created: false };

@@ -45,6 +45,12 @@ export interface NewTask {
   payload?: Record<string, unknown>;
   /** While a task with this key is queued or running, enqueueing another returns it instead (e.g. `extract:<job_id>`). */
   dedupe_key?: string;
+  /**
+   * Enqueued already claimed by this worker (running, attempt 1, under a lease of `lease_ms`): for work only
+   * the enqueuing node can do, because what it needs is kept in that node's memory and nowhere else. No idle
+   * worker is woken; another takes the task only once its lease ran out, as from any holder that died.
+   */
+  holder?: { worker_id: string; lease_ms: number };
 }
 
 /** Which claim a worker speaks for. */
