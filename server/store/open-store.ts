@@ -18,8 +18,8 @@ import { createPgTaskQueue } from './postgres/task-queue.js';
 /** What a team server's nodes share besides the repositories: the task queue and job change notices. */
 export interface TeamParts {
   tasks: TaskQueue;
-  /** Starts hearing other nodes' job changes (`heard`) and sending this node's. */
-  jobNotices(heard: (jobId: string) => void): Promise<JobNotices>;
+  /** Starts hearing other nodes' job changes (`heard`) and sending this node's; `missed` once notices may have been lost. */
+  jobNotices(heard: (jobId: string) => void, missed?: () => void): Promise<JobNotices>;
 }
 
 export interface OpenedStore {
@@ -36,7 +36,7 @@ export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_
     const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'));
     const team: TeamParts = {
       tasks: createPgTaskQueue({ ctx: createPgContext(pg.db), pool: pg.pool }),
-      jobNotices: (heard) => openJobNotices(pg.pool, heard),
+      jobNotices: (heard, missed) => openJobNotices(pg.pool, heard, missed),
     };
     return { store: createPostgresStore(pg), location: redactUrl(settings.database_url), team, close: () => pg.close() };
   }

@@ -48,6 +48,16 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
     return jobView(job, await store.pages.ocrPages(jobId));
   }
 
+  /** The job's row; if it cannot be written (a team server's database unavailable), its folder goes too. */
+  async function insertOrDiscard(jobId: string, job: Parameters<Store['jobs']['insert']>[0]) {
+    try {
+      return await store.jobs.insert(job);
+    } catch (err) {
+      files.removeJob(jobId);
+      throw err;
+    }
+  }
+
   return {
     row,
 
@@ -57,7 +67,7 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       mkdirSync(files.jobDir(jobId), { recursive: true });
       renameSync(upload.tmpPath, dest);
       const now = isoNow(clock);
-      const created = await store.jobs.insert({
+      const created = await insertOrDiscard(jobId, {
         job_id: jobId,
         status: 'queued',
         source_file: upload.sourceFile,
@@ -70,6 +80,8 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
         created_at: now,
         updated_at: now,
       });
+      // Should the database go away right here, the job's row waits queued without a task: a team server's
+      // queue looks for such jobs when its connection comes back (shared-job-queue.ts), the desktop's at start.
       await runner.enqueue(jobId);
       return jobView(created);
     },

@@ -16,6 +16,10 @@
  *   leases that ran out, which nobody announces.
  * - At start nothing held by a live node is taken: only tasks whose lease ran out, and jobs left
  *   unfinished without any queued or running task, go back in the queue.
+ * - When the listener's connection comes back after the database went away (a restart), jobs left queued
+ *   or processing without any task are looked for again, as at start: an upload whose row was written just
+ *   before the database went, and whose task could not be, would otherwise wait until a node restarts.
+ *   Every node looks; the dedupe key makes it one task. Tasks whose lease ran out are left to claims.
  */
 import type { Store } from '../../store/store.js';
 import type { TaskClaim, TaskListener, TaskQueue } from '../../store/repos/task-queue.js';
@@ -95,6 +99,22 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     return true;
   }
 
+  /** Jobs left queued or processing without a live task go back in the queue; how many. */
+  async function resumeOrphans(): Promise<number> {
+    const unfinished: string[] = [];
+    for (let skip = 0; ; skip += 100) {
+      const page = await store.jobs.list({ statuses: ['queued', 'processing'], scope: null, skip, limit: 100 });
+      unfinished.push(...page.items.map((j) => j.job_id));
+      if (page.items.length < 100) break;
+    }
+    let resumed = 0;
+    // Oldest first, as they came.
+    for (const jobId of unfinished.reverse()) if (await resumeJob(jobId)) resumed++;
+    return resumed;
+  }
+  // The database may go again before this is done: the next reconnection looks once more.
+  listener.onReconnect(() => void resumeOrphans().catch(() => undefined));
+
   return {
     heartbeatMs: Math.max(50, Math.floor(leaseMs / 3)),
     async enqueue(jobId) {
@@ -108,16 +128,7 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     async resumeUnfinished() {
       await tasks.reclaimExpired();
       await tasks.purgeFinished(KEEP_FINISHED_MS);
-      const unfinished: string[] = [];
-      for (let skip = 0; ; skip += 100) {
-        const page = await store.jobs.list({ statuses: ['queued', 'processing'], scope: null, skip, limit: 100 });
-        unfinished.push(...page.items.map((j) => j.job_id));
-        if (page.items.length < 100) break;
-      }
-      let resumed = 0;
-      // Oldest first, as they came.
-      for (const jobId of unfinished.reverse()) if (await resumeJob(jobId)) resumed++;
-      return resumed;
+      return resumeOrphans();
     },
     close: () => listener.close(),
   };
