@@ -6,15 +6,20 @@
 #                                                      exports; DIR/env.sh holds the same lines
 #   bash scripts/team-services.sh status DIR           exit 0 when both run, 3 otherwise
 #   bash scripts/team-services.sh stop DIR             stops both and waits until they have exited
+#   bash scripts/team-services.sh stop DIR postgres    stops PostgreSQL alone (the S3 gateway runs on); a later
+#                                                      start starts it again on the same data and, when it is
+#                                                      still free, the same port: a database restart, as the
+#                                                      failover tests make one under running nodes
 #
 # The binaries come from the repository's .venv (scripts/install.sh puts them there). PostgreSQL refuses to
 # run as root, so under root it runs as the system user $LECTERN_PG_USER (default lectern-pg, created when
 # missing). A later start reuses DIR's data, credentials and, when they are still free, its ports.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop|status DIR" >&2; exit 2; }
-[ $# -eq 2 ] || usage
+usage() { echo "usage: $0 start|stop|status DIR, or $0 stop DIR postgres" >&2; exit 2; }
+[ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$1" = stop ] && [ "$3" = postgres ]; } || usage
 CMD=$1
+ONLY=${3:-}
 case "$CMD" in start | stop | status) ;; *) usage ;; esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -232,11 +237,37 @@ EOF
     [ "$i" -eq 120 ] && fail "the S3 gateway does not answer on $url after 60 s" "$WEEDLOG"
     sleep 0.5
   done
-  [ "$(s3_curl -o /dev/null -w '%{http_code}' --head "$url/$BUCKET")" = 200 ] && return 0
-  local code
-  code=$(s3_curl -o "$DIR/bucket.xml" -w '%{http_code}' -X PUT "$url/$BUCKET") || true
-  [ "$code" = 200 ] || fail "could not create the bucket $BUCKET (HTTP $code)" "$DIR/bucket.xml"
-  rm -f "$DIR/bucket.xml"
+  if [ "$(s3_curl -o /dev/null -w '%{http_code}' --head "$url/$BUCKET")" != 200 ]; then
+    local code
+    code=$(s3_curl -o "$DIR/bucket.xml" -w '%{http_code}' -X PUT "$url/$BUCKET") || true
+    [ "$code" = 200 ] || fail "could not create the bucket $BUCKET (HTTP $code)" "$DIR/bucket.xml"
+    rm -f "$DIR/bucket.xml"
+  fi
+  wait_objects "$url" "$pid"
+}
+
+# Ready means objects can be written and read, not only that the gateway answers: its bucket listing and
+# HEAD are answered by the filer alone, before the volume server has joined the master, and for a moment
+# after a restart a GET of an object written before it, or a PUT, still failed with InternalError (seen
+# as a flaky "keeps a row and an object across stop and start" under load). So: the probe object the last
+# start left must read back (or be missing, on a first start), and a new one written now must read back.
+PROBE=.team-services/ready
+wait_objects() {
+  local url=$1 pid=$2 token hash i old
+  token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+  hash=$(printf %s "$token" | sha256sum | cut -d' ' -f1)
+  for i in $(seq 120); do
+    alive "$pid" || fail "SeaweedFS exited while starting" "$WEEDLOG"
+    old=$(s3_curl -o /dev/null -w '%{http_code}' "$url/$BUCKET/$PROBE" 2>/dev/null) || true
+    if [ "$old" = 200 ] || [ "$old" = 404 ]; then
+      # curl 7.88 signs a body only when told its hash (S3 answers SignatureDoesNotMatch otherwise).
+      [ "$(s3_curl -o /dev/null -w '%{http_code}' -X PUT -H "x-amz-content-sha256: $hash" -H 'content-type: text/plain' \
+        --data-binary "$token" "$url/$BUCKET/$PROBE" 2>/dev/null)" = 200 ] &&
+        [ "$(s3_curl "$url/$BUCKET/$PROBE" 2>/dev/null)" = "$token" ] && return 0
+    fi
+    [ "$i" -eq 120 ] && fail "the S3 gateway does not store objects in $BUCKET after 60 s (a probe object read back HTTP $old)" "$WEEDLOG"
+    sleep 0.5
+  done
 }
 
 # A server whose parent has gone may stay a zombie until something reaps it: that counts as exited.
@@ -286,7 +317,7 @@ case "$CMD" in
   stop)
     load_state
     [ -n "$PGBIN" ] || fail "PostgreSQL is missing from $VENV: run bash scripts/install.sh"
-    stop_weed
+    [ "$ONLY" = postgres ] || stop_weed
     stop_pg
     ;;
   status)

@@ -175,6 +175,9 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const botPipeline = createBotPipeline({ store, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
+  // A team server's database came back after notices were lost (a restart): every bot document is looked
+  // at again, as at start, so one read elsewhere meanwhile still reaches its bot's index.
+  jobWatch.watchMissed(() => void botPipeline.resume().catch((err: unknown) => log.warn({ err }, 'could not look at the bots\' documents again')));
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);
     // A bot document moves on to its index (a chat-training job's pairs count as learned once it is there).

@@ -42,7 +42,7 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
   const workerId = team ? nodeId() : undefined;
   let queue;
   if (team && workerId) {
-    notices = await team.jobNotices(watch.heard);
+    notices = await team.jobNotices(watch.heard, watch.missed);
     try {
       queue = await createSharedJobQueue({ store, tasks: team.tasks, clock, workerId, leaseMs: settings.task_lease_ms });
     } catch (err) {

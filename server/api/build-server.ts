@@ -59,7 +59,8 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
     schemaController: { compilersFactory: { buildValidator: bodiesUncoerced() } },
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  await app.register(errorsPlugin);
+  // A team server (PostgreSQL) may answer any route 503 DATABASE_UNAVAILABLE while its database restarts.
+  await app.register(errorsPlugin, { sharedDatabase: deps.store.kind === 'postgres' });
   // Before anything answers: a request for another host name (DNS rebinding) is refused, then CORS.
   await app.register(hostsPlugin, { listenHost: deps.settings.host, allowedHosts: deps.settings.allowed_hosts });
   await app.register(corsPlugin, { origin: deps.desktopOrigin ?? DESKTOP_ORIGIN });

@@ -27,8 +27,9 @@ export function openSse(reply: FastifyReply) {
     get closed() {
       return controller.signal.aborted;
     },
-    send(event: string, data: unknown): void {
-      if (!controller.signal.aborted) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    /** One event; with `id`, an `id:` line too, which a client sends back as Last-Event-ID when it reconnects. */
+    send(event: string, data: unknown, id?: string): void {
+      if (!controller.signal.aborted) res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     /** A bare `data:` line, as OpenAI's stream has them (no event names; `[DONE]` is sent as it is). */
     data(data: unknown): void {

@@ -123,6 +123,12 @@ export const ERROR_STATUS = {
   OBJECT_STORE_FAILED: 502,
   /** A stored file (an original, a page image, an export) is not in the object store. */
   OBJECT_NOT_FOUND: 404,
+  /**
+   * A team server's PostgreSQL cannot be reached for the moment (stopped, restarting, the network between):
+   * store/postgres/unavailable.ts turns the driver's connection errors into this. Retrying later works
+   * (Retry-After says when); no request is half-done by it, as each write is one statement or transaction.
+   */
+  DATABASE_UNAVAILABLE: 503,
   /** The worker thread ran out of its heap (worker_heap_mb), again on the retry. */
   OUT_OF_MEMORY: 500,
   /** The worker thread, or the whole server, stopped while reading the document, again on the retry. */

@@ -64,9 +64,10 @@ export const StreamError = Type.Object({ code: Type.String(), message: Type.Stri
  * A text/event-stream, one schema per event: `event` is its name and `data` its JSON (`contentSchema`),
  * the way OpenAPI 3.1 tools read a stream's schema (each item, not the whole stream).
  */
-export function eventStream(events: Record<string, TSchema>, description: string) {
+export function eventStream(events: Record<string, TSchema>, description: string, opts: { id?: string } = {}) {
+  const id: Record<string, TSchema> = opts.id === undefined ? {} : { id: Type.Optional(Type.String({ description: opts.id })) };
   const items = Object.entries(events).map(([name, data]) =>
-    Type.Object({ event: Type.Literal(name), data: Type.String({ contentMediaType: 'application/json', contentSchema: data }) }),
+    Type.Object({ ...id, event: Type.Literal(name), data: Type.String({ contentMediaType: 'application/json', contentSchema: data }) }),
   );
   return { description, content: { 'text/event-stream': { schema: Type.Union(items) } } };
 }

@@ -19,8 +19,8 @@ import { createPgTaskQueue } from './postgres/task-queue.js';
 export interface TeamParts {
   /** Its calls made inside a store transaction are part of that transaction. */
   tasks: TaskQueue;
-  /** Starts hearing other nodes' job changes (`heard`) and sending this node's. */
-  jobNotices(heard: (jobId: string) => void): Promise<JobNotices>;
+  /** Starts hearing other nodes' job changes (`heard`) and sending this node's; `missed` once notices may have been lost. */
+  jobNotices(heard: (jobId: string) => void, missed?: () => void): Promise<JobNotices>;
 }
 
 export interface OpenedStore {
@@ -40,7 +40,7 @@ export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_
     const ctx = createPgContext(pg.db);
     const team: TeamParts = {
       tasks: createPgTaskQueue({ ctx, pool: pg.pool }),
-      jobNotices: (heard) => openJobNotices(pg.pool, heard),
+      jobNotices: (heard, missed) => openJobNotices(pg.pool, heard, missed),
     };
     return { store: createPostgresStore(pg, ctx), location: redactUrl(settings.database_url), team, close: () => pg.close() };
   }

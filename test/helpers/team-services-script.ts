@@ -25,10 +25,10 @@ export interface ScriptRun {
   stderr: string;
 }
 
-/** Runs the script with one command on DIR; never rejects, so a caller can check a non-zero exit. */
-export function runTeamScript(command: 'start' | 'stop' | 'status', dir: string): Promise<ScriptRun> {
+/** Runs the script with one command on DIR (`stop DIR postgres`: PostgreSQL alone); never rejects, so a caller can check a non-zero exit. */
+export function runTeamScript(command: 'start' | 'stop' | 'status', dir: string, only?: 'postgres'): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    execFile('bash', [script, command, dir], { timeout: 180_000 }, (error, stdout, stderr) => {
+    execFile('bash', [script, command, dir, ...(only ? [only] : [])], { timeout: 180_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -57,10 +57,12 @@ export interface TeamServices {
   /** Starts both services again (or finds them running) and returns what the script printed. */
   start(): Promise<TeamEnv>;
   stop(): Promise<void>;
+  /** Stops PostgreSQL alone (a later start() starts it again on its data and, while free, its port). */
+  stopPostgres(): Promise<void>;
 }
 
-async function must(command: 'start' | 'stop', dir: string): Promise<string> {
-  const run = await runTeamScript(command, dir);
+async function must(command: 'start' | 'stop', dir: string, only?: 'postgres'): Promise<string> {
+  const run = await runTeamScript(command, dir, only);
   if (run.code !== 0) throw new Error(`team-services.sh ${command} exited ${run.code}:\n${run.stderr}${run.stdout}`);
   return run.stdout;
 }
@@ -86,6 +88,7 @@ export async function startTeamServices(): Promise<TeamServices> {
       return services.env;
     },
     stop: async () => void (await must('stop', dir)),
+    stopPostgres: async () => void (await must('stop', dir, 'postgres')),
   };
   try {
     await services.start();

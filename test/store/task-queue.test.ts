@@ -5,7 +5,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/connection.js';
 import { createPgContext } from '../../server/store/postgres/context.js';
+import { openJobNotices } from '../../server/store/postgres/job-notices.js';
 import { createPgTaskQueue } from '../../server/store/postgres/task-queue.js';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Claimed, TaskClaim, TaskQueue, TaskView } from '../../server/store/repos/task-queue.js';
 import { repoRoot } from '../helpers/app.js';
 import { useTeamServices } from '../helpers/team-services.js';
@@ -364,6 +366,8 @@ describe('task queue', () => {
     closers.push(() => listener.close());
     const cancelled: string[] = [];
     listener.onCancel((jobId) => cancelled.push(jobId));
+    let reconnected = 0;
+    listener.onReconnect(() => reconnected++);
     const listening = async () =>
       (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [new URL(db.url).pathname.slice(1)])).rows.map((r) => r.pid as number);
     const [before] = await listening();
@@ -373,10 +377,51 @@ describe('task queue', () => {
     expect(await listener.wait(600_000)).toBe('task');
     await expect.poll(async () => (await listening()).filter((pid) => pid !== before)).toHaveLength(1);
     expect(await listening()).toHaveLength(1);
+    expect(reconnected).toBe(1);
     await api.queue.enqueue({ kind: 'train', job_id: 'job-2' });
     await api.queue.cancel('job-2');
     await expect.poll(() => cancelled).toEqual(['job-2']);
   }, 20_000);
+
+  it("job notices whose connection was cut reconnect, say notices may have been missed, and hear the other node's again", async () => {
+    const db = await freshDatabase();
+    const [a, b] = [await db.node(), await db.node()];
+    const heard: string[] = [];
+    let missed = 0;
+    const onA = await openJobNotices(a.pool, (jobId) => heard.push(jobId), () => missed++);
+    const onB = await openJobNotices(b.pool, () => undefined);
+    closers.push(() => onA.close(), () => onB.close());
+    onB.send('job-1');
+    await expect.poll(() => heard).toEqual(['job-1']);
+    // A's listening connection is the one whose last statement was its LISTEN (B's sent a notice since).
+    const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN lectern_job_changed'`, [new URL(db.url).pathname.slice(1)]);
+    expect(rows).toHaveLength(1);
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    await expect.poll(() => missed, { timeout: 10_000 }).toBe(1);
+    onB.send('job-2');
+    await expect.poll(() => heard).toEqual(['job-1', 'job-2']);
+  }, 20_000);
+
+  it('answers DATABASE_UNAVAILABLE (503), not a driver error, while its database cannot be reached', async () => {
+    const db = await freshDatabase();
+    const { queue } = await db.node();
+    const url = new URL(db.url);
+    // A port nothing listens on: the pool of a "node" there is refused at once, as during a restart.
+    const probe = (await import('node:net')).createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    url.port = String((probe.address() as { port: number }).port);
+    await new Promise((r) => probe.close(r));
+    const pool = new pg.Pool({ connectionString: url.href, max: 1 });
+    try {
+      const unreachable = createPgTaskQueue({ ctx: createPgContext(drizzle(pool)), pool });
+      await expect(unreachable.enqueue({ kind: 'ocr', job_id: 'job-1' })).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE', status: 503, details: { reason: 'ECONNREFUSED' } });
+      await expect(unreachable.listen(['ocr'])).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+      // A constraint or a mistake is not an outage: it passes as it is.
+      await expect(queue.claim(['ocr'], 'w', 0)).rejects.toBeInstanceOf(RangeError);
+    } finally {
+      await pool.end();
+    }
+  });
 
   it('gives the task of a worker process killed with SIGKILL mid-task to another worker once its lease runs out', async () => {
     const db = await freshDatabase();

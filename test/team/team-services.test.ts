@@ -103,6 +103,35 @@ describe('scripts/team-services.sh', () => {
     }
   });
 
+  it('stops PostgreSQL alone (stop DIR postgres) and starts it again on its data and port, the S3 gateway running on', async () => {
+    const svc = services();
+    const before = svc.env;
+    await withDb(before, async (db) => {
+      await db.query('CREATE TABLE restarted (id int PRIMARY KEY)');
+      await db.query('INSERT INTO restarted VALUES (1)');
+    });
+    const stopped = await runTeamScript('stop', svc.dir, 'postgres');
+    expect(stopped.code).toBe(0);
+    const status = await runTeamScript('status', svc.dir);
+    expect(status.code).toBe(3);
+    expect(status.stdout).toMatch(/^postgres: stopped\ns3: running on 127\.0\.0\.1:\d+ \(pid \d+\)\n$/);
+    await expect(withDb(before, async () => undefined)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const s3 = s3Of(before);
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: bucketOf(before), Key: 'during.txt', Body: 'S3 without PostgreSQL' }));
+    } finally {
+      s3.destroy();
+    }
+
+    // A restart: nodes keep their database_url, so PostgreSQL comes back where it was.
+    const after = await svc.start();
+    expect(after).toEqual(before);
+    expect(await withDb(after, async (db) => (await db.query('SELECT id FROM restarted')).rows)).toEqual([{ id: 1 }]);
+    expect((await runTeamScript('status', svc.dir)).code).toBe(0);
+    // Only PostgreSQL may be stopped alone.
+    expect((await runTeamScript('stop', svc.dir, 's3' as 'postgres')).code).toBe(2);
+  });
+
   it('keeps a row and an object across stop and start', async () => {
     const svc = services();
     const before = svc.env;

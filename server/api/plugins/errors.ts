@@ -41,18 +41,23 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
  * validation -> 400 with the failing fields; Fastify's own 4xx (body too large, bad JSON, wrong content
  * type) keep their status; anything else -> 500 INTERNAL, logged with the request, message hidden.
  */
-export const errorsPlugin = fp(async (app: FastifyInstance) => {
+export const errorsPlugin = fp(async (app: FastifyInstance, { sharedDatabase = false }: { sharedDatabase?: boolean } = {}) => {
   // What any route may answer before its handler runs, declared once here rather than on every route:
-  // 400 for a path, query or body that does not parse or validate, and for bodies 413 and 415.
+  // 400 for a path, query or body that does not parse or validate, and for bodies 413 and 415; on a team
+  // server, 503 DATABASE_UNAVAILABLE for the moments its PostgreSQL is away (store/postgres/unavailable.ts).
   app.addHook('onRoute', (route) => {
     const hasBody = [route.method].flat().some((m) => BODY_METHODS.has(m));
     const parsesInput = hasBody || route.url.includes(':') || route.url.includes('*') || route.schema?.querystring !== undefined;
-    declareErrors(route, ...(parsesInput ? [400] : []), ...(hasBody ? [413, 415] : []));
+    declareErrors(route, ...(parsesInput ? [400] : []), ...(hasBody ? [413, 415] : []), ...(sharedDatabase ? [503] : []));
   });
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isAppError(err)) {
       const details = (err as { details?: unknown }).details;
-      return reply.status(statusOf(err)).send(errorBody(err.code, err.message, details));
+      const status = statusOf(err);
+      // 503 DATABASE_UNAVAILABLE (a team server's database restarting) says when to ask again.
+      const wait = (details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+      if (status === 503 && typeof wait === 'number') reply.header('retry-after', String(wait));
+      return reply.status(status).send(errorBody(err.code, err.message, details));
     }
     if (err.validation) {
       const details = err.validation.map((v) => ({ field: `${err.validationContext ?? ''}${v.instancePath}`, message: v.message, params: v.params }));

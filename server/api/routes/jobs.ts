@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
@@ -16,6 +17,15 @@ const tags = ['jobs'];
 const WORKING = new Set(['queued', 'processing', 'finalizing', 'embedding']);
 /** How often a follower's job is read again for changes made outside the job runner. */
 const EVENTS_BEAT_MS = 1000;
+/** How long a follower's stream waits for a team server's database that went away before it gives up. */
+const EVENTS_OUTAGE_MS = 60_000;
+
+/**
+ * A job event's id: a digest of the job as sent. Any node sends the same id for the same state, so a client
+ * whose node died resumes on another with Last-Event-ID (an id counted per process would mean nothing
+ * there), and the state it already has is not sent twice.
+ */
+const eventIdOf = (json: string): string => createHash('sha256').update(json).digest('base64url').slice(0, 22);
 
 function intField(fields: Record<string, string>, name: string, fallback: number, min: number, max: number): number {
   const raw = fields[name];
@@ -99,17 +109,33 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'text/event-stream of `job` events, each the job as GET /jobs/{job_id} answers it: one at once, then one whenever its status, ' +
           'progress or counts change. The stream ends after an event whose status has no work running (anything but queued, processing, ' +
           'finalizing and embedding), so a client can wait for an upload to be ready without polling. A job deleted meanwhile ends it with ' +
-          'an `error` event ({code, message}). An unknown job answers 404 JOB_NOT_FOUND before the stream starts.',
+          'an `error` event ({code, message}). An unknown job answers 404 JOB_NOT_FOUND before the stream starts. ' +
+          'Each `job` event has an `id`: a digest of the job as sent, the same on every node of a team server for the same state. A client ' +
+          'that lost the stream (its node stopped) reconnects, to any node, with that id as `Last-Event-ID`: the stream then starts with the ' +
+          'job as it is now, unless that is what the client last had; if that last event was already the end (no work running), the answer ' +
+          'is 204 and no stream (an EventSource then stops reconnecting). Every event is the whole job, so nothing missed needs replaying. ' +
+          'A team server whose database is restarting answers 503 DATABASE_UNAVAILABLE before the stream starts; a stream already open waits ' +
+          'for the database and goes on, and ends with an `error` event DATABASE_UNAVAILABLE only after a minute without it.',
         params: JobParams,
-        response: { 200: eventStream({ job: Type.Ref('Job'), error: StreamError }, 'The job\'s `job` events, or an `error` event'), ...errors(401, 404) },
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200, description: 'The `id` of the last event a client had, when it reconnects' })) }),
+        response: {
+          200: eventStream({ job: Type.Ref('Job'), error: StreamError }, "The job's `job` events, or an `error` event", { id: 'A `job` event\'s id: a digest of its data' }),
+          204: Type.Null({ description: 'Last-Event-ID names the job as it is now, and no work runs on it: nothing more will come' }),
+          ...errors(401, 404),
+        },
       },
     },
     async (req, reply) => {
       const jobId = req.params.job_id;
-      const first = await jobStatus(jobId); // 404 here, as JSON, before the stream starts
+      const resumedFrom = req.headers['last-event-id'];
+      const first = await jobStatus(jobId); // 404 (or 503) here, as JSON, before the stream starts
+      const firstJson = JSON.stringify(first);
+      if (resumedFrom !== undefined && eventIdOf(firstJson) === resumedFrom && !WORKING.has(first.status)) return reply.status(204).send(null);
       const sse = openSse(reply);
-      let last = '';
+      // What the client has: after a reconnect with Last-Event-ID, that state is not sent again.
+      let lastId = resumedFrom ?? '';
       let stopped = false;
+      let unreachableSince: number | undefined;
       const stop = (): void => {
         stopped = true;
         clearInterval(beat);
@@ -117,10 +143,10 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         sse.end();
       };
       // Sends the job when it differs from the last one sent; ends the stream once no work runs.
-      const send = (job: typeof first): void => {
-        const json = JSON.stringify(job);
-        if (json !== last) sse.send('job', job);
-        last = json;
+      const send = (job: typeof first, json = JSON.stringify(job)): void => {
+        const id = eventIdOf(json);
+        if (id !== lastId) sse.send('job', job, id);
+        lastId = id;
         if (!WORKING.has(job.status)) stop();
       };
       // One read at a time, in order, so an older state is never sent after a newer one.
@@ -130,10 +156,15 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           if (stopped) return;
           try {
             const job = await jobStatus(jobId);
+            unreachableSince = undefined;
             if (!stopped) send(job);
           } catch (err) {
             if (stopped) return;
-            sse.send('error', describeFailure(err));
+            const failure = describeFailure(err);
+            // A team server's database restarting: the job goes on meanwhile, so the stream waits for it
+            // (the beat reads again) rather than ending a follower that could not tell why.
+            if (failure.code === 'DATABASE_UNAVAILABLE' && performance.now() - (unreachableSince ??= performance.now()) < EVENTS_OUTAGE_MS) return;
+            sse.send('error', failure);
             stop();
           }
         });
@@ -142,7 +173,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       // Ingest and embed moves, cancel and delete are told at once; finalize is seen on this beat.
       const beat = setInterval(push, EVENTS_BEAT_MS);
       sse.signal.addEventListener('abort', stop, { once: true });
-      send(first);
+      send(first, firstJson);
       return reply;
     },
   );

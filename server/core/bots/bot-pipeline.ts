@@ -79,6 +79,10 @@ export function createBotPipeline(d: BotPipelineDeps) {
     const next = prev
       .then(() => step(jobId))
       .catch(async (err: unknown) => {
+        // A team server's database away for a moment is not the document's failure (recording it would
+        // most likely fail too, or worse succeed once it is back): the next notice, or the look at every
+        // document when the notices' connection is back (app.ts), carries it on.
+        if (describeFailure(err).code === 'DATABASE_UNAVAILABLE') return d.log.warn({ jobId, err: describeFailure(err) }, 'bot document waits for the database');
         d.log.warn({ jobId, err }, 'bot document could not be made searchable');
         // Recorded on the job, so its ingest_status says failed (with why) instead of processing for ever.
         await d.store.bots.recordIndexFailure(jobId, describeFailure(err));

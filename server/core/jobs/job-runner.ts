@@ -19,6 +19,12 @@ const THREAD_FAILURES = new Set(['OUT_OF_MEMORY', 'WORKER_DIED']);
 /** Why a running job's work was stopped (its AbortSignal's reason). */
 type StopReason = 'cancel' | 'close' | 'lost' | 'timeout';
 
+/** First and longest wait between two tries of a write the database could not take (a team server's restart). */
+const UNAVAILABLE_FIRST_WAIT_MS = 250;
+const UNAVAILABLE_MAX_WAIT_MS = 2000;
+
+const unavailable = (err: unknown): boolean => describeFailure(err).code === 'DATABASE_UNAVAILABLE';
+
 export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -65,14 +71,85 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
   const stop = (jobId: string, reason: StopReason): void => running.get(jobId)?.abort(reason);
   queue.onCancel((jobId) => stop(jobId, 'cancel'));
 
+  /**
+   * Runs `write` (a job's outcome, its claim) and, while it fails with DATABASE_UNAVAILABLE (a team server's
+   * PostgreSQL restarting), runs it again until the database is back, unless `gaveUp` says to stop (the
+   * claim was lost or taken back) or the runner closes: then the error is thrown. A document read during an
+   * outage is so saved once the database returns, instead of being failed with a connection error, or
+   * dropped and read again by whoever claims it after its lease. Each write is one statement or one
+   * transaction, so a try that broke off left nothing, and a second one finds what a first one committed.
+   */
+  async function persist<T>(jobId: string, what: string, write: () => Promise<T>, gaveUp: () => boolean = () => false): Promise<T> {
+    let wait = UNAVAILABLE_FIRST_WAIT_MS;
+    let told = false;
+    for (;;) {
+      try {
+        const out = await write();
+        if (told) log.info({ jobId, what }, 'the database is back; went on with a job');
+        return out;
+      } catch (err) {
+        if (!unavailable(err) || gaveUp() || stopping.signal.aborted) throw err;
+        if (!told) log.warn({ jobId, what, err: describeFailure(err) }, 'the database is unavailable; trying again until it is back');
+        told = true;
+        // Cut short when the runner closes, which then gives up at once.
+        await new Promise<void>((r) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            stopping.signal.removeEventListener('abort', done);
+            r();
+          };
+          const timer = setTimeout(done, wait);
+          stopping.signal.addEventListener('abort', done, { once: true });
+        });
+        wait = Math.min(wait * 2, UNAVAILABLE_MAX_WAIT_MS);
+      }
+    }
+  }
+
   async function fail(jobId: string, failure: JobFailure, whenStatus?: readonly string[]): Promise<void> {
     log.warn({ jobId, failure }, 'job failed');
     const at = isoNow(clock);
-    await store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: at, updated_at: at }, whenStatus);
+    await persist(jobId, 'fail', () =>
+      store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: at, updated_at: at }, whenStatus),
+    );
     watch.changed(jobId);
   }
 
-  function extract(jobId: string, claim: JobClaim, signal: AbortSignal) {
+  /**
+   * Records pages read, one write at a time (two writes racing on the pool's connections could commit in
+   * the wrong order and show the progress going back), the newest waiting one next; `settled` waits for the
+   * last one, so none lands after the job is saved. Only a processing job's row is written.
+   */
+  function progressWriter(jobId: string, claim: JobClaim) {
+    let next: { pagesDone: number; totalPages: number } | null = null;
+    let writing: Promise<void> | null = null;
+    let failing = false;
+    const drain = async (): Promise<void> => {
+      while (next) {
+        const { pagesDone, totalPages } = next;
+        next = null;
+        try {
+          await Promise.all([store.jobs.update(jobId, { pages_done: pagesDone, total_pages: totalPages, updated_at: isoNow(clock) }, ['processing']), claim.progress(pagesDone, totalPages)]);
+          failing = false;
+          watch.changed(jobId);
+        } catch (err) {
+          // Progress only: the save at the end writes the last page whatever became of this write. Said
+          // once while the database is away, not for every page.
+          if (!failing) log.warn({ jobId, err: describeFailure(err) }, 'could not record progress');
+          failing = true;
+        }
+      }
+    };
+    return {
+      write(pagesDone: number, totalPages: number): void {
+        next = { pagesDone, totalPages };
+        writing ??= drain().finally(() => (writing = null));
+      },
+      settled: (): Promise<void> => writing ?? Promise.resolve(),
+    };
+  }
+
+  function extract(jobId: string, claim: JobClaim, signal: AbortSignal, progress: ReturnType<typeof progressWriter>) {
     const claimed = claim.job;
     // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
     // a few writes a second keep the progress live (the last page is written when the job is saved).
@@ -92,49 +169,53 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
           const at = performance.now();
           if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
           progressWrittenAt = at;
-          Promise.all([store.jobs.update(jobId, { pages_done: pagesDone, total_pages: totalPages, updated_at: isoNow(clock) }), claim.progress(pagesDone, totalPages)]).then(
-            () => watch.changed(jobId),
-            // Progress only: the save at the end writes the last page whatever became of this write.
-            (err: unknown) => log.warn({ jobId, err }, 'could not record progress'),
-          );
+          progress.write(pagesDone, totalPages);
         },
       },
     ));
   }
 
   /** A failed extraction: retried once if its thread failed, else the job fails with the reason. */
-  async function failed(claim: JobClaim, err: unknown): Promise<void> {
+  async function failed(claim: JobClaim, err: unknown, gaveUp: () => boolean): Promise<void> {
     const jobId = claim.job.job_id;
     const attempt = claim.job.attempts;
     const failure = describeFailure(err);
     if (!THREAD_FAILURES.has(failure.code)) {
       await fail(jobId, failure);
-      return claim.finish(failure);
+      return persist(jobId, 'finish', () => claim.finish(failure), gaveUp);
     }
     if (attempt < MAX_ATTEMPTS && !stopping.signal.aborted) {
       log.warn({ jobId, failure, attempt }, 'job failed on its worker thread; trying once more');
-      await store.jobs.update(jobId, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) });
+      await persist(jobId, 'requeue', () => store.jobs.update(jobId, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) }), gaveUp);
       watch.changed(jobId);
-      return claim.retry(failure);
+      return persist(jobId, 'requeue', () => claim.retry(failure), gaveUp);
     }
     const last = { code: failure.code, message: `${failure.message} (attempt ${attempt} of ${MAX_ATTEMPTS})` };
     await fail(jobId, last);
-    return claim.finish(last);
+    return persist(jobId, 'finish', () => claim.finish(last), gaveUp);
   }
 
-  /** Renews the claim while the pool works; a claim taken away stops the work. */
-  function keepClaim(jobId: string, claim: Pick<JobClaim, 'heartbeat'>, controller: AbortController): () => void {
-    if (queue.heartbeatMs <= 0) return () => undefined;
+  /**
+   * Renews the claim while the pool works, and while its outcome waits for the database; a claim taken
+   * away stops the work (`lost` is then true).
+   */
+  function keepClaim(jobId: string, claim: Pick<JobClaim, 'heartbeat'>, controller: AbortController) {
+    const kept = { lost: false, release: (): void => undefined };
+    if (queue.heartbeatMs <= 0) return kept;
     const beat = setInterval(() => {
       claim.heartbeat().then(
-        (kept) => {
-          if (!kept) controller.abort('lost');
+        (held) => {
+          if (held) return;
+          kept.lost = true;
+          controller.abort('lost');
         },
-        // The database may be back before the lease runs out; if not, the next beat hears it was lost.
-        (err: unknown) => log.warn({ jobId, err }, 'could not renew the claim on a job'),
+        // The database may be back before the lease runs out (a restart): the work goes on, and the next
+        // beat renews the claim; if the lease ran out and another node took the job, that beat says so.
+        (err: unknown) => log.warn({ jobId, err: describeFailure(err) }, 'could not renew the claim on a job'),
       );
     }, queue.heartbeatMs);
-    return () => clearInterval(beat);
+    kept.release = () => clearInterval(beat);
+    return kept;
   }
 
   async function run(claim: JobClaim): Promise<void> {
@@ -143,29 +224,49 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     running.set(jobId, controller);
     watch.changed(jobId);
     const timer = setTimeout(() => controller.abort('timeout'), maxJobSeconds * 1000);
-    const release = keepClaim(jobId, claim, controller);
+    const kept = keepClaim(jobId, claim, controller);
+    // Writes of the outcome stop being tried once the claim is lost or the job cancelled or deleted.
+    const gaveUp = (): boolean => kept.lost || controller.signal.reason === 'cancel';
+    const progress = progressWriter(jobId, claim);
     try {
-      const out = await extract(jobId, claim, controller.signal);
-      // Another node may have taken the job while this one read it: it saves, not this one.
-      if (!(await claim.heartbeat())) return;
-      if (await saveExtraction(store, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
-      await claim.finish();
-      watch.changed(jobId);
+      const out = await extract(jobId, claim, controller.signal, progress);
+      clearTimeout(timer);
+      await progress.settled();
+      // Tried again while the database is unavailable: the pages read are kept until it is back.
+      const saved = await persist(
+        jobId,
+        'save',
+        async () => {
+          // Another node may have taken the job while this one read it: it saves, not this one.
+          if (!(await claim.heartbeat())) return false;
+          if (await saveExtraction(store, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
+          await claim.finish();
+          return true;
+        },
+        gaveUp,
+      );
+      if (saved) watch.changed(jobId);
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
+      if (unavailable(err)) {
+        // Given up on the database (the runner closes, or the claim was lost meanwhile): not the document's
+        // fault. The job stays processing under its task, whose lease runs out; whoever claims it then reads it.
+        log.warn({ jobId, reason, err: describeFailure(err) }, 'left a job to its lease: the database is unavailable');
+        return;
+      }
       if (reason === 'timeout') {
         const failure = { code: 'JOB_TIMEOUT', message: `reading the document took longer than ${maxJobSeconds} s (setting max_job_seconds)` };
         await fail(jobId, failure);
-        return claim.finish(failure);
+        return persist(jobId, 'finish', () => claim.finish(failure), gaveUp);
       }
-      if (!reason) return failed(claim, err);
+      if (!reason) return failed(claim, err, gaveUp);
       log.info({ jobId, reason }, 'stopped reading a job');
       // Cancelled or deleted: whoever did it set the status; lost: the job is another node's now. An
       // attempt stopped by close() did not fail, so it does not count against the job.
       if (reason === 'close') await claim.release();
     } finally {
       clearTimeout(timer);
-      release();
+      kept.release();
       running.delete(jobId);
     }
   }
@@ -182,7 +283,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     const { jobId } = claim;
     const controller = new AbortController();
     running.set(jobId, controller);
-    const release = keepClaim(jobId, claim, controller);
+    const kept = keepClaim(jobId, claim, controller);
     try {
       const outcome = await embedder.run(jobId, claim.order, controller.signal, {
         progress: (embedded, total) => {
@@ -208,7 +309,7 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         await claim.fail(failure);
       }
     } finally {
-      release();
+      kept.release();
       running.delete(jobId);
       watch.changed(jobId);
     }
@@ -252,11 +353,13 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
       try {
         const next = await queue.next(stopping.signal);
         if (!next) return;
+        // The queue failed the task already: its job must not stay processing for want of this write.
         if (next.action === 'fail') await fail(next.jobId, next.error, ['queued', 'processing']);
         else await run(next.claim);
       } catch (err) {
         // The database went away for a moment: the queue still holds the work; look again shortly.
-        log.error({ err }, 'the job runner could not take or finish a job');
+        if (unavailable(err)) log.warn({ err: describeFailure(err) }, 'the job runner waits for the database');
+        else log.error({ err }, 'the job runner could not take or finish a job');
         await new Promise((r) => setTimeout(r, 1000));
       }
     }

@@ -11,6 +11,7 @@
 export function createJobWatch({ relay }: { relay?: (jobId: string) => void } = {}) {
   const listeners = new Map<string, Set<() => void>>();
   const everyJob = new Set<(jobId: string) => void>();
+  const onMissed = new Set<() => void>();
   const tell = (jobId: string): void => {
     for (const listener of listeners.get(jobId) ?? []) listener();
     for (const listener of everyJob) listener(jobId);
@@ -22,6 +23,15 @@ export function createJobWatch({ relay }: { relay?: (jobId: string) => void } = 
     },
     /** A change another node made. */
     heard: tell,
+    /** Changes of other nodes may have gone unheard (the connection that hears them was down and is back). */
+    missed(): void {
+      for (const listener of onMissed) listener();
+    },
+    /** Hears that changes may have been missed: look again at what depends on them. */
+    watchMissed(listener: () => void): () => void {
+      onMissed.add(listener);
+      return () => onMissed.delete(listener);
+    },
     /** Hears of every job's changes (the bots pipeline carries bot documents on from them). */
     watchAll(listener: (jobId: string) => void): () => void {
       everyJob.add(listener);

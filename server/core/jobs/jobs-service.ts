@@ -47,6 +47,16 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
     return jobView(job, await store.pages.ocrPages(jobId));
   }
 
+  /** The job's row; if it cannot be written (a team server's database unavailable), its folder goes too. */
+  async function insertOrDiscard(jobId: string, job: Parameters<Store['jobs']['insert']>[0]) {
+    try {
+      return await store.jobs.insert(job);
+    } catch (err) {
+      files.removeJob(jobId);
+      throw err;
+    }
+  }
+
   return {
     row,
 
@@ -56,7 +66,7 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       // refuses the write answers OBJECT_STORE_FAILED and leaves no object (the store writes whole or not at all).
       await files.putOriginal(jobId, upload.sourceFile, upload.tmpPath);
       const now = isoNow(clock);
-      const created = await store.jobs.insert({
+      const created = await insertOrDiscard(jobId, {
         job_id: jobId,
         status: 'queued',
         source_file: upload.sourceFile,
@@ -73,6 +83,8 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
         await files.removeJob(jobId).catch(() => undefined);
         throw err;
       });
+      // Should the database go away right here, the job's row waits queued without a task: a team server's
+      // queue looks for such jobs when its connection comes back (shared-job-queue.ts), the desktop's at start.
       await runner.enqueue(jobId);
       return jobView(created);
     },

@@ -17,6 +17,10 @@
  *   leases that ran out, which nobody announces.
  * - At start nothing held by a live node is taken: only tasks whose lease ran out, and jobs left
  *   unfinished without any queued or running task, go back in the queue.
+ * - When the listener's connection comes back after the database went away (a restart), jobs left queued
+ *   or processing without any task are looked for again, as at start: an upload whose row was written just
+ *   before the database went, and whose task could not be, would otherwise wait until a node restarts.
+ *   Every node looks; the dedupe key makes it one task. Tasks whose lease ran out are left to claims.
  *
  * Embeds:
  * - The task is enqueued in the transaction that moves the job to `embedding`, and completed in the one
@@ -181,6 +185,16 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     return true;
   }
 
+  /** Jobs left queued or processing without a live task go back in the queue; how many. */
+  async function resumeOrphans(): Promise<number> {
+    let resumed = 0;
+    // Oldest first, as they came.
+    for (const jobId of await jobsIn(['queued', 'processing'])) if (await resumeJob(jobId)) resumed++;
+    return resumed;
+  }
+  // The database may go again before this is done: the next reconnection looks once more.
+  listener.onReconnect(() => void resumeOrphans().catch(() => undefined));
+
   return {
     heartbeatMs: Math.max(50, Math.floor(leaseMs / 3)),
     async enqueue(jobId) {
@@ -194,10 +208,7 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     async resumeUnfinished() {
       await tasks.reclaimExpired();
       await tasks.purgeFinished(KEEP_FINISHED_MS);
-      let resumed = 0;
-      // Oldest first, as they came.
-      for (const jobId of await jobsIn(['queued', 'processing'])) if (await resumeJob(jobId)) resumed++;
-      return resumed;
+      return resumeOrphans();
     },
     async enqueueEmbed(jobId, order) {
       // With a key, held by this node from the start: see Embeds above.

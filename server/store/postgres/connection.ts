@@ -69,6 +69,13 @@ export async function openPostgres(url: string, migrationsFolder: string, opts: 
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: 10_000 });
   // An idle connection the server dropped (a restart) errors here; the pool replaces it on the next query.
   pool.on('error', () => undefined);
+  // A connection the pool has handed out has no listener of the pool's: node-postgres emits 'error' on it
+  // when the server ends it (a restart's "terminating connection due to administrator command", then
+  // "Connection terminated unexpectedly"), also while a query runs and between the statements of a
+  // transaction. An 'error' event nobody listens to throws, and the node died of it. The query in flight
+  // rejects on its own and the client is marked unusable, so the pool drops it on release: nothing more to
+  // do here than to listen.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

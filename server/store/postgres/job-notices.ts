@@ -7,7 +7,9 @@
  * own notices too, so the node knows its own (same backend pid) and does not hear them twice. If that
  * connection drops, notices are sent through the pool meanwhile (the node then hears its own once more,
  * which is harmless) and the connection is opened again every RECONNECT_MS; notices sent while it was down
- * are lost, and followers catch up on their own slower beat. The connection, and the LISTEN, die with the
+ * are lost: followers catch up on their own slower beat, and `missed` is called once the LISTEN is back,
+ * for whoever cannot wait for a beat (the bots pipeline, which would otherwise leave a document read during
+ * a database restart unindexed until the node restarts). The connection, and the LISTEN, die with the
  * process.
  */
 import pg from 'pg';
@@ -21,7 +23,7 @@ export interface JobNotices {
   close(): Promise<void>;
 }
 
-export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => void): Promise<JobNotices> {
+export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => void, missed: () => void = () => undefined): Promise<JobNotices> {
   let client: pg.PoolClient | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -38,15 +40,15 @@ export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => vo
     client = null;
     unhook();
     c.release(err);
-    if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), RECONNECT_MS);
+    if (!closed) retry = setTimeout(() => void connect(true).catch(() => undefined), RECONNECT_MS);
   }
 
-  async function connect(): Promise<void> {
+  async function connect(again = false): Promise<void> {
     let c: pg.PoolClient;
     try {
       c = await pool.connect();
     } catch (err) {
-      if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), RECONNECT_MS);
+      if (!closed) retry = setTimeout(() => void connect(true).catch(() => undefined), RECONNECT_MS);
       throw err;
     }
     const onError = (err: Error): void => lost(c, err);
@@ -66,7 +68,8 @@ export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => vo
       lost(c, err as Error);
       throw err;
     }
-    if (closed) await drop();
+    if (closed) return void (await drop());
+    if (again) missed();
   }
 
   async function drop(): Promise<void> {

@@ -9,6 +9,7 @@ import { pgBlocks, pgChunks, pgJobs, pgPages } from './jobs.js';
 import { pgKeys } from './keys.js';
 import { pgLookups } from './lookups.js';
 import { pgRevisions } from './revisions.js';
+import { asUnavailable, guardUnavailable } from './unavailable.js';
 import { pgVectors } from './vectors.js';
 
 /**
@@ -18,18 +19,22 @@ import { pgVectors } from './vectors.js';
  * in the same transaction as the change of the job it is for).
  */
 export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>, ctx: PgContext = createPgContext(db)): Store {
-  const search = { vectors: pgVectors(ctx), fullText: pgFullText(ctx) };
+  // Every door guarded: a lost connection is DATABASE_UNAVAILABLE (503) wherever it is met (unavailable.ts).
+  const g = guardUnavailable;
+  const search = { vectors: g(pgVectors(ctx)), fullText: g(pgFullText(ctx)) };
   const repos: Repositories = {
-    collections: pgCollections(ctx),
-    conversations: pgConversations(ctx),
-    keys: pgKeys(ctx),
-    bots: pgBots(ctx),
-    lookups: pgLookups(ctx),
-    jobs: pgJobs(ctx),
-    blocks: pgBlocks(ctx),
-    chunks: pgChunks(ctx),
-    pages: pgPages(ctx),
-    revisions: pgRevisions(ctx),
+    collections: g(pgCollections(ctx)),
+    conversations: g(pgConversations(ctx)),
+    keys: g(pgKeys(ctx)),
+    bots: g(pgBots(ctx)),
+    lookups: g(pgLookups(ctx)),
+    jobs: g(pgJobs(ctx)),
+    blocks: g(pgBlocks(ctx)),
+    chunks: g(pgChunks(ctx)),
+    pages: g(pgPages(ctx)),
+    revisions: g(pgRevisions(ctx)),
   };
-  return { kind: 'postgres', ...repos, search, transaction: (fn) => ctx.transaction(() => fn(repos)) };
+  // BEGIN, COMMIT and the pool's connect happen outside the repositories: guarded here.
+  const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => ctx.transaction(() => fn(repos)).catch((err: unknown) => Promise.reject(asUnavailable(err)));
+  return { kind: 'postgres', ...repos, search, transaction };
 }

@@ -29,6 +29,7 @@ import pg from 'pg';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Claimed, NewTask, TaskClaim, TaskError, TaskListener, TaskQueue, TaskState, TaskView } from '../repos/task-queue.js';
 import type { PgContext } from './context.js';
+import { guardUnavailable } from './unavailable.js';
 
 /** Claims a task gets: the first and one more after its worker died, as the desktop's job runner allows. */
 export const DEFAULT_MAX_ATTEMPTS = 2;
@@ -185,7 +186,8 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
         SELECT pg_notify(${TASKS_CHANNEL}, t.kind) FROM t`)
     ).length;
 
-  return {
+  // Guarded like the repositories: a lost connection is DATABASE_UNAVAILABLE to the queue's callers.
+  return guardUnavailable<TaskQueue>({
     enqueue,
     claim,
     heartbeat: (c) => changed(sql`UPDATE tasks t SET lease_until = clock_timestamp() + t.lease_ms * interval '1 millisecond' WHERE ${held(c)}`),
@@ -220,7 +222,7 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
         sql`DELETE FROM tasks t WHERE t.state IN ('done', 'failed', 'cancelled') AND t.finished_at < clock_timestamp() - ${olderThanMs}::bigint * interval '1 millisecond'`,
       )).rowCount ?? 0,
     listen: (kinds) => openListener(pool, kinds),
-  };
+  });
 }
 
 /** A listener on a pooled connection of its own (see Lifetimes above). */
@@ -228,6 +230,7 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
   const wanted = new Set(kinds);
   const waiters = new Set<(outcome: 'task' | 'closed') => void>();
   const cancelFns: ((jobId: string) => void)[] = [];
+  const reconnectFns: (() => void)[] = [];
   let pending = false;
   let closed = false;
   let client: pg.PoolClient | null = null;
@@ -281,7 +284,10 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
     }
     if (closed) return void (await drop());
     // Tasks enqueued while the connection was down sent notifications nobody heard.
-    if (again) wake('task');
+    if (again) {
+      wake('task');
+      for (const fn of reconnectFns) fn();
+    }
   }
   async function drop(): Promise<void> {
     const c = client;
@@ -319,6 +325,9 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
     },
     onCancel(fn) {
       cancelFns.push(fn);
+    },
+    onReconnect(fn) {
+      reconnectFns.push(fn);
     },
     async close() {
       if (closed) return;

@@ -76,6 +76,11 @@ export interface TaskListener {
   wait(timeoutMs: number, signal?: AbortSignal): Promise<'task' | 'timeout' | 'closed'>;
   /** Calls `fn` with a job's id when its tasks are cancelled, on any node, so a worker stops at once. */
   onCancel(fn: (jobId: string) => void): void;
+  /**
+   * Calls `fn` each time the listener's connection is back after it dropped (the database restarted, or
+   * the network between): what was sent or half-done meanwhile may want a look.
+   */
+  onReconnect(fn: () => void): void;
   close(): Promise<void>;
 }
 
