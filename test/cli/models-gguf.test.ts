@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../server/config/load-settings.js';
 import { tempDir } from '../helpers/app.js';
 import { cliEnv, lecternDone } from '../helpers/pty.js';
 import { ensureTestModels, type TestModels } from '../helpers/test-models.js';
@@ -53,5 +54,17 @@ describe('lectern models import NAME FILE.gguf', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('a model named taken is already installed');
     expect(readdirSync(dir)).toEqual(['taken']);
+  });
+
+  it('lectern init offers an imported model as the local chat model, and does not ask to pull it', async () => {
+    const { run, cwd } = folder();
+    expect((await run(['import', 'mine', models.smollm2.gguf])).code).toBe(0);
+    const init = await lecternDone(['init', '--data-dir', 'data', '--llm-provider', 'local', '--model-name', 'mine'], { cwd, env: cliEnv() });
+    expect(init.code).toBe(0);
+    expect(init.stdout).not.toContain('models pull mine');
+    expect(loadSettings({ env: {}, cwd, configPath: 'lectern.yaml' })).toMatchObject({ llm_provider: 'local', chat_model: 'mine' });
+    const other = await lecternDone(['init', '-o', 'other.yaml', '--data-dir', 'data', '--model-name', 'not-imported'], { cwd, env: cliEnv() });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/not-imported is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1, mine\)/);
   });
 });
