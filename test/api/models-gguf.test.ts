@@ -45,6 +45,13 @@ beforeAll(async () => {
   const smol = readFileSync(models.smollm2.gguf);
   writeFileSync(join(files, 'random.gguf'), randomBytes(64 * 1024));
   writeFileSync(join(files, 'half.gguf'), smol.subarray(0, Math.floor(smol.length / 2)));
+  // Cut inside its metadata (SmolLM2's header, tokenizer and tensor list take its first 1.8 MB).
+  writeFileSync(join(files, 'header.gguf'), smol.subarray(0, 1_000_000));
+  // Whole, but of an architecture llama.cpp does not know: general.architecture "llama" spelt "zzzzz".
+  const arch = Buffer.from(smol);
+  const key = arch.indexOf('general.architecture');
+  arch.write('zzzzz', key + 'general.architecture'.length + 4 + 8, 'latin1');
+  writeFileSync(join(files, 'unknown-arch.gguf'), arch);
   copyFileSync(models.smollm2.gguf, join(files, SMOL));
   copyFileSync(models.gemma3.gguf, join(files, 'gemma-3-270m-q4_k_m.gguf'));
   const dataDir = tempDir();
@@ -103,7 +110,9 @@ describe('importing a GGUF of your own', () => {
     const before = modelsFolder();
     const cases: [string, string, number, string, RegExp][] = [
       ['rnd', 'random.gguf', 422, 'MODEL_FILE_INVALID', /not a GGUF file/],
-      ['half', 'half.gguf', 422, 'MODEL_FILE_INVALID', /truncated/],
+      ['half', 'half.gguf', 422, 'MODEL_FILE_INVALID', /truncated: its tensor data ends at byte 98362432/],
+      ['header', 'header.gguf', 422, 'MODEL_FILE_INVALID', /truncated: its metadata ends at byte \d+, the file has 1000000/],
+      ['zzzzz', 'unknown-arch.gguf', 422, 'MODEL_FILE_INVALID', /llama\.cpp could not load it: unknown model architecture: 'zzzzz'/],
       ['gemma-base', 'gemma-3-270m-q4_k_m.gguf', 422, 'MODEL_NO_CHAT_TEMPLATE', /no chat template/],
     ];
     for (const [id, file, status, code, message] of cases) {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import type { GgufFacts, GgufProbeResult } from '../llm/gguf-probe-protocol.js';
 import { ModelError } from '../model-error.js';
@@ -19,16 +19,33 @@ export async function hasGgufMagic(path: string): Promise<boolean> {
 }
 
 /**
+ * fork, not execFile: inside the desktop app process.execPath is Electron, and fork is what runs a script
+ * with it as plain Node (as for the llama host). execArgv emptied: the server may run under a loader.
+ */
+function runProbe(probeFile: string, path: string): Promise<{ stdout: string; failure?: string }> {
+  return new Promise((done) => {
+    const child = fork(probeFile, [path], { execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => void (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.on('error', (err) => (clearTimeout(timer), done({ stdout, failure: err.message })));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const last = stderr.trim().split('\n').at(-1) ?? '';
+      done({ stdout, failure: code === 0 ? undefined : `${signal ?? `exit ${code}`} ${last}`.trim() });
+    });
+  });
+}
+
+/**
  * The GGUF's metadata and proof that llama.cpp loads it, from the probe child process (llm/gguf-probe.ts,
  * built as dist/gguf-probe.js): a damaged file may crash llama.cpp, and then only the child goes.
  */
 export async function probeGguf(probeFile: string, path: string, shownAs = path): Promise<GgufFacts> {
   if (!(await hasGgufMagic(path))) throw new ModelError('MODEL_FILE_INVALID', `${shownAs} is not a GGUF file (it does not start with the bytes "GGUF")`, { source: shownAs });
-  const { stdout, failure } = await new Promise<{ stdout: string; failure?: string }>((done) => {
-    execFile(process.execPath, [probeFile, path], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 64 << 20 }, (err, out, errOut) => {
-      done({ stdout: out, failure: err ? `${err.signal ?? `exit ${String(err.code)}`} ${errOut.trim().split('\n').at(-1) ?? ''}`.trim() : undefined });
-    });
-  });
+  const { stdout, failure } = await runProbe(probeFile, path);
   const line = stdout.trim().split('\n').at(-1) ?? '';
   let result: GgufProbeResult | undefined;
   try {

@@ -5,7 +5,7 @@
  * A crash shows as a signal or a non-zero exit with no line, which the caller reports as an unreadable file.
  */
 import { stat } from 'node:fs/promises';
-import { getLlama, GgufFileType, GgufInsights, LlamaChatSession, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo } from 'node-llama-cpp';
+import { getLlama, GgufFileType, GgufInsights, LlamaChatSession, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from 'node-llama-cpp';
 import type { GgufFacts, GgufProbeResult } from './gguf-probe-protocol.js';
 
 /** Enough to prove the model runs; the context Lectern opens for answers is chosen later. */
@@ -14,17 +14,17 @@ const PROBE_CONTEXT = 256;
 const reply = (r: GgufProbeResult): void => void process.stdout.write(`${JSON.stringify(r)}\n`);
 
 /** Where the tensor data ends, by the tensors' offsets and their sizes: beyond the file's end means cut short. */
-async function dataEnd(info: GgufFileInfo): Promise<number> {
+async function dataEnd(info: GgufFileInfo, llama: Llama): Promise<number> {
   const offsets = (info.fullTensorInfo ?? []).map((t) => Number(t.fileOffset));
   if (offsets.length === 0) return 0;
-  const insights = await GgufInsights.from(info);
+  const insights = await GgufInsights.from(info, llama);
   return Math.min(...offsets) + insights.modelSize;
 }
 
-async function factsOf(path: string, info: GgufFileInfo): Promise<Omit<GgufFacts, 'chatWrapper'>> {
+async function factsOf(path: string, info: GgufFileInfo, llama: Llama): Promise<Omit<GgufFacts, 'chatWrapper'>> {
   const m = info.metadata;
   const arch = m.general.architecture;
-  const insights = await GgufInsights.from(info);
+  const insights = await GgufInsights.from(info, llama);
   const fileType = m.general.file_type;
   return {
     architecture: String(arch),
@@ -39,21 +39,32 @@ async function factsOf(path: string, info: GgufFileInfo): Promise<Omit<GgufFacts
 }
 
 async function probe(path: string): Promise<GgufProbeResult> {
+  // llama.cpp says why a load fails only in its log (node-llama-cpp throws "Failed to load model"): keep its
+  // reason. The first Llama of the process owns the log, so this one is made before anything else asks for one.
+  let why = '';
+  const logger = (level: LlamaLogLevel, message: string): void => {
+    why ||= (level === LlamaLogLevel.error && /error loading model: (.*)/.exec(message)?.[1]?.trim()) || '';
+  };
+  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, logger });
   let info: GgufFileInfo;
   try {
     info = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false });
   } catch (err) {
     return { ok: false, code: 'MODEL_FILE_INVALID', message: `its GGUF header or metadata cannot be read (cut short or damaged): ${(err as Error).message}` };
   }
-  const facts = await factsOf(path, info);
-  const end = await dataEnd(info);
+  const size = (await stat(path)).size;
+  // node-llama-cpp reads past the end as zeros rather than failing: the offsets tell a file cut short.
+  if ((info.infoEndOffset ?? 0) > size) {
+    return { ok: false, code: 'MODEL_FILE_INVALID', message: `the file is truncated: its metadata ends at byte ${info.infoEndOffset}, the file has ${size}` };
+  }
+  const facts = await factsOf(path, info, llama);
+  const end = await dataEnd(info, llama);
   if (end > facts.sizeBytes) {
     return { ok: false, code: 'MODEL_FILE_INVALID', message: `the file is truncated: its tensor data ends at byte ${end}, the file has ${facts.sizeBytes}` };
   }
   if (!facts.chatTemplate) {
     return { ok: false, code: 'MODEL_NO_CHAT_TEMPLATE', message: 'the GGUF has no chat template (tokenizer.chat_template): it is a base model, not a chat model' };
   }
-  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
   try {
     const model = await llama.loadModel({ modelPath: path });
     const context = await model.createContext({ contextSize: Math.min(PROBE_CONTEXT, facts.contextLength ?? PROBE_CONTEXT), sequences: 1 });
@@ -65,7 +76,9 @@ async function probe(path: string): Promise<GgufProbeResult> {
     await model.dispose();
     return { ok: true, facts: { ...facts, chatWrapper } };
   } catch (err) {
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `llama.cpp could not load it: ${(err as Error).message}` };
+    // The log arrives after the throw.
+    await new Promise((r) => setTimeout(r, 200));
+    return { ok: false, code: 'MODEL_FILE_INVALID', message: `llama.cpp could not load it: ${why || (err as Error).message}` };
   }
 }
 
@@ -75,3 +88,5 @@ if (!path) {
 } else {
   reply(await probe(path).catch((err: unknown): GgufProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message })));
 }
+// Forked (gguf-probe-run.ts): the IPC channel would keep this process alive once the answer is written.
+process.disconnect?.();
