@@ -82,11 +82,13 @@ async function probe(path: string): Promise<GgufProbeResult> {
   }
 }
 
-const path = process.argv[2];
-if (!path) {
-  reply({ ok: false, code: 'MODEL_FILE_INVALID', message: 'no file given' });
-} else {
+// No top-level await: the desktop build may bundle this file as CommonJS.
+async function main(path: string | undefined): Promise<void> {
+  if (!path) return reply({ ok: false, code: 'MODEL_FILE_INVALID', message: 'no file given' });
   reply(await probe(path).catch((err: unknown): GgufProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message })));
 }
-// Forked (gguf-probe-run.ts): the IPC channel would keep this process alive once the answer is written.
-process.disconnect?.();
+
+void main(process.argv[2]).finally(() => {
+  // Forked (gguf-probe-run.ts): the IPC channel would keep this process alive once the answer is written.
+  process.disconnect?.();
+});
