@@ -73,6 +73,16 @@ export const ImportBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** POST /models/import: the id travels in the body (a field before the file, for multipart). */
+export const NamedImportBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The new model\'s id (or a catalog id, to import one of its files); required' })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'JSON: the .gguf, inside document_roots' })),
+    file: Type.Optional(Type.String({ format: 'binary', description: 'multipart/form-data: the .gguf itself, after the `name` field' })),
+  },
+  { additionalProperties: false },
+);
+
 export const ImportResult = Type.Object({
   model_id: Type.String(),
   imported: Type.Array(Type.String(), { description: 'The model\'s files placed, each sha256-checked against the catalog (an imported GGUF: its file, loaded once to check it)' }),

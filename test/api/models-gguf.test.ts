@@ -93,6 +93,22 @@ describe('importing a GGUF of your own', () => {
     expect(tmpFiles()).toEqual([]);
   });
 
+  it('POST /models/import takes the id in the body: {name, path} as JSON, or a name field before the uploaded file', async () => {
+    const res = await server.call('POST', '/models/import', { json: { name: 'by-name', path: join(files, SMOL) } });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ model_id: 'by-name', imported: [SMOL], missing: [], installed: true, custom: true });
+    const form = new FormData();
+    form.append('name', 'my-smol');
+    form.append('file', new Blob([readFileSync(join(files, 'random.gguf'))]), 'random.gguf');
+    const taken = await server.call('POST', '/models/import', { body: form });
+    expect(taken.status).toBe(409);
+    expect((await json(taken)).error.code).toBe('MODEL_EXISTS');
+    const unnamed = await server.call('POST', '/models/import', { json: { path: join(files, SMOL) } });
+    expect(unnamed.status).toBe(400);
+    expect((await json(unnamed)).error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'name' }] });
+    expect(tmpFiles()).toEqual([]);
+  });
+
   it('a name taken answers 409 MODEL_EXISTS, a name that cannot be an id 400 MODEL_NAME_INVALID; neither touches the folder', async () => {
     const before = modelsFolder();
     const taken = await importPath('my-smol', join(files, SMOL));

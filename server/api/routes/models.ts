@@ -6,7 +6,7 @@ import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
 import type { KnownModel } from '../../models/manager.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
-import { ImportBody, ImportResult, ModelList, ModelParams, PullDone, PullStarted } from '../../schemas/models.js';
+import { ImportBody, ImportResult, ModelList, ModelParams, NamedImportBody, PullDone, PullStarted } from '../../schemas/models.js';
 import { receiveModelFile } from '../receive-model-file.js';
 import { openSse } from '../sse.js';
 import type { ServerDeps } from '../services.js';
@@ -34,7 +34,7 @@ function catalogModel(id: string): CatalogModel {
 const CUSTOM_GGUF_MAX_BYTES = 16 * 1024 ** 3;
 
 /** The uploaded file of a multipart import, kept from preValidation to the handler. */
-const uploads = new WeakMap<object, { path: string; fileName: string }>();
+const uploads = new WeakMap<object, { path: string; fileName: string; fields: Record<string, string> }>();
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   // A pull streams to its callers: stop them all before the server waits for its connections to close.
@@ -181,23 +181,53 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         req.body = {};
       },
     },
+    async (req) => importModel(req.params.model_id, req.body.path, uploads.get(req)),
+  );
+
+  app.post(
+    '/models/import',
+    {
+      schema: {
+        tags,
+        summary: 'Install a model under the id given in the body: a GGUF chat model of your own',
+        description:
+          'The same as POST /models/{model_id}/import with the id as `name`: JSON {name, path} (path inside document_roots), or ' +
+          'multipart/form-data with a `name` field before the `file` field. 400 VALIDATION_FAILED without a name.',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: NamedImportBody,
+        response: { 200: ImportResult, ...errors(400, 401, 403, 404, 409, 413, 422) },
+      },
+      preValidation: async (req) => {
+        if (!req.isMultipart()) return;
+        uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, CUSTOM_GGUF_MAX_BYTES));
+        req.body = {};
+      },
+    },
     async (req) => {
       const uploaded = uploads.get(req);
-      try {
-        const id = req.params.model_id;
-        if (deps.modelPulls.running(id)) throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
-        let source = uploaded?.path;
-        if (!source) {
-          if (!req.body.path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
-          const roots = documentRootsOf(deps.settings.document_roots);
-          source = resolveInRoots(req.body.path, roots).real;
-        }
-        const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName });
-        const custom = !findCatalogModel(MODEL_CATALOG, id);
-        return { model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom };
-      } finally {
+      const name = uploaded?.fields.name ?? req.body.name;
+      if (!name) {
         if (uploaded) rmSync(uploaded.path, { force: true });
+        throw new AppError('VALIDATION_FAILED', 'name the model: {"name": …} in JSON, or a "name" field before the file', [{ field: 'name' }]);
       }
+      return importModel(name, req.body.path, uploaded);
     },
   );
+
+  /** One import, whichever route named the id; an uploaded file is removed whatever happens. */
+  async function importModel(id: string, path: string | undefined, uploaded: { path: string; fileName: string } | undefined) {
+    try {
+      if (deps.modelPulls.running(id)) throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
+      let source = uploaded?.path;
+      if (!source) {
+        if (!path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
+        source = resolveInRoots(path, documentRootsOf(deps.settings.document_roots)).real;
+      }
+      const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName });
+      const custom = !findCatalogModel(MODEL_CATALOG, id);
+      return { model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom };
+    } finally {
+      if (uploaded) rmSync(uploaded.path, { force: true });
+    }
+  }
 };
