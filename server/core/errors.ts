@@ -32,6 +32,13 @@ export const ERROR_STATUS = {
   INDEX_MISMATCH: 409,
   MODEL_IMPORT_FAILED: 400,
   MODEL_CHECKSUM_MISMATCH: 422,
+  /** Importing your own GGUF under a new name: the name is no valid id, or a model already has it. */
+  MODEL_NAME_INVALID: 400,
+  MODEL_EXISTS: 409,
+  /** Not a GGUF (magic bytes), cut short, or llama.cpp cannot load it. */
+  MODEL_FILE_INVALID: 422,
+  /** A GGUF without tokenizer.chat_template: a base model, which cannot hold a chat. */
+  MODEL_NO_CHAT_TEMPLATE: 422,
   MODEL_DOWNLOAD_FAILED: 502,
   /** DELETE /models/{id}/pull when no pull of the model runs. */
   PULL_NOT_FOUND: 404,

@@ -7,12 +7,17 @@ import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ChatCatalogMod
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
 import { readZipMember } from './zip-member.js';
+import { checkCustomName, importCustomGguf, readCustomModels, type CustomChatModel } from './custom/custom-models.js';
+
+/** A model of the catalog, or a chat model imported from a GGUF the catalog does not know. */
+export type KnownModel = CatalogModel | CustomChatModel;
 
 export interface ModelStatus {
   id: string;
   name: string;
   task: CatalogModel['task'];
-  weights: CatalogModel['weights'];
+  /** The catalog's weights, or the file type read from an imported GGUF. */
+  weights: string;
   licence: string;
   /** Null for chat models. */
   dimensions: number | null;
@@ -22,6 +27,8 @@ export interface ModelStatus {
   missing: string[];
   /** Bytes of unfinished downloads on disk (`.part` files): a pull resumes from them. */
   partialBytes: number;
+  /** What was read from an imported GGUF; undefined for the catalog's models. */
+  custom?: CustomChatModel['custom'];
 }
 
 export interface VerifyResult {
@@ -38,7 +45,7 @@ export interface InstalledModel {
 }
 
 export interface InstalledChatModel {
-  model: ChatCatalogModel;
+  model: ChatCatalogModel | CustomChatModel;
   ggufPath: string;
 }
 
@@ -53,8 +60,14 @@ export interface ModelManager {
   verify(id: string): Promise<VerifyResult>;
   /** Downloads what is missing or wrong, resuming partial files; every file is sha256-checked. */
   pull(id: string, opts?: PullOptions): Promise<VerifyResult>;
-  /** Copies a model file, or a folder holding the model's files, into place after checking each. */
-  importFrom(id: string, source: string): Promise<{ imported: string[]; missing: string[] }>;
+  /**
+   * Copies a model file, or a folder holding the model's files, into place after checking each. An id the
+   * catalog does not know takes a GGUF chat model of your own, checked by loading it (`fileName`: the name
+   * an uploaded file had).
+   */
+  importFrom(id: string, source: string, o?: { fileName?: string }): Promise<{ imported: string[]; missing: string[] }>;
+  /** A catalog model or an imported one, or MODEL_NOT_FOUND. */
+  find(id: string): Promise<KnownModel>;
   /** An embedding model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
   require(id: string): Promise<InstalledModel>;
   /** A chat model's GGUF, or MODEL_NOT_INSTALLED naming both ways to get it. */
@@ -65,15 +78,22 @@ export interface ModelManager {
  * The model store under `modelsDir` (one folder per model id, laid out as the catalog's paths); `net` is
  * the guarded fetch pulls download through.
  */
-export function createModelManager(opts: { modelsDir: string; net: GuardedFetch; catalog?: readonly CatalogModel[]; mirrorUrl?: string }): ModelManager {
+export function createModelManager(opts: {
+  modelsDir: string;
+  net: GuardedFetch;
+  catalog?: readonly CatalogModel[];
+  mirrorUrl?: string;
+  /** The built GGUF probe (dist/gguf-probe.js): importing a GGUF of your own needs it. */
+  ggufProbeFile?: string;
+}): ModelManager {
   const catalog = opts.catalog ?? MODEL_CATALOG;
-  const dirOf = (m: CatalogModel): string => join(opts.modelsDir, m.id);
-  const pathOf = (m: CatalogModel, f: ModelFile): string => join(dirOf(m), f.path);
+  const dirOf = (m: KnownModel): string => join(opts.modelsDir, m.id);
+  const pathOf = (m: KnownModel, f: ModelFile): string => join(dirOf(m), f.path);
   /** The file's public address, or the same file name under the mirror (setting model_mirror_url). */
   const urlOf = (f: ModelFile): string => (opts.mirrorUrl ? mirrored(opts.mirrorUrl, f.url) : f.url);
 
   /** Bytes of unfinished downloads of a model's files (a file's own `.part`, or its archive's). */
-  async function partialBytes(m: CatalogModel): Promise<number> {
+  async function partialBytes(m: KnownModel): Promise<number> {
     let total = 0;
     for (const f of m.files) {
       const part = f.archive ? `${pathOf(m, f)}.archive.part` : `${pathOf(m, f)}.part`;
@@ -82,28 +102,41 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
     return total;
   }
 
-  function modelOf(id: string): CatalogModel {
-    const m = findCatalogModel(catalog, id);
-    if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${catalog.map((c) => c.id).join(', ')}`, { id });
+  const allModels = async (): Promise<KnownModel[]> => [...catalog, ...(await readCustomModels(opts.modelsDir))];
+
+  async function modelOf(id: string): Promise<KnownModel> {
+    const all = await allModels();
+    const m = all.find((c) => c.id === id);
+    if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${all.map((c) => c.id).join(', ')}`, { id });
     return m;
   }
 
   /** A model of the wanted task; asking embed for a chat model (or the reverse) is naming an unknown model. */
-  function modelFor<T extends CatalogModel['task']>(id: string, task: T): Extract<CatalogModel, { task: T }> {
-    const m = modelOf(id);
+  async function modelFor<T extends CatalogModel['task']>(id: string, task: T): Promise<Extract<KnownModel, { task: T }>> {
+    const m = await modelOf(id);
     if (m.task !== task) {
-      const fit = catalog.filter((c) => c.task === task).map((c) => c.id).join(', ');
+      const fit = (await allModels()).filter((c) => c.task === task).map((c) => c.id).join(', ');
       throw new ModelError('MODEL_NOT_FOUND', `${id} is a ${m.task} model, not a ${task} model; ${task} models: ${fit}`, { id });
     }
-    return m as Extract<CatalogModel, { task: T }>;
+    return m as Extract<KnownModel, { task: T }>;
   }
 
-  async function installedOrThrow(m: CatalogModel): Promise<void> {
+  async function importCustom(id: string, source: string, fileName: string | undefined): Promise<string[]> {
+    checkCustomName(id, catalog.map((c) => c.id));
+    if (!opts.ggufProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check GGUF files (dist/gguf-probe.js is missing)', { id });
+    if (!(await stat(source).then((s) => s.isFile(), () => false))) {
+      throw new ModelError('MODEL_IMPORT_FAILED', `${source} is not a file: a model of your own is imported from its .gguf file`, { id, source });
+    }
+    const record = await importCustomGguf({ modelsDir: opts.modelsDir, probeFile: opts.ggufProbeFile, id, source, fileName });
+    return record.files.map((f) => f.path);
+  }
+
+  async function installedOrThrow(m: KnownModel): Promise<void> {
     const missing = await missingFiles(m);
     if (missing.length) throw notInstalled(m.id, missing.map((p) => `${p} missing or incomplete`));
   }
 
-  async function missingFiles(m: CatalogModel): Promise<string[]> {
+  async function missingFiles(m: KnownModel): Promise<string[]> {
     const missing: string[] = [];
     for (const f of m.files) {
       const size = await stat(pathOf(m, f)).then((s) => s.size, () => -1);
@@ -112,7 +145,7 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
     return missing;
   }
 
-  async function verifyModel(m: CatalogModel): Promise<VerifyResult> {
+  async function verifyModel(m: KnownModel): Promise<VerifyResult> {
     const files: VerifyResult['files'] = [];
     for (const f of m.files) {
       const digest = await sha256OfFile(pathOf(m, f)).catch(() => undefined);
@@ -206,7 +239,7 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
     modelsDir: opts.modelsDir,
     async list() {
       return Promise.all(
-        catalog.map(async (m) => {
+        (await allModels()).map(async (m) => {
           const missing = await missingFiles(m);
           return {
             id: m.id,
@@ -219,13 +252,16 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
             installed: missing.length === 0,
             missing,
             partialBytes: await partialBytes(m),
+            ...('custom' in m ? { custom: m.custom } : {}),
           };
         }),
       );
     },
-    verify: async (id) => verifyModel(modelOf(id)),
+    find: modelOf,
+    verify: async (id) => verifyModel(await modelOf(id)),
     async pull(id, pullOpts = {}) {
-      const m = modelOf(id);
+      const m = findCatalogModel(catalog, id) ?? (await modelOf(id));
+      if ('custom' in m) throw new ModelError('MODEL_NOT_FOUND', `${id} was imported from a file: there is nothing to download`, { id });
       const before = await verifyModel(m);
       for (const f of m.files) {
         const onProgress = pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
@@ -240,10 +276,11 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
       }
       return verifyModel(m);
     },
-    async importFrom(id, source) {
-      const m = modelOf(id);
+    async importFrom(id, source, o = {}) {
       const info = await stat(source).catch(() => undefined);
       if (!info) throw new ModelError('MODEL_IMPORT_FAILED', `${source} does not exist`, { id, source });
+      const m = findCatalogModel(catalog, id);
+      if (!m) return { imported: await importCustom(id, source, o.fileName), missing: [] };
       const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source);
       if (imported.length === 0) {
         const names = m.files.map((f) => f.path).join(', ');
@@ -252,12 +289,13 @@ export function createModelManager(opts: { modelsDir: string; net: GuardedFetch;
       return { imported, missing: await missingFiles(m) };
     },
     async require(id) {
-      const m = modelFor(id, 'embedding');
+      const m = await modelFor(id, 'embedding');
+      if ('custom' in m) throw new ModelError('MODEL_NOT_FOUND', `${id} is not an embedding model`, { id });
       await installedOrThrow(m);
       return { model: m, dir: dirOf(m), onnxPath: join(dirOf(m), m.onnx), tokenizerPath: join(dirOf(m), m.tokenizer) };
     },
     async requireChat(id) {
-      const m = modelFor(id, 'chat');
+      const m = await modelFor(id, 'chat');
       await installedOrThrow(m);
       return { model: m, ggufPath: join(dirOf(m), m.gguf) };
     },

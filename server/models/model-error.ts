@@ -3,7 +3,12 @@ export type ModelErrorCode =
   | 'MODEL_NOT_INSTALLED'
   | 'MODEL_CHECKSUM_MISMATCH'
   | 'MODEL_DOWNLOAD_FAILED'
-  | 'MODEL_IMPORT_FAILED';
+  | 'MODEL_IMPORT_FAILED'
+  /** Importing your own GGUF: a name that cannot be a model id, one already taken, a file that is no usable GGUF. */
+  | 'MODEL_NAME_INVALID'
+  | 'MODEL_EXISTS'
+  | 'MODEL_FILE_INVALID'
+  | 'MODEL_NO_CHAT_TEMPLATE';
 
 /** Coded like the app's errors (callers read `code`); the API maps the codes to statuses. */
 export class ModelError extends Error {

@@ -1,12 +1,22 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum } from './common.js';
 
+/** What Lectern read from a GGUF of your own when it was imported. */
+export const CustomGguf = Type.Object({
+  architecture: Type.String({ description: 'general.architecture: llama, gemma3, qwen2…' }),
+  parameters: Type.Integer(),
+  quantization: Nullable(Type.String({ description: 'The file type (general.file_type): q4_k_m, q8_0, f16…' })),
+  context_length: Nullable(Type.Integer({ description: 'The context it was trained with (Lectern opens at most 4,096 tokens: max_tokens)' })),
+  chat_wrapper: Type.String({ description: 'How node-llama-cpp formats a chat for it, chosen from its chat template' }),
+  imported_at: Type.String({ format: 'date-time' }),
+});
+
 export const ModelStatus = Type.Object(
   {
     id: Type.String({ description: 'The name to pass as `model` to POST /jobs/{job_id}/embed, or as `llm_model` to POST /chat' }),
     name: Type.String(),
     task: StringEnum(['embedding', 'chat'] as const),
-    weights: StringEnum(['int8', 'fp32', 'q4_1', 'f32'] as const),
+    weights: Type.String({ description: 'The catalog\'s weights (int8, fp32, q4_1, f32), or the file type read from an imported GGUF (q4_k_m, q8_0…)' }),
     licence: Type.String(),
     homepage: Type.String(),
     dimensions: Nullable(Type.Integer({ description: 'Embedding models only' })),
@@ -16,10 +26,14 @@ export const ModelStatus = Type.Object(
     installed: Type.Boolean({ description: 'Every file present with its catalogued size (`lectern models verify` hashes them)' }),
     missing: Type.Array(Type.String()),
     default: Type.Boolean({ description: 'The model embed (or chat, for chat models) uses when the request names none' }),
-    files: Type.Array(Type.Object({ path: Type.String(), url: Type.String(), size: Type.Integer(), sha256: Type.String() })),
+    files: Type.Array(
+      Type.Object({ path: Type.String(), url: Type.String({ description: 'Empty for a model imported from a file of your own' }), size: Type.Integer(), sha256: Type.String() }),
+    ),
     description: Type.String({ description: 'What the model is for, in a sentence' }),
     partial_bytes: Type.Integer({ description: 'Bytes of an unfinished download on disk: POST /models/{model_id}/pull resumes from them' }),
     pull: Nullable(Type.Ref('PullProgress'), { description: 'The pull running in this server, if any' }),
+    custom: Type.Boolean({ description: 'true for a chat model imported from a GGUF of your own (POST /models/{model_id}/import under a new id)' }),
+    gguf: Nullable(CustomGguf, { description: 'What was read from an imported GGUF; null for the catalog\'s models' }),
   },
   { $id: 'ModelStatus' },
 );
@@ -59,9 +73,20 @@ export const ImportBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** POST /models/import: the id travels in the body (a field before the file, for multipart). */
+export const NamedImportBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The new model\'s id (or a catalog id, to import one of its files); required' })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'JSON: the .gguf, inside document_roots' })),
+    file: Type.Optional(Type.String({ format: 'binary', description: 'multipart/form-data: the .gguf itself, after the `name` field' })),
+  },
+  { additionalProperties: false },
+);
+
 export const ImportResult = Type.Object({
   model_id: Type.String(),
-  imported: Type.Array(Type.String(), { description: 'The model\'s files placed, each sha256-checked against the catalog' }),
+  imported: Type.Array(Type.String(), { description: 'The model\'s files placed, each sha256-checked against the catalog (an imported GGUF: its file, loaded once to check it)' }),
+  custom: Type.Boolean({ description: 'true when the id is new and the file became a chat model of your own' }),
   missing: Type.Array(Type.String(), { description: 'The model\'s files still missing' }),
   installed: Type.Boolean(),
 });

@@ -209,13 +209,16 @@ describe('POST /models/{id}/import', () => {
     expect((await json(wrong)).error.code).toBe('MODEL_CHECKSUM_MISMATCH');
     const absent = await server.call('POST', `/models/${MODEL}/import`, { json: { path: join(roots, 'nothing.gguf') } });
     expect(absent.status).toBe(404);
-    expect((await server.call('POST', '/models/nope/import', { json: { path: join(roots, 'downloads', FILE) } })).status).toBe(404);
+    // An id the catalog does not know names a chat model of your own: stories260K, a story model, has no chat template.
+    const unknown = await server.call('POST', '/models/nope/import', { json: { path: join(roots, 'downloads', FILE) } });
+    expect(unknown.status).toBe(422);
+    expect((await json(unknown)).error.code).toBe('MODEL_NO_CHAT_TEMPLATE');
     expect((await server.call('POST', `/models/${MODEL}/import`, { json: {} })).status).toBe(400);
     expect(await status()).toMatchObject({ installed: false });
 
     const ok = await server.call('POST', `/models/${MODEL}/import`, { json: { path: join(roots, 'downloads') } });
     expect(ok.status).toBe(200);
-    expect(await json(ok)).toEqual({ model_id: MODEL, imported: [FILE], missing: [], installed: true });
+    expect(await json(ok)).toEqual({ model_id: MODEL, imported: [FILE], missing: [], installed: true, custom: false });
     expect(await status()).toMatchObject({ installed: true });
     expect(readFileSync(join(modelDir(), FILE)).equals(readFileSync(gguf))).toBe(true);
   });

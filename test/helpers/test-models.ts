@@ -27,6 +27,8 @@ export interface TestModels {
   smollm2: { gguf: string; wheel: string };
   /** llama.cpp's 260K-parameter story model: loads and streams in milliseconds, answers nothing. */
   stories260k: { gguf: string };
+  /** Gemma 3 270M Q4_K_M, joined from its four PyPI wheels: a base model, its GGUF has no chat template. */
+  gemma3: { gguf: string };
 }
 
 let pending: Promise<TestModels> | undefined;

@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
+import type { KnownModel } from '../../models/manager.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
-import { ImportBody, ImportResult, ModelList, ModelParams, PullDone, PullStarted } from '../../schemas/models.js';
+import { ImportBody, ImportResult, ModelList, ModelParams, NamedImportBody, PullDone, PullStarted } from '../../schemas/models.js';
 import { receiveModelFile } from '../receive-model-file.js';
 import { openSse } from '../sse.js';
 import type { ServerDeps } from '../services.js';
@@ -13,7 +14,8 @@ import type { ServerDeps } from '../services.js';
 const tags = ['models'];
 
 /** What a model is for, as the desk's Models screen says it. */
-function purposeOf(m: CatalogModel): string {
+function purposeOf(m: KnownModel): string {
+  if ('custom' in m) return `Chat, imported from a GGUF of your own (${m.custom.architecture}, ${m.weights}): writes answers like the catalog's chat models.`;
   if (m.task === 'embedding') return 'Embedding: turns approved chunks and questions into vectors, for Embed, Search and the sources of Chat.';
   if (m.testOnly) return 'Chat, for tests only: proves loading and streaming in milliseconds; it cannot answer questions.';
   return 'Chat: writes the answers of Chat and of bots on this machine, from the sources retrieved.';
@@ -25,8 +27,14 @@ function catalogModel(id: string): CatalogModel {
   return m;
 }
 
+/**
+ * The most an upload of a GGUF of your own may weigh: a 7B model at 8 bits fits, and the temporary file is
+ * never larger than this.
+ */
+const CUSTOM_GGUF_MAX_BYTES = 16 * 1024 ** 3;
+
 /** The uploaded file of a multipart import, kept from preValidation to the handler. */
-const uploads = new WeakMap<object, string>();
+const uploads = new WeakMap<object, { path: string; fileName: string; fields: Record<string, string> }>();
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   // A pull streams to its callers: stop them all before the server waits for its connections to close.
@@ -46,10 +54,11 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     },
     async () => {
       const statuses = await deps.models.list();
+      const models = await Promise.all(statuses.map(async (s) => ({ s, m: MODEL_CATALOG.find((c) => c.id === s.id) ?? (await deps.models.find(s.id)) })));
       return {
         models_dir: deps.models.modelsDir,
-        models: statuses.map((s) => {
-          const m = MODEL_CATALOG.find((c) => c.id === s.id)!;
+        models: models.map(({ s, m }) => {
+          const c = 'custom' in m ? m.custom : undefined;
           return {
             id: s.id,
             name: s.name,
@@ -68,6 +77,10 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             description: purposeOf(m),
             partial_bytes: s.partialBytes,
             pull: deps.modelPulls.running(s.id)?.progress() ?? null,
+            custom: c !== undefined,
+            gguf: c
+              ? { architecture: c.architecture, parameters: c.parameters, quantization: c.quantization, context_length: c.contextLength, chat_wrapper: c.chatWrapper, imported_at: c.importedAt }
+              : null,
           };
         }),
       };
@@ -149,7 +162,12 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'inside the setting document_roots (403 PATH_NOT_ALLOWED; 404 FILE_NOT_FOUND; empty document_roots: the home folder). Or ' +
           'multipart/form-data with the file in a `file` field (413 beyond the model\'s largest file). Each file is checked by sha256 against ' +
           'the catalog before it is placed (422 MODEL_CHECKSUM_MISMATCH; 400 MODEL_IMPORT_FAILED when none of the model\'s files is there). ' +
-          '409 INVALID_STATE while a pull of the model runs.',
+          '409 INVALID_STATE while a pull of the model runs. ' +
+          'A model_id the catalog does not know imports a GGUF chat model of your own under that id (1 to 64 lowercase letters, digits, ' +
+          '`-`, `.`, `_`; 400 MODEL_NAME_INVALID; 409 MODEL_EXISTS when a model has it): its architecture, parameters, file type, context ' +
+          'length and chat template are read from the file, and it is loaded once with llama.cpp before it is listed (GET /models: ' +
+          '`custom: true`). Refused, with nothing left on disk: 422 MODEL_FILE_INVALID (not a GGUF, cut short, or llama.cpp cannot load ' +
+          'it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot\'s `llm.model` or as the setting chat_model.',
         consumes: ['application/json', 'multipart/form-data'],
         params: ModelParams,
         body: ImportBody,
@@ -157,28 +175,59 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       },
       preValidation: async (req) => {
         if (!req.isMultipart()) return;
-        const m = catalogModel((req.params as { model_id: string }).model_id);
-        const largest = Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0)));
+        const m = findCatalogModel(MODEL_CATALOG, (req.params as { model_id: string }).model_id);
+        const largest = m ? Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0))) : CUSTOM_GGUF_MAX_BYTES;
         uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, largest));
+        req.body = {};
+      },
+    },
+    async (req) => importModel(req.params.model_id, req.body.path, uploads.get(req)),
+  );
+
+  app.post(
+    '/models/import',
+    {
+      schema: {
+        tags,
+        summary: 'Install a model under the id given in the body: a GGUF chat model of your own',
+        description:
+          'The same as POST /models/{model_id}/import with the id as `name`: JSON {name, path} (path inside document_roots), or ' +
+          'multipart/form-data with a `name` field before the `file` field. 400 VALIDATION_FAILED without a name.',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: NamedImportBody,
+        response: { 200: ImportResult, ...errors(400, 401, 403, 404, 409, 413, 422) },
+      },
+      preValidation: async (req) => {
+        if (!req.isMultipart()) return;
+        uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, CUSTOM_GGUF_MAX_BYTES));
         req.body = {};
       },
     },
     async (req) => {
       const uploaded = uploads.get(req);
-      try {
-        const m = catalogModel(req.params.model_id);
-        if (deps.modelPulls.running(m.id)) throw new AppError('INVALID_STATE', `${m.id} is being pulled; cancel the pull or wait for it`, { id: m.id });
-        let source = uploaded;
-        if (!source) {
-          if (!req.body.path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
-          const roots = documentRootsOf(deps.settings.document_roots);
-          source = resolveInRoots(req.body.path, roots).real;
-        }
-        const result = await deps.models.importFrom(m.id, source);
-        return { model_id: m.id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0 };
-      } finally {
-        if (uploaded) rmSync(uploaded, { force: true });
+      const name = uploaded?.fields.name ?? req.body.name;
+      if (!name) {
+        if (uploaded) rmSync(uploaded.path, { force: true });
+        throw new AppError('VALIDATION_FAILED', 'name the model: {"name": …} in JSON, or a "name" field before the file', [{ field: 'name' }]);
       }
+      return importModel(name, req.body.path, uploaded);
     },
   );
+
+  /** One import, whichever route named the id; an uploaded file is removed whatever happens. */
+  async function importModel(id: string, path: string | undefined, uploaded: { path: string; fileName: string } | undefined) {
+    try {
+      if (deps.modelPulls.running(id)) throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
+      let source = uploaded?.path;
+      if (!source) {
+        if (!path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
+        source = resolveInRoots(path, documentRootsOf(deps.settings.document_roots)).real;
+      }
+      const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName });
+      const custom = !findCatalogModel(MODEL_CATALOG, id);
+      return { model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom };
+    } finally {
+      if (uploaded) rmSync(uploaded.path, { force: true });
+    }
+  }
 };

@@ -5,6 +5,7 @@ import { LLM_PROVIDERS } from '../../core/chat/chat-providers.js';
 import { EMBEDDING_PROVIDERS, VECTOR_STORES, yesNo } from '../../config/config-file-keys.js';
 import { defaultDataDir } from '../../config/load-settings.js';
 import { MODEL_CATALOG } from '../../models/catalog.js';
+import { CUSTOM_RECORD, readCustomModels } from '../../models/custom/custom-models.js';
 import { parseSettings, SettingsSchema, type Settings } from '../../schemas/settings.js';
 import { modelsDirOf } from '../../store/app-paths.js';
 import { configYaml, type InitAnswers } from '../config-template.js';
@@ -47,8 +48,8 @@ function integerIn(label: string, value: string, { minimum, maximum }: { minimum
 const checks = {
   data_dir: (v: string) => (v.trim() ? null : 'the data folder cannot be empty'),
   llm_provider: (v: string) => ((LLM_PROVIDERS as readonly string[]).includes(v) ? null : `${v} is not an LLM provider Lectern has (allowed: ${LLM_PROVIDERS.join(', ')})`),
-  model_name: (provider: string) => (v: string) =>
-    provider === 'local' && !CHAT_MODEL_IDS.includes(v) ? `${v} is not a local chat model Lectern knows (allowed: ${CHAT_MODEL_IDS.join(', ')})` : v.trim() ? null : 'the model name cannot be empty',
+  model_name: (provider: string, local: readonly string[]) => (v: string) =>
+    provider === 'local' && !local.includes(v) ? `${v} is not a local chat model Lectern knows (allowed: ${local.join(', ')})` : v.trim() ? null : 'the model name cannot be empty',
   embedding_provider: (v: string) =>
     (EMBEDDING_PROVIDERS as readonly string[]).includes(v) ? null : `${v} is not an embedding provider for bots (allowed: ${EMBEDDING_PROVIDERS.join(', ')}: models run on this machine)`,
   embedding_model: (v: string) => (EMBEDDING_MODEL_IDS.includes(v) ? null : `${v} is not an embedding model Lectern knows (allowed: ${EMBEDDING_MODEL_IDS.join(', ')})`),
@@ -91,8 +92,10 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
   let model_name = '';
   if (llm_provider !== 'extractive') {
     const fallback = llm_provider === 'local' ? base.chat_model : base.llm_provider === llm_provider && base.llm_model ? base.llm_model : REMOTE_MODEL_DEFAULT[llm_provider] ?? '';
+    // GGUF models of your own already imported into this data folder are local chat models too.
+    const local = [...CHAT_MODEL_IDS, ...(await readCustomModels(modelsDirOf(data_dir))).map((m) => m.id)];
     model_name = await answer(prompter, {
-      flag: '--model-name', given: flags.modelName, label: 'LLM model', default: fallback, choices: llm_provider === 'local' ? CHAT_MODEL_IDS : undefined, check: checks.model_name(llm_provider),
+      flag: '--model-name', given: flags.modelName, label: 'LLM model', default: fallback, choices: llm_provider === 'local' ? local : undefined, check: checks.model_name(llm_provider, local),
     });
   }
   const embedding_provider = await answer(prompter, { flag: '--embedding-provider', given: flags.embeddingProvider, label: 'Embedding provider', default: 'local', choices: EMBEDDING_PROVIDERS, check: checks.embedding_provider });
@@ -116,6 +119,8 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
 
 /** Installed as far as a quick look tells: every file of the model present with its catalogued size. */
 function installed(dataDir: string, id: string): boolean {
+  // An imported GGUF is recorded only once it loaded: its record is enough.
+  if (existsSync(join(modelsDirOf(dataDir), id, CUSTOM_RECORD))) return true;
   const model = MODEL_CATALOG.find((m) => m.id === id);
   return Boolean(model?.files.every((f) => {
     const p = join(modelsDirOf(dataDir), id, f.path);
