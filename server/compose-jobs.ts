@@ -4,6 +4,7 @@ import type { Clock } from './core/clock.js';
 import { createJobRunner, type Logger } from './core/jobs/job-runner.js';
 import { createJobWatch } from './core/jobs/job-watch.js';
 import { createMemoryJobQueue } from './core/jobs/memory-job-queue.js';
+import type { JobQueue } from './core/jobs/job-queue.js';
 import { createSharedJobQueue } from './core/jobs/shared-job-queue.js';
 import type { TaskPool } from './core/pool.js';
 import { createEmbedWork } from './core/indexing/embed-work.js';
@@ -40,7 +41,7 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
   let notices: JobNotices | undefined;
   const watch = createJobWatch({ relay: (jobId) => notices?.send(jobId) });
   const workerId = team ? nodeId() : undefined;
-  let queue;
+  let queue: JobQueue;
   if (team && workerId) {
     notices = await team.jobNotices(watch.heard, watch.missed);
     try {

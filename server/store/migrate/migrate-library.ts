@@ -54,7 +54,7 @@ export async function migrateLibrary(o: MigrateOptions): Promise<MigrateReport> 
   const desktop = openDesktopFolder(o.desktopDir, o.direction === 'to-team' ? 'source' : 'target', join(o.appRoot, 'drizzle'));
   try {
     const teamObjects = await openCheckedObjectStore({ object_store_url: o.settings.object_store_url ?? '', data_dir: o.settings.data_dir });
-    let pg;
+    let pg: Awaited<ReturnType<typeof openPostgres>>;
     try {
       pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2 });
     } catch (err) {

@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type Stats } from 'node:fs';
-import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { copyFile, type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -92,7 +93,7 @@ export function createLocalFolderStore(folder: string): ObjectStore {
   }
 
   async function walk(dir: string, prefix: string, out: ObjectInfo[]): Promise<void> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
@@ -151,7 +152,7 @@ export function createLocalFolderStore(folder: string): ObjectStore {
 
     async getStream(key): Promise<Readable> {
       const path = pathOf(key);
-      let fh;
+      let fh: FileHandle | undefined;
       try {
         fh = await open(path, 'r');
         if (!(await fh.stat()).isFile()) throw Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' });

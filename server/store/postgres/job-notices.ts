@@ -12,7 +12,7 @@
  * a database restart unindexed until the node restarts). The connection, and the LISTEN, die with the
  * process.
  */
-import pg from 'pg';
+import type pg from 'pg';
 
 const CHANNEL = 'lectern_job_changed';
 const RECONNECT_MS = 1000;

@@ -25,7 +25,7 @@
  * - NOTIFY is sent in the statement that enqueues or frees a task, so inside a transaction it is delivered
  *   at commit, never before the task can be seen.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Claimed, NewTask, TaskClaim, TaskError, TaskListener, TaskQueue, TaskState, TaskView } from '../repos/task-queue.js';
 import type { PgContext } from './context.js';
