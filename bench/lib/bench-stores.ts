@@ -5,9 +5,10 @@
  * services started in a temp folder with a fresh database, both stopped and removed by `close`.
  */
 import { rmSync } from 'node:fs';
-import pg from 'pg';
 import { openStore, type OpenedStore } from '../../server/store/open-store.js';
-import { startTeamServices } from '../../test/helpers/team-services-script.js';
+import { freshDatabase, startTeamServices } from '../../test/helpers/team-services-script.js';
+
+export { freshDatabase };
 
 export const STORE_KINDS = ['sqlite', 'postgres'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
@@ -19,20 +20,6 @@ export function parseStoreKinds(list: string): StoreKind[] {
 }
 
 /** A fresh database on the server `url` points at, named `name`; returns its URL. */
-export async function freshDatabase(url: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.href;
-}
-
 export async function openBenchStore(kind: StoreKind, opts: { dataDir: string; root: string; databaseUrl?: string; log: (line: string) => void }): Promise<OpenedStore> {
   if (kind === 'sqlite') return openStore({ data_dir: opts.dataDir, database_url: '' }, opts.root);
   if (opts.databaseUrl) return openStore({ data_dir: opts.dataDir, database_url: opts.databaseUrl }, opts.root);

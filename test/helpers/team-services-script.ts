@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const script = join(root, 'scripts', 'team-services.sh');
@@ -98,4 +99,23 @@ export async function startTeamServices(): Promise<TeamServices> {
     throw err;
   }
   return services;
+}
+
+/**
+ * Creates database `name` on the server `url` names (dropped first, should an earlier run have left it) and
+ * gives its URL. `admin` runs the statements when the caller holds a connection to that server already.
+ */
+export async function freshDatabase(url: string, name: string, admin?: { query(sql: string): Promise<unknown> }): Promise<string> {
+  const client = admin ? null : new pg.Client({ connectionString: url });
+  await client?.connect();
+  try {
+    const run = admin ?? client!;
+    await run.query(`DROP DATABASE IF EXISTS ${name}`);
+    await run.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client?.end();
+  }
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.href;
 }

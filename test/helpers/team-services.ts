@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { startTeamServices, type TeamServices } from './team-services-script.js';
 
-export { parseTeamEnv, runTeamScript, startTeamServices, type ScriptRun, type TeamEnv, type TeamServices } from './team-services-script.js';
+export { freshDatabase, parseTeamEnv, runTeamScript, startTeamServices, type ScriptRun, type TeamEnv, type TeamServices } from './team-services-script.js';
 
 /** Starts the services once for the calling test file and stops them after its last test. */
 export function useTeamServices(): () => TeamServices {

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/connection.js';
 import { createPostgresStore } from '../../server/store/postgres/postgres-store.js';
 import { repoRoot } from '../helpers/app.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 import { storeContract } from './contract/harness.js';
 import { sqlSeeds } from './contract/seeds.js';
 import type { Store } from '../../server/store/store.js';
@@ -29,10 +29,7 @@ afterAll(async () => {
 
 async function freshDatabaseUrl(): Promise<string> {
   const name = `contract_${process.pid}_${++made}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.href;
+  return freshDatabase(services().env.LECTERN_DATABASE_URL, name, admin);
 }
 
 describe('postgres store', () => {

@@ -10,7 +10,7 @@ import { createPgTaskQueue } from '../../server/store/postgres/task-queue.js';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Claimed, TaskClaim, TaskQueue, TaskView } from '../../server/store/repos/task-queue.js';
 import { repoRoot } from '../helpers/app.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase as createDatabase, useTeamServices } from '../helpers/team-services.js';
 
 // The team server's task queue on a real PostgreSQL started by scripts/team-services.sh. Each case gets a
 // database of its own; each "node" is a pool of its own on it, as separate servers would have.
@@ -41,13 +41,11 @@ interface Node {
 /** A fresh, migrated database and a function that opens a node (a pool and a queue) on it. */
 async function freshDatabase(): Promise<{ url: string; node: () => Promise<Node> }> {
   const name = `task_queue_${process.pid}_${++made}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
+  const url = await createDatabase(services().env.LECTERN_DATABASE_URL, name, admin);
   return {
-    url: url.href,
+    url,
     async node() {
-      const database = await openPostgres(url.href, migrations, { max: 4 });
+      const database = await openPostgres(url, migrations, { max: 4 });
       opened.push(database);
       return { queue: createPgTaskQueue({ ctx: createPgContext(database.db), pool: database.pool }), pool: database.pool, database };
     },

@@ -11,8 +11,8 @@ import { enc, json, tempDir } from '../helpers/app.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { startEmbeddingServer, type ProtocolServer } from '../helpers/embedding-servers.js';
 import { TEST_TASK_LEASE_MS } from '../helpers/test-database.js';
-import { useTeamServices } from '../helpers/team-services.js';
-import { startNode, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
+import { teamNodes, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -21,7 +21,7 @@ let db: pg.Pool;
 let openai: ProtocolServer;
 const OPENAI_KEY = 'sk-team-embed-456';
 let shared: Omit<TeamNodeOptions, 'kind'>;
-const nodes: TeamNode[] = [];
+const { nodes, api: startApi, worker, killAll } = teamNodes(() => shared);
 
 /**
  * Enough sections, each a sentence long, that embedding them on a worker's one thread takes well over the
@@ -36,12 +36,7 @@ const NOTES_MD = Array.from(
 ).join('\n');
 
 beforeAll(async () => {
-  const admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 1 });
-  const name = `team_embeds_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
+  const url = new URL(await freshDatabase(services().env.LECTERN_DATABASE_URL, `team_embeds_${process.pid}`));
   openai = await startEmbeddingServer('openai', { apiKey: OPENAI_KEY, model: 'text-embedding-minilm' });
   shared = {
     databaseUrl: url.href,
@@ -55,22 +50,13 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: url.href, max: 2 });
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.kill('SIGKILL')));
+  await killAll();
   await db?.end();
   await openai?.close();
 });
 
-async function api(name: string): Promise<ApiNode> {
-  // API nodes here run no tasks: whatever they accept is read and embedded elsewhere.
-  const node = await startNode(name, { kind: 'serve', ...shared, args: ['--no-worker'] });
-  nodes.push(node);
-  return node;
-}
-async function worker(name: string): Promise<TeamNode> {
-  const node = await startNode(name, { kind: 'worker', ...shared });
-  nodes.push(node);
-  return node;
-}
+// API nodes here run no tasks: whatever they accept is read and embedded elsewhere.
+const api = (name: string): Promise<ApiNode> => startApi(name, ['--no-worker']);
 
 /** Uploads Markdown through `node`, waits until a worker read it, and finalizes it (everything approved). */
 async function finalized(node: ApiNode, name: string, markdown: string): Promise<string> {

@@ -17,8 +17,8 @@ import { createPostgresStore } from '../../server/store/postgres/postgres-store.
 import { enc, listPage, repoRoot, tempDir, type TestServer } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseEvents, sseRequest, type SseEvent } from '../helpers/sse.js';
-import { useTeamServices } from '../helpers/team-services.js';
-import { startNode, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
+import { teamNodes, uploadJob, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -29,36 +29,7 @@ afterAll(async () => {
 });
 
 /** A database of its own on the file's PostgreSQL, for one describe's nodes. */
-async function newDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: services().env.LECTERN_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.href;
-}
-
-function team(shared: Omit<TeamNodeOptions, 'kind' | 'args'>) {
-  return {
-    async api(name: string, args: string[] = []): Promise<ApiNode> {
-      const node = await startNode(name, { kind: 'serve', ...shared, args });
-      nodes.push(node);
-      return node;
-    },
-    async worker(name: string): Promise<TeamNode> {
-      const node = await startNode(name, { kind: 'worker', ...shared });
-      nodes.push(node);
-      return node;
-    },
-  };
-}
-
-async function upload(node: ApiNode, name: string, data: Uint8Array): Promise<string> {
-  const res = await node.upload(name, data);
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { job_id: string }).job_id;
-}
+const newDatabase = (name: string): Promise<string> => freshDatabase(services().env.LECTERN_DATABASE_URL, name);
 
 /** Every block of the job (pages of 500), as read: id, page, type and text. */
 async function blocksOf(node: ApiNode, jobId: string) {
@@ -120,7 +91,7 @@ describe('an API node killed while a client follows a job over SSE', () => {
   beforeAll(async () => {
     shared = { databaseUrl: await newDatabase(`failover_sse_${process.pid}`), dataDir: tempDir('lectern-failover-sse-'), key };
     longPdf = await makeLongPdf(240);
-    const { api, worker } = team(shared);
+    const { api, worker } = teamNodes(() => shared, nodes);
     // A migrates; B and the worker find the database ready. Only the worker reads documents, so killing A
     // takes nothing from the reading.
     a = await api('A', ['--no-worker']);
@@ -128,7 +99,7 @@ describe('an API node killed while a client follows a job over SSE', () => {
   });
 
   it('follows the job on node B with Last-Event-ID after node A is killed mid-stream, to ready_for_review with the blocks of an undisturbed run', async () => {
-    jobId = await upload(a, 'followed.pdf', longPdf);
+    jobId = await uploadJob(a, 'followed.pdf', longPdf);
     const onA = await follow(`${a.url}/jobs/${jobId}/events`, {}, (e) => {
       // Killed while the document is being read, with pages to go.
       if (e.data.status === 'processing' && e.data.progress.pages_done >= 10 && e.data.progress.pages_done < 200) void a.kill('SIGKILL');
@@ -155,7 +126,7 @@ describe('an API node killed while a client follows a job over SSE', () => {
     expect(last).toMatchObject({ status: 'ready_for_review', error: null, progress: { pages_done: 240, total_pages: 240 } });
 
     // The same document read again, undisturbed: the same blocks.
-    const reference = await upload(b, 'reference.pdf', longPdf);
+    const reference = await uploadJob(b, 'reference.pdf', longPdf);
     expect((await b.waitFor(reference, undefined, 180_000)).status).toBe('ready_for_review');
     const [followed, undisturbed] = [await blocksOf(b, jobId), await blocksOf(b, reference)];
     expect(followed.length).toBeGreaterThan(240);
@@ -163,7 +134,7 @@ describe('an API node killed while a client follows a job over SSE', () => {
   });
 
   it('names a state by the same id on every node; resuming with the id of a finished job answers 204, with an older one the job as it is', async () => {
-    const c = await team(shared).api('C', ['--no-worker']);
+    const c = await teamNodes(() => shared, nodes).api('C', ['--no-worker']);
     const [onB, onC] = (await Promise.all([b, c].map((n) => sseRequest(`${n.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': key } })))) as [Awaited<ReturnType<typeof sseRequest>>, Awaited<ReturnType<typeof sseRequest>>];
     expect(onB.events).toHaveLength(1);
     expect(onC.events).toHaveLength(1);
@@ -216,13 +187,13 @@ describe('PostgreSQL restarted while documents are read', () => {
       ['broken.pdf', pdf.subarray(0, 3000)],
       ['four.pdf', await makeLongPdf(140, 4)],
     ];
-    const { api, worker } = team(shared);
+    const { api, worker } = teamNodes(() => shared, nodes);
     // P answers and reads; w reads; O only answers, so whatever it hears of a job comes from another node.
     p = await api('P');
     [o, w] = await Promise.all([api('O', ['--no-worker']), worker('w')]);
 
     const ids = [];
-    for (const [name, data] of docs) ids.push(await upload(p, name, data));
+    for (const [name, data] of docs) ids.push(await uploadJob(p, name, data));
     for (const [i, jobId] of ids.entries()) {
       const job = await p.waitFor(jobId, undefined, 180_000);
       reference.set(docs[i]![0], { status: job.status, error: job.error?.code ?? null, blocks: await blocksOf(p, jobId) });
@@ -235,7 +206,7 @@ describe('PostgreSQL restarted while documents are read', () => {
 
   it('ends every job as the undisturbed run did; calls during the outage answer 503 DATABASE_UNAVAILABLE at once; the nodes stay up', async () => {
     const ids: string[] = [];
-    for (const [name, data] of docs) ids.push(await upload(p, name, data));
+    for (const [name, data] of docs) ids.push(await uploadJob(p, name, data));
     // A follower on O (which reads nothing) through the whole restart.
     const followed = follow(`${o.url}/jobs/${ids[3]}/events`, {});
     // Stopped while documents are being read and others wait.
@@ -311,14 +282,14 @@ describe('PostgreSQL restarted while documents are read', () => {
     // Each upload is claimed through the task channel's notification, within a second; the queue's slow
     // poll (every 5 s) would take seconds.
     for (const n of [1, 2, 3]) {
-      const jobId = await upload(o, `after-${n}.md`, enc(`# After ${n}\n\nUploaded once the database was back.`));
+      const jobId = await uploadJob(o, `after-${n}.md`, enc(`# After ${n}\n\nUploaded once the database was back.`));
       const job = await o.waitFor(jobId);
       expect(job.status).toBe('ready_for_review');
       expect(Date.parse(job.started_at) - Date.parse(job.created_at), `claimed ${n}`).toBeLessThan(1500);
     }
     // O reads nothing: pages read on P or w reach it through the job channel as they are read, several a
     // second; its own beat alone would tell it once a second.
-    const jobId = await upload(o, 'heard.pdf', await makeLongPdf(600, 9));
+    const jobId = await uploadJob(o, 'heard.pdf', await makeLongPdf(600, 9));
     const seen = await follow(`${o.url}/jobs/${jobId}/events`, {});
     expect(seen.events.at(-1)!.data.status).toBe('ready_for_review');
     const reading = seen.events.filter((e) => e.data.status === 'processing');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
 import { lecternAsync } from '../helpers/keys-cli.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 
 const services = useTeamServices();
 let server: TestServer;
@@ -17,12 +17,7 @@ let db: pg.Pool;
 let databaseUrl = '';
 
 beforeAll(async () => {
-  const admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 1 });
-  const name = `team_limits_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
+  const url = new URL(await freshDatabase(services().env.LECTERN_DATABASE_URL, `team_limits_${process.pid}`));
   databaseUrl = url.href;
   server = await startServer({ settings: { database_url: url.href, max_job_seconds: 1, task_lease_ms: 3000, workers: 1 } });
   db = new pg.Pool({ connectionString: url.href, max: 1 });

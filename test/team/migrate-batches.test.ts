@@ -12,7 +12,7 @@ import { openPostgres } from '../../server/store/postgres/connection.js';
 import { createPostgresStore } from '../../server/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../../server/store/sqlite/sqlite-store.js';
 import { repoRoot, tempDir } from '../helpers/app.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 
 // The copy's batches over real SQLite and PostgreSQL: tables and a collection larger than a batch, keys
 // that sort differently by byte and by collation, values whose types the two databases keep differently,
@@ -29,10 +29,7 @@ afterAll(async () => {
 
 async function freshDatabaseUrl(): Promise<string> {
   const name = `migrate_batches_${process.pid}_${++made}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.href;
+  return freshDatabase(services().env.LECTERN_DATABASE_URL, name, admin);
 }
 
 const table = (name: string): MirroredTable => MIRRORED_TABLES.find((t) => t.name === name)!;

@@ -9,7 +9,7 @@ import { chat } from '../helpers/chat-flow.js';
 import { embedAndWait, installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 import { lecternAsync, type CliRun } from '../helpers/keys-cli.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 import { ingest } from '../helpers/app.js';
 
 // `lectern migrate` as a person runs it (bin/lectern.js), between a desktop data folder written by the real
@@ -20,10 +20,7 @@ let made = 0;
 
 async function freshDatabaseUrl(): Promise<string> {
   const name = `migrate_${process.pid}_${++made}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.href;
+  return freshDatabase(services().env.LECTERN_DATABASE_URL, name, admin);
 }
 
 interface Library {

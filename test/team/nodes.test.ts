@@ -14,23 +14,18 @@ import { enc, listPage, repoRoot, tempDir, waitForProgress, type TestServer } fr
 import { installTestModel, TEST_MODEL, waitForIngest } from '../helpers/embed-flow.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseRequest } from '../helpers/sse.js';
-import { useTeamServices } from '../helpers/team-services.js';
-import { startNode, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
+import { teamNodes, uploadJob, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
 let db: pg.Pool;
 let shared: Omit<TeamNodeOptions, 'kind'>;
-const nodes: TeamNode[] = [];
+const { api, worker, killAll } = teamNodes(() => shared);
 let longPdf: Buffer;
 
 beforeAll(async () => {
-  const admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 1 });
-  const name = `team_nodes_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
+  const url = new URL(await freshDatabase(services().env.LECTERN_DATABASE_URL, `team_nodes_${process.pid}`));
   shared = { databaseUrl: url.href, dataDir: tempDir('lectern-team-nodes-'), key, env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL } };
   // Models live in the shared folder too: every API node embeds with the same files.
   await installTestModel(shared.dataDir);
@@ -39,26 +34,9 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: url.href, max: 2 });
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.kill('SIGKILL')));
+  await killAll();
   await db?.end();
 });
-
-async function api(name: string, args: string[] = []): Promise<ApiNode> {
-  const node = await startNode(name, { kind: 'serve', ...shared, args });
-  nodes.push(node);
-  return node;
-}
-async function worker(name: string): Promise<TeamNode> {
-  const node = await startNode(name, { kind: 'worker', ...shared });
-  nodes.push(node);
-  return node;
-}
-
-async function upload(node: ApiNode, name: string, data: Uint8Array): Promise<string> {
-  const res = await node.upload(name, data);
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { job_id: string }).job_id;
-}
 
 /** The job's tasks in the shared queue, oldest first. */
 async function tasksOf(jobId: string): Promise<{ state: string; attempts: number; worker_id: string | null; error: { code: string } | null }[]> {
@@ -106,7 +84,7 @@ describe('API nodes and workers on one database and one folder', () => {
   });
 
   it('reads an upload of node A elsewhere; node B follows it to ready_for_review and reviews it', async () => {
-    const jobId = await upload(a, 'team.pdf', await makeLongPdf(60, 7));
+    const jobId = await uploadJob(a, 'team.pdf', await makeLongPdf(60, 7));
     const { res, events } = await sseRequest(`${b.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
     expect(events.at(-1)?.data).toMatchObject({ job_id: jobId, status: 'ready_for_review' });
@@ -125,7 +103,7 @@ describe('API nodes and workers on one database and one folder', () => {
   });
 
   it('answers 100 concurrent PATCHes of one block version over both API nodes with one 200 and 99 409s', async () => {
-    const jobId = await upload(b, 'race.md', enc('# Race\n\nOne paragraph everybody edits at once.'));
+    const jobId = await uploadJob(b, 'race.md', enc('# Race\n\nOne paragraph everybody edits at once.'));
     expect((await a.waitFor(jobId)).status).toBe('ready_for_review');
     const [block] = await blocksOf(a, jobId);
     const { version } = (await (await a.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as { version: number };
@@ -184,7 +162,7 @@ describe('API nodes and workers on one database and one folder', () => {
     });
 
     it('gives the document of a worker killed mid-read to the other worker, which reads the same blocks', async () => {
-      const jobId = await upload(a, 'long.pdf', longPdf);
+      const jobId = await uploadJob(a, 'long.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
       const held = await holder(jobId);
       const victim = [w1, w2].find((w) => w.workerId === held)!;
@@ -199,7 +177,7 @@ describe('API nodes and workers on one database and one folder', () => {
       expect(rows).toEqual([{ state: 'done', attempts: 2, worker_id: survivor.workerId }]);
 
       // The same document read once, undisturbed, by the survivor: the same blocks.
-      const reference = await upload(b, 'long-again.pdf', longPdf);
+      const reference = await uploadJob(b, 'long-again.pdf', longPdf);
       expect((await a.waitFor(reference, undefined, 180_000)).status).toBe('ready_for_review');
       const [resumed, undisturbed] = [await blocksOf(a, jobId), await blocksOf(a, reference)];
       expect(resumed.length).toBeGreaterThan(240);
@@ -212,7 +190,7 @@ describe('API nodes and workers on one database and one folder', () => {
     });
 
     it('stops a worker reading a job cancelled through node B', async () => {
-      const jobId = await upload(a, 'cancel.pdf', longPdf);
+      const jobId = await uploadJob(a, 'cancel.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
       const held = await holder(jobId);
       const reader = [w1, w2].find((w) => w.workerId === held)!;
@@ -228,12 +206,12 @@ describe('API nodes and workers on one database and one folder', () => {
       expect((await a.waitFor(jobId)).status).toBe('cancelled');
 
       // The reader is free again: a new document is read.
-      const next = await upload(a, 'after.md', enc('# After\n\nRead once the cancelled one stopped.'));
+      const next = await uploadJob(a, 'after.md', enc('# After\n\nRead once the cancelled one stopped.'));
       expect((await b.waitFor(next)).status).toBe('ready_for_review');
     });
 
     it('stops a worker reading a job deleted through node B; the job, its task and its files are gone', async () => {
-      const jobId = await upload(a, 'delete.pdf', longPdf);
+      const jobId = await uploadJob(a, 'delete.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
       const held = await holder(jobId);
       const reader = [w1, w2].find((w) => w.workerId === held)!;
@@ -246,7 +224,7 @@ describe('API nodes and workers on one database and one folder', () => {
     });
 
     it('takes nothing from a live reader when more nodes start', async () => {
-      const jobId = await upload(a, 'steady.pdf', longPdf);
+      const jobId = await uploadJob(a, 'steady.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
       const held = await holder(jobId);
       expect(held).not.toBeNull();
@@ -258,7 +236,7 @@ describe('API nodes and workers on one database and one folder', () => {
     });
 
     it('fails with WORKER_DIED a document whose readers were killed twice, instead of reading it a third time', async () => {
-      const jobId = await upload(a, 'deadly.pdf', longPdf);
+      const jobId = await uploadJob(a, 'deadly.pdf', longPdf);
       for (const attempt of [1, 2]) {
         // Killed while it reads: its task shows pages read under this attempt.
         await expect

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, removeDir, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { makePagesPdf, PAPER } from '../helpers/make-pdf.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 
 const services = useTeamServices();
 let raw: S3Client;
@@ -48,15 +48,7 @@ afterAll(async () => {
  * claim another part's documents from a shared queue and look for them in its own bucket.
  */
 let databases = 0;
-async function newDatabase(): Promise<string> {
-  const admin = new pg.Pool({ connectionString: services().env.LECTERN_DATABASE_URL, max: 1 });
-  const name = `team_objects_${process.pid}_${++databases}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.href;
-}
+const newDatabase = (): Promise<string> => freshDatabase(services().env.LECTERN_DATABASE_URL, `team_objects_${process.pid}_${++databases}`);
 
 async function newBucket(name: string): Promise<string> {
   await raw.send(new CreateBucketCommand({ Bucket: name }));

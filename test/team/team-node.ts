@@ -103,3 +103,32 @@ export async function startNode(name: string, o: TeamNodeOptions): Promise<TeamN
     throw err;
   }
 }
+
+/**
+ * The nodes of one team that a test file starts on the same database and folder: `api` and `worker` start
+ * one more, `nodes` holds every one started (for the file's afterAll to kill; several teams of a file may
+ * share one list). `shared` may be set later, in a beforeAll, as long as it is set before the first node starts.
+ */
+export function teamNodes(shared: () => Omit<TeamNodeOptions, 'kind' | 'args'>, nodes: TeamNode[] = []) {
+  return {
+    nodes,
+    async api(name: string, args: string[] = []): Promise<ApiNode> {
+      const node = await startNode(name, { kind: 'serve', ...shared(), args });
+      nodes.push(node);
+      return node;
+    },
+    async worker(name: string): Promise<TeamNode> {
+      const node = await startNode(name, { kind: 'worker', ...shared() });
+      nodes.push(node);
+      return node;
+    },
+    killAll: () => Promise.all(nodes.map((n) => n.kill('SIGKILL'))),
+  };
+}
+
+/** Uploads a document through `node`; its job's id. */
+export async function uploadJob(node: ApiNode, name: string, data: Uint8Array): Promise<string> {
+  const res = await node.upload(name, data);
+  if (res.status !== 201) throw new Error(`upload of ${name} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { job_id: string }).job_id;
+}

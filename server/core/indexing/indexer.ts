@@ -1,18 +1,15 @@
-import type { ModelManager } from '../../models/manager.js';
 import type { VectorQuantization } from '../../store/repos/collections-repo.js';
-import type { Store } from '../../store/store.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow } from '../clock.js';
 import { AppError } from '../errors.js';
 import { resolveProvider, type ProviderChoice } from '../embedding/providers.js';
 import { findJob } from '../jobs/find-job.js';
 import type { EmbedOrder } from '../jobs/job-queue.js';
-import type { JobRunner, Logger } from '../jobs/job-runner.js';
+import type { JobRunner } from '../jobs/job-runner.js';
 import type { JobWatch } from '../jobs/job-watch.js';
-import type { GuardedFetch } from '../net/types.js';
-import type { TaskPool } from '../pool.js';
 import { requireState } from '../review/review-state.js';
 import { assertSameModel, defaultCollectionName } from './collections.js';
 import { planEmbedding } from './plan.js';
+import type { EmbedWorkDeps } from './embed-work.js';
 
 export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
   /** local unless named. */
@@ -23,15 +20,8 @@ export interface EmbedRequest extends Omit<ProviderChoice, 'provider'> {
   quantization?: VectorQuantization;
 }
 
-export interface IndexerDeps {
-  store: Store;
-  pool: TaskPool;
-  models: ModelManager;
-  clock: Clock;
-  log: Logger;
-  defaultModel: string;
-  /** Remote embedding providers are reached through it. */
-  net: GuardedFetch;
+/** What embedding needs (the indexer checks an order with it before queueing), and where orders go. */
+export interface IndexerDeps extends EmbedWorkDeps {
   /** Where accepted embeds go: the job runner's queue (the embedding itself is core/indexing/embed-work.ts). */
   runner: Pick<JobRunner, 'enqueueEmbed'>;
   /** Hears of job changes on every node (an embed's end among them). */
