@@ -93,7 +93,7 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
   if (llm_provider !== 'extractive') {
     const fallback = llm_provider === 'local' ? base.chat_model : base.llm_provider === llm_provider && base.llm_model ? base.llm_model : REMOTE_MODEL_DEFAULT[llm_provider] ?? '';
     // GGUF models of your own already imported into this data folder are local chat models too.
-    const local = [...CHAT_MODEL_IDS, ...(await readCustomModels(modelsDirOf(data_dir))).map((m) => m.id)];
+    const local = [...CHAT_MODEL_IDS, ...(await readCustomModels(modelsDirOf(data_dir))).filter((m) => m.task === 'chat').map((m) => m.id)];
     model_name = await answer(prompter, {
       flag: '--model-name', given: flags.modelName, label: 'LLM model', default: fallback, choices: llm_provider === 'local' ? local : undefined, check: checks.model_name(llm_provider, local),
     });
