@@ -59,6 +59,16 @@ async function receiveCustom(req: Parameters<typeof receiveModelFiles>[0], tmpDi
   return { path: got.dir, fileName: '', fields: got.fields, dir: got.dir };
 }
 
+/** The request's field for each fact an import can state. */
+const FIELD_OF: Record<keyof EmbeddingImportOptions, string> = {
+  pooling: 'pooling',
+  normalize: 'normalize',
+  maxTokens: 'max_tokens',
+  dimensions: 'dimensions',
+  queryPrefix: 'query_prefix',
+  passagePrefix: 'passage_prefix',
+};
+
 type EmbeddingFields = Pick<Static<typeof ImportBody>, 'pooling' | 'normalize' | 'max_tokens' | 'dimensions' | 'query_prefix' | 'passage_prefix'>;
 
 /** What the request states about an embedding model of your own: JSON fields, or multipart ones (text). */
@@ -66,7 +76,8 @@ function embeddingOptions(body: EmbeddingFields, fields: Record<string, string> 
   if (fields) {
     const form = Object.fromEntries(Object.entries(fields).filter(([k]) => k in EmbeddingImportForm.properties));
     if (!Value.Check(EmbeddingImportForm, form)) {
-      const bad = [...Value.Errors(EmbeddingImportForm, form)].map((e) => ({ field: e.instancePath.replace(/^\//, ''), message: e.message }));
+      const fieldsBad = new Set([...Value.Errors(EmbeddingImportForm, form)].map((e) => e.instancePath.replace(/^\//, '')));
+      const bad = [...fieldsBad].map((field) => ({ field, value: String(form[field] ?? '').slice(0, 100) }));
       throw new AppError('VALIDATION_FAILED', 'a form field of the import is not what it should be', bad);
     }
     const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
@@ -125,7 +136,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             gguf: c
               ? { architecture: c.architecture, parameters: c.parameters, quantization: c.quantization, context_length: c.contextLength, chat_wrapper: c.chatWrapper, imported_at: c.importedAt }
               : null,
-            onnx: onnx ? { onnx: onnx.onnx, from_request: onnx.custom.fromRequest, imported_at: onnx.custom.importedAt } : null,
+            onnx: onnx ? { onnx: onnx.onnx, from_request: onnx.custom.fromRequest.map((k) => FIELD_OF[k]), imported_at: onnx.custom.importedAt } : null,
           };
         }),
       };
