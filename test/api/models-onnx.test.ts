@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { cosineSimilarity, readableScore } from '../../server/core/search/similarity.js';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { filesUnder, writeMiniLmFolder } from '../helpers/st-folder.js';
+import { databaseFor } from '../helpers/test-database.js';
 import { ensureTestModels, type TestModels } from '../helpers/test-models.js';
 
 // ONNX sentence-embedding models the catalog does not know, imported from a sentence-transformers folder
@@ -18,6 +21,11 @@ let models: TestModels;
 let files = '';
 let jobId = '';
 
+const cliOfServer = async (...args: string[]) => {
+  const database = await databaseFor(server.dataDir);
+  const env = { ...process.env, SERVICE_API_KEY: server.key, ...(database ? { LECTERN_DATABASE_URL: database } : {}) };
+  return promisify(execFile)(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env });
+};
 const importPath = (id: string, path: string, extra: Record<string, unknown> = {}) => server.call('POST', `/models/${id}/import`, { json: { path, ...extra } });
 /** The folder's files as a multipart upload, each named by its path inside the folder. */
 function uploadFolder(url: string, dir: string, fields: Record<string, string> = {}) {
@@ -156,6 +164,16 @@ describe('importing an ONNX embedding model of your own', () => {
     } finally {
       await embedder.close();
     }
+  });
+});
+
+describe('lectern models import through the running server', () => {
+  it('sends the folder\'s path and the flags; vectors left unnormalised still find the right chunk (search is by cosine)', async () => {
+    const { stdout } = await cliOfServer('models', 'import', 'raw-minilm', join(files, 'minilm-st'), '--no-normalize', '--passage-prefix', 'passage: ');
+    expect(stdout).toMatch(/as the embedding model raw-minilm/);
+    expect(await listed('raw-minilm')).toMatchObject({ normalize: false, pooling: 'mean', passage_prefix: 'passage: ', onnx: { from_request: ['normalize', 'passage_prefix'] } });
+    await embedAndWait(server, jobId, { model: 'raw-minilm', collection_name: 'raw' });
+    expect((await vectorSearch('raw', 'how do plants make sugar from light'))[0]?.section_path).toEqual(['Photosynthesis']);
   });
 });
 
