@@ -18,13 +18,16 @@ export interface ReceivedModelFiles {
   fields: Record<string, string>;
 }
 
-/** A file's name as sent, as a path inside the folder: `/`-separated, no `..`, nothing absolute. */
-function relativePath(name: string): string {
+/**
+ * A file's name as sent, as a path inside the folder: `/`-separated, no `..`, nothing absolute; undefined
+ * for a hidden file (a hub folder's .gitattributes), which no model needs.
+ */
+function relativePath(name: string): string | undefined {
   const parts = name.replaceAll('\\', '/').split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.length === 0 || parts.some((p) => p === '..' || p.startsWith('.') || p.length > 200) || parts.length > 8) {
+  if (parts.length === 0 || parts.some((p) => p === '..' || p.length > 200) || parts.length > 8) {
     throw new AppError('VALIDATION_FAILED', `"${name.slice(0, 200)}" cannot name a file of a model's folder`, [{ field: 'file', filename: name.slice(0, 200) }]);
   }
-  return parts.join('/');
+  return parts.some((p) => p.startsWith('.')) ? undefined : parts.join('/');
 }
 
 /**
@@ -45,11 +48,11 @@ export async function receiveModelFiles(req: FastifyRequest, tmpDir: string, max
         if (typeof part.value === 'string') fields[part.fieldname] = part.value;
         continue;
       }
-      if (part.fieldname !== 'file') {
+      const rel = part.fieldname === 'file' ? relativePath(part.filename) : undefined;
+      if (rel === undefined) {
         part.file.resume();
         continue;
       }
-      const rel = relativePath(part.filename);
       if (files.includes(rel)) throw new AppError('VALIDATION_FAILED', `${rel} was sent twice`, [{ field: 'file', filename: rel }]);
       await mkdir(dirname(join(dir, rel)), { recursive: true });
       await pipeline(part.file, createWriteStream(join(dir, rel)));

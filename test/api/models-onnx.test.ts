@@ -50,6 +50,8 @@ beforeAll(async () => {
   files = tempDir('lectern-onnx-files-');
   await writeMiniLmFolder(join(files, 'minilm-st'));
   await writeMiniLmFolder(join(files, 'minilm-root'), { onnxAt: 'model.onnx' });
+  // As a hub folder has it: hidden files are no part of a model, and an upload leaves them out.
+  writeFileSync(join(files, 'minilm-root', '.gitattributes'), '*.onnx filter=lfs diff=lfs merge=lfs -text\n');
   await writeMiniLmFolder(join(files, 'e5-style'), { prompts: { query: 'query: ', passage: 'passage: ' } });
   await writeMiniLmFolder(join(files, 'max-pooling'), { pooling: 'max' });
   const noTokenizer = await writeMiniLmFolder(join(files, 'no-tokenizer'));
@@ -64,6 +66,12 @@ beforeAll(async () => {
   const bpe = await writeMiniLmFolder(join(files, 'bpe-tokenizer'));
   const tok = JSON.parse(readFileSync(join(bpe, 'tokenizer.json'), 'utf8'));
   writeFileSync(join(bpe, 'tokenizer.json'), JSON.stringify({ ...tok, model: { type: 'BPE', vocab: tok.model.vocab, merges: [] } }));
+  // modules.json pointing out of the folder: what lies there is not read.
+  const escape = await writeMiniLmFolder(join(files, 'escape'));
+  rmSync(join(escape, '1_Pooling'), { recursive: true });
+  const mods = JSON.parse(readFileSync(join(escape, 'modules.json'), 'utf8'));
+  mods[1].path = '../minilm-st/1_Pooling';
+  writeFileSync(join(escape, 'modules.json'), JSON.stringify(mods));
   mkdirSync(join(files, 'graph-only'));
   copyFileSync(models.minilm.onnx, join(files, 'graph-only', 'model.onnx'));
   writeFileSync(join(files, 'topics.md'), TOPICS_MD);
@@ -151,7 +159,9 @@ describe('importing an ONNX embedding model of your own', () => {
     const instruction = 'Represent this sentence for searching relevant passages: ';
     const res = await uploadFolder('/models/import', join(files, 'minilm-root'), { name: 'minilm-cls', pooling: 'cls', query_prefix: instruction, max_tokens: '128' });
     expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
-    expect((await json(res)).imported).toContain('model.onnx');
+    const imported = (await json(res)).imported as string[];
+    expect(imported).toContain('model.onnx');
+    expect(imported.filter((f) => f.startsWith('.'))).toEqual([]);
     expect(await listed('minilm-cls')).toMatchObject({ pooling: 'cls', max_tokens: 128, query_prefix: instruction, passage_prefix: '', onnx: { onnx: 'model.onnx', from_request: ['pooling', 'max_tokens', 'query_prefix'] } });
     expect(tmpFiles()).toEqual([]);
     await embedAndWait(server, jobId, { model: 'minilm-cls', collection_name: 'cls' });
@@ -185,6 +195,7 @@ describe('folders that are refused', () => {
       ['rnd', 'random-onnx', {}, 422, 'MODEL_FILE_INVALID', /onnx\/model_quantized\.onnx: not an ONNX model|onnxruntime could not run it/],
       ['half', 'half-onnx', {}, 422, 'MODEL_FILE_INVALID', /onnx\/model_quantized\.onnx: (not an ONNX model|onnxruntime could not run it)/],
       ['wide', 'minilm-st', { dimensions: 768 }, 422, 'MODEL_FILE_INVALID', /gives 384-dimensional vectors; the request states 768/],
+      ['escape', 'escape', {}, 422, 'MODEL_FILES_MISSING', /needs: \.\.\/minilm-st\/1_Pooling\/config\.json$/],
       ['maxpool', 'max-pooling', {}, 422, 'MODEL_UNSUPPORTED', /pooling_mode_max_tokens: Lectern pools by one of mean, CLS or last token/],
       ['bpe', 'bpe-tokenizer', {}, 422, 'MODEL_UNSUPPORTED', /tokenizer\.json: model BPE is not WordPiece/],
     ];

@@ -1,5 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, posix, sep } from 'node:path';
 import type { Pooling } from '../../core/embedding/pooling.js';
 import { ModelError } from '../model-error.js';
 
@@ -49,7 +49,18 @@ const POOLING_FLAGS: [string, Pooling | undefined][] = [
 
 const isFile = (p: string): Promise<boolean> => stat(p).then((s) => s.isFile(), () => false);
 
+/**
+ * A file of the folder, read only if it really lies inside it: a link out of the folder (or a module path
+ * with `..` in modules.json) would read what the folder's place in document_roots does not allow.
+ */
+async function insideFolder(folder: string, rel: string): Promise<boolean> {
+  if (posix.isAbsolute(rel) || rel.split('/').includes('..')) return false;
+  const [root, real] = await Promise.all([realpath(folder), realpath(join(folder, rel)).catch(() => undefined)]);
+  return real !== undefined && real.startsWith(root + sep);
+}
+
 async function readJson<T>(folder: string, rel: string, id: string): Promise<T | undefined> {
+  if (!(await insideFolder(folder, rel))) return undefined;
   const text = await readFile(join(folder, rel), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
@@ -61,10 +72,10 @@ async function readJson<T>(folder: string, rel: string, id: string): Promise<T |
 
 /** `model.onnx`, else `onnx/model.onnx`, else the first other `onnx/model*.onnx` (model_quantized.onnx, …). */
 async function findOnnx(folder: string): Promise<string | undefined> {
-  for (const rel of ['model.onnx', 'onnx/model.onnx']) if (await isFile(join(folder, rel))) return rel;
   const names = await readdir(join(folder, 'onnx')).catch(() => [] as string[]);
-  const other = names.filter((n) => /^model.*\.onnx$/.test(n)).sort()[0];
-  return other ? `onnx/${other}` : undefined;
+  const others = names.filter((n) => /^model.*\.onnx$/.test(n) && n !== 'model.onnx').sort().map((n) => `onnx/${n}`);
+  for (const rel of ['model.onnx', 'onnx/model.onnx', ...others]) if ((await isFile(join(folder, rel))) && (await insideFolder(folder, rel))) return rel;
+  return undefined;
 }
 
 /** Weights past protobuf's 2 GB limit live beside the graph (`model.onnx_data`, `model.onnx.data`); they go with it. */
@@ -72,7 +83,9 @@ async function externalData(folder: string, onnx: string): Promise<string[]> {
   const dir = posix.dirname(onnx);
   const base = posix.basename(onnx);
   const names = await readdir(join(folder, dir)).catch(() => [] as string[]);
-  return names.filter((n) => n !== base && (n.startsWith(`${base}_data`) || n.startsWith(`${base}.data`))).map((n) => (dir === '.' ? n : `${dir}/${n}`));
+  const found = names.filter((n) => n !== base && (n.startsWith(`${base}_data`) || n.startsWith(`${base}.data`))).map((n) => (dir === '.' ? n : `${dir}/${n}`));
+  const inside = await Promise.all(found.map((rel) => insideFolder(folder, rel)));
+  return found.filter((_, i) => inside[i]);
 }
 
 interface Module {
@@ -109,7 +122,7 @@ function promptsOf(config: { prompts?: Record<string, unknown> } | undefined): {
  */
 export async function readEmbeddingFolder(folder: string, id: string, given: EmbeddingImportOptions): Promise<EmbeddingFolderFacts> {
   const onnx = await findOnnx(folder);
-  const hasTokenizer = await isFile(join(folder, 'tokenizer.json'));
+  const hasTokenizer = (await isFile(join(folder, 'tokenizer.json'))) && (await insideFolder(folder, 'tokenizer.json'));
   const modules = await readJson<Module[]>(folder, 'modules.json', id);
   const config = await readJson<{ hidden_size?: number; max_position_embeddings?: number }>(folder, 'config.json', id);
   const moduleList = Array.isArray(modules) ? modules : [];
@@ -117,7 +130,7 @@ export async function readEmbeddingFolder(folder: string, id: string, given: Emb
   if (unsupported.length > 0) {
     throw new ModelError('MODEL_UNSUPPORTED', `modules.json has ${unsupported.map((m) => `${m.type} (${m.path})`).join(', ')} after the transformer: Lectern runs the ONNX graph, then pooling and normalisation only`, { id, file: 'modules.json' });
   }
-  const poolingDir = moduleList.find((m) => /Pooling$/.test(m.type ?? ''))?.path ?? '1_Pooling';
+  const poolingDir = moduleList.find((m) => /Pooling$/.test(m.type ?? ''))?.path || '1_Pooling';
   const poolingRel = `${poolingDir}/config.json`;
   const poolingConfig = await readJson<Record<string, unknown>>(folder, poolingRel, id);
   const filePooling = poolingConfig ? poolingOf(poolingConfig, poolingRel, id) : undefined;
@@ -151,7 +164,7 @@ export async function readEmbeddingFolder(folder: string, id: string, given: Emb
 
   const read = ['tokenizer.json', 'config.json', 'modules.json', poolingRel, 'sentence_bert_config.json', 'config_sentence_transformers.json', 'tokenizer_config.json', 'special_tokens_map.json'];
   const present: string[] = [];
-  for (const rel of read) if (await isFile(join(folder, rel))) present.push(rel);
+  for (const rel of read) if ((await isFile(join(folder, rel))) && (await insideFolder(folder, rel))) present.push(rel);
   return {
     onnx,
     tokenizer: 'tokenizer.json',
