@@ -67,11 +67,11 @@ beforeAll(async () => {
   const tok = JSON.parse(readFileSync(join(bpe, 'tokenizer.json'), 'utf8'));
   writeFileSync(join(bpe, 'tokenizer.json'), JSON.stringify({ ...tok, model: { type: 'BPE', vocab: tok.model.vocab, merges: [] } }));
   // modules.json pointing out of the folder: what lies there is not read.
-  const escape = await writeMiniLmFolder(join(files, 'escape'));
-  rmSync(join(escape, '1_Pooling'), { recursive: true });
-  const mods = JSON.parse(readFileSync(join(escape, 'modules.json'), 'utf8'));
+  const outward = await writeMiniLmFolder(join(files, 'escape'));
+  rmSync(join(outward, '1_Pooling'), { recursive: true });
+  const mods = JSON.parse(readFileSync(join(outward, 'modules.json'), 'utf8'));
   mods[1].path = '../minilm-st/1_Pooling';
-  writeFileSync(join(escape, 'modules.json'), JSON.stringify(mods));
+  writeFileSync(join(outward, 'modules.json'), JSON.stringify(mods));
   mkdirSync(join(files, 'graph-only'));
   copyFileSync(models.minilm.onnx, join(files, 'graph-only', 'model.onnx'));
   writeFileSync(join(files, 'topics.md'), TOPICS_MD);

@@ -56,7 +56,7 @@ const isFile = (p: string): Promise<boolean> => stat(p).then((s) => s.isFile(), 
 async function insideFolder(folder: string, rel: string): Promise<boolean> {
   if (posix.isAbsolute(rel) || rel.split('/').includes('..')) return false;
   const [root, real] = await Promise.all([realpath(folder), realpath(join(folder, rel)).catch(() => undefined)]);
-  return real !== undefined && real.startsWith(root + sep);
+  return real?.startsWith(root + sep) ?? false;
 }
 
 async function readJson<T>(folder: string, rel: string, id: string): Promise<T | undefined> {
