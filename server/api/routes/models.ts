@@ -233,8 +233,8 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'override them (bge\'s retrieval instruction goes in query_prefix). It is loaded once with onnxruntime and embeds a test sentence ' +
           'before it is listed (GET /models: `custom: true`, `onnx`). Refused, with nothing left on disk: 422 MODEL_FILES_MISSING ' +
           '(details.missing names the files), 422 MODEL_FILE_INVALID (onnxruntime cannot load or run the graph, or its vectors are not of the ' +
-          'stated dimensions), 422 MODEL_UNSUPPORTED (another tokenizer, max pooling, a Dense module). Then name it as `embedding_model` of ' +
-          'POST /jobs/{job_id}/embed (or the setting embedding_model); search embeds queries with it.',
+          'stated dimensions), 422 MODEL_UNSUPPORTED (another tokenizer, max pooling, a Dense module). Then name it as `model` of ' +
+          'POST /jobs/{job_id}/embed, as a bot\'s `embedding_model` or as the setting embedding_model; search embeds queries with it.',
         consumes: ['application/json', 'multipart/form-data'],
         params: ModelParams,
         body: ImportBody,
