@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../server/config/load-settings.js';
 import { tempDir } from '../helpers/app.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { cliEnv, lecternDone } from '../helpers/pty.js';
@@ -84,5 +85,17 @@ describe('lectern models import NAME FOLDER', () => {
     expect(said(taken)).toContain('a model named my-embed is already installed');
     expect(folder()).toEqual(before);
     expect(JSON.parse(readFileSync(join(models, 'my-embed', 'lectern-model.json'), 'utf8'))).toMatchObject({ id: 'my-embed', task: 'embedding', pooling: 'mean' });
+  });
+
+  it('lectern init offers an imported embedding model, and does not ask to pull it', async () => {
+    // Piped, not in a terminal: init asks nothing and takes the defaults for what no flag gives.
+    const init = await lectern(['init', '-o', 'init.yaml', '--data-dir', 'data', '--llm-provider', 'extractive', '--embedding-model', 'my-embed'], '');
+    expect(init.code, init.stdout).toBe(0);
+    expect(init.stdout).not.toContain('models pull my-embed');
+    expect(loadSettings({ env: {}, cwd, configPath: 'init.yaml' })).toMatchObject({ embedding_model: 'my-embed' });
+    const other = await lectern(['init', '-o', 'other.yaml', '--data-dir', 'data', '--llm-provider', 'extractive', '--embedding-model', 'not-imported'], '');
+    expect(other.code).toBe(2);
+    expect(said(other)).toContain('not-imported is not an embedding model Lectern knows (allowed: ');
+    expect(said(other)).toContain(`${TEST_MODEL}, my-embed)`);
   });
 });
