@@ -3,7 +3,8 @@ import { defineConfig } from 'electron-vite';
 
 // main: the Electron main process plus the Piscina worker bundle beside it (out/main/worker.js) and the
 // llama host process the server forks for local chat (out/main/llm-host.js) with the probe it forks to load
-// an imported GGUF once (out/main/gguf-probe.js);
+// an imported GGUF once (out/main/gguf-probe.js), and the one that runs an imported ONNX embedding model once
+// (out/main/onnx-probe.js);
 // preload: the few named methods the sandboxed renderer gets; renderer: the review UI.
 export default defineConfig({
   main: {
@@ -14,6 +15,7 @@ export default defineConfig({
           worker: resolve('workers/index.ts'),
           'llm-host': resolve('server/models/llm/llm-host.ts'),
           'gguf-probe': resolve('server/models/llm/gguf-probe.ts'),
+          'onnx-probe': resolve('server/models/custom/onnx-probe.ts'),
         },
       },
     },

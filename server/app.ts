@@ -149,6 +149,8 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
     mirrorUrl: settings.model_mirror_url || undefined,
     // Built beside the worker bundle, like the llama host: it loads an imported GGUF once in a process of its own.
     ggufProbeFile: join(dirname(workerFile), 'gguf-probe.js'),
+    // And the ONNX probe: an imported embedding model embeds a test sentence there before it is listed.
+    onnxProbeFile: join(dirname(workerFile), 'onnx-probe.js'),
   });
   const modelPulls = createModelPulls({ models });
   const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };

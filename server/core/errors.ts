@@ -35,10 +35,14 @@ export const ERROR_STATUS = {
   /** Importing your own GGUF under a new name: the name is no valid id, or a model already has it. */
   MODEL_NAME_INVALID: 400,
   MODEL_EXISTS: 409,
-  /** Not a GGUF (magic bytes), cut short, or llama.cpp cannot load it. */
+  /** Not a GGUF (magic bytes), cut short, or llama.cpp cannot load it; an ONNX onnxruntime cannot load or run as stated. */
   MODEL_FILE_INVALID: 422,
   /** A GGUF without tokenizer.chat_template: a base model, which cannot hold a chat. */
   MODEL_NO_CHAT_TEMPLATE: 422,
+  /** An embedding model's folder without the files that say how to run it (details.missing names them). */
+  MODEL_FILES_MISSING: 422,
+  /** An embedding model that needs what Lectern does not run: a tokenizer other than WordPiece, max pooling, a Dense module. */
+  MODEL_UNSUPPORTED: 422,
   MODEL_DOWNLOAD_FAILED: 502,
   /** DELETE /models/{id}/pull when no pull of the model runs. */
   PULL_NOT_FOUND: 404,

@@ -10,6 +10,7 @@ import type { DocumentLimits } from './extract/limits.js';
 import type { DocumentFormat, ExtractedBlock, ExtractionResult } from './extract/types.js';
 import type { BBox, OcrOptions } from './extract/types.js';
 import type { OcrPageResult } from './extract/types.js';
+import type { Pooling } from './embedding/pooling.js';
 import type { ReadablePage } from './sources/readable-html.js';
 
 export interface NumberedBlock extends ExtractedBlock {
@@ -81,8 +82,10 @@ export interface ReadablePageTaskInput {
 export interface EmbedModelSpec {
   onnxPath: string;
   tokenizerPath: string;
-  pooling: 'mean' | 'cls';
+  pooling: Pooling;
   maxTokens: number;
+  /** False for a model whose sentence-transformers modules have no Normalize; the catalog's all have one. */
+  normalize?: boolean;
 }
 
 export interface EmbedTaskInput {

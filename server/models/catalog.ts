@@ -1,3 +1,4 @@
+import type { Pooling } from '../core/embedding/pooling.js';
 import { CHAT_MODELS } from './chat-catalog.js';
 
 /**
@@ -28,9 +29,14 @@ interface CatalogModelBase {
 export interface EmbeddingCatalogModel extends CatalogModelBase {
   task: 'embedding';
   dimensions: number;
-  pooling: 'mean' | 'cls';
+  pooling: Pooling;
   /** Tokens per input, [CLS] and [SEP] included; longer chunks are truncated. */
   maxTokens: number;
+  /** Unit-length vectors (sentence-transformers' Normalize module); unset means true, as for every catalog model. */
+  normalize?: boolean;
+  /** Put before each question (e5's `query: `, bge's retrieval instruction) and each passage embedded; unset means none. */
+  queryPrefix?: string;
+  passagePrefix?: string;
   weights: 'int8' | 'fp32';
   /** The ONNX graph and the tokenizer.json among `files`. */
   onnx: string;

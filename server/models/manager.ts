@@ -7,16 +7,22 @@ import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ChatCatalogMod
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
 import { readZipMember } from './zip-member.js';
-import { checkCustomName, importCustomGguf, readCustomModels, type CustomChatModel } from './custom/custom-models.js';
+import { checkCustomName, importCustomGguf, readCustomModels, type CustomChatModel, type CustomModel } from './custom/custom-models.js';
+import { importCustomOnnx, type CustomEmbeddingModel } from './custom/custom-embedding.js';
+import { hasGgufMagic } from './custom/gguf-probe-run.js';
+import type { EmbeddingImportOptions } from './custom/st-folder.js';
 
-/** A model of the catalog, or a chat model imported from a GGUF the catalog does not know. */
-export type KnownModel = CatalogModel | CustomChatModel;
+/**
+ * A model of the catalog, or one imported from files the catalog does not know: a GGUF chat model, an ONNX
+ * embedding model.
+ */
+export type KnownModel = CatalogModel | CustomModel;
 
 export interface ModelStatus {
   id: string;
   name: string;
   task: CatalogModel['task'];
-  /** The catalog's weights, or the file type read from an imported GGUF. */
+  /** The catalog's weights, or the type read from an imported GGUF or ONNX graph. */
   weights: string;
   licence: string;
   /** Null for chat models. */
@@ -27,8 +33,10 @@ export interface ModelStatus {
   missing: string[];
   /** Bytes of unfinished downloads on disk (`.part` files): a pull resumes from them. */
   partialBytes: number;
-  /** What was read from an imported GGUF; undefined for the catalog's models. */
-  custom?: CustomChatModel['custom'];
+  /** How an imported model was read; undefined for the catalog's models. */
+  custom?: CustomModel['custom'];
+  /** Embedding models: how vectors are made (the catalog's: normalised, no prefixes). */
+  embedding?: { pooling: EmbeddingCatalogModel['pooling']; normalize: boolean; maxTokens: number; queryPrefix: string; passagePrefix: string };
 }
 
 export interface VerifyResult {
@@ -38,7 +46,7 @@ export interface VerifyResult {
 }
 
 export interface InstalledModel {
-  model: EmbeddingCatalogModel;
+  model: EmbeddingCatalogModel | CustomEmbeddingModel;
   dir: string;
   onnxPath: string;
   tokenizerPath: string;
@@ -62,10 +70,11 @@ export interface ModelManager {
   pull(id: string, opts?: PullOptions): Promise<VerifyResult>;
   /**
    * Copies a model file, or a folder holding the model's files, into place after checking each. An id the
-   * catalog does not know takes a GGUF chat model of your own, checked by loading it (`fileName`: the name
-   * an uploaded file had).
+   * catalog does not know takes a GGUF chat model of your own, or a folder holding an ONNX embedding model
+   * (sentence-transformers' layout; `embedding` states what its files do not), checked by loading it
+   * (`fileName`: the name an uploaded file had).
    */
-  importFrom(id: string, source: string, o?: { fileName?: string }): Promise<{ imported: string[]; missing: string[] }>;
+  importFrom(id: string, source: string, o?: { fileName?: string; embedding?: EmbeddingImportOptions }): Promise<{ imported: string[]; missing: string[] }>;
   /** A catalog model or an imported one, or MODEL_NOT_FOUND. */
   find(id: string): Promise<KnownModel>;
   /** An embedding model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
@@ -85,6 +94,8 @@ export function createModelManager(opts: {
   mirrorUrl?: string;
   /** The built GGUF probe (dist/gguf-probe.js): importing a GGUF of your own needs it. */
   ggufProbeFile?: string;
+  /** The built ONNX probe (dist/onnx-probe.js): importing an embedding model of your own needs it. */
+  onnxProbeFile?: string;
 }): ModelManager {
   const catalog = opts.catalog ?? MODEL_CATALOG;
   const dirOf = (m: KnownModel): string => join(opts.modelsDir, m.id);
@@ -121,13 +132,27 @@ export function createModelManager(opts: {
     return m as Extract<KnownModel, { task: T }>;
   }
 
-  async function importCustom(id: string, source: string, fileName: string | undefined): Promise<string[]> {
+  async function importCustom(id: string, source: string, o: { fileName?: string; embedding?: EmbeddingImportOptions }): Promise<string[]> {
     checkCustomName(id, catalog.map((c) => c.id));
-    if (!opts.ggufProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check GGUF files (dist/gguf-probe.js is missing)', { id });
-    if (!(await stat(source).then((s) => s.isFile(), () => false))) {
-      throw new ModelError('MODEL_IMPORT_FAILED', `${source} is not a file: a model of your own is imported from its .gguf file`, { id, source });
+    if (await stat(source).then((s) => s.isDirectory(), () => false)) {
+      if (!opts.onnxProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check ONNX models (dist/onnx-probe.js is missing)', { id });
+      const record = await importCustomOnnx({ modelsDir: opts.modelsDir, probeFile: opts.onnxProbeFile, id, source, given: o.embedding ?? {} });
+      return record.files.map((f) => f.path);
     }
-    const record = await importCustomGguf({ modelsDir: opts.modelsDir, probeFile: opts.ggufProbeFile, id, source, fileName });
+    if (!(await stat(source).then((s) => s.isFile(), () => false))) {
+      throw new ModelError('MODEL_IMPORT_FAILED', `${source} is not a file: a model of your own is imported from its .gguf file or its folder`, { id, source });
+    }
+    const shown = o.fileName ?? source;
+    if (/\.onnx$/i.test(shown) && !(await hasGgufMagic(source))) {
+      // A graph alone cannot be run: the tokenizer and the pooling come from the files beside it.
+      const missing = ['tokenizer.json', 'modules.json', '1_Pooling/config.json'];
+      throw new ModelError('MODEL_FILES_MISSING', `${shown} alone is not an embedding model: import its folder, with ${missing.join(', ')}`, { id, missing });
+    }
+    if (o.embedding && Object.values(o.embedding).some((v) => v !== undefined)) {
+      throw new ModelError('MODEL_IMPORT_FAILED', 'pooling, normalize, max_tokens, dimensions and the prefixes are for an embedding model\'s folder, not for a GGUF', { id, source });
+    }
+    if (!opts.ggufProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check GGUF files (dist/gguf-probe.js is missing)', { id });
+    const record = await importCustomGguf({ modelsDir: opts.modelsDir, probeFile: opts.ggufProbeFile, id, source, fileName: o.fileName });
     return record.files.map((f) => f.path);
   }
 
@@ -253,6 +278,7 @@ export function createModelManager(opts: {
             missing,
             partialBytes: await partialBytes(m),
             ...('custom' in m ? { custom: m.custom } : {}),
+            ...(m.task === 'embedding' ? { embedding: embeddingOf(m) } : {}),
           };
         }),
       );
@@ -280,7 +306,10 @@ export function createModelManager(opts: {
       const info = await stat(source).catch(() => undefined);
       if (!info) throw new ModelError('MODEL_IMPORT_FAILED', `${source} does not exist`, { id, source });
       const m = findCatalogModel(catalog, id);
-      if (!m) return { imported: await importCustom(id, source, o.fileName), missing: [] };
+      if (!m) return { imported: await importCustom(id, source, o), missing: [] };
+      if (o.embedding && Object.values(o.embedding).some((v) => v !== undefined)) {
+        throw new ModelError('MODEL_IMPORT_FAILED', `${id} is a model of the catalog: it is run as the catalog says, without pooling, prefixes or other settings`, { id });
+      }
       const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source);
       if (imported.length === 0) {
         const names = m.files.map((f) => f.path).join(', ');
@@ -290,7 +319,6 @@ export function createModelManager(opts: {
     },
     async require(id) {
       const m = await modelFor(id, 'embedding');
-      if ('custom' in m) throw new ModelError('MODEL_NOT_FOUND', `${id} is not an embedding model`, { id });
       await installedOrThrow(m);
       return { model: m, dir: dirOf(m), onnxPath: join(dirOf(m), m.onnx), tokenizerPath: join(dirOf(m), m.tokenizer) };
     },
@@ -300,6 +328,11 @@ export function createModelManager(opts: {
       return { model: m, ggufPath: join(dirOf(m), m.gguf) };
     },
   };
+}
+
+/** How an embedding model makes vectors; the catalog's models leave the defaults unsaid. */
+export function embeddingOf(m: EmbeddingCatalogModel | CustomEmbeddingModel): NonNullable<ModelStatus['embedding']> {
+  return { pooling: m.pooling, normalize: m.normalize ?? true, maxTokens: m.maxTokens, queryPrefix: m.queryPrefix ?? '', passagePrefix: m.passagePrefix ?? '' };
 }
 
 /** `<mirror>/<the file name of the public address>`: a mirror is one folder holding every file by name. */

@@ -8,7 +8,10 @@ export type ModelErrorCode =
   | 'MODEL_NAME_INVALID'
   | 'MODEL_EXISTS'
   | 'MODEL_FILE_INVALID'
-  | 'MODEL_NO_CHAT_TEMPLATE';
+  | 'MODEL_NO_CHAT_TEMPLATE'
+  /** Importing an ONNX embedding model: its folder lacks files (details.missing), or asks for what Lectern does not run. */
+  | 'MODEL_FILES_MISSING'
+  | 'MODEL_UNSUPPORTED';
 
 /** Coded like the app's errors (callers read `code`); the API maps the codes to statuses. */
 export class ModelError extends Error {

@@ -150,4 +150,31 @@ describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('takes the last real token for last-token pooling, and leaves vectors unscaled without normalisation', async () => {
+    const models = await ensureTestModels();
+    const { model, table } = tinyFp32Onnx(tokenizer.vocabSize);
+    const dir = mkdtempSync(join(tmpdir(), 'lectern-tiny-onnx-'));
+    const modelPath = join(dir, 'model.onnx');
+    writeFileSync(modelPath, model);
+    const row = (id: number) => Array.from(table.subarray(id * TINY_DIM, (id + 1) * TINY_DIM));
+    const texts = ['Short.', 'A somewhat longer sentence about tables and rules.', 'word '.repeat(40)];
+    try {
+      // Padded rows in one batch: the last real token is [SEP] (102) whatever the text's length.
+      const last = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling: 'last', normalize: false, maxTokens: 16 });
+      (await last.embed(texts)).forEach((v, i) => Array.from(v).forEach((x, d) => expect(x, `last ${i} ${d}`).toBeCloseTo(row(102)[d]!, 5)));
+      await last.close();
+      const raw = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', normalize: false, maxTokens: 16 });
+      const got = await raw.embed(texts);
+      texts.forEach((t, i) => {
+        const ids = tokenizer.encode(t, 16).ids;
+        const mean = Array.from({ length: TINY_DIM }, (_, d) => ids.reduce((s, id) => s + row(id)[d]!, 0) / ids.length);
+        Array.from(got[i]!).forEach((x, d) => expect(x, `raw mean ${i} ${d}`).toBeCloseTo(mean[d]!, 5));
+      });
+      // Not unit length, so the values above are the raw means and not their normalised form.
+      expect(Math.max(...got.map((v) => Math.abs(Math.hypot(...v) - 1)))).toBeGreaterThan(0.05);
+      await raw.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

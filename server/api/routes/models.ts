@@ -1,13 +1,16 @@
 import { rmSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { AppError } from '../../core/errors.js';
 import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
 import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
-import type { KnownModel } from '../../models/manager.js';
+import type { EmbeddingImportOptions } from '../../models/custom/st-folder.js';
+import { embeddingOf, type KnownModel } from '../../models/manager.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
-import { ImportBody, ImportResult, ModelList, ModelParams, NamedImportBody, PullDone, PullStarted } from '../../schemas/models.js';
+import { EmbeddingImportForm, ImportBody, ImportResult, ModelList, ModelParams, NamedImportBody, PullDone, PullStarted } from '../../schemas/models.js';
 import { receiveModelFile } from '../receive-model-file.js';
+import { receiveModelFiles } from '../receive-model-files.js';
 import { openSse } from '../sse.js';
 import type { ServerDeps } from '../services.js';
 
@@ -15,7 +18,10 @@ const tags = ['models'];
 
 /** What a model is for, as the desk's Models screen says it. */
 function purposeOf(m: KnownModel): string {
-  if ('custom' in m) return `Chat, imported from a GGUF of your own (${m.custom.architecture}, ${m.weights}): writes answers like the catalog's chat models.`;
+  if (m.task === 'embedding' && 'custom' in m) {
+    return `Embedding, imported from an ONNX model of your own (${m.dimensions} dimensions, ${m.pooling} pooling): for Embed, Search and Chat like the catalog's.`;
+  }
+  if ('custom' in m && 'architecture' in m.custom) return `Chat, imported from a GGUF of your own (${m.custom.architecture}, ${m.weights}): writes answers like the catalog's chat models.`;
   if (m.task === 'embedding') return 'Embedding: turns approved chunks and questions into vectors, for Embed, Search and the sources of Chat.';
   if (m.testOnly) return 'Chat, for tests only: proves loading and streaming in milliseconds; it cannot answer questions.';
   return 'Chat: writes the answers of Chat and of bots on this machine, from the sources retrieved.';
@@ -33,8 +39,52 @@ function catalogModel(id: string): CatalogModel {
  */
 const CUSTOM_GGUF_MAX_BYTES = 16 * 1024 ** 3;
 
-/** The uploaded file of a multipart import, kept from preValidation to the handler. */
-const uploads = new WeakMap<object, { path: string; fileName: string; fields: Record<string, string> }>();
+/**
+ * The uploaded file of a multipart import, kept from preValidation to the handler: one file, or for an id
+ * the catalog does not know the files of a folder, in a temporary folder (`dir`) under their paths.
+ */
+interface Upload {
+  path: string;
+  fileName: string;
+  fields: Record<string, string>;
+  dir?: string;
+}
+const uploads = new WeakMap<object, Upload>();
+
+/** The files of an import under a new id: one file stands for itself (a GGUF), several for a model's folder. */
+async function receiveCustom(req: Parameters<typeof receiveModelFiles>[0], tmpDir: string): Promise<Upload> {
+  const got = await receiveModelFiles(req, tmpDir, CUSTOM_GGUF_MAX_BYTES);
+  const [only, ...more] = got.files;
+  if (only !== undefined && more.length === 0 && !only.includes('/')) return { path: `${got.dir}/${only}`, fileName: only, fields: got.fields, dir: got.dir };
+  return { path: got.dir, fileName: '', fields: got.fields, dir: got.dir };
+}
+
+/** The request's field for each fact an import can state. */
+const FIELD_OF: Record<keyof EmbeddingImportOptions, string> = {
+  pooling: 'pooling',
+  normalize: 'normalize',
+  maxTokens: 'max_tokens',
+  dimensions: 'dimensions',
+  queryPrefix: 'query_prefix',
+  passagePrefix: 'passage_prefix',
+};
+
+type EmbeddingFields = Pick<Static<typeof ImportBody>, 'pooling' | 'normalize' | 'max_tokens' | 'dimensions' | 'query_prefix' | 'passage_prefix'>;
+
+/** What the request states about an embedding model of your own: JSON fields, or multipart ones (text). */
+function embeddingOptions(body: EmbeddingFields, fields: Record<string, string> | undefined): EmbeddingImportOptions {
+  if (fields) {
+    const form = Object.fromEntries(Object.entries(fields).filter(([k]) => k in EmbeddingImportForm.properties));
+    if (!Value.Check(EmbeddingImportForm, form)) {
+      const fieldsBad = new Set([...Value.Errors(EmbeddingImportForm, form)].map((e) => e.instancePath.replace(/^\//, '')));
+      const bad = [...fieldsBad].map((field) => ({ field, value: String(form[field] ?? '').slice(0, 100) }));
+      throw new AppError('VALIDATION_FAILED', 'a form field of the import is not what it should be', bad);
+    }
+    const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+    body = { ...form, normalize: form.normalize === undefined ? undefined : form.normalize === 'true', max_tokens: int(form.max_tokens), dimensions: int(form.dimensions) };
+  }
+  return { pooling: body.pooling, normalize: body.normalize, maxTokens: body.max_tokens, dimensions: body.dimensions, queryPrefix: body.query_prefix, passagePrefix: body.passage_prefix };
+}
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   // A pull streams to its callers: stop them all before the server waits for its connections to close.
@@ -58,7 +108,9 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       return {
         models_dir: deps.models.modelsDir,
         models: models.map(({ s, m }) => {
-          const c = 'custom' in m ? m.custom : undefined;
+          const c = 'custom' in m && 'architecture' in m.custom ? m.custom : undefined;
+          const onnx = m.task === 'embedding' && 'custom' in m ? m : undefined;
+          const e = m.task === 'embedding' ? embeddingOf(m) : undefined;
           return {
             id: s.id,
             name: s.name,
@@ -67,7 +119,10 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             licence: s.licence,
             homepage: m.homepage,
             dimensions: s.dimensions,
-            pooling: m.task === 'embedding' ? m.pooling : null,
+            pooling: e?.pooling ?? null,
+            normalize: e?.normalize ?? null,
+            query_prefix: e?.queryPrefix ?? null,
+            passage_prefix: e?.passagePrefix ?? null,
             max_tokens: m.task === 'embedding' ? m.maxTokens : m.contextTokens,
             size_bytes: s.sizeBytes,
             installed: s.installed,
@@ -77,10 +132,11 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             description: purposeOf(m),
             partial_bytes: s.partialBytes,
             pull: deps.modelPulls.running(s.id)?.progress() ?? null,
-            custom: c !== undefined,
+            custom: 'custom' in m,
             gguf: c
               ? { architecture: c.architecture, parameters: c.parameters, quantization: c.quantization, context_length: c.contextLength, chat_wrapper: c.chatWrapper, imported_at: c.importedAt }
               : null,
+            onnx: onnx ? { onnx: onnx.onnx, from_request: onnx.custom.fromRequest.map((k) => FIELD_OF[k]), imported_at: onnx.custom.importedAt } : null,
           };
         }),
       };
@@ -167,7 +223,18 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           '`-`, `.`, `_`; 400 MODEL_NAME_INVALID; 409 MODEL_EXISTS when a model has it): its architecture, parameters, file type, context ' +
           'length and chat template are read from the file, and it is loaded once with llama.cpp before it is listed (GET /models: ' +
           '`custom: true`). Refused, with nothing left on disk: 422 MODEL_FILE_INVALID (not a GGUF, cut short, or llama.cpp cannot load ' +
-          'it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot\'s `llm.model` or as the setting chat_model.',
+          'it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot\'s `llm.model` or as the setting chat_model. ' +
+          'A folder under a new id (JSON {path} of the folder, or multipart with one `file` field per file, each named by its path in the folder: ' +
+          '`1_Pooling/config.json`) imports an ONNX sentence-embedding model of your own, laid out as sentence-transformers saves one: ' +
+          '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece: BERT, MiniLM, bge, e5), `config.json`, `modules.json` (a Normalize ' +
+          'module: unit-length vectors) and `1_Pooling/config.json` (mean, CLS or last-token pooling, the dimensions); `sentence_bert_config.json` ' +
+          '(max_seq_length) and `config_sentence_transformers.json` (prompts.query / prompts.passage: e5\'s "query: " and "passage: ") when ' +
+          'present. The fields pooling, normalize, max_tokens, dimensions, query_prefix and passage_prefix state what the files do not, or ' +
+          'override them (bge\'s retrieval instruction goes in query_prefix). It is loaded once with onnxruntime and embeds a test sentence ' +
+          'before it is listed (GET /models: `custom: true`, `onnx`). Refused, with nothing left on disk: 422 MODEL_FILES_MISSING ' +
+          '(details.missing names the files), 422 MODEL_FILE_INVALID (onnxruntime cannot load or run the graph, or its vectors are not of the ' +
+          'stated dimensions), 422 MODEL_UNSUPPORTED (another tokenizer, max pooling, a Dense module). Then name it as `model` of ' +
+          'POST /jobs/{job_id}/embed, as a bot\'s `embedding_model` or as the setting embedding_model; search embeds queries with it.',
         consumes: ['application/json', 'multipart/form-data'],
         params: ModelParams,
         body: ImportBody,
@@ -176,12 +243,12 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       preValidation: async (req) => {
         if (!req.isMultipart()) return;
         const m = findCatalogModel(MODEL_CATALOG, (req.params as { model_id: string }).model_id);
-        const largest = m ? Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0))) : CUSTOM_GGUF_MAX_BYTES;
-        uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, largest));
+        if (m) uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0)))));
+        else uploads.set(req, await receiveCustom(req, deps.files.tmpDir));
         req.body = {};
       },
     },
-    async (req) => importModel(req.params.model_id, req.body.path, uploads.get(req)),
+    async (req) => importModel(req.params.model_id, req.body, uploads.get(req)),
   );
 
   app.post(
@@ -191,15 +258,16 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         tags,
         summary: 'Install a model under the id given in the body: a GGUF chat model of your own',
         description:
-          'The same as POST /models/{model_id}/import with the id as `name`: JSON {name, path} (path inside document_roots), or ' +
-          'multipart/form-data with a `name` field before the `file` field. 400 VALIDATION_FAILED without a name.',
+          'The same as POST /models/{model_id}/import with the id as `name`: JSON {name, path} (path inside document_roots, a .gguf or an ' +
+          'embedding model\'s folder, with its optional fields), or multipart/form-data with a `name` field (and the embedding fields) before ' +
+          'the `file` fields. 400 VALIDATION_FAILED without a name.',
         consumes: ['application/json', 'multipart/form-data'],
         body: NamedImportBody,
         response: { 200: ImportResult, ...errors(400, 401, 403, 404, 409, 413, 422) },
       },
       preValidation: async (req) => {
         if (!req.isMultipart()) return;
-        uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, CUSTOM_GGUF_MAX_BYTES));
+        uploads.set(req, await receiveCustom(req, deps.files.tmpDir));
         req.body = {};
       },
     },
@@ -207,27 +275,29 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       const uploaded = uploads.get(req);
       const name = uploaded?.fields.name ?? req.body.name;
       if (!name) {
-        if (uploaded) rmSync(uploaded.path, { force: true });
+        if (uploaded) rmSync(uploaded.dir ?? uploaded.path, { recursive: true, force: true });
         throw new AppError('VALIDATION_FAILED', 'name the model: {"name": …} in JSON, or a "name" field before the file', [{ field: 'name' }]);
       }
-      return importModel(name, req.body.path, uploaded);
+      return importModel(name, req.body, uploaded);
     },
   );
 
   /** One import, whichever route named the id; an uploaded file is removed whatever happens. */
-  async function importModel(id: string, path: string | undefined, uploaded: { path: string; fileName: string } | undefined) {
+  async function importModel(id: string, body: EmbeddingFields & { path?: string }, uploaded: Upload | undefined) {
+    const { path } = body;
     try {
+      const embedding = embeddingOptions(body, uploaded?.fields);
       if (deps.modelPulls.running(id)) throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
       let source = uploaded?.path;
       if (!source) {
         if (!path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
         source = resolveInRoots(path, documentRootsOf(deps.settings.document_roots)).real;
       }
-      const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName });
+      const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName || undefined, embedding });
       const custom = !findCatalogModel(MODEL_CATALOG, id);
       return { model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom };
     } finally {
-      if (uploaded) rmSync(uploaded.path, { force: true });
+      if (uploaded) rmSync(uploaded.dir ?? uploaded.path, { recursive: true, force: true });
     }
   }
 };

@@ -52,7 +52,7 @@ const checks = {
     provider === 'local' && !local.includes(v) ? `${v} is not a local chat model Lectern knows (allowed: ${local.join(', ')})` : v.trim() ? null : 'the model name cannot be empty',
   embedding_provider: (v: string) =>
     (EMBEDDING_PROVIDERS as readonly string[]).includes(v) ? null : `${v} is not an embedding provider for bots (allowed: ${EMBEDDING_PROVIDERS.join(', ')}: models run on this machine)`,
-  embedding_model: (v: string) => (EMBEDDING_MODEL_IDS.includes(v) ? null : `${v} is not an embedding model Lectern knows (allowed: ${EMBEDDING_MODEL_IDS.join(', ')})`),
+  embedding_model: (local: readonly string[]) => (v: string) => (local.includes(v) ? null : `${v} is not an embedding model Lectern knows (allowed: ${local.join(', ')})`),
   vectorstore_provider: (v: string) => ((VECTOR_STORES as readonly string[]).includes(v) ? null : `${v} is not a vector store Lectern has (allowed: ${VECTOR_STORES.join(', ')})`),
   chunk_size: (v: string) => integerIn('the chunk size', v, limits('chunk_size')),
   chunk_overlap: (size: number) => (v: string) => integerIn('the chunk overlap', v, limits('chunk_overlap')) ?? (Number(v) < size ? null : `the overlap must be smaller than the chunk size (${size})`),
@@ -89,17 +89,19 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
   const base = startingPoint(flags);
   const data_dir = resolve(await answer(prompter, { flag: '--data-dir', given: flags.dataDir, label: 'Data folder', default: base.data_dir || defaultDataDir(process.env), check: checks.data_dir }));
   const llm_provider = await answer(prompter, { flag: '--llm-provider', given: flags.llmProvider, label: 'LLM provider', default: base.llm_provider, choices: LLM_PROVIDERS, check: checks.llm_provider });
+  // Models of your own already imported into this data folder: GGUF chat models, ONNX embedding models.
+  const imported = await readCustomModels(modelsDirOf(data_dir));
   let model_name = '';
   if (llm_provider !== 'extractive') {
     const fallback = llm_provider === 'local' ? base.chat_model : base.llm_provider === llm_provider && base.llm_model ? base.llm_model : REMOTE_MODEL_DEFAULT[llm_provider] ?? '';
-    // GGUF models of your own already imported into this data folder are local chat models too.
-    const local = [...CHAT_MODEL_IDS, ...(await readCustomModels(modelsDirOf(data_dir))).map((m) => m.id)];
+    const local = [...CHAT_MODEL_IDS, ...imported.filter((m) => m.task === 'chat').map((m) => m.id)];
     model_name = await answer(prompter, {
       flag: '--model-name', given: flags.modelName, label: 'LLM model', default: fallback, choices: llm_provider === 'local' ? local : undefined, check: checks.model_name(llm_provider, local),
     });
   }
   const embedding_provider = await answer(prompter, { flag: '--embedding-provider', given: flags.embeddingProvider, label: 'Embedding provider', default: 'local', choices: EMBEDDING_PROVIDERS, check: checks.embedding_provider });
-  const embedding_model = await answer(prompter, { flag: '--embedding-model', given: flags.embeddingModel, label: 'Embedding model', default: base.embedding_model, choices: EMBEDDING_MODEL_IDS, check: checks.embedding_model });
+  const embedders = [...EMBEDDING_MODEL_IDS, ...imported.filter((m) => m.task === 'embedding').map((m) => m.id)];
+  const embedding_model = await answer(prompter, { flag: '--embedding-model', given: flags.embeddingModel, label: 'Embedding model', default: base.embedding_model, choices: embedders, check: checks.embedding_model(embedders) });
   const vectorstore_provider = await answer(prompter, { flag: '--vectorstore-provider', given: flags.vectorstoreProvider, label: 'Vector store', default: 'usearch', choices: VECTOR_STORES, check: checks.vectorstore_provider });
   const chunk_size = Number(await answer(prompter, { flag: '--chunk-size', given: flags.chunkSize, label: 'Chunk size (tokens)', default: String(base.chunk_size), check: checks.chunk_size }));
   const overlapDefault = String(Math.min(base.chunk_overlap, Math.floor(chunk_size / 4)));
@@ -119,7 +121,7 @@ async function collect(flags: InitFlags, prompter: Prompter | null): Promise<Ini
 
 /** Installed as far as a quick look tells: every file of the model present with its catalogued size. */
 function installed(dataDir: string, id: string): boolean {
-  // An imported GGUF is recorded only once it loaded: its record is enough.
+  // An imported model is recorded only once it loaded: its record is enough.
   if (existsSync(join(modelsDirOf(dataDir), id, CUSTOM_RECORD))) return true;
   const model = MODEL_CATALOG.find((m) => m.id === id);
   return Boolean(model?.files.every((f) => {
@@ -187,7 +189,7 @@ export function addInitCommand(program: Command): void {
     .addOption(new Option('--llm-provider <name>', 'what answers bots\' questions').choices(LLM_PROVIDERS))
     .option('--model-name <name>', `the LLM model (local: ${CHAT_MODEL_IDS.join(', ')})`)
     .addOption(new Option('--embedding-provider <name>', 'where embeddings are computed').choices(EMBEDDING_PROVIDERS))
-    .addOption(new Option('--embedding-model <id>', 'the embedding model').choices(EMBEDDING_MODEL_IDS))
+    .option('--embedding-model <id>', `the embedding model (${EMBEDDING_MODEL_IDS.join(', ')}, or one imported into the data folder)`)
     .addOption(new Option('--vectorstore-provider <name>', 'the vector index').choices(VECTOR_STORES))
     .option('--chunk-size <tokens>', `chunk size in tokens (${limits('chunk_size').minimum}-${limits('chunk_size').maximum})`)
     .option('--chunk-overlap <tokens>', 'tokens shared by neighbouring chunks (less than the chunk size)')

@@ -9,6 +9,11 @@ export interface EmbedderOptions {
   modelPath: string;
   tokenizerPath: string;
   pooling: Pooling;
+  /**
+   * L2-normalise each vector (true by default, as the catalog's models have a Normalize module); false gives
+   * the pooled vector as it is, for a model whose sentence-transformers modules end without one.
+   */
+  normalize?: boolean;
   /** The model's limit in tokens, [CLS] and [SEP] included; longer texts are truncated. */
   maxTokens: number;
   /** onnxruntime intra-op threads; 1 inside a pool worker so workers do not fight over cores. */
@@ -36,14 +41,14 @@ export interface EmbedderOptions {
 export interface Embedder {
   readonly dimensions: number;
   readonly maxTokens: number;
-  /** Unit-length vectors in the order of `texts`; batches hold at most `batchSize` texts and `maxBatchTokens`. */
+  /** Vectors in the order of `texts` (unit length unless the embedder was made with `normalize: false`); batches hold at most `batchSize` texts and `maxBatchTokens`. */
   embed(texts: readonly string[], batchSize?: number): Promise<Float32Array[]>;
   countTokens(text: string): number;
   close(): Promise<void>;
 }
 
 /**
- * Loads an ONNX sentence encoder (BERT family: MiniLM, bge) once; create it once per worker thread and
+ * Loads an ONNX sentence encoder (BERT family: MiniLM, bge, e5, with a WordPiece tokenizer) once; create it once per worker thread and
  * reuse it. int8 and fp32 exports take the same int64 inputs and give float hidden states.
  */
 export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
@@ -52,6 +57,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   // take the process with it; threads that never embed never load it.
   const ort = await import('onnxruntime-node');
   const tokenizer = createWordPieceTokenizer(opts.tokenizerPath);
+  const normalize = opts.normalize ?? true;
   const sessionOptions: Ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: opts.threads ?? 1,
     interOpNumThreads: 1,
@@ -99,14 +105,14 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     const dims = out.dims;
     try {
       if (dims.length === 2) {
-        // Already pooled by the export (a sentence_embedding output): only normalise.
+        // Already pooled by the export (a sentence_embedding output): only normalised, if the model is.
         const dim = dims[1]!;
         dimensions = dim;
-        return encodings.map((_, r) => l2Normalize(data.slice(r * dim, (r + 1) * dim)));
+        return encodings.map((_, r) => (normalize ? l2Normalize(data.slice(r * dim, (r + 1) * dim)) : data.slice(r * dim, (r + 1) * dim)));
       }
       const dim = dims[2]!;
       dimensions = dim;
-      return encodings.map((e, r) => poolRow(data, r, seqLen, dim, e.attentionMask, opts.pooling));
+      return encodings.map((e, r) => poolRow(data, r, seqLen, dim, e.attentionMask, opts.pooling, normalize));
     } finally {
       for (const t of Object.values(feeds)) t.dispose();
       out.dispose();

@@ -34,7 +34,13 @@ export interface EmbeddingProvider {
   readonly dimensions: number | undefined;
   /** Texts per call: a pool task for local models, one HTTP request for remote ones. */
   readonly batchSize: number;
+  /** Passages: what is stored and searched. */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Questions searched with: the same as `embed` for a model that embeds both alike, with the model's
+   * query prefix for one trained with prefixes (e5's `query: `, bge's retrieval instruction).
+   */
+  embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
 
 export interface ProviderDeps {
@@ -53,7 +59,18 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
   }
   if (choice.provider === 'local') {
     const installed = await deps.models.require(choice.model ?? deps.defaultModel);
-    const spec = { onnxPath: installed.onnxPath, tokenizerPath: installed.tokenizerPath, pooling: installed.model.pooling, maxTokens: installed.model.maxTokens };
+    const m = installed.model;
+    const spec = { onnxPath: installed.onnxPath, tokenizerPath: installed.tokenizerPath, pooling: m.pooling, maxTokens: m.maxTokens, normalize: m.normalize ?? true };
+    // The prefix is part of the text, as sentence-transformers' prompts are: it counts toward max_tokens.
+    const withPrefix = (prefix: string | undefined, texts: string[]) => (prefix ? texts.map((t) => prefix + t) : texts);
+    async function embedLocal(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+      // The signal is not handed to the pool: stopping its thread in the middle of an ONNX Runtime run
+      // takes the whole process down (a native Napi::Error, SIGABRT). A batch takes well under a second;
+      // an embed that is stopped stops after it.
+      const { dimensions, vectors } = await deps.pool.embed({ model: spec, texts });
+      if (signal?.aborted) throw signal.reason;
+      return texts.map((_, i) => vectors.slice(i * dimensions, (i + 1) * dimensions));
+    }
     return {
       provider: 'local',
       model: installed.model.id,
@@ -61,14 +78,8 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
       dimensions: installed.model.dimensions,
       // Small enough that both pool threads get work and progress moves, large enough to sort by length.
       batchSize: 32,
-      async embed(texts, signal) {
-        // The signal is not handed to the pool: stopping its thread in the middle of an ONNX Runtime run
-        // takes the whole process down (a native Napi::Error, SIGABRT). A batch takes well under a second;
-        // an embed that is stopped stops after it.
-        const { dimensions, vectors } = await deps.pool.embed({ model: spec, texts });
-        if (signal?.aborted) throw signal.reason;
-        return texts.map((_, i) => vectors.slice(i * dimensions, (i + 1) * dimensions));
-      },
+      embed: (texts, signal) => embedLocal(withPrefix(m.passagePrefix, texts), signal),
+      embedQueries: (texts, signal) => embedLocal(withPrefix(m.queryPrefix, texts), signal),
     };
   }
   if (!choice.model) throw new AppError('VALIDATION_FAILED', `provider ${choice.provider} needs a model name`, [{ field: 'model' }]);
@@ -76,12 +87,14 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
   // A malformed base URL is a 400 now, before a job is accepted or a collection created.
   checkBaseUrl(endpoint.baseUrl);
   const call = choice.provider === 'openai' ? embedOpenAi : embedOllama;
+  const embed = (texts: string[], signal?: AbortSignal) => call(deps.net, endpoint, texts, signal);
   return {
     provider: choice.provider,
     model: choice.model,
     baseUrl: endpoint.baseUrl,
     dimensions: undefined,
     batchSize: 64,
-    embed: (texts, signal) => call(deps.net, endpoint, texts, signal),
+    embed,
+    embedQueries: embed,
   };
 }

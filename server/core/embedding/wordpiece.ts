@@ -12,7 +12,7 @@ export interface Encoding {
 }
 
 export interface WordPieceTokenizer {
-  /** [CLS] tokens [SEP], truncated so the whole encoding is at most `maxLen` ids. */
+  /** [CLS] tokens [SEP] (the special tokens of the post-processor), truncated so the whole encoding is at most `maxLen` ids. */
   encode(text: string, maxLen: number): Encoding;
   /** How many tokens the text takes, without [CLS] and [SEP]; what a chunker budgets with. */
   count(text: string): number;
@@ -23,7 +23,32 @@ interface TokenizerJson {
   normalizer?: { type: string; clean_text?: boolean; handle_chinese_chars?: boolean; strip_accents?: boolean | null; lowercase?: boolean } | null;
   pre_tokenizer?: { type: string } | null;
   added_tokens?: { id: number; content: string; special: boolean }[];
+  post_processor?: PostProcessor | null;
   model: { type: string; vocab: Record<string, number>; unk_token: string; continuing_subword_prefix?: string; max_input_chars_per_word?: number };
+}
+
+type TemplatePiece = { SpecialToken: { id: string } } | { Sequence: { id: string } };
+interface PostProcessor {
+  type: string;
+  /** TemplateProcessing: the special tokens around a single sequence. */
+  single?: TemplatePiece[];
+  /** BertProcessing: [token, id] pairs. */
+  cls?: [string, number];
+  sep?: [string, number];
+}
+
+/**
+ * The special tokens put before and after a single text, as the tokenizer's post-processor says: [CLS] …
+ * [SEP] for BERT, whatever a TemplateProcessing names for other exports; [CLS] … [SEP] when it says nothing.
+ */
+function templateOf(post: PostProcessor | null | undefined): { before: string[]; after: string[] } {
+  if (post?.type === 'TemplateProcessing' && post.single) {
+    const at = post.single.findIndex((p) => 'Sequence' in p);
+    const specials = (pieces: TemplatePiece[]) => pieces.flatMap((p) => ('SpecialToken' in p ? [p.SpecialToken.id] : []));
+    if (at >= 0) return { before: specials(post.single.slice(0, at)), after: specials(post.single.slice(at + 1)) };
+  }
+  if (post?.type === 'BertProcessing' && post.cls && post.sep) return { before: [post.cls[0]], after: [post.sep[0]] };
+  return { before: ['[CLS]'], after: ['[SEP]'] };
 }
 
 const CONTROL = /\p{C}/u;
@@ -57,8 +82,9 @@ export function createWordPieceTokenizer(tokenizerJsonPath: string): WordPieceTo
     return id;
   };
   const unkId = idOf(spec.model.unk_token);
-  const clsId = idOf('[CLS]');
-  const sepId = idOf('[SEP]');
+  const template = templateOf(spec.post_processor);
+  const before = template.before.map(idOf);
+  const after = template.after.map(idOf);
   const prefix = spec.model.continuing_subword_prefix ?? '##';
   const maxWordChars = spec.model.max_input_chars_per_word ?? 100;
   const lowercase = norm?.lowercase ?? false;
@@ -168,9 +194,10 @@ export function createWordPieceTokenizer(tokenizerJsonPath: string): WordPieceTo
   return {
     vocabSize: vocab.size,
     encode(text, maxLen) {
-      if (maxLen < 2) throw new Error('maxLen must leave room for [CLS] and [SEP]');
+      const room = maxLen - before.length - after.length;
+      if (room < 0) throw new Error(`maxLen must leave room for the special tokens (${[...template.before, ...template.after].join(' ')})`);
       const body = tokenize(text);
-      const ids = [clsId, ...body.slice(0, maxLen - 2), sepId];
+      const ids = [...before, ...body.slice(0, room), ...after];
       return { ids, attentionMask: ids.map(() => 1), tokenTypeIds: ids.map(() => 0) };
     },
     count: (text) => tokenize(text).length,

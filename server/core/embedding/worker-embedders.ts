@@ -9,14 +9,16 @@ import { createEmbedder, type Embedder } from './onnx-embedder.js';
 const loaded = new Map<string, Promise<Embedder>>();
 
 function embedderFor(spec: EmbedModelSpec): Promise<Embedder> {
-  let e = loaded.get(spec.onnxPath);
+  // By the whole spec, not the path: a model removed and imported again under its name may pool otherwise.
+  const key = JSON.stringify([spec.onnxPath, spec.tokenizerPath, spec.pooling, spec.maxTokens, spec.normalize ?? true]);
+  let e = loaded.get(key);
   if (!e) {
     // One intra-op thread: the pool already runs one task per core. LECTERN_EMBED_INT8=0 keeps matmuls in
     // fp32 (int8-matmul.ts): the vectors of the fp32 compute, e.g. to compare retrieval with the two.
     const int8MatMul = process.env.LECTERN_EMBED_INT8 !== '0';
-    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, maxTokens: spec.maxTokens, threads: 1, int8MatMul });
-    e.catch(() => loaded.delete(spec.onnxPath));
-    loaded.set(spec.onnxPath, e);
+    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, normalize: spec.normalize, maxTokens: spec.maxTokens, threads: 1, int8MatMul });
+    e.catch(() => loaded.delete(key));
+    loaded.set(key, e);
   }
   return e;
 }

@@ -73,7 +73,7 @@ export function createSearch(deps: SearchDeps) {
   }
 
   async function queryVector(provider: EmbeddingProvider, c: CollectionRecord, query: string): Promise<Float32Array> {
-    const [v] = await provider.embed([query]);
+    const [v] = await provider.embedQueries([query]);
     if (!v || v.length !== c.dimensions) throw new AppError('INDEX_MISMATCH', `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`);
     return v;
   }

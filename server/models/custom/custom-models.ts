@@ -5,6 +5,7 @@ import type { ChatCatalogModel } from '../catalog.js';
 import { sha256OfFile } from '../download.js';
 import type { GgufFacts } from '../llm/gguf-probe-protocol.js';
 import { ModelError } from '../model-error.js';
+import type { CustomEmbeddingModel } from './custom-embedding.js';
 import { hasGgufMagic, probeGguf } from './gguf-probe-run.js';
 
 /**
@@ -19,6 +20,9 @@ export interface CustomChatModel extends Omit<ChatCatalogModel, 'weights'> {
   custom: Omit<GgufFacts, 'chatTemplate' | 'sizeBytes' | 'licence'> & { chatTemplate: string; importedAt: string };
 }
 
+/** A model imported from files of your own: a GGUF chat model or an ONNX embedding model. */
+export type CustomModel = CustomChatModel | CustomEmbeddingModel;
+
 export const CUSTOM_RECORD = 'lectern-model.json';
 
 /** The context a custom model is opened with: what it was trained with, at most what Lectern's prompts need. */
@@ -31,20 +35,20 @@ export function checkCustomName(name: string, catalogIds: readonly string[]): vo
   if (!NAME.test(name)) {
     throw new ModelError('MODEL_NAME_INVALID', `"${name}" cannot name a model: use 1 to 64 lowercase letters, digits, "-", "." or "_", starting with a letter or digit`, { id: name });
   }
-  if (catalogIds.includes(name)) throw new ModelError('MODEL_EXISTS', `${name} is a model of the catalog; import your GGUF under another name`, { id: name });
+  if (catalogIds.includes(name)) throw new ModelError('MODEL_EXISTS', `${name} is a model of the catalog; import your model under another name`, { id: name });
 }
 
 /** Every custom model recorded under `modelsDir` (a record that cannot be read is skipped, not fatal). */
-export async function readCustomModels(modelsDir: string): Promise<CustomChatModel[]> {
+export async function readCustomModels(modelsDir: string): Promise<CustomModel[]> {
   const entries = await readdir(modelsDir, { withFileTypes: true }).catch(() => []);
-  const found: CustomChatModel[] = [];
+  const found: CustomModel[] = [];
   for (const e of entries) {
     if (!e.isDirectory() || e.name.startsWith('.')) continue;
     const text = await readFile(join(modelsDir, e.name, CUSTOM_RECORD), 'utf8').catch(() => undefined);
     if (text === undefined) continue;
     try {
-      const m = JSON.parse(text) as CustomChatModel;
-      if (m.id === e.name && m.task === 'chat' && m.custom) found.push(m);
+      const m = JSON.parse(text) as CustomModel;
+      if (m.id === e.name && (m.task === 'chat' || m.task === 'embedding') && m.custom) found.push(m);
     } catch {
       // A record damaged by hand: the model is not listed until it is imported again.
     }
