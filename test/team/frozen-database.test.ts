@@ -17,7 +17,7 @@ import { enc, listPage, tempDir, type TestServer } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseEvents } from '../helpers/sse.js';
 import { useTeamServices } from '../helpers/team-services.js';
-import { freezePostgres, type FrozenPostgres } from './freeze-postgres.js';
+import { freezePostgres, type FrozenPostgres } from '../helpers/freeze-postgres.js';
 import { startNode, type ApiNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
