@@ -19,6 +19,7 @@ const ENV_KEYS: Record<string, keyof Settings> = {
   LECTERN_DATA_DIR: 'data_dir',
   LECTERN_HOST: 'host',
   LECTERN_DATABASE_URL: 'database_url',
+  LECTERN_DATABASE_TIMEOUT_MS: 'database_timeout_ms',
   LECTERN_OBJECT_STORE_URL: 'object_store_url',
   LECTERN_PORT: 'port',
   LECTERN_MAX_UPLOAD_BYTES: 'max_upload_bytes',

@@ -4,6 +4,7 @@ import { DEFAULT_EMBEDDING_MODEL } from '../models/catalog.js';
 import { NET_DEFAULTS } from '../core/net/defaults.js';
 import { LLM_PROVIDERS } from '../core/chat/chat-providers.js';
 import { DEFAULT_LIMITS, JOB_LIMIT_DEFAULTS } from '../core/extract/limits.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../store/postgres/defaults.js';
 
 /** A list of `host` or `host:port` entries, IPv6 in brackets (allowed_private_hosts, allowed_hosts). */
 const HostPortList = Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] });
@@ -18,6 +19,13 @@ export const SettingsSchema = Type.Object({
    * Empty: the data folder's own SQLite database and vector files, as on the desktop.
    */
   database_url: Type.String({ default: '' }),
+  /**
+   * With database_url: how long a node waits for its database to accept a connection (or to free a pooled
+   * one) and to answer one statement; past it the call answers 503 DATABASE_UNAVAILABLE, as when the database
+   * is down, rather than waiting on a database that stopped answering (frozen, cut off by the network), and
+   * the database cancels the statement too. Migrations at start and `lectern migrate` are not bounded by it.
+   */
+  database_timeout_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: DEFAULT_DATABASE_TIMEOUT_MS }),
   /**
    * Where uploaded originals, rendered page images and exports are kept: `s3://bucket` or
    * `s3://bucket/prefix`, an S3-compatible bucket (endpoint from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL,

@@ -32,15 +32,17 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'>, appRoot: string): Promise<OpenedStore> {
+export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'> & Partial<Pick<Settings, 'database_timeout_ms'>>, appRoot: string): Promise<OpenedStore> {
   if (settings.database_url) {
-    const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'));
+    const timeoutMs = settings.database_timeout_ms;
+    const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'), { timeoutMs });
     // One context for both: a task enqueued inside a store transaction is part of it (an embed's task is
     // committed with the job's move to `embedding`, or not at all).
     const ctx = createPgContext(pg.db);
     const team: TeamParts = {
-      tasks: createPgTaskQueue({ ctx, pool: pg.pool }),
-      jobNotices: (heard, missed) => openJobNotices(pg.pool, heard, missed),
+      // Listening connections probed as often as a statement may take.
+      tasks: createPgTaskQueue({ ctx, pool: pg.pool, probeMs: timeoutMs }),
+      jobNotices: (heard, missed) => openJobNotices(pg.pool, heard, missed, timeoutMs),
     };
     return { store: createPostgresStore(pg, ctx), location: redactUrl(settings.database_url), team, close: () => pg.close() };
   }

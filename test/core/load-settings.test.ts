@@ -35,4 +35,13 @@ describe('settings', () => {
     expect(loadSettings({ env, cwd })).toMatchObject({ allowed_private_hosts: ['ollama.lan:11434', '10.0.0.5'], outbound_timeout_ms: 5000 });
     expect(() => loadSettings({ env: { LECTERN_ALLOWED_PRIVATE_HOSTS: 'http://10.0.0.5/' }, cwd })).toThrow(/invalid settings: \/allowed_private_hosts\/0/);
   });
+
+  it('bounds a team server\'s database waits at 5 s unless told; LECTERN_DATABASE_TIMEOUT_MS and the file set it; below 100 ms is refused', () => {
+    const cwd = tempDir();
+    expect(loadSettings({ env: {}, cwd }).database_timeout_ms).toBe(5000);
+    expect(loadSettings({ env: { LECTERN_DATABASE_TIMEOUT_MS: '2500' }, cwd }).database_timeout_ms).toBe(2500);
+    writeFileSync(join(cwd, 'lectern.yaml'), 'database_timeout_ms: 8000\n');
+    expect(loadSettings({ env: {}, cwd }).database_timeout_ms).toBe(8000);
+    expect(() => loadSettings({ env: { LECTERN_DATABASE_TIMEOUT_MS: '50' }, cwd })).toThrow(/invalid settings: \/database_timeout_ms/);
+  });
 });

@@ -114,7 +114,8 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'that lost the stream (its node stopped) reconnects, to any node, with that id as `Last-Event-ID`: the stream then starts with the ' +
           'job as it is now, unless that is what the client last had; if that last event was already the end (no work running), the answer ' +
           'is 204 and no stream (an EventSource then stops reconnecting). Every event is the whole job, so nothing missed needs replaying. ' +
-          'A team server whose database is restarting answers 503 DATABASE_UNAVAILABLE before the stream starts; a stream already open waits ' +
+          'A team server whose database is restarting (or has not answered within database_timeout_ms) answers 503 DATABASE_UNAVAILABLE before ' +
+          'the stream starts; a stream already open waits ' +
           'for the database and goes on, and ends with an `error` event DATABASE_UNAVAILABLE only after a minute without it.',
         params: JobParams,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200, description: 'The `id` of the last event a client had, when it reconnects' })) }),
@@ -149,10 +150,16 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         lastId = id;
         if (!WORKING.has(job.status)) stop();
       };
-      // One read at a time, in order, so an older state is never sent after a newer one.
+      // One read at a time, in order, so an older state is never sent after a newer one; at most one waits
+      // behind the running one (it reads whatever changed meanwhile), so reads of a database that answers
+      // slowly or not at all do not pile up.
       let reading = Promise.resolve();
+      let waiting = false;
       const push = (): void => {
+        if (waiting) return;
+        waiting = true;
         reading = reading.then(async () => {
+          waiting = false;
           if (stopped) return;
           try {
             const job = await jobStatus(jobId);

@@ -202,17 +202,25 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
   function keepClaim(jobId: string, claim: Pick<JobClaim, 'heartbeat'>, controller: AbortController) {
     const kept = { lost: false, release: (): void => undefined };
     if (queue.heartbeatMs <= 0) return kept;
+    // One beat at a time: beats to a database that does not answer would otherwise pile up, each holding
+    // a pooled connection until its bound runs out.
+    let beating = false;
     const beat = setInterval(() => {
-      claim.heartbeat().then(
-        (held) => {
-          if (held) return;
-          kept.lost = true;
-          controller.abort('lost');
-        },
-        // The database may be back before the lease runs out (a restart): the work goes on, and the next
-        // beat renews the claim; if the lease ran out and another node took the job, that beat says so.
-        (err: unknown) => log.warn({ jobId, err: describeFailure(err) }, 'could not renew the claim on a job'),
-      );
+      if (beating) return;
+      beating = true;
+      claim
+        .heartbeat()
+        .then(
+          (held) => {
+            if (held) return;
+            kept.lost = true;
+            controller.abort('lost');
+          },
+          // The database may be back before the lease runs out (a restart): the work goes on, and the next
+          // beat renews the claim; if the lease ran out and another node took the job, that beat says so.
+          (err: unknown) => log.warn({ jobId, err: describeFailure(err) }, 'could not renew the claim on a job'),
+        )
+        .finally(() => (beating = false));
     }, queue.heartbeatMs);
     kept.release = () => clearInterval(beat);
     return kept;

@@ -31,7 +31,7 @@ export interface MigrateOptions {
   /** The desktop data folder: the source (to-team) or the target (to-desktop). */
   desktopDir: string;
   /** This node's settings: database_url, and where the team keeps files: object_store_url, else data_dir. */
-  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'> & Partial<Pick<Settings, 'object_store_url'>>;
+  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'> & Partial<Pick<Settings, 'object_store_url' | 'database_timeout_ms'>>;
   appRoot: string;
   /** Called as each part is done, for progress lines. */
   onTable?(r: TableReport): void;
@@ -56,7 +56,8 @@ export async function migrateLibrary(o: MigrateOptions): Promise<MigrateReport> 
     const teamObjects = await openCheckedObjectStore({ object_store_url: o.settings.object_store_url ?? '', data_dir: o.settings.data_dir });
     let pg: Awaited<ReturnType<typeof openPostgres>>;
     try {
-      pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2 });
+      // Batches may rightly take longer than a request's statement: only connecting is bounded.
+      pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2, timeoutMs: o.settings.database_timeout_ms, longStatements: true });
     } catch (err) {
       teamObjects.close();
       throw err;

@@ -1,10 +1,12 @@
 /**
  * Opening the team server's database: connect, check, migrate.
  *
- * Lifetimes: the pool holds up to `max` connections for the process's life; migration holds one of them
- * and a session advisory lock for as long as it runs, so nodes starting together migrate once (the others
- * wait on the lock, then find nothing to do). A node that dies while migrating drops its connection and
- * with it the lock; the migration's own transaction rolls back.
+ * Lifetimes: the pool holds up to `max` connections for the process's life, each of its waits bounded
+ * (bounded-waits.ts). Migration takes a connection of its own, outside the pool and without the statement
+ * bound (a migration may rightly run for minutes), and holds it and a session advisory lock for as long as
+ * it runs, so nodes starting together migrate once (the others wait on the lock, then find nothing to do).
+ * A node that dies while migrating drops its connection and with it the lock; the migration's own
+ * transaction rolls back.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +15,11 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from '../../../drizzle/pg/schema.js';
 import { SettingsError } from '../../schemas/settings.js';
+import { boundedPoolConfig, connectionConfig } from './bounded-waits.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 
-export type PgDb = NodePgDatabase<typeof schema>;
+/** The database, with the pool (or the one connection) it runs on. */
+export type PgDb = NodePgDatabase<typeof schema> & { $client: pg.Pool | pg.PoolClient | pg.Client };
 
 /** The advisory lock key migrations take ("lectern" in ASCII, as a 64-bit number). */
 const MIGRATION_LOCK = 0x6c65637465726en;
@@ -44,7 +49,7 @@ function newestKnown(migrationsFolder: string): number {
   return Math.max(...journal.entries.map((e) => e.when));
 }
 
-async function checkAndMigrate(client: pg.PoolClient, url: string, migrationsFolder: string): Promise<void> {
+async function checkAndMigrate(client: pg.Client, url: string, migrationsFolder: string): Promise<void> {
   const vector = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
   if (vector.rowCount === 0) {
     throw refuse(url, 'this PostgreSQL has no pgvector extension: install it on the database server (Debian/Ubuntu: apt install postgresql-<version>-pgvector; see github.com/pgvector/pgvector), then start again');
@@ -63,34 +68,45 @@ async function checkAndMigrate(client: pg.PoolClient, url: string, migrationsFol
   }
 }
 
+export interface PostgresOptions {
+  /** Pooled connections at most. */
+  max?: number;
+  /** How long to wait for a connection and (unless `longStatements`) for one statement's answer. */
+  timeoutMs?: number;
+  /** The pool's statements are not bounded (bulk copies that may rightly take long). */
+  longStatements?: boolean;
+}
+
 /** Connects to `url`, refuses a server it cannot use with one clear line (SettingsError), and migrates it. */
-export async function openPostgres(url: string, migrationsFolder: string, opts: { max?: number } = {}): Promise<OpenedPostgres> {
+export async function openPostgres(url: string, migrationsFolder: string, opts: PostgresOptions = {}): Promise<OpenedPostgres> {
   if (!/^postgres(ql)?:\/\//.test(url)) throw refuse(url, 'must start with postgres:// (e.g. postgres://user:password@host:5432/lectern)');
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, connectionTimeoutMillis: 10_000 });
-  // An idle connection the server dropped (a restart) errors here; the pool replaces it on the next query.
-  pool.on('error', () => undefined);
-  // A connection the pool has handed out has no listener of the pool's: node-postgres emits 'error' on it
-  // when the server ends it (a restart's "terminating connection due to administrator command", then
-  // "Connection terminated unexpectedly"), also while a query runs and between the statements of a
-  // transaction. An 'error' event nobody listens to throws, and the node died of it. The query in flight
-  // rejects on its own and the client is marked unusable, so the pool drops it on release: nothing more to
-  // do here than to listen.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  let client: pg.PoolClient;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  // Its own connection, with the pool's bound on connecting and TCP keepalive, but none on statements.
+  const client = new pg.Client(connectionConfig(url, timeoutMs));
+  client.on('error', () => undefined);
   try {
-    client = await pool.connect();
+    await client.connect();
   } catch (err) {
-    await pool.end().catch(() => undefined);
+    await client.end().catch(() => undefined);
     throw refuse(url, `cannot connect: ${(err as Error).message || (err as { code?: string }).code || String(err)}`);
   }
   try {
     await checkAndMigrate(client, url, migrationsFolder);
   } catch (err) {
-    client.release();
-    await pool.end().catch(() => undefined);
     if ((err as { code?: string }).code === 'INVALID_SETTINGS') throw err;
     throw refuse(url, `cannot prepare the database: ${(err as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
   }
-  client.release();
+  const pool = new pg.Pool(boundedPoolConfig(url, { max: opts.max ?? 10, timeoutMs, longStatements: opts.longStatements }));
+  // An idle connection the server dropped (a restart) errors here; the pool replaces it on the next query.
+  pool.on('error', () => undefined);
+  // A connection the pool has handed out has no listener of the pool's: node-postgres emits 'error' on it
+  // when the server ends it (a restart's "terminating connection due to administrator command", then
+  // "Connection terminated unexpectedly"), also while a query runs and between the statements of a
+  // transaction, and when a statement's bound breaks it. An 'error' event nobody listens to throws, and the
+  // node died of it. The query in flight rejects on its own and the client is marked unusable, so the pool
+  // drops it on release: nothing more to do here than to listen.
+  pool.on('connect', (c) => c.on('error', () => undefined));
   return { db: drizzle(pool, { schema }), pool, close: () => pool.end() };
 }

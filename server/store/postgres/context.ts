@@ -3,9 +3,19 @@
  * connection); the repositories find it through AsyncLocalStorage, so every call made in the transaction's
  * async context, on `tx` or on the outer store, runs on that connection and is part of it. Nested
  * transactions join the outer one, as in the SQLite store.
+ *
+ * The transaction's connection is taken from the pool here rather than by drizzle, which, on a pool, sends
+ * BEGIN before its try: a BEGIN that failed (the database restarting, or silent past its bound) kept its
+ * connection out of the pool for good, and enough of them left a node with none once the database was
+ * back. A connection whose transaction failed for the connection's sake is given back with the error, so
+ * the pool drops it rather than hand it out in an unknown state.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import * as schema from '../../../drizzle/pg/schema.js';
 import type { PgDb } from './connection.js';
+import { connectionLoss } from './unavailable.js';
 
 /** What repositories run queries on: the pool, or the open transaction. */
 export type PgConn = Pick<PgDb, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
@@ -22,10 +32,28 @@ export interface PgContext {
 
 export function createPgContext(db: PgDb): PgContext {
   const current = new AsyncLocalStorage<PgConn>();
+  const pool = db.$client instanceof pg.Pool ? db.$client : null;
+  /** A drizzle over each pooled connection, made once: the pool hands the same clients out again and again. */
+  const over = new WeakMap<pg.PoolClient, PgDb>();
+  async function onPooledConnection<T>(p: pg.Pool, fn: () => Promise<T>): Promise<T> {
+    const client = await p.connect();
+    let db1 = over.get(client);
+    if (!db1) over.set(client, (db1 = drizzle(client, { schema })));
+    let lost: Error | undefined;
+    try {
+      return await db1.transaction((tx) => current.run(tx, fn));
+    } catch (err) {
+      if (connectionLoss(err) !== undefined) lost = err as Error;
+      throw err;
+    } finally {
+      client.release(lost);
+    }
+  }
   return {
     conn: () => current.getStore() ?? db,
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (current.getStore()) return fn();
+      if (pool) return onPooledConnection(pool, fn);
       return db.transaction((tx) => current.run(tx, fn));
     },
     async all<T extends readonly unknown[]>(queries: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T> {

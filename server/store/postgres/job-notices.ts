@@ -9,10 +9,14 @@
  * which is harmless) and the connection is opened again every RECONNECT_MS; notices sent while it was down
  * are lost: followers catch up on their own slower beat, and `missed` is called once the LISTEN is back,
  * for whoever cannot wait for a beat (the bots pipeline, which would otherwise leave a document read during
- * a database restart unindexed until the node restarts). The connection, and the LISTEN, die with the
- * process.
+ * a database restart unindexed until the node restarts). A database that stops answering without closing
+ * the connection (frozen, cut off) would leave it listening to nothing: it is probed every `probeMs`, and a
+ * probe with no answer within the statement bound breaks it, which is then a dropped connection like any
+ * other. The connection, and the LISTEN, die with the process.
  */
 import type pg from 'pg';
+import { keepProbing } from './bounded-waits.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 
 const CHANNEL = 'lectern_job_changed';
 const RECONNECT_MS = 1000;
@@ -23,7 +27,12 @@ export interface JobNotices {
   close(): Promise<void>;
 }
 
-export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => void, missed: () => void = () => undefined): Promise<JobNotices> {
+export async function openJobNotices(
+  pool: pg.Pool,
+  heard: (jobId: string) => void,
+  missed: () => void = () => undefined,
+  probeMs = DEFAULT_DATABASE_TIMEOUT_MS,
+): Promise<JobNotices> {
   let client: pg.PoolClient | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -56,7 +65,9 @@ export async function openJobNotices(pool: pg.Pool, heard: (jobId: string) => vo
     c.on('notification', onNotification);
     c.on('error', onError);
     c.on('end', onEnd);
+    const stopProbing = keepProbing(c, probeMs);
     unhook = () => {
+      stopProbing();
       c.off('notification', onNotification);
       c.off('error', onError);
       c.off('end', onEnd);

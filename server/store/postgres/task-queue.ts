@@ -20,8 +20,10 @@
  * - The row lock a claim takes lasts one statement; SKIP LOCKED lets concurrent claimers pass over it.
  * - A listener holds one pooled connection for as long as it is open (LISTEN is per connection). If that
  *   connection drops, the listener reconnects every RECONNECT_MS and, once back, wakes its waiters, since
- *   notifications sent meanwhile were lost; until then workers find tasks by their slow poll. A listener's
- *   connection dies with its process, and with it the LISTEN.
+ *   notifications sent meanwhile were lost; until then workers find tasks by their slow poll. The connection
+ *   is probed every `probeMs`, so a database that stops answering without closing it (frozen, cut off) is
+ *   found out by the statement bound and dropped like any other. A listener's connection dies with its
+ *   process, and with it the LISTEN.
  * - NOTIFY is sent in the statement that enqueues or frees a task, so inside a transaction it is delivered
  *   at commit, never before the task can be seen.
  */
@@ -29,6 +31,8 @@ import type pg from 'pg';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Claimed, NewTask, TaskClaim, TaskError, TaskListener, TaskQueue, TaskState, TaskView } from '../repos/task-queue.js';
 import type { PgContext } from './context.js';
+import { keepProbing } from './bounded-waits.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 import { guardUnavailable } from './unavailable.js';
 
 /** Claims a task gets: the first and one more after its worker died, as the desktop's job runner allows. */
@@ -43,6 +47,8 @@ export interface PgTaskQueueDeps {
   /** Where listeners take their own connection from. */
   pool: pg.Pool;
   maxAttempts?: number;
+  /** How often a listener's connection is probed (bounded-waits.ts). */
+  probeMs?: number;
 }
 
 const iso = (column: string) => sql.raw(`to_char(t.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`);
@@ -101,7 +107,7 @@ const checkLease = (leaseMs: number): void => {
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`a lease is a positive whole number of milliseconds, not ${leaseMs}`);
 };
 
-export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPTS }: PgTaskQueueDeps): TaskQueue {
+export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPTS, probeMs = DEFAULT_DATABASE_TIMEOUT_MS }: PgTaskQueueDeps): TaskQueue {
   const rows = async (query: SQL): Promise<TaskRow[]> => (await ctx.conn().execute<TaskRow>(query)).rows;
   const changed = async (query: SQL): Promise<boolean> => ((await ctx.conn().execute(query)).rowCount ?? 0) > 0;
 
@@ -221,12 +227,12 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
       (await ctx.conn().execute(
         sql`DELETE FROM tasks t WHERE t.state IN ('done', 'failed', 'cancelled') AND t.finished_at < clock_timestamp() - ${olderThanMs}::bigint * interval '1 millisecond'`,
       )).rowCount ?? 0,
-    listen: (kinds) => openListener(pool, kinds),
+    listen: (kinds) => openListener(pool, kinds, probeMs),
   });
 }
 
 /** A listener on a pooled connection of its own (see Lifetimes above). */
-async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<TaskListener> {
+async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: number): Promise<TaskListener> {
   const wanted = new Set(kinds);
   const waiters = new Set<(outcome: 'task' | 'closed') => void>();
   const cancelFns: ((jobId: string) => void)[] = [];
@@ -236,6 +242,7 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
   let client: pg.PoolClient | null = null;
   let retry: NodeJS.Timeout | undefined;
   let unhook = (): void => undefined;
+  let stopProbing = (): void => undefined;
 
   const wake = (outcome: 'task' | 'closed'): void => {
     if (waiters.size === 0) {
@@ -251,6 +258,7 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
   const lost = (c: pg.PoolClient, err: Error): void => {
     if (client !== c) return;
     client = null;
+    stopProbing();
     c.release(err);
     if (!closed) retry = setTimeout(() => void connect(true), RECONNECT_MS);
   };
@@ -269,7 +277,9 @@ async function openListener(pool: pg.Pool, kinds: readonly string[]): Promise<Ta
     c.on('notification', onNotification);
     c.on('error', onError);
     c.on('end', onEnd);
+    stopProbing = keepProbing(c, probeMs);
     unhook = () => {
+      stopProbing();
       c.off('notification', onNotification);
       c.off('error', onError);
       c.off('end', onEnd);

@@ -2,7 +2,10 @@
  * The database going away, in the catalogue's words. When a team server's PostgreSQL stops, restarts or
  * cannot be reached, node-postgres fails queries with network errors (ECONNREFUSED…), SQLSTATEs of a server
  * shutting down (57P01…) or its own messages ("Connection terminated unexpectedly"), and drizzle wraps them
- * in a DrizzleQueryError whose `cause` is the driver's error. Left as they are, every API call during a
+ * in a DrizzleQueryError whose `cause` is the driver's error. A database that stops answering without
+ * closing anything (frozen, or cut off by the network) fails them once their bound runs out
+ * (bounded-waits.ts): a connect or a wait for a pooled connection that timed out, a statement with no answer
+ * in time, or one the server cancelled at its statement_timeout. Left as they are, every API call during a
  * restart answered 500 INTERNAL, and the job runner took them for the document's fault. Here they become
  * AppError DATABASE_UNAVAILABLE (503, Retry-After): the repositories and the task queue are wrapped at
  * their door (guardUnavailable), so everything above the store sees one code it can answer, or wait on.
@@ -20,11 +23,16 @@ const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '
 /**
  * SQLSTATEs of a server that is not there for the moment: class 08 (connection exception), admin_shutdown
  * and crash_shutdown (a backend ended by a stop or a crash), cannot_connect_now (starting up or shutting
- * down), too_many_connections.
+ * down), too_many_connections, and query_canceled: no statement here is cancelled on purpose, so that is
+ * the statement bound (statement_timeout) that ran out.
  */
-const lostState = (code: string): boolean => code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
-/** node-postgres's own words for a connection that ended, timed out or was already broken. */
-const LOST_MESSAGE = /^Connection terminated|timeout exceeded when trying to connect|is not queryable/;
+const lostState = (code: string): boolean =>
+  code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014';
+/**
+ * node-postgres's own words for a connection that ended, timed out or was already broken, and the bounded
+ * client's for a statement that got no answer in time.
+ */
+const LOST_MESSAGE = /^Connection terminated|timeout exceeded when trying to connect|is not queryable|^no answer from the database in/;
 
 interface Failure {
   code?: unknown;
