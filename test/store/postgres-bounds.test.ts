@@ -12,7 +12,7 @@ import { createPostgresStore } from '../../server/store/postgres/postgres-store.
 import type { Store } from '../../server/store/store.js';
 import { repoRoot } from '../helpers/app.js';
 import { freezePostgres, type FrozenPostgres } from '../helpers/freeze-postgres.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 
 const services = useTeamServices();
 const BOUND_MS = 1000;
@@ -33,13 +33,10 @@ afterAll(async () => {
 });
 
 async function openStore(o: PostgresOptions): Promise<{ store: Store; db: OpenedPostgres; url: string }> {
-  const name = `bounds_${process.pid}_${++made}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(services().env.LECTERN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const db = await openPostgres(url.href, join(repoRoot, 'drizzle', 'pg'), o);
+  const url = await freshDatabase(services().env.LECTERN_DATABASE_URL, `bounds_${process.pid}_${++made}`, admin);
+  const db = await openPostgres(url, join(repoRoot, 'drizzle', 'pg'), o);
   opened.push(db);
-  return { store: createPostgresStore(db), db, url: url.href };
+  return { store: createPostgresStore(db), db, url };
 }
 
 const newKey = (name: string) => ({ key_id: `id-${name}`, name, role: 'reader' as const, scope: { bots: [], jobs: [] }, hash: `hash-${name}`, prefix: name.slice(0, 4), created_at: '2026-01-01T00:00:00.000Z' });

@@ -14,11 +14,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../server/store/postgres/connection.js';
 import { createPostgresStore } from '../../server/store/postgres/postgres-store.js';
-import { enc, listPage, repoRoot, tempDir, type TestServer } from '../helpers/app.js';
+import { enc, repoRoot, tempDir } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseEvents, sseRequest, type SseEvent } from '../helpers/sse.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
-import { teamNodes, uploadJob, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { blocksOf, teamNodes, uploadJob, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -30,17 +30,6 @@ afterAll(async () => {
 
 /** A database of its own on the file's PostgreSQL, for one describe's nodes. */
 const newDatabase = (name: string): Promise<string> => freshDatabase(services().env.LECTERN_DATABASE_URL, name);
-
-/** Every block of the job (pages of 500), as read: id, page, type and text. */
-async function blocksOf(node: ApiNode, jobId: string) {
-  const items: Record<string, any>[] = [];
-  for (let skip = 0; ; skip += 500) {
-    const page = await listPage(node as Pick<TestServer, 'call'>, `/jobs/${jobId}/blocks?skip=${skip}&limit=500`);
-    items.push(...page.items);
-    if (items.length >= page.total || page.items.length === 0) break;
-  }
-  return items.map((b) => ({ block_id: b.block_id, page: b.page, type: b.type, text: b.text }));
-}
 
 /** Whether the node's process still runs. */
 async function running(node: TeamNode): Promise<boolean> {

@@ -13,12 +13,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, listPage, tempDir, type TestServer } from '../helpers/app.js';
+import { enc, tempDir } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseEvents } from '../helpers/sse.js';
-import { useTeamServices } from '../helpers/team-services.js';
+import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 import { freezePostgres, type FrozenPostgres } from '../helpers/freeze-postgres.js';
-import { startNode, type ApiNode, type TeamNodeOptions } from './team-node.js';
+import { blocksOf, teamNodes, type ApiNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -26,13 +26,14 @@ const key = randomBytes(16).toString('hex');
 const BOUND_MS = 2000;
 /** How long the database stays frozen: long enough for a listener's probe (every BOUND_MS) to run out. */
 const FROZEN_MS = 3 * BOUND_MS + 3000;
-const nodes: ApiNode[] = [];
 let frozen: FrozenPostgres | undefined;
+let shared: Omit<TeamNodeOptions, 'kind' | 'args'>;
+const team = teamNodes(() => shared);
 
 afterAll(async () => {
   // Before the services stop (a frozen server would not): hooks run last-registered first.
   frozen?.thaw();
-  await Promise.all(nodes.map((n) => n.kill('SIGKILL')));
+  await team.killAll();
 });
 
 /**
@@ -41,17 +42,6 @@ afterAll(async () => {
  */
 const LISTENERS = `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
   AND (query LIKE 'LISTEN lectern%' OR query = 'SELECT 1' OR query = 'SELECT pg_notify($1, $2)')`;
-
-/** Every block of the job (pages of 500), as read: id, page, type and text. */
-async function blocksOf(node: ApiNode, jobId: string) {
-  const items: Record<string, any>[] = [];
-  for (let skip = 0; ; skip += 500) {
-    const page = await listPage(node as Pick<TestServer, 'call'>, `/jobs/${jobId}/blocks?skip=${skip}&limit=500`);
-    items.push(...page.items);
-    if (items.length >= page.total || page.items.length === 0) break;
-  }
-  return items.map((b) => ({ block_id: b.block_id, page: b.page, type: b.type, text: b.text }));
-}
 
 /** Follows a job's events until the server ends the stream. */
 async function follow(url: string): Promise<{ status: number; events: { event: string; data: any }[] }> {
@@ -80,19 +70,11 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
   let p: ApiNode;
   let o: ApiNode;
   let db: pg.Pool;
-  let shared: Omit<TeamNodeOptions, 'kind' | 'args'>;
   let pdf: Buffer;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: services().env.LECTERN_DATABASE_URL });
-    await admin.connect();
-    const name = `frozen_${process.pid}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(services().env.LECTERN_DATABASE_URL);
-    url.pathname = `/${name}`;
     shared = {
-      databaseUrl: url.href,
+      databaseUrl: await freshDatabase(services().env.LECTERN_DATABASE_URL, `frozen_${process.pid}`),
       dataDir: tempDir('lectern-frozen-'),
       key,
       // A lease that outlasts the freeze: the reader keeps its document through it.
@@ -102,10 +84,8 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
     db.on('error', () => undefined);
     pdf = await makeLongPdf(160, 5);
     // P answers and reads; O only answers, so what it hears of the job comes over the job channel.
-    p = await startNode('P', { kind: 'serve', ...shared });
-    nodes.push(p);
-    o = await startNode('O', { kind: 'serve', ...shared, args: ['--no-worker'] });
-    nodes.push(o);
+    p = await team.api('P');
+    o = await team.api('O', ['--no-worker']);
   });
   afterAll(async () => {
     await db?.end();
@@ -202,9 +182,9 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
     expect(known.size).toBe(4);
     const folders = existsSync(join(shared.dataDir, 'files')) ? readdirSync(join(shared.dataDir, 'files')) : [];
     expect(folders.filter((f) => !known.has(f))).toEqual([]);
-    for (const node of nodes) {
+    for (const node of team.nodes) {
       expect(await Promise.race([node.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 10))]), node.name).toBe('running');
     }
-    expect(nodes.flatMap((n) => n.logs.filter((l) => l.msg === 'unhandled error'))).toEqual([]);
+    expect(team.nodes.flatMap((n) => n.logs.filter((l) => l.msg === 'unhandled error'))).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { repoRoot, serverClient, type ServerClient } from '../helpers/app.js';
+import { listPage, repoRoot, serverClient, type ServerClient, type TestServer } from '../helpers/app.js';
 
 export interface TeamNodeOptions {
   kind: 'serve' | 'worker';
@@ -131,4 +131,15 @@ export async function uploadJob(node: ApiNode, name: string, data: Uint8Array): 
   const res = await node.upload(name, data);
   if (res.status !== 201) throw new Error(`upload of ${name} answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { job_id: string }).job_id;
+}
+
+/** Every block of the job (pages of 500), as read: id, page, type and text. */
+export async function blocksOf(node: ApiNode, jobId: string) {
+  const items: Record<string, any>[] = [];
+  for (let skip = 0; ; skip += 500) {
+    const page = await listPage(node as Pick<TestServer, 'call'>, `/jobs/${jobId}/blocks?skip=${skip}&limit=500`);
+    items.push(...page.items);
+    if (items.length >= page.total || page.items.length === 0) break;
+  }
+  return items.map((b) => ({ block_id: b.block_id, page: b.page, type: b.type, text: b.text }));
 }

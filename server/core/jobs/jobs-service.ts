@@ -47,10 +47,14 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
     return jobView(job, await store.pages.ocrPages(jobId));
   }
 
-  /** The job's row; if it cannot be written (a team server's database unavailable), its folder goes too. */
+  /**
+   * The job's row; if it cannot be written (a team server's database unavailable), its folder goes too. In a
+   * transaction of its own: a lone INSERT sent to a database that froze runs when it thaws, after the upload
+   * was answered 503 and its original removed; one behind a BEGIN that got no answer never runs.
+   */
   async function insertOrDiscard(jobId: string, job: Parameters<Store['jobs']['insert']>[0]) {
     try {
-      return await store.jobs.insert(job);
+      return await store.transaction((tx) => tx.jobs.insert(job));
     } catch (err) {
       files.removeJob(jobId);
       throw err;
