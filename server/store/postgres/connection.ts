@@ -1,5 +1,5 @@
 /**
- * Opening the team server's database: connect, check, migrate.
+ * Opening the team server's database: connect, check, migrate (and index again full text an earlier version wrote).
  *
  * Lifetimes: the pool holds up to `max` connections for the process's life; migration holds one of them
  * and a session advisory lock for as long as it runs, so nodes starting together migrate once (the others
@@ -13,6 +13,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from '../../../drizzle/pg/schema.js';
 import { SettingsError } from '../../schemas/settings.js';
+import { upgradeTextTables } from './full-text-upgrade.js';
 
 export type PgDb = NodePgDatabase<typeof schema>;
 
@@ -57,7 +58,10 @@ async function checkAndMigrate(client: pg.PoolClient, url: string, migrationsFol
     if (newest > newestKnown(migrationsFolder)) {
       throw refuse(url, 'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)');
     }
-    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    const db = drizzle(client, { schema });
+    await migrate(db, { migrationsFolder });
+    // Under the same lock: full text written by an earlier version is made of words once (full-text-upgrade.ts).
+    await upgradeTextTables(db);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
   }
