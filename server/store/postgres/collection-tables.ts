@@ -64,7 +64,10 @@ export async function ensureVectorTable(conn: PgConn, c: VectorCollectionSpec): 
 /** The comment of a text table whose tsvectors were made of `fullTextWords`; tables without it predate them. */
 export const TEXT_TABLE_WORDS = 'lectern full-text words 1';
 
-/** Call inside a transaction. */
+/**
+ * Call inside a transaction. A table made here is filled by `indexTexts` only, so it is marked as holding
+ * words from the start; one an earlier version made is left unmarked for full-text-upgrade.ts.
+ */
 export async function ensureTextTable(conn: PgConn, name: string): Promise<void> {
   await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`fts:${name}`}))`);
   if (await hasTextTable(conn, name)) return;
