@@ -8,9 +8,11 @@
  * dictionaries) cut that text into words, and the words are handed on separated by spaces.
  *
  * On a PostgreSQL without a locale (initdb --no-locale, the usual case in containers) its parser takes every
- * non-ASCII character for a letter, so „Häuser“ or "方法。" kept their quotes and stops inside the word: only
- * word-like segments are kept. Latin diacritics are folded (ä → a, é → e), as FTS5's `remove_diacritics 2`
- * does, so that "Hauser" finds "Häuser" on both stores.
+ * non-ASCII character for a letter, so „Häuser“ or "方法。" kept their quotes and stops inside the word: what
+ * is no word and not ASCII (quotes, dashes, CJK punctuation, no-break spaces) becomes a space. ASCII
+ * punctuation stays where it was, so PostgreSQL still reads "well-known", "3.14" or an address as before.
+ * Latin diacritics are folded (ä → a, é → e), as FTS5's `remove_diacritics 2` does, so that "Hauser" finds
+ * "Häuser" on both stores.
  *
  * ASCII text goes through unchanged: English is tokenized and stemmed by each index as before (and an index
  * written before these words existed holds the same tokens for it).
@@ -23,11 +25,16 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 /** Combining marks (U+0300–U+036F) after a Latin letter, once the text is decomposed (NFD). */
 const LATIN_DIACRITICS = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
 
-/** The words of `text`, separated by single spaces, as the full-text indexes take them (ASCII text as it is). */
+/** The text of `text` as the full-text indexes take it: its words apart, its non-ASCII non-words spaces (ASCII text as it is). */
 export function fullTextWords(text: string): string {
   if (ASCII_ONLY.test(text)) return text;
-  const words: string[] = [];
-  for (const s of segmenter.segment(text)) if (s.isWordLike) words.push(s.segment);
-  return words.join(' ').normalize('NFD').replace(LATIN_DIACRITICS, '$1').normalize('NFC');
+  let out = '';
+  let afterWord = false;
+  for (const { segment, isWordLike } of segmenter.segment(text)) {
+    // Two words with nothing between them were one run to the index (Chinese, Japanese, Thai): a space parts them.
+    if (isWordLike) out += afterWord ? ` ${segment}` : segment;
+    else out += ASCII_ONLY.test(segment) ? segment : ' ';
+    afterWord = Boolean(isWordLike);
+  }
+  return out.normalize('NFD').replace(LATIN_DIACRITICS, '$1').normalize('NFC');
 }
-
