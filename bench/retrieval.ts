@@ -193,6 +193,8 @@ async function measureStore(kind: StoreKind): Promise<void> {
   const search = createSearch(deps);
   try {
     await indexer.start();
+    // As the app starts it: on PostgreSQL, embeds are tasks of the shared queue, claimed only once the runner runs.
+    await jobs.runner.resumeUnfinished();
     for (const model of modelIds) {
       const jobId = `scifact-${model}`;
       await ensureJob(store, jobId);

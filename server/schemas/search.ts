@@ -16,7 +16,7 @@ export const SearchBody = Type.Object(
         description: 'The index version expected (from the embed answer or an earlier search); 409 INDEX_MISMATCH when the index has changed since: only the current index is kept',
       }),
     ),
-    mode: Type.Optional(StringEnum(SEARCH_MODES, { description: 'hybrid (default): BM25 and vector lists fused by score (0.4 × BM25 and 0.6 × cosine, each divided by its list\'s best); vector; keyword (FTS5 BM25)' })),
+    mode: Type.Optional(StringEnum(SEARCH_MODES, { description: 'hybrid (default): BM25 and vector lists fused by score (0.4 × BM25 and 0.6 × cosine, each divided by its list\'s best); vector; keyword (BM25 over the words of the text: Chinese, Japanese and Thai cut into words by ICU, English stemmed, other languages by the exact word with diacritics folded)' })),
     filters: Type.Optional(
       Type.Object(
         {

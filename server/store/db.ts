@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../drizzle/schema.js';
+import { fullTextWords } from './full-text-words.js';
 
 export type Db = BetterSQLite3Database<typeof schema>;
 
@@ -11,13 +12,20 @@ export interface OpenedDatabase {
   close(): void;
 }
 
-/** Opens (or creates) the database in WAL mode and applies drizzle-kit's migrations. */
+/** The SQL function the full-text triggers index a chunk's text through (drizzle/0018_full_text_words.sql). */
+export const FULL_TEXT_WORDS_FUNCTION = 'lectern_full_text_words';
+
+/**
+ * Opens (or creates) the database in WAL mode and applies drizzle-kit's migrations. The full-text triggers
+ * call a function of this process (`fullTextWords`), so every connection that writes must be opened here.
+ */
 export function openDatabase(file: string, migrationsFolder: string): OpenedDatabase {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.function(FULL_TEXT_WORDS_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fullTextWords(text) : ''));
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
   return { db, sqlite, close: () => sqlite.close() };

@@ -7,7 +7,11 @@ describe('keyword query', () => {
   it('quotes every word so user text is never FTS5 syntax, and ORs them for BM25', () => {
     expect(ftsQuery('NEAR(a b) AND title:"x*" OR -y')).toBe('"near" OR "a" OR "b" OR "and" OR "title" OR "x" OR "or" OR "y"');
     expect(ftsQuery('  ?! ')).toBeUndefined();
-    expect(ftsQuery('Über café 42')).toBe('"über" OR "café" OR "42"');
+    // Cut into words as the index is given them: Latin diacritics folded (FTS5 folds them too), Chinese and
+    // Japanese split by ICU's dictionaries.
+    expect(ftsQuery('Über café 42')).toBe('"uber" OR "cafe" OR "42"');
+    expect(ftsQuery('机器学习的方法')).toBe('"机器" OR "学习" OR "的" OR "方法"');
+    expect(ftsQuery('自然言語処理')).toBe('"自然" OR "言語" OR "処理"');
   });
 
   it('is accepted by SQLite FTS5 whatever the input', () => {

@@ -5,11 +5,15 @@
  *   for f32 collections and `halfvec(d)` for f16 and i8 ones (pgvector has no 8-bit type);
  * - `lectern_fts_<h>`: (id, tsv, len) for each chunk_vectors row of the collection, its embedded text as
  *   a tsvector (GIN-indexed) and its length in words, for BM25; rows leave with their chunk_vectors row.
+ *   The tsvector is made of the text's words as full-text-words.ts gives them (Chinese and Japanese cut
+ *   into words); the table's comment says so (TEXT_TABLE_WORDS), and one written before (no comment) is
+ *   indexed again at start (full-text-upgrade.ts).
  * `<h>` is a hash of the collection's name: names may hold '.' and '-' and run past PostgreSQL's 63-byte
  * identifiers.
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
+import { fullTextWords } from '../full-text-words.js';
 import type { VectorCollectionSpec } from '../repos/search-index.js';
 import type { PgConn } from './context.js';
 
@@ -57,13 +61,31 @@ export async function ensureVectorTable(conn: PgConn, c: VectorCollectionSpec): 
   ]);
 }
 
-/** Call inside a transaction. */
+/** The comment of a text table whose tsvectors were made of `fullTextWords`; tables without it predate them. */
+export const TEXT_TABLE_WORDS = 'lectern full-text words 1';
+
+/**
+ * Call inside a transaction. A table made here is filled by `indexTexts` only, so it is marked as holding
+ * words from the start; one an earlier version made is left unmarked for full-text-upgrade.ts.
+ */
 export async function ensureTextTable(conn: PgConn, name: string): Promise<void> {
+  await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`fts:${name}`}))`);
+  if (await hasTextTable(conn, name)) return;
   const t = textTable(name);
-  await createOnce(conn, `fts:${name}`, [
-    sql`CREATE TABLE IF NOT EXISTS ${t} (id integer PRIMARY KEY REFERENCES chunk_vectors (id) ON DELETE CASCADE, tsv tsvector NOT NULL, len integer NOT NULL)`,
-    sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_fts_${suffix(name)}_gin`)} ON ${t} USING gin (tsv)`,
-  ]);
+  await conn.execute(sql`CREATE TABLE ${t} (id integer PRIMARY KEY REFERENCES chunk_vectors (id) ON DELETE CASCADE, tsv tsvector NOT NULL, len integer NOT NULL)`);
+  await conn.execute(sql`CREATE INDEX ${sql.identifier(`lectern_fts_${suffix(name)}_gin`)} ON ${t} USING gin (tsv)`);
+  await conn.execute(sql`COMMENT ON TABLE ${t} IS ${sql.raw(`'${TEXT_TABLE_WORDS}'`)}`);
+}
+
+/** A tsvector and its length in words (for BM25) from values already made words (fullTextWords). */
+const TSV_AND_LEN = (words: SQL) => sql`
+  SELECT v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u) AS len
+  FROM (SELECT to_tsvector(${TS_CONFIG}, ${words}) AS tsv) v`;
+
+/** The text of these chunk_vectors rows, made words, as two arrays for `unnest`. */
+async function wordsOf(conn: PgConn, ids: readonly number[]): Promise<{ ids: number[]; words: string[] }> {
+  const res = await conn.execute<{ id: number; text: string }>(sql`SELECT id, text FROM chunk_vectors WHERE id = ANY(${sql.param([...ids])}::integer[])`);
+  return { ids: res.rows.map((r) => Number(r.id)), words: res.rows.map((r) => fullTextWords(r.text)) };
 }
 
 /**
@@ -73,10 +95,22 @@ export async function ensureTextTable(conn: PgConn, name: string): Promise<void>
 export async function indexTexts(conn: PgConn, name: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await ensureTextTable(conn, name);
+  const rows = await wordsOf(conn, ids);
   await conn.execute(sql`
     INSERT INTO ${textTable(name)} (id, tsv, len)
-    SELECT cv.id, v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u)
-    FROM chunk_vectors cv CROSS JOIN LATERAL (SELECT to_tsvector(${TS_CONFIG}, cv.text) AS tsv) v
-    WHERE cv.id = ANY(${sql.param([...ids])}::integer[])
+    SELECT r.id, t.tsv, t.len
+    FROM unnest(${sql.param(rows.ids)}::integer[], ${sql.param(rows.words)}::text[]) AS r(id, words)
+    CROSS JOIN LATERAL (${TSV_AND_LEN(sql`r.words`)}) t
     ON CONFLICT (id) DO NOTHING`);
+}
+
+/** Indexes these rows of a text table (named as `textTableName` names it) again, from their chunk_vectors text. */
+export async function reindexTexts(conn: PgConn, table: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await wordsOf(conn, ids);
+  await conn.execute(sql`
+    UPDATE ${sql.identifier(table)} x SET tsv = t.tsv, len = t.len
+    FROM unnest(${sql.param(rows.ids)}::integer[], ${sql.param(rows.words)}::text[]) AS r(id, words)
+    CROSS JOIN LATERAL (${TSV_AND_LEN(sql`r.words`)}) t
+    WHERE x.id = r.id`);
 }

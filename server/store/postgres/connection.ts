@@ -1,5 +1,5 @@
 /**
- * Opening the team server's database: connect, check, migrate.
+ * Opening the team server's database: connect, check, migrate (and index again full text an earlier version wrote).
  *
  * Lifetimes: the pool holds up to `max` connections for the process's life, each of its waits bounded
  * (bounded-waits.ts). Migration takes a connection of its own, outside the pool and without the statement
@@ -17,6 +17,7 @@ import * as schema from '../../../drizzle/pg/schema.js';
 import { SettingsError } from '../../schemas/settings.js';
 import { boundedPoolConfig, connectionConfig } from './bounded-waits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
+import { upgradeTextTables } from './full-text-upgrade.js';
 
 /** The database, with the pool (or the one connection) it runs on. */
 export type PgDb = NodePgDatabase<typeof schema> & { $client: pg.Pool | pg.PoolClient | pg.Client };
@@ -62,7 +63,10 @@ async function checkAndMigrate(client: pg.Client, url: string, migrationsFolder:
     if (newest > newestKnown(migrationsFolder)) {
       throw refuse(url, 'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)');
     }
-    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    const db = drizzle(client, { schema });
+    await migrate(db, { migrationsFolder });
+    // Under the same lock: full text written by an earlier version is made of words once (full-text-upgrade.ts).
+    await upgradeTextTables(db);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
   }

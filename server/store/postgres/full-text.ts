@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { fullTextWords } from '../full-text-words.js';
 import type { FullText } from '../repos/search-index.js';
 import { hasTextTable, textTable, TS_CONFIG } from './collection-tables.js';
 import type { PgContext } from './context.js';
@@ -13,7 +14,8 @@ const B = sql.raw('0.75');
  * Keyword search over the collection's tsvector table (collection-tables.ts): rows holding any of the
  * query's words (GIN), ranked by BM25 computed here from the stored term positions and lengths, with the
  * collection's row count, mean length and each word's document frequency. The query's words are made
- * lexemes by the same configuration as the text and quoted, so user text is never tsquery syntax.
+ * lexemes by the same configuration as the text and quoted, so user text is never tsquery syntax; the query
+ * is cut into words first, as the text was (full-text-words.ts).
  */
 export function pgFullText({ conn }: PgContext): FullText {
   return {
@@ -23,7 +25,7 @@ export function pgFullText({ conn }: PgContext): FullText {
       if (!(await hasTextTable(conn(), collection))) return [];
       const t = textTable(collection);
       const res = await conn().execute<{ id: number; score: number }>(sql`
-        WITH q AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector(${TS_CONFIG}, ${query})) u),
+        WITH q AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector(${TS_CONFIG}, ${fullTextWords(query)})) u),
         match AS (SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS tsq FROM q),
         stats AS (SELECT count(*)::float8 AS n, coalesce(avg(len), 0)::float8 AS avgdl FROM ${t}),
         -- Computed once: inlined, the planner re-counted each word's documents for every hit row (seconds a query).

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
+import { fullTextWords } from '../full-text-words.js';
 import type { FullText } from '../repos/search-index.js';
 import { scopeSql } from './search-filters.js';
 import type { TxGate } from './tx-gate.js';
@@ -7,16 +8,17 @@ import type { TxGate } from './tx-gate.js';
 /**
  * An FTS5 query that matches any of the query's words (BM25 ranks the documents holding more and rarer
  * ones first). Every word is quoted, so user text can never be read as FTS5 syntax (AND, NEAR, *, ":").
+ * The query is cut into words as the indexed text was (full-text-words.ts): 机器学习 asks for 机器 and 学习.
  */
 export function ftsQuery(text: string): string | undefined {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = fullTextWords(text).toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   const unique = [...new Set(words)];
   return unique.length ? unique.map((w) => `"${w}"`).join(' OR ') : undefined;
 }
 
 /**
- * Keyword search over FTS5 table `chunk_fts` (drizzle/0002_search_fts.sql): it indexes chunk_vectors.text,
- * kept in step by triggers, so keyword and vector search see exactly the same chunks.
+ * Keyword search over FTS5 table `chunk_fts` (drizzle/0018_full_text_words.sql): it indexes the words of
+ * chunk_vectors.text, kept in step by triggers, so keyword and vector search see exactly the same chunks.
  */
 export function sqliteFullText(db: Db, gate: TxGate): FullText {
   return {
