@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EmbeddingCatalogModel } from '../catalog.js';
 import { sha256OfFile } from '../download.js';
 import { ModelError } from '../model-error.js';
-import { CUSTOM_RECORD } from './custom-models.js';
+import { stagedImport } from './custom-models.js';
 import type { OnnxProbeRequest, OnnxProbeResult } from './onnx-probe-protocol.js';
 import { runProbe } from './probe-process.js';
 import { readEmbeddingFolder, type EmbeddingFolderFacts, type EmbeddingImportOptions } from './st-folder.js';
@@ -64,13 +63,9 @@ function recordOf(id: string, facts: EmbeddingFolderFacts, probed: { weights: st
  * in the probe process (a vector of the stated dimensions, every value finite), then renames the folder to
  * the model's id. Whatever is refused leaves nothing: the hidden folder goes with the error.
  */
-export async function importCustomOnnx(opts: { modelsDir: string; probeFile: string; id: string; source: string; given: EmbeddingImportOptions }): Promise<CustomEmbeddingModel> {
-  const dest = join(opts.modelsDir, opts.id);
-  const taken = () => new ModelError('MODEL_EXISTS', `a model named ${opts.id} is already installed; remove ${dest} or choose another name`, { id: opts.id });
-  if (await stat(dest).then(() => true, () => false)) throw taken();
-  const facts = await readEmbeddingFolder(opts.source, opts.id, opts.given);
-  const staging = join(opts.modelsDir, `.import-${opts.id}-${randomUUID()}`);
-  try {
+export function importCustomOnnx(opts: { modelsDir: string; probeFile: string; id: string; source: string; given: EmbeddingImportOptions }): Promise<CustomEmbeddingModel> {
+  return stagedImport(opts.modelsDir, opts.id, async (staging) => {
+    const facts = await readEmbeddingFolder(opts.source, opts.id, opts.given);
     const files: EmbeddingCatalogModel['files'] = [];
     for (const rel of facts.files) {
       const copy = join(staging, rel);
@@ -85,14 +80,6 @@ export async function importCustomOnnx(opts: { modelsDir: string; probeFile: str
       throw new ModelError('MODEL_FILE_INVALID', `${facts.onnx} gives ${probed.dimensions}-dimensional vectors; ${said} ${facts.dimensions}`, { id: opts.id, file: facts.onnx, dimensions: probed.dimensions });
     }
     if (!probed.finite) throw new ModelError('MODEL_FILE_INVALID', `${facts.onnx} gives a vector that is not all finite numbers for a plain sentence`, { id: opts.id, file: facts.onnx });
-    const record = recordOf(opts.id, facts, probed, files);
-    await writeFile(join(staging, CUSTOM_RECORD), `${JSON.stringify(record, null, 2)}\n`);
-    // Refused when a folder of that name appeared meanwhile (another import): the first one keeps it.
-    await rename(staging, dest).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ENOTEMPTY' || err.code === 'EEXIST' ? taken() : err;
-    });
-    return record;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+    return recordOf(opts.id, facts, probed, files);
+  });
 }

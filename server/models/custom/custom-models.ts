@@ -77,20 +77,31 @@ function recordOf(id: string, file: string, sha256: string, facts: GgufFacts): C
  * template, a real load in the probe process), then renames the folder to the model's id. Whatever is
  * refused leaves nothing: the hidden folder goes with the error.
  */
-export async function importCustomGguf(opts: { modelsDir: string; probeFile: string; id: string; source: string; fileName?: string }): Promise<CustomChatModel> {
-  const dest = join(opts.modelsDir, opts.id);
-  const taken = () => new ModelError('MODEL_EXISTS', `a model named ${opts.id} is already installed; remove ${dest} or choose another name`, { id: opts.id });
-  if (await stat(dest).then(() => true, () => false)) throw taken();
-  // Told before a byte is copied: a large file of something else is not written into the models folder at all.
-  if (!(await hasGgufMagic(opts.source))) throw new ModelError('MODEL_FILE_INVALID', `${shownAs(opts)} is not a GGUF file (it does not start with the bytes "GGUF")`, { id: opts.id });
-  const file = safeFileName(opts.fileName ?? basename(opts.source));
-  const staging = join(opts.modelsDir, `.import-${opts.id}-${randomUUID()}`);
-  try {
+export function importCustomGguf(opts: { modelsDir: string; probeFile: string; id: string; source: string; fileName?: string }): Promise<CustomChatModel> {
+  return stagedImport(opts.modelsDir, opts.id, async (staging) => {
+    // Told before a byte is copied: a large file of something else is not written into the models folder at all.
+    if (!(await hasGgufMagic(opts.source))) throw new ModelError('MODEL_FILE_INVALID', `${shownAs(opts)} is not a GGUF file (it does not start with the bytes "GGUF")`, { id: opts.id });
+    const file = safeFileName(opts.fileName ?? basename(opts.source));
     await mkdir(staging, { recursive: true });
     const copy = join(staging, file);
     await copyFile(opts.source, copy);
     const facts = await probeGguf(opts.probeFile, copy, shownAs(opts));
-    const record = recordOf(opts.id, file, await sha256OfFile(copy), facts);
+    return recordOf(opts.id, file, await sha256OfFile(copy), facts);
+  });
+}
+
+/**
+ * An import into `modelsDir/id`: refused at once when that name is taken; `fill` writes the model's files
+ * into a hidden folder and gives its record, which is written beside them before the folder is renamed to
+ * the id. Whatever is refused leaves nothing: the hidden folder goes with the error.
+ */
+export async function stagedImport<R>(modelsDir: string, id: string, fill: (staging: string) => Promise<R>): Promise<R> {
+  const dest = join(modelsDir, id);
+  const taken = () => new ModelError('MODEL_EXISTS', `a model named ${id} is already installed; remove ${dest} or choose another name`, { id });
+  if (await stat(dest).then(() => true, () => false)) throw taken();
+  const staging = join(modelsDir, `.import-${id}-${randomUUID()}`);
+  try {
+    const record = await fill(staging);
     await writeFile(join(staging, CUSTOM_RECORD), `${JSON.stringify(record, null, 2)}\n`);
     // Refused when a folder of that name appeared meanwhile (another import): the first one keeps it.
     await rename(staging, dest).catch((err: NodeJS.ErrnoException) => {
