@@ -30,6 +30,7 @@ export const ACCESS_POLICY = {
   'POST /models/:model_id/pull': { role: 'admin', scoped: 'refused' },
   'DELETE /models/:model_id/pull': { role: 'admin', scoped: 'refused' },
   'POST /models/:model_id/import': { role: 'admin', scoped: 'refused' },
+  'POST /models/import': { role: 'admin', scoped: 'refused' },
   // OCR languages too are the whole server's: reading the list is a read; only an unscoped admin changes it.
   'GET /ocr-languages': reader,
   'POST /ocr-languages/:code': { role: 'admin', scoped: 'refused' },
