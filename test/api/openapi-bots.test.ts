@@ -345,8 +345,10 @@ describe('the OpenAPI document of the bots routes', () => {
     const ops = check.operations().filter(([, , op]) => op.tags?.some((t) => t === 'bots' || t === 'openai'));
     expect(ops.length).toBeGreaterThanOrEqual(21);
     // Every operation succeeded; every one with errors of its own (beyond what every route declares: the
-    // key's 401, 403 and 429, and 421 for a wrong Host) was seen failing too.
-    const own = (op: (typeof ops)[number][2]) => Object.keys(op.responses).some((s) => Number(s) >= 400 && !['401', '403', '421', '429'].includes(s));
+    // key's 401, 403 and 429, 421 for a wrong Host, and on a team server 503 while its database is away) was
+    // seen failing too.
+    const everyRoute = ['401', '403', '421', '429', ...(process.env.LECTERN_TEST_STORE === 'postgres' ? ['503'] : [])];
+    const own = (op: (typeof ops)[number][2]) => Object.keys(op.responses).some((s) => Number(s) >= 400 && !everyRoute.includes(s));
     const unseen = ops
       .filter(([m, p, op]) => !seen.get(`${m} ${p}`)?.has(200) || (own(op) && ![...seen.get(`${m} ${p}`)!].some((s) => s >= 400)))
       .map(([m, p]) => `${m} ${p}`);
