@@ -96,11 +96,18 @@ for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name)
     const step = Math.max(1, Math.floor(headed.length / (questionCount + 1)));
     // One question more than measured: the cold answer's own, as the host keeps what it read and a
     // repeated question would be read from its cache.
-    questions = Array.from({ length: questionCount + 1 }, (_, i) => headed[(i * step) % headed.length]!)
-      .map((c) => `What does the section "${c.section_path.at(-1)}" say?`);
+    questions = Array.from({ length: questionCount + 1 }, (_, i) => headed[(i * step) % headed.length]!).map(
+      (c) => `What does the section "${c.section_path.at(-1)}" say?`,
+    );
 
     const answer = async (provider: Record<string, unknown>, question: string): Promise<Run> => {
-      const { events } = await chatStream(server, { job_id: job.job_id, question, max_tokens: maxTokens, top_k: 5, ...provider });
+      const { events } = await chatStream(server, {
+        job_id: job.job_id,
+        question,
+        max_tokens: maxTokens,
+        top_k: 5,
+        ...provider,
+      });
       const done = events.find((e) => e.event === 'done');
       if (!done) throw new Error(`no answer: ${JSON.stringify(events.at(-1))}`);
       const firstToken = events.find((e) => e.event === 'token')!;
@@ -125,9 +132,14 @@ for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name)
       };
     };
 
-    const variants: { name: string; provider: Record<string, unknown> }[] = [{ name: `${config.label}: ${SMOLLM2}`, provider: { llm_provider: 'local', llm_model: SMOLLM2 } }];
+    const variants: { name: string; provider: Record<string, unknown> }[] = [
+      { name: `${config.label}: ${SMOLLM2}`, provider: { llm_provider: 'local', llm_model: SMOLLM2 } },
+    ];
     if (config.name === 'default') {
-      variants.push({ name: `${config.label}: ${STORIES} (plumbing only)`, provider: { llm_provider: 'local', llm_model: STORIES } });
+      variants.push({
+        name: `${config.label}: ${STORIES} (plumbing only)`,
+        provider: { llm_provider: 'local', llm_model: STORIES },
+      });
       variants.push({ name: 'extractive (no model)', provider: { llm_provider: 'extractive' } });
     }
     for (const v of variants) {
@@ -145,7 +157,12 @@ for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name)
 }
 
 log();
-log(`Chat: tugboat-babelbib, ${questionCount} questions, max_tokens ${maxTokens}, top_k 5, ${os.availableParallelism()} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+log(
+  `Chat: tugboat-babelbib, ${questionCount} questions, max_tokens ${maxTokens}, top_k 5, ${os.availableParallelism()} cores, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 const med = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
 const rows = Object.entries(results).map(([name, { cold, warm }]) => {
   const sentences = warm.reduce((n, w) => n + w.sentences, 0);
@@ -154,19 +171,48 @@ const rows = Object.entries(results).map(([name, { cold, warm }]) => {
     name,
     ms(cold.ttftMs),
     ms(med(warm, (w) => w.ttftMs)),
-    num(med(warm, (w) => w.promptTokens), 0),
-    num(med(warm, (w) => w.cachedTokens), 0),
-    num(med(warm, (w) => w.prefillThreads), 0),
-    num(med(warm, (w) => w.prefillTokensPerS), 0),
+    num(
+      med(warm, (w) => w.promptTokens),
+      0,
+    ),
+    num(
+      med(warm, (w) => w.cachedTokens),
+      0,
+    ),
+    num(
+      med(warm, (w) => w.prefillThreads),
+      0,
+    ),
+    num(
+      med(warm, (w) => w.prefillTokensPerS),
+      0,
+    ),
     num(med(warm, (w) => w.tokensPerS)),
-    num(med(warm, (w) => w.tokens), 0),
+    num(
+      med(warm, (w) => w.tokens),
+      0,
+    ),
     sentences ? `${supported}/${sentences} (${num((100 * supported) / sentences, 0)} %)` : '-',
     ms(med(warm, (w) => w.totalMs)),
   ];
 });
-log(table(
-  ['configuration: model', 'cold TTFT', 'TTFT (median)', 'prompt tokens', 'kept read', 'prefill threads', 'prefill tok/s', 'decode tok/s', 'tokens', 'grounded sentences', 'answer'],
-  rows,
-  new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-));
+log(
+  table(
+    [
+      'configuration: model',
+      'cold TTFT',
+      'TTFT (median)',
+      'prompt tokens',
+      'kept read',
+      'prefill threads',
+      'prefill tok/s',
+      'decode tok/s',
+      'tokens',
+      'grounded sentences',
+      'answer',
+    ],
+    rows,
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+  ),
+);
 if (args.json) writeFileSync(args.json, JSON.stringify({ maxTokens, questions, results }, null, 2));

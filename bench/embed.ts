@@ -61,17 +61,30 @@ async function child(engine: string, out: string): Promise<void> {
   let run: EngineRun;
   try {
     run =
-      engine === 'pool' ? await runLecternPool(models.minilm, texts, batch, tokens)
-      : engine === 'pool-before' ? await runLecternPool(models.minilm, texts, batch, tokens, true)
-      : engine === 'inproc' ? await runLecternInProcess(models.minilm, texts, batch, tokens)
-      : await runTransformersJs(args.transformers ?? '', models.minilm, texts, batch);
+      engine === 'pool'
+        ? await runLecternPool(models.minilm, texts, batch, tokens)
+        : engine === 'pool-before'
+          ? await runLecternPool(models.minilm, texts, batch, tokens, true)
+          : engine === 'inproc'
+            ? await runLecternInProcess(models.minilm, texts, batch, tokens)
+            : await runTransformersJs(args.transformers ?? '', models.minilm, texts, batch);
   } catch (err) {
     // One line, last on stderr: the parent shows the tail of stderr in the engine's table row.
     process.stderr.write(`${engine}: ${(err as Error).message.split('\n')[0]}\n`);
     process.exit(1);
   }
   writeFileSync(`${out}.f32`, run.vectors);
-  writeFileSync(out, JSON.stringify({ engine: run.engine, seconds: run.seconds, chunksPerSecond: run.chunksPerSecond, cpuSeconds: run.cpuSeconds, runSeconds: run.runSeconds, peakRssKb: peakRssKb() }));
+  writeFileSync(
+    out,
+    JSON.stringify({
+      engine: run.engine,
+      seconds: run.seconds,
+      chunksPerSecond: run.chunksPerSecond,
+      cpuSeconds: run.cpuSeconds,
+      runSeconds: run.runSeconds,
+      peakRssKb: peakRssKb(),
+    }),
+  );
 }
 
 interface Result {
@@ -87,12 +100,16 @@ interface Result {
 
 async function main(): Promise<void> {
   const cpus = os.cpus();
-  log(`# bench:embed — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`);
+  log(
+    `# bench:embed — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`,
+  );
   const models = await ensureTestModels();
   const tokenizer = createWordPieceTokenizer(models.minilm.tokenizer);
   const texts = proseChunks(tokenizer, chunkCount, tokens);
   const lengths = texts.map((t) => tokenizer.encode(t, 100_000).ids.length);
-  log(`model: ${models.minilm.onnx} (${models.minilm.quantization}); ${texts.length} chunks of ${Math.min(...lengths)}–${Math.max(...lengths)} tokens; batch ${batch}`);
+  log(
+    `model: ${models.minilm.onnx} (${models.minilm.quantization}); ${texts.length} chunks of ${Math.min(...lengths)}–${Math.max(...lengths)} tokens; batch ${batch}`,
+  );
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-embed-'));
   const self = fileURLToPath(import.meta.url);
   const results: Result[] = [];
@@ -104,21 +121,40 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const engine of engines) {
         const out = path.join(dir, `${engine}.json`);
-        const passArgs = ['--chunks', String(chunkCount), '--tokens', String(tokens), '--batch', String(batch), '--transformers', args.transformers ?? ''];
+        const passArgs = [
+          '--chunks',
+          String(chunkCount),
+          '--tokens',
+          String(tokens),
+          '--batch',
+          String(batch),
+          '--transformers',
+          args.transformers ?? '',
+        ];
         let result: Result;
         try {
-          execFileSync(process.execPath, [...process.execArgv, self, '--engine', engine, '--out', out, ...passArgs], { stdio: ['ignore', 'inherit', 'pipe'] });
+          execFileSync(process.execPath, [...process.execArgv, self, '--engine', engine, '--out', out, ...passArgs], {
+            stdio: ['ignore', 'inherit', 'pipe'],
+          });
           const r = JSON.parse(readFileSync(out, 'utf8')) as Result;
           const buf = readFileSync(`${out}.f32`);
           result = { ...r, vectors: new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4) };
         } catch (err) {
-          const stderr = String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n').at(-1) ?? '';
+          const stderr =
+            String((err as { stderr?: Buffer }).stderr ?? err)
+              .trim()
+              .split('\n')
+              .at(-1) ?? '';
           result = { engine, seconds: NaN, chunksPerSecond: NaN, peakRssKb: NaN, error: stderr };
         }
-        if (rounds > 1) log(`round ${round + 1}: ${result.engine} ${num(result.chunksPerSecond)} chunks/s, ${num(((result.cpuSeconds ?? NaN) * 1000) / texts.length)} CPU ms/chunk`);
+        if (rounds > 1)
+          log(
+            `round ${round + 1}: ${result.engine} ${num(result.chunksPerSecond)} chunks/s, ${num(((result.cpuSeconds ?? NaN) * 1000) / texts.length)} CPU ms/chunk`,
+          );
         const at = engines.indexOf(engine);
         const prev = results[at];
-        if (!prev || prev.error || (!result.error && result.chunksPerSecond > prev.chunksPerSecond)) results[at] = result;
+        if (!prev || prev.error || (!result.error && result.chunksPerSecond > prev.chunksPerSecond))
+          results[at] = result;
       }
     }
   } finally {
@@ -144,21 +180,42 @@ async function main(): Promise<void> {
     return `min cos ${worst.toFixed(5)}, mean ${(sum / texts.length).toFixed(5)}, max |Δ| ${maxDiff === 0 ? '0' : maxDiff.toExponential(1)}`;
   };
   log();
-  log(table(
-    ['engine', 'chunks/s', 'seconds', 'CPU s', 'CPU ms/chunk', 'in run', 'peak RSS MiB', 'agreement'],
-    results.map((r) => [
-      r.engine, num(r.chunksPerSecond), num(r.seconds, 2), num(r.cpuSeconds ?? NaN, 2), num(((r.cpuSeconds ?? NaN) * 1000) / texts.length),
-      r.runSeconds === undefined ? '-' : `${((100 * r.runSeconds) / r.seconds).toFixed(1)}%`,
-      num(r.peakRssKb / 1024, 0), r.error ? `failed: ${r.error.slice(0, 240)}` : agreement(r),
-    ]),
-    new Set([1, 2, 3, 4, 5, 6]),
-  ));
-  const best = Math.max(...results.filter((r) => r.engine.startsWith('lectern') && !r.engine.includes('before')).map((r) => r.chunksPerSecond));
+  log(
+    table(
+      ['engine', 'chunks/s', 'seconds', 'CPU s', 'CPU ms/chunk', 'in run', 'peak RSS MiB', 'agreement'],
+      results.map((r) => [
+        r.engine,
+        num(r.chunksPerSecond),
+        num(r.seconds, 2),
+        num(r.cpuSeconds ?? NaN, 2),
+        num(((r.cpuSeconds ?? NaN) * 1000) / texts.length),
+        r.runSeconds === undefined ? '-' : `${((100 * r.runSeconds) / r.seconds).toFixed(1)}%`,
+        num(r.peakRssKb / 1024, 0),
+        r.error ? `failed: ${r.error.slice(0, 240)}` : agreement(r),
+      ]),
+      new Set([1, 2, 3, 4, 5, 6]),
+    ),
+  );
+  const best = Math.max(
+    ...results
+      .filter((r) => r.engine.startsWith('lectern') && !r.engine.includes('before'))
+      .map((r) => r.chunksPerSecond),
+  );
   const tjs = results.find((r) => r.engine.startsWith('transformers'))?.chunksPerSecond;
   if (tjs !== undefined && Number.isFinite(tjs)) {
-    log(`goal (Lectern at least 1.5× transformers.js): ${best >= 1.5 * tjs ? 'PASS' : 'FAIL'} (${num(best)} vs ${num(tjs)} chunks/s = ${(best / tjs).toFixed(2)}×)`);
+    log(
+      `goal (Lectern at least 1.5× transformers.js): ${best >= 1.5 * tjs ? 'PASS' : 'FAIL'} (${num(best)} vs ${num(tjs)} chunks/s = ${(best / tjs).toFixed(2)}×)`,
+    );
   }
-  if (args.json) writeFileSync(args.json, JSON.stringify(results.map(({ vectors: _v, ...r }) => r), null, 2));
+  if (args.json)
+    writeFileSync(
+      args.json,
+      JSON.stringify(
+        results.map(({ vectors: _v, ...r }) => r),
+        null,
+        2,
+      ),
+    );
 }
 
 if (args.engine) await child(args.engine, args.out ?? '');

@@ -74,9 +74,17 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-extract-'));
 process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const longFile = path.join(scratch, `generated-${values.pages}-pages.pdf`);
 writeFileSync(longFile, await makeLongPdf(Number(values.pages)));
-const files = [...readdirSync(fixtures).filter((f) => f.endsWith('.pdf')).sort().map((f) => path.join(fixtures, f)), longFile];
+const files = [
+  ...readdirSync(fixtures)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort()
+    .map((f) => path.join(fixtures, f)),
+  longFile,
+];
 
-console.log(`# bench:extract — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, ${pdftotextVersion()}`);
+console.log(
+  `# bench:extract — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, ${pdftotextVersion()}`,
+);
 console.log(`one thread; ${values['warm-up']} readings of the warm-up PDF first; warm and bare: median of ${repeat}\n`);
 for (let i = 0; i < Number(values['warm-up']); i++) await readWhole(warmUpPdf())();
 
@@ -92,7 +100,29 @@ for (const file of files) {
   sum.warm += warm;
   sum.bare += bare;
   sum.pdftotext += pdftotext;
-  rows.push([path.basename(file), ms(first), ms(warm), ms(bare), ms(pdftotext), `${(warm / pdftotext).toFixed(1)}x`, `${(bare / pdftotext).toFixed(1)}x`]);
+  rows.push([
+    path.basename(file),
+    ms(first),
+    ms(warm),
+    ms(bare),
+    ms(pdftotext),
+    `${(warm / pdftotext).toFixed(1)}x`,
+    `${(bare / pdftotext).toFixed(1)}x`,
+  ]);
 }
-rows.push(['TOTAL', ms(sum.first), ms(sum.warm), ms(sum.bare), ms(sum.pdftotext), `${(sum.warm / sum.pdftotext).toFixed(1)}x`, `${(sum.bare / sum.pdftotext).toFixed(1)}x`]);
-console.log(table(['file', 'first', 'warm', 'bare pdf.js', 'pdftotext', 'warm/pdftotext', 'bare/pdftotext'], rows, new Set([1, 2, 3, 4, 5, 6])));
+rows.push([
+  'TOTAL',
+  ms(sum.first),
+  ms(sum.warm),
+  ms(sum.bare),
+  ms(sum.pdftotext),
+  `${(sum.warm / sum.pdftotext).toFixed(1)}x`,
+  `${(sum.bare / sum.pdftotext).toFixed(1)}x`,
+]);
+console.log(
+  table(
+    ['file', 'first', 'warm', 'bare pdf.js', 'pdftotext', 'warm/pdftotext', 'bare/pdftotext'],
+    rows,
+    new Set([1, 2, 3, 4, 5, 6]),
+  ),
+);

@@ -28,7 +28,11 @@ import { median } from './lib/stats.js';
 
 const TEAM_RATIO_GOAL = 1.15;
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
-const loadavg = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
+const loadavg = (): string =>
+  os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
 
 /** Reads a file; a file that does not reach ready_for_review stops the bench. */
 async function ingested(server: ServerHandle, file: string): Promise<IngestResult> {
@@ -39,7 +43,8 @@ async function ingested(server: ServerHandle, file: string): Promise<IngestResul
 const timed = async (server: ServerHandle, file: string): Promise<number> => (await ingested(server, file)).wallMs;
 
 /** Where a reading's time went, as the client saw it: queued (to first seen processing) / pages / after the pages. */
-const phases = (r: IngestResult): string => (r.phases ? [r.phases.queuedMs, r.phases.pagesMs, r.phases.afterPagesMs].map((v) => Math.round(v)).join('/') : '-');
+const phases = (r: IngestResult): string =>
+  r.phases ? [r.phases.queuedMs, r.phases.pagesMs, r.phases.afterPagesMs].map((v) => Math.round(v)).join('/') : '-';
 
 /** Uploads every file at once and waits for all of them: the batch's wall time. */
 async function batch(server: ServerHandle, files: string[]): Promise<number> {
@@ -54,7 +59,8 @@ async function startTeam(root: string, databaseUrl: string, dataDir: string, wor
   const api = await startServer(root, { dataDir, args: [...db, '--no-worker'] });
   const nodes: WorkerHandle[] = [];
   try {
-    for (let i = 0; i < workers; i++) nodes.push(await startWorker(root, { dataDir, args: [...db, '--workers', String(threads)] }));
+    for (let i = 0; i < workers; i++)
+      nodes.push(await startWorker(root, { dataDir, args: [...db, '--workers', String(threads)] }));
   } catch (err) {
     await Promise.all([api.stop(), ...nodes.map((w) => w.stop())]);
     throw err;
@@ -76,8 +82,11 @@ async function main(): Promise<number> {
   const repeat = Math.max(1, Number(values.repeat));
   const threads = Math.max(1, Number(values.threads));
   log('# Lectern team server ingest benchmark');
-  log(`date: ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}; load average ${loadavg()}`);
-  if (!existsSync(path.join(root, 'bin/lectern.js'))) throw new Error('bin/lectern.js is missing: build first (node scripts/build-node.mjs)');
+  log(
+    `date: ${new Date().toISOString()}; ${os.cpus().length} cores, Node ${process.version}; load average ${loadavg()}`,
+  );
+  if (!existsSync(path.join(root, 'bin/lectern.js')))
+    throw new Error('bin/lectern.js is missing: build first (node scripts/build-node.mjs)');
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-team-'));
   const services = await startTeamServices();
@@ -86,13 +95,24 @@ async function main(): Promise<number> {
     writeFileSync(warmup, await makeStructuredPdf());
     const long = path.join(tmp, `generated-${values.pages}-pages.pdf`);
     writeFileSync(long, await makeLongPdf(Number(values.pages)));
-    const fixtures = existsSync(values.fixtures) ? readdirSync(values.fixtures).filter((f) => f.toLowerCase().endsWith('.pdf')).sort().map((f) => path.join(values.fixtures, f)) : [];
+    const fixtures = existsSync(values.fixtures)
+      ? readdirSync(values.fixtures)
+          .filter((f) => f.toLowerCase().endsWith('.pdf'))
+          .sort()
+          .map((f) => path.join(values.fixtures, f))
+      : [];
     const files = [...fixtures, long];
     const url = services.env.LECTERN_DATABASE_URL;
 
     log(`\n## 1. One file at a time: the desktop against an API node and one worker, ${threads} thread(s) each`);
     const desktop = await startServer(root, { args: ['--workers', String(threads)] });
-    const team = await startTeam(root, await freshDatabase(url, 'bench_ingest_team'), path.join(tmp, 'team-data'), 1, threads);
+    const team = await startTeam(
+      root,
+      await freshDatabase(url, 'bench_ingest_team'),
+      path.join(tmp, 'team-data'),
+      1,
+      threads,
+    );
     const rows: string[][] = [];
     let desktopSum = 0;
     let teamSum = 0;
@@ -121,13 +141,26 @@ async function main(): Promise<number> {
     rows.push(['TOTAL (medians)', ms(desktopSum), ms(teamSum), `${num(ratio, 2)}x`]);
     log('  (each run: upload to ready_for_review, and in brackets queued / pages / after the pages, ms)');
     log(`\n${table(['file', 'desktop', 'team (API node + worker)', 'ratio'], rows, new Set([1, 2, 3]))}`);
-    log(`goal: the team server within ${TEAM_RATIO_GOAL}x of the desktop, one file at a time: ${ratio <= TEAM_RATIO_GOAL ? 'PASS' : 'FAIL'} (${num(ratio, 2)}x)`);
+    log(
+      `goal: the team server within ${TEAM_RATIO_GOAL}x of the desktop, one file at a time: ${ratio <= TEAM_RATIO_GOAL ? 'PASS' : 'FAIL'} (${num(ratio, 2)}x)`,
+    );
 
     const many = Array.from({ length: Math.max(1, Number(values.batch)) }, () => files).flat();
-    log(`\n## 2. ${many.length} documents uploaded at once: one worker process of ${threads} threads, then ${threads} processes of one`);
+    log(
+      `\n## 2. ${many.length} documents uploaded at once: one worker process of ${threads} threads, then ${threads} processes of one`,
+    );
     const batches: Record<string, number[]> = {};
-    for (const [label, workers, each] of [[`1 worker x ${threads} threads`, 1, threads], [`${threads} workers x 1 thread`, threads, 1]] as const) {
-      const side = await startTeam(root, await freshDatabase(url, 'bench_ingest_batch'), path.join(tmp, `batch-${workers}`), workers, each);
+    for (const [label, workers, each] of [
+      [`1 worker x ${threads} threads`, 1, threads],
+      [`${threads} workers x 1 thread`, threads, 1],
+    ] as const) {
+      const side = await startTeam(
+        root,
+        await freshDatabase(url, 'bench_ingest_batch'),
+        path.join(tmp, `batch-${workers}`),
+        workers,
+        each,
+      );
       try {
         await Promise.all(Array.from({ length: workers }, () => timed(side.api, warmup)));
         const runs: number[] = [];
@@ -139,9 +172,17 @@ async function main(): Promise<number> {
       }
     }
     const [one, several] = Object.values(batches).map(median) as [number, number];
-    log(`\n${table(['workers', 'batch, median', 'documents/s'], Object.entries(batches).map(([k, v]) => [k, ms(median(v)), num(many.length / (median(v) / 1000), 2)]), new Set([1, 2]))}`);
+    log(
+      `\n${table(
+        ['workers', 'batch, median', 'documents/s'],
+        Object.entries(batches).map(([k, v]) => [k, ms(median(v)), num(many.length / (median(v) / 1000), 2)]),
+        new Set([1, 2]),
+      )}`,
+    );
     // Not the queue's cost alone: a PDF that two threads of one process read together is one thread's in a process of one.
-    log(`${threads} processes of one thread against one of ${threads}: ${num(several / one, 2)}x the batch's time (${ms((several - one) / many.length)} more a document)`);
+    log(
+      `${threads} processes of one thread against one of ${threads}: ${num(several / one, 2)}x the batch's time (${ms((several - one) / many.length)} more a document)`,
+    );
     log(`load average at the end: ${loadavg()}`);
     return 0;
   } finally {
@@ -154,7 +195,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => void (process.exitCode = code),
   (err: unknown) => {
-    process.stderr.write(`bench:ingest-team failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `bench:ingest-team failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     process.exitCode = 1;
   },
 );

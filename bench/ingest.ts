@@ -44,7 +44,11 @@ const log = (line = ''): void => {
   process.stdout.write(`${line}\n`);
 };
 
-const loadavg = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
+const loadavg = (): string =>
+  os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
 
 function machine(): string {
   const cpus = os.cpus();
@@ -54,7 +58,13 @@ function machine(): string {
 }
 
 /** Starts a server, ingests a warm-up file, then each run's file in turn; returns the server's peak memory. */
-async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, follow: FollowOptions, repeat: number): Promise<PeakMemory> {
+async function ingestAll(
+  repoRoot: string,
+  runs: FileRun[],
+  warmup: string,
+  follow: FollowOptions,
+  repeat: number,
+): Promise<PeakMemory> {
   const server = await startServer(repoRoot);
   try {
     log(`  worker threads warm ${ms(await waitForWarmWorkers(server))} after the server answered`);
@@ -65,9 +75,14 @@ async function ingestAll(repoRoot: string, runs: FileRun[], warmup: string, foll
       const tries: IngestResult[] = [];
       for (let i = 0; i < repeat; i++) tries.push(await ingestFile(server, run.file, follow));
       const ready = tries.filter((t) => t.status === 'ready_for_review').sort((a, b) => a.wallMs - b.wallMs);
-      run.ingest = ready.length === tries.length ? (ready[Math.floor((ready.length - 1) / 2)] as IngestResult) : tries.find((t) => t.status !== 'ready_for_review');
+      run.ingest =
+        ready.length === tries.length
+          ? (ready[Math.floor((ready.length - 1) / 2)] as IngestResult)
+          : tries.find((t) => t.status !== 'ready_for_review');
       const r = run.ingest as IngestResult;
-      log(`  ${run.name}: ${r.status} in ${tries.map((t) => ms(t.wallMs)).join(', ')}${r.error ? ` (${r.error})` : ''}`);
+      log(
+        `  ${run.name}: ${r.status} in ${tries.map((t) => ms(t.wallMs)).join(', ')}${r.error ? ` (${r.error})` : ''}`,
+      );
       if (r.status !== 'ready_for_review') log(`    server log tail:\n${server.logTail(15).replace(/^/gm, '      ')}`);
     }
     return server.memory();
@@ -106,20 +121,53 @@ interface Outcome {
 }
 
 /** Prints the results table, the memory lines and the GOALS summary line. */
-function report(runs: FileRun[], fixturesMem: PeakMemory, longMem: PeakMemory, longPages: number, repeat: number): Outcome {
-  const headers = ['file', 'pages', 'ingest', 'pages/s', 'pdftotext', 'pt pages/s', 'ratio', 'blocks', 'chunks', 'queued/pages/after ms', 'slowest page', 'status'];
+function report(
+  runs: FileRun[],
+  fixturesMem: PeakMemory,
+  longMem: PeakMemory,
+  longPages: number,
+  repeat: number,
+): Outcome {
+  const headers = [
+    'file',
+    'pages',
+    'ingest',
+    'pages/s',
+    'pdftotext',
+    'pt pages/s',
+    'ratio',
+    'blocks',
+    'chunks',
+    'queued/pages/after ms',
+    'slowest page',
+    'status',
+  ];
   const ok = runs.filter((r) => r.ingest?.status === 'ready_for_review');
   const sum = (f: (r: FileRun) => number): number => ok.reduce((s, r) => s + f(r), 0);
   const totalPages = sum((r) => r.popplerPages);
   const totalIngest = sum((r) => r.ingest?.wallMs ?? 0);
   const totalPt = sum((r) => r.pdftotextMs);
   const ratio = totalIngest / totalPt;
-  const total = ['TOTAL (ready files)', String(totalPages), ms(totalIngest), num(totalPages / (totalIngest / 1000)), ms(totalPt),
-    num(totalPages / (totalPt / 1000), 0), `${num(ratio)}x`, '', '', '', '', `${ok.length}/${runs.length} ready`];
+  const total = [
+    'TOTAL (ready files)',
+    String(totalPages),
+    ms(totalIngest),
+    num(totalPages / (totalIngest / 1000)),
+    ms(totalPt),
+    num(totalPages / (totalPt / 1000), 0),
+    `${num(ratio)}x`,
+    '',
+    '',
+    '',
+    '',
+    `${ok.length}/${runs.length} ready`,
+  ];
   log(`\n## Results\n`);
   log(table(headers, [...runs.map(row), total], new Set([1, 2, 3, 4, 5, 6, 7, 8, 9])));
   log(`(queued/pages/after: upload start to first seen processing / to all pages seen done / to ready_for_review;`);
-  log(` ingest and pdftotext: median of ${repeat} and 3 runs; ratio: ingest time / pdftotext time; rates use poppler's page count)`);
+  log(
+    ` ingest and pdftotext: median of ${repeat} and 3 runs; ratio: ingest time / pdftotext time; rates use poppler's page count)`,
+  );
   const memLine = (m: PeakMemory): string =>
     `${mib(m.serverKb)}${m.childCount ? ` + ${mib(m.childrenKb)} in ${m.childCount} child process(es)` : ''}`;
   const long = runs.find((r) => r.group === 'long');
@@ -154,7 +202,10 @@ async function main(): Promise<number> {
     },
   });
   const longPages = Number(values.pages);
-  const follow: FollowOptions = { follow: values.follow === 'poll' ? 'poll' : 'events', pollMs: Number(values['poll-ms']) };
+  const follow: FollowOptions = {
+    follow: values.follow === 'poll' ? 'poll' : 'events',
+    pollMs: Number(values['poll-ms']),
+  };
   const repeat = Math.max(1, Number(values.repeat));
   const fixturesDir = path.resolve(values.fixtures);
 
@@ -183,7 +234,9 @@ async function main(): Promise<number> {
     log(`generated ${path.basename(longFile)} in ${ms(performance.now() - started)}`);
 
     const fixtures = existsSync(fixturesDir)
-      ? readdirSync(fixturesDir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort()
+      ? readdirSync(fixturesDir)
+          .filter((f) => f.toLowerCase().endsWith('.pdf'))
+          .sort()
       : [];
     if (fixtures.length === 0) log(`warning: no PDFs in ${fixturesDir}`);
     const runs: FileRun[] = [
@@ -191,17 +244,39 @@ async function main(): Promise<number> {
       { name: path.basename(longFile), file: longFile, group: 'long' as const },
     ].map((r) => ({ ...r, popplerPages: pdfPageCount(r.file), pdftotextMs: timePdftotext(r.file, 3) }));
 
-    log(`\n## Ingest (one file at a time, ${follow.follow === 'poll' ? `polling GET /jobs/{id} every ${follow.pollMs} ms` : 'following GET /jobs/{id}/events'})`);
+    log(
+      `\n## Ingest (one file at a time, ${follow.follow === 'poll' ? `polling GET /jobs/{id} every ${follow.pollMs} ms` : 'following GET /jobs/{id}/events'})`,
+    );
     started = performance.now();
     log(`server A: ${fixtures.length} fixture PDFs`);
-    const fixturesMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'fixtures'), warmup, follow, repeat);
+    const fixturesMem = await ingestAll(
+      repoRoot,
+      runs.filter((r) => r.group === 'fixtures'),
+      warmup,
+      follow,
+      repeat,
+    );
     log(`server B (fresh): ${path.basename(longFile)}`);
-    const longMem = await ingestAll(repoRoot, runs.filter((r) => r.group === 'long'), warmup, follow, repeat);
+    const longMem = await ingestAll(
+      repoRoot,
+      runs.filter((r) => r.group === 'long'),
+      warmup,
+      follow,
+      repeat,
+    );
     log(`ingest phase took ${ms(performance.now() - started)}; load average now: ${loadavg()}`);
 
     const outcome = report(runs, fixturesMem, longMem, longPages, repeat);
     if (values.json) {
-      const out = { date: new Date().toISOString(), machine: machine(), pdftotext: pdftotextVersion(), runs, fixturesMem, longMem, ...outcome };
+      const out = {
+        date: new Date().toISOString(),
+        machine: machine(),
+        pdftotext: pdftotextVersion(),
+        runs,
+        fixturesMem,
+        longMem,
+        ...outcome,
+      };
       writeFileSync(values.json, JSON.stringify(out, null, 2));
     }
     if (outcome.failed > 0) return 1;

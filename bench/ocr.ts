@@ -74,7 +74,9 @@ interface AccuracyPage {
 /** The scanned fixtures (rendered from their PDFs) and the generated formula page (a noisy PNG). */
 async function accuracyPages(): Promise<AccuracyPage[]> {
   const pages: AccuracyPage[] = [];
-  for (const file of readdirSync(scannedDir).filter((f) => f.endsWith('.pdf')).sort()) {
+  for (const file of readdirSync(scannedDir)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort()) {
     const name = file.replace(/\.pdf$/, '');
     const data = new Uint8Array(readFileSync(path.join(scannedDir, file)));
     const png = path.join(workDir, `${name}.png`);
@@ -91,7 +93,13 @@ async function accuracyPages(): Promise<AccuracyPage[]> {
   const scan = await makeScan(formulas.pdf, 1, { dpi: DPI, noise: 6, seed: 9 });
   const png = path.join(workDir, 'generated-formulas-code-table.png');
   writeFileSync(png, scan.png);
-  pages.push({ name: 'generated formulas+code+table', png, gt: formulas.text, gtRows: formulas.text, read: () => ocrImage(scan.png, { dpi: DPI }) });
+  pages.push({
+    name: 'generated formulas+code+table',
+    png,
+    gt: formulas.text,
+    gtRows: formulas.text,
+    read: () => ocrImage(scan.png, { dpi: DPI }),
+  });
   return pages;
 }
 
@@ -121,7 +129,19 @@ async function accuracy(): Promise<string[]> {
   }
   await terminateOcrEngines();
   console.log(`\nAccuracy (render + OCR at ${DPI} dpi, one thread; CER goal <= 5%)\n`);
-  const heads = ['page', 'CER (txt)', 'CER (layout)', 'order-free', 'CLI CER (txt)', 'CLI CER (layout)', 'conf', 'blocks', 'types', 'time', 'CLI time'];
+  const heads = [
+    'page',
+    'CER (txt)',
+    'CER (layout)',
+    'order-free',
+    'CLI CER (txt)',
+    'CLI CER (layout)',
+    'conf',
+    'blocks',
+    'types',
+    'time',
+    'CLI time',
+  ];
   console.log(table(heads, rows, new Set([1, 2, 3, 4, 5, 6, 7, 9, 10])));
   return pages.map((p) => p.png);
 }
@@ -139,15 +159,29 @@ const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))
  */
 function runThreads(files: string[], threads: number): Promise<{ ms: number; times: number[]; cpuMs: number }> {
   const next = new Int32Array(new SharedArrayBuffer(4));
-  const workers = Array.from({ length: threads }, () => new Worker(WORKER_BOOT, { eval: true, workerData: { files, dpi: DPI, next } }));
-  const ready = workers.map((w) => new Promise<void>((res, rej) => { w.once('message', () => res()); w.once('error', rej); }));
+  const workers = Array.from(
+    { length: threads },
+    () => new Worker(WORKER_BOOT, { eval: true, workerData: { files, dpi: DPI, next } }),
+  );
+  const ready = workers.map(
+    (w) =>
+      new Promise<void>((res, rej) => {
+        w.once('message', () => res());
+        w.once('error', rej);
+      }),
+  );
   return Promise.all(ready).then(async () => {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    const done = workers.map((w) => new Promise<number[]>((res, rej) => {
-      w.on('message', (m: { done?: boolean; times?: number[] }) => { if (m.done) res(m.times ?? []); });
-      w.once('error', rej);
-    }));
+    const done = workers.map(
+      (w) =>
+        new Promise<number[]>((res, rej) => {
+          w.on('message', (m: { done?: boolean; times?: number[] }) => {
+            if (m.done) res(m.times ?? []);
+          });
+          w.once('error', rej);
+        }),
+    );
     for (const w of workers) w.postMessage('go');
     const times = (await Promise.all(done)).flat();
     const took = performance.now() - start;
@@ -183,8 +217,12 @@ async function speed(fixturePngs: string[]): Promise<void> {
   }
   const oursPeak = procStatusKb(process.pid, 'VmHWM');
   const ppm = (t: number): number => (pages.length / t) * 60_000;
-  console.log(`\nSpeed: ${pages.length} A4 pages at ${DPI} dpi, 2 in parallel, best of ${rounds} rounds (goal: library <= 1.2x the CLI's time)`);
-  console.log(`rounds (library / CLI): ${roundTimes.join(', ')}; 1-min load average before: ${loadBefore.toFixed(2)}\n`);
+  console.log(
+    `\nSpeed: ${pages.length} A4 pages at ${DPI} dpi, 2 in parallel, best of ${rounds} rounds (goal: library <= 1.2x the CLI's time)`,
+  );
+  console.log(
+    `rounds (library / CLI): ${roundTimes.join(', ')}; 1-min load average before: ${loadBefore.toFixed(2)}\n`,
+  );
   const perPage = (cpu: number): string => ms(cpu / pages.length);
   console.log(
     table(

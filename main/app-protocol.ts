@@ -16,7 +16,12 @@ export const APP_INDEX = `${APP_ORIGIN}/index.html`;
  * For `protocol.registerSchemesAsPrivileged` before the app is ready: a standard scheme (real origin,
  * relative URLs), secure (like https, so the CSP's 'self' and module scripts work), and fetchable.
  */
-export const APP_SCHEME_PRIVILEGES = { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } as const;
+export const APP_SCHEME_PRIVILEGES = {
+  standard: true,
+  secure: true,
+  supportFetchAPI: true,
+  corsEnabled: true,
+} as const;
 
 /**
  * Chromium's names for reaching loopback and local addresses (Local Network Access). A page without an IP
@@ -47,7 +52,8 @@ function originOf(raw: string): string | undefined {
 /** The server's asset types (server/api/routes/ui.ts), and the page itself. */
 const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', ...ASSET_TYPES };
 
-const notFound = (): Response => new Response('not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+const notFound = (): Response =>
+  new Response('not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 
 /**
  * The handler `protocol.handle(APP_SCHEME, …)` is given: GET of a file of the built renderer folder, by

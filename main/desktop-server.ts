@@ -25,10 +25,22 @@ export interface DesktopServer {
  * threads of this process) on 127.0.0.1 with a free port and a per-session key. Nothing here needs
  * Electron, so the app and the smoke test's tests under plain Node start it the same way.
  */
-export async function startDesktopServer({ env, cwd, workerFile, dataDir }: DesktopServerOptions): Promise<DesktopServer> {
+export async function startDesktopServer({
+  env,
+  cwd,
+  workerFile,
+  dataDir,
+}: DesktopServerOptions): Promise<DesktopServer> {
   const settings = loadSettings({ flags: { host: '127.0.0.1', port: 0, data_dir: dataDir }, env, cwd });
   const { key, generated } = sessionKey(env.SERVICE_API_KEY);
-  const lectern = await createApp({ settings, serviceApiKey: key, chatKey: env.LECTERN_CHAT_KEY, providerKeys: providerKeysFrom(env), workerFile, owner: { kind: 'desktop' } });
+  const lectern = await createApp({
+    settings,
+    serviceApiKey: key,
+    chatKey: env.LECTERN_CHAT_KEY,
+    providerKeys: providerKeysFrom(env),
+    workerFile,
+    owner: { kind: 'desktop' },
+  });
   let url: string;
   try {
     ({ url } = await listenOnLoopback(lectern.server));

@@ -42,7 +42,8 @@ async function openDesk({ lectern, url, key }: DesktopServer): Promise<BrowserWi
  */
 async function smokeTest(scratch: string): Promise<void> {
   const outcome = await runSmokeTest({
-    start: () => startDesktopServer({ env: process.env, cwd: process.cwd(), workerFile, dataDir: join(scratch, 'data') }),
+    start: () =>
+      startDesktopServer({ env: process.env, cwd: process.cwd(), workerFile, dataDir: join(scratch, 'data') }),
     desk: async (server) => {
       try {
         return await waitForDesk(await openDesk(server));
@@ -70,11 +71,37 @@ function registerIpc(lectern: LecternApp, url: string, key: string): void {
     const owner = BrowserWindow.fromWebContents(event.sender);
     const options = {
       properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[],
-      filters: [{ name: 'Documents', extensions: ['pdf', 'docx', 'xlsx', 'xlsm', 'pptx', 'csv', 'tsv', 'html', 'htm', 'md', 'markdown', 'txt', 'png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp'] }],
+      filters: [
+        {
+          name: 'Documents',
+          extensions: [
+            'pdf',
+            'docx',
+            'xlsx',
+            'xlsm',
+            'pptx',
+            'csv',
+            'tsv',
+            'html',
+            'htm',
+            'md',
+            'markdown',
+            'txt',
+            'png',
+            'jpg',
+            'jpeg',
+            'tif',
+            'tiff',
+            'webp',
+          ],
+        },
+      ],
     };
     const picked = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
     if (picked.canceled) return [];
-    return Promise.all(picked.filePaths.map(async (p) => ({ name: basename(p), data: new Uint8Array(await readFile(p)) })));
+    return Promise.all(
+      picked.filePaths.map(async (p) => ({ name: basename(p), data: new Uint8Array(await readFile(p)) })),
+    );
   });
   ipcMain.handle(IPC.saveExport, async (_event, jobId: unknown) => {
     if (typeof jobId !== 'string' || !/^[\w-]{1,100}$/.test(jobId)) throw new Error('not a job id');
@@ -108,9 +135,12 @@ if (isSmokeTest(process.argv)) {
   app.setPath('userData', join(scratch, 'profile'));
   // Not quit when the window goes: the smoke test decides how the run ends, and a window that closed fails it.
   app.on('window-all-closed', () => undefined);
-  app.whenReady().then(() => smokeTest(scratch)).catch((err: unknown) => {
-    process.stderr.write(`smoke test failed: ${String(err).replace(/\s+/g, ' ')}\n`, () => app.exit(1));
-  });
+  app
+    .whenReady()
+    .then(() => smokeTest(scratch))
+    .catch((err: unknown) => {
+      process.stderr.write(`smoke test failed: ${String(err).replace(/\s+/g, ' ')}\n`, () => app.exit(1));
+    });
 } else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
@@ -120,8 +150,11 @@ if (isSmokeTest(process.argv)) {
     win?.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  app.whenReady().then(start).catch((err: unknown) => {
-    process.stderr.write(`Lectern could not start: ${String(err)}\n`);
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(start)
+    .catch((err: unknown) => {
+      process.stderr.write(`Lectern could not start: ${String(err)}\n`);
+      app.exit(1);
+    });
 }

@@ -13,7 +13,9 @@ export function suggestedName(disposition: string | null, fallback: string): str
     name = plain ?? fallback;
   }
   // A server could name the file "../../.bashrc": only the last path part, without control characters.
-  const safe = basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f<>:"|?*]/g, '_').trim();
+  const safe = basename(name.replace(/\\/g, '/'))
+    .replace(/[\u0000-\u001f<>:"|?*]/g, '_')
+    .trim();
   return safe && safe !== '.' && safe !== '..' ? safe : fallback;
 }
 
@@ -33,7 +35,9 @@ export function freePath(dir: string, name: string, exists: (p: string) => boole
  * window so that the file lands in a known place without a download prompt.
  */
 export async function saveExport(opts: { url: string; key: string; jobId: string; dir: string }): Promise<string> {
-  const res = await fetch(`${opts.url}/jobs/${encodeURIComponent(opts.jobId)}/export`, { headers: { 'x-api-key': opts.key } });
+  const res = await fetch(`${opts.url}/jobs/${encodeURIComponent(opts.jobId)}/export`, {
+    headers: { 'x-api-key': opts.key },
+  });
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(body?.error?.message ?? `export answered ${res.status}`);

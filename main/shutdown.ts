@@ -15,7 +15,11 @@ export interface ShutdownReport {
  * keep the app alive forever, and a failing step must not stop the ones after it (the database still
  * closes when the pool does not).
  */
-export function createShutdown(steps: ShutdownStep[], stepTimeoutMs = 5_000, now: () => number = Date.now): () => Promise<ShutdownReport> {
+export function createShutdown(
+  steps: ShutdownStep[],
+  stepTimeoutMs = 5_000,
+  now: () => number = Date.now,
+): () => Promise<ShutdownReport> {
   let running: Promise<ShutdownReport> | undefined;
   const runAll = async (): Promise<ShutdownReport> => {
     const start = now();

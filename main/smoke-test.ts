@@ -33,11 +33,18 @@ const messageOf = (err: unknown): string => (err instanceof Error ? err.message 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** GET with the bound; a refused or timed-out request becomes an error naming the path. */
-async function get(base: string, path: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<Response> {
+async function get(
+  base: string,
+  path: string,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   try {
     return await fetch(new URL(path, `${base}/`), { headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    throw new Error(`${path} could not be reached: ${messageOf(err)}${err instanceof Error && err.cause ? ` (${messageOf(err.cause)})` : ''}`);
+    throw new Error(
+      `${path} could not be reached: ${messageOf(err)}${err instanceof Error && err.cause ? ` (${messageOf(err.cause)})` : ''}`,
+    );
   }
 }
 
@@ -50,7 +57,8 @@ async function checkHealth(server: SmokeServer, timeoutMs: number): Promise<stri
   const res = await get(server.url, '/health', timeoutMs, { 'x-api-key': server.key });
   if (res.status !== 200) throw await failure('/health', res);
   const body = (await res.json()) as { status?: unknown; version?: unknown };
-  if (body.status !== 'ok' || typeof body.version !== 'string') throw new Error(`/health answered ${JSON.stringify(body).slice(0, 200)}`);
+  if (body.status !== 'ok' || typeof body.version !== 'string')
+    throw new Error(`/health answered ${JSON.stringify(body).slice(0, 200)}`);
   return body.version;
 }
 
@@ -62,13 +70,15 @@ async function checkDeskPage(server: SmokeServer, timeoutMs: number): Promise<vo
   const res = await get(server.url, '/', timeoutMs);
   if (res.status !== 200) throw await failure('/', res);
   const html = await res.text();
-  if (!res.headers.get('content-type')?.startsWith('text/html') || !html.includes('id="app"')) throw new Error(`/ is not the desk's page: ${html.slice(0, 200)}`);
+  if (!res.headers.get('content-type')?.startsWith('text/html') || !html.includes('id="app"'))
+    throw new Error(`/ is not the desk's page: ${html.slice(0, 200)}`);
   const tag = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]).find((t) => /\btype="module"/.test(t));
   const script = tag && /\bsrc="([^"]+)"/.exec(tag)?.[1];
   if (!script) throw new Error("/ names no module script: the desk's page is not a built one");
   const path = new URL(script, `${server.url}/`).pathname;
   const asset = await get(server.url, path, timeoutMs);
-  if (asset.status !== 200 || !asset.headers.get('content-type')?.startsWith('text/javascript')) throw await failure(path, asset);
+  if (asset.status !== 200 || !asset.headers.get('content-type')?.startsWith('text/javascript'))
+    throw await failure(path, asset);
 }
 
 /**
@@ -89,7 +99,12 @@ export async function runSmokeTest<S extends SmokeServer>(steps: SmokeSteps<S>):
     const version = await checkHealth(server, timeoutMs);
     await checkDeskPage(server, timeoutMs);
     const seen = steps.desk ? `; ${await steps.desk(server)}` : '';
-    outcome = { code: 0, line: oneLine(`smoke test passed: Lectern ${version} at ${server.url} answered /health and served the desk${seen}`) };
+    outcome = {
+      code: 0,
+      line: oneLine(
+        `smoke test passed: Lectern ${version} at ${server.url} answered /health and served the desk${seen}`,
+      ),
+    };
   } catch (err) {
     outcome = fail(messageOf(err));
   }

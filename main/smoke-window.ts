@@ -29,8 +29,12 @@ export async function waitForDesk(win: BrowserWindow, timeoutMs = 60_000): Promi
   const contents = win.webContents;
   let reject!: (err: Error) => void;
   const failed = new Promise<never>((_, r) => (reject = r));
-  const timer = setTimeout(() => reject(new Error(`the window did not show the desk within ${timeoutMs / 1000} s`)), timeoutMs);
-  const onGone = (_event: unknown, details: { reason: string }) => reject(new Error(`the window's renderer stopped: ${details.reason}`));
+  const timer = setTimeout(
+    () => reject(new Error(`the window did not show the desk within ${timeoutMs / 1000} s`)),
+    timeoutMs,
+  );
+  const onGone = (_event: unknown, details: { reason: string }) =>
+    reject(new Error(`the window's renderer stopped: ${details.reason}`));
   contents.once('render-process-gone', onGone);
   try {
     const state: unknown = await Promise.race([contents.executeJavaScript(DESK_STATE), failed]);

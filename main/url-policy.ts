@@ -18,7 +18,13 @@ export function externalUrlAllowed(raw: string): boolean {
   const host = url.hostname.toLowerCase();
   // The app's own server and other local services are not "external": opening them in a browser would
   // hand them to a context that has no business with them.
-  return !(host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\./.test(host) || host === '0.0.0.0');
+  return !(
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\./.test(host) ||
+    host === '0.0.0.0'
+  );
 }
 
 /** A navigation that stays on the page the window loaded (a hash change), which Chromium reports too. */

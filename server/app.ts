@@ -81,7 +81,9 @@ export async function createApp(options: AppOptions) {
   mkdirSync(options.settings.data_dir, { recursive: true });
   refuseTeamFolderWithoutDatabase(options.settings);
   const owner = options.owner ?? { kind: 'server' as const };
-  const lock: Pick<DataLock, 'publish' | 'release'> = options.settings.database_url ? { publish: () => undefined, release: () => undefined } : acquireDataLock(options.settings.data_dir, owner);
+  const lock: Pick<DataLock, 'publish' | 'release'> = options.settings.database_url
+    ? { publish: () => undefined, release: () => undefined }
+    : acquireDataLock(options.settings.data_dir, owner);
   let opened: OpenedStore | undefined;
   let objects: ObjectStore | undefined;
   try {
@@ -96,7 +98,11 @@ export async function createApp(options: AppOptions) {
       /** Writes where the app listens into the folder's lock, so `lectern` commands talk to it. */
       published(url: string): void {
         const keySource = app.apiKey.file ? 'file' : owner.kind === 'desktop' ? 'session' : 'env';
-        lock.publish({ url: loopbackUrl(url), key_source: keySource, ...(app.apiKey.file ? { key_file: app.apiKey.file } : {}) });
+        lock.publish({
+          url: loopbackUrl(url),
+          key_source: keySource,
+          ...(app.apiKey.file ? { key_file: app.apiKey.file } : {}),
+        });
       },
       async close(): Promise<void> {
         try {
@@ -122,7 +128,21 @@ function loopbackUrl(url: string): string {
   return u.origin;
 }
 
-async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {}, workerFile, logger, clock = systemClock, llmHostFile, desktopOrigin }: AppOptions, opened: OpenedStore, objects: ObjectStore) {
+async function composeApp(
+  {
+    settings,
+    serviceApiKey,
+    chatKey,
+    providerKeys = {},
+    workerFile,
+    logger,
+    clock = systemClock,
+    llmHostFile,
+    desktopOrigin,
+  }: AppOptions,
+  opened: OpenedStore,
+  objects: ObjectStore,
+) {
   const log = logger ?? pino({ level: settings.log_level });
   const root = findAppRoot();
   const appVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -131,7 +151,11 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const files = createFileStore(settings.data_dir, { objects });
   const apiKey = resolveApiKey(settings.data_dir, serviceApiKey);
   const chatCipher = createChatCipher(
-    loadChatKey({ encrypt: settings.encrypt_chats, keyFile: settings.chat_key_file || join(settings.data_dir, 'chat.key'), envKey: chatKey }),
+    loadChatKey({
+      encrypt: settings.encrypt_chats,
+      keyFile: settings.chat_key_file || join(settings.data_dir, 'chat.key'),
+      envKey: chatKey,
+    }),
     settings.encrypt_chats,
   );
   const pool = createTaskPool(workerFile, settings.workers, {
@@ -156,7 +180,11 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
   const embedding = { store, pool, models, defaultModel: settings.embedding_model, net };
   const jobs = await composeJobs({ opened, settings, pool, files, clock, log, models, net });
   const { watch: jobWatch, runner } = jobs;
-  if (jobs.workerId) log.info({ worker_id: jobs.workerId, reads_documents: jobs.slots, embeds: jobs.embedSlots }, 'joined the team queue');
+  if (jobs.workerId)
+    log.info(
+      { worker_id: jobs.workerId, reads_documents: jobs.slots, embeds: jobs.embedSlots },
+      'joined the team queue',
+    );
   const indexer = createIndexer({ ...embedding, clock, log, runner, watch: jobWatch });
   await indexer.start();
   const rechunk = createRechunk({ store, pool, clock });
@@ -169,23 +197,53 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
     log,
   });
   const search = createSearch(embedding);
-  const providers = { models, llm, net, providerKeys, defaultModel: settings.chat_model, localSourceText: settings.llm_source_text };
+  const providers = {
+    models,
+    llm,
+    net,
+    providerKeys,
+    defaultModel: settings.chat_model,
+    localSourceText: settings.llm_source_text,
+  };
   const jobsService = createJobsService({ store, files, runner, clock, vectors: indexer, watch: jobWatch });
   const bots = createBotsService({
     store,
     clock,
     defaultEmbeddingModel: settings.embedding_model,
-    defaultLlm: { provider: settings.llm_provider, model: settings.llm_model || undefined, base_url: settings.llm_base_url || undefined },
+    defaultLlm: {
+      provider: settings.llm_provider,
+      model: settings.llm_model || undefined,
+      base_url: settings.llm_base_url || undefined,
+    },
   });
   const finalizeJob = createFinalize({ store, clock, rechunk });
   const botDocuments = createBotDocuments({ store, files, jobs: jobsService, bots, net, clock, pool, settings });
-  const chatTraining = createChatTraining({ store, bots, documents: botDocuments, clock, dataDir: settings.data_dir, cipher: chatCipher });
-  const botPipeline = createBotPipeline({ store, bots, indexer, finalize: finalizeJob, log, learned: chatTraining.learned });
+  const chatTraining = createChatTraining({
+    store,
+    bots,
+    documents: botDocuments,
+    clock,
+    dataDir: settings.data_dir,
+    cipher: chatCipher,
+  });
+  const botPipeline = createBotPipeline({
+    store,
+    bots,
+    indexer,
+    finalize: finalizeJob,
+    log,
+    learned: chatTraining.learned,
+  });
   // A bot's documents move on by themselves: read -> finalized -> embedded into the bot's collection.
   jobWatch.watchAll((jobId) => botPipeline.jobChanged(jobId));
   // A team server's database came back after notices were lost (a restart): every bot document is looked
   // at again, as at start, so one read elsewhere meanwhile still reaches its bot's index.
-  jobWatch.watchMissed(() => void botPipeline.resume().catch((err: unknown) => log.warn({ err }, 'could not look at the bots\' documents again')));
+  jobWatch.watchMissed(
+    () =>
+      void botPipeline
+        .resume()
+        .catch((err: unknown) => log.warn({ err }, "could not look at the bots' documents again")),
+  );
   const finalize: typeof finalizeJob = async (jobId, policy, reviewer) => {
     const done = await finalizeJob(jobId, policy, reviewer);
     // A bot document moves on to its index (a chat-training job's pairs count as learned once it is there).
@@ -197,7 +255,12 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       settings,
       desktopOrigin,
       apiKey,
-      keyAuth: createKeyAuth({ store, clock, serviceKey: apiKey, failuresPerMinute: settings.auth_failures_per_minute }),
+      keyAuth: createKeyAuth({
+        store,
+        clock,
+        serviceKey: apiKey,
+        failuresPerMinute: settings.auth_failures_per_minute,
+      }),
       keys: createKeysService({ store, clock }),
       store,
       conversations: createConversations({ store, cipher: chatCipher, clock }),
@@ -215,7 +278,17 @@ async function composeApp({ settings, serviceApiKey, chatKey, providerKeys = {},
       botDocuments,
       chatTraining,
       botPipeline,
-      botChat: createBotChat({ ...providers, store, pool, tmpDir: files.tmpDir, bots, search, clock, webSearchUrl: settings.web_search_url, cipher: chatCipher }),
+      botChat: createBotChat({
+        ...providers,
+        store,
+        pool,
+        tmpDir: files.tmpDir,
+        bots,
+        search,
+        clock,
+        webSearchUrl: settings.web_search_url,
+        cipher: chatCipher,
+      }),
       exportJob: createExporter({ store, files, clock, appVersion, log }),
       models,
       modelPulls,

@@ -45,7 +45,13 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
   if (team && workerId) {
     notices = await team.jobNotices(watch.heard, watch.missed);
     try {
-      queue = await createSharedJobQueue({ store, tasks: team.tasks, clock, workerId, leaseMs: settings.task_lease_ms });
+      queue = await createSharedJobQueue({
+        store,
+        tasks: team.tasks,
+        clock,
+        workerId,
+        leaseMs: settings.task_lease_ms,
+      });
     } catch (err) {
       await notices.close();
       throw err;
@@ -57,7 +63,19 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
   const embedder = createEmbedWork({ store, pool, models, net, clock, log, defaultModel: settings.embedding_model });
   // The desktop embeds each job as it is accepted; a team node that runs tasks takes the queue's embeds too.
   const embedSlots = team && settings.run_tasks ? Math.max(1, pool.threads) : 0;
-  const runner = createJobRunner({ store, pool, files, clock, log, watch, queue, slots, maxJobSeconds: settings.max_job_seconds, embedder, embedSlots });
+  const runner = createJobRunner({
+    store,
+    pool,
+    files,
+    clock,
+    log,
+    watch,
+    queue,
+    slots,
+    maxJobSeconds: settings.max_job_seconds,
+    embedder,
+    embedSlots,
+  });
   return {
     watch,
     runner,

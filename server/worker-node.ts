@@ -51,10 +51,26 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
     });
     // Embeds use the folder's models (every node mounts it) and reach remote providers as the API nodes do.
     const net = createGuardedFetch(netPolicyOf(settings));
-    const models = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined });
-    const jobs = await composeJobs({ opened, settings: { ...settings, run_tasks: true }, pool, files, clock: systemClock, log, models, net });
+    const models = createModelManager({
+      modelsDir: modelsDirOf(settings.data_dir),
+      net,
+      mirrorUrl: settings.model_mirror_url || undefined,
+    });
+    const jobs = await composeJobs({
+      opened,
+      settings: { ...settings, run_tasks: true },
+      pool,
+      files,
+      clock: systemClock,
+      log,
+      models,
+      net,
+    });
     await jobs.runner.resumeUnfinished();
-    log.info({ worker_id: jobs.workerId, threads: pool.threads, embeds: jobs.embedSlots, store: opened.location }, 'lectern worker reading');
+    log.info(
+      { worker_id: jobs.workerId, threads: pool.threads, embeds: jobs.embedSlots, store: opened.location },
+      'lectern worker reading',
+    );
     let closing: Promise<void> | undefined;
     return {
       workerId: jobs.workerId,

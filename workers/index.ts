@@ -25,7 +25,12 @@ import { workerData } from 'piscina';
 import { buildChunks } from '../server/core/chunking/index.js';
 import { extractDocument } from '../server/core/read-document.js';
 import { numberBlocks } from '../server/core/extract/number-blocks.js';
-import { assemblePdf as assemble, readPdfPages, readPdfShare as readShare, type PdfPages } from '../server/core/extract/pdf/index.js';
+import {
+  assemblePdf as assemble,
+  readPdfPages,
+  readPdfShare as readShare,
+  type PdfPages,
+} from '../server/core/extract/pdf/index.js';
 import { loadPdfJs } from '../server/core/extract/pdf/pdfjs-loader.js';
 import { ocrImage, ocrOpenPdfPage, ocrPdfPage } from '../server/core/ocr/ocr-page.js';
 import { setThreadLanguagesDir } from '../server/core/ocr/ocr-languages.js';
@@ -56,7 +61,13 @@ let busy = 0;
 // (a long PDF is shared among all threads, and one cold thread would hold the others up), then reads a
 // warm-up document a few times so that its first real documents do not run unoptimised (2-3x slower).
 // The pool hears on its warm-up channel when this thread is done.
-const { warmUpRounds = 0, warmUpChannel, limits = DEFAULT_LIMITS, ocrLanguagesDir, heapBudgetMb } = (workerData ?? {}) as Partial<WorkerSettings>;
+const {
+  warmUpRounds = 0,
+  warmUpChannel,
+  limits = DEFAULT_LIMITS,
+  ocrLanguagesDir,
+  heapBudgetMb,
+} = (workerData ?? {}) as Partial<WorkerSettings>;
 setThreadLanguagesDir(ocrLanguagesDir);
 setHeapBudget(heapBudgetMb);
 void loadPdfJs()
@@ -78,7 +89,10 @@ async function task<T>(work: () => Promise<T>, port?: MessagePort): Promise<T> {
     return await work();
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
-    throw { code: typeof e?.code === 'string' ? e.code : 'EXTRACTION_FAILED', message: typeof e?.message === 'string' ? e.message : String(err) };
+    throw {
+      code: typeof e?.code === 'string' ? e.code : 'EXTRACTION_FAILED',
+      message: typeof e?.message === 'string' ? e.message : String(err),
+    };
   } finally {
     busy--;
     port?.close();
@@ -92,7 +106,13 @@ function numberAndChunk({ blocks, ...document }: ExtractionResult, input: Pick<E
   document.language = detectLanguage(blocks);
   const numbered = numberBlocks(blocks);
   const chunks = buildChunks(
-    numbered.map((b) => ({ block_id: b.block_id, type: b.type, text: b.text, page: b.page, heading_level: b.heading_level ?? null })),
+    numbered.map((b) => ({
+      block_id: b.block_id,
+      type: b.type,
+      text: b.text,
+      page: b.page,
+      heading_level: b.heading_level ?? null,
+    })),
     { ...input.chunk, id_seed: input.id_seed },
   );
   return { document, blocks: numbered, chunks };
@@ -106,14 +126,25 @@ async function warmUp(): Promise<number> {
   const data = warmUpPdf();
   let rounds = 0;
   for (; rounds < warmUpRounds && busy === 0; rounds++) {
-    numberAndChunk(assemble([await readPdfPages(data)]), { chunk: { target_tokens: 256, overlap_tokens: 32 }, id_seed: 'warm-up' });
+    numberAndChunk(assemble([await readPdfPages(data)]), {
+      chunk: { target_tokens: 256, overlap_tokens: 32 },
+      id_seed: 'warm-up',
+    });
   }
   return rounds;
 }
 
 export function extract(input: ExtractTaskInput): Out<'extract'> {
   return task(
-    async () => numberAndChunk(await extractDocument(input.path, input.format, { onProgress: reporter(input.progressPort), ocr: input.ocr, limits }), input),
+    async () =>
+      numberAndChunk(
+        await extractDocument(input.path, input.format, {
+          onProgress: reporter(input.progressPort),
+          ocr: input.ocr,
+          limits,
+        }),
+        input,
+      ),
     input.progressPort,
   );
 }
@@ -123,7 +154,12 @@ export function extractPdfLead(input: PdfLeadTaskInput): Out<'extractPdfLead'> {
   return task(async () => {
     const theirs = fromHelper(helperPort);
     theirs.catch(() => undefined); // awaited below; a helper that stops early must not count as unhandled meanwhile
-    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, pageOcr: ocrOpenPdfPage, limits })) as PdfPages;
+    const mine = (await readShare(new Uint8Array(await readFile(input.path)), 0, 2, input.nextRun, {
+      onProgress: reporter(input.progressPort),
+      ocr: input.ocr,
+      pageOcr: ocrOpenPdfPage,
+      limits,
+    })) as PdfPages;
     const other = await theirs;
     return numberAndChunk(assemble(other ? [mine, other] : [mine]), input);
   }, input.progressPort).finally(() => helperPort.close());
@@ -140,7 +176,14 @@ function fromHelper(port: MessagePort): Promise<PdfPages | null> {
 export function readPdfShare(input: PdfHelperTaskInput): Out<'readPdfShare'> {
   const { leadPort } = input;
   return task(async () => {
-    leadPort.postMessage(await readShare(new Uint8Array(await readFile(input.path)), 1, 2, input.nextRun, { onProgress: reporter(input.progressPort), ocr: input.ocr, pageOcr: ocrOpenPdfPage, limits }));
+    leadPort.postMessage(
+      await readShare(new Uint8Array(await readFile(input.path)), 1, 2, input.nextRun, {
+        onProgress: reporter(input.progressPort),
+        ocr: input.ocr,
+        pageOcr: ocrOpenPdfPage,
+        limits,
+      }),
+    );
   }, input.progressPort).finally(() => leadPort.close());
 }
 
@@ -149,7 +192,9 @@ export function chunk(input: ChunkTaskInput): Out<'chunk'> {
 }
 
 export function renderPage(input: TaskMap['renderPage']['input']): Out<'renderPage'> {
-  return task(async () => pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width, limits));
+  return task(async () =>
+    pageImagePng(new Uint8Array(await readFile(input.path)), input.format, input.page, input.width, limits),
+  );
 }
 
 export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
@@ -159,7 +204,8 @@ export function ocrPage(input: TaskMap['ocrPage']['input']): Out<'ocrPage'> {
     if (input.format === 'pdf') return ocrPdfPage(data, input.page, opts);
     // An image's pixels are what they are: its size in points comes from the dpi the file states (else 300),
     // as when it was extracted, so the new boxes match the old ones.
-    if (input.format === 'image') return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1, limits });
+    if (input.format === 'image')
+      return ocrImage(data, { lang: input.lang, bbox: input.bbox, index: input.page - 1, limits });
     throw { code: 'INVALID_STATE', message: `a ${input.format} document has no pages to OCR` };
   });
 }

@@ -14,13 +14,21 @@ export const STORE_KINDS = ['sqlite', 'postgres'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 export function parseStoreKinds(list: string): StoreKind[] {
-  const kinds = list.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const k of kinds) if (!(STORE_KINDS as readonly string[]).includes(k)) throw new Error(`--stores: unknown store ${k} (${STORE_KINDS.join(', ')})`);
+  const kinds = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const k of kinds)
+    if (!(STORE_KINDS as readonly string[]).includes(k))
+      throw new Error(`--stores: unknown store ${k} (${STORE_KINDS.join(', ')})`);
   return kinds as StoreKind[];
 }
 
 /** A fresh database on the server `url` points at, named `name`; returns its URL. */
-export async function openBenchStore(kind: StoreKind, opts: { dataDir: string; root: string; databaseUrl?: string; log: (line: string) => void }): Promise<OpenedStore> {
+export async function openBenchStore(
+  kind: StoreKind,
+  opts: { dataDir: string; root: string; databaseUrl?: string; log: (line: string) => void },
+): Promise<OpenedStore> {
   if (kind === 'sqlite') return openStore({ data_dir: opts.dataDir, database_url: '' }, opts.root);
   if (opts.databaseUrl) return openStore({ data_dir: opts.dataDir, database_url: opts.databaseUrl }, opts.root);
   const services = await startTeamServices();

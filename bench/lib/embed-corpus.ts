@@ -6,7 +6,12 @@ import type { WordPieceTokenizer } from '../../server/core/embedding/wordpiece.j
  * Real English prose cut into chunks of `tokens` WordPiece tokens ([CLS]/[SEP] included): the licence
  * texts every Debian machine has. Whitespace-split words tokenize independently, so counts add up.
  */
-export function proseChunks(tokenizer: WordPieceTokenizer, count: number, tokens: number, dir = '/usr/share/common-licenses'): string[] {
+export function proseChunks(
+  tokenizer: WordPieceTokenizer,
+  count: number,
+  tokens: number,
+  dir = '/usr/share/common-licenses',
+): string[] {
   const words = readdirSync(dir)
     .sort()
     .map((f) => join(dir, f))

@@ -7,12 +7,24 @@
 import { move, workerData } from 'piscina';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 
-const { modelPath, tokenizerPath, maxTokens, before } = workerData as { modelPath: string; tokenizerPath: string; maxTokens: number; before?: boolean };
+const { modelPath, tokenizerPath, maxTokens, before } = workerData as {
+  modelPath: string;
+  tokenizerPath: string;
+  maxTokens: number;
+  before?: boolean;
+};
 
 export default (async () => {
   // `before`: the embedder's settings before int8 matmuls (fp32 matmuls, the rest as now), for
   // a before/after in one run.
-  const embedder = await createEmbedder({ modelPath, tokenizerPath, pooling: 'mean', maxTokens, threads: 1, ...(before ? { int8MatMul: false } : {}) });
+  const embedder = await createEmbedder({
+    modelPath,
+    tokenizerPath,
+    pooling: 'mean',
+    maxTokens,
+    threads: 1,
+    ...(before ? { int8MatMul: false } : {}),
+  });
   return async (texts: string[]): Promise<Float32Array> => {
     const vectors = await embedder.embed(texts, texts.length);
     const out = new Float32Array(vectors.length * embedder.dimensions);

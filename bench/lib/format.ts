@@ -10,6 +10,7 @@ export function table(headers: string[], rows: string[][], rightAlign: ReadonlyS
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export const ms = (v: number): string => (Number.isFinite(v) ? (v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`) : '-');
+export const ms = (v: number): string =>
+  Number.isFinite(v) ? (v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`) : '-';
 export const num = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 export const mib = (kb: number | null): string => (kb === null ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);

@@ -16,7 +16,11 @@ const { values: args, positionals } = parseArgs({
   options: { dataset: { type: 'string', default: path.resolve(import.meta.dirname, '../../../shared/eval/scifact') } },
 });
 type Pair = [string, number];
-interface Dumped { id: string; keyword: Pair[]; vector: Pair[] }
+interface Dumped {
+  id: string;
+  keyword: Pair[];
+  vector: Pair[];
+}
 const dumped = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(positionals[0]!, 'utf8'))) as Dumped[];
 const set = readBeir(args.dataset!);
 
@@ -26,12 +30,14 @@ function rank(scores: Map<string, number>): string[] {
   return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
 }
 
-const rrf = (k: number, wk: number, wv: number, depth: number): Rule => (kw, vec) => {
-  const s = new Map<string, number>();
-  kw.slice(0, depth).forEach(([id], r) => s.set(id, (s.get(id) ?? 0) + wk / (k + r + 1)));
-  vec.slice(0, depth).forEach(([id], r) => s.set(id, (s.get(id) ?? 0) + wv / (k + r + 1)));
-  return rank(s);
-};
+const rrf =
+  (k: number, wk: number, wv: number, depth: number): Rule =>
+  (kw, vec) => {
+    const s = new Map<string, number>();
+    kw.slice(0, depth).forEach(([id], r) => s.set(id, (s.get(id) ?? 0) + wk / (k + r + 1)));
+    vec.slice(0, depth).forEach(([id], r) => s.set(id, (s.get(id) ?? 0) + wv / (k + r + 1)));
+    return rank(s);
+  };
 
 type Norm = (list: Pair[]) => Map<string, number>;
 const minMax: Norm = (list) => {
@@ -52,16 +58,19 @@ const byMax: Norm = (list) => {
 };
 
 /** a * keyword + (1 - a) * vector, each normalized over its own list; a document missing from a list gets the list's floor. */
-const convex = (norm: Norm, a: number, depth: number, zeroFloor = false): Rule => (kw, vec) => {
-  const k = kw.length ? norm(kw.slice(0, depth)) : new Map<string, number>();
-  const v = vec.length ? norm(vec.slice(0, depth)) : new Map<string, number>();
-  const floor = (m: Map<string, number>) => (m.size ? Math.min(...m.values()) : 0);
-  const fk = zeroFloor ? 0 : floor(k);
-  const fv = zeroFloor ? 0 : floor(v);
-  const s = new Map<string, number>();
-  for (const id of new Set([...k.keys(), ...v.keys()])) s.set(id, a * (k.get(id) ?? fk) + (1 - a) * (v.get(id) ?? fv));
-  return rank(s);
-};
+const convex =
+  (norm: Norm, a: number, depth: number, zeroFloor = false): Rule =>
+  (kw, vec) => {
+    const k = kw.length ? norm(kw.slice(0, depth)) : new Map<string, number>();
+    const v = vec.length ? norm(vec.slice(0, depth)) : new Map<string, number>();
+    const floor = (m: Map<string, number>) => (m.size ? Math.min(...m.values()) : 0);
+    const fk = zeroFloor ? 0 : floor(k);
+    const fv = zeroFloor ? 0 : floor(v);
+    const s = new Map<string, number>();
+    for (const id of new Set([...k.keys(), ...v.keys()]))
+      s.set(id, a * (k.get(id) ?? fk) + (1 - a) * (v.get(id) ?? fv));
+    return rank(s);
+  };
 
 function evaluate(rule: Rule) {
   const acc = { even: { n: 0, ndcg: 0, rec: 0 }, odd: { n: 0, ndcg: 0, rec: 0 }, all: { n: 0, ndcg: 0, rec: 0 } };
@@ -86,13 +95,27 @@ const rules: [string, Rule][] = [
 ];
 const grid = process.env.GRID === 'coarse';
 if (grid) {
-  for (const k of [10, 20, 60]) for (const wk of [1, 1.5, 2]) for (const d of [100, 200, 1000]) rules.push([`rrf k${k} wk${wk} d${d}`, rrf(k, wk, 1, d)]);
-  for (const [name, norm] of [['minmax', minMax], ['z', zScore], ['max', byMax]] as const) {
-    for (const a of [0.3, 0.4, 0.5, 0.6, 0.7]) for (const d of [100, 200, 1000]) rules.push([`${name} a${a} d${d}`, convex(norm, a, d)]);
+  for (const k of [10, 20, 60])
+    for (const wk of [1, 1.5, 2])
+      for (const d of [100, 200, 1000]) rules.push([`rrf k${k} wk${wk} d${d}`, rrf(k, wk, 1, d)]);
+  for (const [name, norm] of [
+    ['minmax', minMax],
+    ['z', zScore],
+    ['max', byMax],
+  ] as const) {
+    for (const a of [0.3, 0.4, 0.5, 0.6, 0.7])
+      for (const d of [100, 200, 1000]) rules.push([`${name} a${a} d${d}`, convex(norm, a, d)]);
   }
 } else {
-  for (const [name, norm] of [['minmax', minMax], ['z', zScore], ['max', byMax]] as const) {
-    for (const a of [0.35, 0.4, 0.45, 0.5, 0.55]) for (const d of [100, 200]) for (const zf of [false, true]) rules.push([`${name} a${a} d${d}${zf ? ' floor0' : ''}`, convex(norm, a, d, zf)]);
+  for (const [name, norm] of [
+    ['minmax', minMax],
+    ['z', zScore],
+    ['max', byMax],
+  ] as const) {
+    for (const a of [0.35, 0.4, 0.45, 0.5, 0.55])
+      for (const d of [100, 200])
+        for (const zf of [false, true])
+          rules.push([`${name} a${a} d${d}${zf ? ' floor0' : ''}`, convex(norm, a, d, zf)]);
   }
 }
 const out = rules.map(([name, rule]) => {
@@ -102,5 +125,9 @@ const out = rules.map(([name, rule]) => {
 out.sort((x, y) => y.r.even.ndcg / y.r.even.n - x.r.even.ndcg / x.r.even.n);
 const f = (a: { n: number; ndcg: number; rec: number }) => [num(a.ndcg / a.n, 4), num(a.rec / a.n, 3)];
 process.stdout.write(
-  `${table(['rule', 'even nDCG', 'even R@100', 'odd nDCG', 'odd R@100', 'all nDCG', 'all R@100'], out.map(({ name, r }) => [name, ...f(r.even), ...f(r.odd), ...f(r.all)]), new Set([1, 2, 3, 4, 5, 6]))}\n`,
+  `${table(
+    ['rule', 'even nDCG', 'even R@100', 'odd nDCG', 'odd R@100', 'all nDCG', 'all R@100'],
+    out.map(({ name, r }) => [name, ...f(r.even), ...f(r.odd), ...f(r.all)]),
+    new Set([1, 2, 3, 4, 5, 6]),
+  )}\n`,
 );

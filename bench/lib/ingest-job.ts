@@ -54,8 +54,12 @@ async function* polled(server: ServerHandle, jobId: string, pollMs: number): Asy
 
 /** Job views as GET /jobs/{id}/events sends them, until the server ends the stream. */
 async function* followed(server: ServerHandle, jobId: string, signal: AbortSignal): AsyncGenerator<JobView> {
-  const res = await fetch(`${server.baseUrl}/jobs/${encodeURIComponent(jobId)}/events`, { headers: { 'X-API-Key': server.apiKey }, signal });
-  if (res.status !== 200 || !res.body) throw new Error(`GET /jobs/${jobId}/events answered ${res.status}: ${await res.text()}`);
+  const res = await fetch(`${server.baseUrl}/jobs/${encodeURIComponent(jobId)}/events`, {
+    headers: { 'X-API-Key': server.apiKey },
+    signal,
+  });
+  if (res.status !== 200 || !res.body)
+    throw new Error(`GET /jobs/${jobId}/events answered ${res.status}: ${await res.text()}`);
   for await (const { event, data } of sseEvents(res.body)) {
     if (event === 'error') throw new Error(`job event stream: ${JSON.stringify(data)}`);
     if (event === 'job') yield data as JobView;
@@ -86,7 +90,16 @@ export async function ingestFile(server: ServerHandle, file: string, opts: Follo
   const created = (await res.json()) as JobView;
   if (res.status !== 201 || !created.job_id) {
     const error = `POST /jobs answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`;
-    return { file, status: 'upload_failed', wallMs: uploadMs, uploadMs, job: created, slowest: null, phases: null, error };
+    return {
+      file,
+      status: 'upload_failed',
+      wallMs: uploadMs,
+      uploadMs,
+      job: created,
+      slowest: null,
+      phases: null,
+      error,
+    };
   }
   let job = created;
   let lastDone = 0;
@@ -95,7 +108,8 @@ export async function ingestFile(server: ServerHandle, file: string, opts: Follo
   let processingAt: number | null = null;
   let pagesDoneAt: number | null = null;
   const timeout = AbortSignal.timeout(timeoutMs);
-  const views = opts.follow === 'poll' ? polled(server, created.job_id, pollMs) : followed(server, created.job_id, timeout);
+  const views =
+    opts.follow === 'poll' ? polled(server, created.job_id, pollMs) : followed(server, created.job_id, timeout);
   try {
     for await (job of views) {
       if (timeout.aborted) break;
@@ -119,13 +133,23 @@ export async function ingestFile(server: ServerHandle, file: string, opts: Follo
   }
   if (!TERMINAL.has(job.status)) {
     const error = `no final status after ${timeoutMs} ms`;
-    return { file, status: 'timeout', wallMs: performance.now() - started, uploadMs, job, slowest, phases: null, error };
+    return {
+      file,
+      status: 'timeout',
+      wallMs: performance.now() - started,
+      uploadMs,
+      job,
+      slowest,
+      phases: null,
+      error,
+    };
   }
   const end = performance.now();
   const wallMs = end - started;
   const queuedEnd = processingAt ?? end;
   const pagesEnd = pagesDoneAt ?? end;
   const phases = { queuedMs: queuedEnd - started, pagesMs: pagesEnd - queuedEnd, afterPagesMs: end - pagesEnd };
-  const error = job.status === 'ready_for_review' ? undefined : `${job.error?.code ?? job.status}: ${job.error?.message ?? ''}`;
+  const error =
+    job.status === 'ready_for_review' ? undefined : `${job.error?.code ?? job.status}: ${job.error?.message ?? ''}`;
   return { file, status: job.status, wallMs, uploadMs, job, slowest, phases, ...(error ? { error } : {}) };
 }

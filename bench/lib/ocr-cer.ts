@@ -5,14 +5,16 @@
  * the block structure carries, not characters OCR got wrong. Case and punctuation count.
  */
 export function normaliseForCer(text: string): string {
-  return text
-    .normalize('NFKC')
-    // Typographic quotes and dashes come out of OCR as ASCII about as often as not; they are not misreadings.
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .replace(/[\u2013\u2014]/g, '-')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .normalize('NFKC')
+      // Typographic quotes and dashes come out of OCR as ASCII about as often as not; they are not misreadings.
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .replace(/[\u2013\u2014]/g, '-')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** Edit distance with two rows of memory (pages are a few thousand characters, so O(n*m) time is fine). */

@@ -24,12 +24,17 @@ export function runNative(image: string, dpi: number): Promise<NativeRun> {
   const env = { ...process.env, OMP_THREAD_LIMIT: '1' };
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    execFile('/usr/bin/time', ['-f', 'MAXRSS %M CPU %U %S', 'tesseract', ...args], { env, maxBuffer: 1 << 26 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`tesseract failed on ${image}: ${stderr || err.message}`));
-      const m = /MAXRSS (\d+) CPU ([\d.]+) ([\d.]+)/.exec(stderr);
-      const cpuMs = m ? 1000 * (Number(m[2]) + Number(m[3])) : NaN;
-      resolve({ text: stdout, ms: performance.now() - start, maxRssKb: m?.[1] ? Number(m[1]) : null, cpuMs });
-    });
+    execFile(
+      '/usr/bin/time',
+      ['-f', 'MAXRSS %M CPU %U %S', 'tesseract', ...args],
+      { env, maxBuffer: 1 << 26 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`tesseract failed on ${image}: ${stderr || err.message}`));
+        const m = /MAXRSS (\d+) CPU ([\d.]+) ([\d.]+)/.exec(stderr);
+        const cpuMs = m ? 1000 * (Number(m[2]) + Number(m[3])) : NaN;
+        resolve({ text: stdout, ms: performance.now() - start, maxRssKb: m?.[1] ? Number(m[1]) : null, cpuMs });
+      },
+    );
   });
 }
 

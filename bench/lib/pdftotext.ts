@@ -22,7 +22,8 @@ export function ensurePdftotext(log: (line: string) => void): { ok: true } | { o
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return { ok: false, advice };
   log('pdftotext is missing: installing poppler-utils with apt-get ...');
   const apt = (args: string[]): boolean =>
-    spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+    spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+      .status === 0;
   if (!apt(['install', '-y', 'poppler-utils'])) {
     apt(['update']);
     apt(['install', '-y', 'poppler-utils']);

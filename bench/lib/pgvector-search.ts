@@ -52,7 +52,8 @@ const TABLE = 'bench_search_items';
 /** Rows with part = 0 are 1 in PARTS: the filtered queries search those only. */
 const PARTS = 10;
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 
 /** pgvector's text form; 9 significant digits give every f32 back exactly. */
 const literal = (v: Float32Array): string => `[${Array.from(v, (x) => x.toPrecision(9)).join(',')}]`;
@@ -76,7 +77,10 @@ async function load(db: pg.Client, size: number, data: Float32Array): Promise<nu
       `INSERT INTO ${TABLE} (id, part, embedding) SELECT id, id % ${PARTS}, e::vector(${DIM}) FROM unnest($1::int[], $2::text[]) AS u(id, e)`,
       [ids, texts],
     );
-    if ((from / step) % 20 === 19 || from + step >= size) process.stderr.write(`\r  pgvector ${size}: loaded ${Math.min(size, from + step)} (${Math.round(performance.now() - t)} ms)`);
+    if ((from / step) % 20 === 19 || from + step >= size)
+      process.stderr.write(
+        `\r  pgvector ${size}: loaded ${Math.min(size, from + step)} (${Math.round(performance.now() - t)} ms)`,
+      );
   }
   process.stderr.write('\n');
   await db.query(`VACUUM ANALYZE ${TABLE}`);
@@ -103,7 +107,13 @@ function filteredTruth(data: Float32Array, queries: Float32Array, count: number)
   return out;
 }
 
-async function timed(db: pg.Client, name: string, sql: string, texts: string[], count: number): Promise<{ sorted: number[]; results: number }> {
+async function timed(
+  db: pg.Client,
+  name: string,
+  sql: string,
+  texts: string[],
+  count: number,
+): Promise<{ sorted: number[]; results: number }> {
   const lat: number[] = [];
   let results = 0;
   for (let q = 0; q < count; q++) {
@@ -115,7 +125,14 @@ async function timed(db: pg.Client, name: string, sql: string, texts: string[], 
   return { sorted: lat.sort((a, b) => a - b), results };
 }
 
-async function recallOf(db: pg.Client, name: string, sql: string, texts: string[], truth: (q: number) => Set<number>, count: number): Promise<number> {
+async function recallOf(
+  db: pg.Client,
+  name: string,
+  sql: string,
+  texts: string[],
+  truth: (q: number) => Set<number>,
+  count: number,
+): Promise<number> {
   let found = 0;
   for (let q = 0; q < count; q++) {
     const r = await db.query<{ id: number }>({ name, text: sql, values: [texts[q]] });
@@ -142,7 +159,9 @@ export async function runPgvector(
   try {
     const loadMs = await load(db, size, data);
     const nq = Math.max(opts.queryCount, opts.recallQueries);
-    const texts = Array.from({ length: Math.min(nq, queries.length / DIM) }, (_, q) => literal(queries.subarray(q * DIM, (q + 1) * DIM)));
+    const texts = Array.from({ length: Math.min(nq, queries.length / DIM) }, (_, q) =>
+      literal(queries.subarray(q * DIM, (q + 1) * DIM)),
+    );
     const exact = (q: number): Set<number> => new Set(Array.from(truth.get(q).keys, Number));
     const partTruth = filteredTruth(data, queries, opts.recallQueries);
     for (const type of opts.types) {
@@ -156,12 +175,17 @@ export async function runPgvector(
       );
       const buildMs = performance.now() - t;
       for (const n of notices) opts.log(`  pgvector ${type} ${size} build notice: ${n}`);
-      const indexBytes = Number((await db.query<{ b: string }>(`SELECT pg_relation_size('${TABLE}_hnsw') AS b`)).rows[0]?.b);
+      const indexBytes = Number(
+        (await db.query<{ b: string }>(`SELECT pg_relation_size('${TABLE}_hnsw') AS b`)).rows[0]?.b,
+      );
       process.stderr.write(`  pgvector ${type} ${size}: index built (${Math.round(buildMs)} ms)\n`);
 
       const sql = `SELECT id FROM ${TABLE} ORDER BY ${column(type)} <=> ${param(type)} LIMIT 10`;
-      const plan = (await db.query(`EXPLAIN ${sql.replace('$1', `'${texts[0]}'`)}`)).rows.map((r) => String(r['QUERY PLAN'])).join('\n');
-      if (!plan.includes(`Index Scan using ${TABLE}_hnsw`)) throw new Error(`pgvector: the query does not use the HNSW index:\n${plan}`);
+      const plan = (await db.query(`EXPLAIN ${sql.replace('$1', `'${texts[0]}'`)}`)).rows
+        .map((r) => String(r['QUERY PLAN']))
+        .join('\n');
+      if (!plan.includes(`Index Scan using ${TABLE}_hnsw`))
+        throw new Error(`pgvector: the query does not use the HNSW index:\n${plan}`);
       await db.query('SET hnsw.iterative_scan = off');
       for (const ef of opts.efSearch) {
         await db.query(`SET hnsw.ef_search = ${ef}`);
@@ -169,7 +193,17 @@ export async function runPgvector(
         await timed(db, name, sql, texts, opts.queryCount); // warm-up: the index's pages into shared buffers
         const { sorted } = await timed(db, name, sql, texts, opts.queryCount);
         const recall = await recallOf(db, name, sql, texts, exact, opts.recallQueries);
-        rows.push({ size, type, efSearch: ef, loadMs, buildMs, indexBytes, p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), recall });
+        rows.push({
+          size,
+          type,
+          efSearch: ef,
+          loadMs,
+          buildMs,
+          indexBytes,
+          p50: percentile(sorted, 0.5),
+          p95: percentile(sorted, 0.95),
+          recall,
+        });
       }
 
       // One row in PARTS matches: without an iterative scan the index hands over ef_search candidates and
@@ -183,7 +217,15 @@ export async function runPgvector(
         await timed(db, name, fsql, texts, opts.recallQueries);
         const { sorted, results } = await timed(db, name, fsql, texts, opts.recallQueries);
         const recall = await recallOf(db, name, fsql, texts, (q) => new Set(partTruth[q]), opts.recallQueries);
-        filtered.push({ size, type, efSearch: ef, iterativeScan: mode, meanResults: results / opts.recallQueries, p95: percentile(sorted, 0.95), recall });
+        filtered.push({
+          size,
+          type,
+          efSearch: ef,
+          iterativeScan: mode,
+          meanResults: results / opts.recallQueries,
+          p95: percentile(sorted, 0.95),
+          recall,
+        });
       }
       await db.query('SET hnsw.iterative_scan = off');
     }

@@ -80,7 +80,15 @@ function spawnLectern(repoRoot: string, command: string[], opts: StartOptions) {
     process.execPath,
     // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") reach the server's node, which NODE_OPTIONS cannot.
     // BENCH_NODE_ARGS come after the launcher's flags and win over them (e.g. --v8-pool-size=4, Node's default).
-    [...launcherNodeFlags(repoRoot), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/lectern.js', ...command, '--data-dir', dataDir, ...(opts.args ?? [])],
+    [
+      ...launcherNodeFlags(repoRoot),
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      'bin/lectern.js',
+      ...command,
+      '--data-dir',
+      dataDir,
+      ...(opts.args ?? []),
+    ],
     { cwd: repoRoot, env: { ...process.env, SERVICE_API_KEY: apiKey }, stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);
@@ -134,7 +142,11 @@ export async function startWorker(repoRoot: string, opts: StartOptions): Promise
 /** Starts `node [launcher flags] bin/lectern.js serve` and resolves once GET /health answers 200. */
 export async function startServer(repoRoot: string, opts: StartOptions = {}): Promise<ServerHandle> {
   const port = await freePort();
-  const { child, apiKey, logFile, logTail, stop } = spawnLectern(repoRoot, ['serve', '--port', String(port), '--host', '127.0.0.1'], opts);
+  const { child, apiKey, logFile, logTail, stop } = spawnLectern(
+    repoRoot,
+    ['serve', '--port', String(port), '--host', '127.0.0.1'],
+    opts,
+  );
   const pid = child.pid;
   const baseUrl = `http://127.0.0.1:${port}`;
   if (pid === undefined) {

@@ -48,13 +48,32 @@ function jobTabs(ctx: AppContext, route: Route): HTMLElement | null {
   ];
   // Search and chat appear only on servers that have them (an older server has neither route).
   if (ctx.caps.search || ctx.caps.chat) tabs.push(['search', 'Search & chat']);
-  return h('nav', { class: 'tabs', 'aria-label': 'Job' }, ...tabs.map(([s, text]) => h('a', { href: `#/jobs/${id}/${s}`, class: s === route.screen ? 'active' : '', 'aria-current': s === route.screen ? 'page' : false }, text)));
+  return h(
+    'nav',
+    { class: 'tabs', 'aria-label': 'Job' },
+    ...tabs.map(([s, text]) =>
+      h(
+        'a',
+        {
+          href: `#/jobs/${id}/${s}`,
+          class: s === route.screen ? 'active' : '',
+          'aria-current': s === route.screen ? 'page' : false,
+        },
+        text,
+      ),
+    ),
+  );
 }
 
 /** The frame around every screen: brand, sections, job tabs, reviewer name; swaps screens on hash changes. */
 export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HTMLElement): void {
   const app: AppContext = { ...ctx, desks: new DeskMemory(), navigate: (hash) => void (location.hash = hash) };
-  const reviewer = h('input', { class: 'reviewer', 'aria-label': 'Reviewer name', placeholder: 'Your name (for the audit trail)', value: localStorage.getItem(REVIEWER_SLOT) ?? '' });
+  const reviewer = h('input', {
+    class: 'reviewer',
+    'aria-label': 'Reviewer name',
+    placeholder: 'Your name (for the audit trail)',
+    value: localStorage.getItem(REVIEWER_SLOT) ?? '',
+  });
   ctx.api.setReviewer(reviewer.value);
   reviewer.addEventListener('change', () => {
     localStorage.setItem(REVIEWER_SLOT, reviewer.value.trim());
@@ -68,7 +87,17 @@ export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HT
   const bots = ctx.caps.bots ? h('a', { href: '#/bots' }, 'Bots') : null;
   const models = ctx.caps.models ? h('a', { href: '#/models' }, 'Models') : null;
   const sections = h('nav', { class: 'sections', 'aria-label': 'Sections' }, library, bots, models);
-  root.replaceChildren(h('header', { class: 'app-header' }, h('a', { href: '#/', class: 'brand' }, 'Lectern'), sections, tabsSlot, reviewer), main);
+  root.replaceChildren(
+    h(
+      'header',
+      { class: 'app-header' },
+      h('a', { href: '#/', class: 'brand' }, 'Lectern'),
+      sections,
+      tabsSlot,
+      reviewer,
+    ),
+    main,
+  );
   let screen: Screen | undefined;
   const show = () => {
     const route = parseRoute(location.hash);
@@ -78,7 +107,11 @@ export function startShell(ctx: Omit<AppContext, 'navigate' | 'desks'>, root: HT
     main.replaceChildren(screen.element);
     main.dataset.screen = route.screen;
     const inBots = route.screen === 'bots' || route.screen === 'bot';
-    for (const [link, on] of [[library, route.screen === 'library'], [bots, inBots], [models, route.screen === 'models']] as const) {
+    for (const [link, on] of [
+      [library, route.screen === 'library'],
+      [bots, inBots],
+      [models, route.screen === 'models'],
+    ] as const) {
       link?.classList.toggle('active', on);
       if (on) link?.setAttribute('aria-current', 'page');
       else link?.removeAttribute('aria-current');

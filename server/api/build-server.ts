@@ -41,7 +41,10 @@ function bodiesUncoerced(): BuildCompilerFromPool {
   const pool = AjvCompiler();
   return (externalSchemas, options) => {
     const coercing = pool(externalSchemas, options);
-    const exact = pool(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as typeof options);
+    const exact = pool(externalSchemas, {
+      ...options,
+      customOptions: { ...options?.customOptions, coerceTypes: false },
+    } as typeof options);
     // Fastify calls the compiler with the route definition ({ schema, method, url, httpPart }); the
     // package's types name it a bare schema.
     return (route) => ((route as { httpPart?: string }).httpPart === 'body' ? exact : coercing)(route);

@@ -8,7 +8,11 @@ export interface Page<T> {
 }
 
 /** Where each of the first, prev, next and last pages starts, for a list read from `skip`, `limit` at a time. */
-function pageStarts({ total, skip, limit }: Omit<Page<unknown>, 'items'>): Record<'first' | 'prev' | 'next' | 'last', number | null> {
+function pageStarts({
+  total,
+  skip,
+  limit,
+}: Omit<Page<unknown>, 'items'>): Record<'first' | 'prev' | 'next' | 'last', number | null> {
   return {
     first: 0,
     prev: skip > 0 ? Math.max(0, skip - limit) : null,

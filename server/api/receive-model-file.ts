@@ -11,7 +11,11 @@ import { clientFault } from './receive-upload.js';
  * checks it by sha256 against the catalog (or, for a GGUF of your own, by loading it). `maxBytes` is the largest file the model has, so nothing
  * bigger than any file it could be is ever written.
  */
-export async function receiveModelFile(req: FastifyRequest, tmpDir: string, maxBytes: number): Promise<{ path: string; fileName: string; fields: Record<string, string> }> {
+export async function receiveModelFile(
+  req: FastifyRequest,
+  tmpDir: string,
+  maxBytes: number,
+): Promise<{ path: string; fileName: string; fields: Record<string, string> }> {
   let tmpPath: string | undefined;
   let fileName = '';
   const fields: Record<string, string> = {};
@@ -28,7 +32,10 @@ export async function receiveModelFile(req: FastifyRequest, tmpDir: string, maxB
       tmpPath = join(tmpDir, `model-import-${randomUUID()}`);
       fileName = part.filename;
       await pipeline(part.file, createWriteStream(tmpPath));
-      if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `the file is larger than the model's largest file (${maxBytes} bytes)`, { max_bytes: maxBytes });
+      if (part.file.truncated)
+        throw new AppError('FILE_TOO_LARGE', `the file is larger than the model's largest file (${maxBytes} bytes)`, {
+          max_bytes: maxBytes,
+        });
     }
   } catch (err) {
     if (tmpPath) rmSync(tmpPath, { force: true });

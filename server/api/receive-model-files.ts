@@ -23,9 +23,14 @@ export interface ReceivedModelFiles {
  * for a hidden file (a hub folder's .gitattributes), which no model needs.
  */
 function relativePath(name: string): string | undefined {
-  const parts = name.replaceAll('\\', '/').split('/').filter((p) => p !== '' && p !== '.');
+  const parts = name
+    .replaceAll('\\', '/')
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
   if (parts.length === 0 || parts.some((p) => p === '..' || p.length > 200) || parts.length > 8) {
-    throw new AppError('VALIDATION_FAILED', `"${name.slice(0, 200)}" cannot name a file of a model's folder`, [{ field: 'file', filename: name.slice(0, 200) }]);
+    throw new AppError('VALIDATION_FAILED', `"${name.slice(0, 200)}" cannot name a file of a model's folder`, [
+      { field: 'file', filename: name.slice(0, 200) },
+    ]);
   }
   return parts.some((p) => p.startsWith('.')) ? undefined : parts.join('/');
 }
@@ -36,7 +41,11 @@ function relativePath(name: string): string | undefined {
  * on disk, for a caller that cannot name a path on the server's machine. Nothing larger than `maxBytes` a
  * file is written; the folder goes with any error.
  */
-export async function receiveModelFiles(req: FastifyRequest, tmpDir: string, maxBytes: number): Promise<ReceivedModelFiles> {
+export async function receiveModelFiles(
+  req: FastifyRequest,
+  tmpDir: string,
+  maxBytes: number,
+): Promise<ReceivedModelFiles> {
   const dir = join(tmpDir, `model-import-${randomUUID()}`);
   const files: string[] = [];
   const fields: Record<string, string> = {};
@@ -53,10 +62,15 @@ export async function receiveModelFiles(req: FastifyRequest, tmpDir: string, max
         part.file.resume();
         continue;
       }
-      if (files.includes(rel)) throw new AppError('VALIDATION_FAILED', `${rel} was sent twice`, [{ field: 'file', filename: rel }]);
+      if (files.includes(rel))
+        throw new AppError('VALIDATION_FAILED', `${rel} was sent twice`, [{ field: 'file', filename: rel }]);
       await mkdir(dirname(join(dir, rel)), { recursive: true });
       await pipeline(part.file, createWriteStream(join(dir, rel)));
-      if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `${rel} is larger than a model file may be (${maxBytes} bytes)`, { max_bytes: maxBytes, file: rel });
+      if (part.file.truncated)
+        throw new AppError('FILE_TOO_LARGE', `${rel} is larger than a model file may be (${maxBytes} bytes)`, {
+          max_bytes: maxBytes,
+          file: rel,
+        });
       files.push(rel);
     }
   } catch (err) {

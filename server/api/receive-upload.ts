@@ -21,7 +21,8 @@ export interface ReceivedUpload {
 }
 
 /** RFC 2046: 1 to 70 characters of a small set, quoted or not. */
-const BOUNDARY = /;\s*boundary=(?:"([0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?])"|([0-9A-Za-z'()+_,\-./:=?]{1,70}))\s*(?:;|$)/i;
+const BOUNDARY =
+  /;\s*boundary=(?:"([0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?])"|([0-9A-Za-z'()+_,\-./:=?]{1,70}))\s*(?:;|$)/i;
 
 /**
  * A hook for every route: a multipart body whose Content-Type has no usable boundary is 400 before anyone
@@ -30,7 +31,11 @@ const BOUNDARY = /;\s*boundary=(?:"([0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()
 export async function requireMultipartBoundary(req: FastifyRequest): Promise<void> {
   const type = req.headers['content-type'];
   if (type === undefined || !/^\s*multipart\//i.test(type) || BOUNDARY.test(type)) return;
-  throw new AppError('VALIDATION_FAILED', 'a multipart body needs a boundary of 1 to 70 characters in its Content-Type', { content_type: type.slice(0, 200) });
+  throw new AppError(
+    'VALIDATION_FAILED',
+    'a multipart body needs a boundary of 1 to 70 characters in its Content-Type',
+    { content_type: type.slice(0, 200) },
+  );
 }
 
 /**
@@ -39,7 +44,9 @@ export async function requireMultipartBoundary(req: FastifyRequest): Promise<voi
  * code that reads a multipart body and nothing else (a plain error elsewhere may be a bug).
  */
 export const clientFault = (err: unknown): unknown =>
-  err instanceof Error && (err as { code?: unknown }).code === undefined && (err as { statusCode?: unknown }).statusCode === undefined
+  err instanceof Error &&
+  (err as { code?: unknown }).code === undefined &&
+  (err as { statusCode?: unknown }).statusCode === undefined
     ? new AppError('VALIDATION_FAILED', `the multipart body cannot be read: ${err.message}`)
     : err;
 
@@ -57,7 +64,8 @@ async function* multipartParts(req: FastifyRequest, maxBytes: number): AsyncGene
  * is parsed here: the document itself is read only by the worker pool.
  */
 export async function receiveUpload(req: FastifyRequest, tmpDir: string, maxBytes: number): Promise<ReceivedUpload> {
-  if (!req.isMultipart()) throw new AppError('FILE_REQUIRED', 'send the document as multipart/form-data in a field named "file"');
+  if (!req.isMultipart())
+    throw new AppError('FILE_REQUIRED', 'send the document as multipart/form-data in a field named "file"');
   const fields: Record<string, string> = {};
   let received: ReceivedUpload | undefined;
   try {
@@ -84,7 +92,10 @@ export async function receiveUpload(req: FastifyRequest, tmpDir: string, maxByte
       });
       try {
         await pipeline(part.file, tap, createWriteStream(tmpPath));
-        if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `the file is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes });
+        if (part.file.truncated)
+          throw new AppError('FILE_TOO_LARGE', `the file is larger than the ${maxBytes}-byte limit`, {
+            max_bytes: maxBytes,
+          });
         if (size === 0) throw new AppError('FILE_REQUIRED', 'the uploaded file is empty');
         const sourceFile = (part.filename || 'document').slice(0, 255);
         const format = sniffFormat(new Uint8Array(Buffer.concat(head)), sourceFile);

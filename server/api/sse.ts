@@ -29,7 +29,8 @@ export function openSse(reply: FastifyReply) {
     },
     /** One event; with `id`, an `id:` line too, which a client sends back as Last-Event-ID when it reconnects. */
     send(event: string, data: unknown, id?: string): void {
-      if (!controller.signal.aborted) res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!controller.signal.aborted)
+        res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     /** A bare `data:` line, as OpenAI's stream has them (no event names; `[DONE]` is sent as it is). */
     data(data: unknown): void {
@@ -60,10 +61,18 @@ export interface AnswerEvents<S> {
  * Streams one answer (job chat or bot chat) as Server-Sent Events: `sources` once retrieval is done, a
  * `token` per piece of text, then `done` with the answer, or `error` with its code; a hang-up aborts it.
  */
-export async function streamAnswer<S>(reply: FastifyReply, log: FastifyBaseLogger, run: (ev: AnswerEvents<S>) => Promise<unknown>): Promise<FastifyReply> {
+export async function streamAnswer<S>(
+  reply: FastifyReply,
+  log: FastifyBaseLogger,
+  run: (ev: AnswerEvents<S>) => Promise<unknown>,
+): Promise<FastifyReply> {
   const sse = openSse(reply);
   try {
-    const done = await run({ signal: sse.signal, onSources: (e) => sse.send('sources', e), onToken: (text) => sse.send('token', { text }) });
+    const done = await run({
+      signal: sse.signal,
+      onSources: (e) => sse.send('sources', e),
+      onToken: (text) => sse.send('token', { text }),
+    });
     sse.send('done', done);
   } catch (err) {
     log.warn({ err }, 'answer stream failed');

@@ -9,7 +9,14 @@ import { out } from './term.js';
  */
 export function readQuestion(prompt: string, history: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...history], historySize: 200, removeHistoryDuplicates: true });
+    const rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: true,
+      history: [...history],
+      historySize: 200,
+      removeHistoryDuplicates: true,
+    });
     let settled = false;
     const done = (value: string | null): void => {
       if (settled) return;

@@ -10,19 +10,40 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
   del<T>(path: string): Promise<T>;
   /** POSTs and hands each Server-Sent Event to `onEvent` as it arrives; resolves when the stream ends. */
-  stream(path: string, body: unknown, onEvent: (event: string, data: unknown) => void, signal?: AbortSignal): Promise<void>;
+  stream(
+    path: string,
+    body: unknown,
+    onEvent: (event: string, data: unknown) => void,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export function createClient(url: string, key: string, lockPath?: string): ApiClient {
-  async function send(method: string, path: string, body: unknown, signal?: AbortSignal, accept = 'application/json'): Promise<Response> {
+  async function send(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    accept = 'application/json',
+  ): Promise<Response> {
     const headers: Record<string, string> = { 'x-api-key': key, accept };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      res = await fetch(url + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
     } catch (e) {
       if (signal?.aborted) throw e;
-      throw new CliError('SERVER_UNREACHABLE', `cannot reach the Lectern server at ${url}: ${(e as { cause?: { code?: string } }).cause?.code ?? String(e)}`, undefined, { lock: lockPath });
+      throw new CliError(
+        'SERVER_UNREACHABLE',
+        `cannot reach the Lectern server at ${url}: ${(e as { cause?: { code?: string } }).cause?.code ?? String(e)}`,
+        undefined,
+        { lock: lockPath },
+      );
     }
     if (res.ok) return res;
     const text = await res.text();
@@ -32,9 +53,15 @@ export function createClient(url: string, key: string, lockPath?: string): ApiCl
     } catch {
       // not the API's error body
     }
-    throw new CliError(error.code ?? `HTTP_${res.status}`, error.message ?? `${method} ${path} answered ${res.status}`, undefined, error.details);
+    throw new CliError(
+      error.code ?? `HTTP_${res.status}`,
+      error.message ?? `${method} ${path} answered ${res.status}`,
+      undefined,
+      error.details,
+    );
   }
-  const json = async <T>(res: Response): Promise<T> => (res.status === 204 ? (undefined as T) : ((await res.json()) as T));
+  const json = async <T>(res: Response): Promise<T> =>
+    res.status === 204 ? (undefined as T) : ((await res.json()) as T);
   return {
     url,
     get: async (path) => json(await send('GET', path, undefined)),

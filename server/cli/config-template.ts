@@ -34,8 +34,10 @@ function comment(text: string, width = 110): string[] {
 
 const LLM_NOTES: Record<string, string> = {
   local: 'a GGUF run on this machine (llama.cpp); install it with `lectern models pull <model_name>`',
-  openai: 'any OpenAI-compatible server; add base_url: for one that is not api.openai.com (a host on this machine or network must also be in allowed_private_hosts)',
-  ollama: 'an Ollama server (base_url: defaults to http://127.0.0.1:11434; list 127.0.0.1:11434 in allowed_private_hosts)',
+  openai:
+    'any OpenAI-compatible server; add base_url: for one that is not api.openai.com (a host on this machine or network must also be in allowed_private_hosts)',
+  ollama:
+    'an Ollama server (base_url: defaults to http://127.0.0.1:11434; list 127.0.0.1:11434 in allowed_private_hosts)',
   extractive: 'no model: answers quote the best supporting sentences of the documents',
 };
 
@@ -44,7 +46,10 @@ const LLM_NOTES: Record<string, string> = {
  * server), so one file reads the same in both; server/config/config-file-keys.ts maps them onto settings.
  */
 export function configYaml(a: InitAnswers, writtenAt: Date): string {
-  const llm = [`  provider: ${scalar(a.llm_provider)}`, ...(a.model_name ? [`  model_name: ${scalar(a.model_name)}`] : [])];
+  const llm = [
+    `  provider: ${scalar(a.llm_provider)}`,
+    ...(a.model_name ? [`  model_name: ${scalar(a.model_name)}`] : []),
+  ];
   return [
     `# Lectern configuration, written by \`lectern init\` on ${writtenAt.toISOString().slice(0, 10)}.`,
     '# `lectern` commands run in this folder read it (elsewhere: -c FILE). A flag or a LECTERN_* environment',
@@ -54,7 +59,9 @@ export function configYaml(a: InitAnswers, writtenAt: Date): string {
     '# `lectern serve` when it runs (commands then go through it), otherwise each command itself.',
     `data_dir: ${scalar(a.data_dir)}`,
     '',
-    ...comment(`What answers bots' questions (bots created without a choice of their own); providers: local, openai, ollama, extractive. ${a.llm_provider}: ${LLM_NOTES[a.llm_provider] ?? ''}.`),
+    ...comment(
+      `What answers bots' questions (bots created without a choice of their own); providers: local, openai, ollama, extractive. ${a.llm_provider}: ${LLM_NOTES[a.llm_provider] ?? ''}.`,
+    ),
     'llm:',
     ...llm,
     '',

@@ -25,23 +25,28 @@ const HINTS: Record<string, (details: Record<string, unknown>) => string> = {
   BOT_NOT_FOUND: () => '`lectern bot list` shows every bot',
   CHAT_NOT_FOUND: () => 'leave out --chat-id to start a new chat',
   JOB_NOT_FOUND: () => 'the document was deleted meanwhile; add it again',
-  MODEL_NOT_INSTALLED: (d) => (typeof d.id === 'string' ? modelHint(d.id) : '`lectern models list` shows what is installed'),
+  MODEL_NOT_INSTALLED: (d) =>
+    typeof d.id === 'string' ? modelHint(d.id) : '`lectern models list` shows what is installed',
   MODEL_NOT_FOUND: () => '`lectern models list` shows the models Lectern knows',
   MODEL_EXISTS: () => '`lectern models list` shows the names taken; import under another name',
   MODEL_FILE_INVALID: (d) =>
     typeof d.file === 'string'
-      ? 'import the model\'s folder as it was published (check the file named against where it came from)'
+      ? "import the model's folder as it was published (check the file named against where it came from)"
       : 'import the whole .gguf file as it was downloaded (check its size or checksum against where it came from)',
-  MODEL_FILES_MISSING: () => 'a sentence-transformers folder has them; or state what a file would with --pooling, --normalize, --dimensions',
-  MODEL_UNSUPPORTED: () => 'Lectern runs ONNX encoders with a WordPiece tokenizer (BERT, MiniLM, bge, e5) and mean, CLS or last-token pooling',
+  MODEL_FILES_MISSING: () =>
+    'a sentence-transformers folder has them; or state what a file would with --pooling, --normalize, --dimensions',
+  MODEL_UNSUPPORTED: () =>
+    'Lectern runs ONNX encoders with a WordPiece tokenizer (BERT, MiniLM, bge, e5) and mean, CLS or last-token pooling',
   MODEL_NO_CHAT_TEMPLATE: () => 'a base model cannot hold a chat: import the instruct (chat) version of the model',
   PATH_NOT_ALLOWED: () => 'add its folder to document_roots in lectern.yaml (or LECTERN_DOCUMENT_ROOTS)',
   FILE_NOT_FOUND: () => 'check the path; a relative path is read from the current folder',
   UNSUPPORTED_MEDIA_TYPE: () => 'Lectern reads PDF, DOCX, HTML, Markdown, text and image files',
   FILE_TOO_LARGE: () => 'raise max_upload_bytes in lectern.yaml',
   URL_INVALID: () => 'give an http:// or https:// address without a user name or password',
-  URL_NOT_ALLOWED: () => 'an address of this machine or its network must be listed in allowed_private_hosts (lectern.yaml)',
-  LINK_FETCH_FAILED: () => 'check that the address opens in a browser; a host on this machine or network must be in allowed_private_hosts',
+  URL_NOT_ALLOWED: () =>
+    'an address of this machine or its network must be listed in allowed_private_hosts (lectern.yaml)',
+  LINK_FETCH_FAILED: () =>
+    'check that the address opens in a browser; a host on this machine or network must be in allowed_private_hosts',
   FETCH_FAILED: () => 'check the address and the network',
   LLM_PROVIDER_FAILED: () => "check that the bot's model server is running and reachable",
   WEB_SEARCH_UNAVAILABLE: () => 'set web_search_url in lectern.yaml',
@@ -57,7 +62,10 @@ const HINTS: Record<string, (details: Record<string, unknown>) => string> = {
 
 function codeOf(e: unknown): { code: string; message: string; hint?: string; details: Record<string, unknown> } {
   const x = (e ?? {}) as { code?: unknown; message?: unknown; hint?: unknown; details?: unknown };
-  const details = x.details && typeof x.details === 'object' && !Array.isArray(x.details) ? (x.details as Record<string, unknown>) : {};
+  const details =
+    x.details && typeof x.details === 'object' && !Array.isArray(x.details)
+      ? (x.details as Record<string, unknown>)
+      : {};
   return {
     code: typeof x.code === 'string' ? x.code : 'INTERNAL',
     message: typeof x.message === 'string' && x.message ? x.message : String(e),
@@ -83,7 +91,10 @@ export function report(command: string, e: unknown): number {
  * Runs a command's action: its failure is reported in one line and sets the exit status; a success leaves
  * it 0 (or what the action set, e.g. 1 when some documents failed).
  */
-export function action<A extends unknown[]>(command: string, run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  command: string,
+  run: (...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await run(...args);

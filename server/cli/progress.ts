@@ -61,7 +61,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     const live = bars.filter((b) => b.state === 'active');
     const shown = live.slice(0, LIVE_ROWS);
     const more = live.length - shown.length;
-    const block = shown.map((b) => `${line(b, labelWidth)}\n`).join('') + (more > 0 ? `${paint.dim(`  … and ${more} more`)}\n` : '');
+    const block =
+      shown.map((b) => `${line(b, labelWidth)}\n`).join('') +
+      (more > 0 ? `${paint.dim(`  … and ${more} more`)}\n` : '');
     if (!finished && block === shownLive) return;
     stream.write(`${drawn ? `\x1b[${drawn}A\r\x1b[J` : ''}${finished}${block}`);
     shownLive = block;

@@ -7,12 +7,20 @@ import { painter, colourOn } from './term.js';
  * default is shown and taken on Enter; a wrong answer is said and asked again. Ctrl-C or Ctrl-D cancels.
  */
 export interface Prompter {
-  text(o: { label: string; default: string; choices?: readonly string[]; check?: (value: string) => string | null }): Promise<string>;
+  text(o: {
+    label: string;
+    default: string;
+    choices?: readonly string[];
+    check?: (value: string) => string | null;
+  }): Promise<string>;
   confirm(o: { label: string; default: boolean; check?: (value: boolean) => string | null }): Promise<boolean>;
   close(): void;
 }
 
-export function createPrompter(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Prompter {
+export function createPrompter(
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+): Prompter {
   const paint = painter(colourOn(output));
   let choices: readonly string[] = [];
   const rl: Interface = createInterface({
@@ -43,8 +51,12 @@ export function createPrompter(input: NodeJS.ReadStream = process.stdin, output:
       choices = options;
       const listed = options.length > 1 ? paint.dim(` [${options.join('/')}]`) : '';
       for (;;) {
-        const answer = (await question(`${paint.cyan('?')} ${paint.bold(label)}${listed} ${paint.dim(`(${def})`)} `)) || def;
-        const problem = options.length && !options.includes(answer) ? `${answer} is not one of ${options.join(', ')}` : check?.(answer) ?? null;
+        const answer =
+          (await question(`${paint.cyan('?')} ${paint.bold(label)}${listed} ${paint.dim(`(${def})`)} `)) || def;
+        const problem =
+          options.length && !options.includes(answer)
+            ? `${answer} is not one of ${options.join(', ')}`
+            : (check?.(answer) ?? null);
         if (!problem) return answer;
         say(problem);
       }
@@ -52,9 +64,12 @@ export function createPrompter(input: NodeJS.ReadStream = process.stdin, output:
     async confirm({ label, default: def, check }) {
       choices = ['yes', 'no'];
       for (;;) {
-        const answer = (await question(`${paint.cyan('?')} ${paint.bold(label)} ${paint.dim(def ? '(Y/n)' : '(y/N)')} `)).toLowerCase();
-        const value = answer === '' ? def : ['y', 'yes'].includes(answer) ? true : ['n', 'no'].includes(answer) ? false : null;
-        const problem = value === null ? 'answer y or n' : check?.(value) ?? null;
+        const answer = (
+          await question(`${paint.cyan('?')} ${paint.bold(label)} ${paint.dim(def ? '(Y/n)' : '(y/N)')} `)
+        ).toLowerCase();
+        const value =
+          answer === '' ? def : ['y', 'yes'].includes(answer) ? true : ['n', 'no'].includes(answer) ? false : null;
+        const problem = value === null ? 'answer y or n' : (check?.(value) ?? null);
         if (problem === null && value !== null) return value;
         say(problem ?? 'answer y or n');
       }

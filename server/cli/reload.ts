@@ -51,7 +51,9 @@ export function superviseReload(flags: ReloadFlags, dataDir: string): Promise<vo
         restartPending = false;
         return start();
       }
-      note(`${err.yellow('lectern serve:')} the server stopped (${signal ?? `exit ${code}`}); waiting for a change to ${basename(configs[0]!)} or dist/ to start it again`);
+      note(
+        `${err.yellow('lectern serve:')} the server stopped (${signal ?? `exit ${code}`}); waiting for a change to ${basename(configs[0]!)} or dist/ to start it again`,
+      );
     });
   };
 
@@ -89,7 +91,9 @@ export function superviseReload(flags: ReloadFlags, dataDir: string): Promise<vo
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  note(`${err.cyan('lectern serve:')} --reload: watching ${configs.join(', ')} and ${distDir} (data folder ${dataDir})`);
+  note(
+    `${err.cyan('lectern serve:')} --reload: watching ${configs.join(', ')} and ${distDir} (data folder ${dataDir})`,
+  );
   start();
   return new Promise(() => undefined);
 }

@@ -11,13 +11,23 @@ export function colourOn(stream: Stream, env: NodeJS.ProcessEnv = process.env): 
   return Boolean(stream.isTTY);
 }
 
-const SGR = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39], cyan: [36, 39], magenta: [35, 39] } as const;
+const SGR = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  cyan: [36, 39],
+  magenta: [35, 39],
+} as const;
 export type Style = keyof typeof SGR;
 export type Paint = Record<Style, (s: string) => string>;
 
 export function painter(on: boolean): Paint {
   const p = {} as Paint;
-  for (const [name, [a, b]] of Object.entries(SGR) as [Style, readonly [number, number]][]) p[name] = on ? (s) => `\x1b[${a}m${s}\x1b[${b}m` : (s) => s;
+  for (const [name, [a, b]] of Object.entries(SGR) as [Style, readonly [number, number]][])
+    p[name] = on ? (s) => `\x1b[${a}m${s}\x1b[${b}m` : (s) => s;
   return p;
 }
 
@@ -39,7 +49,8 @@ export function columns(stream: Stream = process.stderr): number {
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** Cuts a string to `width` characters, with an ellipsis when it was longer. */
-export const fitEnd = (s: string, width: number): string => (s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`);
+export const fitEnd = (s: string, width: number): string =>
+  s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`;
 
 /** Cuts the middle out of a long name (a path or URL): its start and its end tell it apart. */
 export function fitMiddle(s: string, width: number): string {
@@ -51,7 +62,11 @@ export function fitMiddle(s: string, width: number): string {
 /** Rows under a header, each column as wide as its widest cell (`gh`'s tables). */
 export function table(header: string[], rows: string[][], paint: Paint = out): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [paint.bold(line(header)), ...rows.map(line)];
 }
 
@@ -65,7 +80,8 @@ export function ago(iso: string, now = Date.now()): string {
     [3600, 'hour'],
     [60, 'minute'],
   ];
-  for (const [size, name] of units) if (s >= size) return `${Math.floor(s / size)} ${name}${Math.floor(s / size) > 1 ? 's' : ''} ago`;
+  for (const [size, name] of units)
+    if (s >= size) return `${Math.floor(s / size)} ${name}${Math.floor(s / size) > 1 ? 's' : ''} ago`;
   return s < 10 ? 'just now' : `${s} seconds ago`;
 }
 

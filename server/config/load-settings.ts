@@ -73,21 +73,34 @@ export interface LoadSettingsInput {
 }
 
 /** Precedence: flag > environment > config file > default. */
-export function loadSettings({ flags = {}, env, cwd, configPath, onWarning = () => undefined }: LoadSettingsInput): Settings {
+export function loadSettings({
+  flags = {},
+  env,
+  cwd,
+  configPath,
+  onWarning = () => undefined,
+}: LoadSettingsInput): Settings {
   const fromFile = readConfigFile(configPath ? resolve(cwd, configPath) : findConfig(cwd), onWarning);
   const fromEnv: Record<string, unknown> = {};
-  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
+  for (const [name, key] of Object.entries(ENV_KEYS))
+    if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   const merged: Record<string, unknown> = { data_dir: defaultDataDir(env), ...fromFile, ...fromEnv, ...fromFlags };
   merged.data_dir = resolve(cwd, String(merged.data_dir));
   // A list in the config file; one comma-separated string in the environment (or written so in the file).
   for (const key of ['allowed_private_hosts', 'allowed_hosts']) {
     const value = merged[key];
-    if (typeof value === 'string') merged[key] = value.split(',').map((h) => h.trim()).filter(Boolean);
+    if (typeof value === 'string')
+      merged[key] = value
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean);
   }
   // Folders are ':'-separated in the environment, like PATH.
-  if (typeof merged.document_roots === 'string') merged.document_roots = merged.document_roots.split(':').filter(Boolean);
-  if (Array.isArray(merged.document_roots)) merged.document_roots = merged.document_roots.map((d) => resolve(cwd, String(d)));
+  if (typeof merged.document_roots === 'string')
+    merged.document_roots = merged.document_roots.split(':').filter(Boolean);
+  if (Array.isArray(merged.document_roots))
+    merged.document_roots = merged.document_roots.map((d) => resolve(cwd, String(d)));
   return parseSettings(merged);
 }
 
@@ -100,7 +113,8 @@ function readConfigFile(path: string | undefined, warn: (message: string) => voi
   if (!existsSync(path)) throw new SettingsError(`config file not found: ${path}`);
   const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsError(`config file ${path} must hold a mapping`);
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new SettingsError(`config file ${path} must hold a mapping`);
   // Lectern's flat keys, or the sections of Long-Trainer's file (server.host, llm.model_name…): both.
   return settingsOfConfigFile(parsed as Record<string, unknown>, path, warn);
 }

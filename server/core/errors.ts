@@ -171,7 +171,9 @@ export class AppError extends Error {
 
 /** The HTTP status of a coded error: the catalogue's, or one of the catalogued alternatives it asks for. */
 export function statusOf(err: { code: ErrorCode; status?: unknown }): number {
-  return typeof err.status === 'number' && OTHER_STATUS[err.code]?.includes(err.status) ? err.status : ERROR_STATUS[err.code];
+  return typeof err.status === 'number' && OTHER_STATUS[err.code]?.includes(err.status)
+    ? err.status
+    : ERROR_STATUS[err.code];
 }
 
 /**
@@ -180,8 +182,13 @@ export function statusOf(err: { code: ErrorCode; status?: unknown }): number {
  * from the catalogue, never from the object.
  */
 export function isAppError(err: unknown): err is { code: ErrorCode; message: string; details?: unknown } {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
-    Object.hasOwn(ERROR_STATUS, (err as { code: string }).code) && (err as { code: string }).code !== 'INTERNAL';
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    typeof (err as { code?: unknown }).code === 'string' &&
+    Object.hasOwn(ERROR_STATUS, (err as { code: string }).code) &&
+    (err as { code: string }).code !== 'INTERNAL'
+  );
 }
 
 /** Code and message of any error for a job's record; worker errors arrive as plain objects with `code`. */

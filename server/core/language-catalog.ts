@@ -39,7 +39,8 @@ export const LANGUAGE_CATALOG: readonly OcrLanguageInfo[] = [
     script: 'Cyrillic',
     rtl: false,
     npm: false,
-    localHint: 'apt-get install tesseract-ocr-rus, then lectern languages add rus --from /usr/share/tesseract-ocr/5/tessdata/rus.traineddata',
+    localHint:
+      'apt-get install tesseract-ocr-rus, then lectern languages add rus --from /usr/share/tesseract-ocr/5/tessdata/rus.traineddata',
   },
   { code: 'ukr', name: 'Ukrainian', iso639_3: 'ukr', script: 'Cyrillic', rtl: false },
   { code: 'ara', name: 'Arabic', iso639_3: 'ara', script: 'Arabic', rtl: true },

@@ -27,7 +27,10 @@ export interface TaskPool {
   /** Embeds texts with a local ONNX model, loaded once per worker thread and kept. */
   embed(input: TaskMap['embed']['input'], signal?: AbortSignal): Promise<TaskMap['embed']['output']>;
   /** A web page reduced to its main content (Readability walks the tree for seconds on a big page: never on the HTTP thread). */
-  readablePage(input: TaskMap['readablePage']['input'], signal?: AbortSignal): Promise<TaskMap['readablePage']['output']>;
+  readablePage(
+    input: TaskMap['readablePage']['input'],
+    signal?: AbortSignal,
+  ): Promise<TaskMap['readablePage']['output']>;
   close(): Promise<void>;
 }
 
@@ -52,9 +55,13 @@ function threadFailure(err: unknown): unknown {
   const e = err as { code?: unknown; message?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : '';
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return { code: 'OUT_OF_MEMORY', message: `the worker thread reading the document ran out of memory (setting worker_heap_mb): ${message}` };
+    return {
+      code: 'OUT_OF_MEMORY',
+      message: `the worker thread reading the document ran out of memory (setting worker_heap_mb): ${message}`,
+    };
   }
-  if (/^worker exited with code/i.test(message)) return { code: 'WORKER_DIED', message: `the worker thread reading the document stopped (${message})` };
+  if (/^worker exited with code/i.test(message))
+    return { code: 'WORKER_DIED', message: `the worker thread reading the document stopped (${message})` };
   return err;
 }
 
@@ -67,7 +74,11 @@ function rootCause(errors: unknown[]): unknown {
   const name = (e: unknown) => (e as { name?: unknown } | null)?.name;
   return (
     errors.find((e) => code(e) === 'OUT_OF_MEMORY' || code(e) === 'WORKER_DIED') ??
-    errors.find((e) => name(e) !== 'AbortError' && !/second reader of the PDF stopped/.test(String((e as { message?: unknown })?.message))) ??
+    errors.find(
+      (e) =>
+        name(e) !== 'AbortError' &&
+        !/second reader of the PDF stopped/.test(String((e as { message?: unknown })?.message)),
+    ) ??
     errors[0]
   );
 }
@@ -126,7 +137,11 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
     }
   }
 
-  function run<K extends keyof TaskMap>(name: K, input: TaskMap[K]['input'], signal?: AbortSignal): Promise<TaskMap[K]['output']> {
+  function run<K extends keyof TaskMap>(
+    name: K,
+    input: TaskMap[K]['input'],
+    signal?: AbortSignal,
+  ): Promise<TaskMap[K]['output']> {
     return counted(pool.run(input, { name, signal }) as Promise<TaskMap[K]['output']>).catch((err: unknown) => {
       throw threadFailure(err);
     });
@@ -144,7 +159,9 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
     port1.on('message', onProgress);
     try {
       const withPort = { ...input, progressPort: port2 as MessagePort };
-      return (await counted(pool.run(withPort, { name, transferList: [port2, ...transfer], signal }))) as TaskMap[K]['output'];
+      return (await counted(
+        pool.run(withPort, { name, transferList: [port2, ...transfer], signal }),
+      )) as TaskMap[K]['output'];
     } catch (err) {
       throw threadFailure(err);
     } finally {
@@ -156,17 +173,23 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
    * Two idle threads read a PDF together (readPdfShare decides from its page count whether the second
    * one reads anything); on a busy pool one thread reads it, as splitting would only add work.
    */
-  async function extractPdfInParallel(input: Omit<ExtractTaskInput, 'progressPort'>, signal: AbortSignal, onProgress: (p: ProgressMessage) => void) {
+  async function extractPdfInParallel(
+    input: Omit<ExtractTaskInput, 'progressPort'>,
+    signal: AbortSignal,
+    onProgress: (p: ProgressMessage) => void,
+  ) {
     if (size - running < 2) return runWithProgress('extract', input, signal, onProgress);
     // One failing reader stops the other rather than leaving it to wait or finish for nothing.
     const group = new AbortController();
     const stop = () => group.abort();
     signal.addEventListener('abort', stop, { once: true });
     const done = [0, 0];
-    const progress = (i: number) => ({ pagesDone, totalPages }: ProgressMessage) => {
-      done[i] = pagesDone;
-      onProgress({ pagesDone: (done[0] ?? 0) + (done[1] ?? 0), totalPages });
-    };
+    const progress =
+      (i: number) =>
+      ({ pagesDone, totalPages }: ProgressMessage) => {
+        done[i] = pagesDone;
+        onProgress({ pagesDone: (done[0] ?? 0) + (done[1] ?? 0), totalPages });
+      };
     const { port1: helperPort, port2: leadPort } = new MessageChannel();
     const nextRun = new Int32Array(new SharedArrayBuffer(4));
     const settle = <T>(work: Promise<T>): Promise<T> =>
@@ -176,8 +199,18 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
       });
     try {
       const [lead, helper] = await Promise.allSettled([
-        settle(runWithProgress('extractPdfLead', { ...input, helperPort, nextRun }, group.signal, progress(0), [helperPort])),
-        settle(runWithProgress('readPdfShare', { path: input.path, ocr: input.ocr, leadPort, nextRun }, group.signal, progress(1), [leadPort])),
+        settle(
+          runWithProgress('extractPdfLead', { ...input, helperPort, nextRun }, group.signal, progress(0), [helperPort]),
+        ),
+        settle(
+          runWithProgress(
+            'readPdfShare',
+            { path: input.path, ocr: input.ocr, leadPort, nextRun },
+            group.signal,
+            progress(1),
+            [leadPort],
+          ),
+        ),
       ]);
       if (lead.status === 'fulfilled' && helper.status === 'fulfilled') return lead.value;
       throw rootCause([lead, helper].flatMap((r) => (r.status === 'rejected' ? [r.reason] : [])));

@@ -16,7 +16,11 @@ const PARSE_HEAP_PER_BYTE = { html: 16, markdown: 24, text: 6 } as const;
  * Reads a stored original and runs the reader of its (already sniffed) format: an extractor, or OCR for an
  * image. It sits above both folders, which it joins, so that neither imports the other's entry points.
  */
-export async function extractDocument(path: string, format: DocumentFormat, opts: ExtractOptions = {}): Promise<ExtractionResult> {
+export async function extractDocument(
+  path: string,
+  format: DocumentFormat,
+  opts: ExtractOptions = {},
+): Promise<ExtractionResult> {
   const data = new Uint8Array(await readFile(path));
   let result: ExtractionResult;
   switch (format) {

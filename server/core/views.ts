@@ -13,7 +13,10 @@ export type { RevisionView } from '../store/repos/revisions-repo.js';
 export type JobView = Static<typeof Job>;
 
 /** Stored job -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
-export function jobView(job: JobRecord, ocr: { needing: number[]; read: OcrPageView[] } = { needing: [], read: [] }): JobView {
+export function jobView(
+  job: JobRecord,
+  ocr: { needing: number[]; read: OcrPageView[] } = { needing: [], read: [] },
+): JobView {
   return {
     job_id: job.job_id,
     status: job.status,

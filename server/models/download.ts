@@ -32,7 +32,10 @@ export async function sha256OfFile(path: string): Promise<string> {
 }
 
 async function sizeOf(path: string): Promise<number> {
-  return stat(path).then((s) => s.size, () => 0);
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
 }
 
 /** Bytes read ahead of the disk at most; past this the download waits for its writes. */
@@ -45,7 +48,12 @@ const MAX_UNWRITTEN = 16 * 1024 * 1024;
  * half of the bytes received were lost and the resumed download asked for them again. Reading ahead
  * of the disk also keeps the bytes out of the HTTP client's buffers, which a broken connection drops.
  */
-async function writeBody(body: ReadableStream<Uint8Array>, part: string, start: number, opts: DownloadOptions): Promise<void> {
+async function writeBody(
+  body: ReadableStream<Uint8Array>,
+  part: string,
+  start: number,
+  opts: DownloadOptions,
+): Promise<void> {
   const file = await open(part, start > 0 ? 'a' : 'w');
   let written = start;
   let unwritten = 0;
@@ -93,14 +101,19 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (opts.signal?.aborted || code === 'URL_INVALID' || code === 'URL_NOT_ALLOWED') throw err;
-      throw new ModelError('MODEL_DOWNLOAD_FAILED', `cannot download ${opts.url}: ${(err as Error).message}`, { url: opts.url });
+      throw new ModelError('MODEL_DOWNLOAD_FAILED', `cannot download ${opts.url}: ${(err as Error).message}`, {
+        url: opts.url,
+      });
     }
     // A server that ignores Range answers 200 with the whole file: start over rather than append it.
     const append = have > 0 && res.status === 206;
     const ok = res.status >= 200 && res.status < 300;
     if (!(ok || res.status === 416) || !res.body) {
       await res.body?.cancel().catch(() => {});
-      throw new ModelError('MODEL_DOWNLOAD_FAILED', `${opts.url} answered ${res.status}`, { url: opts.url, status: res.status });
+      throw new ModelError('MODEL_DOWNLOAD_FAILED', `${opts.url} answered ${res.status}`, {
+        url: opts.url,
+        status: res.status,
+      });
     }
     // 416: the part already holds the whole file (the checks below tell); its short body is not wanted.
     if (res.status === 416) await res.body.cancel().catch(() => {});
@@ -110,7 +123,9 @@ export async function downloadVerified(opts: DownloadOptions): Promise<void> {
       } catch (err) {
         // The part file stays, holding every byte received: the next pull resumes from it.
         if (opts.signal?.aborted) throw err;
-        throw new ModelError('MODEL_DOWNLOAD_FAILED', `download of ${opts.url} broke off: ${(err as Error).message}`, { url: opts.url });
+        throw new ModelError('MODEL_DOWNLOAD_FAILED', `download of ${opts.url} broke off: ${(err as Error).message}`, {
+          url: opts.url,
+        });
       }
     }
   }

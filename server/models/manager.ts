@@ -3,11 +3,24 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { GuardedFetch } from '../core/net/types.js';
-import { MODEL_CATALOG, findCatalogModel, type CatalogModel, type ChatCatalogModel, type EmbeddingCatalogModel, type ModelFile } from './catalog.js';
+import {
+  MODEL_CATALOG,
+  findCatalogModel,
+  type CatalogModel,
+  type ChatCatalogModel,
+  type EmbeddingCatalogModel,
+  type ModelFile,
+} from './catalog.js';
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
 import { readZipMember } from './zip-member.js';
-import { checkCustomName, importCustomGguf, readCustomModels, type CustomChatModel, type CustomModel } from './custom/custom-models.js';
+import {
+  checkCustomName,
+  importCustomGguf,
+  readCustomModels,
+  type CustomChatModel,
+  type CustomModel,
+} from './custom/custom-models.js';
 import { importCustomOnnx, type CustomEmbeddingModel } from './custom/custom-embedding.js';
 import { hasGgufMagic } from './custom/gguf-probe-run.js';
 import type { EmbeddingImportOptions } from './custom/st-folder.js';
@@ -36,7 +49,13 @@ export interface ModelStatus {
   /** How an imported model was read; undefined for the catalog's models. */
   custom?: CustomModel['custom'];
   /** Embedding models: how vectors are made (the catalog's: normalised, no prefixes). */
-  embedding?: { pooling: EmbeddingCatalogModel['pooling']; normalize: boolean; maxTokens: number; queryPrefix: string; passagePrefix: string };
+  embedding?: {
+    pooling: EmbeddingCatalogModel['pooling'];
+    normalize: boolean;
+    maxTokens: number;
+    queryPrefix: string;
+    passagePrefix: string;
+  };
 }
 
 export interface VerifyResult {
@@ -74,7 +93,11 @@ export interface ModelManager {
    * (sentence-transformers' layout; `embedding` states what its files do not), checked by loading it
    * (`fileName`: the name an uploaded file had).
    */
-  importFrom(id: string, source: string, o?: { fileName?: string; embedding?: EmbeddingImportOptions }): Promise<{ imported: string[]; missing: string[] }>;
+  importFrom(
+    id: string,
+    source: string,
+    o?: { fileName?: string; embedding?: EmbeddingImportOptions },
+  ): Promise<{ imported: string[]; missing: string[] }>;
   /** A catalog model or an imported one, or MODEL_NOT_FOUND. */
   find(id: string): Promise<KnownModel>;
   /** An embedding model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
@@ -108,7 +131,10 @@ export function createModelManager(opts: {
     let total = 0;
     for (const f of m.files) {
       const part = f.archive ? `${pathOf(m, f)}.archive.part` : `${pathOf(m, f)}.part`;
-      total += await stat(part).then((s) => s.size, () => 0);
+      total += await stat(part).then(
+        (s) => s.size,
+        () => 0,
+      );
     }
     return total;
   }
@@ -118,53 +144,124 @@ export function createModelManager(opts: {
   async function modelOf(id: string): Promise<KnownModel> {
     const all = await allModels();
     const m = all.find((c) => c.id === id);
-    if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${all.map((c) => c.id).join(', ')}`, { id });
+    if (!m)
+      throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${all.map((c) => c.id).join(', ')}`, {
+        id,
+      });
     return m;
   }
 
   /** A model of the wanted task; asking embed for a chat model (or the reverse) is naming an unknown model. */
-  async function modelFor<T extends CatalogModel['task']>(id: string, task: T): Promise<Extract<KnownModel, { task: T }>> {
+  async function modelFor<T extends CatalogModel['task']>(
+    id: string,
+    task: T,
+  ): Promise<Extract<KnownModel, { task: T }>> {
     const m = await modelOf(id);
     if (m.task !== task) {
-      const fit = (await allModels()).filter((c) => c.task === task).map((c) => c.id).join(', ');
-      throw new ModelError('MODEL_NOT_FOUND', `${id} is a ${m.task} model, not a ${task} model; ${task} models: ${fit}`, { id });
+      const fit = (await allModels())
+        .filter((c) => c.task === task)
+        .map((c) => c.id)
+        .join(', ');
+      throw new ModelError(
+        'MODEL_NOT_FOUND',
+        `${id} is a ${m.task} model, not a ${task} model; ${task} models: ${fit}`,
+        { id },
+      );
     }
     return m as Extract<KnownModel, { task: T }>;
   }
 
-  async function importCustom(id: string, source: string, o: { fileName?: string; embedding?: EmbeddingImportOptions }): Promise<string[]> {
-    checkCustomName(id, catalog.map((c) => c.id));
-    if (await stat(source).then((s) => s.isDirectory(), () => false)) {
-      if (!opts.onnxProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check ONNX models (dist/onnx-probe.js is missing)', { id });
-      const record = await importCustomOnnx({ modelsDir: opts.modelsDir, probeFile: opts.onnxProbeFile, id, source, given: o.embedding ?? {} });
+  async function importCustom(
+    id: string,
+    source: string,
+    o: { fileName?: string; embedding?: EmbeddingImportOptions },
+  ): Promise<string[]> {
+    checkCustomName(
+      id,
+      catalog.map((c) => c.id),
+    );
+    if (
+      await stat(source).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    ) {
+      if (!opts.onnxProbeFile)
+        throw new ModelError(
+          'MODEL_IMPORT_FAILED',
+          'this build cannot check ONNX models (dist/onnx-probe.js is missing)',
+          { id },
+        );
+      const record = await importCustomOnnx({
+        modelsDir: opts.modelsDir,
+        probeFile: opts.onnxProbeFile,
+        id,
+        source,
+        given: o.embedding ?? {},
+      });
       return record.files.map((f) => f.path);
     }
-    if (!(await stat(source).then((s) => s.isFile(), () => false))) {
-      throw new ModelError('MODEL_IMPORT_FAILED', `${source} is not a file: a model of your own is imported from its .gguf file or its folder`, { id, source });
+    if (
+      !(await stat(source).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    ) {
+      throw new ModelError(
+        'MODEL_IMPORT_FAILED',
+        `${source} is not a file: a model of your own is imported from its .gguf file or its folder`,
+        { id, source },
+      );
     }
     const shown = o.fileName ?? source;
     if (/\.onnx$/i.test(shown) && !(await hasGgufMagic(source))) {
       // A graph alone cannot be run: the tokenizer and the pooling come from the files beside it.
       const missing = ['tokenizer.json', 'modules.json', '1_Pooling/config.json'];
-      throw new ModelError('MODEL_FILES_MISSING', `${shown} alone is not an embedding model: import its folder, with ${missing.join(', ')}`, { id, missing });
+      throw new ModelError(
+        'MODEL_FILES_MISSING',
+        `${shown} alone is not an embedding model: import its folder, with ${missing.join(', ')}`,
+        { id, missing },
+      );
     }
     if (o.embedding && Object.values(o.embedding).some((v) => v !== undefined)) {
-      throw new ModelError('MODEL_IMPORT_FAILED', 'pooling, normalize, max_tokens, dimensions and the prefixes are for an embedding model\'s folder, not for a GGUF', { id, source });
+      throw new ModelError(
+        'MODEL_IMPORT_FAILED',
+        "pooling, normalize, max_tokens, dimensions and the prefixes are for an embedding model's folder, not for a GGUF",
+        { id, source },
+      );
     }
-    if (!opts.ggufProbeFile) throw new ModelError('MODEL_IMPORT_FAILED', 'this build cannot check GGUF files (dist/gguf-probe.js is missing)', { id });
-    const record = await importCustomGguf({ modelsDir: opts.modelsDir, probeFile: opts.ggufProbeFile, id, source, fileName: o.fileName });
+    if (!opts.ggufProbeFile)
+      throw new ModelError(
+        'MODEL_IMPORT_FAILED',
+        'this build cannot check GGUF files (dist/gguf-probe.js is missing)',
+        { id },
+      );
+    const record = await importCustomGguf({
+      modelsDir: opts.modelsDir,
+      probeFile: opts.ggufProbeFile,
+      id,
+      source,
+      fileName: o.fileName,
+    });
     return record.files.map((f) => f.path);
   }
 
   async function installedOrThrow(m: KnownModel): Promise<void> {
     const missing = await missingFiles(m);
-    if (missing.length) throw notInstalled(m.id, missing.map((p) => `${p} missing or incomplete`));
+    if (missing.length)
+      throw notInstalled(
+        m.id,
+        missing.map((p) => `${p} missing or incomplete`),
+      );
   }
 
   async function missingFiles(m: KnownModel): Promise<string[]> {
     const missing: string[] = [];
     for (const f of m.files) {
-      const size = await stat(pathOf(m, f)).then((s) => s.size, () => -1);
+      const size = await stat(pathOf(m, f)).then(
+        (s) => s.size,
+        () => -1,
+      );
       if (size !== f.size) missing.push(f.path);
     }
     return missing;
@@ -175,7 +272,8 @@ export function createModelManager(opts: {
     for (const f of m.files) {
       const digest = await sha256OfFile(pathOf(m, f)).catch(() => undefined);
       if (digest === undefined) files.push({ path: f.path, ok: false, problem: 'missing' });
-      else if (digest !== f.sha256) files.push({ path: f.path, ok: false, problem: `sha256 ${digest}, expected ${f.sha256}` });
+      else if (digest !== f.sha256)
+        files.push({ path: f.path, ok: false, problem: `sha256 ${digest}, expected ${f.sha256}` });
       else files.push({ path: f.path, ok: true });
     }
     return { id: m.id, ok: files.every((f) => f.ok), files };
@@ -190,11 +288,15 @@ export function createModelManager(opts: {
     const digest = await sha256OfFile(tmp);
     if (digest !== f.sha256) {
       await rm(tmp, { force: true });
-      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${from} has sha256 ${digest}; ${m.id}'s ${f.path} must have ${f.sha256}`, {
-        id: m.id,
-        file: f.path,
-        source: from,
-      });
+      throw new ModelError(
+        'MODEL_CHECKSUM_MISMATCH',
+        `${from} has sha256 ${digest}; ${m.id}'s ${f.path} must have ${f.sha256}`,
+        {
+          id: m.id,
+          file: f.path,
+          source: from,
+        },
+      );
     }
     await rename(tmp, dest);
   }
@@ -208,12 +310,24 @@ export function createModelManager(opts: {
     onProgress: ((p: DownloadProgress) => void) | undefined,
   ): Promise<void> {
     const archivePath = `${pathOf(m, f)}.archive`;
-    await downloadVerified({ url: urlOf(f), dest: archivePath, size: archive.size, sha256: archive.sha256, signal, onProgress, net: opts.net });
+    await downloadVerified({
+      url: urlOf(f),
+      dest: archivePath,
+      size: archive.size,
+      sha256: archive.sha256,
+      signal,
+      onProgress,
+      net: opts.net,
+    });
     const data = readZipMember(archivePath, archive.member);
     const digest = createHash('sha256').update(data).digest('hex');
     await rm(archivePath, { force: true });
     if (digest !== f.sha256) {
-      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${f.url}!${archive.member} has sha256 ${digest}; expected ${f.sha256}`, { id: m.id, file: f.path });
+      throw new ModelError(
+        'MODEL_CHECKSUM_MISMATCH',
+        `${f.url}!${archive.member} has sha256 ${digest}; expected ${f.sha256}`,
+        { id: m.id, file: f.path },
+      );
     }
     await writeFile(`${pathOf(m, f)}.import`, data);
     await rename(`${pathOf(m, f)}.import`, pathOf(m, f));
@@ -225,7 +339,12 @@ export function createModelManager(opts: {
       const candidates = [join(folder, f.path), join(folder, basename(f.path))];
       let from: string | undefined;
       for (const c of candidates) {
-        if (await stat(c).then((s) => s.isFile(), () => false)) {
+        if (
+          await stat(c).then(
+            (s) => s.isFile(),
+            () => false,
+          )
+        ) {
           from = c;
           break;
         }
@@ -254,7 +373,10 @@ export function createModelManager(opts: {
     }
     const match = m.files.find((f) => f.sha256 === digest);
     if (!match) {
-      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${file} (sha256 ${digest}) is none of ${m.id}'s files`, { id: m.id, source: file });
+      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${file} (sha256 ${digest}) is none of ${m.id}'s files`, {
+        id: m.id,
+        source: file,
+      });
     }
     await placeVerified(m, match, file);
     return [match.path];
@@ -287,10 +409,12 @@ export function createModelManager(opts: {
     verify: async (id) => verifyModel(await modelOf(id)),
     async pull(id, pullOpts = {}) {
       const m = findCatalogModel(catalog, id) ?? (await modelOf(id));
-      if ('custom' in m) throw new ModelError('MODEL_NOT_FOUND', `${id} was imported from a file: there is nothing to download`, { id });
+      if ('custom' in m)
+        throw new ModelError('MODEL_NOT_FOUND', `${id} was imported from a file: there is nothing to download`, { id });
       const before = await verifyModel(m);
       for (const f of m.files) {
-        const onProgress = pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
+        const onProgress =
+          pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
         if (before.files.find((r) => r.path === f.path)?.ok) {
           // Already in place and verified: told as complete, so a model's progress adds up.
           const size = f.archive?.size ?? f.size;
@@ -298,7 +422,16 @@ export function createModelManager(opts: {
           continue;
         }
         if (f.archive) await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
-        else await downloadVerified({ url: urlOf(f), dest: pathOf(m, f), size: f.size, sha256: f.sha256, signal: pullOpts.signal, onProgress, net: opts.net });
+        else
+          await downloadVerified({
+            url: urlOf(f),
+            dest: pathOf(m, f),
+            size: f.size,
+            sha256: f.sha256,
+            signal: pullOpts.signal,
+            onProgress,
+            net: opts.net,
+          });
       }
       return verifyModel(m);
     },
@@ -308,12 +441,19 @@ export function createModelManager(opts: {
       const m = findCatalogModel(catalog, id);
       if (!m) return { imported: await importCustom(id, source, o), missing: [] };
       if (o.embedding && Object.values(o.embedding).some((v) => v !== undefined)) {
-        throw new ModelError('MODEL_IMPORT_FAILED', `${id} is a model of the catalog: it is run as the catalog says, without pooling, prefixes or other settings`, { id });
+        throw new ModelError(
+          'MODEL_IMPORT_FAILED',
+          `${id} is a model of the catalog: it is run as the catalog says, without pooling, prefixes or other settings`,
+          { id },
+        );
       }
       const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source);
       if (imported.length === 0) {
         const names = m.files.map((f) => f.path).join(', ');
-        throw new ModelError('MODEL_IMPORT_FAILED', `${source} holds none of ${m.id}'s files (${names})`, { id, source });
+        throw new ModelError('MODEL_IMPORT_FAILED', `${source} holds none of ${m.id}'s files (${names})`, {
+          id,
+          source,
+        });
       }
       return { imported, missing: await missingFiles(m) };
     },
@@ -332,7 +472,13 @@ export function createModelManager(opts: {
 
 /** How an embedding model makes vectors; the catalog's models leave the defaults unsaid. */
 export function embeddingOf(m: EmbeddingCatalogModel | CustomEmbeddingModel): NonNullable<ModelStatus['embedding']> {
-  return { pooling: m.pooling, normalize: m.normalize ?? true, maxTokens: m.maxTokens, queryPrefix: m.queryPrefix ?? '', passagePrefix: m.passagePrefix ?? '' };
+  return {
+    pooling: m.pooling,
+    normalize: m.normalize ?? true,
+    maxTokens: m.maxTokens,
+    queryPrefix: m.queryPrefix ?? '',
+    passagePrefix: m.passagePrefix ?? '',
+  };
 }
 
 /** `<mirror>/<the file name of the public address>`: a mirror is one folder holding every file by name. */

@@ -65,7 +65,15 @@ export function createModelPulls(deps: { models: ModelManager; catalog?: readonl
     const listeners = new Set<(e: PullEvent) => void>();
     const fileBytes = new Map(m.files.map((f) => [f.path, 0]));
     const total = m.files.reduce((s, f) => s + downloadSize(f), 0);
-    let current: PullProgress = { model_id: m.id, file: m.files[0]?.path ?? '', phase: 'download', file_bytes: 0, file_total: 0, received_bytes: 0, total_bytes: total };
+    let current: PullProgress = {
+      model_id: m.id,
+      file: m.files[0]?.path ?? '',
+      phase: 'download',
+      file_bytes: 0,
+      file_total: 0,
+      received_bytes: 0,
+      total_bytes: total,
+    };
     let lastSent = 0;
     let trailing: NodeJS.Timeout | undefined;
     const emit = (e: PullEvent): void => {
@@ -84,7 +92,15 @@ export function createModelPulls(deps: { models: ModelManager; catalog?: readonl
           const previous = current;
           fileBytes.set(p.file, p.receivedBytes);
           const received = [...fileBytes.values()].reduce((s, b) => s + b, 0);
-          current = { model_id: m.id, file: p.file, phase: p.phase ?? 'download', file_bytes: p.receivedBytes, file_total: p.totalBytes, received_bytes: received, total_bytes: total };
+          current = {
+            model_id: m.id,
+            file: p.file,
+            phase: p.phase ?? 'download',
+            file_bytes: p.receivedBytes,
+            file_total: p.totalBytes,
+            received_bytes: received,
+            total_bytes: total,
+          };
           // A new file or phase is always told; bytes arriving, a few times a second.
           const turn = previous.file !== current.file || previous.phase !== current.phase;
           const wait = PROGRESS_EVERY_MS - (Date.now() - lastSent);
@@ -93,18 +109,23 @@ export function createModelPulls(deps: { models: ModelManager; catalog?: readonl
           trailing ??= setTimeout(sendProgress, wait);
         },
       })
-      .then(
-        (result): PullEvent => {
-          if (!result.ok) {
-            const bad = result.files.filter((f) => !f.ok).map((f) => `${f.path}: ${f.problem}`);
-            throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${m.id} does not verify after the download (${bad.join('; ')})`, { id: m.id, files: result.files });
-          }
-          return { type: 'done', result };
-        },
-      )
+      .then((result): PullEvent => {
+        if (!result.ok) {
+          const bad = result.files.filter((f) => !f.ok).map((f) => `${f.path}: ${f.problem}`);
+          throw new ModelError(
+            'MODEL_CHECKSUM_MISMATCH',
+            `${m.id} does not verify after the download (${bad.join('; ')})`,
+            { id: m.id, files: result.files },
+          );
+        }
+        return { type: 'done', result };
+      })
       .catch((err: unknown): PullEvent => {
         const error = controller.signal.aborted
-          ? { code: 'PULL_CANCELLED', message: `the pull of ${m.id} was cancelled; what was downloaded stays, and the next pull resumes from it` }
+          ? {
+              code: 'PULL_CANCELLED',
+              message: `the pull of ${m.id} was cancelled; what was downloaded stays, and the next pull resumes from it`,
+            }
           : describeFailure(err);
         return { type: 'error', error };
       })
@@ -134,7 +155,12 @@ export function createModelPulls(deps: { models: ModelManager; catalog?: readonl
   return {
     start(id) {
       const m = findCatalogModel(catalog, id);
-      if (!m) throw new ModelError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${catalog.map((c) => c.id).join(', ')}`, { id });
+      if (!m)
+        throw new ModelError(
+          'MODEL_NOT_FOUND',
+          `Unknown model ${id}; known models: ${catalog.map((c) => c.id).join(', ')}`,
+          { id },
+        );
       const running = pulls.get(id);
       if (running) return { pull: running, joined: true };
       const pull = begin(m);

@@ -8,35 +8,71 @@ const options = {
     StringEnum(LLM_PROVIDERS, {
       description:
         'local (default: llama.cpp with a GGUF from the model manager), openai (any OpenAI-compatible chat API), ollama, extractive (no language ' +
-        'model: the best supporting sentences, quoted); LongParser\'s openrouter, groq and gemini speak the OpenAI protocol at their known ' +
+        "model: the best supporting sentences, quoted); LongParser's openrouter, groq and gemini speak the OpenAI protocol at their known " +
         'addresses (base_url overrides), with the key from api_key or the environment (OPENROUTER_API_KEY, GROQ_API_KEY, GEMINI_API_KEY or ' +
-        'GOOGLE_API_KEY; OPENAI_API_KEY for openai) and LongParser\'s default model when llm_model is left out',
+        "GOOGLE_API_KEY; OPENAI_API_KEY for openai) and LongParser's default model when llm_model is left out",
     }),
   ),
-  llm_model: Type.Optional(Type.String({ minLength: 1, description: 'local: a chat model id from GET /models (default: the chat_model setting); openai/ollama: the server\'s model name' })),
-  top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'Chunks retrieved to ground the answer (default 5)' })),
-  base_url: Type.Optional(Type.String({ minLength: 1, description: 'openai/ollama: the server\'s address (OpenAI: with or without /v1)' })),
+  llm_model: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "local: a chat model id from GET /models (default: the chat_model setting); openai/ollama: the server's model name",
+    }),
+  ),
+  top_k: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 20, description: 'Chunks retrieved to ground the answer (default 5)' }),
+  ),
+  base_url: Type.Optional(
+    Type.String({ minLength: 1, description: "openai/ollama: the server's address (OpenAI: with or without /v1)" }),
+  ),
   api_key: Type.Optional(Type.String({ description: 'openai: sent as a bearer token, never stored' })),
-  max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, description: 'Longest answer in tokens (default 256)' })),
-  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'Default 0: the same question over the same sources gives the same answer' })),
-  min_similarity: Type.Optional(Type.Number({ minimum: -1, maximum: 1, description: 'Chunks less similar to the question (cosine) are not used; with none left the answer says it was not found (default 0.25)' })),
+  max_tokens: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 4096, description: 'Longest answer in tokens (default 256)' }),
+  ),
+  temperature: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 2,
+      description: 'Default 0: the same question over the same sources gives the same answer',
+    }),
+  ),
+  min_similarity: Type.Optional(
+    Type.Number({
+      minimum: -1,
+      maximum: 1,
+      description:
+        'Chunks less similar to the question (cosine) are not used; with none left the answer says it was not found (default 0.25)',
+    }),
+  ),
 };
 
 export const ChatConfig = Type.Object(options, { additionalProperties: false });
 
 export const ChatBody = Type.Object(
   {
-    session_id: Type.Optional(Type.String({ description: 'Continue this session (earlier answers inform follow-ups); without it a new session is started for job_id' })),
-    job_id: Type.Optional(Type.String({ description: 'The job whose approved, embedded content answers (needed without session_id)' })),
+    session_id: Type.Optional(
+      Type.String({
+        description:
+          'Continue this session (earlier answers inform follow-ups); without it a new session is started for job_id',
+      }),
+    ),
+    job_id: Type.Optional(
+      Type.String({ description: 'The job whose approved, embedded content answers (needed without session_id)' }),
+    ),
     question: Type.String({ minLength: 1, maxLength: 4000 }),
-    require_approval: Type.Optional(Type.Boolean({ description: 'Hold the answer as pending_review until POST /chat/resume' })),
-    stream: Type.Optional(Type.Boolean({ description: 'Answer as Server-Sent Events: sources, token…, done (or error)' })),
+    require_approval: Type.Optional(
+      Type.Boolean({ description: 'Hold the answer as pending_review until POST /chat/resume' }),
+    ),
+    stream: Type.Optional(
+      Type.Boolean({ description: 'Answer as Server-Sent Events: sources, token…, done (or error)' }),
+    ),
     idempotency_key: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 200,
         description:
-          'With session_id: a repeat of the request with the same key in that session answers with the first request\'s turn (also while it is still being answered), never asking the provider again',
+          "With session_id: a repeat of the request with the same key in that session answers with the first request's turn (also while it is still being answered), never asking the provider again",
       }),
     ),
     config: Type.Optional(ChatConfig),
@@ -57,16 +93,25 @@ export const SessionDeleted = Type.Object({ status: Type.Literal('deleted'), ses
 const Source = Type.Object({
   label: Type.String({ description: 'How the prompt named the chunk (S1, S2…); answers cite it as [S1]' }),
   chunk_id: Type.String(),
-  score: Type.Number({ description: 'Cosine similarity of the question and the chunk (0..1), as POST /search reports it' }),
+  score: Type.Number({
+    description: 'Cosine similarity of the question and the chunk (0..1), as POST /search reports it',
+  }),
   text: Type.String(),
   page_numbers: Type.Array(Type.Integer()),
   section_path: Type.Array(Type.String()),
 });
 
-const Citation = Type.Object({ label: Type.String(), chunk_id: Type.String(), page_numbers: Type.Array(Type.Integer()) });
+const Citation = Type.Object({
+  label: Type.String(),
+  chunk_id: Type.String(),
+  page_numbers: Type.Array(Type.Integer()),
+});
 
 const Review = Nullable(
-  Type.Object({ action: StringEnum(['approve', 'edit', 'reject'] as const), reviewer_id: Type.String(), at: Type.String() }, { description: 'Who resumed the turn, how and when' }),
+  Type.Object(
+    { action: StringEnum(['approve', 'edit', 'reject'] as const), reviewer_id: Type.String(), at: Type.String() },
+    { description: 'Who resumed the turn, how and when' },
+  ),
 );
 
 const Usage = Type.Record(Type.String(), Type.Number(), {
@@ -74,17 +119,29 @@ const Usage = Type.Record(Type.String(), Type.Number(), {
 });
 
 /** Stream events (`stream: true`): the sources as soon as retrieval is done, then each generated piece of text. */
-export const ChatSourcesEvent = Type.Object({ session_id: Type.String(), turn_id: Type.String(), sources: Type.Array(Source) });
+export const ChatSourcesEvent = Type.Object({
+  session_id: Type.String(),
+  turn_id: Type.String(),
+  sources: Type.Array(Source),
+});
 export const TokenEvent = Type.Object({ text: Type.String() });
 
 export const ChatAnswer = Type.Object({
   session_id: Type.String(),
   turn_id: Type.String(),
   status: StringEnum(TURN_STATUSES),
-  answer: Type.String({ description: 'The answer; while pending_review, the draft awaiting review; empty once rejected' }),
+  answer: Type.String({
+    description: 'The answer; while pending_review, the draft awaiting review; empty once rejected',
+  }),
   sources: Type.Array(Source, { description: 'The chunks retrieved (approved content only), best first' }),
-  citations: Type.Array(Citation, { description: 'The sources the answer cites; citations of anything not retrieved are dropped' }),
-  cited_by: Nullable(StringEnum(['model', 'overlap'] as const, { description: 'model: the answer\'s own [S#] markers; overlap: the model cited nothing, attributed by shared words' })),
+  citations: Type.Array(Citation, {
+    description: 'The sources the answer cites; citations of anything not retrieved are dropped',
+  }),
+  cited_by: Nullable(
+    StringEnum(['model', 'overlap'] as const, {
+      description: "model: the answer's own [S#] markers; overlap: the model cited nothing, attributed by shared words",
+    }),
+  ),
   not_found: Type.Boolean({ description: 'Nothing relevant was found, and the answer says so' }),
   thread_id: Nullable(Type.String({ description: 'Set while pending_review: pass it to POST /chat/resume' })),
   llm_provider: Type.String(),
@@ -109,7 +166,11 @@ export const Turn = Type.Object({
   thread_id: Nullable(Type.String()),
   asked_by: Type.String({ description: 'X-Reviewer of the request that asked' }),
   review: Review,
-  rating: Nullable(StringEnum(['up', 'down'] as const, { description: "A reader's verdict (POST /chat/sessions/{session_id}/turns/{turn_id}/feedback)" })),
+  rating: Nullable(
+    StringEnum(['up', 'down'] as const, {
+      description: "A reader's verdict (POST /chat/sessions/{session_id}/turns/{turn_id}/feedback)",
+    }),
+  ),
   rating_note: Nullable(Type.String()),
   usage: Usage,
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
@@ -126,7 +187,10 @@ export const Session = Type.Object({
   updated_at: Type.String(),
   turn_count: Type.Integer(),
   turns: Type.Array(Turn),
-  history: Type.Array(Type.Object({ question: Type.String(), answer: Nullable(Type.String()), status: Type.String() }), { description: 'Questions and answers only (LongParser\'s shape)' }),
+  history: Type.Array(
+    Type.Object({ question: Type.String(), answer: Nullable(Type.String()), status: Type.String() }),
+    { description: "Questions and answers only (LongParser's shape)" },
+  ),
 });
 
 export const ResumeBody = Type.Object(
@@ -144,4 +208,9 @@ export const RatingBody = Type.Object(
   { rating: StringEnum(['up', 'down'] as const), note: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) },
   { additionalProperties: false },
 );
-export const TurnRating = Type.Object({ session_id: Type.String(), turn_id: Type.String(), rating: StringEnum(['up', 'down'] as const), note: Nullable(Type.String()) });
+export const TurnRating = Type.Object({
+  session_id: Type.String(),
+  turn_id: Type.String(),
+  rating: StringEnum(['up', 'down'] as const),
+  note: Nullable(Type.String()),
+});

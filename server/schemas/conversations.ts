@@ -15,6 +15,11 @@ export const ConversationSummary = Type.Object({
   updated_at: Type.String({ description: 'When its last message was asked, or it was renamed' }),
   message_count: Type.Integer(),
 });
-export const ConversationList = Type.Object({ conversations: Type.Array(ConversationSummary, { description: 'Oldest first' }) });
-export const RenameBody = Type.Object({ title: Nullable(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const ConversationList = Type.Object({
+  conversations: Type.Array(ConversationSummary, { description: 'Oldest first' }),
+});
+export const RenameBody = Type.Object(
+  { title: Nullable(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
 export const ConversationDeleted = Type.Object({ status: Type.Literal('deleted'), conversation_id: Type.String() });

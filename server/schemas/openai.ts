@@ -14,14 +14,27 @@ const ChatMessage = Type.Object(
 
 export const CompletionBody = Type.Object(
   {
-    model: Type.String({ minLength: 1, maxLength: 300, description: 'A bot: `bot:<bot_id>` as GET /v1/models lists it, or the bare bot id' }),
+    model: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: 'A bot: `bot:<bot_id>` as GET /v1/models lists it, or the bare bot id',
+    }),
     messages: Type.Array(ChatMessage, { minItems: 1, maxItems: 500 }),
     stream: Type.Optional(Type.Boolean()),
     response_format: Type.Optional(
       Type.Object(
         {
           type: StringEnum(['text', 'json_object', 'json_schema'] as const),
-          json_schema: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())), strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])) }, { additionalProperties: true })),
+          json_schema: Type.Optional(
+            Type.Object(
+              {
+                name: Type.Optional(Type.String()),
+                schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+                strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+              },
+              { additionalProperties: true },
+            ),
+          ),
         },
         { additionalProperties: true },
       ),
@@ -30,7 +43,13 @@ export const CompletionBody = Type.Object(
   { additionalProperties: true },
 );
 
-const Citation = Type.Object({ chunk_id: Type.String(), job_id: Type.String(), source: Type.String(), page_numbers: Type.Array(Type.Integer()), quote: Type.String() });
+const Citation = Type.Object({
+  chunk_id: Type.String(),
+  job_id: Type.String(),
+  source: Type.String(),
+  page_numbers: Type.Array(Type.Integer()),
+  quote: Type.String(),
+});
 export const Completion = Type.Object({
   id: Type.String(),
   object: Type.Literal('chat.completion'),
@@ -39,15 +58,32 @@ export const Completion = Type.Object({
   choices: Type.Array(
     Type.Object({
       index: Type.Integer(),
-      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String(), refusal: Type.Null(), citations: Type.Array(Citation) }),
+      message: Type.Object({
+        role: Type.Literal('assistant'),
+        content: Type.String(),
+        refusal: Type.Null(),
+        citations: Type.Array(Citation),
+      }),
       finish_reason: Type.String(),
       logprobs: Type.Null(),
     }),
   ),
-  usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),
+  usage: Type.Object({
+    prompt_tokens: Type.Integer(),
+    completion_tokens: Type.Integer(),
+    total_tokens: Type.Integer(),
+  }),
 });
 
 export const ModelList = Type.Object({
   object: Type.Literal('list'),
-  data: Type.Array(Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String(), name: Type.Union([Type.String(), Type.Null()]) })),
+  data: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      object: Type.Literal('model'),
+      created: Type.Integer(),
+      owned_by: Type.String(),
+      name: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
 });

@@ -13,7 +13,9 @@ export const BulkReviewBody = Type.Object(
       description: 'approved keeps an edited block `edited` (its edit is what is approved)',
     }),
     reviewer_note: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
-    items: Type.Optional(Type.Array(BlockRef, { minItems: 1, maxItems: 10_000, description: 'The blocks, each at the version you read' })),
+    items: Type.Optional(
+      Type.Array(BlockRef, { minItems: 1, maxItems: 10_000, description: 'The blocks, each at the version you read' }),
+    ),
     filter: Type.Optional(
       Type.Object(
         {
@@ -57,7 +59,11 @@ export const BulkResult = Type.Object({
 
 export const SplitBody = Type.Object(
   {
-    at: Type.Integer({ minimum: 1, description: 'Character offset in the block\'s effective text (its edit if any): the second part starts here. Whitespace at the cut is dropped; both parts need words.' }),
+    at: Type.Integer({
+      minimum: 1,
+      description:
+        "Character offset in the block's effective text (its edit if any): the second part starts here. Whitespace at the cut is dropped; both parts need words.",
+    }),
     version: Type.Integer({ minimum: 1, description: 'The version you read' }),
   },
   { additionalProperties: false },
@@ -65,8 +71,17 @@ export const SplitBody = Type.Object(
 
 export const MergeBody = Type.Object(
   {
-    items: Type.Array(BlockRef, { minItems: 2, maxItems: 1_000, description: 'The blocks, each at the version you read; joined in reading order into the first' }),
-    separator: Type.Optional(Type.String({ maxLength: 10, description: 'Put between the texts; a space by default (a paragraph broken in two)' })),
+    items: Type.Array(BlockRef, {
+      minItems: 2,
+      maxItems: 1_000,
+      description: 'The blocks, each at the version you read; joined in reading order into the first',
+    }),
+    separator: Type.Optional(
+      Type.String({
+        maxLength: 10,
+        description: 'Put between the texts; a space by default (a paragraph broken in two)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -74,7 +89,9 @@ export const MergeBody = Type.Object(
 export const MoveBody = Type.Object(
   {
     version: Type.Integer({ minimum: 1, description: 'The version you read' }),
-    after_block_id: Nullable(Type.String(), { description: 'The block it should follow in reading order; null puts it first' }),
+    after_block_id: Nullable(Type.String(), {
+      description: 'The block it should follow in reading order; null puts it first',
+    }),
   },
   { additionalProperties: false },
 );
@@ -83,9 +100,9 @@ export const StructureResult = Type.Object({
   job_id: Type.String(),
   blocks: Type.Array(Type.Ref('Block'), { description: 'Blocks changed or created, at their new versions' }),
   removed: Type.Array(Type.String(), { description: 'Ids of blocks that no longer exist (merged into the first)' }),
-  revisions: Type.Array(
-    Type.Object({ block_id: Type.String(), version: Type.Integer(), revision_id: Type.String() }),
-    { description: 'One per block touched; send them (any one is enough) to POST /jobs/{job_id}/blocks/undo to take the whole operation back' },
-  ),
+  revisions: Type.Array(Type.Object({ block_id: Type.String(), version: Type.Integer(), revision_id: Type.String() }), {
+    description:
+      'One per block touched; send them (any one is enough) to POST /jobs/{job_id}/blocks/undo to take the whole operation back',
+  }),
   stale_chunks: Type.Integer({ description: 'Chunks marked stale: rebuilt at rechunk or finalize' }),
 });

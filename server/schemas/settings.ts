@@ -7,7 +7,9 @@ import { DEFAULT_LIMITS, JOB_LIMIT_DEFAULTS } from '../core/extract/limits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../store/postgres/defaults.js';
 
 /** A list of `host` or `host:port` entries, IPv6 in brackets (allowed_private_hosts, allowed_hosts). */
-const HostPortList = Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), { default: [] });
+const HostPortList = Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]/@]+)(:[0-9]{1,5})?$' }), {
+  default: [],
+});
 
 /** Every setting, written once: validated at start-up whatever its source (flag, env, config file). */
 export const SettingsSchema = Type.Object({
@@ -64,7 +66,11 @@ export const SettingsSchema = Type.Object({
   /** Bytes a document may inflate to in all: PDF streams, DOCX/OOXML zip members (a PNG is bounded by its pixels). */
   max_decompressed_bytes: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxDecompressedBytes }),
   /** Bytes any one of those compressed parts may inflate to. */
-  max_decompressed_part_bytes: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, default: DEFAULT_LIMITS.maxDecompressedPartBytes }),
+  max_decompressed_part_bytes: Type.Integer({
+    minimum: 1,
+    maximum: 2 ** 31 - 1,
+    default: DEFAULT_LIMITS.maxDecompressedPartBytes,
+  }),
   /** Pixels of an image document's page; an image inside a PDF is left out of its page beyond twice it. */
   max_image_pixels: Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxImagePixels }),
   /** Pixels of a PDF page rendered for OCR or for the review UI (a larger render is refused). */
@@ -155,7 +161,14 @@ export const SettingsSchema = Type.Object({
   /** The chat key's file; empty: <data_dir>/chat.key. Keep it off the data folder's disk to protect a copied folder. */
   chat_key_file: Type.String({ default: '' }),
   log_level: Type.Union(
-    [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('silent')],
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('silent'),
+    ],
     { default: 'info' },
   ),
 });

@@ -46,7 +46,14 @@ export class DataDirLockedError extends Error {
 }
 
 export function describeOwner(l: Pick<DataLockInfo, 'owner' | 'pid' | 'command'>): string {
-  const who = l.owner === 'server' ? '`lectern serve`' : l.owner === 'desktop' ? 'the Lectern desktop app' : l.command ? `\`lectern ${l.command}\`` : 'a `lectern` command';
+  const who =
+    l.owner === 'server'
+      ? '`lectern serve`'
+      : l.owner === 'desktop'
+        ? 'the Lectern desktop app'
+        : l.command
+          ? `\`lectern ${l.command}\``
+          : 'a `lectern` command';
   return `${who} (pid ${l.pid})`;
 }
 

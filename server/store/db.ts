@@ -25,7 +25,9 @@ export function openDatabase(file: string, migrationsFolder: string): OpenedData
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.function(FULL_TEXT_WORDS_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fullTextWords(text) : ''));
+  sqlite.function(FULL_TEXT_WORDS_FUNCTION, { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? fullTextWords(text) : '',
+  );
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
   return { db, sqlite, close: () => sqlite.close() };

@@ -44,21 +44,25 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
   const tmpDir = join(dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   // The desktop's folder has always had these two, empty or not (a store that is a folder has local paths).
-  if (objects.localPath('files')) for (const d of ['files', 'exports']) mkdirSync(join(dataDir, d), { recursive: true });
+  if (objects.localPath('files'))
+    for (const d of ['files', 'exports']) mkdirSync(join(dataDir, d), { recursive: true });
   else sweepStaleCopies(tmpDir);
 
   const copies = new Map<string, LocalCopy>();
   let closed = false;
 
-  const originalKey = (jobId: string, sourceFile: string): string => `files/${jobId}/original${safeExtension(sourceFile)}`;
+  const originalKey = (jobId: string, sourceFile: string): string =>
+    `files/${jobId}/original${safeExtension(sourceFile)}`;
 
   function drop(key: string, copy: LocalCopy): Promise<void> {
     clearTimeout(copy.timer);
     if (copies.get(key) === copy) copies.delete(key);
-    return copy.made.then(
-      (m) => rm(m.path, { force: true }),
-      () => undefined,
-    ).catch(() => undefined);
+    return copy.made
+      .then(
+        (m) => rm(m.path, { force: true }),
+        () => undefined,
+      )
+      .catch(() => undefined);
   }
 
   /**
@@ -105,7 +109,8 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
     tmpDir,
     objects,
     originalKey,
-    pageImageKey: (jobId: string, page: number, width: number): string => `files/${jobId}/page-images/page-${page}-w${width}.png`,
+    pageImageKey: (jobId: string, page: number, width: number): string =>
+      `files/${jobId}/page-images/page-${page}-w${width}.png`,
     /** A new export's key: each export is an object of its own, removed once it has been sent. */
     exportKey: (jobId: string): string => `exports/${jobId}/${randomUUID()}.zip`,
 
@@ -123,7 +128,12 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
      * write it), else a copy in tmp/, removed when no one uses it any more (after `lingerMs`).
      * OBJECT_NOT_FOUND or OBJECT_STORE_FAILED when the original cannot be had.
      */
-    async useOriginal<T>(jobId: string, sourceFile: string, use: (path: string) => Promise<T>, lingerMs = 0): Promise<T> {
+    async useOriginal<T>(
+      jobId: string,
+      sourceFile: string,
+      use: (path: string) => Promise<T>,
+      lingerMs = 0,
+    ): Promise<T> {
       const key = originalKey(jobId, sourceFile);
       const local = objects.localPath(key);
       if (local) return use(local);
@@ -135,7 +145,8 @@ export function createFileStore(dataDir: string, opts: FileStoreOptions = {}) {
         copy.users--;
         // Its last reader removes a copy that was given up meanwhile (stale, or its job deleted), or keeps it a while.
         if (copy.users === 0) {
-          if (copies.get(key) === copy && lingerMs > 0 && !closed) copy.timer = setTimeout(() => void drop(key, copy), lingerMs).unref();
+          if (copies.get(key) === copy && lingerMs > 0 && !closed)
+            copy.timer = setTimeout(() => void drop(key, copy), lingerMs).unref();
           else await drop(key, copy);
         }
       }

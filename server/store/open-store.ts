@@ -32,7 +32,10 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_url'> & Partial<Pick<Settings, 'database_timeout_ms'>>, appRoot: string): Promise<OpenedStore> {
+export async function openStore(
+  settings: Pick<Settings, 'data_dir' | 'database_url'> & Partial<Pick<Settings, 'database_timeout_ms'>>,
+  appRoot: string,
+): Promise<OpenedStore> {
   if (settings.database_url) {
     const timeoutMs = settings.database_timeout_ms;
     const pg = await openPostgres(settings.database_url, join(appRoot, 'drizzle', 'pg'), { timeoutMs });
@@ -44,7 +47,12 @@ export async function openStore(settings: Pick<Settings, 'data_dir' | 'database_
       tasks: createPgTaskQueue({ ctx, pool: pg.pool, probeMs: timeoutMs }),
       jobNotices: (heard, missed) => openJobNotices(pg.pool, heard, missed, timeoutMs),
     };
-    return { store: createPostgresStore(pg, ctx), location: redactUrl(settings.database_url), team, close: () => pg.close() };
+    return {
+      store: createPostgresStore(pg, ctx),
+      location: redactUrl(settings.database_url),
+      team,
+      close: () => pg.close(),
+    };
   }
   const file = join(settings.data_dir, 'lectern.db');
   const database = openDatabase(file, join(appRoot, 'drizzle'));

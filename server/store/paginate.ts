@@ -16,7 +16,19 @@ export function paginate<T extends SQLiteTable, V>(
   { skip, limit }: Paging,
   view: (row: T['$inferSelect']) => V,
 ) {
-  const total = db.select({ n: count() }).from(table as SQLiteTable).where(where).get()?.n ?? 0;
-  const rows = db.select().from(table as SQLiteTable).where(where).orderBy(...orderBy).limit(limit).offset(skip).all() as T['$inferSelect'][];
+  const total =
+    db
+      .select({ n: count() })
+      .from(table as SQLiteTable)
+      .where(where)
+      .get()?.n ?? 0;
+  const rows = db
+    .select()
+    .from(table as SQLiteTable)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limit)
+    .offset(skip)
+    .all() as T['$inferSelect'][];
   return { items: rows.map(view), total, skip, limit };
 }

@@ -24,5 +24,7 @@ export function refuseTeamFolderWithoutDatabase(settings: Pick<Settings, 'data_d
   const file = join(settings.data_dir, MARK);
   if (!existsSync(file)) return;
   const at = readFileSync(file, 'utf8').trim();
-  throw new SettingsError(`the data folder ${settings.data_dir} is a team server's, whose library is in the database ${at}: give its database_url (--database-url or LECTERN_DATABASE_URL)`);
+  throw new SettingsError(
+    `the data folder ${settings.data_dir} is a team server's, whose library is in the database ${at}: give its database_url (--database-url or LECTERN_DATABASE_URL)`,
+  );
 }

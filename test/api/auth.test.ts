@@ -16,7 +16,10 @@ describe('authentication', () => {
     const routes = server.app.server.routeTable.filter((r) => !r.public);
     expect(routes.length).toBeGreaterThanOrEqual(14);
     for (const r of routes) {
-      for (const headers of [{}, { 'x-api-key': 'wrong-key' }, { 'x-api-key': `${server.key}x` }] as Record<string, string>[]) {
+      for (const headers of [{}, { 'x-api-key': 'wrong-key' }, { 'x-api-key': `${server.key}x` }] as Record<
+        string,
+        string
+      >[]) {
         const res = await fetch(server.url + concrete(r.url), { method: r.method, headers });
         expect(res.status, `${r.method} ${r.url} with ${JSON.stringify(headers)}`).toBe(401);
         const body = (await res.json()) as { error: { code: string; message: string } };
@@ -43,7 +46,14 @@ describe('authentication', () => {
 
   it('serves the OpenAPI document, the explorer and ReDoc from local files', async () => {
     const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    for (const p of ['/jobs', '/jobs/{job_id}', '/jobs/{job_id}/blocks/{block_id}', '/jobs/{job_id}/export', '/jobs/{job_id}/audit', '/health']) {
+    for (const p of [
+      '/jobs',
+      '/jobs/{job_id}',
+      '/jobs/{job_id}/blocks/{block_id}',
+      '/jobs/{job_id}/export',
+      '/jobs/{job_id}/audit',
+      '/health',
+    ]) {
       expect(Object.keys(spec.paths)).toContain(p);
     }
     for (const page of ['/docs/', '/redoc']) {

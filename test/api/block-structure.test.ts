@@ -14,25 +14,47 @@ afterAll(async () => server.close());
 
 /** Paragraphs with words of their own, so each block can be found in the export. */
 const doc = (n: number) =>
-  Array.from({ length: n }, (_, i) => (i === 0 ? '# Manual heading\n' : `Paragraph ${i} tells of item-${i}-alpha. Then item-${i}-omega ends it.\n`)).join('\n');
+  Array.from({ length: n }, (_, i) =>
+    i === 0 ? '# Manual heading\n' : `Paragraph ${i} tells of item-${i}-alpha. Then item-${i}-omega ends it.\n`,
+  ).join('\n');
 
-type Block = { block_id: string; version: number; text: string; edited_text?: string | null; status: string; type: string; page: number; bbox: unknown };
+type Block = {
+  block_id: string;
+  version: number;
+  text: string;
+  edited_text?: string | null;
+  status: string;
+  type: string;
+  page: number;
+  bbox: unknown;
+};
 /** The block's words as they count: its edit if any. */
 const effective = (b: Block) => b.edited_text ?? b.text;
 
 const blocks = async (jobId: string) => (await listAll(server, `/jobs/${jobId}/blocks`)) as Block[];
 const ids = async (jobId: string) => (await blocks(jobId)).map((b) => b.block_id);
 const texts = async (jobId: string) => (await blocks(jobId)).map((b) => b.text);
-const get = async (jobId: string, id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
-const split = (jobId: string, b: Block, at: number, version = b.version) => server.call('POST', `/jobs/${jobId}/blocks/${b.block_id}/split`, { json: { at, version } });
+const get = async (jobId: string, id: string): Promise<Block> =>
+  json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+const split = (jobId: string, b: Block, at: number, version = b.version) =>
+  server.call('POST', `/jobs/${jobId}/blocks/${b.block_id}/split`, { json: { at, version } });
 const merge = (jobId: string, bs: Block[], separator?: string) =>
-  server.call('POST', `/jobs/${jobId}/blocks/merge`, { json: { items: bs.map((b) => ({ block_id: b.block_id, version: b.version })), ...(separator ? { separator } : {}) } });
-const move = (jobId: string, b: Block, after: string | null) => server.call('POST', `/jobs/${jobId}/blocks/${b.block_id}/move`, { json: { version: b.version, after_block_id: after } });
-const undo = (jobId: string, items: unknown[]) => server.call('POST', `/jobs/${jobId}/blocks/undo`, { json: { items } });
-const staleChunks = async (jobId: string) => (await listAll(server, `/jobs/${jobId}/chunks`)).filter((c) => c.stale).length;
+  server.call('POST', `/jobs/${jobId}/blocks/merge`, {
+    json: { items: bs.map((b) => ({ block_id: b.block_id, version: b.version })), ...(separator ? { separator } : {}) },
+  });
+const move = (jobId: string, b: Block, after: string | null) =>
+  server.call('POST', `/jobs/${jobId}/blocks/${b.block_id}/move`, {
+    json: { version: b.version, after_block_id: after },
+  });
+const undo = (jobId: string, items: unknown[]) =>
+  server.call('POST', `/jobs/${jobId}/blocks/undo`, { json: { items } });
+const staleChunks = async (jobId: string) =>
+  (await listAll(server, `/jobs/${jobId}/chunks`)).filter((c) => c.stale).length;
 
 async function exportedDocument(jobId: string): Promise<string> {
-  const fin = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+  const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+    json: { finalize_policy: 'auto_approve_pending' },
+  });
   expect(fin.status).toBe(200);
   const res = await server.call('GET', `/jobs/${jobId}/export`);
   expect(res.status).toBe(200);
@@ -45,7 +67,11 @@ describe('split', () => {
     const job = await ingest(server, 'split.md', enc(doc(5)));
     const before = await blocks(job.job_id);
     const b2 = await get(job.job_id, 'b2');
-    const approved = await json(await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, { json: { version: b2.version, status: 'approved' } }));
+    const approved = await json(
+      await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, {
+        json: { version: b2.version, status: 'approved' },
+      }),
+    );
     const at = approved.text.indexOf('Then');
     const res = await split(job.job_id, approved, at);
     expect(res.status).toBe(200);
@@ -53,15 +79,35 @@ describe('split', () => {
     expect(out.removed).toEqual([]);
     expect(out.stale_chunks).toBeGreaterThan(0);
     const [head, tail] = out.blocks as Block[];
-    expect(head).toMatchObject({ block_id: 'b2', text: 'Paragraph 1 tells of item-1-alpha.', status: 'approved', version: approved.version + 1 });
-    expect(tail).toMatchObject({ text: 'Then item-1-omega ends it.', status: 'approved', version: 1, page: head!.page, type: head!.type });
+    expect(head).toMatchObject({
+      block_id: 'b2',
+      text: 'Paragraph 1 tells of item-1-alpha.',
+      status: 'approved',
+      version: approved.version + 1,
+    });
+    expect(tail).toMatchObject({
+      text: 'Then item-1-omega ends it.',
+      status: 'approved',
+      version: 1,
+      page: head!.page,
+      type: head!.type,
+    });
     // In the listing the new block follows its first part; nothing else moved.
     const order = await ids(job.job_id);
-    expect(order).toEqual([...before.slice(0, 2).map((b) => b.block_id), tail!.block_id, ...before.slice(2).map((b) => b.block_id)]);
+    expect(order).toEqual([
+      ...before.slice(0, 2).map((b) => b.block_id),
+      tail!.block_id,
+      ...before.slice(2).map((b) => b.block_id),
+    ]);
     expect(await staleChunks(job.job_id)).toBeGreaterThan(0);
     // The audit names the operation on both blocks.
     const audit = await listAll(server, `/jobs/${job.job_id}/audit`);
-    expect(audit.filter((r) => r.action === 'split').map((r) => r.entity_id).sort()).toEqual(['b2', tail!.block_id].sort());
+    expect(
+      audit
+        .filter((r) => r.action === 'split')
+        .map((r) => r.entity_id)
+        .sort(),
+    ).toEqual(['b2', tail!.block_id].sort());
 
     // Undo through the existing route, naming only the new block's revision: the whole split goes back.
     const u = await undo(job.job_id, [out.revisions[1]]);
@@ -69,7 +115,9 @@ describe('split', () => {
     expect(await ids(job.job_id)).toEqual(before.map((b) => b.block_id));
     expect(await get(job.job_id, 'b2')).toMatchObject({ text: approved.text, status: 'approved' });
     const undos = (await listAll(server, `/jobs/${job.job_id}/audit`)).filter((r) => r.action === 'undo');
-    expect(undos.map((r) => r.undoes_revision_id).sort()).toEqual(out.revisions.map((r: { revision_id: string }) => r.revision_id).sort());
+    expect(undos.map((r) => r.undoes_revision_id).sort()).toEqual(
+      out.revisions.map((r: { revision_id: string }) => r.revision_id).sort(),
+    );
     // Undone once is undone: a second undo finds the blocks changed.
     expect((await undo(job.job_id, [out.revisions[0]])).status).toBe(409);
   });
@@ -77,10 +125,16 @@ describe('split', () => {
   it('splits an edited block along its edit, and refuses bad offsets, stale versions and unknown blocks', async () => {
     const job = await ingest(server, 'split-edit.md', enc(doc(3)));
     let b = await get(job.job_id, 'b2');
-    b = await json(await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, { json: { version: b.version, edited_text: 'First corrected half. Second corrected half.' } }));
+    b = await json(
+      await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, {
+        json: { version: b.version, edited_text: 'First corrected half. Second corrected half.' },
+      }),
+    );
     for (const at of [0, 44, 500]) expect((await split(job.job_id, b, at)).status, `at ${at}`).toBe(400);
     expect((await split(job.job_id, b, 10, b.version - 1)).status).toBe(409);
-    expect((await server.call('POST', `/jobs/${job.job_id}/blocks/nope/split`, { json: { at: 3, version: 1 } })).status).toBe(404);
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/blocks/nope/split`, { json: { at: 3, version: 1 } })).status,
+    ).toBe(404);
     expect((await get(job.job_id, 'b2')).version).toBe(b.version);
     const out = await json(await split(job.job_id, b, 'First corrected half.'.length));
     expect(out.blocks.map((x: Block) => x.text)).toEqual(['First corrected half.', 'Second corrected half.']);
@@ -106,7 +160,9 @@ describe('merge', () => {
     expect((await server.call('GET', `/jobs/${job.job_id}/blocks/b4`)).status).toBe(404);
     // A stale or missing block refuses the whole merge.
     const b5 = await get(job.job_id, 'b5');
-    expect((await merge(job.job_id, [{ ...b5, version: b5.version + 3 }, await get(job.job_id, 'b6')])).status).toBe(409);
+    expect((await merge(job.job_id, [{ ...b5, version: b5.version + 3 }, await get(job.job_id, 'b6')])).status).toBe(
+      409,
+    );
     const missing = await merge(job.job_id, [b5, { ...b5, block_id: 'b4' }]);
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.details.missing).toEqual(['b4']);
@@ -122,7 +178,9 @@ describe('merge', () => {
     const out = await json(await merge(job.job_id, [await get(job.job_id, 'b2'), await get(job.job_id, 'b3')], '\n'));
     expect(out.blocks[0].text).toContain('\n');
     const merged = out.blocks[0] as Block;
-    await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, { json: { version: merged.version, status: 'approved' } });
+    await server.call('PATCH', `/jobs/${job.job_id}/blocks/b2`, {
+      json: { version: merged.version, status: 'approved' },
+    });
     const res = await undo(job.job_id, out.revisions);
     expect(res.status).toBe(409);
     expect((await json(res)).error.details.stale.map((s: { block_id: string }) => s.block_id)).toEqual(['b2']);
@@ -161,11 +219,16 @@ describe('the export and a finalized job', () => {
     await merge(job.job_id, [await get(job.job_id, 'b4'), await get(job.job_id, 'b5')]);
     await move(job.job_id, await get(job.job_id, 'b7'), 'b1');
     // Places are numbered again after each operation: no gaps where blocks were added, removed or moved.
-    expect((await blocks(job.job_id)).map((b) => (b as Block & { order_index: number }).order_index)).toEqual([...Array(7).keys()]);
+    expect((await blocks(job.job_id)).map((b) => (b as Block & { order_index: number }).order_index)).toEqual([
+      ...Array(7).keys(),
+    ]);
     const expected = await texts(job.job_id);
     const md = await exportedDocument(job.job_id);
     const positions = expected.map((t) => md.indexOf(t));
-    expect(positions.every((p) => p >= 0), `every block in document.md:\n${md}`).toBe(true);
+    expect(
+      positions.every((p) => p >= 0),
+      `every block in document.md:\n${md}`,
+    ).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     // Merged words appear once; the chunks were rebuilt from the new blocks.
     expect(md.split('item-4-alpha').length).toBe(2);
@@ -175,7 +238,11 @@ describe('the export and a finalized job', () => {
     expect(chunks.flatMap((c) => c.block_ids)).not.toContain('b5');
 
     const b3 = await get(job.job_id, 'b3');
-    for (const res of [await split(job.job_id, b3, 5), await merge(job.job_id, [b3, await get(job.job_id, 'b6')]), await move(job.job_id, b3, null)]) {
+    for (const res of [
+      await split(job.job_id, b3, 5),
+      await merge(job.job_id, [b3, await get(job.job_id, 'b6')]),
+      await move(job.job_id, b3, null),
+    ]) {
       expect(res.status).toBe(409);
       expect((await json(res)).error.code).toBe('INVALID_STATE');
     }
@@ -183,8 +250,14 @@ describe('the export and a finalized job', () => {
 
   it('documents the routes in the OpenAPI', async () => {
     const spec = await json(await server.call('GET', '/openapi.json'));
-    for (const path of ['/jobs/{job_id}/blocks/{block_id}/split', '/jobs/{job_id}/blocks/merge', '/jobs/{job_id}/blocks/{block_id}/move']) {
-      expect(Object.keys(spec.paths[path].post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409']));
+    for (const path of [
+      '/jobs/{job_id}/blocks/{block_id}/split',
+      '/jobs/{job_id}/blocks/merge',
+      '/jobs/{job_id}/blocks/{block_id}/move',
+    ]) {
+      expect(Object.keys(spec.paths[path].post.responses)).toEqual(
+        expect.arrayContaining(['200', '400', '401', '404', '409']),
+      );
     }
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const newBot = async () => (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
+const newBot = async () =>
+  (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
 
 function send(botId: string, name: string, data: Uint8Array | string, fields: Record<string, string> = {}) {
   const form = new FormData();
@@ -25,17 +26,33 @@ function send(botId: string, name: string, data: Uint8Array | string, fields: Re
 }
 
 describe('uploading a document to a bot', () => {
-  it('makes it the bot\'s document, searchable on its own; the same content again is a duplicate', async () => {
+  it("makes it the bot's document, searchable on its own; the same content again is a duplicate", async () => {
     const botId = await newBot();
     const res = await send(botId, 'topics.md', TOPICS_MD);
     expect(res.status).toBe(200);
     const added = await json(res);
     expect(added).toEqual({ job_id: expect.any(String), status: 'pending' });
     const job = await waitForIngest(server, added.job_id);
-    expect(job).toMatchObject({ status: 'indexed', ingest_status: 'success', bot_id: botId, source_file: 'topics.md', source: { kind: 'upload', review: false } });
+    expect(job).toMatchObject({
+      status: 'indexed',
+      ingest_status: 'success',
+      bot_id: botId,
+      source_file: 'topics.md',
+      source: { kind: 'upload', review: false },
+    });
     const bot = await json(await server.call('GET', `/bots/${botId}`));
-    expect(bot.document_list).toEqual([expect.objectContaining({ job_id: added.job_id, ingest_status: 'success', source: expect.objectContaining({ kind: 'upload' }) })]);
-    const found = await json(await server.call('POST', `/bots/${botId}/vectorstore`, { json: { query: 'What does chlorophyll capture?', top_k: 1 } }));
+    expect(bot.document_list).toEqual([
+      expect.objectContaining({
+        job_id: added.job_id,
+        ingest_status: 'success',
+        source: expect.objectContaining({ kind: 'upload' }),
+      }),
+    ]);
+    const found = await json(
+      await server.call('POST', `/bots/${botId}/vectorstore`, {
+        json: { query: 'What does chlorophyll capture?', top_k: 1 },
+      }),
+    );
     expect(found.documents[0].content).toMatch(/Chlorophyll/);
     expect(found.documents[0].metadata).toMatchObject({ job_id: added.job_id, source: 'topics.md' });
     const again = await json(await send(botId, 'copy.md', TOPICS_MD));
@@ -44,10 +61,16 @@ describe('uploading a document to a bot', () => {
 
   it('holds a document sent with review=true at ready_for_review', async () => {
     const botId = await newBot();
-    const added = await json(await send(botId, 'rivers.md', '# Rivers\n\nRivers carry water to the sea.\n', { review: 'true' }));
+    const added = await json(
+      await send(botId, 'rivers.md', '# Rivers\n\nRivers carry water to the sea.\n', { review: 'true' }),
+    );
     // Held for a person: the job stops at ready_for_review.
     const job = await server.waitFor(added.job_id);
-    expect(job).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending', source: { kind: 'upload', review: true } });
+    expect(job).toMatchObject({
+      status: 'ready_for_review',
+      ingest_status: 'pending',
+      source: { kind: 'upload', review: true },
+    });
   });
 
   it('is in the OpenAPI as a multipart upload', async () => {
@@ -71,9 +94,16 @@ describe('uploading a document to a bot', () => {
     const big = await send(botId, 'big.txt', 'x'.repeat(MAX_BYTES + 1));
     expect(big.status).toBe(413);
     expect((await json(big)).error.code).toBe('FILE_TOO_LARGE');
-    const anonymous = await fetch(`${server.url}/bots/${botId}/documents/upload`, { method: 'POST', body: new FormData() });
+    const anonymous = await fetch(`${server.url}/bots/${botId}/documents/upload`, {
+      method: 'POST',
+      body: new FormData(),
+    });
     expect(anonymous.status).toBe(401);
-    const gif = await send(botId, 'anim.gif', Uint8Array.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0, 0x3b]));
+    const gif = await send(
+      botId,
+      'anim.gif',
+      Uint8Array.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0, 0x3b]),
+    );
     expect(gif.status).toBe(415);
     // Nothing refused became a document.
     expect((await json(await server.call('GET', `/bots/${botId}`))).document_list).toEqual([]);

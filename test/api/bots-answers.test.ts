@@ -25,8 +25,12 @@ beforeAll(async () => {
       const body = await readJson(req);
       asked.push(body);
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      res.write(`${JSON.stringify({ model: body.model, message: { role: 'assistant', content: 'Chlorophyll captures sunlight [S1].' }, done: false })}\n`);
-      res.end(`${JSON.stringify({ model: body.model, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 6 })}\n`);
+      res.write(
+        `${JSON.stringify({ model: body.model, message: { role: 'assistant', content: 'Chlorophyll captures sunlight [S1].' }, done: false })}\n`,
+      );
+      res.end(
+        `${JSON.stringify({ model: body.model, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 6 })}\n`,
+      );
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
   });
   root = tempDir('lectern-bot-answers-');
@@ -35,7 +39,12 @@ beforeAll(async () => {
   await installTestModel(dataDir);
   server = await startServer({
     dataDir,
-    settings: { embedding_model: TEST_MODEL, document_roots: [root], allowed_private_hosts: [new URL(ollama.url).host], web_search_url: '' },
+    settings: {
+      embedding_model: TEST_MODEL,
+      document_roots: [root],
+      allowed_private_hosts: [new URL(ollama.url).host],
+      web_search_url: '',
+    },
   });
   botId = await newBot();
   jobId = await addTopics(botId);
@@ -46,25 +55,39 @@ afterAll(async () => {
 });
 
 async function newBot(body: Record<string, unknown> = {}): Promise<string> {
-  return (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } }))).bot_id;
+  return (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } })))
+    .bot_id;
 }
 async function addTopics(bot: string): Promise<string> {
-  const added = await json(await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+  const added = await json(
+    await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+  );
   expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
   return added.job_id;
 }
-const newChat = async (bot = botId): Promise<string> => (await json(await server.call('POST', `/bots/${bot}/chats`))).chat_id;
-const ask = (chat: string, body: Record<string, unknown>, bot = botId) => server.call('POST', `/bots/${bot}/chats/${chat}`, { json: body });
-const vectorstore = async (body: Record<string, unknown>, bot = botId) => json(await server.call('POST', `/bots/${bot}/vectorstore`, { json: body }));
+const newChat = async (bot = botId): Promise<string> =>
+  (await json(await server.call('POST', `/bots/${bot}/chats`))).chat_id;
+const ask = (chat: string, body: Record<string, unknown>, bot = botId) =>
+  server.call('POST', `/bots/${bot}/chats/${chat}`, { json: body });
+const vectorstore = async (body: Record<string, unknown>, bot = botId) =>
+  json(await server.call('POST', `/bots/${bot}/vectorstore`, { json: body }));
 /** The chunk of TOPICS_MD a question is about, as the vectorstore names it. */
-const chunkAbout = async (query: string) => (await vectorstore({ query, top_k: 1 })).documents[0].metadata.chunk_id as string;
+const chunkAbout = async (query: string) =>
+  (await vectorstore({ query, top_k: 1 })).documents[0].metadata.chunk_id as string;
 const streamed = (chat: string, body: Record<string, unknown>, bot = botId) =>
-  sseRequest(`${server.url}/bots/${bot}/chats/${chat}`, { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+  sseRequest(`${server.url}/bots/${bot}/chats/${chat}`, {
+    method: 'POST',
+    headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
 
 describe('bot answers', () => {
   it('answers 409 WEB_SEARCH_UNAVAILABLE, saying how to configure one, when web search is asked and none is configured', async () => {
     const chat = await newChat();
-    for (const body of [{ query: 'What does chlorophyll capture?', web_search: true }, { query: 'What does chlorophyll capture?', web_search: true, stream: true }]) {
+    for (const body of [
+      { query: 'What does chlorophyll capture?', web_search: true },
+      { query: 'What does chlorophyll capture?', web_search: true, stream: true },
+    ]) {
       const res = await ask(chat, body);
       expect(res.status, JSON.stringify(body)).toBe(409);
       expect(res.headers.get('content-type')).toContain('application/json');
@@ -79,11 +102,17 @@ describe('bot answers', () => {
     expect((await json(ok)).web_sources).toEqual([]);
   });
 
-  it('cites the chunk and job it answered from, and answers a follow-up from the earlier turn\'s subject', async () => {
+  it("cites the chunk and job it answered from, and answers a follow-up from the earlier turn's subject", async () => {
     const photosynthesis = await chunkAbout('Chlorophyll captures sunlight, releasing oxygen');
     const chat = await newChat();
     const first = await json(await ask(chat, { query: 'What does chlorophyll capture?' }));
-    expect(first.citations[0]).toEqual({ chunk_id: photosynthesis, job_id: jobId, source: 'topics.md', page_numbers: [1], quote: expect.stringContaining('Chlorophyll') });
+    expect(first.citations[0]).toEqual({
+      chunk_id: photosynthesis,
+      job_id: jobId,
+      source: 'topics.md',
+      page_numbers: [1],
+      quote: expect.stringContaining('Chlorophyll'),
+    });
     // Nothing in these words names a subject: only the earlier question gives them one.
     const followUp = 'Tell me more about that.';
     const second = await json(await ask(chat, { query: followUp }));
@@ -96,7 +125,7 @@ describe('bot answers', () => {
     expect(alone).toMatchObject({ not_found: true, citations: [] });
   });
 
-  it('keeps the history in either order with each message\'s citations, web sources and time', async () => {
+  it("keeps the history in either order with each message's citations, web sources and time", async () => {
     const chat = await newChat();
     const started = Date.now();
     const a = await json(await ask(chat, { query: 'How is bread dough prepared?' }));
@@ -104,10 +133,21 @@ describe('bot answers', () => {
     const c = await json(await ask(chat, { query: 'Which chess opening answers the king pawn with the c-pawn?' }));
     const oldest = await json(await server.call('GET', `/chats/${chat}?order=oldest`));
     expect(oldest).toMatchObject({ chat_id: chat, bot_id: botId });
-    expect(oldest.messages.map((m: { message_id: string }) => m.message_id)).toEqual([a.message_id, b.message_id, c.message_id]);
+    expect(oldest.messages.map((m: { message_id: string }) => m.message_id)).toEqual([
+      a.message_id,
+      b.message_id,
+      c.message_id,
+    ]);
     for (const [i, sent] of [a, b, c].entries()) {
       const kept = oldest.messages[i];
-      expect(kept).toMatchObject({ question: sent.question, answer: sent.answer, citations: sent.citations, web_sources: [], not_found: sent.not_found, status: 'complete' });
+      expect(kept).toMatchObject({
+        question: sent.question,
+        answer: sent.answer,
+        citations: sent.citations,
+        web_sources: [],
+        not_found: sent.not_found,
+        status: 'complete',
+      });
       expect(kept.created_at).toBe(sent.created_at);
       expect(Date.parse(kept.created_at)).toBeGreaterThanOrEqual(started - 1000);
     }
@@ -140,7 +180,11 @@ describe('bot answers', () => {
     expect(asked.length).toBe(before + 1);
     expect(asked.at(-1)).toMatchObject({ model: 'counting-model' });
     expect(found).toMatchObject({ not_found: false, answer: expect.stringContaining('Chlorophyll captures sunlight') });
-    expect(found.citations[0]).toMatchObject({ job_id: expect.any(String), source: 'topics.md', chunk_id: expect.any(String) });
+    expect(found.citations[0]).toMatchObject({
+      job_id: expect.any(String),
+      source: 'topics.md',
+      chunk_id: expect.any(String),
+    });
   });
 });
 
@@ -150,7 +194,12 @@ describe('retrieval settings and the vectorstore', () => {
     expect(hits).toHaveLength(3);
     expect(hits[0].content).toContain('Knead the dough');
     for (const h of hits) {
-      expect(h.metadata).toMatchObject({ chunk_id: expect.any(String), job_id: jobId, source: 'topics.md', page_numbers: [1] });
+      expect(h.metadata).toMatchObject({
+        chunk_id: expect.any(String),
+        job_id: jobId,
+        source: 'topics.md',
+        page_numbers: [1],
+      });
       expect(h.metadata.score).toBeGreaterThan(0);
       expect(h.metadata.score).toBeLessThanOrEqual(1);
     }
@@ -172,19 +221,21 @@ describe('retrieval settings and the vectorstore', () => {
     expect((await vectorstore({ query, top_k: 2, mode: 'hybrid' })).documents[0].content).toContain('Chlorophyll');
   });
 
-  it('retrieves at most the bot\'s top_k sources for an answer', async () => {
+  it("retrieves at most the bot's top_k sources for an answer", async () => {
     const narrow = await newBot({ top_k: 1, min_similarity: 0 });
     const wide = await newBot({ min_similarity: 0 });
     await Promise.all([addTopics(narrow), addTopics(wide)]);
     expect(await json(await server.call('GET', `/bots/${narrow}`))).toMatchObject({ top_k: 1 });
     const question = 'How do volcanoes erupt, and how does bread dough rise?';
-    const sourcesOf = async (bot: string) => (await streamed(await newChat(bot), { query: question }, bot)).events.find((e) => e.event === 'sources')!.data.sources;
+    const sourcesOf = async (bot: string) =>
+      (await streamed(await newChat(bot), { query: question }, bot)).events.find((e) => e.event === 'sources')!.data
+        .sources;
     expect(await sourcesOf(narrow)).toHaveLength(1);
     expect(await sourcesOf(wide)).toHaveLength(5);
   });
 });
 
-describe('bodies that break the chat routes\' schemas', () => {
+describe("bodies that break the chat routes' schemas", () => {
   it('answers 400 VALIDATION_FAILED and keeps no message', async () => {
     const chat = await newChat();
     const cases: [string, Record<string, unknown>][] = [

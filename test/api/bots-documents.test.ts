@@ -49,21 +49,38 @@ afterAll(async () => {
   await Promise.all([web?.close(), wiki?.close(), privateListener?.close(), redirector?.close()]);
 });
 
-const newBot = async (body: Record<string, unknown> = {}) => (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } }))).bot_id as string;
-const vectorstore = async (botId: string, query: string, top_k = 3) => json(await server.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k } }));
-const addPath = async (botId: string, path: string) => json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path } }));
+const newBot = async (body: Record<string, unknown> = {}) =>
+  (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } })))
+    .bot_id as string;
+const vectorstore = async (botId: string, query: string, top_k = 3) =>
+  json(await server.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k } }));
+const addPath = async (botId: string, path: string) =>
+  json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path } }));
 
 describe('links read by their own extractors', () => {
   it('adds a PDF served as octet-stream and a DOCX by link: each read by its extractor, searchable, with its fetch time', async () => {
     const botId = await newBot();
     const before = Date.now();
-    const res = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${web.url}/papers/structured`, `${web.url}/report`] } });
+    const res = await server.call('POST', `/bots/${botId}/documents/link`, {
+      json: { links: [`${web.url}/papers/structured`, `${web.url}/report`] },
+    });
     expect(res.status).toBe(200);
     const { documents } = await json(res);
     expect(documents.map((d: { status: string }) => d.status)).toEqual(['pending', 'pending']);
-    const [pdfJob, docxJob] = [await waitForIngest(server, documents[0].job_id), await waitForIngest(server, documents[1].job_id)];
-    expect(pdfJob).toMatchObject({ format: 'pdf', ingest_status: 'success', source: { kind: 'link', url: `${web.url}/papers/structured` } });
-    expect(docxJob).toMatchObject({ format: 'docx', ingest_status: 'success', source: { kind: 'link', url: `${web.url}/report` } });
+    const [pdfJob, docxJob] = [
+      await waitForIngest(server, documents[0].job_id),
+      await waitForIngest(server, documents[1].job_id),
+    ];
+    expect(pdfJob).toMatchObject({
+      format: 'pdf',
+      ingest_status: 'success',
+      source: { kind: 'link', url: `${web.url}/papers/structured` },
+    });
+    expect(docxJob).toMatchObject({
+      format: 'docx',
+      ingest_status: 'success',
+      source: { kind: 'link', url: `${web.url}/report` },
+    });
     for (const j of [pdfJob, docxJob]) {
       const fetched = Date.parse(j.source.fetched_at);
       expect(j.source.fetched_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
@@ -74,8 +91,14 @@ describe('links read by their own extractors', () => {
     const method = STRUCTURED_PDF.paragraphs.find((p) => p.page === 2)!.text;
     const pdfHit = (await vectorstore(botId, method)).documents[0];
     expect(pdfHit.content).toContain('Each page is read once');
-    expect(pdfHit.metadata).toMatchObject({ job_id: pdfJob.job_id, source: `${web.url}/papers/structured`, page_numbers: [2] });
-    const docxHit = (await vectorstore(botId, 'Quarterly report: revenue grew', 10)).documents.find((d: { metadata: { job_id: string } }) => d.metadata.job_id === docxJob.job_id);
+    expect(pdfHit.metadata).toMatchObject({
+      job_id: pdfJob.job_id,
+      source: `${web.url}/papers/structured`,
+      page_numbers: [2],
+    });
+    const docxHit = (await vectorstore(botId, 'Quarterly report: revenue grew', 10)).documents.find(
+      (d: { metadata: { job_id: string } }) => d.metadata.job_id === docxJob.job_id,
+    );
     expect(docxHit.content).toContain('Revenue grew.');
     expect(docxHit.content).not.toContain('word/document.xml');
     expect(docxHit.metadata).toMatchObject({ job_id: docxJob.job_id, source: `${web.url}/report` });
@@ -85,7 +108,9 @@ describe('links read by their own extractors', () => {
     const botId = await newBot();
     let pending = true;
     // For review: the page waits for a person instead of being embedded by the rest of the file's tests.
-    const adding = server.call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${web.url}/link-list`], review: true } }).finally(() => (pending = false));
+    const adding = server
+      .call('POST', `/bots/${botId}/documents/link`, { json: { links: [`${web.url}/link-list`], review: true } })
+      .finally(() => (pending = false));
     await web.sent('/link-list');
     // Readability scores the page for about a second of one core; on the HTTP thread no request would be
     // answered until it ends.
@@ -131,7 +156,8 @@ describe('folders and the encyclopedia', () => {
     const folder = join(root, 'big');
     mkdirSync(join(folder, 'sub'), { recursive: true });
     const names = ['alpha.md', 'beta.md', 'delta.md', 'gamma.md'];
-    for (const [i, n] of names.entries()) writeFileSync(join(folder, n), `# Note ${i}\n\nThe ${n.slice(0, -3)} note is number ${i} of the big folder.\n`);
+    for (const [i, n] of names.entries())
+      writeFileSync(join(folder, n), `# Note ${i}\n\nThe ${n.slice(0, -3)} note is number ${i} of the big folder.\n`);
     writeFileSync(join(folder, 'sub', 'omega.md'), '# Omega\n\nThe omega note lives in a subfolder.\n');
     const botId = await newBot();
     const res = await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: folder } });
@@ -139,7 +165,9 @@ describe('folders and the encyclopedia', () => {
     const added = await json(res);
     expect(added.truncated).toBe(true);
     expect(added.job_ids).toHaveLength(MAX_FOLDER_FILES);
-    expect(added.documents.map((d: { source: string }) => d.source)).toEqual(['alpha.md', 'beta.md', 'delta.md'].map((n) => join(folder, n)));
+    expect(added.documents.map((d: { source: string }) => d.source)).toEqual(
+      ['alpha.md', 'beta.md', 'delta.md'].map((n) => join(folder, n)),
+    );
     expect((await json(await server.call('GET', `/bots/${botId}`))).documents).toBe(MAX_FOLDER_FILES);
     // A folder within the cap is added whole, and says so.
     const small = await addPath(await newBot(), join(folder, 'sub'));
@@ -161,18 +189,29 @@ describe('folders and the encyclopedia', () => {
     expect(text).toContain(lastLine.slice(0, 60));
     expect(text.length).toBeGreaterThan(long.extract.length * 0.9);
 
-    const three = await json(await server.call('POST', `/bots/${await newBot()}/documents/query`, { json: { search_query: 'heat', max_pages: 3 } }));
+    const three = await json(
+      await server.call('POST', `/bots/${await newBot()}/documents/query`, {
+        json: { search_query: 'heat', max_pages: 3 },
+      }),
+    );
     expect(three.documents).toHaveLength(3);
 
     // A configured wiki is asked whatever language is named (its other languages live where only its owner knows).
     const asked = wiki.requests.length;
-    const german = await server.call('POST', `/bots/${await newBot()}/documents/query`, { json: { search_query: 'heat', language: 'de' } });
+    const german = await server.call('POST', `/bots/${await newBot()}/documents/query`, {
+      json: { search_query: 'heat', language: 'de' },
+    });
     expect(german.status).toBe(200);
-    expect((await json(german)).documents.map((d: { title: string }) => d.title)).toEqual(['Thermal conduction', 'Heat transfer']);
+    expect((await json(german)).documents.map((d: { title: string }) => d.title)).toEqual([
+      'Thermal conduction',
+      'Heat transfer',
+    ]);
     expect(wiki.requests.length).toBeGreaterThan(asked);
     // A language that is no language code is refused before anything is sent.
     const sent = wiki.requests.length;
-    const bad = await server.call('POST', `/bots/${botId}/documents/query`, { json: { search_query: 'heat', language: 'EN!' } });
+    const bad = await server.call('POST', `/bots/${botId}/documents/query`, {
+      json: { search_query: 'heat', language: 'EN!' },
+    });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.code).toBe('VALIDATION_FAILED');
     expect(wiki.requests.length).toBe(sent);
@@ -185,34 +224,61 @@ describe('bots: build, paging, counts and bodies', () => {
     const { minilm } = await ensureTestModels();
     const bare = await startServer({ settings: { embedding_model: TEST_MODEL, document_roots: [root, minilm.dir] } });
     try {
-      const botId = (await json(await bare.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id;
+      const botId = (await json(await bare.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
+        .bot_id;
       writeFileSync(join(root, 'held.md'), '# Held\n\nA held note about lighthouse lamps waits for a person.\n');
       writeFileSync(join(root, 'alpha.md'), '# Alpha\n\nThe alpha note is the first of the build notes.\n');
       const ids: string[] = [];
-      for (const path of [join(root, 'topics.md'), join(root, 'alpha.md')]) ids.push((await json(await bare.call('POST', `/bots/${botId}/documents/path`, { json: { path } }))).job_id);
-      const held = (await json(await bare.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'held.md'), review: true } }))).job_id;
-      for (const id of ids) expect(await waitForIngest(bare, id)).toMatchObject({ status: 'finalized', ingest_status: 'failed', error: { code: 'MODEL_NOT_INSTALLED' } });
+      for (const path of [join(root, 'topics.md'), join(root, 'alpha.md')])
+        ids.push((await json(await bare.call('POST', `/bots/${botId}/documents/path`, { json: { path } }))).job_id);
+      const held = (
+        await json(
+          await bare.call('POST', `/bots/${botId}/documents/path`, {
+            json: { path: join(root, 'held.md'), review: true },
+          }),
+        )
+      ).job_id;
+      for (const id of ids)
+        expect(await waitForIngest(bare, id)).toMatchObject({
+          status: 'finalized',
+          ingest_status: 'failed',
+          error: { code: 'MODEL_NOT_INSTALLED' },
+        });
       expect(await bare.waitFor(held)).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending' });
       const installed = await bare.call('POST', `/models/${TEST_MODEL}/import`, { json: { path: minilm.dir } });
       expect(await json(installed)).toMatchObject({ installed: true });
 
-      expect(await json(await bare.call('POST', `/bots/${botId}/build`, { json: {} }))).toEqual({ status: 'ok', bot_id: botId });
+      expect(await json(await bare.call('POST', `/bots/${botId}/build`, { json: {} }))).toEqual({
+        status: 'ok',
+        bot_id: botId,
+      });
       const after = await Promise.all(ids.map(async (id) => json(await bare.call('GET', `/jobs/${id}`))));
       for (const j of after) expect(j).toMatchObject({ status: 'indexed', ingest_status: 'success', error: null });
-      const vstore = async (query: string) => json(await bare.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k: 10 } }));
+      const vstore = async (query: string) =>
+        json(await bare.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k: 10 } }));
       expect((await vstore('How does bread dough rise?')).documents[0].content).toContain('Knead the dough');
       expect((await vstore('the alpha note, first of the build notes')).documents[0].metadata.job_id).toBe(ids[1]);
       const everything = (await vstore('note')).documents;
 
       // Again: nothing is embedded twice, and the document held for review is not pushed past its reviewer.
-      expect(await json(await bare.call('POST', `/bots/${botId}/build`, { json: {} }))).toEqual({ status: 'ok', bot_id: botId });
+      expect(await json(await bare.call('POST', `/bots/${botId}/build`, { json: {} }))).toEqual({
+        status: 'ok',
+        bot_id: botId,
+      });
       const again = await Promise.all(ids.map(async (id) => json(await bare.call('GET', `/jobs/${id}`))));
       expect(again.map((j) => j.index)).toEqual(after.map((j) => j.index));
       expect(again.every((j) => j.index?.vectors > 0)).toBe(true);
       expect((await vstore('note')).documents).toEqual(everything);
-      expect(new Set(everything.map((d: { metadata: { chunk_id: string } }) => d.metadata.chunk_id)).size).toBe(everything.length);
-      expect(await json(await bare.call('GET', `/jobs/${held}`))).toMatchObject({ status: 'ready_for_review', ingest_status: 'pending' });
-      expect((await vstore('lighthouse lamps')).documents.map((d: { metadata: { job_id: string } }) => d.metadata.job_id)).not.toContain(held);
+      expect(new Set(everything.map((d: { metadata: { chunk_id: string } }) => d.metadata.chunk_id)).size).toBe(
+        everything.length,
+      );
+      expect(await json(await bare.call('GET', `/jobs/${held}`))).toMatchObject({
+        status: 'ready_for_review',
+        ingest_status: 'pending',
+      });
+      expect(
+        (await vstore('lighthouse lamps')).documents.map((d: { metadata: { job_id: string } }) => d.metadata.job_id),
+      ).not.toContain(held);
     } finally {
       await bare.close();
     }
@@ -220,7 +286,10 @@ describe('bots: build, paging, counts and bodies', () => {
 
   it('refuses tools as it refuses agent mode, changing nothing', async () => {
     const botId = await newBot({ prompt_template: 'Keep me.' });
-    for (const body of [{ tools: [{ type: 'function', function: { name: 'calculator' } }], prompt_template: 'Changed.' }, { tools: ['web_search'] }]) {
+    for (const body of [
+      { tools: [{ type: 'function', function: { name: 'calculator' } }], prompt_template: 'Changed.' },
+      { tools: ['web_search'] },
+    ]) {
       const res = await server.call('POST', `/bots/${botId}/build`, { json: body });
       expect(res.status).toBe(400);
       expect((await json(res)).error.code).toBe('NOT_SUPPORTED');
@@ -230,7 +299,7 @@ describe('bots: build, paging, counts and bodies', () => {
     expect((await server.call('POST', `/bots/${botId}/build`, { json: { tools: [] } })).status).toBe(200);
   });
 
-  it('pages through GET /bots with limit and skip, and counts each bot\'s documents and chats', async () => {
+  it("pages through GET /bots with limit and skip, and counts each bot's documents and chats", async () => {
     const mine = [await newBot({ name: 'page-a' }), await newBot({ name: 'page-b' }), await newBot({ name: 'page-c' })];
     const added = await addPath(mine[0]!, join(root, 'topics.md'));
     await waitForIngest(server, added.job_id);
@@ -254,11 +323,17 @@ describe('bots: build, paging, counts and bodies', () => {
     expect(seen.find((b) => b.bot_id === mine[0])).toMatchObject({ name: 'page-a', documents: 1, chats: 2 });
     expect(seen.find((b) => b.bot_id === mine[1])).toMatchObject({ name: 'page-b', documents: 0, chats: 0 });
     const detail = await json(await server.call('GET', `/bots/${mine[0]}`));
-    expect(detail).toMatchObject({ bot_id: mine[0], documents: 1, chats: 2, document_list: [{ job_id: added.job_id, ingest_status: 'success' }] });
-    for (const bad of ['limit=0', 'limit=abc', 'skip=-1']) expect((await server.call('GET', `/bots?${bad}`)).status, bad).toBe(400);
+    expect(detail).toMatchObject({
+      bot_id: mine[0],
+      documents: 1,
+      chats: 2,
+      document_list: [{ job_id: added.job_id, ingest_status: 'success' }],
+    });
+    for (const bad of ['limit=0', 'limit=abc', 'skip=-1'])
+      expect((await server.call('GET', `/bots?${bad}`)).status, bad).toBe(400);
   });
 
-  it('answers 400 VALIDATION_FAILED to JSON bodies that break a route\'s schema, and keeps nothing of them', async () => {
+  it("answers 400 VALIDATION_FAILED to JSON bodies that break a route's schema, and keeps nothing of them", async () => {
     const botId = await newBot();
     const { total } = await json(await server.call('GET', '/bots'));
     const cases: [string, string, unknown][] = [
@@ -285,6 +360,9 @@ describe('bots: build, paging, counts and bodies', () => {
       expect(error.message.length, label).toBeGreaterThan(0);
     }
     expect((await json(await server.call('GET', '/bots'))).total).toBe(total);
-    expect(await json(await server.call('GET', `/bots/${botId}`))).toMatchObject({ documents: 0, prompt_template: expect.any(String) });
+    expect(await json(await server.call('GET', `/bots/${botId}`))).toMatchObject({
+      documents: 0,
+      prompt_template: expect.any(String),
+    });
   });
 });

@@ -28,7 +28,9 @@ async function newBot(body: Record<string, unknown>): Promise<string> {
 }
 
 async function addTopics(id: string, root: string): Promise<void> {
-  const added = await json(await server.call('POST', `/bots/${id}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+  const added = await json(
+    await server.call('POST', `/bots/${id}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+  );
   const end = Date.now() + 120_000;
   while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
     if (Date.now() > end) throw new Error('the document never became searchable');
@@ -37,7 +39,8 @@ async function addTopics(id: string, root: string): Promise<void> {
 }
 
 const newChat = async (id: string) => (await json(await server.call('POST', `/bots/${id}/chats`))).chat_id as string;
-const newest = async (chatId: string) => (await json(await server.call('GET', `/chats/${chatId}?order=newest`))).messages[0];
+const newest = async (chatId: string) =>
+  (await json(await server.call('GET', `/chats/${chatId}?order=newest`))).messages[0];
 
 beforeAll(async () => {
   openai = await startChatServer('openai', { apiKey: KEY, model: 'gpt-local' });
@@ -57,10 +60,24 @@ beforeAll(async () => {
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
   const dataDir = tempDir();
   await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [root], allowed_private_hosts: [new URL(openai.url).host, new URL(breaking.url).host] } });
-  botId = await newBot({ name: 'Remote tutor', prompt_template: 'You are a science tutor.', llm: { provider: 'openai', model: 'gpt-local', base_url: openai.url } });
+  server = await startServer({
+    dataDir,
+    settings: {
+      embedding_model: TEST_MODEL,
+      document_roots: [root],
+      allowed_private_hosts: [new URL(openai.url).host, new URL(breaking.url).host],
+    },
+  });
+  botId = await newBot({
+    name: 'Remote tutor',
+    prompt_template: 'You are a science tutor.',
+    llm: { provider: 'openai', model: 'gpt-local', base_url: openai.url },
+  });
   await addTopics(botId, root);
-  const brokenBot = await newBot({ name: 'Broken line', llm: { provider: 'openai', model: 'gpt-local', base_url: breaking.url } });
+  const brokenBot = await newBot({
+    name: 'Broken line',
+    llm: { provider: 'openai', model: 'gpt-local', base_url: breaking.url },
+  });
   await addTopics(brokenBot, root);
   breakingBotId = brokenBot;
 });
@@ -72,17 +89,27 @@ afterAll(async () => {
 });
 
 describe('a bot on a remote OpenAI-protocol provider', () => {
-  it('answers with the caller\'s schema: response_format json_schema carries it whole, and the answer validates', async () => {
+  it("answers with the caller's schema: response_format json_schema carries it whole, and the answer validates", async () => {
     const chatId = await newChat(botId);
-    const schema = { type: 'object', properties: { answer: { type: 'string', maxLength: 40 } }, required: ['answer'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { answer: { type: 'string', maxLength: 40 } },
+      required: ['answer'],
+      additionalProperties: false,
+    };
     const before = openai.requests.length;
-    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'What does chlorophyll capture?', schema } });
+    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, {
+      json: { query: 'What does chlorophyll capture?', schema },
+    });
     expect(res.status).toBe(200);
     const m = await json(res);
     expect(openai.requests.length).toBe(before + 1);
     const seen = openai.requests.at(-1)!;
     expect(seen).toMatchObject({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}` });
-    expect(seen.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema, strict: false } });
+    expect(seen.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema, strict: false },
+    });
     // The model is told the schema too, and gets the bot's sources.
     expect(seen.body.messages[0].content).toContain(JSON.stringify(schema));
     expect(seen.body.messages.at(-1).content).toContain('Chlorophyll in the leaves captures sunlight');
@@ -93,11 +120,17 @@ describe('a bot on a remote OpenAI-protocol provider', () => {
     expect((await newest(chatId)).answer).toEqual(m.answer);
   });
 
-  it('a constraint the provider\'s grammar cannot enforce: one retry showing the errors, then 422 SCHEMA_UNSATISFIED with both attempts, stored as failed', async () => {
+  it("a constraint the provider's grammar cannot enforce: one retry showing the errors, then 422 SCHEMA_UNSATISFIED with both attempts, stored as failed", async () => {
     const chatId = await newChat(botId);
-    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } }, required: ['code'] };
+    const schema = {
+      type: 'object',
+      properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } },
+      required: ['code'],
+    };
     const before = openai.requests.length;
-    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'What does chlorophyll capture?', schema } });
+    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, {
+      json: { query: 'What does chlorophyll capture?', schema },
+    });
     expect(res.status).toBe(422);
     const { error } = await json(res);
     // Exactly two requests reached the provider: the answer and one retry.
@@ -105,11 +138,21 @@ describe('a bot on a remote OpenAI-protocol provider', () => {
     expect(openai.requests.length).toBe(before + 2);
     expect(error).toMatchObject({ code: 'SCHEMA_UNSATISFIED', details: { attempts: 2, raw: retry!.generated } });
     expect(error.details.errors).toEqual([expect.objectContaining({ path: '/code', keyword: 'pattern' })]);
-    expect(error.details.previous).toEqual({ raw: first!.generated, errors: [expect.objectContaining({ path: '/code', keyword: 'pattern' })] });
+    expect(error.details.previous).toEqual({
+      raw: first!.generated,
+      errors: [expect.objectContaining({ path: '/code', keyword: 'pattern' })],
+    });
     // The retry showed the model its first answer and what was wrong with it.
     expect(retry!.body.messages.at(-2)).toEqual({ role: 'assistant', content: first!.generated });
-    expect(retry!.body.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('/code: must match pattern "^ZQX-[0-9]{6}-QXZ$"') });
-    expect(await newest(chatId)).toMatchObject({ question: 'What does chlorophyll capture?', status: 'failed', error: { code: 'SCHEMA_UNSATISFIED' } });
+    expect(retry!.body.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('/code: must match pattern "^ZQX-[0-9]{6}-QXZ$"'),
+    });
+    expect(await newest(chatId)).toMatchObject({
+      question: 'What does chlorophyll capture?',
+      status: 'failed',
+      error: { code: 'SCHEMA_UNSATISFIED' },
+    });
   });
 
   it('streams an error event when the provider breaks off mid-answer, after the piece it sent; the message is stored as failed', async () => {
@@ -124,34 +167,49 @@ describe('a bot on a remote OpenAI-protocol provider', () => {
     expect(breaking.requests).toBe(before + 1);
     expect(events.map((e) => e.event)).toEqual(['sources', 'token', 'error']);
     expect(events[1]!.data).toEqual({ text: 'Chlorophyll captures' });
-    expect(events[2]!.data).toMatchObject({ code: 'LLM_PROVIDER_FAILED', message: expect.stringContaining('broke off') });
+    expect(events[2]!.data).toMatchObject({
+      code: 'LLM_PROVIDER_FAILED',
+      message: expect.stringContaining('broke off'),
+    });
     expect(await newest(chatId)).toMatchObject({ status: 'failed', error: { code: 'LLM_PROVIDER_FAILED' } });
   });
 });
 
 describe('follow-ups in a bot chat', () => {
-  it('asks a follow-up with the chat\'s earlier turn: given to the model and searched with; a new chat finds nothing for it', async () => {
+  it("asks a follow-up with the chat's earlier turn: given to the model and searched with; a new chat finds nothing for it", async () => {
     const chatId = await newChat(botId);
-    const first = await json(await server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'What does chlorophyll capture?' } }));
+    const first = await json(
+      await server.call('POST', `/bots/${botId}/chats/${chatId}`, {
+        json: { query: 'What does chlorophyll capture?' },
+      }),
+    );
     expect(first).toMatchObject({ status: 'complete', not_found: false });
-    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'Where does it happen?' } });
+    const res = await server.call('POST', `/bots/${botId}/chats/${chatId}`, {
+      json: { query: 'Where does it happen?' },
+    });
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({ status: 'complete', not_found: false });
     const sent = openai.requests.at(-1)!.body.messages as { role: string; content: string }[];
-    expect(sent.slice(1, 3)).toEqual([{ role: 'user', content: 'What does chlorophyll capture?' }, { role: 'assistant', content: first.answer.replace(/\s*\[[^\]\n]*\]/g, '') }]);
+    expect(sent.slice(1, 3)).toEqual([
+      { role: 'user', content: 'What does chlorophyll capture?' },
+      { role: 'assistant', content: first.answer.replace(/\s*\[[^\]\n]*\]/g, '') },
+    ]);
     expect(sent.at(-1)!.content).toContain('Chlorophyll in the leaves captures sunlight');
     expect(sent.at(-1)!.content).toContain('Question: Where does it happen?');
 
     const before = openai.requests.length;
     const fresh = await newChat(botId);
-    const alone = await json(await server.call('POST', `/bots/${botId}/chats/${fresh}`, { json: { query: 'Where does it happen?' } }));
+    const alone = await json(
+      await server.call('POST', `/bots/${botId}/chats/${fresh}`, { json: { query: 'Where does it happen?' } }),
+    );
     expect(alone).toMatchObject({ not_found: true, citations: [] });
     expect(openai.requests.length).toBe(before);
   });
 });
 
 describe('the OpenAI-compatible route on a remote-provider bot', () => {
-  const completion = (messages: { role: string; content: string }[]) => server.call('POST', '/v1/chat/completions', { json: { model: `bot:${botId}`, messages } });
+  const completion = (messages: { role: string; content: string }[]) =>
+    server.call('POST', '/v1/chat/completions', { json: { model: `bot:${botId}`, messages } });
 
   it('lists the bots by id and name', async () => {
     const res = await server.call('GET', '/v1/models');
@@ -172,7 +230,10 @@ describe('the OpenAI-compatible route on a remote-provider bot', () => {
     expect(withHistory.status).toBe(200);
     const sent = openai.requests.at(-1)!.body.messages as { role: string; content: string }[];
     // The earlier turn reaches the model as a turn (its old source tag dropped), before this question.
-    expect(sent.slice(1, 3)).toEqual([{ role: 'user', content: 'What does chlorophyll capture?' }, { role: 'assistant', content: 'Sunlight.' }]);
+    expect(sent.slice(1, 3)).toEqual([
+      { role: 'user', content: 'What does chlorophyll capture?' },
+      { role: 'assistant', content: 'Sunlight.' },
+    ]);
     expect(sent.at(-1)!.content).toContain(`Question: ${followUp}`);
     // And retrieval searched the follow-up together with it: the photosynthesis passage is a source.
     expect(sent.at(-1)!.content).toContain('Chlorophyll in the leaves captures sunlight');
@@ -184,7 +245,10 @@ describe('the OpenAI-compatible route on a remote-provider bot', () => {
     const before = openai.requests.length;
     const alone = await completion([{ role: 'user', content: followUp }]);
     expect(alone.status).toBe(200);
-    expect((await json(alone)).choices[0].message).toMatchObject({ content: "I could not find the answer to this question in this bot's documents.", citations: [] });
+    expect((await json(alone)).choices[0].message).toMatchObject({
+      content: "I could not find the answer to this question in this bot's documents.",
+      citations: [],
+    });
     expect(openai.requests.length).toBe(before);
   });
 });

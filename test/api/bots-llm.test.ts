@@ -19,9 +19,20 @@ beforeAll(async () => {
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
   const dataDir = tempDir();
   await Promise.all([installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, document_roots: [root] } });
-  botId = (await json(await server.call('POST', '/bots', { json: { name: 'Science tutor', prompt_template: 'You are a science tutor.' } }))).bot_id;
-  const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+  server = await startServer({
+    dataDir,
+    settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, document_roots: [root] },
+  });
+  botId = (
+    await json(
+      await server.call('POST', '/bots', {
+        json: { name: 'Science tutor', prompt_template: 'You are a science tutor.' },
+      }),
+    )
+  ).bot_id;
+  const added = await json(
+    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+  );
   const end = Date.now() + 120_000;
   while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
     if (Date.now() > end) throw new Error('the document never became searchable');
@@ -44,17 +55,23 @@ describe('a bot with the local model', () => {
     expect(m.citations[0]).toMatchObject({ source: 'topics.md' });
   });
 
-  it('answers as JSON valid against the caller\'s schema, stored as JSON in the chat', async () => {
+  it("answers as JSON valid against the caller's schema, stored as JSON in the chat", async () => {
     const schema = {
       type: 'object',
-      properties: { answer: { type: 'string', minLength: 1, maxLength: 200 }, topic: { type: 'string', enum: ['photosynthesis', 'volcanoes', 'bread', 'chess', 'taxes'] } },
+      properties: {
+        answer: { type: 'string', minLength: 1, maxLength: 200 },
+        topic: { type: 'string', enum: ['photosynthesis', 'volcanoes', 'bread', 'chess', 'taxes'] },
+      },
       required: ['answer', 'topic'],
       additionalProperties: false,
     };
     const res = await ask({ query: 'What does chlorophyll capture?', schema });
     expect(res.status).toBe(200);
     const m = await json(res);
-    expect(m.answer).toEqual({ answer: expect.any(String), topic: expect.stringMatching(/^(photosynthesis|volcanoes|bread|chess|taxes)$/) });
+    expect(m.answer).toEqual({
+      answer: expect.any(String),
+      topic: expect.stringMatching(/^(photosynthesis|volcanoes|bread|chess|taxes)$/),
+    });
     // Not streamed, yet timed token by token: what bench:bots reports as its time to first token and tokens/s.
     expect(m.usage.first_token_ms).toBeGreaterThan(0);
     expect(m.usage.first_token_ms).toBeLessThan(m.usage.generation_ms);
@@ -67,8 +84,12 @@ describe('a bot with the local model', () => {
     expect((await json(bad)).error.code).toBe('SCHEMA_INVALID');
   });
 
-  it('a constraint the grammar cannot enforce: 422 SCHEMA_UNSATISFIED after one retry, with both attempts\' output and errors; stored as failed', async () => {
-    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } }, required: ['code'] };
+  it("a constraint the grammar cannot enforce: 422 SCHEMA_UNSATISFIED after one retry, with both attempts' output and errors; stored as failed", async () => {
+    const schema = {
+      type: 'object',
+      properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } },
+      required: ['code'],
+    };
     const res = await ask({ query: 'What is the shipment code of the chlorophyll order?', schema });
     expect(res.status).toBe(422);
     const { error } = await json(res);
@@ -80,20 +101,36 @@ describe('a bot with the local model', () => {
     expect(error.details.previous).toEqual({ raw: expect.any(String), errors: pattern });
     expect(JSON.parse(error.details.previous.raw)).toEqual({ code: expect.any(String) });
     const stored = (await json(await server.call('GET', `/chats/${chatId}?order=newest`))).messages[0];
-    expect(stored).toMatchObject({ question: 'What is the shipment code of the chlorophyll order?', status: 'failed', error: { code: 'SCHEMA_UNSATISFIED' } });
+    expect(stored).toMatchObject({
+      question: 'What is the shipment code of the chlorophyll order?',
+      status: 'failed',
+      error: { code: 'SCHEMA_UNSATISFIED' },
+    });
   });
 
   it('streams tokens, and stops generating when the client hangs up', async () => {
     const init = { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' } };
-    const whole = await sseRequest(`${server.url}/bots/${botId}/chats/${chatId}`, { ...init, body: JSON.stringify({ query: 'What does chlorophyll capture?', stream: true }) });
+    const whole = await sseRequest(`${server.url}/bots/${botId}/chats/${chatId}`, {
+      ...init,
+      body: JSON.stringify({ query: 'What does chlorophyll capture?', stream: true }),
+    });
     const names = whole.events.map((e) => e.event);
     expect(names[0]).toBe('sources');
     expect(names.at(-1)).toBe('done');
     expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1);
-    expect(whole.events.filter((e) => e.event === 'token').map((e) => e.data.text).join('').trim()).toBe(whole.events.at(-1)!.data.answer);
+    expect(
+      whole.events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join('')
+        .trim(),
+    ).toBe(whole.events.at(-1)!.data.answer);
     const cut = await sseRequest(
       `${server.url}/bots/${botId}/chats/${chatId}`,
-      { ...init, body: JSON.stringify({ query: 'Describe in detail how volcanoes erupt, step by step.', stream: true }) },
+      {
+        ...init,
+        body: JSON.stringify({ query: 'Describe in detail how volcanoes erupt, step by step.', stream: true }),
+      },
       (e) => e.event === 'token',
     );
     expect(cut.events.map((e) => e.event)).toEqual(['sources', 'token']);
@@ -113,7 +150,9 @@ describe('a bot as an OpenAI model, called by the official openai client', () =>
 
   it('lists bots as models and answers a completion with citations, history taken from the messages', async () => {
     const models = await client().models.list();
-    expect(models.data).toContainEqual(expect.objectContaining({ id: `bot:${botId}`, object: 'model', name: 'Science tutor' }));
+    expect(models.data).toContainEqual(
+      expect.objectContaining({ id: `bot:${botId}`, object: 'model', name: 'Science tutor' }),
+    );
     const done = await client().chat.completions.create({
       model: `bot:${botId}`,
       messages: [
@@ -125,12 +164,18 @@ describe('a bot as an OpenAI model, called by the official openai client', () =>
     });
     expect(done.object).toBe('chat.completion');
     expect(done.choices[0]!.message.content?.length).toBeGreaterThan(0);
-    expect((done.choices[0]!.message as unknown as { citations: { source: string }[] }).citations[0]).toMatchObject({ source: 'topics.md' });
+    expect((done.choices[0]!.message as unknown as { citations: { source: string }[] }).citations[0]).toMatchObject({
+      source: 'topics.md',
+    });
     expect(done.usage?.completion_tokens).toBeGreaterThan(0);
   });
 
   it('streams OpenAI chunks token by token, ending with the citations', async () => {
-    const stream = await client().chat.completions.create({ model: `bot:${botId}`, stream: true, messages: [{ role: 'user', content: 'What does chlorophyll capture?' }] });
+    const stream = await client().chat.completions.create({
+      model: `bot:${botId}`,
+      stream: true,
+      messages: [{ role: 'user', content: 'What does chlorophyll capture?' }],
+    });
     const parts: string[] = [];
     let finish: string | null = null;
     let citations: unknown[] = [];
@@ -150,9 +195,17 @@ describe('a bot as an OpenAI model, called by the official openai client', () =>
     const done = await client().chat.completions.create({
       model: `bot:${botId}`,
       messages: [{ role: 'user', content: 'What does chlorophyll capture?' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'string', maxLength: 200 } }, required: ['answer'] } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'a',
+          schema: { type: 'object', properties: { answer: { type: 'string', maxLength: 200 } }, required: ['answer'] },
+        },
+      },
     });
     expect(JSON.parse(done.choices[0]!.message.content ?? '')).toEqual({ answer: expect.any(String) });
-    await expect(client().chat.completions.create({ model: 'bot:nobody', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client().chat.completions.create({ model: 'bot:nobody', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 });

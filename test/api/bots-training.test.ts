@@ -21,7 +21,10 @@ beforeAll(async () => {
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
   dataDir = tempDir();
   [longPdf] = await Promise.all([makeLongPdf(400), installTestModel(dataDir)]);
-  server = await startServer({ dataDir, settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root] } });
+  server = await startServer({
+    dataDir,
+    settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root] },
+  });
 });
 afterAll(async () => server?.close());
 
@@ -36,8 +39,11 @@ interface Block {
 
 /** An extractive bot holding topics.md, and one chat in which it answered each question. */
 async function botWithAnswers(questions: string[]) {
-  const botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
-  const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+  const botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
+    .bot_id as string;
+  const added = await json(
+    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+  );
   expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
   const { chat_id } = await json(await server.call('POST', `/bots/${botId}/chats`));
   const answers = [];
@@ -56,20 +62,30 @@ const train = async (botId: string) => {
 };
 const blocksOf = async (jobId: string): Promise<Block[]> => (await listPage(server, `/jobs/${jobId}/blocks`)).items;
 const patch = async (jobId: string, b: Block, body: Record<string, unknown>): Promise<Block> => {
-  const res = await server.call('PATCH', `/jobs/${jobId}/blocks/${b.block_id}`, { json: { version: b.version, ...body } });
+  const res = await server.call('PATCH', `/jobs/${jobId}/blocks/${b.block_id}`, {
+    json: { version: b.version, ...body },
+  });
   expect(res.status).toBe(200);
   return json(res);
 };
-const pairIds = (job: Record<string, any>): string[] => job.source.pairs.map((p: { message_id: string }) => p.message_id);
+const pairIds = (job: Record<string, any>): string[] =>
+  job.source.pairs.map((p: { message_id: string }) => p.message_id);
 /** What the bot's index finds for a query among the chats it learned from. */
 const learned = async (botId: string, query: string): Promise<string[]> => {
   const hits = await json(await server.call('POST', `/bots/${botId}/vectorstore`, { json: { query, top_k: 10 } }));
-  return hits.documents.filter((h: { metadata: { source: string } }) => h.metadata.source === 'Learned from chats').map((h: { content: string }) => h.content);
+  return hits.documents
+    .filter((h: { metadata: { source: string } }) => h.metadata.source === 'Learned from chats')
+    .map((h: { content: string }) => h.content);
 };
 
 describe('learning from chats', () => {
   it('learns only the pairs a person kept: one edited, one rejected, one whose rejection was undone, one kept without its question', async () => {
-    const questions = ['What does chlorophyll capture?', 'How is bread dough prepared?', 'How do volcanoes erupt?', 'Which chess opening offers a pawn?'];
+    const questions = [
+      'What does chlorophyll capture?',
+      'How is bread dough prepared?',
+      'How do volcanoes erupt?',
+      'Which chess opening offers a pawn?',
+    ];
     const { botId, chatId, answers } = await botWithAnswers(questions);
     const put = await train(botId);
     expect(put).toEqual({
@@ -80,34 +96,65 @@ describe('learning from chats', () => {
     });
     const job = await server.waitFor(put.job_id);
     expect(job).toMatchObject({ status: 'ready_for_review', source: { kind: 'chat_training' } });
-    expect(job.source.pairs).toEqual(answers.map((a) => ({ chat_id: chatId, message_id: a.message_id, citations: a.citations })));
+    expect(job.source.pairs).toEqual(
+      answers.map((a) => ({ chat_id: chatId, message_id: a.message_id, citations: a.citations })),
+    );
 
     // One heading per question, each followed by its answer as a paragraph, under the document's title.
     const blocks = await blocksOf(put.job_id);
     expect(blocks.map((b) => [b.type, b.text])).toEqual([
       ['heading', 'Learned from chats'],
-      ...questions.flatMap((q, i) => [['heading', `Q${i + 1}. ${q}`], ['paragraph', answers[i]!.answer]]),
+      ...questions.flatMap((q, i) => [
+        ['heading', `Q${i + 1}. ${q}`],
+        ['paragraph', answers[i]!.answer],
+      ]),
     ]);
     const [, , a1, q2, a2, , a3, q4] = blocks as [Block, Block, Block, Block, Block, Block, Block, Block, Block];
 
-    const edited = await patch(put.job_id, a1, { edited_text: 'Chlorophyll captures sunlight, as the teacher checked.' });
+    const edited = await patch(put.job_id, a1, {
+      edited_text: 'Chlorophyll captures sunlight, as the teacher checked.',
+    });
     expect(edited).toMatchObject({ status: 'edited', text: 'Chlorophyll captures sunlight, as the teacher checked.' });
     for (const b of [q2, a2]) expect((await patch(put.job_id, b, { status: 'rejected' })).status).toBe('rejected');
     // The third answer rejected, then the rejection undone: it is kept after all.
     const rejected = await patch(put.job_id, a3, { status: 'rejected' });
-    const undo = await server.call('POST', `/jobs/${put.job_id}/blocks/undo`, { json: { items: [{ block_id: a3.block_id, version: rejected.version, revision_id: rejected.current_revision_id }] } });
+    const undo = await server.call('POST', `/jobs/${put.job_id}/blocks/undo`, {
+      json: {
+        items: [{ block_id: a3.block_id, version: rejected.version, revision_id: rejected.current_revision_id }],
+      },
+    });
     expect(undo.status).toBe(200);
     // The fourth question's heading rejected, its answer left: the answer is learnt without it.
     expect((await patch(put.job_id, q4, { status: 'rejected' })).status).toBe('rejected');
     // Read again: the review stands as left.
-    expect((await blocksOf(put.job_id)).map((b) => b.status)).toEqual(['pending', 'pending', 'edited', 'rejected', 'rejected', 'pending', 'pending', 'rejected', 'pending']);
+    expect((await blocksOf(put.job_id)).map((b) => b.status)).toEqual([
+      'pending',
+      'pending',
+      'edited',
+      'rejected',
+      'rejected',
+      'pending',
+      'pending',
+      'rejected',
+      'pending',
+    ]);
     // Nothing is learnt or marked before the person finalizes.
     expect(await learned(botId, questions[0]!)).toEqual([]);
-    expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.', csv_path: null, job_id: null });
+    expect(await train(botId)).toMatchObject({
+      pairs: 0,
+      message: 'No new chats found for training.',
+      csv_path: null,
+      job_id: null,
+    });
 
-    expect((await server.call('POST', `/jobs/${put.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (await server.call('POST', `/jobs/${put.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
     expect((await waitForIngest(server, put.job_id)).ingest_status).toBe('success');
-    const chunks = (await listPage(server, `/jobs/${put.job_id}/chunks`)).items.map((c: { text: string }) => c.text).join('\n');
+    const chunks = (await listPage(server, `/jobs/${put.job_id}/chunks`)).items
+      .map((c: { text: string }) => c.text)
+      .join('\n');
     expect(chunks).toContain('as the teacher checked');
     expect(chunks).toContain(questions[2]);
     expect(chunks).not.toContain(answers[0]!.answer);
@@ -131,7 +178,10 @@ describe('learning from chats', () => {
     // Throwing that job away shows which were marked: only the rejected pair, never trained, comes back.
     expect((await server.call('DELETE', `/jobs/${put.job_id}`)).status).toBe(204);
     const again = await train(botId);
-    expect(again).toMatchObject({ pairs: 1, message: `1 question-answer pair(s) are waiting for review in job ${again.job_id}.` });
+    expect(again).toMatchObject({
+      pairs: 1,
+      message: `1 question-answer pair(s) are waiting for review in job ${again.job_id}.`,
+    });
     expect(pairIds(await server.waitFor(again.job_id))).toEqual([answers[1]!.message_id]);
   });
 
@@ -164,9 +214,17 @@ describe('learning from chats', () => {
     const third = await train(botId);
     expect(third.pairs).toBe(2);
     expect(pairIds(await server.waitFor(third.job_id))).toEqual(ids);
-    expect((await server.call('POST', `/jobs/${third.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (
+        await server.call('POST', `/jobs/${third.job_id}/finalize`, {
+          json: { finalize_policy: 'auto_approve_pending' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await waitForIngest(server, third.job_id)).ingest_status).toBe('success');
-    expect((await learned(botId, 'What does chlorophyll capture?')).join('\n')).toContain('Q1. What does chlorophyll capture?');
+    expect((await learned(botId, 'What does chlorophyll capture?')).join('\n')).toContain(
+      'Q1. What does chlorophyll capture?',
+    );
     expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.' });
   });
 
@@ -179,8 +237,18 @@ describe('learning from chats', () => {
     const modelDir = join(dataDir, 'models', TEST_MODEL);
     renameSync(modelDir, `${modelDir}.away`);
     try {
-      expect((await server.call('POST', `/jobs/${put.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
-      expect(await waitForIngest(server, put.job_id)).toMatchObject({ status: 'finalized', ingest_status: 'failed', error: { code: 'MODEL_NOT_INSTALLED' } });
+      expect(
+        (
+          await server.call('POST', `/jobs/${put.job_id}/finalize`, {
+            json: { finalize_policy: 'auto_approve_pending' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(await waitForIngest(server, put.job_id)).toMatchObject({
+        status: 'finalized',
+        ingest_status: 'failed',
+        error: { code: 'MODEL_NOT_INSTALLED' },
+      });
     } finally {
       renameSync(`${modelDir}.away`, modelDir);
     }
@@ -192,7 +260,13 @@ describe('learning from chats', () => {
     expect(again.pairs).toBe(1);
     expect(pairIds(await server.waitFor(again.job_id))).toEqual([answers[0]!.message_id]);
     // Learnt this time: trained, and not offered again.
-    expect((await server.call('POST', `/jobs/${again.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (
+        await server.call('POST', `/jobs/${again.job_id}/finalize`, {
+          json: { finalize_policy: 'auto_approve_pending' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await waitForIngest(server, again.job_id)).ingest_status).toBe('success');
     expect((await learned(botId, 'How do volcanoes erupt?')).join('\n')).toContain('Q1. How do volcanoes erupt?');
     expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.' });

@@ -25,7 +25,14 @@ const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
   root = tempDir('lectern-vision-');
-  execFileSync('pdftoppm', ['-r', '100', '-png', '-singlefile', join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'), join(root, 'slide')]);
+  execFileSync('pdftoppm', [
+    '-r',
+    '100',
+    '-png',
+    '-singlefile',
+    join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'),
+    join(root, 'slide'),
+  ]);
   png = readFileSync(join(root, 'slide.png'));
   // A bot document on the slide's subject that the slide itself does not hold: the phasing programs.
   writeFileSync(join(root, 'haplotyping.md'), PHASING_MD);
@@ -53,25 +60,33 @@ afterAll(async () => {
   await Promise.all([openai?.close(), ollama?.close(), searx?.close()]);
 });
 
-const PHASING_MD = '# Phasing software\n\nBeagle and SHAPEIT are programs that phase the genotype matrix into haplotypes, one chromosome at a time.\n';
+const PHASING_MD =
+  '# Phasing software\n\nBeagle and SHAPEIT are programs that phase the genotype matrix into haplotypes, one chromosome at a time.\n';
 
-const newBot = async (llm: Record<string, unknown>) => (await json(await server.call('POST', '/bots', { json: { llm } }))).bot_id as string;
-const visionChat = async (botId: string) => (await json(await server.call('POST', `/bots/${botId}/vision-chats`))).vision_chat_id as string;
+const newBot = async (llm: Record<string, unknown>) =>
+  (await json(await server.call('POST', '/bots', { json: { llm } }))).bot_id as string;
+const visionChat = async (botId: string) =>
+  (await json(await server.call('POST', `/bots/${botId}/vision-chats`))).vision_chat_id as string;
 /** A bot holding haplotyping.md, searchable. */
 const botWithDocument = async (llm: Record<string, unknown>) => {
   const botId = await newBot(llm);
-  const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'haplotyping.md') } }));
+  const added = await json(
+    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'haplotyping.md') } }),
+  );
   expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
   return { botId, jobId: added.job_id as string };
 };
-const askVision = (botId: string, chatId: string, body: Record<string, unknown>) => server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: body });
+const askVision = (botId: string, chatId: string, body: Record<string, unknown>) =>
+  server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: body });
 const BOTH = 'What are the rows of the genotype matrix, and which programs phase it?';
 
 describe('vision chats', () => {
   it('reads a scanned slide by path, answers from it and cites it as image 1; the history lists it', async () => {
     const botId = await newBot({ provider: 'extractive' });
     const chatId = await visionChat(botId);
-    const res = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'What are the rows of the genotype matrix?', image_paths: [join(root, 'slide.png')] } });
+    const res = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: { query: 'What are the rows of the genotype matrix?', image_paths: [join(root, 'slide.png')] },
+    });
     expect(res.status).toBe(200);
     const m = await json(res);
     expect(m.response).toMatch(/taxa|individuals/i);
@@ -92,7 +107,9 @@ describe('vision chats', () => {
     const botId = await newBot({ provider: 'extractive' });
     const chatId = await visionChat(botId);
     const uri = `data:image/png;base64,${png.toString('base64')}`;
-    const byUri = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'What are the outputs?', images: [uri] } });
+    const byUri = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: { query: 'What are the outputs?', images: [uri] },
+    });
     expect(byUri.status).toBe(200);
     expect((await json(byUri)).response).toMatch(/haplotype/i);
     const form = new FormData();
@@ -101,30 +118,54 @@ describe('vision chats', () => {
     const byFile = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { body: form });
     expect(byFile.status).toBe(200);
     expect((await json(byFile)).images[0]).toMatchObject({ media_type: 'image/png' });
-    const notImage = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', images: [`data:image/png;base64,${Buffer.from('%PDF-1.4 not an image').toString('base64')}`] } });
+    const notImage = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: {
+        query: 'x',
+        images: [`data:image/png;base64,${Buffer.from('%PDF-1.4 not an image').toString('base64')}`],
+      },
+    });
     expect(notImage.status).toBe(415);
-    const outside = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', image_paths: ['/etc/hostname'] } });
+    const outside = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: { query: 'x', image_paths: ['/etc/hostname'] },
+    });
     expect(outside.status).toBe(403);
     // A pixel bomb (20000 x 20000, a few hundred KB) is refused by its header before any decoder runs.
-    const bomb = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', images: [`data:image/png;base64,${pngPixelBomb(20000, 20000).toString('base64')}`] } });
+    const bomb = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: { query: 'x', images: [`data:image/png;base64,${pngPixelBomb(20000, 20000).toString('base64')}`] },
+    });
     expect(bomb.status).toBe(422);
     expect((await json(bomb)).error.code).toBe('IMAGE_TOO_LARGE');
-    const many = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x', images: Array(9).fill(uri) } });
+    const many = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+      json: { query: 'x', images: Array(9).fill(uri) },
+    });
     expect(many.status).toBe(400);
-    expect((await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x' } })).status).toBe(400);
+    expect((await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'x' } })).status).toBe(
+      400,
+    );
   });
 
   it('shows the image itself to multimodal remote providers: OpenAI image_url parts and Ollama images', async () => {
-    for (const [provider, remote] of [['openai', openai], ['ollama', ollama]] as const) {
-      const botId = await newBot({ provider, model: 'vision-model', base_url: provider === 'openai' ? `${remote.url}/v1` : remote.url });
+    for (const [provider, remote] of [
+      ['openai', openai],
+      ['ollama', ollama],
+    ] as const) {
+      const botId = await newBot({
+        provider,
+        model: 'vision-model',
+        base_url: provider === 'openai' ? `${remote.url}/v1` : remote.url,
+      });
       const chatId = await visionChat(botId);
-      const res = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, { json: { query: 'What does the slide say?', image_paths: [join(root, 'slide.png')] } });
+      const res = await server.call('POST', `/bots/${botId}/vision-chats/${chatId}`, {
+        json: { query: 'What does the slide say?', image_paths: [join(root, 'slide.png')] },
+      });
       expect(res.status, provider).toBe(200);
       const last = remote.requests.at(-1)!.body.messages.at(-1);
       if (provider === 'openai') {
         const image = last.content.find((p: { type: string }) => p.type === 'image_url');
         expect(image.image_url.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
-        expect(last.content.find((p: { type: string }) => p.type === 'text').text).toContain('What does the slide say?');
+        expect(last.content.find((p: { type: string }) => p.type === 'text').text).toContain(
+          'What does the slide say?',
+        );
       } else {
         expect(last.images).toEqual([png.toString('base64')]);
         expect(last.content).toContain('What does the slide say?');
@@ -143,7 +184,11 @@ describe('vision chats', () => {
     expect(searx.requests.length).toBe(asked + 1);
     expect(searx.requests.at(-1)?.get('q')).toBe(query);
     // The engines' duplicate and the results without a web URL are dropped, as for text chats.
-    expect(m.web_sources[0]).toEqual({ url: 'https://example.org/heat', title: 'Heat - Example', snippet: 'Heat is energy in transfer.' });
+    expect(m.web_sources[0]).toEqual({
+      url: 'https://example.org/heat',
+      title: 'Heat - Example',
+      snippet: 'Heat is energy in transfer.',
+    });
     expect(m.web_sources.map((w: { url: string }) => w.url)).not.toContain('javascript:alert(1)');
     expect(new Set(m.web_sources.map((w: { url: string }) => w.url)).size).toBe(m.web_sources.length);
     // Citations name the image (and chunks), never a web result.
@@ -162,7 +207,7 @@ describe('vision chats', () => {
     expect(searx.requests.at(-1)?.get('q')).toBe('Is heat part of the haplotype matrix?');
   });
 
-  it('answers from the image beside the bot\'s own retrieved chunks, citing both the document and image 1', async () => {
+  it("answers from the image beside the bot's own retrieved chunks, citing both the document and image 1", async () => {
     const { botId, jobId } = await botWithDocument({ provider: 'extractive' });
     const chatId = await visionChat(botId);
     const res = await askVision(botId, chatId, { query: BOTH, image_paths: [join(root, 'slide.png')] });
@@ -180,7 +225,11 @@ describe('vision chats', () => {
   });
 
   it('gives a remote model the OCR text as a source beside the retrieved chunks, and the image itself', async () => {
-    const { botId } = await botWithDocument({ provider: 'openai', model: 'vision-model', base_url: `${openai.url}/v1` });
+    const { botId } = await botWithDocument({
+      provider: 'openai',
+      model: 'vision-model',
+      base_url: `${openai.url}/v1`,
+    });
     const chatId = await visionChat(botId);
     const res = await askVision(botId, chatId, { query: BOTH, image_paths: [join(root, 'slide.png')] });
     expect(res.status).toBe(200);
@@ -190,10 +239,12 @@ describe('vision chats', () => {
     expect(text).toMatch(/^\[S1\] .*Beagle and SHAPEIT/m);
     expect(text).toMatch(/^\[I1\] .*rows of the matrix are taxa/im);
     expect(text).toContain(`Question: ${BOTH}`);
-    expect(last.content.find((p: { type: string }) => p.type === 'image_url').image_url.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
+    expect(last.content.find((p: { type: string }) => p.type === 'image_url').image_url.url).toBe(
+      `data:image/png;base64,${png.toString('base64')}`,
+    );
   });
 
-  it('answers a vision question with the local model (SmolLM2), the image\'s text in its prompt beside the document', async () => {
+  it("answers a vision question with the local model (SmolLM2), the image's text in its prompt beside the document", async () => {
     const { botId } = await botWithDocument({ provider: 'local', model: SMOLLM2 });
     const chatId = await visionChat(botId);
     const res = await askVision(botId, chatId, { query: BOTH, image_paths: [join(root, 'slide.png')] });

@@ -52,7 +52,9 @@ describe('restart', () => {
     const dataDir = tempDir();
     const first = await startServer({ dataDir, settings: { workers: 1 } });
     const created = await json(await first.upload('long.pdf', longPdf));
-    const queued = await json(await first.upload('second.md', new TextEncoder().encode('# Queued\n\nbehind the long one')));
+    const queued = await json(
+      await first.upload('second.md', new TextEncoder().encode('# Queued\n\nbehind the long one')),
+    );
     await waitForProgress(first, created.job_id, 3);
     await first.close();
 

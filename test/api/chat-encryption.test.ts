@@ -19,13 +19,20 @@ afterAll(async () => server?.close());
 
 async function start(settings: Record<string, unknown>, env?: string): Promise<TestServer> {
   await server?.close();
-  server = await startServer({ dataDir, chatKey: env, settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root], ...settings } });
+  server = await startServer({
+    dataDir,
+    chatKey: env,
+    settings: { workers: 1, embedding_model: TEST_MODEL, document_roots: [root], ...settings },
+  });
   return server;
 }
 
 /** The words people wrote and were answered with, as stored (cited quotes are the documents' own words). */
 async function stored(): Promise<string[]> {
-  const rows = await storeRows<{ question: string; answer: string }>(dataDir, 'SELECT question, answer FROM messages ORDER BY seq');
+  const rows = await storeRows<{ question: string; answer: string }>(
+    dataDir,
+    'SELECT question, answer FROM messages ORDER BY seq',
+  );
   return rows.flatMap((r) => [r.question, r.answer]);
 }
 
@@ -34,18 +41,26 @@ describe('encrypt_chats', () => {
     dataDir = tempDir();
     await installTestModel(dataDir);
     const s = await start({ encrypt_chats: true });
-    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
-    const added = await json(await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
+      .bot_id as string;
+    const added = await json(
+      await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+    );
     expect((await waitForIngest(s, added.job_id)).ingest_status).toBe('success');
     const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
     const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: QUESTION } }));
     expect(answer.answer).toContain('sunlight');
-    const follow = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'And what else?' } }));
+    const follow = await json(
+      await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'And what else?' } }),
+    );
     expect(follow.answer.length).toBeGreaterThan(0);
 
     expect(await stored()).toHaveLength(4);
     for (const text of await stored()) expect(text).toMatch(/^enc:v1:[A-Za-z0-9+/=]+$/);
-    expect((await json(await s.call('GET', `/chats/${chat_id}`))).messages[0]).toMatchObject({ question: QUESTION, answer: answer.answer });
+    expect((await json(await s.call('GET', `/chats/${chat_id}`))).messages[0]).toMatchObject({
+      question: QUESTION,
+      answer: answer.answer,
+    });
     expect(readFileSync(join(dataDir, 'chat.key'), 'utf8').trim()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
     // Off: new messages are stored plain, the sealed ones still open with the key in the data folder.
@@ -61,7 +76,7 @@ describe('encrypt_chats', () => {
     expect((await json(refused)).error.code).toBe('CHAT_KEY_MISSING');
   });
 
-  it('seals a job chat session\'s questions and answers, read back as asked through the session', async () => {
+  it("seals a job chat session's questions and answers, read back as asked through the session", async () => {
     dataDir = tempDir();
     await installTestModel(dataDir);
     const s = await start({ encrypt_chats: true });
@@ -74,7 +89,14 @@ describe('encrypt_chats', () => {
     const session = await json(await s.call('GET', `/chat/sessions/${first.session_id}`));
     expect(session.turns[0]).toMatchObject({ question: QUESTION, answer: first.answer });
     // A follow-up in the session reads the sealed history.
-    const next = (await chat(s, { session_id: first.session_id, job_id: jobId, question: 'What else does it need?', llm_provider: 'extractive' })).body;
+    const next = (
+      await chat(s, {
+        session_id: first.session_id,
+        job_id: jobId,
+        question: 'What else does it need?',
+        llm_provider: 'extractive',
+      })
+    ).body;
     expect(next.answer.length).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { chat, chatStream, expectCompleteStream, indexedJob, installChatModel, STORIES, waitForTurn } from '../helpers/chat-flow.js';
+import {
+  chat,
+  chatStream,
+  expectCompleteStream,
+  indexedJob,
+  installChatModel,
+  STORIES,
+  waitForTurn,
+} from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 // stories260K tells stories and answers nothing: here it only proves loading, streaming and cancelling
@@ -16,20 +24,40 @@ afterAll(async () => server.close());
 
 describe('chat plumbing: streaming, cancellation, the extractive provider', () => {
   it('streams sources first, then tokens, then done with the stored answer', async () => {
-    const { res, events } = await chatStream(server, { job_id: jobId, question: 'How does chlorophyll use sunlight?', config: { max_tokens: 24 } });
+    const { res, events } = await chatStream(server, {
+      job_id: jobId,
+      question: 'How does chlorophyll use sunlight?',
+      config: { max_tokens: 24 },
+    });
     expectCompleteStream({ res, events });
     const sources = events[0]!.data;
     expect(sources.sources[0].section_path).toEqual(['Photosynthesis']);
     const done = events.at(-1)!.data;
-    expect(done).toMatchObject({ session_id: sources.session_id, turn_id: sources.turn_id, status: 'complete', llm_provider: 'local', llm_model: STORIES });
+    expect(done).toMatchObject({
+      session_id: sources.session_id,
+      turn_id: sources.turn_id,
+      status: 'complete',
+      llm_provider: 'local',
+      llm_model: STORIES,
+    });
     // The streamed pieces are the answer (trimmed of the model's leading space).
-    expect(events.filter((e) => e.event === 'token').map((e) => e.data.text).join('').trim()).toBe(done.answer);
+    expect(
+      events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join('')
+        .trim(),
+    ).toBe(done.answer);
     expect(done.usage.completion_tokens).toBeGreaterThan(0);
     expect(done.usage.completion_tokens).toBeLessThanOrEqual(24);
   });
 
   it('stops generating when the client hangs up: the turn is stored as cancelled, far short of max_tokens', async () => {
-    const { events } = await chatStream(server, { job_id: jobId, question: 'Tell me about volcanoes', max_tokens: 3000 }, (e) => e.event === 'token');
+    const { events } = await chatStream(
+      server,
+      { job_id: jobId, question: 'Tell me about volcanoes', max_tokens: 3000 },
+      (e) => e.event === 'token',
+    );
     expect(events.map((e) => e.event)).toEqual(['sources', 'token']);
     const turn = await waitForTurn(server, events[0]!.data.session_id, 1);
     expect(turn.status).toBe('cancelled');
@@ -41,9 +69,19 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
   });
 
   it('extractive: quotes the best supporting sentences verbatim from the chunks it cites', async () => {
-    const res = await chat(server, { job_id: jobId, question: 'What does chlorophyll turn carbon dioxide and water into?', llm_provider: 'extractive' });
+    const res = await chat(server, {
+      job_id: jobId,
+      question: 'What does chlorophyll turn carbon dioxide and water into?',
+      llm_provider: 'extractive',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'complete', llm_provider: 'extractive', llm_model: null, not_found: false, cited_by: 'model' });
+    expect(res.body).toMatchObject({
+      status: 'complete',
+      llm_provider: 'extractive',
+      llm_model: null,
+      not_found: false,
+      cited_by: 'model',
+    });
     const quotes = [...res.body.answer.matchAll(/"([^"]+)" \[(S\d+)\]/g)].map((m) => ({ text: m[1], label: m[2] }));
     expect(quotes.length).toBeGreaterThan(0);
     for (const q of quotes) {
@@ -57,7 +95,11 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
   });
 
   it('extractive streams too, and says so when nothing relevant was retrieved', async () => {
-    const { events } = await chatStream(server, { job_id: jobId, question: 'Who won the 1998 football world cup?', config: { llm_provider: 'extractive' } });
+    const { events } = await chatStream(server, {
+      job_id: jobId,
+      question: 'Who won the 1998 football world cup?',
+      config: { llm_provider: 'extractive' },
+    });
     expect(events.map((e) => e.event)).toEqual(['sources', 'token', 'done']);
     expect(events[0]!.data.sources).toEqual([]);
     expect(events[2]!.data).toMatchObject({ not_found: true, citations: [], sources: [] });
@@ -82,7 +124,9 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
     expect(embeddingModel.body.error.code).toBe('MODEL_NOT_FOUND');
     expect((await chat(server, { job_id: jobId, question: 'x', llm_provider: 'gpt' })).status).toBe(400);
     expect((await chat(server, { question: 'x' })).status).toBe(400);
-    expect((await chat(server, { job_id: 'nope', question: 'x', llm_provider: 'extractive' })).body.error.code).toBe('JOB_NOT_FOUND');
+    expect((await chat(server, { job_id: 'nope', question: 'x', llm_provider: 'extractive' })).body.error.code).toBe(
+      'JOB_NOT_FOUND',
+    );
   });
 
   // Last: it rejects a chunk of the shared job.
@@ -91,7 +135,9 @@ describe('chat plumbing: streaming, cancellation, the extractive provider', () =
     const before = await chat(server, { job_id: jobId, question, llm_provider: 'extractive' });
     const photo = (await listAll(server, `/jobs/${jobId}/chunks`)).find((c) => c.section_path[0] === 'Photosynthesis')!;
     expect(before.body.sources.map((s: { chunk_id: string }) => s.chunk_id)).toContain(photo.chunk_id);
-    const patched = await server.call('PATCH', `/jobs/${jobId}/chunks/${photo.chunk_id}`, { json: { version: photo.version, status: 'rejected' } });
+    const patched = await server.call('PATCH', `/jobs/${jobId}/chunks/${photo.chunk_id}`, {
+      json: { version: photo.version, status: 'rejected' },
+    });
     expect(patched.status).toBe(200);
     const after = await chat(server, { job_id: jobId, question, llm_provider: 'extractive' });
     expect(after.body.sources.map((s: { chunk_id: string }) => s.chunk_id)).not.toContain(photo.chunk_id);

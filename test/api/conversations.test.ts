@@ -18,7 +18,14 @@ beforeAll(async () => {
   server = await startServer({ settings: { embedding_model: TEST_MODEL, document_roots: [root] } });
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
   botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id;
-  await waitForIngest(server, (await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }))).job_id);
+  await waitForIngest(
+    server,
+    (
+      await json(
+        await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+      )
+    ).job_id,
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -28,11 +35,21 @@ const list = async (owner: string) => json(await server.call('GET', `/${owner}/c
 
 describe('conversations', () => {
   it("lists a job's sessions and a bot's chats with their sizes, renames them and deletes them with their messages", async () => {
-    const first = (await chat(server, { job_id: jobId, question: 'What does chlorophyll capture?', llm_provider: 'extractive' })).body;
-    await chat(server, { session_id: first.session_id, question: 'Which gas do plants release?', llm_provider: 'extractive' });
-    const titled = await json(await server.call('POST', '/chat/sessions', { json: { job_id: jobId, title: 'Empty one' } }));
+    const first = (
+      await chat(server, { job_id: jobId, question: 'What does chlorophyll capture?', llm_provider: 'extractive' })
+    ).body;
+    await chat(server, {
+      session_id: first.session_id,
+      question: 'Which gas do plants release?',
+      llm_provider: 'extractive',
+    });
+    const titled = await json(
+      await server.call('POST', '/chat/sessions', { json: { job_id: jobId, title: 'Empty one' } }),
+    );
     const jobs = (await list(`jobs/${jobId}`)).conversations;
-    expect(jobs.map((c: Record<string, unknown>) => [c.conversation_id, c.scope, c.job_id, c.title, c.message_count])).toEqual([
+    expect(
+      jobs.map((c: Record<string, unknown>) => [c.conversation_id, c.scope, c.job_id, c.title, c.message_count]),
+    ).toEqual([
       [first.session_id, 'job', jobId, null, 2],
       [titled.session_id, 'job', jobId, 'Empty one', 0],
     ]);
@@ -40,21 +57,41 @@ describe('conversations', () => {
     const { chat_id: text } = await json(await server.call('POST', `/bots/${botId}/chats`));
     await server.call('POST', `/bots/${botId}/chats/${text}`, { json: { query: 'What does chlorophyll capture?' } });
     const { vision_chat_id: vision } = await json(await server.call('POST', `/bots/${botId}/vision-chats`));
-    expect((await list(`bots/${botId}`)).conversations.map((c: Record<string, unknown>) => [c.conversation_id, c.scope, c.kind, c.message_count])).toEqual([
+    expect(
+      (await list(`bots/${botId}`)).conversations.map((c: Record<string, unknown>) => [
+        c.conversation_id,
+        c.scope,
+        c.kind,
+        c.message_count,
+      ]),
+    ).toEqual([
       [text, 'bot', 'text', 1],
       [vision, 'bot', 'vision', 0],
     ]);
 
-    const renamed = await server.call('PATCH', `/conversations/${first.session_id}`, { json: { title: '  Photosynthesis  ' } });
+    const renamed = await server.call('PATCH', `/conversations/${first.session_id}`, {
+      json: { title: '  Photosynthesis  ' },
+    });
     expect(renamed.status).toBe(200);
-    expect(await json(renamed)).toMatchObject({ conversation_id: first.session_id, title: 'Photosynthesis', message_count: 2 });
+    expect(await json(renamed)).toMatchObject({
+      conversation_id: first.session_id,
+      title: 'Photosynthesis',
+      message_count: 2,
+    });
     expect((await json(await server.call('GET', `/chat/sessions/${first.session_id}`))).title).toBe('Photosynthesis');
-    expect((await json(await server.call('PATCH', `/conversations/${text}`, { json: { title: null } }))).title).toBeNull();
+    expect(
+      (await json(await server.call('PATCH', `/conversations/${text}`, { json: { title: null } }))).title,
+    ).toBeNull();
 
-    expect(await json(await server.call('DELETE', `/conversations/${text}`))).toEqual({ status: 'deleted', conversation_id: text });
+    expect(await json(await server.call('DELETE', `/conversations/${text}`))).toEqual({
+      status: 'deleted',
+      conversation_id: text,
+    });
     expect((await server.call('GET', `/chats/${text}`)).status).toBe(404);
     expect((await server.call('DELETE', `/conversations/${text}`)).status).toBe(404);
-    expect((await list(`bots/${botId}`)).conversations.map((c: { conversation_id: string }) => c.conversation_id)).toEqual([vision]);
+    expect(
+      (await list(`bots/${botId}`)).conversations.map((c: { conversation_id: string }) => c.conversation_id),
+    ).toEqual([vision]);
   });
 
   it('answers 404 for unknown owners and conversations, and 400 for a title too long', async () => {
@@ -67,9 +104,15 @@ describe('conversations', () => {
   });
 
   it("shows a key scoped to a bot the bot's conversations and nothing of the job's", async () => {
-    const key = await json(await server.call('POST', '/keys', { json: { name: 'bot-reader', role: 'reviewer', bots: [botId] } }));
+    const key = await json(
+      await server.call('POST', '/keys', { json: { name: 'bot-reader', role: 'reviewer', bots: [botId] } }),
+    );
     const as = (method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}${path}`, { method, headers: { 'x-api-key': key.secret, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'x-api-key': key.secret, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
     expect((await as('GET', `/bots/${botId}/conversations`)).status).toBe(200);
     const jobList = await as('GET', `/jobs/${jobId}/conversations`);
     expect(jobList.status).toBe(404);

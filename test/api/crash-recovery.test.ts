@@ -44,7 +44,8 @@ function expectIntact(dataDir: string): void {
     db.close();
   }
 }
-const attempts = async (dataDir: string, jobId: string) => (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]?.attempts;
+const attempts = async (dataDir: string, jobId: string) =>
+  (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]?.attempts;
 
 async function upload(server: ChildServer, name: string, data: Uint8Array): Promise<string> {
   const res = await server.upload(name, data);
@@ -82,9 +83,14 @@ describe('kill -9', () => {
     const dataDir = newDataDir();
     const first = await startChildServer({ dataDir });
     const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of a document under heavy review.`);
-    const jobId = await upload(first, 'review.md', new TextEncoder().encode(`# Under review\n\n${paragraphs.join('\n\n')}`));
+    const jobId = await upload(
+      first,
+      'review.md',
+      new TextEncoder().encode(`# Under review\n\n${paragraphs.join('\n\n')}`),
+    );
     expect((await first.waitFor(jobId)).status).toBe('ready_for_review');
-    const blocks = ((await listPage(first, `/jobs/${jobId}/blocks?limit=100`)) as { items: Record<string, any>[] }).items;
+    const blocks = ((await listPage(first, `/jobs/${jobId}/blocks?limit=100`)) as { items: Record<string, any>[] })
+      .items;
     expect(blocks.length).toBeGreaterThanOrEqual(8);
 
     // Four reviewers edit their own blocks one PATCH after another; the server dies under them.
@@ -100,7 +106,9 @@ describe('kill -9', () => {
         const text = `${block.block_id} edit ${n}`;
         let res: Response;
         try {
-          res = await first.call('PATCH', `/jobs/${jobId}/blocks/${block.block_id}`, { json: { version: current, edited_text: text } });
+          res = await first.call('PATCH', `/jobs/${jobId}/blocks/${block.block_id}`, {
+            json: { version: current, edited_text: text },
+          });
         } catch {
           return; // the server is gone: this edit was never acknowledged
         }
@@ -111,7 +119,10 @@ describe('kill -9', () => {
       }
     };
     const streams = [0, 1, 2, 3].map((r) => reviewer(blocks.filter((_, i) => i % 4 === r)));
-    await Promise.race([enough, Promise.all(streams).then(() => Promise.reject(new Error('the reviewers stopped before the kill')))]);
+    await Promise.race([
+      enough,
+      Promise.all(streams).then(() => Promise.reject(new Error('the reviewers stopped before the kill'))),
+    ]);
     await first.kill('SIGKILL');
     stop = true;
     await Promise.all(streams);
@@ -120,10 +131,15 @@ describe('kill -9', () => {
     const second = await startChildServer({ dataDir, key: first.key });
     try {
       for (const [blockId, edit] of acked) {
-        const block = (await (await second.call('GET', `/jobs/${jobId}/blocks/${blockId}`)).json()) as { version: number; edited_text: string };
+        const block = (await (await second.call('GET', `/jobs/${jobId}/blocks/${blockId}`)).json()) as {
+          version: number;
+          edited_text: string;
+        };
         // The acknowledged edit, or one more of the same reviewer's that was written as the server died, before it could answer.
         expect([edit.version, edit.version + 1]).toContain(block.version);
-        expect(block.edited_text).toEqual(block.version === edit.version ? edit.text : expect.stringMatching(new RegExp(`^${blockId} edit \\d+$`)));
+        expect(block.edited_text).toEqual(
+          block.version === edit.version ? edit.text : expect.stringMatching(new RegExp(`^${blockId} edit \\d+$`)),
+        );
       }
     } finally {
       await second.kill('SIGTERM');
@@ -138,7 +154,11 @@ describe('a job the server dies on', () => {
     const key = server.key;
     // Scanned pages, OCR'd at a second or more each: a restarted server resumes the job before it listens,
     // and a text PDF can be read whole before a client sees it running again; these pages cannot.
-    const jobId = await upload(server, 'deadly.pdf', await scansToPdf(await Promise.all([1, 2, 3, 4].map((n) => makeScan(longPdf, n)))));
+    const jobId = await upload(
+      server,
+      'deadly.pdf',
+      await scansToPdf(await Promise.all([1, 2, 3, 4].map((n) => makeScan(longPdf, n)))),
+    );
     // The first death, and the second on the resumed attempt.
     for (let death = 1; death <= 2; death++) {
       // Claimed by this server (on a team's queue, once the killed one's lease has run out), then read.

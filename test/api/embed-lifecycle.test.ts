@@ -5,7 +5,8 @@ import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { collectionSize, collectionStored } from '../helpers/server-db.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
-const RIVERS_MD = '# Rivers\n\nThe Nile and the Amazon are the longest rivers; their deltas are fertile.\n\n# Glaciers\n\nIce sheets carve valleys and leave moraines behind.\n';
+const RIVERS_MD =
+  '# Rivers\n\nThe Nile and the Amazon are the longest rivers; their deltas are fertile.\n\n# Glaciers\n\nIce sheets carve valleys and leave moraines behind.\n';
 const open: TestServer[] = [];
 afterAll(async () => {
   for (const s of open) await s.close();
@@ -18,7 +19,8 @@ async function start(dataDir: string, key: string) {
 }
 
 /** Temporary files of a vector index being saved (the desktop's USearch files), left behind by nothing. */
-const tempFiles = (dataDir: string) => (existsSync(join(dataDir, 'indexes')) ? readdirSync(join(dataDir, 'indexes')).filter((f) => f.endsWith('.tmp')) : []);
+const tempFiles = (dataDir: string) =>
+  existsSync(join(dataDir, 'indexes')) ? readdirSync(join(dataDir, 'indexes')).filter((f) => f.endsWith('.tmp')) : [];
 
 describe('index lifecycle', () => {
   it('a restart keeps the index: same answers from the saved file; deleting a job removes its vectors and keywords', async () => {
@@ -37,7 +39,9 @@ describe('index lifecycle', () => {
 
     const second = await start(dataDir, 'k'.repeat(32));
     const after = await search(second, query);
-    expect(after.body.results.map((r: { chunk_id: string }) => r.chunk_id)).toEqual(before.body.results.map((r: { chunk_id: string }) => r.chunk_id));
+    expect(after.body.results.map((r: { chunk_id: string }) => r.chunk_id)).toEqual(
+      before.body.results.map((r: { chunk_id: string }) => r.chunk_id),
+    );
     expect(after.body.index_version).toBe(before.body.index_version);
 
     expect((await second.call('DELETE', `/jobs/${topics.job_id}`)).status).toBe(204);
@@ -45,7 +49,9 @@ describe('index lifecycle', () => {
     const left = await search(second, { ...query, top_k: 50 });
     expect(left.body.results.every((r: { job_id: string }) => r.job_id === rivers.job_id)).toBe(true);
     expect(left.body.total).toBe(2);
-    expect((await search(second, { collection_name: 'library', query: 'Sicilian', mode: 'keyword' })).body.total).toBe(0);
+    expect((await search(second, { collection_name: 'library', query: 'Sicilian', mode: 'keyword' })).body.total).toBe(
+      0,
+    );
     expect((await search(second, { job_id: topics.job_id, query: 'x' })).status).toBe(404);
     expect(tempFiles(dataDir)).toEqual([]);
   });
@@ -54,10 +60,19 @@ describe('index lifecycle', () => {
     const dataDir = tempDir();
     const s = await start(dataDir, 'd'.repeat(32));
     await installTestModel(dataDir);
-    const notes = Array.from({ length: 1_500 }, (_, i) => `## Note ${i}\n\nA note on topic ${i % 7}, number ${i}, with a sentence more so that the model takes a moment over it.\n`);
+    const notes = Array.from(
+      { length: 1_500 },
+      (_, i) =>
+        `## Note ${i}\n\nA note on topic ${i % 7}, number ${i}, with a sentence more so that the model takes a moment over it.\n`,
+    );
     const long = await finalizedJob(s, 'long.md', notes.join('\n'));
     expect((await s.call('POST', `/jobs/${long.job_id}/embed`, { json: {} })).status).toBe(202);
-    await expect.poll(async () => (await json(await s.call('GET', `/jobs/${long.job_id}`))).index?.progress?.chunks_embedded ?? 0, { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () => (await json(await s.call('GET', `/jobs/${long.job_id}`))).index?.progress?.chunks_embedded ?? 0,
+        { timeout: 60_000 },
+      )
+      .toBeGreaterThan(0);
     // Stopped between two batches: a pool thread is never cut off in the middle of the model's run.
     expect((await s.call('DELETE', `/jobs/${long.job_id}`)).status).toBe(204);
     expect((await s.call('GET', `/jobs/${long.job_id}`)).status).toBe(404);

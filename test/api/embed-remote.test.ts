@@ -18,7 +18,9 @@ beforeAll(async () => {
   small = await listenOnLoopback((req, res) => {
     void readJson(req).then((body: { input: string[] }) => {
       smallSeen.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ embeddings: body.input.map(() => [1, 0, 0]) }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ embeddings: body.input.map(() => [1, 0, 0]) }));
     });
   });
   stranger = await listenOnLoopback((_req, res) => res.writeHead(200).end());
@@ -39,15 +41,33 @@ describe('remote embedding providers', () => {
   it('openai: embeds through /v1/embeddings with the bearer key, and search embeds the query there too', async () => {
     const job = await finalizedJob(server, 'openai.md', TOPICS_MD);
     const { accepted, job: done } = await embedAndWait(server, job.job_id, {
-      provider: 'openai', model: 'text-embedding-minilm', base_url: `${openai.url}/v1`, api_key: 'sk-test-123', collection_name: 'remote-openai',
+      provider: 'openai',
+      model: 'text-embedding-minilm',
+      base_url: `${openai.url}/v1`,
+      api_key: 'sk-test-123',
+      collection_name: 'remote-openai',
     });
-    expect(accepted).toMatchObject({ provider: 'openai', model: 'text-embedding-minilm', dimensions: 384, chunks: { to_embed: 5 } });
+    expect(accepted).toMatchObject({
+      provider: 'openai',
+      model: 'text-embedding-minilm',
+      dimensions: 384,
+      chunks: { to_embed: 5 },
+    });
     expect(done.status).toBe('indexed');
     const embedCalls = openai.requests.filter((r) => Array.isArray(r.body.input) && r.body.input.length === 5);
     expect(embedCalls).toHaveLength(1);
-    expect(embedCalls[0]).toMatchObject({ path: '/v1/embeddings', authorization: 'Bearer sk-test-123', body: { model: 'text-embedding-minilm' } });
+    expect(embedCalls[0]).toMatchObject({
+      path: '/v1/embeddings',
+      authorization: 'Bearer sk-test-123',
+      body: { model: 'text-embedding-minilm' },
+    });
 
-    const hit = await search(server, { collection_name: 'remote-openai', query: 'how do plants make sugar from light', mode: 'vector', api_key: 'sk-test-123' });
+    const hit = await search(server, {
+      collection_name: 'remote-openai',
+      query: 'how do plants make sugar from light',
+      mode: 'vector',
+      api_key: 'sk-test-123',
+    });
     expect(hit.status).toBe(200);
     expect(hit.body).toMatchObject({ provider: 'openai', model: 'text-embedding-minilm' });
     expect(hit.body.results[0].section_path).toEqual(['Photosynthesis']);
@@ -64,7 +84,11 @@ describe('remote embedding providers', () => {
 
   it('ollama: embeds through /api/embed, base URL without /v1', async () => {
     const job = await finalizedJob(server, 'ollama.md', TOPICS_MD);
-    const { accepted } = await embedAndWait(server, job.job_id, { provider: 'ollama', model: 'all-minilm', base_url: ollama.url });
+    const { accepted } = await embedAndWait(server, job.job_id, {
+      provider: 'ollama',
+      model: 'all-minilm',
+      base_url: ollama.url,
+    });
     expect(accepted).toMatchObject({ provider: 'ollama', model: 'all-minilm', dimensions: 384 });
     expect(ollama.requests.every((r) => r.path === '/api/embed' && r.body.model === 'all-minilm')).toBe(true);
     const hit = await search(server, { job_id: job.job_id, query: 'king pawn defence', mode: 'hybrid', top_k: 1 });
@@ -75,47 +99,80 @@ describe('remote embedding providers', () => {
     const local = await finalizedJob(server, 'local.md', TOPICS_MD);
     await embedAndWait(server, local.job_id, { collection_name: 'local-only' });
     const other = await finalizedJob(server, 'other.md', TOPICS_MD);
-    const mixed = await server.call('POST', `/jobs/${other.job_id}/embed`, { json: { provider: 'ollama', model: 'all-minilm', base_url: ollama.url, collection_name: 'local-only' } });
+    const mixed = await server.call('POST', `/jobs/${other.job_id}/embed`, {
+      json: { provider: 'ollama', model: 'all-minilm', base_url: ollama.url, collection_name: 'local-only' },
+    });
     expect(mixed.status).toBe(409);
     const body = await json(mixed);
-    expect(body.error).toMatchObject({ code: 'INDEX_MISMATCH', details: { collection_name: 'local-only', provider: 'local', model: TEST_MODEL, dimensions: 384 } });
+    expect(body.error).toMatchObject({
+      code: 'INDEX_MISMATCH',
+      details: { collection_name: 'local-only', provider: 'local', model: TEST_MODEL, dimensions: 384 },
+    });
     expect((await server.call('GET', `/jobs/${other.job_id}`)).status).toBe(200);
     expect((await json(await server.call('GET', `/jobs/${other.job_id}`))).status).toBe('finalized');
 
-    const wrongModel = await server.call('POST', `/jobs/${other.job_id}/embed`, { json: { provider: 'ollama', model: 'no-such', base_url: ollama.url } });
+    const wrongModel = await server.call('POST', `/jobs/${other.job_id}/embed`, {
+      json: { provider: 'ollama', model: 'no-such', base_url: ollama.url },
+    });
     expect(wrongModel.status).toBe(502);
     expect((await json(wrongModel)).error.code).toBe('EMBEDDING_PROVIDER_FAILED');
-    const unreachable = await server.call('POST', `/jobs/${other.job_id}/embed`, { json: { provider: 'ollama', model: 'all-minilm', base_url: 'http://127.0.0.1:9' } });
+    const unreachable = await server.call('POST', `/jobs/${other.job_id}/embed`, {
+      json: { provider: 'ollama', model: 'all-minilm', base_url: 'http://127.0.0.1:9' },
+    });
     expect(unreachable.status).toBe(502);
-    const noModel = await server.call('POST', `/jobs/${other.job_id}/embed`, { json: { provider: 'openai', base_url: openai.url } });
+    const noModel = await server.call('POST', `/jobs/${other.job_id}/embed`, {
+      json: { provider: 'openai', base_url: openai.url },
+    });
     expect(noModel.status).toBe(400);
   });
 
   it('refuses (409) a model of the same name that answers with another dimension, before accepting the job', async () => {
     const first = await finalizedJob(server, 'dims-a.md', TOPICS_MD);
-    await embedAndWait(server, first.job_id, { provider: 'ollama', model: 'all-minilm', base_url: ollama.url, collection_name: 'ollama-384' });
+    await embedAndWait(server, first.job_id, {
+      provider: 'ollama',
+      model: 'all-minilm',
+      base_url: ollama.url,
+      collection_name: 'ollama-384',
+    });
     const second = await finalizedJob(server, 'dims-b.md', TOPICS_MD);
-    const res = await server.call('POST', `/jobs/${second.job_id}/embed`, { json: { provider: 'ollama', model: 'all-minilm', base_url: small.url, collection_name: 'ollama-384' } });
+    const res = await server.call('POST', `/jobs/${second.job_id}/embed`, {
+      json: { provider: 'ollama', model: 'all-minilm', base_url: small.url, collection_name: 'ollama-384' },
+    });
     expect(res.status).toBe(409);
     const body = await json(res);
-    expect(body.error).toMatchObject({ code: 'INDEX_MISMATCH', details: { collection_name: 'ollama-384', dimensions: 384, requested: { dimensions: 3 } } });
+    expect(body.error).toMatchObject({
+      code: 'INDEX_MISMATCH',
+      details: { collection_name: 'ollama-384', dimensions: 384, requested: { dimensions: 3 } },
+    });
     expect(body.error.message).toContain('384 dimensions, not 3');
     expect(smallSeen).toHaveLength(1);
     expect((await json(await server.call('GET', `/jobs/${second.job_id}`))).status).toBe('finalized');
-    expect((await search(server, { collection_name: 'ollama-384', query: 'lava', mode: 'keyword' })).body.total).toBe(1);
+    expect((await search(server, { collection_name: 'ollama-384', query: 'lava', mode: 'keyword' })).body.total).toBe(
+      1,
+    );
   });
 
   it('a base_url on a host not allowed is 403 URL_NOT_ALLOWED and nothing reaches it; a malformed one is 400; the job stays finalized', async () => {
     const job = await finalizedJob(server, 'refused.md', TOPICS_MD);
     const port = new URL(stranger.url).port;
-    for (const [provider, base_url] of [['ollama', stranger.url], ['openai', `${stranger.url}/v1`], ['ollama', `http://127.1:${port}`], ['ollama', `http://[::ffff:127.0.0.1]:${port}`], ['ollama', `http://localhost:${port}`]]) {
-      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { provider, model: 'all-minilm', base_url, api_key: provider === 'openai' ? 'sk-test-123' : undefined } });
+    for (const [provider, base_url] of [
+      ['ollama', stranger.url],
+      ['openai', `${stranger.url}/v1`],
+      ['ollama', `http://127.1:${port}`],
+      ['ollama', `http://[::ffff:127.0.0.1]:${port}`],
+      ['ollama', `http://localhost:${port}`],
+    ]) {
+      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, {
+        json: { provider, model: 'all-minilm', base_url, api_key: provider === 'openai' ? 'sk-test-123' : undefined },
+      });
       expect(res.status, base_url).toBe(403);
       expect((await json(res)).error.code).toBe('URL_NOT_ALLOWED');
     }
     expect(stranger.connections()).toBe(0);
     for (const base_url of ['not a url', 'file:///etc/passwd', `http://user:pw@${new URL(ollama.url).host}`]) {
-      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { provider: 'ollama', model: 'all-minilm', base_url } });
+      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, {
+        json: { provider: 'ollama', model: 'all-minilm', base_url },
+      });
       expect(res.status, base_url).toBe(400);
       expect((await json(res)).error.code).toBe('URL_INVALID');
     }

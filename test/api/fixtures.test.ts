@@ -41,7 +41,8 @@ describe('every fixture PDF through the API', () => {
     const counts: Record<string, number> = {};
     for (const b of blocks) counts[b.type] = (counts[b.type] ?? 0) + 1;
     console.info(`${doc.id}: ${doc.pages} pages, ${blocks.length} blocks ${JSON.stringify(counts)}`);
-    for (const t of ['heading', 'paragraph', ...(EXPECTED_TYPES[doc.id] ?? [])]) expect(counts[t] ?? 0, `${doc.id} has ${t}`).toBeGreaterThan(0);
+    for (const t of ['heading', 'paragraph', ...(EXPECTED_TYPES[doc.id] ?? [])])
+      expect(counts[t] ?? 0, `${doc.id} has ${t}`).toBeGreaterThan(0);
     const pagesSeen = new Set(blocks.map((b) => b.page));
     expect(pagesSeen.size).toBe(doc.pages - (BLANK_PAGES[doc.id]?.length ?? 0));
     for (const b of blocks) {
@@ -59,11 +60,13 @@ describe('every fixture PDF through the API', () => {
     // assemble exactly the same blocks (here at most SHARE_RUN_PAGES pages and at least two runs a document).
     const data = new Uint8Array(readFileSync(join(fixturesDir, doc.file)));
     const alone = await extractPdf(data);
-    const key = (b: { page: number; type: string; text: string } | Record<string, any>) => `${b.page} ${b.type} ${b.text}`;
+    const key = (b: { page: number; type: string; text: string } | Record<string, any>) =>
+      `${b.page} ${b.type} ${b.text}`;
     expect(blocks.filter((b) => b.source !== 'ocr').map(key)).toEqual(alone.blocks.map(key));
     const size = Math.min(SHARE_RUN_PAGES, Math.ceil(doc.pages / 2));
     const runs = [];
-    for (let from = 1; from <= doc.pages; from += size) runs.push(await readPdfPages(data, { from, to: Math.min(doc.pages, from + size - 1) }));
+    for (let from = 1; from <= doc.pages; from += size)
+      runs.push(await readPdfPages(data, { from, to: Math.min(doc.pages, from + size - 1) }));
     expect(assemblePdf(runs.reverse()).blocks.map(key)).toEqual(alone.blocks.map(key));
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(chunks.length).toBe(job.total_chunks);

@@ -27,7 +27,8 @@ const utf16le = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.
 
 describe('CSV', () => {
   it('reads a comma CSV with a BOM, quoted delimiters, quotes and line breaks into one typed table', async () => {
-    const csv = '\ufeffName,Age,Joined,Note,Member\r\nAda,36,2024-01-05,"Loves ""engines"", math",true\r\nBob,41.5,2023-11-30,"Line one\r\nLine two",false\r\nÉmile,007,2022-02-02,,TRUE\r\n';
+    const csv =
+      '\ufeffName,Age,Joined,Note,Member\r\nAda,36,2024-01-05,"Loves ""engines"", math",true\r\nBob,41.5,2023-11-30,"Line one\r\nLine two",false\r\nÉmile,007,2022-02-02,,TRUE\r\n';
     const { block } = await tableOf('people.csv', enc(csv));
     expect(block.table).toEqual({
       rows: [
@@ -46,9 +47,24 @@ describe('CSV', () => {
   });
 
   it.each([
-    ['semicolons with decimal commas, UTF-8 without a BOM', 'prices.csv', enc('Produkt;Preis;Menge\nKäse;3,50;2\nBrot;2,25;1\nÄpfel;0,99;6\n'), ';'],
-    ['tabs, UTF-16 with a BOM, named .txt', 'prices.txt', utf16le('Produkt\tPreis\tMenge\nKäse\t3.50\t2\nBrot\t2.25\t1\nÄpfel\t0.99\t6\n'), '\t'],
-    ['semicolons in windows-1252', 'prices.csv', Buffer.from('Produkt;Preis;Menge\nK\xe4se;3,50;2\nBrot;2,25;1\n\xc4pfel;0,99;6\n', 'latin1'), ';'],
+    [
+      'semicolons with decimal commas, UTF-8 without a BOM',
+      'prices.csv',
+      enc('Produkt;Preis;Menge\nKäse;3,50;2\nBrot;2,25;1\nÄpfel;0,99;6\n'),
+      ';',
+    ],
+    [
+      'tabs, UTF-16 with a BOM, named .txt',
+      'prices.txt',
+      utf16le('Produkt\tPreis\tMenge\nKäse\t3.50\t2\nBrot\t2.25\t1\nÄpfel\t0.99\t6\n'),
+      '\t',
+    ],
+    [
+      'semicolons in windows-1252',
+      'prices.csv',
+      Buffer.from('Produkt;Preis;Menge\nK\xe4se;3,50;2\nBrot;2,25;1\n\xc4pfel;0,99;6\n', 'latin1'),
+      ';',
+    ],
   ])('finds the delimiter: %s', async (_name, file, data, delimiter) => {
     const { block } = await tableOf(file, data);
     expect(block.table.rows.map((r: string[]) => r[0])).toEqual(['Produkt', 'Käse', 'Brot', 'Äpfel']);
@@ -75,8 +91,13 @@ describe('CSV', () => {
     expect(rows).toHaveLength(400);
     expect(rows[399]).toBe('| 399 | item 399 | 39.9 |');
 
-    expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
-    const files = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()));
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
+    const files = unzipSync(
+      new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()),
+    );
     const exported = JSON.parse(strFromU8(files['chunks.json']!)) as Array<{ text: string }>;
     expect(exported.map((c) => c.text)).toEqual(chunks.map((c) => c.text));
     expect(strFromU8(files['document.md']!)).toContain('| 0 | item 0 | 0 |');

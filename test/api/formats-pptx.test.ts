@@ -32,7 +32,15 @@ describe('PPTX', () => {
           bullets: [{ text: 'Revenue grew' }, { text: 'Mostly in the north', level: 1 }, { text: 'Costs held' }],
           notes: 'Open with the revenue chart.\nKeep it short.',
         },
-        { title: 'Numbers', table: [['Region', 'Units'], ['North', '120'], ['South', '80']], text: 'Source: the sales ledger.' },
+        {
+          title: 'Numbers',
+          table: [
+            ['Region', 'Units'],
+            ['North', '120'],
+            ['South', '80'],
+          ],
+          text: 'Source: the sales ledger.',
+        },
         { text: 'A slide without a title.', notes: 'Pause for questions here.' },
       ],
       'Review deck',
@@ -42,7 +50,14 @@ describe('PPTX', () => {
     expect(job.total_pages).toBe(3);
     expect(job.title).toBe('Review deck');
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
-    expect(blocks.map((b) => [b.page, b.type, b.type === 'table' ? b.table.rows : b.text, b.heading_level ?? (b.type === 'list_item' ? b.indent_level : null)])).toEqual([
+    expect(
+      blocks.map((b) => [
+        b.page,
+        b.type,
+        b.type === 'table' ? b.table.rows : b.text,
+        b.heading_level ?? (b.type === 'list_item' ? b.indent_level : null),
+      ]),
+    ).toEqual([
       [1, 'heading', 'Quarterly review', 1],
       [1, 'list_item', 'Revenue grew', 0],
       [1, 'list_item', 'Mostly in the north', 1],
@@ -50,7 +65,16 @@ describe('PPTX', () => {
       [1, 'paragraph', 'Speaker notes: Open with the revenue chart.\nKeep it short.', null],
       [2, 'heading', 'Numbers', 1],
       [2, 'paragraph', 'Source: the sales ledger.', null],
-      [2, 'table', [['Region', 'Units'], ['North', '120'], ['South', '80']], null],
+      [
+        2,
+        'table',
+        [
+          ['Region', 'Units'],
+          ['North', '120'],
+          ['South', '80'],
+        ],
+        null,
+      ],
       [3, 'paragraph', 'A slide without a title.', null],
       [3, 'paragraph', 'Speaker notes: Pause for questions here.', null],
     ]);
@@ -59,12 +83,20 @@ describe('PPTX', () => {
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     const list = chunks.find((c) => c.text.includes('Revenue grew'))!;
     expect(list).toMatchObject({ page_numbers: [1], section_path: ['Quarterly review'] });
-    expect(chunks.find((c) => c.text.includes('Speaker notes: Open with the revenue chart.'))).toMatchObject({ page_numbers: [1], section_path: ['Quarterly review'] });
+    expect(chunks.find((c) => c.text.includes('Speaker notes: Open with the revenue chart.'))).toMatchObject({
+      page_numbers: [1],
+      section_path: ['Quarterly review'],
+    });
     expect(chunks.find((c) => c.text.includes('Pause for questions here.'))!.page_numbers).toEqual([3]);
     expect(chunks.find((c) => c.chunk_type === 'table')!.page_numbers).toEqual([2]);
 
-    expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
-    const files = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()));
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
+    const files = unzipSync(
+      new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()),
+    );
     const exported = JSON.parse(strFromU8(files['blocks.json']!)) as Array<Record<string, any>>;
     expect(exported.map((b) => b.page)).toEqual(blocks.map((b) => b.page));
     expect(exported.find((b) => b.type === 'table')?.table.rows[1]).toEqual(['North', '120']);
@@ -89,7 +121,10 @@ describe('PPTX', () => {
   });
 
   it('fails a deck of more slides than max_pages with TOO_MANY_PAGES', async () => {
-    const job = await failedJob('long.pptx', await makePptx(Array.from({ length: 21 }, (_, i) => ({ title: `Slide ${i + 1}` }))));
+    const job = await failedJob(
+      'long.pptx',
+      await makePptx(Array.from({ length: 21 }, (_, i) => ({ title: `Slide ${i + 1}` }))),
+    );
     expect(job.status).toBe('failed');
     expect(job.error.code).toBe('TOO_MANY_PAGES');
   });

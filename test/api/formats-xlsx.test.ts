@@ -42,7 +42,14 @@ describe('XLSX', () => {
           formats: { 4: 'yyyy-mm-dd' },
         },
         { name: 'Empty', rows: [] },
-        { name: 'Codes', rows: [['Code', 'Meaning'], ['A1', 'first | with a pipe'], ['B2', 'second']] },
+        {
+          name: 'Codes',
+          rows: [
+            ['Code', 'Meaning'],
+            ['A1', 'first | with a pipe'],
+            ['B2', 'second'],
+          ],
+        },
       ],
       'Quarterly figures',
     );
@@ -68,7 +75,11 @@ describe('XLSX', () => {
       header_rows: 1,
       column_types: ['string', 'integer', 'number', 'date', 'boolean'],
     });
-    expect(sales.text.split('\n').slice(0, 3)).toEqual(['| Region | Units | Price | Shipped | Active |', '| --- | --- | --- | --- | --- |', '| North | 120 | 9.5 | 2024-03-01 | TRUE |']);
+    expect(sales.text.split('\n').slice(0, 3)).toEqual([
+      '| Region | Units | Price | Shipped | Active |',
+      '| --- | --- | --- | --- | --- |',
+      '| North | 120 | 9.5 | 2024-03-01 | TRUE |',
+    ]);
     expect(sales.hierarchy_path).toEqual(['Sales']);
     expect(blocks[3]!.table.rows[1]).toEqual(['A1', 'first | with a pipe']);
     expect(blocks.every((b) => b.page === 1 && b.bbox === null)).toBe(true);
@@ -76,7 +87,10 @@ describe('XLSX', () => {
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(chunks.filter((c) => c.chunk_type === 'table').map((c) => c.section_path)).toEqual([['Sales'], ['Codes']]);
 
-    expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
     const res = await server.call('GET', `/jobs/${job.job_id}/export`);
     expect(res.status).toBe(200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -90,10 +104,15 @@ describe('XLSX', () => {
   it('chunks a long sheet by rows, repeating its header row in every chunk', async () => {
     const rows: (string | number)[][] = [['Item', 'Description', 'Quantity']];
     for (let i = 1; i <= 300; i++) rows.push([`item-${i}`, `the ${i}th thing on the list of things`, i * 3]);
-    const job = await ingest(server, 'long.xlsx', await makeXlsx([{ name: 'Stock', rows }]), { chunk_size: '128', chunk_overlap: '0' });
+    const job = await ingest(server, 'long.xlsx', await makeXlsx([{ name: 'Stock', rows }]), {
+      chunk_size: '128',
+      chunk_overlap: '0',
+    });
     const [table] = (await listAll(server, `/jobs/${job.job_id}/blocks`)).filter((b) => b.type === 'table');
     expect(table!.table.rows).toHaveLength(301);
-    const chunks = (await listAll(server, `/jobs/${job.job_id}/chunks`)).filter((c) => c.block_ids.includes(table!.block_id));
+    const chunks = (await listAll(server, `/jobs/${job.job_id}/chunks`)).filter((c) =>
+      c.block_ids.includes(table!.block_id),
+    );
     expect(chunks.length).toBeGreaterThan(5);
     for (const c of chunks) {
       const lines = c.text.split('\n').filter((l: string) => l.startsWith('|'));

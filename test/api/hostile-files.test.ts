@@ -9,12 +9,43 @@ import { docxZipBomb, pdfManyPages, pdfPageTreeLoop, pdfZlibBomb, pngPixelBomb }
 import { describeHostile, type HostileCase } from '../helpers/hostile-run.js';
 
 const CASES: HostileCase[] = [
-  { name: 'a 1.1 MB PDF whose stream inflates to 1.1 GB', file: 'bomb.pdf', make: () => pdfZlibBomb(1100), code: 'DECOMPRESSED_TOO_LARGE' },
-  { name: 'a DOCX whose XML inflates to 450 MB', file: 'bomb.docx', make: () => docxZipBomb(450), code: 'DECOMPRESSED_TOO_LARGE', message: /word\/document\.xml/ },
-  { name: 'a PNG of 20000 x 20000 pixels', file: 'wide.png', make: () => pngPixelBomb(20_000, 20_000, 8), code: 'IMAGE_TOO_LARGE' },
-  { name: 'a PNG of 60000 x 60000 pixels', file: 'huge.png', make: () => pngPixelBomb(60_000, 60_000, 1), code: 'IMAGE_TOO_LARGE' },
+  {
+    name: 'a 1.1 MB PDF whose stream inflates to 1.1 GB',
+    file: 'bomb.pdf',
+    make: () => pdfZlibBomb(1100),
+    code: 'DECOMPRESSED_TOO_LARGE',
+  },
+  {
+    name: 'a DOCX whose XML inflates to 450 MB',
+    file: 'bomb.docx',
+    make: () => docxZipBomb(450),
+    code: 'DECOMPRESSED_TOO_LARGE',
+    message: /word\/document\.xml/,
+  },
+  {
+    name: 'a PNG of 20000 x 20000 pixels',
+    file: 'wide.png',
+    make: () => pngPixelBomb(20_000, 20_000, 8),
+    code: 'IMAGE_TOO_LARGE',
+  },
+  {
+    name: 'a PNG of 60000 x 60000 pixels',
+    file: 'huge.png',
+    make: () => pngPixelBomb(60_000, 60_000, 1),
+    code: 'IMAGE_TOO_LARGE',
+  },
   { name: 'a PDF of 100,000 pages', file: 'pages.pdf', make: () => pdfManyPages(100_000), code: 'TOO_MANY_PAGES' },
-  { name: 'a PDF whose page tree loops', file: 'loop.pdf', make: () => pdfPageTreeLoop(), code: 'PDF_INVALID', message: /page tree loops/ },
+  {
+    name: 'a PDF whose page tree loops',
+    file: 'loop.pdf',
+    make: () => pdfPageTreeLoop(),
+    code: 'PDF_INVALID',
+    message: /page tree loops/,
+  },
 ];
 
-describeHostile('hostile documents', CASES, { name: 'leaves the same server reading documents', file: 'after.md', text: '# After the storm\n\nStill reading.' });
+describeHostile('hostile documents', CASES, {
+  name: 'leaves the same server reading documents',
+  file: 'after.md',
+  text: '# After the storm\n\nStill reading.',
+});

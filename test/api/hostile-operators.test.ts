@@ -16,7 +16,13 @@ describe('a PDF of millions of text operators', () => {
     // 120 MiB of operators, just under the 128 MiB part limit: the most a stream may bring into memory.
     const file = pdfTextOperatorBomb(120);
     expect(file.length).toBeLessThan(1024 * 1024);
-    await expectContained(server(), { name: 'operators', file: 'operators.pdf', make: () => file, code: 'OUT_OF_MEMORY', message: /attempt 2 of 2/ });
+    await expectContained(server(), {
+      name: 'operators',
+      file: 'operators.pdf',
+      make: () => file,
+      code: 'OUT_OF_MEMORY',
+      message: /attempt 2 of 2/,
+    });
     await expectStillReads(server(), 'after.md', '# Afterwards\n\nStill reading.');
   });
 });

@@ -46,13 +46,27 @@ describe('Host names (DNS rebinding)', () => {
     }
     expect((await raw('GET', '/jobs', { host: 'evil.example', 'x-api-key': server.key })).status).toBe(421);
     // Names that only look like ours.
-    for (const host of ['localhost.evil.example', '127.0.0.1.nip.io', '127.0.0.2', 'evil.example:@localhost', 'localhost:abc']) {
+    for (const host of [
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+      '127.0.0.2',
+      'evil.example:@localhost',
+      'localhost:abc',
+    ]) {
       expect((await raw('GET', '/health', { host, 'x-api-key': server.key })).status, host).toBe(421);
     }
   });
 
   it('serves its loopback names, on the port it listens on or without one', async () => {
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'localhost', 'LOCALHOST.', `lectern.lan:${port}`, 'proxy.lan:8443']) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      'localhost',
+      'LOCALHOST.',
+      `lectern.lan:${port}`,
+      'proxy.lan:8443',
+    ]) {
       expect((await raw('GET', '/health', { host, 'x-api-key': server.key })).status, host).toBe(200);
     }
     // The port is the one the request came in on (the server listens on port 0 and learns it).
@@ -62,22 +76,44 @@ describe('Host names (DNS rebinding)', () => {
   });
 
   it('reads allowed_hosts from LECTERN_ALLOWED_HOSTS, comma-separated, and checks each entry', () => {
-    const settings = loadSettings({ env: { LECTERN_ALLOWED_HOSTS: 'lectern.lan, proxy.lan:8443,[fd00::1]' }, cwd: server.dataDir, flags: { data_dir: server.dataDir } });
+    const settings = loadSettings({
+      env: { LECTERN_ALLOWED_HOSTS: 'lectern.lan, proxy.lan:8443,[fd00::1]' },
+      cwd: server.dataDir,
+      flags: { data_dir: server.dataDir },
+    });
     expect(settings.allowed_hosts).toEqual(['lectern.lan', 'proxy.lan:8443', '[fd00::1]']);
-    expect(() => loadSettings({ env: { LECTERN_ALLOWED_HOSTS: 'http://lectern.lan/' }, cwd: server.dataDir, flags: { data_dir: server.dataDir } })).toThrow(/allowed_hosts/);
+    expect(() =>
+      loadSettings({
+        env: { LECTERN_ALLOWED_HOSTS: 'http://lectern.lan/' },
+        cwd: server.dataDir,
+        flags: { data_dir: server.dataDir },
+      }),
+    ).toThrow(/allowed_hosts/);
   });
 });
 
 describe('CORS', () => {
   const preflight = (origin: string) =>
-    raw('OPTIONS', '/jobs', { host: `127.0.0.1:${port}`, origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' });
+    raw('OPTIONS', '/jobs', {
+      host: `127.0.0.1:${port}`,
+      origin,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'x-api-key',
+    });
 
   it('answers exactly the desktop window\'s origin, never "null", file URLs or web sites', async () => {
     const desktop = await preflight(DESKTOP_ORIGIN);
     expect(desktop.status).toBe(204);
     expect(desktop.headers['access-control-allow-origin']).toBe('lectern://app');
     expect(desktop.headers['access-control-allow-headers']).toContain('x-api-key');
-    for (const origin of ['null', 'file://', 'https://evil.example', 'lectern://app.evil.example', 'lectern://evil', `http://127.0.0.1:${port + 1}`]) {
+    for (const origin of [
+      'null',
+      'file://',
+      'https://evil.example',
+      'lectern://app.evil.example',
+      'lectern://evil',
+      `http://127.0.0.1:${port + 1}`,
+    ]) {
       const res = await preflight(origin);
       expect(res.headers['access-control-allow-origin'], origin).toBeUndefined();
       expect(res.headers['access-control-allow-methods'], origin).toBeUndefined();
@@ -99,7 +135,9 @@ describe('CORS', () => {
     // A list's paging is in headers: the window may read them.
     const blocks = await raw('GET', `/jobs/${job.job_id}/blocks?limit=1`, { ...headers, 'x-api-key': server.key });
     expect(blocks.headers['x-total-count']).toBeDefined();
-    expect(String(blocks.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(expect.arrayContaining(['x-total-count', 'link']));
+    expect(String(blocks.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(
+      expect.arrayContaining(['x-total-count', 'link']),
+    );
     const events = await raw('GET', `/jobs/${job.job_id}/events`, { ...headers, 'x-api-key': server.key });
     expect(events.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(events.headers['access-control-allow-origin']).toBe(DESKTOP_ORIGIN);
@@ -139,7 +177,13 @@ describe('methods', () => {
 describe('inputs that were 500s', () => {
   it('refuses skip past what SQLite takes with 400 on every paginated list, and takes the largest exact one', async () => {
     const job = await ingest(server, 'paging.md', enc('# Paging\n\nOne paragraph.\n'));
-    const lists = ['/jobs', `/jobs/${job.job_id}/blocks`, `/jobs/${job.job_id}/chunks`, `/jobs/${job.job_id}/audit`, '/bots'];
+    const lists = [
+      '/jobs',
+      `/jobs/${job.job_id}/blocks`,
+      `/jobs/${job.job_id}/chunks`,
+      `/jobs/${job.job_id}/audit`,
+      '/bots',
+    ];
     for (const list of lists) {
       for (const skip of ['9223372036854775808', '196232982764115239895040', '1e300']) {
         const res = await server.call('GET', `${list}?skip=${skip}`);
@@ -159,7 +203,10 @@ describe('inputs that were 500s', () => {
       ['multipart/form-data', 'abc'],
       ['multipart/form-data; boundary=', 'abc'],
       [`multipart/form-data; boundary=${'a'.repeat(300)}`, 'abc'],
-      ['multipart/form-data; boundary=xx', '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# cut off'],
+      [
+        'multipart/form-data; boundary=xx',
+        '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\n\r\n# cut off',
+      ],
     ];
     for (const [type, body] of bodies) {
       const res = await server.call('POST', '/jobs', { body, headers: { 'content-type': type } });
@@ -179,7 +226,10 @@ describe('inputs that were 500s', () => {
   it('exports a job whose file name is 300 characters long, again and again', async () => {
     const name = `${'a very long name '.repeat(18).slice(0, 296)}.pdf.md`;
     const job = await ingest(server, name, enc('# Long\n\nThe name is long.\n'));
-    expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
     for (let i = 0; i < 2; i++) {
       const res = await server.call('GET', `/jobs/${job.job_id}/export`);
       expect(res.status).toBe(200);
@@ -191,15 +241,26 @@ describe('inputs that were 500s', () => {
     }
   });
 
-  it('answers an unparsable base_url with 400 URL_INVALID, not 502: chat, embedding and a bot\'s model', async () => {
+  it("answers an unparsable base_url with 400 URL_INVALID, not 502: chat, embedding and a bot's model", async () => {
     const job = await ingest(server, 'base-url.md', enc('# Base URL\n\nSomething to embed.\n'));
-    expect((await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
     for (const baseUrl of ['ht!tp://::', 'not a url', '::nonsense']) {
-      const bot = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'openai', model: 'm', base_url: baseUrl } } }))).bot_id as string;
+      const bot = (
+        await json(
+          await server.call('POST', '/bots', { json: { llm: { provider: 'openai', model: 'm', base_url: baseUrl } } }),
+        )
+      ).bot_id as string;
       const chat = (await json(await server.call('POST', `/bots/${bot}/chats`))).chat_id as string;
       for (const res of [
-        await server.call('POST', '/chat', { json: { job_id: job.job_id, question: 'q', llm_provider: 'openai', llm_model: 'm', base_url: baseUrl } }),
-        await server.call('POST', `/jobs/${job.job_id}/embed`, { json: { provider: 'openai', model: 'm', base_url: baseUrl } }),
+        await server.call('POST', '/chat', {
+          json: { job_id: job.job_id, question: 'q', llm_provider: 'openai', llm_model: 'm', base_url: baseUrl },
+        }),
+        await server.call('POST', `/jobs/${job.job_id}/embed`, {
+          json: { provider: 'openai', model: 'm', base_url: baseUrl },
+        }),
         await server.call('POST', `/bots/${bot}/chats/${chat}`, { json: { query: 'hello' } }),
       ]) {
         expect(res.status, `${res.url} ${baseUrl}`).toBe(400);

@@ -27,7 +27,12 @@ async function serverWith(settings: Partial<Settings>): Promise<TestServer> {
 }
 
 /** Uploads and waits; the job must fail with `code`. */
-async function expectFailure(server: TestServer, name: string, data: Uint8Array, code: string): Promise<Record<string, any>> {
+async function expectFailure(
+  server: TestServer,
+  name: string,
+  data: Uint8Array,
+  code: string,
+): Promise<Record<string, any>> {
   const res = await server.upload(name, data);
   expect(res.status).toBe(201);
   const job = await server.waitFor((await json(res)).job_id);
@@ -38,7 +43,9 @@ async function expectFailure(server: TestServer, name: string, data: Uint8Array,
 
 let fivePages: Buffer;
 beforeAll(async () => {
-  fivePages = await makePagesPdf(Array.from({ length: 5 }, (_, i) => ({ size: PAPER.a4, title: `Page ${i + 1} of five` })));
+  fivePages = await makePagesPdf(
+    Array.from({ length: 5 }, (_, i) => ({ size: PAPER.a4, title: `Page ${i + 1} of five` })),
+  );
 });
 
 describe('document limits', () => {
@@ -48,7 +55,9 @@ describe('document limits', () => {
     expect(job.error.message).toMatch(/5 pages, more than the limit of 3 \(setting max_pages\)/);
     const page = { width: 40, height: 40, data: new Uint8Array(1600).fill(255), dpi: 300 };
     await expectFailure(server, 'four.tiff', greyTiff([page, page, page, page]), 'TOO_MANY_PAGES');
-    expect((await ingest(server, 'ok.md', new TextEncoder().encode('# Fine\n\nShort.'))).status).toBe('ready_for_review');
+    expect((await ingest(server, 'ok.md', new TextEncoder().encode('# Fine\n\nShort.'))).status).toBe(
+      'ready_for_review',
+    );
   });
 
   it('max_image_pixels: an image with more pixels fails with IMAGE_TOO_LARGE before it is decoded', async () => {
@@ -66,7 +75,10 @@ describe('document limits', () => {
     const server = await serverWith({ max_decompressed_bytes: 4096 });
     const pdf = await expectFailure(server, 'five.pdf', fivePages, 'DECOMPRESSED_TOO_LARGE');
     expect(pdf.error.message).toMatch(/in all \(setting max_decompressed_bytes\)/);
-    const docx = makeDocx([{ kind: 'title', text: 'Report' }, ...Array.from({ length: 40 }, (_, i) => ({ kind: 'para' as const, text: `Paragraph ${i} of the report.` }))]);
+    const docx = makeDocx([
+      { kind: 'title', text: 'Report' },
+      ...Array.from({ length: 40 }, (_, i) => ({ kind: 'para' as const, text: `Paragraph ${i} of the report.` })),
+    ]);
     await expectFailure(server, 'report.docx', docx, 'DECOMPRESSED_TOO_LARGE');
   });
 
@@ -86,12 +98,16 @@ describe('document limits', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(job.error.message).toMatch(/longer than 5 s \(setting max_job_seconds\)/);
     // One worker thread: the next document can only be read once the timed-out task has really stopped.
-    expect((await ingest(server, 'next.md', new TextEncoder().encode('# Next\n\nRead after the timeout.'))).status).toBe('ready_for_review');
+    expect(
+      (await ingest(server, 'next.md', new TextEncoder().encode('# Next\n\nRead after the timeout.'))).status,
+    ).toBe('ready_for_review');
   });
 
   it('counts attempts, but not one a graceful stop interrupted', async () => {
     const dataDir = tempDir();
-    const attempts = async (jobId: string) => (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]?.attempts;
+    const attempts = async (jobId: string) =>
+      (await storeRows<{ attempts: number }>(dataDir, 'SELECT attempts FROM jobs WHERE job_id = ?', [jobId]))[0]
+        ?.attempts;
     const first = await startServer({ dataDir, settings: { workers: 1 } });
     const jobId = (await json(await first.upload('long.pdf', await makeLongPdf(300)))).job_id as string;
     // Stopped part-way through the job: a stop before it started would interrupt nothing.

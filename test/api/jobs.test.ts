@@ -15,14 +15,18 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-
 describe('upload', () => {
   it('answers 201 with the job, then processes it to ready_for_review with per-page progress', async () => {
     const pdf = await makeStructuredPdf();
     const res = await server.upload('report.pdf', pdf);
     expect(res.status).toBe(201);
     const created = (await res.json()) as Record<string, any>;
-    expect(created).toMatchObject({ status: 'queued', source_file: 'report.pdf', format: 'pdf', size_bytes: pdf.length });
+    expect(created).toMatchObject({
+      status: 'queued',
+      source_file: 'report.pdf',
+      format: 'pdf',
+      size_bytes: pdf.length,
+    });
     expect(created.file_hash).toMatch(/^[0-9a-f]{64}$/);
     const job = await server.waitFor(created.job_id);
     expect(job.status).toBe('ready_for_review');
@@ -35,7 +39,8 @@ describe('upload', () => {
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
     expect(blocks).toHaveLength(job.total_blocks);
     const types = new Set(blocks.map((b) => b.type));
-    for (const t of ['heading', 'paragraph', 'list_item', 'table', 'header', 'footer', 'code']) expect(types, t).toContain(t);
+    for (const t of ['heading', 'paragraph', 'list_item', 'table', 'header', 'footer', 'code'])
+      expect(types, t).toContain(t);
     const headings = blocks.filter((b) => b.type === 'heading').map((b) => b.text);
     for (const h of STRUCTURED_PDF.headings) expect(headings).toContain(h.text);
     expect(blocks.map((b) => b.text).join(' ')).toContain(STRUCTURED_PDF.hyphenation.word);
@@ -65,11 +70,19 @@ describe('upload', () => {
   });
 
   it('reads Markdown, HTML and plain text by their content', async () => {
-    const md = await ingest(server, 'notes.md', enc('# Title\n\nSome text here.\n\n## Part\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'));
+    const md = await ingest(
+      server,
+      'notes.md',
+      enc('# Title\n\nSome text here.\n\n## Part\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'),
+    );
     expect(md.format).toBe('markdown');
     const mdBlocks = await listAll(server, `/jobs/${md.job_id}/blocks`);
     expect(mdBlocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'heading', 'list_item', 'list_item', 'table']);
-    const html = await ingest(server, 'page.txt', enc('<!doctype html><html><body><h1>Hello</h1><p>World of text.</p><ul><li>x</li></ul></body></html>'));
+    const html = await ingest(
+      server,
+      'page.txt',
+      enc('<!doctype html><html><body><h1>Hello</h1><p>World of text.</p><ul><li>x</li></ul></body></html>'),
+    );
     expect(html.format).toBe('html');
     const txt = await ingest(server, 'plain', enc('Just a paragraph of plain text.\n\nAnd a second one.'));
     expect(txt.format).toBe('text');
@@ -82,14 +95,29 @@ describe('upload', () => {
       { kind: 'para', text: 'Numbers for the quarter follow.' },
       { kind: 'bullet', text: 'revenue up' },
       { kind: 'bullet', text: 'costs flat', level: 1 },
-      { kind: 'table', rows: [['Item', 'Value'], ['A', '1'], ['B', '2']], headerRows: 1 },
+      {
+        kind: 'table',
+        rows: [
+          ['Item', 'Value'],
+          ['A', '1'],
+          ['B', '2'],
+        ],
+        headerRows: 1,
+      },
     ]);
     const job = await ingest(server, 'memo.bin', docx);
     expect(job.format).toBe('docx');
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
     expect(blocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'list_item', 'list_item', 'table']);
     expect(blocks[3]!.indent_level).toBe(1);
-    expect(blocks[4]!.table).toEqual({ rows: [['Item', 'Value'], ['A', '1'], ['B', '2']], header_rows: 1 });
+    expect(blocks[4]!.table).toEqual({
+      rows: [
+        ['Item', 'Value'],
+        ['A', '1'],
+        ['B', '2'],
+      ],
+      header_rows: 1,
+    });
     const corrupt = await server.upload('broken.docx', docx.slice(0, 400));
     expect(corrupt.status).toBe(415);
   });
@@ -102,7 +130,9 @@ describe('upload', () => {
 
   it('refuses a file whose content is no supported document with 415', async () => {
     // An executable (ELF header then binary): neither a document nor an image Lectern reads.
-    const elf = new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0x3e, 0, 1, 0, 0, 0, 0xff, 0xfe]);
+    const elf = new Uint8Array([
+      0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0x3e, 0, 1, 0, 0, 0, 0xff, 0xfe,
+    ]);
     const res = await server.upload('photo.pdf', elf);
     expect(res.status).toBe(415);
     expect(((await res.json()) as any).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
@@ -155,7 +185,18 @@ describe('jobs', () => {
   });
 
   it('answers 404 JOB_NOT_FOUND for an unknown job on every job route', async () => {
-    for (const [m, p] of [['GET', ''], ['GET', '/events'], ['DELETE', ''], ['POST', '/cancel'], ['GET', '/blocks'], ['GET', '/chunks'], ['POST', '/rechunk'], ['POST', '/finalize'], ['GET', '/export'], ['GET', '/audit']] as const) {
+    for (const [m, p] of [
+      ['GET', ''],
+      ['GET', '/events'],
+      ['DELETE', ''],
+      ['POST', '/cancel'],
+      ['GET', '/blocks'],
+      ['GET', '/chunks'],
+      ['POST', '/rechunk'],
+      ['POST', '/finalize'],
+      ['GET', '/export'],
+      ['GET', '/audit'],
+    ] as const) {
       const res = await server.call(m, `/jobs/nope${p}`);
       expect(res.status, `${m} ${p}`).toBe(404);
       expect(((await res.json()) as any).error.code).toBe('JOB_NOT_FOUND');
@@ -171,7 +212,10 @@ describe('jobs', () => {
     if (!filesInBucket(server.dataDir)) expect(existsSync(join(server.dataDir, 'files', job.job_id))).toBe(false);
     expect((await server.call('GET', `/jobs/${job.job_id}`)).status).toBe(404);
     for (const table of ['blocks', 'chunks', 'pages', 'revisions']) {
-      expect(await storeCount(server.dataDir, `SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`, [job.job_id]), table).toBe(0);
+      expect(
+        await storeCount(server.dataDir, `SELECT COUNT(*) AS n FROM ${table} WHERE job_id = ?`, [job.job_id]),
+        table,
+      ).toBe(0);
     }
   });
 });
@@ -190,7 +234,10 @@ describe('job events', () => {
     expect(['queued,processing,ready_for_review', 'processing,ready_for_review']).toContain(statuses.join());
     const done = events.map((e) => e.data.progress?.pages_done ?? 0);
     expect(done).toEqual([...done].sort((a, b) => a - b));
-    expect(done.some((d) => d > 0 && d < 120), `progress between the ends: ${done.join()}`).toBe(true);
+    expect(
+      done.some((d) => d > 0 && d < 120),
+      `progress between the ends: ${done.join()}`,
+    ).toBe(true);
     // Each event differs from the one before it: changes only.
     for (let i = 1; i < events.length; i++) expect(events[i]?.data).not.toEqual(events[i - 1]?.data);
     const last = events.at(-1)?.data;
@@ -206,13 +253,19 @@ describe('job events', () => {
   });
 
   it('ends with the cancelled job when it is cancelled, and with an error event when it is deleted', async () => {
-    for (const [action, ending] of [['cancel', 'cancelled'], ['delete', 'JOB_NOT_FOUND']] as const) {
+    for (const [action, ending] of [
+      ['cancel', 'cancelled'],
+      ['delete', 'JOB_NOT_FOUND'],
+    ] as const) {
       const created = await json(await server.upload(`${action}.pdf`, await makeLongPdf(500)));
       let acted = false;
       const { events } = await follow(created.job_id, (e) => {
         if (!acted && (e.data.progress?.pages_done ?? 0) > 0) {
           acted = true;
-          void server.call(action === 'cancel' ? 'POST' : 'DELETE', action === 'cancel' ? `/jobs/${created.job_id}/cancel` : `/jobs/${created.job_id}`);
+          void server.call(
+            action === 'cancel' ? 'POST' : 'DELETE',
+            action === 'cancel' ? `/jobs/${created.job_id}/cancel` : `/jobs/${created.job_id}`,
+          );
         }
         return false;
       });

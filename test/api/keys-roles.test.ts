@@ -22,19 +22,42 @@ interface Route {
 }
 
 const NOT_FOUND_CODE: Record<string, string> = {
-  job_id: 'JOB_NOT_FOUND', bot_id: 'BOT_NOT_FOUND', chat_id: 'CHAT_NOT_FOUND', session_id: 'SESSION_NOT_FOUND', conversation_id: 'CONVERSATION_NOT_FOUND',
+  job_id: 'JOB_NOT_FOUND',
+  bot_id: 'BOT_NOT_FOUND',
+  chat_id: 'CHAT_NOT_FOUND',
+  session_id: 'SESSION_NOT_FOUND',
+  conversation_id: 'CONVERSATION_NOT_FOUND',
 };
 /** Path parameters no scope limits: any value reaches the route. */
-const OTHER_PARAMS: Record<string, string> = { block_id: 'b-none', chunk_id: 'c-none', page: '1', message_id: 'm-none' };
+const OTHER_PARAMS: Record<string, string> = {
+  block_id: 'b-none',
+  chunk_id: 'c-none',
+  page: '1',
+  message_id: 'm-none',
+};
 
 let server: TestServer;
 let root = '';
-let spec: { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> };
+let spec: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }
+    >
+  >;
+};
 const keys: Key[] = [];
 /** What each kind of scoped key may see (`inside`), what it may not (`outside`), and ids that do not exist. */
 let inside: Record<Exclude<ScopeKind, 'all'>, Ids>;
 let outside: Ids;
-const ghost: Ids = { job_id: 'ghost-job', bot_id: 'ghost-bot', chat_id: 'ghost-chat', session_id: 'ghost-session', conversation_id: 'ghost-conversation' };
+const ghost: Ids = {
+  job_id: 'ghost-job',
+  bot_id: 'ghost-bot',
+  chat_id: 'ghost-chat',
+  session_id: 'ghost-session',
+  conversation_id: 'ghost-conversation',
+};
 let jobA = '';
 let jobC = '';
 let botB = '';
@@ -52,13 +75,20 @@ beforeAll(async () => {
   server = await startServer({ settings: { workers: 1, document_roots: [root] } });
   jobA = (await ingest(server, 'a.md', enc('# Alpha\n\nThe first document, in scope of the jobs keys.\n'))).job_id;
   jobC = (await ingest(server, 'c.md', enc('# Gamma\n\nA document no scoped key may see.\n'))).job_id;
-  botB = (await ok(await server.call('POST', '/bots', { json: { name: 'bees', llm: { provider: 'extractive' } } }))).bot_id;
-  botX = (await ok(await server.call('POST', '/bots', { json: { name: 'other', llm: { provider: 'extractive' } } }))).bot_id;
+  botB = (await ok(await server.call('POST', '/bots', { json: { name: 'bees', llm: { provider: 'extractive' } } })))
+    .bot_id;
+  botX = (await ok(await server.call('POST', '/bots', { json: { name: 'other', llm: { provider: 'extractive' } } })))
+    .bot_id;
   // review: true keeps the document waiting for a person, so no pipeline runs under the walk.
-  botDoc = (await ok(await server.call('POST', `/bots/${botB}/documents/path`, { json: { path: join(root, 'b.md'), review: true } }))).job_id;
+  botDoc = (
+    await ok(
+      await server.call('POST', `/bots/${botB}/documents/path`, { json: { path: join(root, 'b.md'), review: true } }),
+    )
+  ).job_id;
   await server.waitFor(botDoc);
   const chatOf = async (bot: string) => (await ok(await server.call('POST', `/bots/${bot}/chats`))).chat_id as string;
-  const sessionOf = async (job: string) => (await ok(await server.call('POST', '/chat/sessions', { json: { job_id: job } }))).session_id as string;
+  const sessionOf = async (job: string) =>
+    (await ok(await server.call('POST', '/chat/sessions', { json: { job_id: job } }))).session_id as string;
   inside = {
     jobs: { job_id: jobA, session_id: await sessionOf(jobA) },
     bots: { job_id: botDoc, bot_id: botB, chat_id: await chatOf(botB), session_id: await sessionOf(botDoc) },
@@ -96,7 +126,9 @@ function routeIds(r: Route): string[] {
   const params = [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const body = bodyFields(r) ?? [];
   const order = (names: string[]) => SCOPED_FIELDS.filter((f) => f !== 'collection_name' && names.includes(f));
-  const aliased = Object.entries(accessOf(r.method, r.url)?.aliases ?? {}).flatMap(([name, a]) => (body.includes(name) ? [a.field] : []));
+  const aliased = Object.entries(accessOf(r.method, r.url)?.aliases ?? {}).flatMap(([name, a]) =>
+    body.includes(name) ? [a.field] : [],
+  );
   return [...order(params), ...order(body), ...aliased];
 }
 
@@ -104,12 +136,19 @@ function routeIds(r: Route): string[] {
 function bodyFor(r: Route, fields: string[], ids: Ids): Record<string, string> {
   const of = ids as Record<string, string>;
   const body: Record<string, string> = Object.fromEntries(fields.flatMap((f) => (of[f] ? [[f, of[f]]] : [])));
-  for (const [name, a] of Object.entries(accessOf(r.method, r.url)?.aliases ?? {})) if (fields.includes(name) && of[a.field]) body[name] = `${a.prefix ?? ''}${of[a.field]}`;
+  for (const [name, a] of Object.entries(accessOf(r.method, r.url)?.aliases ?? {}))
+    if (fields.includes(name) && of[a.field]) body[name] = `${a.prefix ?? ''}${of[a.field]}`;
   return body;
 }
 
-async function send(k: { secret: string }, r: Route, ids: Ids): Promise<{ status: number; code?: string; message?: string }> {
-  const path = r.url.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent((ids as Record<string, string>)[p] ?? OTHER_PARAMS[p] ?? 'x'));
+async function send(
+  k: { secret: string },
+  r: Route,
+  ids: Ids,
+): Promise<{ status: number; code?: string; message?: string }> {
+  const path = r.url.replace(/:(\w+)/g, (_, p: string) =>
+    encodeURIComponent((ids as Record<string, string>)[p] ?? OTHER_PARAMS[p] ?? 'x'),
+  );
   const fields = bodyFields(r);
   const headers: Record<string, string> = { 'x-api-key': k.secret };
   let body: string | undefined;
@@ -143,10 +182,22 @@ describe('the access policy', () => {
       if (route.startsWith('DELETE ') || / \/keys\b/.test(route)) expect(rule.role, route).toBe('admin');
       else if (route.startsWith('GET ')) expect(rule.role, route).toBe('reader');
     }
-    for (const route of ['POST /search', 'POST /chat', 'POST /chat/sessions', 'POST /bots/:bot_id/chats/:chat_id', 'POST /bots/:bot_id/vectorstore']) {
+    for (const route of [
+      'POST /search',
+      'POST /chat',
+      'POST /chat/sessions',
+      'POST /bots/:bot_id/chats/:chat_id',
+      'POST /bots/:bot_id/vectorstore',
+    ]) {
       expect(ACCESS_POLICY[route as keyof typeof ACCESS_POLICY].role, route).toBe('reader');
     }
-    for (const route of ['PATCH /jobs/:job_id/blocks/:block_id', 'POST /jobs/:job_id/finalize', 'POST /chat/resume', 'POST /jobs', 'POST /jobs/:job_id/embed']) {
+    for (const route of [
+      'PATCH /jobs/:job_id/blocks/:block_id',
+      'POST /jobs/:job_id/finalize',
+      'POST /chat/resume',
+      'POST /jobs',
+      'POST /jobs/:job_id/embed',
+    ]) {
       expect(ACCESS_POLICY[route as keyof typeof ACCESS_POLICY].role, route).toBe('reviewer');
     }
   });
@@ -217,7 +268,8 @@ describe('every role and scope against every route', () => {
     }
     expect(reached).toBeGreaterThan(60);
     // A chat session before its job, a job before its bot: deleting a job takes its sessions, a bot its documents.
-    const order = (url: string) => (url.startsWith('/chat/sessions') || url.startsWith('/conversations') ? 0 : url.startsWith('/bots') ? 2 : 1);
+    const order = (url: string) =>
+      url.startsWith('/chat/sessions') || url.startsWith('/conversations') ? 0 : url.startsWith('/bots') ? 2 : 1;
     deferred.sort(([, a], [, b]) => order(a.url) - order(b.url));
     expect(deferred.map(([k, r]) => `${k.name} ${r.method} ${r.url}`).sort()).toEqual([
       'admin-bots DELETE /bots/:bot_id',

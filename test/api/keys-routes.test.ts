@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const as = (secret: string, method: string, path: string, body?: unknown) => server.call(method, path, { json: body, headers: { 'x-api-key': secret } });
+const as = (secret: string, method: string, path: string, body?: unknown) =>
+  server.call(method, path, { json: body, headers: { 'x-api-key': secret } });
 
 describe('the keys routes', () => {
   it('create a key whose secret is answered once and works at once, list it without the secret, and revoke it at once', async () => {
@@ -51,18 +52,30 @@ describe('the keys routes', () => {
   });
 
   it('are for unscoped admin keys only: a reviewer and an admin limited to a bot get 403', async () => {
-    const bot = (await json(await server.call('POST', '/bots', { json: { name: 'b', llm: { provider: 'extractive' } } }))).bot_id as string;
-    const reviewer = (await json(await server.call('POST', '/keys', { json: { name: 'rev', role: 'reviewer' } }))).secret as string;
-    const scopedAdmin = (await json(await server.call('POST', '/keys', { json: { name: 'bot-admin', role: 'admin', bots: [bot] } }))).secret as string;
-    const admin = (await json(await server.call('POST', '/keys', { json: { name: 'root', role: 'admin' } }))).secret as string;
+    const bot = (
+      await json(await server.call('POST', '/bots', { json: { name: 'b', llm: { provider: 'extractive' } } }))
+    ).bot_id as string;
+    const reviewer = (await json(await server.call('POST', '/keys', { json: { name: 'rev', role: 'reviewer' } })))
+      .secret as string;
+    const scopedAdmin = (
+      await json(await server.call('POST', '/keys', { json: { name: 'bot-admin', role: 'admin', bots: [bot] } }))
+    ).secret as string;
+    const admin = (await json(await server.call('POST', '/keys', { json: { name: 'root', role: 'admin' } })))
+      .secret as string;
     for (const secret of [reviewer, scopedAdmin]) {
-      for (const [method, path, body] of [['GET', '/keys'], ['POST', '/keys', { name: 'mine', role: 'admin' }], ['DELETE', '/keys/root']] as const) {
+      for (const [method, path, body] of [
+        ['GET', '/keys'],
+        ['POST', '/keys', { name: 'mine', role: 'admin' }],
+        ['DELETE', '/keys/root'],
+      ] as const) {
         const res = await as(secret, method, path, body);
         expect(res.status, `${method} ${path}`).toBe(403);
         expect((await json(res)).error.code).toBe('FORBIDDEN');
       }
     }
     expect((await as(admin, 'POST', '/keys', { name: 'made-by-root', role: 'reader' })).status).toBe(201);
-    expect((await json(await server.call('GET', '/keys'))).keys.find((k: { name: string }) => k.name === 'root').revoked_at).toBeNull();
+    expect(
+      (await json(await server.call('GET', '/keys'))).keys.find((k: { name: string }) => k.name === 'root').revoked_at,
+    ).toBeNull();
   });
 });

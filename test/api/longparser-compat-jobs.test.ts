@@ -30,7 +30,8 @@ function lp(method: string, path: string, body?: unknown): Promise<Response> {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   return fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
-const lpJson = async (method: string, path: string, body?: unknown) => (await lp(method, path, body)).json() as Promise<any>;
+const lpJson = async (method: string, path: string, body?: unknown) =>
+  (await lp(method, path, body)).json() as Promise<any>;
 
 /** POST /jobs with files={"file": (name, bytes)}; then poll GET /jobs/{id} until review can start. */
 async function uploadAndWait(name: string, text: string): Promise<{ created: any; jobId: string }> {
@@ -39,12 +40,18 @@ async function uploadAndWait(name: string, text: string): Promise<{ created: any
   const res = await fetch(`${server.url}/jobs`, { method: 'POST', headers: { 'X-API-Key': server.key }, body: form });
   expect(res.status).toBe(201);
   const created = await res.json();
-  await expect.poll(async () => (await lpJson('GET', `/jobs/${created.job_id}`)).status, { timeout: 120_000, interval: 50 }).toBe('ready_for_review');
+  await expect
+    .poll(async () => (await lpJson('GET', `/jobs/${created.job_id}`)).status, { timeout: 120_000, interval: 50 })
+    .toBe('ready_for_review');
   return { created, jobId: created.job_id as string };
 }
 
 /** BlockReviewUpdate as pydantic dumps it: every field, defaults included. */
-const blockUpdate = (version: number, status: string, o: { edited_text?: string; edited_type?: string; reviewer_note?: string } = {}) => ({
+const blockUpdate = (
+  version: number,
+  status: string,
+  o: { edited_text?: string; edited_type?: string; reviewer_note?: string } = {},
+) => ({
   status,
   edited_text: o.edited_text ?? null,
   edited_type: o.edited_type ?? null,
@@ -86,10 +93,24 @@ describe('a LongParser client against Lectern', () => {
       next = links(last).next;
     }
     expect(links(last).prev).toBeDefined();
-    expect(seen.map((b) => b.block_id)).toEqual((await lpJson('GET', `/jobs/${jobId}/blocks?limit=500`)).map((b: any) => b.block_id));
+    expect(seen.map((b) => b.block_id)).toEqual(
+      (await lpJson('GET', `/jobs/${jobId}/blocks?limit=500`)).map((b: any) => b.block_id),
+    );
     expect(seen).toHaveLength(job.total_blocks);
     // LongParser's BlockResponse fields, and its filters.
-    for (const key of ['block_id', 'type', 'text', 'order_index', 'heading_level', 'indent_level', 'hierarchy_path', 'page_number', 'review_status', 'current_revision_id', 'version']) {
+    for (const key of [
+      'block_id',
+      'type',
+      'text',
+      'order_index',
+      'heading_level',
+      'indent_level',
+      'hierarchy_path',
+      'page_number',
+      'review_status',
+      'current_revision_id',
+      'version',
+    ]) {
       expect(seen[0]).toHaveProperty(key);
     }
     const headings = await lpJson('GET', `/jobs/${jobId}/blocks?type=heading`);
@@ -100,7 +121,18 @@ describe('a LongParser client against Lectern', () => {
     expect(Array.isArray(chunks)).toBe(true);
     expect(chunks).toHaveLength(1);
     expect(Number(chunksRes.headers.get('x-total-count'))).toBe(job.total_chunks);
-    for (const key of ['chunk_id', 'text', 'token_count', 'chunk_type', 'section_path', 'page_numbers', 'block_ids', 'review_status', 'current_revision_id', 'version']) {
+    for (const key of [
+      'chunk_id',
+      'text',
+      'token_count',
+      'chunk_type',
+      'section_path',
+      'page_numbers',
+      'block_ids',
+      'review_status',
+      'current_revision_id',
+      'version',
+    ]) {
       expect(chunks[0]).toHaveProperty(key);
     }
     // Chunks one at a time, following rel="next" to the end as blocks did.
@@ -118,7 +150,9 @@ describe('a LongParser client against Lectern', () => {
       nextChunks = links(lastChunks).next;
     }
     expect(links(lastChunks).prev).toBeDefined();
-    expect(chunksSeen.map((c) => c.chunk_id)).toEqual((await lpJson('GET', `/jobs/${jobId}/chunks?limit=500`)).map((c: any) => c.chunk_id));
+    expect(chunksSeen.map((c) => c.chunk_id)).toEqual(
+      (await lpJson('GET', `/jobs/${jobId}/chunks?limit=500`)).map((c: any) => c.chunk_id),
+    );
     expect(new Set(chunksSeen.map((c) => c.chunk_id)).size).toBe(job.total_chunks);
 
     await lp('PATCH', `/jobs/${jobId}/blocks/${seen[1].block_id}`, blockUpdate(seen[1].version, 'approved'));
@@ -133,7 +167,9 @@ describe('a LongParser client against Lectern', () => {
     expect(Object.keys(listed)).toEqual(expect.arrayContaining(['jobs', 'total']));
     expect(listed.total).toBeGreaterThanOrEqual(1);
     expect(listed.jobs.map((j: any) => j.job_id)).toContain(jobId);
-    expect((await lpJson('GET', '/jobs?status=ready_for_review')).jobs.every((j: any) => j.status === 'ready_for_review')).toBe(true);
+    expect(
+      (await lpJson('GET', '/jobs?status=ready_for_review')).jobs.every((j: any) => j.status === 'ready_for_review'),
+    ).toBe(true);
 
     // The OpenAPI document declares the arrays and their paging headers.
     const doc = await (await fetch(`${server.url}/openapi.json`)).json();
@@ -142,14 +178,20 @@ describe('a LongParser client against Lectern', () => {
       expect(ok.content['application/json'].schema.type, path).toBe('array');
       expect(Object.keys(ok.headers).sort(), path).toEqual(['Link', 'X-Total-Count']);
     }
-    expect(Object.keys(doc.paths['/jobs'].get.responses['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['jobs', 'total']));
+    expect(Object.keys(doc.paths['/jobs'].get.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['jobs', 'total']),
+    );
   });
 
-  it('reads the reviewer\'s text and type as `text` and `type`, the machine\'s in original_*, before and after an undo, and in the export', async () => {
+  it("reads the reviewer's text and type as `text` and `type`, the machine's in original_*, before and after an undo, and in the export", async () => {
     const { jobId } = await uploadAndWait('effective.md', DOC);
     const blocks = await lpJson('GET', `/jobs/${jobId}/blocks`);
     const owls = blocks.find((b: any) => b.text.startsWith('Owls'));
-    const res = await lp('PATCH', `/jobs/${jobId}/blocks/${owls.block_id}`, blockUpdate(owls.version, 'edited', { edited_text: 'Owls hunt at dusk.', edited_type: 'heading' }));
+    const res = await lp(
+      'PATCH',
+      `/jobs/${jobId}/blocks/${owls.block_id}`,
+      blockUpdate(owls.version, 'edited', { edited_text: 'Owls hunt at dusk.', edited_type: 'heading' }),
+    );
     expect(res.status).toBe(200);
     const patched = await res.json();
     const expected = {
@@ -167,29 +209,58 @@ describe('a LongParser client against Lectern', () => {
     expect(reread).toMatchObject(expected);
 
     const [chunk] = await lpJson('GET', `/jobs/${jobId}/chunks?limit=1`);
-    const chunkRes = await lp('PATCH', `/jobs/${jobId}/chunks/${chunk.chunk_id}`, { status: 'edited', edited_text: 'A chunk, reworded.', reviewer_note: '', version: chunk.version });
+    const chunkRes = await lp('PATCH', `/jobs/${jobId}/chunks/${chunk.chunk_id}`, {
+      status: 'edited',
+      edited_text: 'A chunk, reworded.',
+      reviewer_note: '',
+      version: chunk.version,
+    });
     expect(chunkRes.status).toBe(200);
-    expect(await chunkRes.json()).toMatchObject({ text: 'A chunk, reworded.', original_text: chunk.text, edited_text: 'A chunk, reworded.', review_status: 'edited' });
-    expect((await lpJson('GET', `/jobs/${jobId}/chunks?limit=1`))[0]).toMatchObject({ text: 'A chunk, reworded.', original_text: chunk.text });
+    expect(await chunkRes.json()).toMatchObject({
+      text: 'A chunk, reworded.',
+      original_text: chunk.text,
+      edited_text: 'A chunk, reworded.',
+      review_status: 'edited',
+    });
+    expect((await lpJson('GET', `/jobs/${jobId}/chunks?limit=1`))[0]).toMatchObject({
+      text: 'A chunk, reworded.',
+      original_text: chunk.text,
+    });
 
     // Lectern's undo takes the edit back: text and type read as extracted again.
-    const undone = await lp('POST', `/jobs/${jobId}/blocks/undo`, { items: [{ block_id: owls.block_id, version: patched.version, revision_id: patched.current_revision_id }] });
+    const undone = await lp('POST', `/jobs/${jobId}/blocks/undo`, {
+      items: [{ block_id: owls.block_id, version: patched.version, revision_id: patched.current_revision_id }],
+    });
     expect(undone.status).toBe(200);
     const back = (await lpJson('GET', `/jobs/${jobId}/blocks`)).find((b: any) => b.block_id === owls.block_id);
-    expect(back).toMatchObject({ text: owls.text, type: 'paragraph', original_text: owls.text, edited_text: null, edited_type: null, review_status: 'pending' });
+    expect(back).toMatchObject({
+      text: owls.text,
+      type: 'paragraph',
+      original_text: owls.text,
+      edited_text: null,
+      edited_type: null,
+      review_status: 'pending',
+    });
 
     // Edited again, finalized: the export's blocks carry the reviewer's text as `text`.
-    const again = await lpJson('PATCH', `/jobs/${jobId}/blocks/${owls.block_id}`, blockUpdate(back.version, 'edited', { edited_text: 'Owls hunt at dusk.' }));
+    const again = await lpJson(
+      'PATCH',
+      `/jobs/${jobId}/blocks/${owls.block_id}`,
+      blockUpdate(back.version, 'edited', { edited_text: 'Owls hunt at dusk.' }),
+    );
     expect(again.text).toBe('Owls hunt at dusk.');
     expect((await lp('POST', `/jobs/${jobId}/finalize`, { finalize_policy: 'approve_pending' })).status).toBe(200);
     const files = unzipSync(new Uint8Array(await (await lp('GET', `/jobs/${jobId}/export`)).arrayBuffer()));
     const exported = JSON.parse(strFromU8(files['blocks.json']!));
-    expect(exported.find((b: any) => b.block_id === owls.block_id)).toMatchObject({ text: 'Owls hunt at dusk.', original_text: owls.text });
+    expect(exported.find((b: any) => b.block_id === owls.block_id)).toMatchObject({
+      text: 'Owls hunt at dusk.',
+      original_text: owls.text,
+    });
     expect(strFromU8(files['document.md']!)).toContain('Owls hunt at dusk.');
     expect(strFromU8(files['document.md']!)).not.toContain(owls.text);
   });
 
-  it('gets LongParser\'s answers from upload, rechunk and finalize, and blocks.json and chunks.json in the export', async () => {
+  it("gets LongParser's answers from upload, rechunk and finalize, and blocks.json and chunks.json in the export", async () => {
     const bytes = enc(DOC);
     const { created, jobId } = await uploadAndWait('answers.md', DOC);
     expect(created).toMatchObject({
@@ -217,7 +288,11 @@ describe('a LongParser client against Lectern', () => {
     expect((await lpJson('GET', `/jobs/${jobId}`)).review_progress).toEqual(progress);
     const listed = (await lpJson('GET', '/jobs?limit=500')).jobs;
     expect(listed.find((j: any) => j.job_id === jobId).review_progress).toEqual(progress);
-    expect(listed.every((j: any) => ['approved', 'edited', 'rejected', 'pending'].every((k) => Number.isInteger(j.review_progress[k])))).toBe(true);
+    expect(
+      listed.every((j: any) =>
+        ['approved', 'edited', 'rejected', 'pending'].every((k) => Number.isInteger(j.review_progress[k])),
+      ),
+    ).toBe(true);
     const rechunked = await lp('POST', `/jobs/${jobId}/rechunk`);
     expect(rechunked.status).toBe(200);
     const r = await rechunked.json();
@@ -235,10 +310,21 @@ describe('a LongParser client against Lectern', () => {
     const exportedChunks = JSON.parse(strFromU8(files['chunks.json']!));
     expect(Array.isArray(exportedBlocks) && Array.isArray(exportedChunks)).toBe(true);
     // The rejected block stays out (LongParser's export keeps it: a defect not copied).
-    expect(exportedBlocks.map((b: any) => b.block_id)).toEqual(blocks.filter((b: any) => b.block_id !== wrens.block_id).map((b: any) => b.block_id));
-    expect(exportedBlocks[0]).toMatchObject({ block_id: blocks[0].block_id, type: 'heading', text: 'Field guide', page_number: expect.any(Number) });
+    expect(exportedBlocks.map((b: any) => b.block_id)).toEqual(
+      blocks.filter((b: any) => b.block_id !== wrens.block_id).map((b: any) => b.block_id),
+    );
+    expect(exportedBlocks[0]).toMatchObject({
+      block_id: blocks[0].block_id,
+      type: 'heading',
+      text: 'Field guide',
+      page_number: expect.any(Number),
+    });
     expect(exportedChunks.length).toBe(r.total_chunks);
-    expect(exportedChunks.every((c: any) => typeof c.chunk_id === 'string' && Array.isArray(c.block_ids) && !c.text.includes('Wrens'))).toBe(true);
+    expect(
+      exportedChunks.every(
+        (c: any) => typeof c.chunk_id === 'string' && Array.isArray(c.block_ids) && !c.text.includes('Wrens'),
+      ),
+    ).toBe(true);
     // Indented as LongParser's json.dumps(..., indent=2) writes them.
     expect(strFromU8(files['blocks.json']!)).toMatch(/^\[\n {2}\{\n {4}"block_id"/);
     // Listed in the manifest with their hashes, like every file.
@@ -248,12 +334,16 @@ describe('a LongParser client against Lectern', () => {
     expect(hashOf['chunks.json']).toBe(createHash('sha256').update(files['chunks.json']!).digest('hex'));
   });
 
-  it('reads every error\'s message from `detail`, beside Lectern\'s coded `error`', async () => {
+  it("reads every error's message from `detail`, beside Lectern's coded `error`", async () => {
     const { jobId } = await uploadAndWait('errors.md', DOC);
     const cases: [Response, number, string][] = [
       [await lp('GET', '/jobs/no-such-job'), 404, 'JOB_NOT_FOUND'],
       [await lp('GET', `/jobs/${jobId}/blocks?limit=501`), 400, 'VALIDATION_FAILED'],
-      [await lp('PATCH', `/jobs/${jobId}/blocks/b1`, { ...blockUpdate(1, 'approved'), status: 'done' }), 400, 'VALIDATION_FAILED'],
+      [
+        await lp('PATCH', `/jobs/${jobId}/blocks/b1`, { ...blockUpdate(1, 'approved'), status: 'done' }),
+        400,
+        'VALIDATION_FAILED',
+      ],
       [await fetch(`${server.url}/jobs`, { headers: { 'X-API-Key': 'wrong-key-of-many-chars' } }), 401, 'UNAUTHORIZED'],
       [await lp('GET', '/no-such-route'), 404, 'NOT_FOUND'],
     ];
@@ -272,15 +362,28 @@ describe('a LongParser client against Lectern', () => {
     expect(doc.components.schemas.ErrorBody.properties.detail).toMatchObject({ type: 'string' });
   });
 
-  it('finds audit actions in LongParser\'s words: the review status each change left', async () => {
+  it("finds audit actions in LongParser's words: the review status each change left", async () => {
     const { jobId } = await uploadAndWait('audit.md', DOC);
     const blocks = await lpJson('GET', `/jobs/${jobId}/blocks`);
     const [a, b, c, d] = blocks;
-    await lp('PATCH', `/jobs/${jobId}/blocks/${a.block_id}`, blockUpdate(a.version, 'approved', { reviewer_note: 'fine' }));
-    await lp('PATCH', `/jobs/${jobId}/blocks/${b.block_id}`, blockUpdate(b.version, 'edited', { edited_text: 'Owls see in the dark.' }));
+    await lp(
+      'PATCH',
+      `/jobs/${jobId}/blocks/${a.block_id}`,
+      blockUpdate(a.version, 'approved', { reviewer_note: 'fine' }),
+    );
+    await lp(
+      'PATCH',
+      `/jobs/${jobId}/blocks/${b.block_id}`,
+      blockUpdate(b.version, 'edited', { edited_text: 'Owls see in the dark.' }),
+    );
     const rejected = await lpJson('PATCH', `/jobs/${jobId}/blocks/${c.block_id}`, blockUpdate(c.version, 'rejected'));
     const [chunk] = await lpJson('GET', `/jobs/${jobId}/chunks?limit=1`);
-    await lp('PATCH', `/jobs/${jobId}/chunks/${chunk.chunk_id}`, { status: 'approved', edited_text: null, reviewer_note: '', version: chunk.version });
+    await lp('PATCH', `/jobs/${jobId}/chunks/${chunk.chunk_id}`, {
+      status: 'approved',
+      edited_text: null,
+      reviewer_note: '',
+      version: chunk.version,
+    });
     // Back to pending (Lectern's reset): named by the status it leaves.
     await lp('PATCH', `/jobs/${jobId}/blocks/${c.block_id}`, blockUpdate(rejected.version, 'pending'));
 
@@ -292,22 +395,57 @@ describe('a LongParser client against Lectern', () => {
     expect(actionOf(chunk.chunk_id)).toEqual(['approved']);
     // LongParser's Revision fields.
     const rev = trail.find((r: any) => r.entity_id === b.block_id);
-    expect(rev).toMatchObject({ entity_type: 'block', original_text: b.text, edited_text: 'Owls see in the dark.', reviewer_id: expect.any(String), reviewer_note: '' });
-    for (const key of ['revision_id', 'previous_revision_id', 'edited_type', 'timestamp']) expect(rev).toHaveProperty(key);
+    expect(rev).toMatchObject({
+      entity_type: 'block',
+      original_text: b.text,
+      edited_text: 'Owls see in the dark.',
+      reviewer_id: expect.any(String),
+      reviewer_note: '',
+    });
+    for (const key of ['revision_id', 'previous_revision_id', 'edited_type', 'timestamp'])
+      expect(rev).toHaveProperty(key);
     // Filtering by action takes LongParser's words (and Lectern's earlier ones).
-    expect((await lpJson('GET', `/jobs/${jobId}/audit?action=approved`)).map((r: any) => r.entity_id).sort()).toEqual([a.block_id, chunk.chunk_id].sort());
+    expect((await lpJson('GET', `/jobs/${jobId}/audit?action=approved`)).map((r: any) => r.entity_id).sort()).toEqual(
+      [a.block_id, chunk.chunk_id].sort(),
+    );
     expect((await lpJson('GET', `/jobs/${jobId}/audit?action=approve`)).length).toBe(2);
 
     // Lectern's own actions keep their names; finalize's settling is told apart from a person's approval.
-    const undo = await lp('POST', `/jobs/${jobId}/blocks/undo`, { items: [{ block_id: a.block_id, version: a.version + 1, revision_id: trail.find((r: any) => r.entity_id === a.block_id).revision_id }] });
+    const undo = await lp('POST', `/jobs/${jobId}/blocks/undo`, {
+      items: [
+        {
+          block_id: a.block_id,
+          version: a.version + 1,
+          revision_id: trail.find((r: any) => r.entity_id === a.block_id).revision_id,
+        },
+      ],
+    });
     expect(undo.status).toBe(200);
     await lp('POST', `/jobs/${jobId}/finalize`, { finalize_policy: 'approve_pending' });
     const after = await lpJson('GET', `/jobs/${jobId}/audit?limit=500`);
     expect(after.find((r: any) => r.entity_id === a.block_id).action).toBe('auto_approved');
-    expect(after.filter((r: any) => r.entity_id === a.block_id).map((r: any) => r.action)).toEqual(['auto_approved', 'undo', 'approved']);
+    expect(after.filter((r: any) => r.entity_id === a.block_id).map((r: any) => r.action)).toEqual([
+      'auto_approved',
+      'undo',
+      'approved',
+    ]);
     expect(after.find((r: any) => r.entity_id === d.block_id).action).toBe('auto_approved');
     expect(after.find((r: any) => r.entity_type === 'job').action).toBe('finalize');
     const words = new Set(after.map((r: any) => r.action));
-    expect([...words].every((w) => ['approved', 'edited', 'rejected', 'pending', 'auto_approved', 'auto_rejected', 'undo', 'rechunk', 'finalize'].includes(w as string))).toBe(true);
+    expect(
+      [...words].every((w) =>
+        [
+          'approved',
+          'edited',
+          'rejected',
+          'pending',
+          'auto_approved',
+          'auto_rejected',
+          'undo',
+          'rechunk',
+          'finalize',
+        ].includes(w as string),
+      ),
+    ).toBe(true);
   });
 });

@@ -58,7 +58,12 @@ function lp(method: string, path: string, body?: unknown, key = server.key): Pro
   return fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 /** The status and JSON body of a call, as a client reads both. */
-async function call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string,
+): Promise<{ status: number; body: any }> {
   const res = await lp(method, path, body, key);
   return { status: res.status, body: await res.json() };
 }
@@ -92,43 +97,101 @@ async function embedAndWait(id: string, body: Record<string, unknown>) {
 }
 
 /** EmbedRequest as pydantic dumps it. */
-const EMBED = { provider: 'huggingface', model: 'sentence-transformers/all-MiniLM-L6-v2', vector_db: 'usearch', collection_name: 'longparser_docs' };
+const EMBED = {
+  provider: 'huggingface',
+  model: 'sentence-transformers/all-MiniLM-L6-v2',
+  vector_db: 'usearch',
+  collection_name: 'longparser_docs',
+};
 /** SearchRequest as pydantic dumps it: top_k left to its default, filters {}, no index_version. */
-const searchBody = (id: string, query: string, o: Record<string, unknown> = {}) => ({ job_id: id, query, filters: {}, ...o });
+const searchBody = (id: string, query: string, o: Record<string, unknown> = {}) => ({
+  job_id: id,
+  query,
+  filters: {},
+  ...o,
+});
 /** Every block of a job, LongParser's list read at its largest page. */
-const allOf = async (id: string, what: 'blocks' | 'chunks'): Promise<any[]> => (await call('GET', `/jobs/${id}/${what}?limit=500`)).body;
+const allOf = async (id: string, what: 'blocks' | 'chunks'): Promise<any[]> =>
+  (await call('GET', `/jobs/${id}/${what}?limit=500`)).body;
 
 describe('the hosted providers LongParser names: their known addresses and the keys from the environment', () => {
-  it('asks OpenRouter, Groq and Gemini at their known addresses with LongParser\'s default models; GOOGLE_API_KEY serves Gemini', () => {
+  it("asks OpenRouter, Groq and Gemini at their known addresses with LongParser's default models; GOOGLE_API_KEY serves Gemini", () => {
     const none = providerKeysFrom({});
     // OpenRouter's address is the one LongParser's llm_chain.py fixes; Groq's is the groq SDK's root and its
     // /openai/v1; Gemini's is Google's OpenAI-compatible endpoint.
-    expect(remoteEndpoint({ provider: 'openrouter' }, none)).toEqual({ baseUrl: 'https://openrouter.ai/api/v1', apiKey: undefined, model: 'openai/gpt-5.3', sdkBase: true });
-    expect(remoteEndpoint({ provider: 'groq' }, none)).toEqual({ baseUrl: 'https://api.groq.com/openai/v1', apiKey: undefined, model: 'openai/gpt-oss-120b', sdkBase: true });
-    expect(remoteEndpoint({ provider: 'gemini' }, none)).toEqual({ baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', apiKey: undefined, model: 'gemini-2.5-flash', sdkBase: true });
-    expect(DEFAULT_BASE_URL).toMatchObject({ openrouter: 'https://openrouter.ai/api/v1', groq: 'https://api.groq.com/openai/v1', gemini: 'https://generativelanguage.googleapis.com/v1beta/openai' });
+    expect(remoteEndpoint({ provider: 'openrouter' }, none)).toEqual({
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKey: undefined,
+      model: 'openai/gpt-5.3',
+      sdkBase: true,
+    });
+    expect(remoteEndpoint({ provider: 'groq' }, none)).toEqual({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      apiKey: undefined,
+      model: 'openai/gpt-oss-120b',
+      sdkBase: true,
+    });
+    expect(remoteEndpoint({ provider: 'gemini' }, none)).toEqual({
+      baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+      apiKey: undefined,
+      model: 'gemini-2.5-flash',
+      sdkBase: true,
+    });
+    expect(DEFAULT_BASE_URL).toMatchObject({
+      openrouter: 'https://openrouter.ai/api/v1',
+      groq: 'https://api.groq.com/openai/v1',
+      gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    });
     // And the addresses the answers are asked at: the chat path right below each (Gemini's is not under a /v1).
-    expect(openAiChatUrl(remoteEndpoint({ provider: 'openrouter' }, none))).toBe('https://openrouter.ai/api/v1/chat/completions');
-    expect(openAiChatUrl(remoteEndpoint({ provider: 'groq' }, none))).toBe('https://api.groq.com/openai/v1/chat/completions');
-    expect(openAiChatUrl(remoteEndpoint({ provider: 'gemini' }, none))).toBe('https://generativelanguage.googleapis.com/v1beta/openai/chat/completions');
+    expect(openAiChatUrl(remoteEndpoint({ provider: 'openrouter' }, none))).toBe(
+      'https://openrouter.ai/api/v1/chat/completions',
+    );
+    expect(openAiChatUrl(remoteEndpoint({ provider: 'groq' }, none))).toBe(
+      'https://api.groq.com/openai/v1/chat/completions',
+    );
+    expect(openAiChatUrl(remoteEndpoint({ provider: 'gemini' }, none))).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/openai/chat/completions',
+    );
     // A base_url in a request keeps Lectern's reading: /v1 added to a server's bare address.
-    expect(openAiChatUrl(remoteEndpoint({ provider: 'openai', base_url: 'http://127.0.0.1:8080', model: 'm' }, none))).toBe('http://127.0.0.1:8080/v1/chat/completions');
+    expect(
+      openAiChatUrl(remoteEndpoint({ provider: 'openai', base_url: 'http://127.0.0.1:8080', model: 'm' }, none)),
+    ).toBe('http://127.0.0.1:8080/v1/chat/completions');
 
     // Keys: LongParser's variables; Gemini's from GOOGLE_API_KEY when GEMINI_API_KEY is not set, GEMINI_API_KEY first.
-    const env = providerKeysFrom({ GOOGLE_API_KEY: 'google-key', OPENROUTER_API_KEY: ' or-key ', GROQ_API_KEY: 'gsk', OPENAI_API_KEY: 'sk' });
+    const env = providerKeysFrom({
+      GOOGLE_API_KEY: 'google-key',
+      OPENROUTER_API_KEY: ' or-key ',
+      GROQ_API_KEY: 'gsk',
+      OPENAI_API_KEY: 'sk',
+    });
     expect(env.keys).toEqual({ gemini: 'google-key', openrouter: 'or-key', groq: 'gsk', openai: 'sk' });
     expect(remoteEndpoint({ provider: 'gemini' }, env).apiKey).toBe('google-key');
-    expect(providerKeysFrom({ GOOGLE_API_KEY: 'google-key', GEMINI_API_KEY: 'gemini-key' }).keys?.gemini).toBe('gemini-key');
+    expect(providerKeysFrom({ GOOGLE_API_KEY: 'google-key', GEMINI_API_KEY: 'gemini-key' }).keys?.gemini).toBe(
+      'gemini-key',
+    );
     expect(providerKeysFrom({ GOOGLE_API_KEY: '  ' }).keys).toEqual({});
 
     // Addresses moved by the environment; the groq SDK's variables name Groq's root, as its SDK reads them.
-    const moved = providerKeysFrom({ GROQ_API_BASE: 'http://gateway:8080/', OPENAI_BASE_URL: 'http://gateway:8080/v1', OPENROUTER_BASE_URL: 'http://or.local/api/v1' });
-    expect(moved.baseUrls).toEqual({ groq: 'http://gateway:8080/openai/v1', openai: 'http://gateway:8080/v1', openrouter: 'http://or.local/api/v1' });
+    const moved = providerKeysFrom({
+      GROQ_API_BASE: 'http://gateway:8080/',
+      OPENAI_BASE_URL: 'http://gateway:8080/v1',
+      OPENROUTER_BASE_URL: 'http://or.local/api/v1',
+    });
+    expect(moved.baseUrls).toEqual({
+      groq: 'http://gateway:8080/openai/v1',
+      openai: 'http://gateway:8080/v1',
+      openrouter: 'http://or.local/api/v1',
+    });
     expect(remoteEndpoint({ provider: 'groq' }, moved).baseUrl).toBe('http://gateway:8080/openai/v1');
     expect(remoteEndpoint({ provider: 'gemini' }, moved).baseUrl).toBe(DEFAULT_BASE_URL.gemini);
     expect(providerKeysFrom({ OPENAI_API_BASE: 'http://a/v1' }).baseUrls?.openai).toBe('http://a/v1');
     // A request's own choice wins over the environment (Lectern's fields, for its own clients).
-    expect(remoteEndpoint({ provider: 'groq', base_url: 'http://b/v1', api_key: 'k', model: 'm' }, { keys: env.keys, baseUrls: moved.baseUrls })).toEqual({ baseUrl: 'http://b/v1', apiKey: 'k', model: 'm', sdkBase: false });
+    expect(
+      remoteEndpoint(
+        { provider: 'groq', base_url: 'http://b/v1', api_key: 'k', model: 'm' },
+        { keys: env.keys, baseUrls: moved.baseUrls },
+      ),
+    ).toEqual({ baseUrl: 'http://b/v1', apiKey: 'k', model: 'm', sdkBase: false });
   });
 });
 
@@ -152,21 +215,38 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
 
     const accepted = await embedAndWait(jobId, EMBED);
     expect(accepted).toMatchObject({
-      status: 'embedding', job_id: jobId, collection: 'longparser_docs', index_version: '1',
-      provider: 'local', model: TEST_MODEL, vector_db: 'usearch', chunks: { accepted: 8, to_embed: 8, unchanged: 0 },
+      status: 'embedding',
+      job_id: jobId,
+      collection: 'longparser_docs',
+      index_version: '1',
+      provider: 'local',
+      model: TEST_MODEL,
+      vector_db: 'usearch',
+      chunks: { accepted: 8, to_embed: 8, unchanged: 0 },
     });
     // sentence-transformers and the bare model name mean the same local model: the collection takes it.
     const again = await embedAndWait(jobId, { ...EMBED, provider: 'sentence-transformers', model: 'all-MiniLM-L6-v2' });
-    expect(again).toMatchObject({ collection: 'longparser_docs', index_version: '2', model: TEST_MODEL, chunks: { to_embed: 0, unchanged: 8 } });
+    expect(again).toMatchObject({
+      collection: 'longparser_docs',
+      index_version: '2',
+      model: TEST_MODEL,
+      chunks: { to_embed: 0, unchanged: 8 },
+    });
     expect((await call('POST', '/search', searchBody(jobId, 'ice'))).body.index_version).toBe('2');
   });
 
   it('search: score is the cosine similarity (0..1) in every mode, fusion only orders (rank_score); metadata and index_version; default top_k 5, 50 accepted', async () => {
     // `mode` is Lectern's (LongParser searches by vector only): here only to show `score` means the same in each.
-    const all = await call('POST', '/search', searchBody(jobId, 'volcanic eruption of lava', { mode: 'vector', top_k: 50 }));
+    const all = await call(
+      'POST',
+      '/search',
+      searchBody(jobId, 'volcanic eruption of lava', { mode: 'vector', top_k: 50 }),
+    );
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(8);
-    const cosine = new Map<string, number>(all.body.results.map((r: { chunk_id: string; score: number }) => [r.chunk_id, r.score]));
+    const cosine = new Map<string, number>(
+      all.body.results.map((r: { chunk_id: string; score: number }) => [r.chunk_id, r.score]),
+    );
     for (const r of all.body.results) {
       expect(r.score).toBeGreaterThanOrEqual(0);
       expect(r.score).toBeLessThanOrEqual(1);
@@ -177,7 +257,12 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     // LongParser's body as it is: query, job_id, top_k left to its default of 5, filters {}.
     const hybrid = await call('POST', '/search', searchBody(jobId, 'volcanic eruption of lava'));
     expect(hybrid.status).toBe(200);
-    expect(hybrid.body).toMatchObject({ query: 'volcanic eruption of lava', model: TEST_MODEL, index_version: '2', total: 5 });
+    expect(hybrid.body).toMatchObject({
+      query: 'volcanic eruption of lava',
+      model: TEST_MODEL,
+      index_version: '2',
+      total: 5,
+    });
     expect(hybrid.body.results).toHaveLength(5);
     expect(hybrid.body.results[0].section_path).toEqual(['Volcanoes']);
     const ranks = hybrid.body.results.map((r: { rank_score: number }) => r.rank_score);
@@ -190,14 +275,27 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
       expect(r.score).toBeCloseTo(cosine.get(r.chunk_id)!, 3);
       expect(r.index_version).toBe('2');
       expect(r.metadata).toMatchObject({
-        chunk_id: r.chunk_id, job_id: jobId, chunk_type: r.chunk_type, section_path: r.section_path, page_numbers: r.page_numbers,
-        block_ids: r.block_ids, index_version: '2', collection: 'longparser_docs', text_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        chunk_id: r.chunk_id,
+        job_id: jobId,
+        chunk_type: r.chunk_type,
+        section_path: r.section_path,
+        page_numbers: r.page_numbers,
+        block_ids: r.block_ids,
+        index_version: '2',
+        collection: 'longparser_docs',
+        text_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
     // LongParser's filters: {"chunk_type": ...}.
-    const sections = await call('POST', '/search', searchBody(jobId, 'bees', { filters: { chunk_type: hybrid.body.results[0].chunk_type } }));
+    const sections = await call(
+      'POST',
+      '/search',
+      searchBody(jobId, 'bees', { filters: { chunk_type: hybrid.body.results[0].chunk_type } }),
+    );
     expect(sections.body.results.length).toBeGreaterThan(0);
-    expect(sections.body.results.every((r: { chunk_type: string }) => r.chunk_type === hybrid.body.results[0].chunk_type)).toBe(true);
+    expect(
+      sections.body.results.every((r: { chunk_type: string }) => r.chunk_type === hybrid.body.results[0].chunk_type),
+    ).toBe(true);
 
     // A keyword-only search still reports the cosine similarity, re-computed for what BM25 found.
     const keyword = await call('POST', '/search', searchBody(jobId, 'Sicilian', { mode: 'keyword' }));
@@ -208,7 +306,10 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     expect(sicilian.score).toBeGreaterThan(0);
     expect(sicilian.score).toBeLessThan(1);
     const vectorOfIt = await call('POST', '/search', searchBody(jobId, 'Sicilian', { mode: 'vector', top_k: 50 }));
-    expect(sicilian.score).toBeCloseTo(vectorOfIt.body.results.find((r: { chunk_id: string }) => r.chunk_id === sicilian.chunk_id).score, 2);
+    expect(sicilian.score).toBeCloseTo(
+      vectorOfIt.body.results.find((r: { chunk_id: string }) => r.chunk_id === sicilian.chunk_id).score,
+      2,
+    );
 
     const fifty = await call('POST', '/search', searchBody(jobId, 'bees', { top_k: 50 }));
     expect(fifty.status).toBe(200);
@@ -220,22 +321,32 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     expect(stale.body.detail).toMatch(/index/i);
   });
 
-  it('chat: idempotency_key returns the first answer, also to a repeat sent while it is still answering; groq, openrouter and gemini speak OpenAI at the deployment\'s addresses with the keys from the environment', async () => {
+  it("chat: idempotency_key returns the first answer, also to a repeat sent while it is still answering; groq, openrouter and gemini speak OpenAI at the deployment's addresses with the keys from the environment", async () => {
     const created = await call('POST', '/chat/sessions', { job_id: jobId });
     expect(created.status).toBe(201);
     const sessionId: string = created.body.session_id;
     // LongParser's ChatRequest fields, llm_model left out for the provider's default.
     const body: Record<string, unknown> = {
-      session_id: sessionId, job_id: jobId, question: 'What comes out of a volcano when it erupts?',
-      llm_provider: 'groq', top_k: 5, idempotency_key: 'retry-1', require_approval: false,
+      session_id: sessionId,
+      job_id: jobId,
+      question: 'What comes out of a volcano when it erupts?',
+      llm_provider: 'groq',
+      top_k: 5,
+      idempotency_key: 'retry-1',
+      require_approval: false,
     };
     const first = call('POST', '/chat', body);
     // The provider has the question (or the chat answered without asking it: a failure to show, not to wait out).
-    await Promise.race([provider.arrived(1), first.then((r) => expect.fail(`answered ${r.status} before asking the provider: ${JSON.stringify(r.body)}`))]);
+    await Promise.race([
+      provider.arrived(1),
+      first.then((r) => expect.fail(`answered ${r.status} before asking the provider: ${JSON.stringify(r.body)}`)),
+    ]);
     // A repeat sent while the first is provably still being answered. LongParser has no streaming: this one
     // streams (Lectern's `stream`) only so that its headers show the server has it, waiting on the first answer.
     const repeat = await fetch(`${server.url}/chat`, {
-      method: 'POST', headers: { 'X-API-Key': server.key, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }),
+      method: 'POST',
+      headers: { 'X-API-Key': server.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true }),
     });
     expect(repeat.status).toBe(200);
     expect(provider.requests).toHaveLength(1);
@@ -243,30 +354,62 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     const answered = await first;
     expect(answered.status).toBe(200);
     // ChatResponse: session_id, turn_id, answer, sources[{chunk_id, score, text, page_numbers}], status, thread_id.
-    expect(answered.body).toMatchObject({ session_id: sessionId, turn_id: expect.any(String), status: 'complete', thread_id: null });
+    expect(answered.body).toMatchObject({
+      session_id: sessionId,
+      turn_id: expect.any(String),
+      status: 'complete',
+      thread_id: null,
+    });
     expect(answered.body.answer).toBe('Lava and ash come out when it erupts [S1].');
-    expect(answered.body.sources[0]).toMatchObject({ chunk_id: expect.any(String), score: expect.any(Number), text: expect.stringContaining('lava'), page_numbers: [1] });
+    expect(answered.body.sources[0]).toMatchObject({
+      chunk_id: expect.any(String),
+      score: expect.any(Number),
+      text: expect.stringContaining('lava'),
+      page_numbers: [1],
+    });
     const streamed = await repeat.text();
     const done = JSON.parse(/event: done\ndata: (.*)\n/.exec(streamed)![1]!);
     expect(done).toMatchObject({ turn_id: answered.body.turn_id, answer: answered.body.answer });
     const later = await call('POST', '/chat', body);
-    expect(later.body).toMatchObject({ turn_id: answered.body.turn_id, answer: answered.body.answer, sources: answered.body.sources });
+    expect(later.body).toMatchObject({
+      turn_id: answered.body.turn_id,
+      answer: answered.body.answer,
+      sources: answered.body.sources,
+    });
     expect(provider.requests).toHaveLength(1);
     expect((await call('GET', `/chat/sessions/${sessionId}`)).body.turn_count).toBe(1);
     // Sent as the groq SDK sends it from GROQ_BASE_URL (its root, then /openai/v1), with LongParser's model
     // for groq and the key from GROQ_API_KEY.
-    expect(provider.requests[0]).toMatchObject({ path: '/openai/v1/chat/completions', authorization: 'Bearer gsk-from-env', body: { model: 'openai/gpt-oss-120b', stream: true } });
+    expect(provider.requests[0]).toMatchObject({
+      path: '/openai/v1/chat/completions',
+      authorization: 'Bearer gsk-from-env',
+      body: { model: 'openai/gpt-oss-120b', stream: true },
+    });
 
     // The same question in LongParser's docs' spelling: the options inside `config`.
-    const other = await call('POST', '/chat', { ...body, idempotency_key: 'retry-2', llm_provider: undefined, top_k: undefined, config: { llm_provider: 'openrouter', llm_model: 'meta/llama-3-8b', top_k: 3 } });
+    const other = await call('POST', '/chat', {
+      ...body,
+      idempotency_key: 'retry-2',
+      llm_provider: undefined,
+      top_k: undefined,
+      config: { llm_provider: 'openrouter', llm_model: 'meta/llama-3-8b', top_k: 3 },
+    });
     expect(other.status).toBe(200);
     expect(other.body.turn_id).not.toBe(answered.body.turn_id);
-    expect(provider.requests.at(-1)).toMatchObject({ path: '/openrouter/api/v1/chat/completions', authorization: 'Bearer or-from-env', body: { model: 'meta/llama-3-8b' } });
+    expect(provider.requests.at(-1)).toMatchObject({
+      path: '/openrouter/api/v1/chat/completions',
+      authorization: 'Bearer or-from-env',
+      body: { model: 'meta/llama-3-8b' },
+    });
     const gemini = await call('POST', '/chat', { ...body, idempotency_key: undefined, llm_provider: 'gemini' });
     expect(gemini.status).toBe(200);
     expect(gemini.body.answer).toBe(answered.body.answer);
     // GOOGLE_API_KEY (LongParser's .env.example for gemini) serves when GEMINI_API_KEY is not set.
-    expect(provider.requests.at(-1)).toMatchObject({ path: '/gemini/v1beta/openai/chat/completions', authorization: 'Bearer google-from-env', body: { model: 'gemini-2.5-flash' } });
+    expect(provider.requests.at(-1)).toMatchObject({
+      path: '/gemini/v1beta/openai/chat/completions',
+      authorization: 'Bearer google-from-env',
+      body: { model: 'gemini-2.5-flash' },
+    });
     expect(provider.requests).toHaveLength(3);
     expect((await call('GET', `/chat/sessions/${sessionId}`)).body.turn_count).toBe(3);
   });
@@ -274,7 +417,16 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
   it('DELETE /chat/sessions/{id} removes the session and its turns (admin key; 404 after)', async () => {
     const { body: session } = await call('POST', '/chat/sessions', { job_id: jobId });
     // `extractive`, Lectern's model-free provider, writes the one turn this test needs.
-    expect((await call('POST', '/chat', { session_id: session.session_id, job_id: jobId, question: 'How do glaciers move?', llm_provider: 'extractive' })).status).toBe(200);
+    expect(
+      (
+        await call('POST', '/chat', {
+          session_id: session.session_id,
+          job_id: jobId,
+          question: 'How do glaciers move?',
+          llm_provider: 'extractive',
+        })
+      ).status,
+    ).toBe(200);
     const reader = await createKey(server, 'lp-reader', 'reader');
     const refused = await call('DELETE', `/chat/sessions/${session.session_id}`, undefined, reader.secret);
     expect(refused.status).toBe(403);
@@ -286,7 +438,12 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     expect(gone.status).toBe(404);
     expect(gone.body.detail).toMatch(/session/i);
     expect((await call('DELETE', `/chat/sessions/${session.session_id}`)).status).toBe(404);
-    const ask = await call('POST', '/chat', { session_id: session.session_id, job_id: jobId, question: 'and bees?', llm_provider: 'extractive' });
+    const ask = await call('POST', '/chat', {
+      session_id: session.session_id,
+      job_id: jobId,
+      question: 'and bees?',
+      llm_provider: 'extractive',
+    });
     expect(ask.status).toBe(404);
     expect(ask.body.detail).toMatch(/session/i);
   });
@@ -295,13 +452,22 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     const id = await upload('purge.md', DOC_MD);
     const bread = (await allOf(id, 'blocks')).find((b) => b.text.startsWith('Knead the dough'))!;
     // An edit first (BlockReviewUpdate), so the audit holds the text in a revision too.
-    const edited = await call('PATCH', `/jobs/${id}/blocks/${bread.block_id}`, { status: 'edited', edited_text: `${bread.text} Secret sourdough starter.`, edited_type: null, reviewer_note: '', version: bread.version });
+    const edited = await call('PATCH', `/jobs/${id}/blocks/${bread.block_id}`, {
+      status: 'edited',
+      edited_text: `${bread.text} Secret sourdough starter.`,
+      edited_type: null,
+      reviewer_note: '',
+      version: bread.version,
+    });
     expect(edited.status).toBe(200);
     expect((await call('POST', `/jobs/${id}/finalize`, { finalize_policy: 'approve_all_pending' })).status).toBe(200);
     await embedAndWait(id, EMBED);
     const audit = async () => JSON.stringify((await call('GET', `/jobs/${id}/audit?limit=500`)).body);
     expect(await audit()).toContain('Secret sourdough');
-    const found = async (query: string) => (await call('POST', '/search', searchBody(id, query, { mode: 'keyword', top_k: 50 }))).body.results.map((r: { text: string }) => r.text).join('\n');
+    const found = async (query: string) =>
+      (await call('POST', '/search', searchBody(id, query, { mode: 'keyword', top_k: 50 }))).body.results
+        .map((r: { text: string }) => r.text)
+        .join('\n');
     expect(await found('sourdough knead')).toContain('Knead the dough');
     const versionBefore = (await call('POST', '/search', searchBody(id, 'x'))).body.index_version;
 
@@ -311,7 +477,11 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     expect(refused.body.detail.length).toBeGreaterThan(0);
     const purge = await call('POST', `/jobs/${id}/blocks/${bread.block_id}/purge`);
     expect(purge.status).toBe(200);
-    expect(purge.body).toMatchObject({ status: 'purged', block_id: bread.block_id, tombstone_revision_id: expect.any(String) });
+    expect(purge.body).toMatchObject({
+      status: 'purged',
+      block_id: bread.block_id,
+      tombstone_revision_id: expect.any(String),
+    });
     expect(purge.body.chunks_purged.length + purge.body.chunks_trimmed.length).toBe(1);
     const twice = await call('POST', `/jobs/${id}/blocks/${bread.block_id}/purge`);
     expect(twice.status).toBe(404);
@@ -320,7 +490,11 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     const chess = (await allOf(id, 'chunks')).find((c) => c.section_path[0] === 'Chess openings')!;
     const purgedChunk = await call('POST', `/jobs/${id}/chunks/${chess.chunk_id}/purge`);
     expect(purgedChunk.status).toBe(200);
-    expect(purgedChunk.body).toMatchObject({ status: 'purged', chunk_id: chess.chunk_id, tombstone_revision_id: expect.any(String) });
+    expect(purgedChunk.body).toMatchObject({
+      status: 'purged',
+      chunk_id: chess.chunk_id,
+      tombstone_revision_id: expect.any(String),
+    });
 
     const checkGone = async () => {
       // The block's text is gone from everywhere Lectern keeps it.

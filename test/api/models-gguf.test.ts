@@ -26,7 +26,10 @@ let files = '';
 const cliOfServer = async (...args: string[]) => {
   const database = await databaseFor(server.dataDir);
   const env = { ...process.env, SERVICE_API_KEY: server.key, ...(database ? { LECTERN_DATABASE_URL: database } : {}) };
-  return run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env });
+  return run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], {
+    cwd: repoRoot,
+    env,
+  });
 };
 const importPath = (id: string, path: string) => server.call('POST', `/models/${id}/import`, { json: { path } });
 const upload = (id: string, name: string, data: Uint8Array) => {
@@ -57,7 +60,10 @@ beforeAll(async () => {
   const dataDir = tempDir();
   await installTestModel(dataDir);
   // The server's own chat model is an imported one: it answers bots created without `llm`.
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, chat_model: 'my-smol', document_roots: [files] } });
+  server = await startServer({
+    dataDir,
+    settings: { embedding_model: TEST_MODEL, chat_model: 'my-smol', document_roots: [files] },
+  });
 }, 300_000);
 afterAll(async () => server?.close());
 
@@ -79,24 +85,50 @@ describe('importing a GGUF of your own', () => {
       max_tokens: 4096,
       size_bytes: 98_362_432,
       files: [{ path: SMOL, size: 98_362_432, sha256: SMOL_SHA256, url: '' }],
-      gguf: { architecture: 'llama', parameters: 134_515_008, quantization: 'q4_1', context_length: 8192, chat_wrapper: 'ChatML' },
+      gguf: {
+        architecture: 'llama',
+        parameters: 134_515_008,
+        quantization: 'q4_1',
+        context_length: 8192,
+        chat_wrapper: 'ChatML',
+      },
     });
   });
 
   it('POST /models/{new id}/import with the file uploaded does the same; the catalog models stay listed as they were', async () => {
     const res = await upload('smol.upload_2', SMOL, readFileSync(models.smollm2.gguf));
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ model_id: 'smol.upload_2', imported: [SMOL], missing: [], installed: true, custom: true });
-    const all = (await json(await server.call('GET', '/models'))).models as { id: string; custom: boolean; gguf: unknown }[];
+    expect(await json(res)).toEqual({
+      model_id: 'smol.upload_2',
+      imported: [SMOL],
+      missing: [],
+      installed: true,
+      custom: true,
+    });
+    const all = (await json(await server.call('GET', '/models'))).models as {
+      id: string;
+      custom: boolean;
+      gguf: unknown;
+    }[];
     expect(all.find((m) => m.id === 'smol.upload_2')).toMatchObject({ custom: true, gguf: { architecture: 'llama' } });
-    expect(all.find((m) => m.id === 'smollm2-135m-instruct-q4_1')).toMatchObject({ custom: false, gguf: null, installed: false });
+    expect(all.find((m) => m.id === 'smollm2-135m-instruct-q4_1')).toMatchObject({
+      custom: false,
+      gguf: null,
+      installed: false,
+    });
     expect(tmpFiles()).toEqual([]);
   });
 
   it('POST /models/import takes the id in the body: {name, path} as JSON, or a name field before the uploaded file', async () => {
     const res = await server.call('POST', '/models/import', { json: { name: 'by-name', path: join(files, SMOL) } });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ model_id: 'by-name', imported: [SMOL], missing: [], installed: true, custom: true });
+    expect(await json(res)).toEqual({
+      model_id: 'by-name',
+      imported: [SMOL],
+      missing: [],
+      installed: true,
+      custom: true,
+    });
     const form = new FormData();
     form.append('name', 'my-smol');
     form.append('file', new Blob([readFileSync(join(files, 'random.gguf'))]), 'random.gguf');
@@ -113,7 +145,10 @@ describe('importing a GGUF of your own', () => {
     const before = modelsFolder();
     const taken = await importPath('my-smol', join(files, SMOL));
     expect(taken.status).toBe(409);
-    expect((await json(taken)).error).toMatchObject({ code: 'MODEL_EXISTS', message: expect.stringContaining('my-smol') });
+    expect((await json(taken)).error).toMatchObject({
+      code: 'MODEL_EXISTS',
+      message: expect.stringContaining('my-smol'),
+    });
     for (const bad of ['My-Model', '.hidden', 'a b']) {
       const res = await importPath(encodeURIComponent(bad), join(files, SMOL));
       expect(res.status).toBe(400);
@@ -127,8 +162,20 @@ describe('importing a GGUF of your own', () => {
     const cases: [string, string, number, string, RegExp][] = [
       ['rnd', 'random.gguf', 422, 'MODEL_FILE_INVALID', /not a GGUF file/],
       ['half', 'half.gguf', 422, 'MODEL_FILE_INVALID', /truncated: its tensor data ends at byte 98362432/],
-      ['header', 'header.gguf', 422, 'MODEL_FILE_INVALID', /truncated: its metadata ends at byte \d+, the file has 1000000/],
-      ['zzzzz', 'unknown-arch.gguf', 422, 'MODEL_FILE_INVALID', /llama\.cpp could not load it: unknown model architecture: 'zzzzz'/],
+      [
+        'header',
+        'header.gguf',
+        422,
+        'MODEL_FILE_INVALID',
+        /truncated: its metadata ends at byte \d+, the file has 1000000/,
+      ],
+      [
+        'zzzzz',
+        'unknown-arch.gguf',
+        422,
+        'MODEL_FILE_INVALID',
+        /llama\.cpp could not load it: unknown model architecture: 'zzzzz'/,
+      ],
       ['gemma-base', 'gemma-3-270m-q4_k_m.gguf', 422, 'MODEL_NO_CHAT_TEMPLATE', /no chat template/],
     ];
     for (const [id, file, status, code, message] of cases) {
@@ -141,38 +188,69 @@ describe('importing a GGUF of your own', () => {
       expect(modelsFolder(), file).toEqual(before);
     }
     expect(tmpFiles()).toEqual([]);
-    expect((await json(await server.call('GET', '/models'))).models.map((m: { id: string }) => m.id)).not.toEqual(expect.arrayContaining(['rnd']));
+    expect((await json(await server.call('GET', '/models'))).models.map((m: { id: string }) => m.id)).not.toEqual(
+      expect.arrayContaining(['rnd']),
+    );
   });
 });
 
 describe('a bot answering with an imported model', () => {
   let botId = '';
   beforeAll(async () => {
-    botId = (await json(await server.call('POST', '/bots', { json: { name: 'Tutor', prompt_template: 'You are a science tutor.', llm: { provider: 'local', model: 'smol.upload_2' } } }))).bot_id;
-    const added = await json(await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(files, 'topics.md') } }));
+    botId = (
+      await json(
+        await server.call('POST', '/bots', {
+          json: {
+            name: 'Tutor',
+            prompt_template: 'You are a science tutor.',
+            llm: { provider: 'local', model: 'smol.upload_2' },
+          },
+        }),
+      )
+    ).bot_id;
+    const added = await json(
+      await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(files, 'topics.md') } }),
+    );
     await waitForIngest(server, added.job_id);
   }, 180_000);
 
-  it('chosen as the bot\'s model, it streams an answer ending with citations of the bot\'s document', async () => {
+  it("chosen as the bot's model, it streams an answer ending with citations of the bot's document", async () => {
     const chatId = (await json(await server.call('POST', `/bots/${botId}/chats`))).chat_id;
     const init = { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' } };
-    const { events } = await sseRequest(`${server.url}/bots/${botId}/chats/${chatId}`, { ...init, body: JSON.stringify({ query: 'What does chlorophyll capture?', stream: true }) });
+    const { events } = await sseRequest(`${server.url}/bots/${botId}/chats/${chatId}`, {
+      ...init,
+      body: JSON.stringify({ query: 'What does chlorophyll capture?', stream: true }),
+    });
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('sources');
     expect(names.at(-1)).toBe('done');
     expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1);
     const done = events.at(-1)!.data;
     expect(done.answer.length).toBeGreaterThan(0);
-    expect(events.filter((e) => e.event === 'token').map((e) => e.data.text).join('').trim()).toBe(done.answer);
+    expect(
+      events
+        .filter((e) => e.event === 'token')
+        .map((e) => e.data.text)
+        .join('')
+        .trim(),
+    ).toBe(done.answer);
     expect(done.citations[0]).toMatchObject({ source: 'topics.md' });
   });
 
-  it('as the server\'s chat_model, it answers a bot created without a model', async () => {
-    const plain = (await json(await server.call('POST', '/bots', { json: { name: 'Plain', prompt_template: 'You answer from the notes.' } }))).bot_id;
-    const added = await json(await server.call('POST', `/bots/${plain}/documents/path`, { json: { path: join(files, 'topics.md') } }));
+  it("as the server's chat_model, it answers a bot created without a model", async () => {
+    const plain = (
+      await json(
+        await server.call('POST', '/bots', { json: { name: 'Plain', prompt_template: 'You answer from the notes.' } }),
+      )
+    ).bot_id;
+    const added = await json(
+      await server.call('POST', `/bots/${plain}/documents/path`, { json: { path: join(files, 'topics.md') } }),
+    );
     await waitForIngest(server, added.job_id);
     const chatId = (await json(await server.call('POST', `/bots/${plain}/chats`))).chat_id;
-    const res = await server.call('POST', `/bots/${plain}/chats/${chatId}`, { json: { query: 'What does chlorophyll capture?' } });
+    const res = await server.call('POST', `/bots/${plain}/chats/${chatId}`, {
+      json: { query: 'What does chlorophyll capture?' },
+    });
     expect(res.status).toBe(200);
     const m = await json(res);
     expect(m.not_found).toBe(false);
@@ -180,4 +258,3 @@ describe('a bot answering with an imported model', () => {
     expect(m.citations[0]).toMatchObject({ source: 'topics.md' });
   }, 120_000);
 });
-

@@ -24,9 +24,14 @@ let jobId = '';
 const cliOfServer = async (...args: string[]) => {
   const database = await databaseFor(server.dataDir);
   const env = { ...process.env, SERVICE_API_KEY: server.key, ...(database ? { LECTERN_DATABASE_URL: database } : {}) };
-  return promisify(execFile)(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env });
+  return promisify(execFile)(
+    process.execPath,
+    [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir],
+    { cwd: repoRoot, env },
+  );
 };
-const importPath = (id: string, path: string, extra: Record<string, unknown> = {}) => server.call('POST', `/models/${id}/import`, { json: { path, ...extra } });
+const importPath = (id: string, path: string, extra: Record<string, unknown> = {}) =>
+  server.call('POST', `/models/${id}/import`, { json: { path, ...extra } });
 /** The folder's files as a multipart upload, each named by its path inside the folder. */
 function uploadFolder(url: string, dir: string, fields: Record<string, string> = {}) {
   const form = new FormData();
@@ -36,7 +41,8 @@ function uploadFolder(url: string, dir: string, fields: Record<string, string> =
 }
 const modelsFolder = () => readdirSync(join(server.dataDir, 'models')).sort();
 const tmpFiles = () => readdirSync(join(server.dataDir, 'tmp')).filter((n) => n.startsWith('model-import-'));
-const listed = async (id: string) => (await json(await server.call('GET', '/models'))).models.find((m: { id: string }) => m.id === id);
+const listed = async (id: string) =>
+  (await json(await server.call('GET', '/models'))).models.find((m: { id: string }) => m.id === id);
 
 /** The vector search of `query` over the job in `collection`: its hits, best first. */
 async function vectorSearch(collection: string, query: string) {
@@ -58,14 +64,20 @@ beforeAll(async () => {
   rmSync(join(noTokenizer, 'tokenizer.json'));
   rmSync(join(noTokenizer, '1_Pooling'), { recursive: true });
   const random = await writeMiniLmFolder(join(files, 'random-onnx'));
-  writeFileSync(join(random, 'onnx/model_quantized.onnx'), Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251));
+  writeFileSync(
+    join(random, 'onnx/model_quantized.onnx'),
+    Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251),
+  );
   const half = await writeMiniLmFolder(join(files, 'half-onnx'));
   const graph = readFileSync(models.minilm.onnx);
   writeFileSync(join(half, 'onnx/model_quantized.onnx'), graph.subarray(0, Math.floor(graph.length / 2)));
   // A byte-level BPE tokenizer (GPT-2's kind): a real tokenizer.json shape Lectern does not run.
   const bpe = await writeMiniLmFolder(join(files, 'bpe-tokenizer'));
   const tok = JSON.parse(readFileSync(join(bpe, 'tokenizer.json'), 'utf8'));
-  writeFileSync(join(bpe, 'tokenizer.json'), JSON.stringify({ ...tok, model: { type: 'BPE', vocab: tok.model.vocab, merges: [] } }));
+  writeFileSync(
+    join(bpe, 'tokenizer.json'),
+    JSON.stringify({ ...tok, model: { type: 'BPE', vocab: tok.model.vocab, merges: [] } }),
+  );
   // modules.json pointing out of the folder: what lies there is not read.
   const outward = await writeMiniLmFolder(join(files, 'escape'));
   rmSync(join(outward, '1_Pooling'), { recursive: true });
@@ -90,7 +102,16 @@ describe('importing an ONNX embedding model of your own', () => {
     const body = await json(res);
     expect(body).toMatchObject({ model_id: 'my-minilm', missing: [], installed: true, custom: true });
     expect(body.imported.sort()).toEqual(
-      ['1_Pooling/config.json', 'config.json', 'modules.json', 'onnx/model_quantized.onnx', 'sentence_bert_config.json', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json'].sort(),
+      [
+        '1_Pooling/config.json',
+        'config.json',
+        'modules.json',
+        'onnx/model_quantized.onnx',
+        'sentence_bert_config.json',
+        'special_tokens_map.json',
+        'tokenizer.json',
+        'tokenizer_config.json',
+      ].sort(),
     );
     expect(await listed('my-minilm')).toMatchObject({
       task: 'embedding',
@@ -107,9 +128,17 @@ describe('importing an ONNX embedding model of your own', () => {
       gguf: null,
       onnx: { onnx: 'onnx/model_quantized.onnx', from_request: [] },
     });
-    expect(await listed(TEST_MODEL)).toMatchObject({ custom: false, onnx: null, normalize: true, pooling: 'mean', query_prefix: '' });
+    expect(await listed(TEST_MODEL)).toMatchObject({
+      custom: false,
+      onnx: null,
+      normalize: true,
+      pooling: 'mean',
+      query_prefix: '',
+    });
     const verified = await json(await server.call('GET', '/models'));
-    expect(verified.models.filter((m: { custom: boolean }) => m.custom).map((m: { id: string }) => m.id)).toEqual(['my-minilm']);
+    expect(verified.models.filter((m: { custom: boolean }) => m.custom).map((m: { id: string }) => m.id)).toEqual([
+      'my-minilm',
+    ]);
   });
 
   it('embeds a job and finds each topic by meaning, with the same scores as the catalog model of the same weights', async () => {
@@ -131,24 +160,39 @@ describe('importing an ONNX embedding model of your own', () => {
     // a time): the worker runs an imported model as its files say, which for MiniLM's is what the catalog says.
     const catalog = await embedAndWait(server, jobId, { model: TEST_MODEL, collection_name: 'catalog' });
     expect(catalog.job.status).toBe('indexed');
-    for (const [i, [query]] of queries.entries()) expect((await vectorSearch('catalog', query)).map((h) => h.score), query).toEqual(scores[i]);
+    for (const [i, [query]] of queries.entries())
+      expect(
+        (await vectorSearch('catalog', query)).map((h) => h.score),
+        query,
+      ).toEqual(scores[i]);
   });
 
   it('the prompts of config_sentence_transformers.json go before queries and passages (e5\'s "query: " and "passage: ")', async () => {
     expect((await importPath('e5-style', join(files, 'e5-style'))).status).toBe(200);
-    expect(await listed('e5-style')).toMatchObject({ query_prefix: 'query: ', passage_prefix: 'passage: ', onnx: { from_request: [] } });
+    expect(await listed('e5-style')).toMatchObject({
+      query_prefix: 'query: ',
+      passage_prefix: 'passage: ',
+      onnx: { from_request: [] },
+    });
     await embedAndWait(server, jobId, { model: 'e5-style', collection_name: 'e5' });
     const query = 'how do plants make sugar from light';
     const hits = await vectorSearch('e5', query);
     expect(hits[0]?.section_path).toEqual(['Photosynthesis']);
-    const embedder = await createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256 });
+    const embedder = await createEmbedder({
+      modelPath: models.minilm.onnx,
+      tokenizerPath: models.minilm.tokenizer,
+      pooling: 'mean',
+      maxTokens: 256,
+    });
     try {
       const texts = hits.map((h) => h.text);
       const [q, ...passages] = await embedder.embed([`query: ${query}`, ...texts.map((t) => `passage: ${t}`)]);
       const [bareQ, ...bare] = await embedder.embed([query, ...texts]);
       hits.forEach((h, i) => expect(h.score).toBeCloseTo(readableScore(cosineSimilarity(q!, passages[i]!)), 2));
       // Without the prefixes the same pairs score otherwise: the prefixes are what made these scores.
-      const apart = Math.max(...hits.map((h, i) => Math.abs(readableScore(cosineSimilarity(bareQ!, bare[i]!)) - h.score)));
+      const apart = Math.max(
+        ...hits.map((h, i) => Math.abs(readableScore(cosineSimilarity(bareQ!, bare[i]!)) - h.score)),
+      );
       expect(apart).toBeGreaterThan(0.02);
     } finally {
       await embedder.close();
@@ -157,17 +201,33 @@ describe('importing an ONNX embedding model of your own', () => {
 
   it('the request overrides the files: CLS pooling and a bge-style query instruction, uploaded file by file', async () => {
     const instruction = 'Represent this sentence for searching relevant passages: ';
-    const res = await uploadFolder('/models/import', join(files, 'minilm-root'), { name: 'minilm-cls', pooling: 'cls', query_prefix: instruction, max_tokens: '128' });
+    const res = await uploadFolder('/models/import', join(files, 'minilm-root'), {
+      name: 'minilm-cls',
+      pooling: 'cls',
+      query_prefix: instruction,
+      max_tokens: '128',
+    });
     expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
     const imported = (await json(res)).imported as string[];
     expect(imported).toContain('model.onnx');
     expect(imported.filter((f) => f.startsWith('.'))).toEqual([]);
-    expect(await listed('minilm-cls')).toMatchObject({ pooling: 'cls', max_tokens: 128, query_prefix: instruction, passage_prefix: '', onnx: { onnx: 'model.onnx', from_request: ['pooling', 'max_tokens', 'query_prefix'] } });
+    expect(await listed('minilm-cls')).toMatchObject({
+      pooling: 'cls',
+      max_tokens: 128,
+      query_prefix: instruction,
+      passage_prefix: '',
+      onnx: { onnx: 'model.onnx', from_request: ['pooling', 'max_tokens', 'query_prefix'] },
+    });
     expect(tmpFiles()).toEqual([]);
     await embedAndWait(server, jobId, { model: 'minilm-cls', collection_name: 'cls' });
     const query = 'how do plants make sugar from light';
     const hits = await vectorSearch('cls', query);
-    const embedder = await createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'cls', maxTokens: 128 });
+    const embedder = await createEmbedder({
+      modelPath: models.minilm.onnx,
+      tokenizerPath: models.minilm.tokenizer,
+      pooling: 'cls',
+      maxTokens: 128,
+    });
     try {
       const [q, ...texts] = await embedder.embed([instruction + query, ...hits.map((h) => h.text)]);
       hits.forEach((h, i) => expect(h.score).toBeCloseTo(readableScore(cosineSimilarity(q!, texts[i]!)), 2));
@@ -178,12 +238,27 @@ describe('importing an ONNX embedding model of your own', () => {
 });
 
 describe('lectern models import through the running server', () => {
-  it('sends the folder\'s path and the flags; vectors left unnormalised still find the right chunk (search is by cosine)', async () => {
-    const { stdout } = await cliOfServer('models', 'import', 'raw-minilm', join(files, 'minilm-st'), '--no-normalize', '--passage-prefix', 'passage: ');
+  it("sends the folder's path and the flags; vectors left unnormalised still find the right chunk (search is by cosine)", async () => {
+    const { stdout } = await cliOfServer(
+      'models',
+      'import',
+      'raw-minilm',
+      join(files, 'minilm-st'),
+      '--no-normalize',
+      '--passage-prefix',
+      'passage: ',
+    );
     expect(stdout).toMatch(/as the embedding model raw-minilm/);
-    expect(await listed('raw-minilm')).toMatchObject({ normalize: false, pooling: 'mean', passage_prefix: 'passage: ', onnx: { from_request: ['normalize', 'passage_prefix'] } });
+    expect(await listed('raw-minilm')).toMatchObject({
+      normalize: false,
+      pooling: 'mean',
+      passage_prefix: 'passage: ',
+      onnx: { from_request: ['normalize', 'passage_prefix'] },
+    });
     await embedAndWait(server, jobId, { model: 'raw-minilm', collection_name: 'raw' });
-    expect((await vectorSearch('raw', 'how do plants make sugar from light'))[0]?.section_path).toEqual(['Photosynthesis']);
+    expect((await vectorSearch('raw', 'how do plants make sugar from light'))[0]?.section_path).toEqual([
+      'Photosynthesis',
+    ]);
   });
 });
 
@@ -191,12 +266,47 @@ describe('folders that are refused', () => {
   it('each answers its code and why, by path and uploaded, leaving the models folder and the temporary files as they were', async () => {
     const before = modelsFolder();
     const cases: [string, string, Record<string, unknown>, number, string, RegExp][] = [
-      ['no-tok', 'no-tokenizer', {}, 422, 'MODEL_FILES_MISSING', /lacks what an embedding model needs: tokenizer\.json, 1_Pooling\/config\.json/],
-      ['rnd', 'random-onnx', {}, 422, 'MODEL_FILE_INVALID', /onnx\/model_quantized\.onnx: not an ONNX model|onnxruntime could not run it/],
-      ['half', 'half-onnx', {}, 422, 'MODEL_FILE_INVALID', /onnx\/model_quantized\.onnx: (not an ONNX model|onnxruntime could not run it)/],
-      ['wide', 'minilm-st', { dimensions: 768 }, 422, 'MODEL_FILE_INVALID', /gives 384-dimensional vectors; the request states 768/],
+      [
+        'no-tok',
+        'no-tokenizer',
+        {},
+        422,
+        'MODEL_FILES_MISSING',
+        /lacks what an embedding model needs: tokenizer\.json, 1_Pooling\/config\.json/,
+      ],
+      [
+        'rnd',
+        'random-onnx',
+        {},
+        422,
+        'MODEL_FILE_INVALID',
+        /onnx\/model_quantized\.onnx: not an ONNX model|onnxruntime could not run it/,
+      ],
+      [
+        'half',
+        'half-onnx',
+        {},
+        422,
+        'MODEL_FILE_INVALID',
+        /onnx\/model_quantized\.onnx: (not an ONNX model|onnxruntime could not run it)/,
+      ],
+      [
+        'wide',
+        'minilm-st',
+        { dimensions: 768 },
+        422,
+        'MODEL_FILE_INVALID',
+        /gives 384-dimensional vectors; the request states 768/,
+      ],
       ['escape', 'escape', {}, 422, 'MODEL_FILES_MISSING', /needs: \.\.\/minilm-st\/1_Pooling\/config\.json$/],
-      ['maxpool', 'max-pooling', {}, 422, 'MODEL_UNSUPPORTED', /pooling_mode_max_tokens: Lectern pools by one of mean, CLS or last token/],
+      [
+        'maxpool',
+        'max-pooling',
+        {},
+        422,
+        'MODEL_UNSUPPORTED',
+        /pooling_mode_max_tokens: Lectern pools by one of mean, CLS or last token/,
+      ],
       ['bpe', 'bpe-tokenizer', {}, 422, 'MODEL_UNSUPPORTED', /tokenizer\.json: model BPE is not WordPiece/],
     ];
     for (const [id, folder, extra, status, code, message] of cases) {
@@ -218,7 +328,10 @@ describe('folders that are refused', () => {
     const before = modelsFolder();
     const alone = await importPath('alone', join(files, 'graph-only', 'model.onnx'));
     expect(alone.status).toBe(422);
-    expect((await json(alone)).error).toMatchObject({ code: 'MODEL_FILES_MISSING', details: { missing: ['tokenizer.json', 'modules.json', '1_Pooling/config.json'] } });
+    expect((await json(alone)).error).toMatchObject({
+      code: 'MODEL_FILES_MISSING',
+      details: { missing: ['tokenizer.json', 'modules.json', '1_Pooling/config.json'] },
+    });
     const badPooling = await importPath('bad', join(files, 'minilm-st'), { pooling: 'max' });
     expect(badPooling.status).toBe(400);
     expect((await json(badPooling)).error.code).toBe('VALIDATION_FAILED');
@@ -230,7 +343,10 @@ describe('folders that are refused', () => {
     expect((await json(taken)).error.code).toBe('MODEL_EXISTS');
     const catalog = await importPath(TEST_MODEL, join(files, 'minilm-st'), { pooling: 'cls' });
     expect(catalog.status).toBe(400);
-    expect((await json(catalog)).error).toMatchObject({ code: 'MODEL_IMPORT_FAILED', message: expect.stringContaining('is a model of the catalog') });
+    expect((await json(catalog)).error).toMatchObject({
+      code: 'MODEL_IMPORT_FAILED',
+      message: expect.stringContaining('is a model of the catalog'),
+    });
     expect(modelsFolder()).toEqual(before);
     expect(tmpFiles()).toEqual([]);
   });

@@ -25,7 +25,14 @@ beforeAll(async () => {
   size = statSync(gguf).size;
   mirror = await startModelMirror([gguf]);
   roots = tempDir('lectern-model-roots-');
-  server = await startServer({ settings: { workers: 1, model_mirror_url: mirror.url, allowed_private_hosts: [mirror.host], document_roots: [roots] } });
+  server = await startServer({
+    settings: {
+      workers: 1,
+      model_mirror_url: mirror.url,
+      allowed_private_hosts: [mirror.host],
+      document_roots: [roots],
+    },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -48,7 +55,11 @@ function pull(key = server.key) {
   const controller = new AbortController();
   const events: Event[] = [];
   const waiters: { test: (e: Event) => boolean; ok: () => void }[] = [];
-  const response = fetch(`${server.url}/models/${MODEL}/pull`, { method: 'POST', headers: { 'x-api-key': key }, signal: controller.signal });
+  const response = fetch(`${server.url}/models/${MODEL}/pull`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    signal: controller.signal,
+  });
   const ended = (async () => {
     const res = await response;
     if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) return events;
@@ -67,7 +78,8 @@ function pull(key = server.key) {
     ended,
     events,
     /** Resolves at the first event (already seen or to come) for which `test` holds. */
-    until: (test: (e: Event) => boolean) => new Promise<void>((ok) => (events.some(test) ? ok() : waiters.push({ test, ok }))),
+    until: (test: (e: Event) => boolean) =>
+      new Promise<void>((ok) => (events.some(test) ? ok() : waiters.push({ test, ok }))),
     hangUp: () => controller.abort(),
   };
 }
@@ -86,7 +98,9 @@ describe('POST /models/{id}/pull', () => {
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.every((d) => d.total_bytes === size && d.model_id === MODEL)).toBe(true);
     // Bytes only grow, and the whole file is checked before done.
-    expect(progress.map((d) => d.received_bytes)).toEqual([...progress.map((d) => d.received_bytes)].sort((a, b) => a - b));
+    expect(progress.map((d) => d.received_bytes)).toEqual(
+      [...progress.map((d) => d.received_bytes)].sort((a, b) => a - b),
+    );
     expect(progress.at(-1)).toMatchObject({ phase: 'verify', file: FILE, file_bytes: size, received_bytes: size });
     expect(events.at(-1)).toEqual({ event: 'done', data: { id: MODEL, ok: true, files: [{ path: FILE, ok: true }] } });
     expect(readFileSync(join(modelDir(), FILE)).equals(readFileSync(gguf))).toBe(true);
@@ -97,11 +111,16 @@ describe('POST /models/{id}/pull', () => {
     const doc = await (await fetch(`${server.url}/openapi.json`)).json();
     const ajv = new Ajv2020.default({ strict: false });
     ajv.addSchema({ $id: 'openapi', components: doc.components });
-    const branches = doc.paths['/models/{model_id}/pull'].post.responses['200'].content['text/event-stream'].schema.anyOf as any[];
-    const declared = new Map(branches.map((b) => [b.properties.event.const ?? b.properties.event.enum[0], b.properties.data.contentSchema]));
+    const branches = doc.paths['/models/{model_id}/pull'].post.responses['200'].content['text/event-stream'].schema
+      .anyOf as any[];
+    const declared = new Map(
+      branches.map((b) => [b.properties.event.const ?? b.properties.event.enum[0], b.properties.data.contentSchema]),
+    );
     expect([...declared.keys()].sort()).toEqual(['done', 'error', 'progress', 'pull']);
     for (const e of events) {
-      const validate = ajv.compile(JSON.parse(JSON.stringify(declared.get(e.event)).replaceAll('"#/components/', '"openapi#/components/')));
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(declared.get(e.event)).replaceAll('"#/components/', '"openapi#/components/')),
+      );
       expect(validate(e.data), `${e.event}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }
 
@@ -120,7 +139,10 @@ describe('POST /models/{id}/pull', () => {
     const first = resumed.find((e) => e.event === 'progress' && e.data.file === FILE)!;
     expect(first.data).toMatchObject({ phase: 'download', file_bytes: 400_000, file_total: size });
     expect(resumed.at(-1)?.event).toBe('done');
-    expect(mirror.requests).toEqual([{ name: FILE, range: undefined }, { name: FILE, range: 'bytes=400000-' }]);
+    expect(mirror.requests).toEqual([
+      { name: FILE, range: undefined },
+      { name: FILE, range: 'bytes=400000-' },
+    ]);
     expect(readFileSync(join(modelDir(), FILE)).equals(readFileSync(gguf))).toBe(true);
   });
 
@@ -138,7 +160,8 @@ describe('POST /models/{id}/pull', () => {
 
     const cancelled = await server.call('DELETE', `/models/${MODEL}/pull`);
     expect(cancelled.status).toBe(204);
-    for (const events of [await a.ended, await b.ended]) expect(events.at(-1)).toMatchObject({ event: 'error', data: { code: 'PULL_CANCELLED' } });
+    for (const events of [await a.ended, await b.ended])
+      expect(events.at(-1)).toMatchObject({ event: 'error', data: { code: 'PULL_CANCELLED' } });
     mirror.release();
     expect(await status()).toMatchObject({ installed: false, partial_bytes: 300_000, pull: null });
     expect(existsSync(join(modelDir(), FILE))).toBe(false);
@@ -183,8 +206,19 @@ describe('POST /models/{id}/pull', () => {
       expect(refused.status).toBe(403);
       expect((await json(refused)).error.code).toBe('FORBIDDEN');
       const headers = { 'x-api-key': k.secret, 'content-type': 'application/json' };
-      expect((await fetch(`${server.url}/models/${MODEL}/pull`, { method: 'DELETE', headers: { 'x-api-key': k.secret } })).status).toBe(403);
-      expect((await fetch(`${server.url}/models/${MODEL}/import`, { method: 'POST', headers, body: JSON.stringify({ path: gguf }) })).status).toBe(403);
+      expect(
+        (await fetch(`${server.url}/models/${MODEL}/pull`, { method: 'DELETE', headers: { 'x-api-key': k.secret } }))
+          .status,
+      ).toBe(403);
+      expect(
+        (
+          await fetch(`${server.url}/models/${MODEL}/import`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ path: gguf }),
+          })
+        ).status,
+      ).toBe(403);
       // They still see the catalog.
       expect((await fetch(`${server.url}/models`, { headers: { 'x-api-key': k.secret } })).status).toBe(200);
     }
@@ -204,13 +238,19 @@ describe('POST /models/{id}/import', () => {
     const far = await server.call('POST', `/models/${MODEL}/import`, { json: { path: outside } });
     expect(far.status).toBe(403);
     expect((await json(far)).error.code).toBe('PATH_NOT_ALLOWED');
-    const wrong = await server.call('POST', `/models/${MODEL}/import`, { json: { path: join(roots, 'downloads', 'other.gguf') } });
+    const wrong = await server.call('POST', `/models/${MODEL}/import`, {
+      json: { path: join(roots, 'downloads', 'other.gguf') },
+    });
     expect(wrong.status).toBe(422);
     expect((await json(wrong)).error.code).toBe('MODEL_CHECKSUM_MISMATCH');
-    const absent = await server.call('POST', `/models/${MODEL}/import`, { json: { path: join(roots, 'nothing.gguf') } });
+    const absent = await server.call('POST', `/models/${MODEL}/import`, {
+      json: { path: join(roots, 'nothing.gguf') },
+    });
     expect(absent.status).toBe(404);
     // An id the catalog does not know names a chat model of your own: stories260K, a story model, has no chat template.
-    const unknown = await server.call('POST', '/models/nope/import', { json: { path: join(roots, 'downloads', FILE) } });
+    const unknown = await server.call('POST', '/models/nope/import', {
+      json: { path: join(roots, 'downloads', FILE) },
+    });
     expect(unknown.status).toBe(422);
     expect((await json(unknown)).error.code).toBe('MODEL_NO_CHAT_TEMPLATE');
     expect((await server.call('POST', `/models/${MODEL}/import`, { json: {} })).status).toBe(400);
@@ -246,7 +286,9 @@ describe('POST /models/{id}/import', () => {
 describe.skipIf(testStore() === 'postgres')('lectern models pull with a server running', () => {
   it('goes through the server that owns the data folder: its pull, its mirror, one partial file', async () => {
     // The command itself knows no mirror: only the server's pull can reach it, so success shows who pulled.
-    const r = await lecternAsync(['models', 'pull', MODEL, '--data-dir', server.dataDir, '--json'], { env: { SERVICE_API_KEY: server.key } });
+    const r = await lecternAsync(['models', 'pull', MODEL, '--data-dir', server.dataDir, '--json'], {
+      env: { SERVICE_API_KEY: server.key },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: MODEL, ok: true });
     expect(mirror.requests.length).toBeGreaterThan(0);

@@ -7,11 +7,15 @@ import { storeEnvFor } from '../helpers/test-database.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
 const run = promisify(execFile);
-const cli = (...args: string[]) => run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args], { cwd: repoRoot });
+const cli = (...args: string[]) =>
+  run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args], { cwd: repoRoot });
 /** A command run against the data folder of the running server: it goes through the server, with its key. */
 const cliOfServer = async (...args: string[]) => {
   const env = { ...process.env, SERVICE_API_KEY: server.key, ...(await storeEnvFor(server.dataDir)) };
-  return run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], { cwd: repoRoot, env });
+  return run(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), ...args, '--data-dir', server.dataDir], {
+    cwd: repoRoot,
+    env,
+  });
 };
 const PYPI_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
@@ -31,7 +35,11 @@ describe('models', () => {
     expect(ids).toEqual(expect.arrayContaining(['all-minilm-l6-v2-int8', 'all-minilm-l6-v2', PYPI_MODEL]));
     for (const m of body.models) {
       expect(m.installed).toBe(false);
-      expect(m.files.every((f: { sha256: string; url: string }) => /^[0-9a-f]{64}$/.test(f.sha256) && f.url.startsWith('https://'))).toBe(true);
+      expect(
+        m.files.every(
+          (f: { sha256: string; url: string }) => /^[0-9a-f]{64}$/.test(f.sha256) && f.url.startsWith('https://'),
+        ),
+      ).toBe(true);
     }
     // One default per task (the embedding model embed uses, the chat model chat uses).
     const defaults = body.models.filter((m: { default: boolean; task: string }) => m.default && m.task === 'embedding');
@@ -41,7 +49,10 @@ describe('models', () => {
   it('lectern models import installs the real test weights offline (through the server that owns the folder), verify checks them, list and GET /models see them', async () => {
     const { minilm } = await ensureTestModels();
     const imported = JSON.parse((await cliOfServer('models', 'import', PYPI_MODEL, minilm.dir, '--json')).stdout);
-    expect(imported).toMatchObject({ imported: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'], missing: [] });
+    expect(imported).toMatchObject({
+      imported: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'],
+      missing: [],
+    });
     const verified = JSON.parse((await cliOfServer('models', 'verify', PYPI_MODEL, '--json')).stdout);
     expect(verified.ok).toBe(true);
     const listed = (await cliOfServer('models', 'list')).stdout;
@@ -52,13 +63,17 @@ describe('models', () => {
 
   it('a model that is not installed: verify fails and names both ways to get it; a wrong file is refused', async () => {
     const dataDir = tempDir();
-    const failed = await cli('models', 'verify', 'all-minilm-l6-v2', '--data-dir', dataDir).catch((e: { code: number; stdout: string }) => e);
+    const failed = await cli('models', 'verify', 'all-minilm-l6-v2', '--data-dir', dataDir).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
     expect((failed as { code: number }).code).toBe(1);
     expect((failed as { stdout: string }).stdout).toContain('lectern models pull all-minilm-l6-v2');
     expect((failed as { stdout: string }).stdout).toContain('lectern models import all-minilm-l6-v2 <path>');
     const { minilm } = await ensureTestModels();
     // The PyPI export is a different file from Xenova's int8 export: importing it as that model must fail.
-    const wrong = await cli('models', 'import', 'all-minilm-l6-v2-int8', minilm.onnx, '--data-dir', dataDir).catch((e: { stderr: string }) => e);
+    const wrong = await cli('models', 'import', 'all-minilm-l6-v2-int8', minilm.onnx, '--data-dir', dataDir).catch(
+      (e: { stderr: string }) => e,
+    );
     expect((wrong as { stderr: string }).stderr).toMatch(/is none of all-minilm-l6-v2-int8's files/);
     const unknown = await cli('models', 'verify', 'nope', '--data-dir', dataDir).catch((e: { stderr: string }) => e);
     expect((unknown as { stderr: string }).stderr).toMatch(/Unknown model nope/);

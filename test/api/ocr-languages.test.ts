@@ -25,10 +25,19 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const languages = (...args: string[]) => lecternAsync(['languages', ...args, '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } });
+const languages = (...args: string[]) =>
+  lecternAsync(['languages', ...args, '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } });
 
-const GERMAN = ['Größere Änderungen im Straßenbau', 'Die Straße führt über die Brücke zum Rathaus.', 'Wir müssen die Prüfung bis Freitag abschließen.'];
-const ARABIC = ['التقرير السنوي للشركة الوطنية', 'ذهب الطالب إلى المدرسة في الصباح الباكر.', 'تعمل الشركة على تطوير برامج جديدة للحاسوب.'];
+const GERMAN = [
+  'Größere Änderungen im Straßenbau',
+  'Die Straße führt über die Brücke zum Rathaus.',
+  'Wir müssen die Prüfung bis Freitag abschließen.',
+];
+const ARABIC = [
+  'التقرير السنوي للشركة الوطنية',
+  'ذهب الطالب إلى المدرسة في الصباح الباكر.',
+  'تعمل الشركة على تطوير برامج جديدة للحاسوب.',
+];
 const CHINESE = ['年度报告', '我们今天在图书馆学习中文。', '这家公司正在开发新的计算机软件。'];
 
 const textOf = (blocks: Record<string, any>[]) => blocks.map((b) => b.text).join('\n');
@@ -53,7 +62,11 @@ const MIXED = [
   'The naïve garçon admired the façade and the château.',
   'Mañana the niño will visit the fiesta in León.',
 ];
-const wordsOf = (s: string) => s.split(/\s+/).map((w) => w.replace(/[.,]+$/, '')).filter(Boolean);
+const wordsOf = (s: string) =>
+  s
+    .split(/\s+/)
+    .map((w) => w.replace(/[.,]+$/, ''))
+    .filter(Boolean);
 const accented = (lines: readonly string[]) => wordsOf(lines.join(' ')).filter((w) => /[^\x00-\x7f]/.test(w));
 
 /** How many of the page's words a job read right (as a multiset: each read word counts once). */
@@ -79,8 +92,13 @@ describe('OCR languages', () => {
     const unknown = await server.upload('de.png', png, { ocr_language: 'eng+klingon' });
     expect(unknown.status).toBe(400);
     const u = (await json(unknown)).error;
-    expect(u).toMatchObject({ code: 'OCR_LANGUAGE_UNKNOWN', details: { language: 'eng+klingon', unknown: ['klingon'] } });
-    expect(u.details.known).toEqual(expect.arrayContaining(['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'rus', 'ara', 'chi_sim', 'jpn']));
+    expect(u).toMatchObject({
+      code: 'OCR_LANGUAGE_UNKNOWN',
+      details: { language: 'eng+klingon', unknown: ['klingon'] },
+    });
+    expect(u.details.known).toEqual(
+      expect.arrayContaining(['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'rus', 'ara', 'chi_sim', 'jpn']),
+    );
     const missing = await server.upload('de.png', png, { ocr_language: 'eng+deu' });
     expect(missing.status).toBe(409);
     expect((await json(missing)).error).toMatchObject({
@@ -96,7 +114,9 @@ describe('OCR languages', () => {
       const r = await languages('add', code, '--from', localCopy(code));
       expect(r.status, r.stderr).toBe(0);
     }
-    const job = await ingest(server, 'de.png', scriptScan(GERMAN, { font: SCRIPT_FONTS.latin, seed: 11 }), { ocr_language: 'eng+deu' });
+    const job = await ingest(server, 'de.png', scriptScan(GERMAN, { font: SCRIPT_FONTS.latin, seed: 11 }), {
+      ocr_language: 'eng+deu',
+    });
     expect(job.options.ocr_language).toBe('eng+deu');
     expect(job.ocr.pages).toEqual([expect.objectContaining({ page: 1, language: 'eng+deu' })]);
     expect(job.detected_language).toMatchObject({ code: 'deu', ocr_language: 'deu', source: 'ocr' });
@@ -146,7 +166,9 @@ describe('OCR languages', () => {
   });
 
   it('reads an Arabic scan in logical order and records Arabic', async () => {
-    const job = await ingest(server, 'ar.png', scriptScan(ARABIC, { font: SCRIPT_FONTS.arabic, rtl: true, seed: 12 }), { ocr_language: 'ara' });
+    const job = await ingest(server, 'ar.png', scriptScan(ARABIC, { font: SCRIPT_FONTS.arabic, rtl: true, seed: 12 }), {
+      ocr_language: 'ara',
+    });
     expect(job.detected_language).toMatchObject({ code: 'ara', ocr_language: 'ara', source: 'ocr' });
     const text = textOf(await listAll(server, `/jobs/${job.job_id}/blocks`));
     // Logical order: the sentence's first word first (visually the rightmost).
@@ -157,7 +179,9 @@ describe('OCR languages', () => {
   });
 
   it('reads a Chinese scan as Chinese writes it (no spaces between characters) and records Chinese', async () => {
-    const job = await ingest(server, 'zh.png', scriptScan(CHINESE, { font: SCRIPT_FONTS.han, seed: 13 }), { ocr_language: 'chi_sim' });
+    const job = await ingest(server, 'zh.png', scriptScan(CHINESE, { font: SCRIPT_FONTS.han, seed: 13 }), {
+      ocr_language: 'chi_sim',
+    });
     expect(job.detected_language).toMatchObject({ code: 'zho', ocr_language: 'chi_sim', source: 'ocr' });
     const blocks = await listAll(server, `/jobs/${job.job_id}/blocks`);
     expect(blocks[0]).toMatchObject({ type: 'heading', text: '年度报告' });
@@ -166,7 +190,12 @@ describe('OCR languages', () => {
   });
 
   it('records the language of a text layer and reads a right-to-left text layer in logical order, embedded Latin and numbers kept', async () => {
-    const lines = ['التقرير السنوي للشركة', 'ذهب الطالب إلى المدرسة في الصباح الباكر.', 'حصلت الشركة على شهادة ISO 9001 في عام 2024 بعد مراجعة طويلة.', 'שלום עולם, זהו מסמך בדיקה בעברית.'];
+    const lines = [
+      'التقرير السنوي للشركة',
+      'ذهب الطالب إلى المدرسة في الصباح الباكر.',
+      'حصلت الشركة على شهادة ISO 9001 في عام 2024 بعد مراجعة طويلة.',
+      'שלום עולם, זהו מסמך בדיקה בעברית.',
+    ];
     const job = await ingest(server, 'ar-text.pdf', await rtlTextPdf(lines, SCRIPT_FONTS.arabic));
     expect(job.pages_needing_ocr).toEqual([]);
     expect(job.detected_language).toMatchObject({ code: 'ara', ocr_language: 'ara', source: 'text' });
@@ -183,7 +212,10 @@ describe('OCR languages', () => {
     const png = scriptScan(GERMAN, { font: SCRIPT_FONTS.latin });
     const missing = await server.upload('de.png', png, { ocr_language: 'eng+deu' });
     expect(missing.status).toBe(409);
-    expect((await json(missing)).error.details).toMatchObject({ missing: ['deu'], install: 'lectern languages add deu' });
+    expect((await json(missing)).error.details).toMatchObject({
+      missing: ['deu'],
+      install: 'lectern languages add deu',
+    });
     expect((await languages('add', 'deu', '--from', localCopy('deu'))).status).toBe(0);
     const job = await ingest(server, 'de.png', png, { ocr_language: 'deu' });
     expect(job.detected_language?.code).toBe('deu');

@@ -132,7 +132,13 @@ describe('OCR of scanned documents', () => {
     expect(right).toBeGreaterThan(400);
     expect(right).toBeLessThanOrEqual(595.28);
     for (const page of [1, 2]) {
-      expect(blocks.filter((b) => b.page === page).map((b) => b.text).join(' '), `page ${page}`).toContain('Introduction');
+      expect(
+        blocks
+          .filter((b) => b.page === page)
+          .map((b) => b.text)
+          .join(' '),
+        `page ${page}`,
+      ).toContain('Introduction');
     }
   });
 });
@@ -160,11 +166,20 @@ describe('OpenAPI', () => {
   it('documents the page routes, the re-OCR answer and the new block fields', async () => {
     const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, any>;
     const image = spec.paths['/jobs/{job_id}/pages/{page}/image']?.get;
-    expect(image.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['job_id', 'page', 'size']));
+    expect(image.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['job_id', 'page', 'size']),
+    );
     const reocr = spec.paths['/jobs/{job_id}/pages/{page}/ocr']?.post;
     const answer = reocr.responses['200'].content['application/json'].schema;
-    expect(Object.keys(answer.properties)).toEqual(expect.arrayContaining(['read', 'suggestions', 'language', 'rotation']));
-    expect(Object.keys(reocr.requestBody.content['application/json'].schema.properties)).toEqual(['bbox', 'dpi', 'language', 'apply']);
+    expect(Object.keys(answer.properties)).toEqual(
+      expect.arrayContaining(['read', 'suggestions', 'language', 'rotation']),
+    );
+    expect(Object.keys(reocr.requestBody.content['application/json'].schema.properties)).toEqual([
+      'bbox',
+      'dpi',
+      'language',
+      'apply',
+    ]);
     const blockQuery = spec.paths['/jobs/{job_id}/blocks'].get.parameters.map((p: { name: string }) => p.name);
     expect(blockQuery).toEqual(expect.arrayContaining(['flagged', 'source', 'sort']));
   });
@@ -190,7 +205,9 @@ describe('page images', () => {
     const bytes = new Uint8Array(await first.arrayBuffer());
     // The fixture is A4 (595.28 x 841.89 pt).
     expect(pngSize(bytes)).toEqual({ width: 300, height: Math.round((300 * 841.89) / 595.28) });
-    expect(await storedKeys(server.dataDir, `files/${scanned.job_id}/page-images`)).toContain(`files/${scanned.job_id}/page-images/page-1-w300.png`);
+    expect(await storedKeys(server.dataDir, `files/${scanned.job_id}/page-images`)).toContain(
+      `files/${scanned.job_id}/page-images/page-1-w300.png`,
+    );
     const again = new Uint8Array(await (await server.call('GET', url)).arrayBuffer());
     expect(Buffer.from(again).equals(Buffer.from(bytes))).toBe(true);
     const deflt = await server.call('GET', `/jobs/${scanned.job_id}/pages/1/image`);
@@ -224,7 +241,9 @@ describe('re-reading a page', () => {
     const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
     const title = before.find((b) => b.text === 'Lectern Structured Sample')!;
     expect(title).toBeDefined();
-    const approved = await server.call('PATCH', `/jobs/${job.job_id}/blocks/${title.block_id}`, { json: { version: title.version, status: 'approved' } });
+    const approved = await server.call('PATCH', `/jobs/${job.job_id}/blocks/${title.block_id}`, {
+      json: { version: title.version, status: 'approved' },
+    });
     expect(approved.status).toBe(200);
 
     // The whole page at a low resolution: text changes here and there, the approved title must not.
@@ -238,7 +257,11 @@ describe('re-reading a page', () => {
     expect(['reviewed', 'unchanged']).toContain(titleOffer.outcome);
     const after = await listAll(server, `/jobs/${job.job_id}/blocks`);
     const byId = new Map(after.map((b) => [b.block_id, b]));
-    expect(byId.get(title.block_id)).toMatchObject({ text: title.text, status: 'approved', version: title.version + 1 });
+    expect(byId.get(title.block_id)).toMatchObject({
+      text: title.text,
+      status: 'approved',
+      version: title.version + 1,
+    });
     for (const s of out.suggestions) {
       const now = byId.get(s.block_id)!;
       const was = before.find((b) => b.block_id === s.block_id)!;
@@ -261,7 +284,9 @@ describe('re-reading a page', () => {
     const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
     const title = before.find((b) => b.text === 'Lectern Structured Sample')!;
     const bbox = { x0: title.bbox.x0 - 4, y0: title.bbox.y0 - 4, x1: title.bbox.x1 + 4, y1: title.bbox.y1 + 4 };
-    const out = await json(await server.call('POST', `/jobs/${job.job_id}/pages/1/ocr`, { json: { bbox, dpi: 300, apply: false } }));
+    const out = await json(
+      await server.call('POST', `/jobs/${job.job_id}/pages/1/ocr`, { json: { bbox, dpi: 300, apply: false } }),
+    );
     expect(out.bbox).toEqual(bbox);
     expect(out.suggestions.map((s: { block_id: string }) => s.block_id)).toEqual([title.block_id]);
     expect(out.suggestions[0].suggested_text).toBe('Lectern Structured Sample');
@@ -274,7 +299,7 @@ describe('re-reading a page', () => {
     expect(after.map((b) => [b.text, b.version])).toEqual(before.map((b) => [b.text, b.version]));
   });
 
-  it('re-reads a page of an image document at the image\'s own resolution, and says so', async () => {
+  it("re-reads a page of an image document at the image's own resolution, and says so", async () => {
     const job = await ingest(server, 'reread.png', scan.png);
     const before = await listAll(server, `/jobs/${job.job_id}/blocks`);
     // The PNG states no resolution, so it is read as 300 dpi: a dpi asked for changes nothing and the answer says 300.
@@ -291,11 +316,16 @@ describe('re-reading a page', () => {
   it('answers 400 for missing language data, a region off the page or a bad dpi, 404 for a page that does not exist', async () => {
     const lang = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { language: 'deu' } });
     expect(lang.status).toBe(409);
-    expect((await json(lang)).error).toMatchObject({ code: 'OCR_LANGUAGE_MISSING', details: { language: 'deu', missing: ['deu'], installed: ['eng'], install: 'lectern languages add deu' } });
+    expect((await json(lang)).error).toMatchObject({
+      code: 'OCR_LANGUAGE_MISSING',
+      details: { language: 'deu', missing: ['deu'], installed: ['eng'], install: 'lectern languages add deu' },
+    });
     const page = await server.call('POST', `/jobs/${scanned.job_id}/pages/9/ocr`, { json: {} });
     expect(page.status).toBe(404);
     expect((await json(page)).error.code).toBe('PAGE_NOT_FOUND');
-    const outside = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { bbox: { x0: 700, y0: 900, x1: 800, y1: 950 } } });
+    const outside = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, {
+      json: { bbox: { x0: 700, y0: 900, x1: 800, y1: 950 } },
+    });
     expect(outside.status).toBe(400);
     expect((await json(outside)).error.code).toBe('OCR_REGION_INVALID');
     const dpi = await server.call('POST', `/jobs/${scanned.job_id}/pages/1/ocr`, { json: { dpi: 5000 } });
@@ -312,7 +342,12 @@ describe('OCR language option', () => {
     const body = await json(res);
     expect(body.error.code).toBe('OCR_LANGUAGE_MISSING');
     expect(body.error.message).toMatch(/'fra'.*installed: eng.*lectern languages add fra/);
-    expect(body.error.details).toEqual({ language: 'fra', missing: ['fra'], installed: ['eng'], install: 'lectern languages add fra' });
+    expect(body.error.details).toEqual({
+      language: 'fra',
+      missing: ['fra'],
+      installed: ['eng'],
+      install: 'lectern languages add fra',
+    });
     expect((await json(await server.call('GET', '/jobs'))).total).toBe(before);
     const path = await server.upload('scan.pdf', booktabs, { ocr_language: '../../etc' });
     expect(path.status).toBe(400);
@@ -335,7 +370,8 @@ describe('cancel during OCR', () => {
     for (let i = 0; ; i++) {
       const job = await json(await one.call('GET', `/jobs/${created.job_id}`));
       if (job.progress.pages_done >= 1) break;
-      if (!['queued', 'processing'].includes(job.status) || i > 2400) throw new Error(`job ${job.status} before OCR progress`);
+      if (!['queued', 'processing'].includes(job.status) || i > 2400)
+        throw new Error(`job ${job.status} before OCR progress`);
       await sleep(25);
     }
     // What one page costs on this machine now (a loaded machine reads every page slower): the stop must
@@ -347,7 +383,9 @@ describe('cancel during OCR', () => {
     const next = await ingest(one, 'after.md', enc('# After\n\ncancel'));
     expect(next.status).toBe('ready_for_review');
     expect(Date.now() - t0).toBeLessThan(Math.max(2000, 1.5 * onePage));
-    await expect.poll(async () => (await json(await one.call('GET', `/jobs/${created.job_id}`))).status).toBe('cancelled');
+    await expect
+      .poll(async () => (await json(await one.call('GET', `/jobs/${created.job_id}`))).status)
+      .toBe('cancelled');
     const later = await json(await one.call('GET', `/jobs/${created.job_id}`));
     expect(later.progress.pages_done).toBeLessThan(6);
     expect(later.total_blocks).toBe(0);

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, ingest, json, startServer, type TestServer } from '../helpers/app.js';
-import { openApiChecker, type OpenApiChecker, type OpenApiDoc as Doc, type Operation } from '../helpers/openapi-check.js';
+import {
+  openApiChecker,
+  type OpenApiChecker,
+  type OpenApiDoc as Doc,
+  type Operation,
+} from '../helpers/openapi-check.js';
 
 // Every operation of /openapi.json, asked the ways clients get it wrong: without the key, with ids that do
 // not exist, with a body that is not JSON. Each answer's status, content type and body must be what the
@@ -22,7 +27,9 @@ const operations = () => check.operations();
 
 /** The path with every parameter an id nothing has (integers far past any page). */
 const concrete = (path: string, op: Operation) =>
-  path.replace(/{(\w+)}/g, (_, name: string) => (op.parameters?.find((p) => p.name === name)?.schema?.type === 'integer' ? '999999' : `no-such-${name}`));
+  path.replace(/{(\w+)}/g, (_, name: string) =>
+    op.parameters?.find((p) => p.name === name)?.schema?.type === 'integer' ? '999999' : `no-such-${name}`,
+  );
 
 const hasBody = (method: string) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method);
 
@@ -32,7 +39,10 @@ const streamMismatch = (text: string, schema: unknown) => check.streamMismatch(t
 const ask = (method: string, path: string, o: { key?: boolean; body?: string } = {}) =>
   fetch(server.url + path, {
     method,
-    headers: { ...(o.key === false ? {} : { 'x-api-key': server.key }), ...(o.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(o.key === false ? {} : { 'x-api-key': server.key }),
+      ...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: o.body,
   });
 
@@ -54,7 +64,8 @@ describe('the OpenAPI document tells the truth', () => {
     for (const [method, path, op] of operations()) {
       if (!path.includes('{')) continue;
       const res = await ask(method, concrete(path, op), { body: hasBody(method) ? '{}' : undefined });
-      if ((method === 'GET' || method === 'DELETE') && res.status !== 404) wrong.push(`${method} ${path}: ${res.status}, not 404`);
+      if ((method === 'GET' || method === 'DELETE') && res.status !== 404)
+        wrong.push(`${method} ${path}: ${res.status}, not 404`);
       const problem = await mismatch(res, op);
       if (problem) wrong.push(`${method} ${path}: ${problem}`);
     }
@@ -75,12 +86,23 @@ describe('the OpenAPI document tells the truth', () => {
 
   it('declares the streams and what each of their events carries', async () => {
     const job = await ingest(server, 'stream.md', enc('# Streams\n\nEvents are declared too.\n'));
-    const bot = (await json(await ask('POST', '/bots', { body: JSON.stringify({ llm: { provider: 'extractive' } }) }))).bot_id as string;
+    const bot = (await json(await ask('POST', '/bots', { body: JSON.stringify({ llm: { provider: 'extractive' } }) })))
+      .bot_id as string;
     const chat = (await json(await ask('POST', `/bots/${bot}/chats`))).chat_id as string;
     const streams: [string, string, string, unknown][] = [
       ['GET', '/jobs/{job_id}/events', `/jobs/${job.job_id}/events`, undefined],
-      ['POST', '/bots/{bot_id}/chats/{chat_id}', `/bots/${bot}/chats/${chat}`, { query: 'What is declared?', stream: true }],
-      ['POST', '/v1/chat/completions', '/v1/chat/completions', { model: `bot:${bot}`, messages: [{ role: 'user', content: 'What is declared?' }], stream: true }],
+      [
+        'POST',
+        '/bots/{bot_id}/chats/{chat_id}',
+        `/bots/${bot}/chats/${chat}`,
+        { query: 'What is declared?', stream: true },
+      ],
+      [
+        'POST',
+        '/v1/chat/completions',
+        '/v1/chat/completions',
+        { model: `bot:${bot}`, messages: [{ role: 'user', content: 'What is declared?' }], stream: true },
+      ],
     ];
     for (const [method, template, path, body] of streams) {
       const res = await ask(method, path, { body: body === undefined ? undefined : JSON.stringify(body) });
@@ -93,7 +115,9 @@ describe('the OpenAPI document tells the truth', () => {
       expect(streamMismatch(text, declared!.schema), template).toEqual([]);
     }
     // The same routes without `stream` answer JSON, as declared.
-    const plain = await ask('POST', '/v1/chat/completions', { body: JSON.stringify({ model: `bot:${bot}`, messages: [{ role: 'user', content: 'What is declared?' }] }) });
+    const plain = await ask('POST', '/v1/chat/completions', {
+      body: JSON.stringify({ model: `bot:${bot}`, messages: [{ role: 'user', content: 'What is declared?' }] }),
+    });
     expect(plain.status).toBe(200);
     expect(await mismatch(plain, doc.paths['/v1/chat/completions']!.post!)).toBeUndefined();
   });
@@ -104,14 +128,24 @@ describe('the OpenAPI document tells the truth', () => {
     const image = doc.paths['/jobs/{job_id}/pages/{page}/image']!.get!.responses;
     expect(Object.keys(image['200']!.content!)).toEqual(['image/png']);
     for (const responses of [exportOk, image]) {
-      for (const status of ['401', '404', '409']) expect(Object.keys(responses[status]!.content!)).toEqual(['application/json']);
+      for (const status of ['401', '404', '409'])
+        expect(Object.keys(responses[status]!.content!)).toEqual(['application/json']);
     }
-    expect(Object.keys(doc.paths['/jobs/{job_id}/events']!.get!.responses['200']!.content!)).toEqual(['text/event-stream']);
-    expect(Object.keys(doc.paths['/chat']!.post!.responses['200']!.content!).sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(Object.keys(doc.paths['/jobs/{job_id}/events']!.get!.responses['200']!.content!)).toEqual([
+      'text/event-stream',
+    ]);
+    expect(Object.keys(doc.paths['/chat']!.post!.responses['200']!.content!).sort()).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
   });
 
   it('marks paging parameters optional, as they have defaults', () => {
-    const paging = operations().flatMap(([method, path, op]) => (op.parameters ?? []).filter((p) => p.in === 'query' && ['skip', 'limit'].includes(p.name)).map((p) => ({ at: `${method} ${path} ${p.name}`, required: p.required ?? false })));
+    const paging = operations().flatMap(([method, path, op]) =>
+      (op.parameters ?? [])
+        .filter((p) => p.in === 'query' && ['skip', 'limit'].includes(p.name))
+        .map((p) => ({ at: `${method} ${path} ${p.name}`, required: p.required ?? false })),
+    );
     expect(paging.length).toBeGreaterThanOrEqual(12);
     expect(paging.filter((p) => p.required)).toEqual([]);
   });

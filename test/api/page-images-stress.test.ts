@@ -50,10 +50,18 @@ describe('page images under load', () => {
     void server.exited.then((e) => {
       died = e;
     });
-    for (const name of ['amsmath-userguide.pdf', 'beamer-conference-talk.pdf', 'booktabs-manual.pdf', 'zoo-jss-paper.pdf']) {
+    for (const name of [
+      'amsmath-userguide.pdf',
+      'beamer-conference-talk.pdf',
+      'booktabs-manual.pdf',
+      'zoo-jss-paper.pdf',
+    ]) {
       docs.push({ name, data: readFileSync(join(fixturesDir, 'pdfs', name)) });
     }
-    docs.push({ name: 'scan05-beamer-slide4.pdf', data: readFileSync(join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf')) });
+    docs.push({
+      name: 'scan05-beamer-slide4.pdf',
+      data: readFileSync(join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf')),
+    });
     const sized = await makePagesPdf([
       { size: PAPER.a4, title: 'An A4 page' },
       // 2 x 41 inches: at 4000 px wide it would be 80,000 px tall, past max_page_pixels (a 400 answer).
@@ -84,21 +92,36 @@ describe('page images under load', () => {
   });
 
   async function ask({ doc, page, size }: Ask) {
-    const res = await server.call('GET', `/jobs/${doc.jobId}/pages/${page}/image?size=${size}`).catch((err: unknown) => err as Error);
+    const res = await server
+      .call('GET', `/jobs/${doc.jobId}/pages/${page}/image?size=${size}`)
+      .catch((err: unknown) => err as Error);
     if (res instanceof Error) {
       const cause = (res as { cause?: unknown }).cause;
-      return { what: `${doc.name} page ${page} at ${size} px: no answer (${String(cause ?? res)})`, status: 0, type: null, width: null, code: null };
+      return {
+        what: `${doc.name} page ${page} at ${size} px: no answer (${String(cause ?? res)})`,
+        status: 0,
+        type: null,
+        width: null,
+        code: null,
+      };
     }
     const body = new Uint8Array(await res.arrayBuffer());
     const what = `${doc.name} page ${page} at ${size} px: ${res.status} ${res.headers.get('content-type')}`;
-    if (res.status === 200) return { what, status: 200, type: res.headers.get('content-type'), width: pngWidth(body), code: null };
+    if (res.status === 200)
+      return { what, status: 200, type: res.headers.get('content-type'), width: pngWidth(body), code: null };
     let code: unknown = null;
     try {
       code = (JSON.parse(new TextDecoder().decode(body)) as { error?: { code?: unknown } }).error?.code;
     } catch {
       // not JSON: the assertions below say so
     }
-    return { what: `${what} ${new TextDecoder().decode(body).slice(0, 300)}`, status: res.status, type: res.headers.get('content-type'), width: null, code };
+    return {
+      what: `${what} ${new TextDecoder().decode(body).slice(0, 300)}`,
+      status: res.status,
+      type: res.headers.get('content-type'),
+      width: null,
+      code,
+    };
   }
 
   it('answers every one of many concurrent requests with a PNG of that width or a JSON 4xx, and the process lives', async () => {
@@ -121,7 +144,9 @@ describe('page images under load', () => {
         () => false,
       );
       const end = alive ? null : await server.exited;
-      expect.fail(`${lost.length} of ${asks.length} requests got no answer; the server ${end ? `died (${end.signal ?? `exit code ${end.code}`})` : 'still answers'}: ${lost[0]!.what}`);
+      expect.fail(
+        `${lost.length} of ${asks.length} requests got no answer; the server ${end ? `died (${end.signal ?? `exit code ${end.code}`})` : 'still answers'}: ${lost[0]!.what}`,
+      );
     }
     expect(died, 'the server process died while rendering').toBeNull();
     for (const a of answers) {
@@ -139,10 +164,10 @@ describe('page images under load', () => {
     // Every page that exists renders, at every size, except the strip at sizes past max_page_pixels.
     const refused = answers.filter((a) => a.status !== 200);
     const strip = docs.find((d) => d.name === 'sized.pdf')!;
-    const expected = asks.filter((q) => q.page > (q.doc.pages ?? 1) || (q.doc === strip && q.page === 2 && q.size >= 3200));
-    expect(refused.map((a) => a.what).sort()).toEqual(
-      expected.map((q) => answers[asks.indexOf(q)]!.what).sort(),
+    const expected = asks.filter(
+      (q) => q.page > (q.doc.pages ?? 1) || (q.doc === strip && q.page === 2 && q.size >= 3200),
     );
+    expect(refused.map((a) => a.what).sort()).toEqual(expected.map((q) => answers[asks.indexOf(q)]!.what).sort());
     expect(answers.filter((a) => a.status === 404).every((a) => a.code === 'PAGE_NOT_FOUND')).toBe(true);
     expect(answers.filter((a) => a.status === 400).every((a) => a.code === 'OCR_PAGE_TOO_LARGE')).toBe(true);
 

@@ -140,7 +140,14 @@ describe('the job', () => {
   it('carries the most common page size and how many pages have it, not every page', async () => {
     // Pages 2 and 5 are A4 upright as shown; 3 is A4 turned to landscape, 1 and 4 Letter in two turns.
     expect(sized.page_size).toEqual({ width: AW, height: AH, pages: 2 });
-    const letter = await ingest(server, 'letter.pdf', await makePagesPdf([{ size: PAPER.letter, title: 'One' }, { size: PAPER.letter, title: 'Two' }]));
+    const letter = await ingest(
+      server,
+      'letter.pdf',
+      await makePagesPdf([
+        { size: PAPER.letter, title: 'One' },
+        { size: PAPER.letter, title: 'Two' },
+      ]),
+    );
     expect(letter.page_size).toEqual({ width: LW, height: LH, pages: 2 });
     expect(letter.page_size.pages).toBe(letter.total_pages);
     const listed = await json(await server.call('GET', `/jobs?limit=500`));
@@ -152,13 +159,15 @@ describe('the job', () => {
     const op = spec.paths['/jobs/{job_id}/pages']?.get;
     // Its own answers; the ones every route may give (403, 421, 429…) are declared by the plugins that give them.
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '421']));
-    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['job_id', 'skip', 'limit']));
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['job_id', 'skip', 'limit']),
+    );
     const item = op.responses['200'].content['application/json'].schema.properties.items.items;
     expect(Object.keys(item.properties)).toEqual(['page', 'width', 'height', 'rotation', 'needs_ocr', 'ocr']);
     expect(Object.keys(spec.components.schemas.Job.properties)).toContain('page_size');
   });
 
-  it('answers a failed job\'s page image with 409 and a stored document that cannot be read with 422 and its reason, never a 500', async () => {
+  it("answers a failed job's page image with 409 and a stored document that cannot be read with 422 and its reason, never a 500", async () => {
     // The fuzzer's find: an upload that failed to read, then its page image asked for (was 500 INTERNAL).
     const res = await server.upload('broken.pdf', enc('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n'));
     const failed = await server.waitFor((await json(res)).job_id, ['failed', 'ready_for_review']);
@@ -168,7 +177,11 @@ describe('the job', () => {
     expect((await json(refused)).error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'failed' } });
 
     // A job read well whose stored original was damaged afterwards (a disk, a hand in the data folder).
-    const job = await ingest(server, 'damaged.pdf', await makePagesPdf([{ size: PAPER.letter, title: 'Soon damaged' }]));
+    const job = await ingest(
+      server,
+      'damaged.pdf',
+      await makePagesPdf([{ size: PAPER.letter, title: 'Soon damaged' }]),
+    );
     const original = (await storedKeys(server.dataDir, `files/${job.job_id}`)).find((k) => /\/original\.pdf$/.test(k))!;
     await writeStored(server.dataDir, original, 'not a PDF any more');
     const damaged = await server.call('GET', `/jobs/${job.job_id}/pages/1/image?size=300`);

@@ -82,10 +82,16 @@ describe('keyword search in Chinese, Japanese, German and English', () => {
     await expectEveryLanguageFound();
     const onJob = await search(server, { job_id: jobs.zh, query: '我们研究机器学习', mode: 'keyword' });
     expect(onJob.status).toBe(200);
-    expect(onJob.body).toMatchObject({ mode: 'keyword', total: 1, results: [{ job_id: jobs.zh, text: expect.stringContaining('机器学习') }] });
+    expect(onJob.body).toMatchObject({
+      mode: 'keyword',
+      total: 1,
+      results: [{ job_id: jobs.zh, text: expect.stringContaining('机器学习') }],
+    });
     expect(onJob.body.results[0].scores.keyword).toBeGreaterThan(0);
     // Punctuation alone is no word: nothing to look for, nothing found.
-    expect((await search(server, { collection_name: COLLECTION, query: '。「」', mode: 'keyword' })).body).toMatchObject({ results: [], total: 0 });
+    expect(
+      (await search(server, { collection_name: COLLECTION, query: '。「」', mode: 'keyword' })).body,
+    ).toMatchObject({ results: [], total: 0 });
   });
 
   it('finds them all after an upgrade from full text an earlier version wrote, which found only English words', async () => {
@@ -105,9 +111,13 @@ describe('keyword search in Chinese, Japanese, German and English', () => {
 function writeSqliteTextTheOldWay(file: string): void {
   const db = new Database(file);
   try {
-    const journal = JSON.parse(readFileSync(join(repoRoot, 'drizzle', 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] };
+    const journal = JSON.parse(readFileSync(join(repoRoot, 'drizzle', 'meta', '_journal.json'), 'utf8')) as {
+      entries: { tag: string; when: number }[];
+    };
     const words = journal.entries.find((e) => e.tag === '0018_full_text_words')!;
-    const old = readFileSync(join(repoRoot, 'drizzle', '0002_search_fts.sql'), 'utf8').split('--> statement-breakpoint');
+    const old = readFileSync(join(repoRoot, 'drizzle', '0002_search_fts.sql'), 'utf8').split(
+      '--> statement-breakpoint',
+    );
     db.transaction(() => {
       for (const t of ['insert', 'delete', 'update']) db.exec(`DROP TRIGGER chunk_vectors_fts_${t}`);
       db.exec('DROP TABLE chunk_fts');
@@ -126,7 +136,9 @@ async function writePostgresTextTheOldWay(url: string): Promise<void> {
   await client.connect();
   try {
     const t = `"${textTableName(COLLECTION)}"`;
-    await client.query(`UPDATE ${t} x SET tsv = to_tsvector('english', cv.text) FROM chunk_vectors cv WHERE cv.id = x.id`);
+    await client.query(
+      `UPDATE ${t} x SET tsv = to_tsvector('english', cv.text) FROM chunk_vectors cv WHERE cv.id = x.id`,
+    );
     await client.query(`COMMENT ON TABLE ${t} IS NULL`);
   } finally {
     await client.end();
@@ -136,5 +148,9 @@ async function writePostgresTextTheOldWay(url: string): Promise<void> {
 /** How many rows the stopped server's full text finds for one word, read in the store itself. */
 async function oldIndexFinds(url: string | undefined, word: string): Promise<number> {
   if (!url) return storeCount(dataDir, 'SELECT count(*) AS n FROM chunk_fts WHERE chunk_fts MATCH ?', [`"${word}"`]);
-  return storeCount(dataDir, `SELECT count(*) AS n FROM ${textTableName(COLLECTION)} WHERE tsv @@ to_tsquery('english', quote_literal(?))`, [word]);
+  return storeCount(
+    dataDir,
+    `SELECT count(*) AS n FROM ${textTableName(COLLECTION)} WHERE tsv @@ to_tsquery('english', quote_literal(?))`,
+    [word],
+  );
 }

@@ -16,7 +16,9 @@ describe('an upload refused after its file was received', () => {
     form.append('file', new Blob(['A second file is one too many.']), 'b.txt');
     const res = await server.call('POST', '/jobs', { body: form });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe('FST_FILES_LIMIT');
+    expect(((await res.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe(
+      'FST_FILES_LIMIT',
+    );
     expect(readdirSync(join(server.dataDir, 'tmp'))).toEqual([]);
   });
 });

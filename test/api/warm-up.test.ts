@@ -20,7 +20,8 @@ describe('worker warm-up', () => {
     const { blocks, total_pages } = await extractPdf(pdf);
     expect(total_pages).toBe(4);
     const types = new Set(blocks.map((b) => b.type));
-    for (const t of ['heading', 'paragraph', 'table', 'code', 'figure', 'caption', 'footer']) expect(types, t).toContain(t);
+    for (const t of ['heading', 'paragraph', 'table', 'code', 'figure', 'caption', 'footer'])
+      expect(types, t).toContain(t);
   });
 
   let server: TestServer | undefined;

@@ -15,7 +15,11 @@ beforeAll(async () => {
   await installTestModel(dataDir);
   server = await startServer({
     dataDir,
-    settings: { embedding_model: TEST_MODEL, allowed_private_hosts: [new URL(searx.url).host], web_search_url: `${searx.url}/search` },
+    settings: {
+      embedding_model: TEST_MODEL,
+      allowed_private_hosts: [new URL(searx.url).host],
+      web_search_url: `${searx.url}/search`,
+    },
   });
 });
 afterAll(async () => {
@@ -27,7 +31,9 @@ describe('web search address', () => {
   it('a chat with web_search asks the endpoint the setting names', async () => {
     const { bot_id } = await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }));
     const { chat_id } = await json(await server.call('POST', `/bots/${bot_id}/chats`));
-    const res = await server.call('POST', `/bots/${bot_id}/chats/${chat_id}`, { json: { query: 'How much heat does baking bread need?', web_search: true } });
+    const res = await server.call('POST', `/bots/${bot_id}/chats/${chat_id}`, {
+      json: { query: 'How much heat does baking bread need?', web_search: true },
+    });
     expect(res.status).toBe(200);
     const answer = await json(res);
     expect(answer.web_sources.map((s: { url: string }) => s.url)).toContain('https://example.org/heat');

@@ -24,13 +24,29 @@ beforeAll(async () => {
   copyFileSync(join(fixturesDir, 'pdfs', PDF), join(cwd, 'papers', PDF));
   mkdirSync(join(cwd, 'notes'));
   writeFileSync(join(cwd, 'notes', 'topics.md'), TOPICS_MD);
-  writeFileSync(join(cwd, 'notes', 'rivers.txt'), 'The Nile and the Amazon are the longest rivers on Earth; their deltas are fertile farmland.\n');
+  writeFileSync(
+    join(cwd, 'notes', 'rivers.txt'),
+    'The Nile and the Amazon are the longest rivers on Earth; their deltas are fertile farmland.\n',
+  );
   // A GIF: an image, but not one Lectern reads as a document.
-  writeFileSync(join(cwd, 'notes', 'logo.gif'), Uint8Array.from([...'GIF89a'].map((c) => c.charCodeAt(0)).concat([1, 0, 1, 0, 0, 0, 0])));
+  writeFileSync(
+    join(cwd, 'notes', 'logo.gif'),
+    Uint8Array.from([...'GIF89a'].map((c) => c.charCodeAt(0)).concat([1, 0, 1, 0, 0, 0, 0])),
+  );
   web = await startWebPagesServer();
   writeFileSync(
     join(cwd, 'lectern.yaml'),
-    [`data_dir: ${dataDir}`, 'document_roots:', `  - ${cwd}`, 'allowed_private_hosts:', `  - ${new URL(web.url).host}`, 'server:', '  host: 127.0.0.1', '  port: 0', ''].join('\n'),
+    [
+      `data_dir: ${dataDir}`,
+      'document_roots:',
+      `  - ${cwd}`,
+      'allowed_private_hosts:',
+      `  - ${new URL(web.url).host}`,
+      'server:',
+      '  host: 127.0.0.1',
+      '  port: 0',
+      '',
+    ].join('\n'),
   );
   await Promise.all([installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
 });
@@ -77,10 +93,12 @@ function expectBars(raw: string, labels: (string | RegExp)[]): void {
 }
 
 /** The parent process id of `pid` (Linux): which process started the command that holds the lock. */
-const parentOf = (pid: number): number => Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+const parentOf = (pid: number): number =>
+  Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
 /** Whether a piece of terminal output holds answer text (not the spinner, the prompt or blank lines). */
-const isAnswerText = (data: string): boolean => /\w/.test(plain(data).replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, ''));
+const isAnswerText = (data: string): boolean =>
+  /\w/.test(plain(data).replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, ''));
 
 /** Pieces of answer text written after `since` (ms) and before the one holding "Sources". */
 function streamedPieces(r: Run, since: number): number {
@@ -135,7 +153,9 @@ function scenario(mode: 'without a server' | 'with a server') {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/ID\s+NAME\s+DOCUMENTS\s+CHATS\s+CREATED/);
     // Created moments ago; on a loaded machine opening the folder for `bot list` alone can take seconds.
-    expect(table.stdout).toMatch(new RegExp(`${botId}\\s+manuals-\\w+\\s+0\\s+0\\s+(just now|[1-5]?\\d seconds ago)\\n`));
+    expect(table.stdout).toMatch(
+      new RegExp(`${botId}\\s+manuals-\\w+\\s+0\\s+0\\s+(just now|[1-5]?\\d seconds ago)\\n`),
+    );
     if (server) {
       const json = await done(['bot', 'list', '--json'], '');
       expect(JSON.parse(json.stdout).bots.map((b: { bot_id: string }) => b.bot_id)).toContain(botId);
@@ -183,8 +203,12 @@ function scenario(mode: 'without a server' | 'with a server') {
     // Each source with its pages: topics.md is one page.
     await chat.waitFor(/Sources\n\s+\[S\d+\] [^\n]*topics\.md, p\. 1\n/, { timeoutMs: 90_000 });
     expect(streamedPieces(chat, since), 'the answer arrived in pieces').toBeGreaterThanOrEqual(3);
-    const firstAnswer = chat.text().slice(chat.text().lastIndexOf('What does chlorophyll capture?'), chat.text().lastIndexOf('Sources'));
-    expect(firstAnswer.replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, '').trim().length).toBeGreaterThan('What does chlorophyll capture?'.length + 10);
+    const firstAnswer = chat
+      .text()
+      .slice(chat.text().lastIndexOf('What does chlorophyll capture?'), chat.text().lastIndexOf('Sources'));
+    expect(firstAnswer.replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, '').trim().length).toBeGreaterThan(
+      'What does chlorophyll capture?'.length + 10,
+    );
 
     await chat.waitFor(/› $/);
     const long = await askIn(chat, 'Describe in detail how volcanoes erupt, step by step.');
@@ -217,11 +241,19 @@ function scenario(mode: 'without a server' | 'with a server') {
   });
 
   it('piped questions are answered in turn as plain text with their sources', async () => {
-    const r = await done(['chat', botId, '--chat-id', chatId], 'What does chlorophyll capture?\n\nHow is bread made?\n');
+    const r = await done(
+      ['chat', botId, '--chat-id', chatId],
+      'What does chlorophyll capture?\n\nHow is bread made?\n',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.raw).not.toContain('\x1b[');
     // Each answer is followed by its sources, or says it has none (SmolLM2 does not always cite).
-    expect(r.stdout.match(/^(Sources|\(this answer cites no source\)|\(nothing in the bot's documents matched the question\))$/gm), r.stdout).toHaveLength(2);
+    expect(
+      r.stdout.match(
+        /^(Sources|\(this answer cites no source\)|\(nothing in the bot's documents matched the question\))$/gm,
+      ),
+      r.stdout,
+    ).toHaveLength(2);
     expect(r.stdout).toMatch(/^Sources\n {2}\[S\d+\] topics\.md, p\. 1$/m);
   });
 
@@ -231,7 +263,9 @@ function scenario(mode: 'without a server' | 'with a server') {
     await no.type(`n${KEY.enter}`);
     expect(await no.exited).toBe(1);
     expect(no.text()).toContain(`lectern bot delete: bot ${botId} was not deleted`);
-    expect((await done(['bot', 'list'])).stdout, 'n keeps the bot').toMatch(new RegExp(`${botId}\\s+manuals-\\w+\\s+4\\s+1`));
+    expect((await done(['bot', 'list'])).stdout, 'n keeps the bot').toMatch(
+      new RegExp(`${botId}\\s+manuals-\\w+\\s+4\\s+1`),
+    );
     const yes = run(['bot', 'delete', botId]);
     await yes.waitFor(/Delete bot .* with its 4 documents and 1 chat\? This cannot be undone\. \(y\/N\)/);
     await yes.type(`y${KEY.enter}`);
@@ -239,7 +273,9 @@ function scenario(mode: 'without a server' | 'with a server') {
     expect(yes.text()).toContain(`deleted bot ${botId}`);
     const gone = await done(['bot', 'delete', botId, '--yes']);
     expect(gone.code).toBe(1);
-    expect(gone.stdout).toMatch(/lectern bot delete: bot .* does not exist \(hint: `lectern bot list` shows every bot\)/);
+    expect(gone.stdout).toMatch(
+      /lectern bot delete: bot .* does not exist \(hint: `lectern bot list` shows every bot\)/,
+    );
   });
 
   it('a chat whose model is missing says how to install it', async () => {
@@ -254,7 +290,10 @@ function scenario(mode: 'without a server' | 'with a server') {
       });
       bot = (await res.json()).bot_id;
     } else {
-      const made = await lecternDone(['bot', 'create', '--prompt', 'x', '--json'], { cwd, env: cliEnv({ LECTERN_LLM_MODEL: 'stories260k' }) });
+      const made = await lecternDone(['bot', 'create', '--prompt', 'x', '--json'], {
+        cwd,
+        env: cliEnv({ LECTERN_LLM_MODEL: 'stories260k' }),
+      });
       expect(made.code, made.stderr).toBe(0);
       const created = JSON.parse(made.stdout);
       expect(created.llm).toEqual({ provider: 'local', model: 'stories260k' });

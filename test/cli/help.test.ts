@@ -63,12 +63,26 @@ describe('lectern --help', () => {
   it('the tree holds every command a user is sent to, with their subcommands', () => {
     const names = tree.map((n) => n.path.join(' '));
     // Not the whole list (the walk below is): the ones the five-minute path, init's next steps and the README name.
-    for (const c of ['init', 'serve', 'bot list', 'bot create', 'bot delete', 'add-doc', 'chat', 'models pull', 'models import', 'models list', 'models verify', 'keys create', 'languages add']) {
+    for (const c of [
+      'init',
+      'serve',
+      'bot list',
+      'bot create',
+      'bot delete',
+      'add-doc',
+      'chat',
+      'models pull',
+      'models import',
+      'models list',
+      'models verify',
+      'keys create',
+      'languages add',
+    ]) {
       expect(names).toContain(c);
     }
   });
 
-  it('lectern --help and every command\'s and subcommand\'s --help, in a terminal, list each of its options and show it in use', async () => {
+  it("lectern --help and every command's and subcommand's --help, in a terminal, list each of its options and show it in use", async () => {
     const cwd = tempDir('lectern-help-');
     const runs = await inTurns(tree, 3, (n) => lecternDone([...n.path, '--help'], { cwd, pty: true }));
     const problems: string[] = [];
@@ -78,12 +92,16 @@ describe('lectern --help', () => {
       if (r.code !== 0) return void problems.push(`${name} --help exited ${r.code}: ${r.stdout}`);
       const help = r.stdout;
       // The options table: each option's flags at the start of its line, as commander writes them.
-      const optionLines = help.split('\n').filter((l) => /^\s+-/.test(l)).map((l) => l.trim());
+      const optionLines = help
+        .split('\n')
+        .filter((l) => /^\s+-/.test(l))
+        .map((l) => l.trim());
       for (const o of optionsOf(cmd)) {
         if (!optionLines.some((l) => l.startsWith(o.flags))) problems.push(`${name} --help does not list ${o.flags}`);
       }
       for (const sub of cmd.commands) {
-        if (!new RegExp(`^\\s+${sub.name()}\\b`, 'm').test(help)) problems.push(`${name} --help does not list its command ${sub.name()}`);
+        if (!new RegExp(`^\\s+${sub.name()}\\b`, 'm').test(help))
+          problems.push(`${name} --help does not list its command ${sub.name()}`);
       }
       const section = /\nExamples\b[^\n]*:\n([\s\S]*)$/.exec(help)?.[1];
       if (!section) return void problems.push(`${name} --help has no Examples section`);
@@ -95,8 +113,14 @@ describe('lectern --help', () => {
       for (const line of uses) {
         const ex = exampleCommand(line);
         const target = tree.find((t) => t.path.join(' ') === ex.path.join(' '))!.cmd;
-        const known = optionsOf(target).flatMap((o) => [o.long, o.short]).filter(Boolean);
-        for (const f of ex.flags) if (!known.includes(f)) problems.push(`${name} --help: the example "${line.trim()}" gives ${f}, which lectern ${ex.path.join(' ')} does not have`);
+        const known = optionsOf(target)
+          .flatMap((o) => [o.long, o.short])
+          .filter(Boolean);
+        for (const f of ex.flags)
+          if (!known.includes(f))
+            problems.push(
+              `${name} --help: the example "${line.trim()}" gives ${f}, which lectern ${ex.path.join(' ')} does not have`,
+            );
       }
     });
     expect(problems, problems.join('\n')).toEqual([]);

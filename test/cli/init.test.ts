@@ -43,30 +43,81 @@ describe('lectern init', () => {
     expect(await run.exited).toBe(0);
     const shown = run.text();
     // Every question showed its default.
-    for (const d of ['(local)', '(smollm2-135m-instruct-q4_1)', '(all-minilm-l6-v2-int8-pypi)', '(usearch)', '(512)', '(y/N)', '(127.0.0.1)', '(8000)']) expect(shown).toContain(d);
+    for (const d of [
+      '(local)',
+      '(smollm2-135m-instruct-q4_1)',
+      '(all-minilm-l6-v2-int8-pypi)',
+      '(usearch)',
+      '(512)',
+      '(y/N)',
+      '(127.0.0.1)',
+      '(8000)',
+    ])
+      expect(shown).toContain(d);
     expect(shown).toContain(`Wrote ${join(cwd, 'lectern.yaml')}`);
-    expect(shown).toMatch(/Next steps:[\s\S]*lectern models pull smollm2-135m-instruct-q4_1[\s\S]*lectern bot create[\s\S]*lectern add-doc[\s\S]*lectern chat/);
+    expect(shown).toMatch(
+      /Next steps:[\s\S]*lectern models pull smollm2-135m-instruct-q4_1[\s\S]*lectern bot create[\s\S]*lectern add-doc[\s\S]*lectern chat/,
+    );
     const yaml = readFileSync(join(cwd, 'lectern.yaml'), 'utf8');
     expect(yaml.split('\n').filter((l) => l.startsWith('#')).length).toBeGreaterThan(10);
     expect(load(cwd)).toMatchObject({
-      data_dir: join(cwd, 'my-data'), llm_provider: 'local', chat_model: 'smollm2-135m-instruct-q4_1', embedding_model: 'all-minilm-l6-v2-int8-pypi',
-      chunk_size: 300, chunk_overlap: 30, encrypt_chats: true, host: '127.0.0.1', port: 8123,
+      data_dir: join(cwd, 'my-data'),
+      llm_provider: 'local',
+      chat_model: 'smollm2-135m-instruct-q4_1',
+      embedding_model: 'all-minilm-l6-v2-int8-pypi',
+      chunk_size: 300,
+      chunk_overlap: 30,
+      encrypt_chats: true,
+      host: '127.0.0.1',
+      port: 8123,
     });
   });
 
   it('asks nothing when flags give every answer, says --mongo is not needed, and never overwrites without --force', async () => {
     const cwd = tempDir('lectern-init-');
     const flags = [
-      'init', '--data-dir', 'store', '--llm-provider', 'ollama', '--model-name', 'llama3.2', '--embedding-provider', 'local', '--embedding-model', 'all-minilm-l6-v2-int8-pypi',
-      '--vectorstore-provider', 'usearch', '--chunk-size', '256', '--chunk-overlap', '32', '--encrypt-chats', 'false', '--host', '0.0.0.0', '--port', '9001',
-      '--mongo', 'mongodb://localhost:27017', '-o', 'conf/bots.yaml',
+      'init',
+      '--data-dir',
+      'store',
+      '--llm-provider',
+      'ollama',
+      '--model-name',
+      'llama3.2',
+      '--embedding-provider',
+      'local',
+      '--embedding-model',
+      'all-minilm-l6-v2-int8-pypi',
+      '--vectorstore-provider',
+      'usearch',
+      '--chunk-size',
+      '256',
+      '--chunk-overlap',
+      '32',
+      '--encrypt-chats',
+      'false',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '9001',
+      '--mongo',
+      'mongodb://localhost:27017',
+      '-o',
+      'conf/bots.yaml',
     ];
     const first = await lecternDone(flags, { cwd, pty: true });
     expect(first.code).toBe(0);
     expect(first.stdout).not.toContain('?');
     expect(first.stdout).toContain('Lectern keeps its data in SQLite under the data folder');
     expect(first.stdout).toContain('-c conf/bots.yaml');
-    expect(load(cwd, 'conf/bots.yaml')).toMatchObject({ data_dir: join(cwd, 'store'), llm_provider: 'ollama', llm_model: 'llama3.2', chunk_size: 256, chunk_overlap: 32, host: '0.0.0.0', port: 9001 });
+    expect(load(cwd, 'conf/bots.yaml')).toMatchObject({
+      data_dir: join(cwd, 'store'),
+      llm_provider: 'ollama',
+      llm_model: 'llama3.2',
+      chunk_size: 256,
+      chunk_overlap: 32,
+      host: '0.0.0.0',
+      port: 9001,
+    });
 
     writeFileSync(join(cwd, 'conf/bots.yaml'), '# mine\n');
     const again = await lecternDone(flags, { cwd, pty: true });
@@ -91,7 +142,10 @@ describe('lectern init', () => {
 
     const cases: [string[], RegExp][] = [
       [['--llm-provider', 'anthropic'], /Allowed choices are local, openai, ollama, extractive/],
-      [['--model-name', 'gpt-4o'], /gpt-4o is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1\)/],
+      [
+        ['--model-name', 'gpt-4o'],
+        /gpt-4o is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1\)/,
+      ],
       [['--vectorstore-provider', 'faiss'], /Allowed choices are usearch/],
       [['--chunk-size', '10'], /the chunk size must be a whole number from 32 to 8192/],
       [['--encrypt-chats', 'maybe'], /--encrypt-chats: maybe is neither yes nor no \(hint: give true or false\)/],
@@ -117,7 +171,12 @@ describe('lectern init', () => {
     expect(r.stderr).toContain('mongo_endpoint ignored: Lectern keeps its data in SQLite');
     expect(r.stderr).toContain("vector_store faiss ignored: Lectern's vector store is usearch");
     expect(r.stderr).toContain('embedding.provider openai ignored');
-    expect(load(cwd)).toMatchObject({ chunk_size: 1024, chunk_overlap: 100, host: '0.0.0.0', embedding_model: 'all-minilm-l6-v2-int8-pypi' });
+    expect(load(cwd)).toMatchObject({
+      chunk_size: 1024,
+      chunk_overlap: 100,
+      host: '0.0.0.0',
+      embedding_model: 'all-minilm-l6-v2-int8-pypi',
+    });
   });
 });
 
@@ -125,10 +184,15 @@ describe('lectern init', () => {
 describe('usage errors', () => {
   it('a usage error is one line with a hint and exit status 2', async () => {
     const cwd = tempDir('lectern-help-');
-    const [unknown, missing] = await Promise.all([lecternDone(['bot', 'list', '--colour'], { cwd }), lecternDone(['add-doc', 'only-a-bot'], { cwd })]);
+    const [unknown, missing] = await Promise.all([
+      lecternDone(['bot', 'list', '--colour'], { cwd }),
+      lecternDone(['add-doc', 'only-a-bot'], { cwd }),
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim()).toBe("lectern bot list: unknown option '--colour' (hint: lectern bot list --help)");
     expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toBe("lectern add-doc: missing required argument 'path_or_url' (hint: lectern add-doc --help)");
+    expect(missing.stderr.trim()).toBe(
+      "lectern add-doc: missing required argument 'path_or_url' (hint: lectern add-doc --help)",
+    );
   });
 });

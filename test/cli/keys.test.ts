@@ -30,7 +30,14 @@ describe('lectern keys', () => {
     expect(list.stdout).toMatch(new RegExp(`desk\\s+reviewer\\s+all\\s+${secret.slice(0, 11)}…`));
     expect(list.stdout).not.toContain(secret);
     const [listed] = JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys;
-    expect(listed).toMatchObject({ name: 'desk', role: 'reviewer', scope: { bots: [], jobs: [] }, prefix: secret.slice(0, 11), revoked_at: null, last_used_at: null });
+    expect(listed).toMatchObject({
+      name: 'desk',
+      role: 'reviewer',
+      scope: { bots: [], jobs: [] },
+      prefix: secret.slice(0, 11),
+      revoked_at: null,
+      last_used_at: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(secret);
   });
 
@@ -51,24 +58,53 @@ describe('lectern keys', () => {
     expect(revoked.stdout).toMatch(/revoked key ops/);
     const again = lectern(['keys', 'revoke', 'ops', '--data-dir', dir]);
     expect(again.status).toBe(1);
-    expect(oneLine(again.stderr)).toEqual([expect.stringMatching(/^lectern keys revoke: no key named ops .*\(hint: lectern keys list/)]);
+    expect(oneLine(again.stderr)).toEqual([
+      expect.stringMatching(/^lectern keys revoke: no key named ops .*\(hint: lectern keys list/),
+    ]);
     expect(lectern(['keys', 'create', 'ops', '--role', 'reader', '--data-dir', dir]).status).toBe(0);
-    const keys = JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys as { name: string; role: string; revoked_at: string | null }[];
-    expect(keys.map((k) => [k.name, k.role, k.revoked_at === null])).toEqual([['ops', 'admin', false], ['ops', 'reader', true]]);
+    const keys = JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys as {
+      name: string;
+      role: string;
+      revoked_at: string | null;
+    }[];
+    expect(keys.map((k) => [k.name, k.role, k.revoked_at === null])).toEqual([
+      ['ops', 'admin', false],
+      ['ops', 'reader', true],
+    ]);
   });
 
   it('fails with one line and a hint: exit 1 when the operation fails, 2 when the command line is wrong', () => {
     const dir = tempDir();
     lectern(['keys', 'create', 'taken', '--role', 'reader', '--data-dir', dir]);
     const cases: [string[], number, RegExp][] = [
-      [['keys', 'create', 'taken', '--role', 'reader'], 1, /already exists \(hint: revoke it first \(lectern keys revoke taken\)/],
+      [
+        ['keys', 'create', 'taken', '--role', 'reader'],
+        1,
+        /already exists \(hint: revoke it first \(lectern keys revoke taken\)/,
+      ],
       [['keys', 'create', 'x', '--role', 'boss'], 2, /role "boss" is not one of reader, reviewer, admin \(hint: /],
-      [['keys', 'create', 'x'], 2, /required option '--role <role>' not specified \(hint: lectern keys create --help\)/],
+      [
+        ['keys', 'create', 'x'],
+        2,
+        /required option '--role <role>' not specified \(hint: lectern keys create --help\)/,
+      ],
       [['keys', 'create', 'bad name!', '--role', 'reader'], 2, /must be 1-64 letters/],
       [['keys', 'create', 'service', '--role', 'reader'], 2, /service key's name/],
-      [['keys', 'create', 'x', '--role', 'reader', '--bots', 'no-such-bot', '--jobs', 'no-such-job'], 2, /no such bot no-such-bot, job no-such-job \(hint: /],
-      [['keys', 'list', '--bogus'], 2, /^lectern keys list: unknown option '--bogus' \(hint: lectern keys list --help\)/],
-      [['keys', 'lst'], 2, /^lectern keys: unknown command 'lst' \(Did you mean list\?\) \(hint: lectern keys --help\)/],
+      [
+        ['keys', 'create', 'x', '--role', 'reader', '--bots', 'no-such-bot', '--jobs', 'no-such-job'],
+        2,
+        /no such bot no-such-bot, job no-such-job \(hint: /,
+      ],
+      [
+        ['keys', 'list', '--bogus'],
+        2,
+        /^lectern keys list: unknown option '--bogus' \(hint: lectern keys list --help\)/,
+      ],
+      [
+        ['keys', 'lst'],
+        2,
+        /^lectern keys: unknown command 'lst' \(Did you mean list\?\) \(hint: lectern keys --help\)/,
+      ],
     ];
     for (const [args, status, message] of cases) {
       const r = lectern([...args, '--data-dir', dir]);
@@ -88,8 +124,13 @@ describe('lectern keys', () => {
     writeFileSync(join(cwd, 'conf', 'other.yaml'), `data_dir: ${b}\n`);
     expect(lectern(['keys', 'create', 'from-yaml', '--role', 'reader'], { cwd }).status).toBe(0);
     expect(lectern(['keys', 'create', 'from-c', '--role', 'reader', '-c', 'conf/other.yaml'], { cwd }).status).toBe(0);
-    expect(lectern(['keys', 'create', 'from-env', '--role', 'reader'], { env: { LECTERN_DATA_DIR: c } }).status).toBe(0);
-    const names = (dir: string) => JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys.map((k: { name: string }) => k.name);
+    expect(lectern(['keys', 'create', 'from-env', '--role', 'reader'], { env: { LECTERN_DATA_DIR: c } }).status).toBe(
+      0,
+    );
+    const names = (dir: string) =>
+      JSON.parse(lectern(['keys', 'list', '--json', '--data-dir', dir]).stdout).keys.map(
+        (k: { name: string }) => k.name,
+      );
     expect([names(a), names(b), names(c)]).toEqual([['from-yaml'], ['from-c'], ['from-env']]);
   });
 
@@ -97,28 +138,51 @@ describe('lectern keys', () => {
     const server = await startServer({ settings: { workers: 1 } });
     try {
       const env = { SERVICE_API_KEY: server.key };
-      const made = await lecternAsync(['keys', 'create', 'through-server', '--role', 'reader', '--json', '--data-dir', server.dataDir], { env });
+      const made = await lecternAsync(
+        ['keys', 'create', 'through-server', '--role', 'reader', '--json', '--data-dir', server.dataDir],
+        { env },
+      );
       expect(made.status, made.stderr).toBe(0);
       const { secret } = JSON.parse(made.stdout) as { secret: string };
       // The key works at once.
       expect((await fetch(`${server.url}/health`, { headers: { 'x-api-key': secret } })).status).toBe(200);
-      expect(JSON.parse((await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env })).stdout).keys.map((k: { name: string }) => k.name)).toEqual(['through-server']);
+      expect(
+        JSON.parse(
+          (await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env })).stdout,
+        ).keys.map((k: { name: string }) => k.name),
+      ).toEqual(['through-server']);
 
-      const keyless = await lecternAsync(['keys', 'create', 'no-key', '--role', 'reader', '--data-dir', server.dataDir]);
+      const keyless = await lecternAsync([
+        'keys',
+        'create',
+        'no-key',
+        '--role',
+        'reader',
+        '--data-dir',
+        server.dataDir,
+      ]);
       expect(keyless.status).toBe(1);
-      expect(oneLine(keyless.stderr)).toEqual([expect.stringMatching(/^lectern keys create: .*owns the data folder.*SERVICE_API_KEY/)]);
-      const wrongKey = await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: 'not-the-key' } });
+      expect(oneLine(keyless.stderr)).toEqual([
+        expect.stringMatching(/^lectern keys create: .*owns the data folder.*SERVICE_API_KEY/),
+      ]);
+      const wrongKey = await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], {
+        env: { SERVICE_API_KEY: 'not-the-key' },
+      });
       expect(wrongKey.status).toBe(1);
       expect(wrongKey.stderr).toMatch(/UNAUTHORIZED|does not match/);
 
-      expect((await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], { env })).status).toBe(0);
+      expect(
+        (await lecternAsync(['keys', 'revoke', 'through-server', '--data-dir', server.dataDir], { env })).status,
+      ).toBe(0);
       expect((await fetch(`${server.url}/health`, { headers: { 'x-api-key': secret } })).status).toBe(401);
     } finally {
       await server.close();
     }
     // Nothing but the server wrote: the one key in the database is the one made through it.
     const db = new Database(join(server.dataDir, 'lectern.db'), { readonly: true });
-    expect((db.prepare('SELECT name FROM api_keys').all() as { name: string }[]).map((r) => r.name)).toEqual(['through-server']);
+    expect((db.prepare('SELECT name FROM api_keys').all() as { name: string }[]).map((r) => r.name)).toEqual([
+      'through-server',
+    ]);
     db.close();
   });
 
@@ -128,7 +192,9 @@ describe('lectern keys', () => {
     try {
       const r = lectern(['keys', 'create', 'blocked', '--role', 'reader', '--data-dir', dir]);
       expect(r.status).toBe(1);
-      expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/^lectern keys create: the data folder .* is in use by `lectern add-doc` \(pid \d+\)/)]);
+      expect(oneLine(r.stderr)).toEqual([
+        expect.stringMatching(/^lectern keys create: the data folder .* is in use by `lectern add-doc` \(pid \d+\)/),
+      ]);
     } finally {
       lock.release();
     }

@@ -23,7 +23,8 @@ afterAll(async () => {
 function folder(moreHosts: string[] = []) {
   const cwd = tempDir('lectern-languages-');
   const env = cliEnv({ LECTERN_ALLOWED_PRIVATE_HOSTS: [registry.host, corrupt.host, ...moreHosts].join(',') });
-  const run = (args: string[], pty = true) => lecternDone(['languages', ...args, '--data-dir', join(cwd, 'data')], { cwd, env, pty });
+  const run = (args: string[], pty = true) =>
+    lecternDone(['languages', ...args, '--data-dir', join(cwd, 'data')], { cwd, env, pty });
   return { cwd, dir: join(cwd, 'data', 'ocr-languages'), run };
 }
 
@@ -53,9 +54,17 @@ describe('lectern languages', () => {
     const json = await run(['list', '--json'], false);
     const parsed = JSON.parse(json.stdout);
     const codes = parsed.languages.map((l: { code: string }) => l.code);
-    expect(codes).toEqual(expect.arrayContaining(['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'rus', 'ara', 'chi_sim', 'jpn']));
-    expect(parsed.languages.find((l: { code: string }) => l.code === 'eng')).toMatchObject({ installed: true, bundled: true });
-    expect(parsed.languages.find((l: { code: string }) => l.code === 'chi_sim')).toMatchObject({ installed: false, install: 'lectern languages add chi_sim' });
+    expect(codes).toEqual(
+      expect.arrayContaining(['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'rus', 'ara', 'chi_sim', 'jpn']),
+    );
+    expect(parsed.languages.find((l: { code: string }) => l.code === 'eng')).toMatchObject({
+      installed: true,
+      bundled: true,
+    });
+    expect(parsed.languages.find((l: { code: string }) => l.code === 'chi_sim')).toMatchObject({
+      installed: false,
+      install: 'lectern languages add chi_sim',
+    });
   });
 
   it('adds a language from the registry (checked against its integrity), lists it, skips it when there, and removes it again', async () => {
@@ -64,15 +73,29 @@ describe('lectern languages', () => {
     const add = await run(['add', 'deu', '--registry', registry.url]);
     expect(add.code).toBe(0);
     expect(add.stdout).toMatch(/✔ deu \(German\) installed: 1\.3 MiB, @tesseract\.js-data\/deu@1\.0\.0/);
-    expect(registry.requests.slice(before)).toEqual(['GET /@tesseract.js-data%2fdeu/1.0.0', 'GET /@tesseract.js-data/deu/-/deu-1.0.0.tgz']);
+    expect(registry.requests.slice(before)).toEqual([
+      'GET /@tesseract.js-data%2fdeu/1.0.0',
+      'GET /@tesseract.js-data/deu/-/deu-1.0.0.tgz',
+    ]);
     const model = readFileSync(join(dir, 'deu.traineddata.gz'));
-    const packaged = readFileSync(join(repoRoot, 'node_modules/@tesseract.js-data/deu/4.0.0_best_int/deu.traineddata.gz'));
+    const packaged = readFileSync(
+      join(repoRoot, 'node_modules/@tesseract.js-data/deu/4.0.0_best_int/deu.traineddata.gz'),
+    );
     expect(model.equals(packaged)).toBe(true);
     const note = JSON.parse(readFileSync(join(dir, 'deu.json'), 'utf8'));
-    expect(note).toMatchObject({ code: 'deu', package: '@tesseract.js-data/deu@1.0.0', integrity: expect.stringMatching(/^sha512-/), bytes: model.length });
+    expect(note).toMatchObject({
+      code: 'deu',
+      package: '@tesseract.js-data/deu@1.0.0',
+      integrity: expect.stringMatching(/^sha512-/),
+      bytes: model.length,
+    });
 
     const listed = JSON.parse((await run(['list', '--json'], false)).stdout);
-    expect(listed.languages.find((l: { code: string }) => l.code === 'deu')).toMatchObject({ installed: true, bundled: false, package: '@tesseract.js-data/deu@1.0.0' });
+    expect(listed.languages.find((l: { code: string }) => l.code === 'deu')).toMatchObject({
+      installed: true,
+      bundled: false,
+      package: '@tesseract.js-data/deu@1.0.0',
+    });
     expect((await run(['list'])).stdout).toMatch(/^deu\s+German\s+Latin\s+installed \(1\.3 MiB\)/m);
 
     const again = await run(['add', 'deu', '--registry', registry.url]);
@@ -83,19 +106,25 @@ describe('lectern languages', () => {
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('removed deu');
     expect(existsSync(join(dir, 'deu.traineddata.gz'))).toBe(false);
-    expect(JSON.parse((await run(['list', '--json'], false)).stdout).languages.find((l: { code: string }) => l.code === 'deu').installed).toBe(false);
+    expect(
+      JSON.parse((await run(['list', '--json'], false)).stdout).languages.find(
+        (l: { code: string }) => l.code === 'deu',
+      ).installed,
+    ).toBe(false);
     const twice = await run(['remove', 'deu']);
     expect(twice.code).toBe(1);
     expect(twice.stdout).toContain('not installed');
   });
 
-  it('installs nothing from a tarball that does not match the registry\'s integrity (exit 1, one line with a hint)', async () => {
+  it("installs nothing from a tarball that does not match the registry's integrity (exit 1, one line with a hint)", async () => {
     const { run, dir } = folder();
     const bad = await run(['add', 'deu', '--registry', corrupt.url]);
     expect(bad.code).toBe(1);
     expect(oneLine(bad.stdout)).toEqual([
       expect.stringMatching(/^deu: fetching/),
-      expect.stringMatching(/^lectern languages add: .*does not match the integrity the registry states for @tesseract\.js-data\/deu@1\.0\.0 \(hint: the download was altered/),
+      expect.stringMatching(
+        /^lectern languages add: .*does not match the integrity the registry states for @tesseract\.js-data\/deu@1\.0\.0 \(hint: the download was altered/,
+      ),
     ]);
     expect(existsSync(join(dir, 'deu.traineddata.gz'))).toBe(false);
   });
@@ -105,21 +134,35 @@ describe('lectern languages', () => {
     const before = registry.requests.length;
     const unknown = await run(['add', 'deu', 'klingon', '--registry', registry.url]);
     expect(unknown.code).toBe(2);
-    expect(oneLine(unknown.stdout)).toEqual([expect.stringMatching(/^lectern languages add: unknown OCR language klingon \(hint: known: eng, deu, fra, .*chi_sim.*\)/)]);
+    expect(oneLine(unknown.stdout)).toEqual([
+      expect.stringMatching(
+        /^lectern languages add: unknown OCR language klingon \(hint: known: eng, deu, fra, .*chi_sim.*\)/,
+      ),
+    ]);
     expect(registry.requests.length).toBe(before);
     const rus = await run(['add', 'rus', '--registry', registry.url]);
     expect(rus.code).toBe(1);
-    expect(rus.stdout).toMatch(/Russian \(rus\) is not on the npm registry \(hint: apt-get install tesseract-ocr-rus, then lectern languages add rus --from/);
+    expect(rus.stdout).toMatch(
+      /Russian \(rus\) is not on the npm registry \(hint: apt-get install tesseract-ocr-rus, then lectern languages add rus --from/,
+    );
     const noRegistry = await run(['add', 'fra', '--registry', registry.url]);
     expect(noRegistry.code).toBe(1);
-    expect(noRegistry.stdout).toMatch(/has no @tesseract\.js-data\/fra@1\.0\.0 \(hint: check the network, or pass --registry/);
+    expect(noRegistry.stdout).toMatch(
+      /has no @tesseract\.js-data\/fra@1\.0\.0 \(hint: check the network, or pass --registry/,
+    );
   });
 
   it('installs from a local copy (the package folder, or a bad file refused) and answers --json', async () => {
     const { run, dir } = folder();
-    const added = await run(['add', 'deu', '--from', join(repoRoot, 'node_modules/@tesseract.js-data/deu'), '--json'], false);
+    const added = await run(
+      ['add', 'deu', '--from', join(repoRoot, 'node_modules/@tesseract.js-data/deu'), '--json'],
+      false,
+    );
     expect(added.code).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ languages_dir: dir, installed: [{ code: 'deu', package: '@tesseract.js-data/deu@1.0.0', integrity: null }] });
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      languages_dir: dir,
+      installed: [{ code: 'deu', package: '@tesseract.js-data/deu@1.0.0', integrity: null }],
+    });
     const bad = await run(['add', 'ara', '--from', join(repoRoot, 'package.json')]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/package\.json is not a tesseract \.traineddata model/);
@@ -130,26 +173,44 @@ describe('lectern languages', () => {
 const packages = join(repoRoot, 'node_modules', '@tesseract.js-data');
 
 describe('lectern languages and the owner of the data folder', () => {
-  it('installs and removes through the server that owns the folder: its allowed hosts and document_roots, not the command\'s', async () => {
+  it("installs and removes through the server that owns the folder: its allowed hosts and document_roots, not the command's", async () => {
     // The command's own settings allow no private host: alone, it cannot reach the local registry.
     const env = cliEnv();
     const alone = folder();
-    const refused = await lecternDone(['languages', 'add', 'deu', '--registry', registry.url, '--data-dir', join(alone.cwd, 'data')], { cwd: alone.cwd, env, pty: true });
+    const refused = await lecternDone(
+      ['languages', 'add', 'deu', '--registry', registry.url, '--data-dir', join(alone.cwd, 'data')],
+      { cwd: alone.cwd, env, pty: true },
+    );
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/lectern languages add: .*\(hint: an address of this machine or its network must be listed in allowed_private_hosts/);
+    expect(refused.stdout).toMatch(
+      /lectern languages add: .*\(hint: an address of this machine or its network must be listed in allowed_private_hosts/,
+    );
 
-    const server = await startServer({ settings: { allowed_private_hosts: [registry.host], document_roots: [packages] } });
+    const server = await startServer({
+      settings: { allowed_private_hosts: [registry.host], document_roots: [packages] },
+    });
     try {
       const cwd = tempDir('lectern-languages-');
       const withKey = cliEnv({ SERVICE_API_KEY: server.key });
-      const run = (args: string[], opts: { pty?: boolean; cwd?: string } = {}) => lecternDone(['languages', ...args, '--data-dir', server.dataDir], { cwd: opts.cwd ?? cwd, env: withKey, pty: opts.pty ?? true });
+      const run = (args: string[], opts: { pty?: boolean; cwd?: string } = {}) =>
+        lecternDone(['languages', ...args, '--data-dir', server.dataDir], {
+          cwd: opts.cwd ?? cwd,
+          env: withKey,
+          pty: opts.pty ?? true,
+        });
       const before = registry.requests.length;
       const add = await run(['add', 'deu', '--registry', registry.url]);
       expect(add.code, add.stdout).toBe(0);
       expect(add.stdout).toMatch(/✔ deu \(German\) installed: 1\.3 MiB, @tesseract\.js-data\/deu@1\.0\.0/);
-      expect(registry.requests.slice(before)).toEqual(['GET /@tesseract.js-data%2fdeu/1.0.0', 'GET /@tesseract.js-data/deu/-/deu-1.0.0.tgz']);
+      expect(registry.requests.slice(before)).toEqual([
+        'GET /@tesseract.js-data%2fdeu/1.0.0',
+        'GET /@tesseract.js-data/deu/-/deu-1.0.0.tgz',
+      ]);
       const listed = await json(await server.call('GET', '/ocr-languages'));
-      expect(listed.languages.find((l: { code: string }) => l.code === 'deu')).toMatchObject({ installed: true, package: '@tesseract.js-data/deu@1.0.0' });
+      expect(listed.languages.find((l: { code: string }) => l.code === 'deu')).toMatchObject({
+        installed: true,
+        package: '@tesseract.js-data/deu@1.0.0',
+      });
       expect((await run(['add', 'deu', '--registry', registry.url])).stdout).toContain('deu is already installed');
 
       const removed = await run(['remove', 'deu', '--json'], { pty: false });
@@ -162,30 +223,42 @@ describe('lectern languages and the owner of the data folder', () => {
       // A relative --from is the command's (its working folder), sent whole; the server reads it inside its document_roots.
       const fromCopy = await run(['add', 'deu', '--from', 'deu', '--json'], { pty: false, cwd: packages });
       expect(fromCopy.code, fromCopy.stderr).toBe(0);
-      expect(JSON.parse(fromCopy.stdout)).toMatchObject({ languages_dir: join(server.dataDir, 'ocr-languages'), installed: [{ code: 'deu', source: join(packages, 'deu'), integrity: null }] });
+      expect(JSON.parse(fromCopy.stdout)).toMatchObject({
+        languages_dir: join(server.dataDir, 'ocr-languages'),
+        installed: [{ code: 'deu', source: join(packages, 'deu'), integrity: null }],
+      });
       const outside = await run(['add', 'ara', '--from', join(repoRoot, 'package.json')]);
       expect(outside.code).toBe(1);
-      expect(outside.stdout).toMatch(/lectern languages add: .*outside the folders documents may be read from .*\(hint: add its folder to document_roots/);
+      expect(outside.stdout).toMatch(
+        /lectern languages add: .*outside the folders documents may be read from .*\(hint: add its folder to document_roots/,
+      );
       expect(existsSync(join(server.dataDir, 'ocr-languages', 'ara.traineddata.gz'))).toBe(false);
     } finally {
       await server.close();
     }
   });
 
-  it('holds the folder for the command\'s duration: another command meanwhile is refused, saying which holds it', async () => {
+  it("holds the folder for the command's duration: another command meanwhile is refused, saying which holds it", async () => {
     // Its tarball waits until `release`: the command fetching it holds the folder meanwhile.
     const held = await startNpmRegistry(['deu'], { hold: true });
     try {
       const { cwd, run, dir } = folder([held.host]);
       const holder = run(['add', 'deu', '--registry', held.url]);
-      await Promise.race([held.tarballAsked, holder.then((r) => Promise.reject(new Error(`the first command ended early: ${r.stdout}`)))]);
+      await Promise.race([
+        held.tarballAsked,
+        holder.then((r) => Promise.reject(new Error(`the first command ended early: ${r.stdout}`))),
+      ]);
       const lock = readDataLock(join(cwd, 'data'));
       expect(lock).toMatchObject({ owner: 'cli', command: 'languages add', alive: true });
 
       const remove = await run(['remove', 'deu']);
       expect(remove.code).toBe(1);
       expect(oneLine(remove.stdout)).toEqual([
-        expect.stringMatching(new RegExp(`^lectern languages remove: the data folder .* is in use by \`lectern languages add\` \\(pid ${lock!.pid}\\) \\(hint: wait for it to finish`)),
+        expect.stringMatching(
+          new RegExp(
+            `^lectern languages remove: the data folder .* is in use by \`lectern languages add\` \\(pid ${lock!.pid}\\) \\(hint: wait for it to finish`,
+          ),
+        ),
       ]);
       const add = await run(['add', 'fra', '--registry', registry.url]);
       expect(add.code).toBe(1);

@@ -16,7 +16,8 @@ beforeAll(async () => {
 
 function folder() {
   const cwd = tempDir('lectern-models-gguf-');
-  const run = (args: string[]) => lecternDone(['models', ...args, '--data-dir', join(cwd, 'data')], { cwd, env: cliEnv() });
+  const run = (args: string[]) =>
+    lecternDone(['models', ...args, '--data-dir', join(cwd, 'data')], { cwd, env: cliEnv() });
   return { cwd, dir: join(cwd, 'data', 'models'), run };
 }
 
@@ -26,10 +27,19 @@ describe('lectern models import NAME FILE.gguf', () => {
     const done = await run(['import', 'tiny-chat', models.smollm2.gguf]);
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('imported SmolLM2-135M-Instruct.Q4_1.gguf as the chat model tiny-chat');
-    expect(readdirSync(join(dir, 'tiny-chat')).sort()).toEqual(['SmolLM2-135M-Instruct.Q4_1.gguf', 'lectern-model.json']);
+    expect(readdirSync(join(dir, 'tiny-chat')).sort()).toEqual([
+      'SmolLM2-135M-Instruct.Q4_1.gguf',
+      'lectern-model.json',
+    ]);
     const listed = await run(['list', '--json']);
     const row = JSON.parse(listed.stdout).models.find((m: { id: string }) => m.id === 'tiny-chat');
-    expect(row).toMatchObject({ task: 'chat', installed: true, weights: 'q4_1', sizeBytes: 98_362_432, custom: { architecture: 'llama', chatWrapper: 'ChatML', contextLength: 8192 } });
+    expect(row).toMatchObject({
+      task: 'chat',
+      installed: true,
+      weights: 'q4_1',
+      sizeBytes: 98_362_432,
+      custom: { architecture: 'llama', chatWrapper: 'ChatML', contextLength: 8192 },
+    });
     expect((await run(['list'])).stdout).toMatch(/tiny-chat\s+chat\s+q4_1\s.*installed, imported \(llama\)/);
     expect((await run(['verify', 'tiny-chat'])).code).toBe(0);
     // The file changed on disk after the import: verify says so.
@@ -46,7 +56,9 @@ describe('lectern models import NAME FILE.gguf', () => {
     const { run, dir } = folder();
     const base = await run(['import', 'gemma-base', models.gemma3.gguf]);
     expect(base.code).toBe(1);
-    expect(base.stderr).toMatch(/gemma-3-270m-q4_k_m\.gguf: the GGUF has no chat template.*\(hint: a base model cannot hold a chat/);
+    expect(base.stderr).toMatch(
+      /gemma-3-270m-q4_k_m\.gguf: the GGUF has no chat template.*\(hint: a base model cannot hold a chat/,
+    );
     expect(readdirSync(dir)).toEqual([]);
     expect((await run(['import', 'tiny', models.stories260k.gguf])).code).toBe(1);
     expect((await run(['import', 'taken', models.smollm2.gguf])).code).toBe(0);
@@ -59,12 +71,23 @@ describe('lectern models import NAME FILE.gguf', () => {
   it('lectern init offers an imported model as the local chat model, and does not ask to pull it', async () => {
     const { run, cwd } = folder();
     expect((await run(['import', 'mine', models.smollm2.gguf])).code).toBe(0);
-    const init = await lecternDone(['init', '--data-dir', 'data', '--llm-provider', 'local', '--model-name', 'mine'], { cwd, env: cliEnv() });
+    const init = await lecternDone(['init', '--data-dir', 'data', '--llm-provider', 'local', '--model-name', 'mine'], {
+      cwd,
+      env: cliEnv(),
+    });
     expect(init.code).toBe(0);
     expect(init.stdout).not.toContain('models pull mine');
-    expect(loadSettings({ env: {}, cwd, configPath: 'lectern.yaml' })).toMatchObject({ llm_provider: 'local', chat_model: 'mine' });
-    const other = await lecternDone(['init', '-o', 'other.yaml', '--data-dir', 'data', '--model-name', 'not-imported'], { cwd, env: cliEnv() });
+    expect(loadSettings({ env: {}, cwd, configPath: 'lectern.yaml' })).toMatchObject({
+      llm_provider: 'local',
+      chat_model: 'mine',
+    });
+    const other = await lecternDone(
+      ['init', '-o', 'other.yaml', '--data-dir', 'data', '--model-name', 'not-imported'],
+      { cwd, env: cliEnv() },
+    );
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/not-imported is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1, mine\)/);
+    expect(other.stderr).toMatch(
+      /not-imported is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1, mine\)/,
+    );
   });
 });

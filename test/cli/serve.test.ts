@@ -18,7 +18,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function lockWhere(dataDir: string, ok: (l: DataLockInfo | null) => boolean, timeoutMs = 60_000): Promise<DataLockInfo | null> {
+async function lockWhere(
+  dataDir: string,
+  ok: (l: DataLockInfo | null) => boolean,
+  timeoutMs = 60_000,
+): Promise<DataLockInfo | null> {
   for (const end = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
     const l = readDataLock(dataDir);
     if (ok(l)) return l;
@@ -34,35 +38,69 @@ describe('lectern serve', () => {
     writeFileSync(
       join(cwd, 'longtrainer.yaml'),
       [
-        'mongo_endpoint: mongodb://localhost:27017', 'llm:', '  provider: extractive', 'embedding:', '  provider: local', '  model_name: all-minilm-l6-v2-int8-pypi',
-        'vector_store:', '  provider: faiss', 'chunking:', '  chunk_size: 700', '  chunk_overlap: 70', 'encrypt_chats: false', 'server:', '  host: 127.0.0.1', `  port: ${port}`, '',
+        'mongo_endpoint: mongodb://localhost:27017',
+        'llm:',
+        '  provider: extractive',
+        'embedding:',
+        '  provider: local',
+        '  model_name: all-minilm-l6-v2-int8-pypi',
+        'vector_store:',
+        '  provider: faiss',
+        'chunking:',
+        '  chunk_size: 700',
+        '  chunk_overlap: 70',
+        'encrypt_chats: false',
+        'server:',
+        '  host: 127.0.0.1',
+        `  port: ${port}`,
+        '',
       ].join('\n'),
     );
     writeFileSync(join(cwd, 'notes.md'), '# Pumps\n\nA pump moves water uphill.\n');
     await installTestModel(dataDir);
-    const server = lecternPiped(['serve', '-c', 'longtrainer.yaml', '--data-dir', dataDir], { cwd, env: cliEnv({ LECTERN_DOCUMENT_ROOTS: cwd }) });
+    const server = lecternPiped(['serve', '-c', 'longtrainer.yaml', '--data-dir', dataDir], {
+      cwd,
+      env: cliEnv({ LECTERN_DOCUMENT_ROOTS: cwd }),
+    });
     try {
       await server.waitFor(`on http://127.0.0.1:${port}`);
-      expect(server.stderr()).toContain('mongo_endpoint ignored: Lectern keeps its data in SQLite under the data folder');
+      expect(server.stderr()).toContain(
+        'mongo_endpoint ignored: Lectern keeps its data in SQLite under the data folder',
+      );
       expect(server.stderr()).toContain("vector_store faiss ignored: Lectern's vector store is usearch");
       const lock = readDataLock(dataDir)!;
-      expect(lock).toMatchObject({ owner: 'server', pid: server.child.pid, url: `http://127.0.0.1:${port}`, key_file: join(dataDir, 'api-key'), alive: true });
+      expect(lock).toMatchObject({
+        owner: 'server',
+        pid: server.child.pid,
+        url: `http://127.0.0.1:${port}`,
+        key_file: join(dataDir, 'api-key'),
+        alive: true,
+      });
 
       // The CLI finds the server through the lock and goes through it: the bot gets the file's llm.
-      const created = await lecternDone(['bot', 'create', '-p', 'You answer about pumps.', '--json', '--data-dir', dataDir], { cwd });
+      const created = await lecternDone(
+        ['bot', 'create', '-p', 'You answer about pumps.', '--json', '--data-dir', dataDir],
+        { cwd },
+      );
       expect(created.code, created.stderr).toBe(0);
       const bot = JSON.parse(created.stdout);
       expect(bot.llm).toEqual({ provider: 'extractive' });
       const added = await lecternDone(['add-doc', bot.bot_id, 'notes.md', '--json', '--data-dir', dataDir], { cwd });
       expect(added.code, added.stderr).toBe(0);
       const jobId = JSON.parse(added.stdout).documents[0].job_id;
-      const job = await json(await fetch(`${lock.url}/jobs/${jobId}`, { headers: { 'x-api-key': readFileSync(lock.key_file!, 'utf8').trim() } }));
+      const job = await json(
+        await fetch(`${lock.url}/jobs/${jobId}`, {
+          headers: { 'x-api-key': readFileSync(lock.key_file!, 'utf8').trim() },
+        }),
+      );
       expect(job.options).toMatchObject({ chunk_size: 700, chunk_overlap: 70 });
 
       // One process per data folder: a second server is refused, saying who holds it.
       const second = await lecternDone(['serve', '--data-dir', dataDir, '-p', '0'], { cwd });
       expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`lectern serve: the data folder ${dataDir} is in use by \`lectern serve\` (pid ${server.child.pid}) at http://127.0.0.1:${port}`);
+      expect(second.stderr).toContain(
+        `lectern serve: the data folder ${dataDir} is in use by \`lectern serve\` (pid ${server.child.pid}) at http://127.0.0.1:${port}`,
+      );
     } finally {
       // Killed outright: nothing runs to let go of the lock.
       server.child.kill('SIGKILL');
@@ -85,7 +123,8 @@ describe('lectern serve', () => {
     const cwd = tempDir('lectern-serve-');
     const dataDir = join(cwd, 'data');
     const [first, second] = [await freePort(), await freePort()];
-    const config = (port: number) => writeFileSync(join(cwd, 'lectern.yaml'), `data_dir: ${dataDir}\nworkers: 1\nserver:\n  port: ${port}\n`);
+    const config = (port: number) =>
+      writeFileSync(join(cwd, 'lectern.yaml'), `data_dir: ${dataDir}\nworkers: 1\nserver:\n  port: ${port}\n`);
     config(first);
     const serve = lecternInPty(['serve', '--reload'], { cwd });
     const before = await lockWhere(dataDir, (l) => l?.url === `http://127.0.0.1:${first}`);

@@ -29,7 +29,9 @@ describe('the chat cipher', () => {
     expect(off.seal('plain now')).toBe('plain now');
     expect(off.open(sealed)).toBe('secret answer');
     // No key at all, or another one: 409 CHAT_KEY_MISSING, never the wrong text.
-    expect(() => createChatCipher(null, false).open(sealed)).toThrow(expect.objectContaining({ code: 'CHAT_KEY_MISSING' }));
+    expect(() => createChatCipher(null, false).open(sealed)).toThrow(
+      expect.objectContaining({ code: 'CHAT_KEY_MISSING' }),
+    );
     const other = createChatCipher(loadChatKey({ encrypt: true, keyFile: join(dir, 'other.key') }), true);
     expect(() => other.open(sealed)).toThrow(expect.objectContaining({ code: 'CHAT_KEY_MISSING' }));
     const flipped = sealed.slice(0, -4) + (sealed.endsWith('AAAA') ? 'BBBB' : 'AAAA');
@@ -40,7 +42,10 @@ describe('the chat cipher', () => {
     const keyFile = join(tempDir(), 'chat.key');
     const hex = 'ab'.repeat(32);
     const fromHex = createChatCipher(loadChatKey({ encrypt: true, keyFile, envKey: hex }), true);
-    const fromB64 = createChatCipher(loadChatKey({ encrypt: true, keyFile, envKey: Buffer.from(hex, 'hex').toString('base64') }), true);
+    const fromB64 = createChatCipher(
+      loadChatKey({ encrypt: true, keyFile, envKey: Buffer.from(hex, 'hex').toString('base64') }),
+      true,
+    );
     expect(fromB64.open(fromHex.seal('same key'))).toBe('same key');
     expect(() => readFileSync(keyFile)).toThrow(); // the environment's key needs no file
     expect(() => loadChatKey({ encrypt: true, keyFile, envKey: 'c2hvcnQ=' })).toThrow(/32-byte key/);

@@ -4,13 +4,26 @@ import { NOT_FOUND_REPLY } from '../../server/core/chat/prompt.js';
 import { refersBack } from '../../server/core/chat/retrieve.js';
 
 const sources = [
-  { label: 'S1', chunk_id: 'c-photo', page_numbers: [3], text: 'Photosynthesis\n\nChlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose.' },
-  { label: 'S2', chunk_id: 'c-bread', page_numbers: [4, 5], text: 'Baking bread\n\nKnead the dough, let it rise twice, then bake it.' },
+  {
+    label: 'S1',
+    chunk_id: 'c-photo',
+    page_numbers: [3],
+    text: 'Photosynthesis\n\nChlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose.',
+  },
+  {
+    label: 'S2',
+    chunk_id: 'c-bread',
+    page_numbers: [4, 5],
+    text: 'Baking bread\n\nKnead the dough, let it rise twice, then bake it.',
+  },
 ];
 
 describe('citations', () => {
   it('keeps cited labels and chunk ids that were retrieved and drops the rest', () => {
-    const r = checkCitations('Leaves capture sunlight [S1]. Dough rises twice [S2, S7]. See also [chunk c-bread] and [c-invented].', sources);
+    const r = checkCitations(
+      'Leaves capture sunlight [S1]. Dough rises twice [S2, S7]. See also [chunk c-bread] and [c-invented].',
+      sources,
+    );
     expect(r.citations).toEqual([
       { label: 'S1', chunk_id: 'c-photo', page_numbers: [3] },
       { label: 'S2', chunk_id: 'c-bread', page_numbers: [4, 5] },

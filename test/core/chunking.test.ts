@@ -13,10 +13,11 @@ import { seededRandom } from '../helpers/seeded-random.js';
 // ---------------------------------------------------------------------------------------------------
 // Generated documents (seeded, so every run sees the same text)
 
-
-const WORDS = ('river stone light garden window paper market silver forest harbor mountain valley ' +
+const WORDS = (
+  'river stone light garden window paper market silver forest harbor mountain valley ' +
   'letter engine signal bridge castle winter summer autumn spring ocean desert island meadow ' +
-  'candle mirror ladder pocket rabbit falcon violin anchor basket copper marble velvet').split(' ');
+  'candle mirror ladder pocket rabbit falcon violin anchor basket copper marble velvet'
+).split(' ');
 const LONG_WORDS = ['characterization', 'implementation', 'responsibilities', 'interoperability'];
 
 class Gen {
@@ -117,7 +118,10 @@ function reference(blocks: ChunkInputBlock[]): Ref {
       stack.push({ level, text: b.text.replace(/\s+/g, ' ').trim() });
     }
     ref.index.set(b.block_id, i);
-    ref.path.set(b.block_id, stack.map((s) => s.text));
+    ref.path.set(
+      b.block_id,
+      stack.map((s) => s.text),
+    );
     ref.type.set(b.block_id, b.type);
   });
   return ref;
@@ -143,7 +147,8 @@ function checkInvariants(blocks: ChunkInputBlock[], chunks: ChunkDraft[], opts: 
     const content = c.block_ids.filter((id) => ref.type.get(id) !== 'heading');
     for (const id of content) expect(ref.path.get(id), `${id} in ${c.chunk_id}`).toEqual(c.section_path);
     for (const id of c.block_ids) {
-      if (ref.type.get(id) === 'heading') expect(c.section_path).toContain(blocks[ref.index.get(id)!]!.text.replace(/\s+/g, ' ').trim());
+      if (ref.type.get(id) === 'heading')
+        expect(c.section_path).toContain(blocks[ref.index.get(id)!]!.text.replace(/\s+/g, ' ').trim());
     }
     // No heading at all between the first and last content block of a chunk.
     if (content.length > 1) {
@@ -216,7 +221,11 @@ describe('buildChunks: structure', () => {
     checkInvariants(blocks, chunks, OPTS);
     const paths = new Set(chunks.map((c) => c.section_path.length));
     expect(paths).toEqual(new Set([1, 2, 3]));
-    expect(chunks.some((c) => c.section_path[0]?.startsWith('Chapter 1: ') && /^Section 1\.1 /.test(c.section_path[1] ?? ''))).toBe(true);
+    expect(
+      chunks.some(
+        (c) => c.section_path[0]?.startsWith('Chapter 1: ') && /^Section 1\.1 /.test(c.section_path[1] ?? ''),
+      ),
+    ).toBe(true);
     expect(chunks.every((c) => !/\s{2}|\n/.test(c.section_path.join('|')))).toBe(true);
   });
 
@@ -386,7 +395,12 @@ describe('buildChunks: size and overlap', () => {
     const blocks: ChunkInputBlock[] = [
       { block_id: 'long', type: 'paragraph', text: g.paragraph(60, 60), page: 1 },
       { block_id: 'blob', type: 'paragraph', text: 'x'.repeat(3000) + 'A1b2C3'.repeat(300), page: 1 },
-      { block_id: 'code', type: 'code', text: Array.from({ length: 200 }, (_, i) => `  line_${i} = ${i}`).join('\n'), page: 2 },
+      {
+        block_id: 'code',
+        type: 'code',
+        text: Array.from({ length: 200 }, (_, i) => `  line_${i} = ${i}`).join('\n'),
+        page: 2,
+      },
     ];
     const opts = { ...OPTS, target_tokens: 64, overlap_tokens: 12 };
     const chunks = buildChunks(blocks, opts);
@@ -396,7 +410,11 @@ describe('buildChunks: size and overlap', () => {
     expect(chunks.filter((c) => c.block_ids.includes('blob')).length).toBeGreaterThan(5);
     // Every sentence of the long paragraph survives whole in some chunk (cuts at sentence boundaries).
     const sentences = blocks[0]!.text.split(/(?<=\.) /);
-    for (const s of sentences) expect(chunks.some((c) => c.text.includes(s)), s).toBe(true);
+    for (const s of sentences)
+      expect(
+        chunks.some((c) => c.text.includes(s)),
+        s,
+      ).toBe(true);
     expect(chunks.some((c) => c.text.includes('  line_7 = 7\n  line_8 = 8'))).toBe(true);
   });
 
@@ -495,7 +513,13 @@ describe('buildChunks: ids', () => {
     expect(buildChunks(longer, opts)).toEqual(grown);
     const inA = (cs: ChunkDraft[]) => cs.filter((c) => c.section_path[0] === 'A');
     expect(inA(base)).toHaveLength(1);
-    expect(inA(grown).map((c) => c.chunk_type)).toEqual(['section', 'continuation', ...inA(grown).slice(2).map(() => 'continuation')]);
+    expect(inA(grown).map((c) => c.chunk_type)).toEqual([
+      'section',
+      'continuation',
+      ...inA(grown)
+        .slice(2)
+        .map(() => 'continuation'),
+    ]);
     expect(overlapOf(inA(grown)[0]!.text, inA(grown)[1]!.text)).not.toBe('');
     // Section B is untouched, ids included; going back restores the original ids exactly.
     const idsB = (cs: ChunkDraft[]) => cs.filter((c) => c.section_path[0] === 'B').map((c) => c.chunk_id);

@@ -12,14 +12,47 @@ import { ensureTestModels } from '../helpers/test-models.js';
 // compared with it on 5,000 paragraphs of Debian copyright files, npm READMEs and random Unicode: no diff.
 const REFERENCES: [string, number[]][] = [
   ['Hello, world!', [101, 7592, 1010, 2088, 999, 102]],
-  ['Caf\u00e9 d\u00e9j\u00e0 vu \u2014 na\u00efve fa\u00e7ade of the \u00c5ngstr\u00f6m r\u00e9sum\u00e9.', [101, 7668, 2139, 3900, 24728, 1517, 15743, 8508, 1997, 1996, 17076, 15687, 13746, 1012, 102]],
-  ["The quick brown fox jumps over the lazy dog's back; isn't it?", [101, 1996, 4248, 2829, 4419, 14523, 2058, 1996, 13971, 3899, 1005, 1055, 2067, 1025, 3475, 1005, 1056, 2009, 1029, 102]],
-  ['Pneumonoultramicroscopicsilicovolcanoconiosis and antidisestablishmentarianism', [101, 1052, 2638, 2819, 17175, 11314, 6444, 2594, 7352, 26461, 27572, 11261, 6767, 15472, 6761, 8663, 10735, 2483, 1998, 3424, 10521, 4355, 7875, 13602, 3672, 12199, 2964, 102]],
-  ['\u4e1c\u4eac\u662f\u65e5\u672c\u7684\u9996\u90fd\u3002\u4e2d\u6587\u5b57\u7b26 mixed with English', [101, 100, 1755, 100, 1864, 1876, 1916, 100, 1961, 1636, 1746, 1861, 100, 100, 3816, 2007, 2394, 102]],
-  ['Emoji \ud83d\ude00 and symbols \u2603 \u2211 \u2265 \u00a73.2(a) \u2014 price: $1,234.56', [101, 7861, 29147, 2072, 100, 1998, 9255, 100, 100, 1609, 1073, 1017, 1012, 1016, 1006, 1037, 1007, 1517, 3976, 1024, 1002, 1015, 1010, 22018, 1012, 5179, 102]],
-  ['tab\there\nnewline\r\n  multiple   spaces\u00a0nbsp\u200bzwsp', [101, 21628, 2182, 2047, 4179, 3674, 7258, 1050, 5910, 2361, 2480, 9333, 2361, 102]],
+  [
+    'Caf\u00e9 d\u00e9j\u00e0 vu \u2014 na\u00efve fa\u00e7ade of the \u00c5ngstr\u00f6m r\u00e9sum\u00e9.',
+    [101, 7668, 2139, 3900, 24728, 1517, 15743, 8508, 1997, 1996, 17076, 15687, 13746, 1012, 102],
+  ],
+  [
+    "The quick brown fox jumps over the lazy dog's back; isn't it?",
+    [
+      101, 1996, 4248, 2829, 4419, 14523, 2058, 1996, 13971, 3899, 1005, 1055, 2067, 1025, 3475, 1005, 1056, 2009, 1029,
+      102,
+    ],
+  ],
+  [
+    'Pneumonoultramicroscopicsilicovolcanoconiosis and antidisestablishmentarianism',
+    [
+      101, 1052, 2638, 2819, 17175, 11314, 6444, 2594, 7352, 26461, 27572, 11261, 6767, 15472, 6761, 8663, 10735, 2483,
+      1998, 3424, 10521, 4355, 7875, 13602, 3672, 12199, 2964, 102,
+    ],
+  ],
+  [
+    '\u4e1c\u4eac\u662f\u65e5\u672c\u7684\u9996\u90fd\u3002\u4e2d\u6587\u5b57\u7b26 mixed with English',
+    [101, 100, 1755, 100, 1864, 1876, 1916, 100, 1961, 1636, 1746, 1861, 100, 100, 3816, 2007, 2394, 102],
+  ],
+  [
+    'Emoji \ud83d\ude00 and symbols \u2603 \u2211 \u2265 \u00a73.2(a) \u2014 price: $1,234.56',
+    [
+      101, 7861, 29147, 2072, 100, 1998, 9255, 100, 100, 1609, 1073, 1017, 1012, 1016, 1006, 1037, 1007, 1517, 3976,
+      1024, 1002, 1015, 1010, 22018, 1012, 5179, 102,
+    ],
+  ],
+  [
+    'tab\there\nnewline\r\n  multiple   spaces\u00a0nbsp\u200bzwsp',
+    [101, 21628, 2182, 2047, 4179, 3674, 7258, 1050, 5910, 2361, 2480, 9333, 2361, 102],
+  ],
   ['a'.repeat(120), [101, 100, 102]],
-  ['Stra\u00dfe \u0395\u039b\u039b\u0397\u039d\u0399\u039a\u0386 \u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \ufb01 ligature', [101, 2358, 27807, 1159, 29727, 29727, 24824, 16177, 18199, 29726, 14608, 1194, 16856, 10325, 25529, 15290, 22919, 1191, 10325, 16856, 1984, 8018, 11244, 102]],
+  [
+    'Stra\u00dfe \u0395\u039b\u039b\u0397\u039d\u0399\u039a\u0386 \u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \ufb01 ligature',
+    [
+      101, 2358, 27807, 1159, 29727, 29727, 24824, 16177, 18199, 29726, 14608, 1194, 16856, 10325, 25529, 15290, 22919,
+      1191, 10325, 16856, 1984, 8018, 11244, 102,
+    ],
+  ],
   ['[CLS] inside text [SEP] and [MASK] tokens', [101, 101, 2503, 3793, 102, 1998, 103, 19204, 2015, 102]],
   ['', [101, 102]],
   [`${'x'.repeat(101)} ok`, [101, 100, 7929, 102]],
@@ -30,7 +63,10 @@ const REFERENCES: [string, number[]][] = [
 // onnxruntime version difference in int8 kernels.
 const REFERENCE_VECTORS: [string, number[]][] = [
   ['The cat sits on the mat.', [0.13087, -0.03258, -0.02262, 0.03991, -0.03605, 0.04135, 0.03233, 0.04024]],
-  ['Quarterly revenue grew by twelve percent.', [0.0892, 0.00179, -0.05117, -0.06735, -0.0149, -0.01401, -0.02549, 0.01142]],
+  [
+    'Quarterly revenue grew by twelve percent.',
+    [0.0892, 0.00179, -0.05117, -0.06735, -0.0149, -0.01401, -0.02549, 0.01142],
+  ],
 ];
 
 const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -41,7 +77,13 @@ let embedder: Embedder;
 beforeAll(async () => {
   const models = await ensureTestModels();
   tokenizer = createWordPieceTokenizer(models.minilm.tokenizer);
-  embedder = await createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256, threads: 2 });
+  embedder = await createEmbedder({
+    modelPath: models.minilm.onnx,
+    tokenizerPath: models.minilm.tokenizer,
+    pooling: 'mean',
+    maxTokens: 256,
+    threads: 2,
+  });
   return () => embedder.close();
 });
 
@@ -83,7 +125,10 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
   });
 
   it('keeps the input order and gives the same vectors batched or one by one', async () => {
-    const texts = Array.from({ length: 11 }, (_, i) => `Sentence number ${i}: ${'lorem ipsum dolor '.repeat(i * 3)}end.`).reverse();
+    const texts = Array.from(
+      { length: 11 },
+      (_, i) => `Sentence number ${i}: ${'lorem ipsum dolor '.repeat(i * 3)}end.`,
+    ).reverse();
     const batched = await embedder.embed(texts, 4);
     for (let i = 0; i < texts.length; i++) {
       const [single] = await embedder.embed([texts[i]!]);
@@ -92,10 +137,18 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
     }
     // A tight token budget splits batches by padded size instead of count; vectors stay the same.
     const models = await ensureTestModels();
-    const budgeted = await createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256, maxBatchTokens: 100 });
+    const budgeted = await createEmbedder({
+      modelPath: models.minilm.onnx,
+      tokenizerPath: models.minilm.tokenizer,
+      pooling: 'mean',
+      maxTokens: 256,
+      maxBatchTokens: 100,
+    });
     const small = await budgeted.embed(texts, 32);
     await budgeted.close();
-    small.forEach((v, i) => expect(Math.max(...Array.from(v, (x, d) => Math.abs(x - batched[i]![d]!)))).toBeLessThan(1e-4));
+    small.forEach((v, i) =>
+      expect(Math.max(...Array.from(v, (x, d) => Math.abs(x - batched[i]![d]!)))).toBeLessThan(1e-4),
+    );
   });
 
   it('truncates texts beyond the model limit instead of failing', async () => {
@@ -114,7 +167,12 @@ const TINY_DIM = 8;
 /** hidden state = table[input_ids], one fp32 Gather. */
 function tinyFp32Onnx(vocab: number): { model: Uint8Array; table: Float32Array } {
   const table = Float32Array.from({ length: vocab * TINY_DIM }, (_, i) => Math.sin(i * 0.37 + 1));
-  const gather = bytes(1, [...str(1, 'table'), ...str(1, 'input_ids'), ...str(2, 'last_hidden_state'), ...str(4, 'Gather')]);
+  const gather = bytes(1, [
+    ...str(1, 'table'),
+    ...str(1, 'input_ids'),
+    ...str(2, 'last_hidden_state'),
+    ...str(4, 'Gather'),
+  ]);
   return { model: encoderModel('tiny', gather, [tableTensor(table, vocab, TINY_DIM)], TINY_DIM), table };
 }
 
@@ -139,9 +197,12 @@ describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
         expect(e.dimensions).toBe(TINY_DIM);
         texts.forEach((t, i) => {
           const ids = tokenizer.encode(t, 16).ids;
-          const want = pooling === 'cls'
-            ? unit(Array.from(row(101)))
-            : unit(Array.from({ length: TINY_DIM }, (_, d) => ids.reduce((s, id) => s + row(id)[d]!, 0) / ids.length));
+          const want =
+            pooling === 'cls'
+              ? unit(Array.from(row(101)))
+              : unit(
+                  Array.from({ length: TINY_DIM }, (_, d) => ids.reduce((s, id) => s + row(id)[d]!, 0) / ids.length),
+                );
           Array.from(got[i]!).forEach((x, d) => expect(x, `${pooling} ${i} ${d}`).toBeCloseTo(want[d]!, 5));
         });
         await e.close();
@@ -160,10 +221,24 @@ describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
     const texts = ['Short.', 'A somewhat longer sentence about tables and rules.', 'word '.repeat(40)];
     try {
       // Padded rows in one batch: the last real token is [SEP] (102) whatever the text's length.
-      const last = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling: 'last', normalize: false, maxTokens: 16 });
-      (await last.embed(texts)).forEach((v, i) => Array.from(v).forEach((x, d) => expect(x, `last ${i} ${d}`).toBeCloseTo(row(102)[d]!, 5)));
+      const last = await createEmbedder({
+        modelPath,
+        tokenizerPath: models.minilm.tokenizer,
+        pooling: 'last',
+        normalize: false,
+        maxTokens: 16,
+      });
+      (await last.embed(texts)).forEach((v, i) =>
+        Array.from(v).forEach((x, d) => expect(x, `last ${i} ${d}`).toBeCloseTo(row(102)[d]!, 5)),
+      );
       await last.close();
-      const raw = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', normalize: false, maxTokens: 16 });
+      const raw = await createEmbedder({
+        modelPath,
+        tokenizerPath: models.minilm.tokenizer,
+        pooling: 'mean',
+        normalize: false,
+        maxTokens: 16,
+      });
       const got = await raw.embed(texts);
       texts.forEach((t, i) => {
         const ids = tokenizer.encode(t, 16).ids;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeText, extractDocx, extractHtml, extractMarkdown, extractText } from '../../server/core/extract/flow/index.js';
+import {
+  decodeText,
+  extractDocx,
+  extractHtml,
+  extractMarkdown,
+  extractText,
+} from '../../server/core/extract/flow/index.js';
 import type { ExtractedBlock, ExtractionResult } from '../../server/core/extract/types.js';
 import { makeDocx, makeZip } from '../helpers/make-docx.js';
 
@@ -110,7 +116,13 @@ describe('extractHtml', () => {
       header_rows: 1,
     });
     expect(table?.text).toBe(
-      ['| Region \\| Zone |  | Q1 |', '| --- | --- | --- |', '| North | A | 10 |', '|  | B | 20 |', '| South |  |  |'].join('\n'),
+      [
+        '| Region \\| Zone |  | Q1 |',
+        '| --- | --- | --- |',
+        '| North | A | 10 |',
+        '|  | B | 20 |',
+        '| South |  |  |',
+      ].join('\n'),
     );
   });
 
@@ -118,12 +130,20 @@ describe('extractHtml', () => {
     const withTh = extractHtml('<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>');
     expect(only(withTh, 'table')[0]?.table?.header_rows).toBe(1);
     const plain = only(extractHtml('<table><tr><td>a</td><td>1</td></tr><tr><td>b</td></tr></table>'), 'table')[0];
-    expect(plain?.table).toEqual({ rows: [['a', '1'], ['b', '']], header_rows: 0 });
+    expect(plain?.table).toEqual({
+      rows: [
+        ['a', '1'],
+        ['b', ''],
+      ],
+      header_rows: 0,
+    });
     expect(plain?.text).toBe('|  |  |\n| --- | --- |\n| a | 1 |\n| b |  |');
   });
 
   it('falls back to the first h1 for the title and ignores invisible content', () => {
-    const result = extractHtml('<h2>Sub</h2><h1>Main</h1><p hidden>secret</p><p style="display: none">gone</p><script>x()</script><p>Shown</p>');
+    const result = extractHtml(
+      '<h2>Sub</h2><h1>Main</h1><p hidden>secret</p><p style="display: none">gone</p><script>x()</script><p>Shown</p>',
+    );
     expect(result.title).toBe('Main');
     expect(outline(result)).toEqual([
       ['heading', 'Sub'],
@@ -141,12 +161,16 @@ describe('extractHtml', () => {
   });
 
   it('uses ol type/value for the kept item numbers and drops bullets', () => {
-    const result = extractHtml('<ol type="a"><li>x</li><li value="5">y</li></ol><ol type="I" start="4"><li>z</li></ol><ul><li>dot</li></ul>');
+    const result = extractHtml(
+      '<ol type="a"><li>x</li><li value="5">y</li></ol><ol type="I" start="4"><li>z</li></ol><ul><li>dot</li></ul>',
+    );
     expect(only(result, 'list_item').map((b) => b.text)).toEqual(['a. x', 'e. y', 'IV. z', 'dot']);
   });
 
   it('makes figures of standalone images and inline text of icons inside sentences', () => {
-    const result = extractHtml('<p><img src="a.png" alt="Diagram"></p><p>Press <img src="i.png" alt="save"> now.</p><p><img src="s.gif" alt=""></p><figure><img src="x.png"><figcaption>Only caption</figcaption></figure>');
+    const result = extractHtml(
+      '<p><img src="a.png" alt="Diagram"></p><p>Press <img src="i.png" alt="save"> now.</p><p><img src="s.gif" alt=""></p><figure><img src="x.png"><figcaption>Only caption</figcaption></figure>',
+    );
     expect(outline(result)).toEqual([
       ['figure', 'Diagram'],
       ['paragraph', 'Press save now.'],
@@ -170,11 +194,15 @@ describe('extractHtml', () => {
       ['paragraph', 'deep text'],
       ['paragraph', 'after'],
     ]);
-    expect(outline(extractHtml('<html><head><meta charset="utf-8"><title>T</title><p>Hello'))).toEqual([['paragraph', 'Hello']]);
+    expect(outline(extractHtml('<html><head><meta charset="utf-8"><title>T</title><p>Hello'))).toEqual([
+      ['paragraph', 'Hello'],
+    ]);
   });
 
   it('keeps header and footer inside an article as content', () => {
-    const result = extractHtml('<article><header><h1>Post</h1></header><p>Body</p><footer><p>By Ann</p></footer></article>');
+    const result = extractHtml(
+      '<article><header><h1>Post</h1></header><p>Body</p><footer><p>By Ann</p></footer></article>',
+    );
     expect(outline(result)).toEqual([
       ['heading', 'Post'],
       ['paragraph', 'Body'],
@@ -253,7 +281,14 @@ describe('extractMarkdown', () => {
     const result = extractMarkdown(md);
     expect(only(result, 'heading').map((b) => b.heading_level)).toEqual([1, 2]);
     expect(only(result, 'list_item').map((b) => b.indent_level)).toEqual([0, 0, 1, 2, 0, 0]);
-    expect(only(result, 'table')[0]?.table).toEqual({ rows: [['Name', 'Value | unit'], ['a', '1'], ['b', '']], header_rows: 1 });
+    expect(only(result, 'table')[0]?.table).toEqual({
+      rows: [
+        ['Name', 'Value | unit'],
+        ['a', '1'],
+        ['b', ''],
+      ],
+      header_rows: 1,
+    });
     expect(only(result, 'code')[0]?.language).toBe('ts');
   });
 
@@ -362,13 +397,24 @@ describe('extractDocx', () => {
     { kind: 'numbered', text: 'Plan' },
     { kind: 'numbered', text: 'Execute' },
     { kind: 'heading', level: 2, text: 'Budget' },
-    { kind: 'table', rows: [['Item', 'Cost'], ['Ads', '100'], ['Staff | temp', '200']], headerRows: 1 },
+    {
+      kind: 'table',
+      rows: [
+        ['Item', 'Cost'],
+        ['Ads', '100'],
+        ['Staff | temp', '200'],
+      ],
+      headerRows: 1,
+    },
     { kind: 'para', text: 'SELECT *', style: 'Code' },
     { kind: 'para', text: '  FROM plans;', style: 'Code' },
     { kind: 'image', alt: 'Org chart' },
     { kind: 'para', text: 'Figure 1: Organisation', style: 'Caption' },
     { kind: 'raw', xml: `<w:p>${omml}</w:p>` },
-    { kind: 'raw', xml: '<w:p><w:r><w:t xml:space="preserve">Let </w:t></w:r><m:oMath><m:r><m:t>y</m:t></m:r></m:oMath><w:r><w:t xml:space="preserve"> be small.</w:t></w:r></w:p>' },
+    {
+      kind: 'raw',
+      xml: '<w:p><w:r><w:t xml:space="preserve">Let </w:t></w:r><m:oMath><m:r><m:t>y</m:t></m:r></m:oMath><w:r><w:t xml:space="preserve"> be small.</w:t></w:r></w:p>',
+    },
   ]);
 
   it('extracts headings, lists, tables, code, figures and equations in order', async () => {
@@ -399,12 +445,21 @@ describe('extractDocx', () => {
     const result = await extractDocx(docx);
     expect(only(result, 'heading').map((b) => b.heading_level)).toEqual([1, 1, 2]);
     expect(only(result, 'list_item').map((b) => b.indent_level)).toEqual([0, 1, 0, 0, 0]);
-    expect(only(result, 'table')[0]?.table).toEqual({ rows: [['Item', 'Cost'], ['Ads', '100'], ['Staff | temp', '200']], header_rows: 1 });
+    expect(only(result, 'table')[0]?.table).toEqual({
+      rows: [
+        ['Item', 'Cost'],
+        ['Ads', '100'],
+        ['Staff | temp', '200'],
+      ],
+      header_rows: 1,
+    });
   });
 
   it('passes mammoth messages on as warnings', async () => {
     const result = await extractDocx(
-      makeDocx([{ kind: 'raw', xml: '<w:p><w:pPr><w:pStyle w:val="Fancy"/></w:pPr><w:r><w:t>styled</w:t></w:r></w:p>' }]),
+      makeDocx([
+        { kind: 'raw', xml: '<w:p><w:pPr><w:pStyle w:val="Fancy"/></w:pPr><w:r><w:t>styled</w:t></w:r></w:p>' },
+      ]),
     );
     expect(outline(result)).toEqual([['paragraph', 'styled']]);
     expect(result.warnings.length).toBeGreaterThan(0);

@@ -59,7 +59,9 @@ describe('text content of many items', () => {
   it('keeps every item, in order, across the chunks pdf.js sends them in', async () => {
     // 300 words, each at a place of its own: an item each, sent in many chunks.
     const words = Array.from({ length: 300 }, (_, i) => `w${i}`);
-    const shows = words.map((w, i) => `1 0 0 1 ${40 + (i % 10) * 52} ${800 - Math.floor(i / 10) * 24} Tm (${w}) Tj`).join('\n');
+    const shows = words
+      .map((w, i) => `1 0 0 1 ${40 + (i % 10) * 52} ${800 - Math.floor(i / 10) * 24} Tm (${w}) Tj`)
+      .join('\n');
     const pdf = pdfOfContent(`BT /F1 10 Tf\n${shows}\nET`, true);
     const first = await itemStrings(pdf);
     expect(first.filter((s) => s.trim() !== '')).toEqual(words);

@@ -9,7 +9,15 @@ import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { BufferedDecompressionStream } from '../../server/core/extract/pdf/buffered-decompression.js';
-import { assemblePdf, extractPdf, readPdfPages, readPdfShare, SHARE_MIN_PAGES, SHARE_RUN_PAGES, type PdfPages } from '../../server/core/extract/pdf/index.js';
+import {
+  assemblePdf,
+  extractPdf,
+  readPdfPages,
+  readPdfShare,
+  SHARE_MIN_PAGES,
+  SHARE_RUN_PAGES,
+  type PdfPages,
+} from '../../server/core/extract/pdf/index.js';
 import { FontRegistry } from '../../server/core/extract/pdf/fonts.js';
 import { readPageText } from '../../server/core/extract/pdf/page-text.js';
 import { loadPdfJs, openPdf } from '../../server/core/extract/pdf/pdfjs-loader.js';
@@ -27,7 +35,9 @@ interface FixtureDoc {
   pages: number;
   title: string | null;
 }
-const manifest = JSON.parse(readFileSync(path.join(fixturesDir, 'manifest.json'), 'utf8')) as { documents: FixtureDoc[] };
+const manifest = JSON.parse(readFileSync(path.join(fixturesDir, 'manifest.json'), 'utf8')) as {
+  documents: FixtureDoc[];
+};
 const fixtures = manifest.documents.filter((d) => d.file.startsWith('pdfs/'));
 
 interface Run {
@@ -44,17 +54,24 @@ function extractFixture(id: string): Promise<Run> {
     if (!doc) throw new Error(`no fixture ${id}`);
     const progress: Array<[number, number]> = [];
     const data = new Uint8Array(readFileSync(path.join(fixturesDir, doc.file)));
-    run = extractPdf(data, { onProgress: (done, total) => progress.push([done, total]) }).then((result) => ({ result, progress }));
+    run = extractPdf(data, { onProgress: (done, total) => progress.push([done, total]) }).then((result) => ({
+      result,
+      progress,
+    }));
     runs.set(id, run);
   }
   return run;
 }
 
-const ofType = (r: ExtractionResult, type: ExtractedBlock['type']): ExtractedBlock[] => r.blocks.filter((b) => b.type === type);
+const ofType = (r: ExtractionResult, type: ExtractedBlock['type']): ExtractedBlock[] =>
+  r.blocks.filter((b) => b.type === type);
 const indexOf = (r: ExtractionResult, needle: string, page?: number): number =>
   r.blocks.findIndex((b) => b.text.includes(needle) && (page === undefined || b.page === page));
 
-function makePdf(build: (doc: PDFKit.PDFDocument) => void, options: PDFKit.PDFDocumentOptions = {}): Promise<Uint8Array> {
+function makePdf(
+  build: (doc: PDFKit.PDFDocument) => void,
+  options: PDFKit.PDFDocumentOptions = {},
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'A4', margin: 0, autoFirstPage: false, ...options });
     const parts: Buffer[] = [];
@@ -172,7 +189,9 @@ describe('extractPdf on the fixture PDFs: content', () => {
     expect(ofType(result, 'code').some((b) => b.text.includes('R> library("zoo")'))).toBe(true);
     const headers = ofType(result, 'header');
     expect(headers.filter((h) => h.text.includes('zoo: An S3 Class and Methods')).length).toBeGreaterThanOrEqual(10);
-    expect(headers.filter((h) => h.text.includes('Achim Zeileis, Gabor Grothendieck')).length).toBeGreaterThanOrEqual(10);
+    expect(headers.filter((h) => h.text.includes('Achim Zeileis, Gabor Grothendieck')).length).toBeGreaterThanOrEqual(
+      10,
+    );
     const intro = result.blocks.find((b) => b.text === '1. Introduction');
     const sub = result.blocks.find((b) => b.text === '2.1. Creation of "zoo" objects');
     expect(intro?.type).toBe('heading');
@@ -183,7 +202,9 @@ describe('extractPdf on the fixture PDFs: content', () => {
     const figures = ofType(result, 'figure');
     expect(figures.some((f) => f.page === 10)).toBe(true);
     // A figure comes before its caption below it.
-    expect(indexOf(result, 'Figure 2: Examples', 10)).toBeGreaterThan(result.blocks.findIndex((b) => b.type === 'figure' && b.page === 10));
+    expect(indexOf(result, 'Figure 2: Examples', 10)).toBeGreaterThan(
+      result.blocks.findIndex((b) => b.type === 'figure' && b.page === 10),
+    );
   });
 
   it('tugboat-babelbib: two columns are read column by column', async () => {
@@ -194,10 +215,14 @@ describe('extractPdf on the fixture PDFs: content', () => {
     expect(rightFirst).toBeGreaterThan(leftLast);
     expect(indexOf(result, '2.1 Available packages', 1)).toBeLessThan(indexOf(result, '2.2 Different approaches', 1));
     // No line mixes the two columns.
-    expect(result.blocks.some((b) => b.text.includes('When generating') && b.text.includes('current version'))).toBe(false);
+    expect(result.blocks.some((b) => b.text.includes('When generating') && b.text.includes('current version'))).toBe(
+      false,
+    );
     expect(result.blocks[0]?.type).toBe('header');
     expect(ofType(result, 'header').filter((h) => h.text.includes('TUGboat, Volume 0 (2060)')).length).toBe(10);
-    expect(ofType(result, 'footer').filter((h) => h.text.startsWith('preliminary draft')).length).toBeGreaterThanOrEqual(10);
+    expect(
+      ofType(result, 'footer').filter((h) => h.text.startsWith('preliminary draft')).length,
+    ).toBeGreaterThanOrEqual(10);
     const table1 = ofType(result, 'table').find((t) => t.page === 3);
     expect(table1?.table?.rows).toContainEqual(['ISBN', 'ISBN', '\\MakeUppercase', '\\MakeUppercase']);
     expect(ofType(result, 'list_item').some((b) => b.text.startsWith('[1] Beitz, W.'))).toBe(true);
@@ -261,7 +286,12 @@ describe('extractPdf on generated PDFs', () => {
       body('\u2013  a nested item under it', 108);
       body('\u2022  second item of the list', 84);
       y += 10;
-      for (const row of [['Name', 'Count', 'Price'], ['Apple', '3', '1.20'], ['Banana', '12', '0.50'], ['Cherry', '7', '3.75']]) {
+      for (const row of [
+        ['Name', 'Count', 'Price'],
+        ['Apple', '3', '1.20'],
+        ['Banana', '12', '0.50'],
+        ['Cherry', '7', '3.75'],
+      ]) {
         row.forEach((cell, c) => put(doc, 'Helvetica', 10, cell, [120, 220, 300][c] ?? 72, y));
         y += 13;
       }
@@ -276,7 +306,14 @@ describe('extractPdf on generated PDFs', () => {
       put(doc, 'Helvetica', 9, 'Page 1', 280, 780);
       doc.addPage();
       doc.addPage();
-      put(doc, 'Helvetica', 10, 'The third page has a sentence of text on it, which is enough for a text layer.', 72, 72);
+      put(
+        doc,
+        'Helvetica',
+        10,
+        'The third page has a sentence of text on it, which is enough for a text layer.',
+        72,
+        72,
+      );
       put(doc, 'Helvetica', 9, 'Page 3', 280, 780);
     });
     const progress: number[] = [];
@@ -290,13 +327,21 @@ describe('extractPdf on generated PDFs', () => {
     const simple = r.blocks.map((b) => [b.type, b.text, b.heading_level ?? b.indent_level ?? null]);
     expect(simple).toEqual([
       ['heading', 'Synthetic Report', 1],
-      ['paragraph', 'This paragraph talks about the document model and about the Anglo-Saxon manuscripts. It has three lines.', null],
+      [
+        'paragraph',
+        'This paragraph talks about the document model and about the Anglo-Saxon manuscripts. It has three lines.',
+        null,
+      ],
       ['heading', 'Methods', 2],
       ['paragraph', 'The list below has items:', null],
       ['list_item', 'first item of the list', 0],
       ['list_item', 'a nested item under it', 1],
       ['list_item', 'second item of the list', 0],
-      ['table', '| Name | Count | Price |\n| --- | --- | --- |\n| Apple | 3 | 1.20 |\n| Banana | 12 | 0.50 |\n| Cherry | 7 | 3.75 |', null],
+      [
+        'table',
+        '| Name | Count | Price |\n| --- | --- | --- |\n| Apple | 3 | 1.20 |\n| Banana | 12 | 0.50 |\n| Cherry | 7 | 3.75 |',
+        null,
+      ],
       ['caption', 'Table 1: Fruit prices in the report.', null],
       ['code', 'for (let i = 0; i < 3; i++) {\n  console.log(i);\n}', null],
       ['paragraph', 'Final words of the report.', null],
@@ -306,7 +351,12 @@ describe('extractPdf on generated PDFs', () => {
     ]);
     const table = r.blocks.find((b) => b.type === 'table');
     expect(table?.table).toEqual({
-      rows: [['Name', 'Count', 'Price'], ['Apple', '3', '1.20'], ['Banana', '12', '0.50'], ['Cherry', '7', '3.75']],
+      rows: [
+        ['Name', 'Count', 'Price'],
+        ['Apple', '3', '1.20'],
+        ['Banana', '12', '0.50'],
+        ['Cherry', '7', '3.75'],
+      ],
       header_rows: 1,
     });
     // Boxes in points from the top-left corner: the title sits at y = 72 on an A4 page.
@@ -333,7 +383,11 @@ describe('extractPdf on generated PDFs', () => {
       rows: STRUCTURED_PDF.table.rows.map((row) => [...row]),
       header_rows: STRUCTURED_PDF.table.headerRows,
     });
-    expect(r.blocks.filter((b) => b.type === 'header').map((b) => b.text)).toEqual([STRUCTURED_PDF.header, STRUCTURED_PDF.header, STRUCTURED_PDF.header]);
+    expect(r.blocks.filter((b) => b.type === 'header').map((b) => b.text)).toEqual([
+      STRUCTURED_PDF.header,
+      STRUCTURED_PDF.header,
+      STRUCTURED_PDF.header,
+    ]);
     expect(r.blocks.filter((b) => b.type === 'footer').map((b) => b.text)).toEqual([...STRUCTURED_PDF.footers]);
   });
 
@@ -351,7 +405,10 @@ describe('extractPdf on generated PDFs', () => {
       const r = await extractPdf(pdf);
       expect(r.blocks.map((b) => [b.type, b.text])).toEqual([
         ['heading', 'Sideways Heading'],
-        ['paragraph', 'The first line of a paragraph that runs along the long edge of the page, and its second line right below it.'],
+        [
+          'paragraph',
+          'The first line of a paragraph that runs along the long edge of the page, and its second line right below it.',
+        ],
       ]);
       for (const b of r.blocks) {
         const box = b.bbox!;
@@ -365,7 +422,10 @@ describe('extractPdf on generated PDFs', () => {
   it('rejects a non-PDF, an empty file, a damaged PDF and a truncated PDF with PDF_INVALID', async () => {
     await expectRejection(new TextEncoder().encode('Hello, I am a plain text file and no PDF at all.'), 'PDF_INVALID');
     await expectRejection(new Uint8Array(0), 'PDF_INVALID');
-    await expectRejection(new TextEncoder().encode('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\ngarbage\n%%EOF'), 'PDF_INVALID');
+    await expectRejection(
+      new TextEncoder().encode('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\ngarbage\n%%EOF'),
+      'PDF_INVALID',
+    );
     const real = readFileSync(path.join(fixturesDir, 'pdfs/booktabs-manual.pdf'));
     await expectRejection(new Uint8Array(real.subarray(0, 4096)), 'PDF_INVALID');
   });
@@ -389,7 +449,11 @@ describe('extractPdf on generated PDFs', () => {
     // Both readers in this thread, each taking runs from the one counter whenever it comes back to it.
     const nextRun = new Int32Array(new SharedArrayBuffer(4));
     const progress: number[][] = [[], []];
-    const parts = await Promise.all([0, 1].map((i) => readPdfShare(pdf, i, 2, nextRun, { onProgress: (done, total) => progress[i]!.push(done, total) })));
+    const parts = await Promise.all(
+      [0, 1].map((i) =>
+        readPdfShare(pdf, i, 2, nextRun, { onProgress: (done, total) => progress[i]!.push(done, total) }),
+      ),
+    );
     const runs = Math.ceil(pages / SHARE_RUN_PAGES);
     // Every run taken once, then one look each at the empty counter.
     expect(nextRun[0]).toBe(runs + 2);
@@ -400,9 +464,15 @@ describe('extractPdf on generated PDFs', () => {
     expect(assemblePdf(parts.map((p) => p!))).toEqual(alone);
     // How the runs fall between the readers depends on timing; any split gives the same: here every other run
     // to each of two readers, handed over last reader first.
-    const split: PdfPages[] = [{ total: pages, layouts: [], warnings: [], failed: 0 }, { total: pages, layouts: [], warnings: [], failed: 0 }];
+    const split: PdfPages[] = [
+      { total: pages, layouts: [], warnings: [], failed: 0 },
+      { total: pages, layouts: [], warnings: [], failed: 0 },
+    ];
     for (let run = 0; run * SHARE_RUN_PAGES < pages; run++) {
-      const read = await readPdfPages(pdf, { from: run * SHARE_RUN_PAGES + 1, to: Math.min(pages, (run + 1) * SHARE_RUN_PAGES) });
+      const read = await readPdfPages(pdf, {
+        from: run * SHARE_RUN_PAGES + 1,
+        to: Math.min(pages, (run + 1) * SHARE_RUN_PAGES),
+      });
       split[run % 2]!.layouts.push(...read.layouts);
       if (read.title) split[run % 2]!.title = read.title;
     }
@@ -423,9 +493,13 @@ describe('extractPdf on generated PDFs', () => {
 
 describe('text clean-up', () => {
   it('expands ligatures, normalises odd spaces and maps T1 control codes', () => {
-    expect(normalizeText('\uFB01nd the \uFB02ow, e\uFB00ort, o\uFB03ce, ba\uFB04e, \uFB06ar', true)).toBe('find the flow, effort, office, baffle, star');
+    expect(normalizeText('\uFB01nd the \uFB02ow, e\uFB00ort, o\uFB03ce, ba\uFB04e, \uFB06ar', true)).toBe(
+      'find the flow, effort, office, baffle, star',
+    );
     expect(normalizeText('a\u00A0b\u2009c\u200Bd\uFEFFe', true)).toBe('a b cde');
-    expect(normalizeText('di\u001Berent \u001Doating \u0010quoted\u0011 2\u00153', true)).toBe('different floating \u201Cquoted\u201D 2\u20133');
+    expect(normalizeText('di\u001Berent \u001Doating \u0010quoted\u0011 2\u00153', true)).toBe(
+      'different floating \u201Cquoted\u201D 2\u20133',
+    );
     expect(normalizeText('di\u001Berent', false)).toBe('dierent');
     expect(normalizeText('\uFF21\uFF22 x\u00B2', true)).toBe('AB x\u00B2');
   });
@@ -448,7 +522,9 @@ describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
       const page = await doc.getPage(1);
       const { styles } = await page.getTextContent();
       const named = Object.values(styles).map((s) => s as { fontName?: string; bold?: boolean });
-      expect(named.map((s) => s.fontName)).toEqual(expect.arrayContaining(['LWAAAA+LecternSerif', 'LWAAAB+LecternSerif-Bold', 'Helvetica-Bold']));
+      expect(named.map((s) => s.fontName)).toEqual(
+        expect.arrayContaining(['LWAAAA+LecternSerif', 'LWAAAB+LecternSerif-Bold', 'Helvetica-Bold']),
+      );
       expect(named.find((s) => s.fontName === 'LWAAAA+LecternSerif')?.bold).toBe(false);
       // The page reader names every font from the text layer alone: all resolved, while the page's common
       // objects (where fonts arrive only with an operator list) hold none of them.
@@ -466,9 +542,13 @@ describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
     await loadPdfJs();
     expect(globalThis.DecompressionStream).toBe(BufferedDecompressionStream);
     const text = 'BT /F1 10 Tf (same bytes) Tj ET\n'.repeat(200);
-    const inflated = new Response(new Blob([deflateSync(text)]).stream().pipeThrough(new DecompressionStream('deflate')));
+    const inflated = new Response(
+      new Blob([deflateSync(text)]).stream().pipeThrough(new DecompressionStream('deflate')),
+    );
     expect(await inflated.text()).toBe(text);
-    const broken = new Response(new Blob([deflateSync(text).subarray(0, 40)]).stream().pipeThrough(new DecompressionStream('deflate')));
+    const broken = new Response(
+      new Blob([deflateSync(text).subarray(0, 40)]).stream().pipeThrough(new DecompressionStream('deflate')),
+    );
     await expect(broken.arrayBuffer()).rejects.toThrow();
     expect(() => new DecompressionStream('brotli' as CompressionFormat)).toThrow(TypeError);
   });
@@ -477,7 +557,9 @@ describe('pdf.js as Lectern runs it (patches/pdfjs-dist+5.6.205.patch)', () => {
     await loadPdfJs();
     const text = 'BT /F1 10 Tf (same bytes) Tj ET\n'.repeat(200);
     const deflated = new Uint8Array(deflateSync(text));
-    const viaStream = new Uint8Array(await new Response(new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
+    const viaStream = new Uint8Array(
+      await new Response(new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer(),
+    );
     const now = BufferedDecompressionStream.inflateNow('deflate', deflated);
     expect(Buffer.from(now).toString('latin1')).toBe(text);
     expect(now).toEqual(viaStream);

@@ -8,7 +8,8 @@ import type { GuardedFetch, NetPolicy } from '../../server/core/net/types.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 
 /** What the allowed server saw of each request. */
-const seen: { path: string; method: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+const seen: { path: string; method: string; headers: Record<string, string | string[] | undefined>; body: string }[] =
+  [];
 /** Lets the streaming route send its second part. */
 let releaseSecondPart: () => void = () => {};
 let allowed: LoopbackServer;
@@ -87,7 +88,11 @@ afterAll(async () => {
 });
 
 /** The error's code, or `AbortError` for an abort (a DOMException, whose legacy numeric `code` says nothing). */
-const code = (p: Promise<unknown>) => p.then(() => 'resolved', (e: { code?: unknown; name?: string }) => (e.name === 'AbortError' ? e.name : e.code));
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: { code?: unknown; name?: string }) => (e.name === 'AbortError' ? e.name : e.code),
+  );
 
 describe('guarded fetch: allowed hosts', () => {
   it('GETs and POSTs to an allowed host:port, returning what it answered', async () => {
@@ -97,9 +102,17 @@ describe('guarded fetch: allowed hosts', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ ok: true });
 
-    const post = await net(`${allowed.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Thing': 'one' }, body: '{"a":1}' });
+    const post = await net(`${allowed.url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Thing': 'one' },
+      body: '{"a":1}',
+    });
     const echoed = (await post.json()) as { method: string; body: string; headers: Record<string, string> };
-    expect(echoed).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-thing': 'one' } });
+    expect(echoed).toMatchObject({
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json', 'x-thing': 'one' },
+    });
   });
 
   it('streams the body as it comes', async () => {
@@ -117,7 +130,9 @@ describe('guarded fetch: allowed hosts', () => {
   it('returns an error status as a response; nothing it sent appears in an error', async () => {
     const res = await net(`${allowed.url}/fail`);
     expect(res.status).toBe(500);
-    const notJson = await net(`${allowed.url}/not-json`).then((r) => r.json()).catch((e: Error & { code: string }) => e);
+    const notJson = await net(`${allowed.url}/not-json`)
+      .then((r) => r.json())
+      .catch((e: Error & { code: string }) => e);
     expect(notJson).toMatchObject({ code: 'FETCH_FAILED' });
     expect((notJson as Error).message).not.toContain('SECRET');
   });
@@ -133,15 +148,51 @@ describe('guarded fetch: allowed hosts', () => {
 describe('guarded fetch: refused before anything is sent', () => {
   // Each names the listening `denied` server's port where a port matters, so a leak would show as a connection.
   const spellings = (p: number) => [
-    `http://127.0.0.1:${p}/`, `http://127.1:${p}/`, `http://2130706433:${p}/`, `http://0x7f000001:${p}/`, `http://017700000001:${p}/`,
-    `http://0x7f.1:${p}/`, `http://127.0.0.1.:${p}/`, `http://127.255.255.254:${p}/`, `https://127.0.0.1:${p}/`,
-    `http://[::ffff:127.0.0.1]:${p}/`, `http://[::ffff:7f00:1]:${p}/`, `http://[::127.0.0.1]:${p}/`, `http://[64:ff9b::127.0.0.1]:${p}/`,
-    `http://[64:ff9b:1::1]:${p}/`, `http://[2002:7f00:1::]:${p}/`, `http://[::ffff:0:127.0.0.1]:${p}/`, `http://[::1]:${p}/`, `http://[::]:${p}/`,
-    `http://0.0.0.0:${p}/`, `http://0:${p}/`, `http://localhost:${p}/`, `http://localhost.:${p}/`, `http://LocalHost:${p}/`, `http://api.localhost:${p}/`,
-    'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://metadata.google.internal/computeMetadata/v1/',
-    'http://metadata.google.internal./', 'http://10.0.0.1/', 'http://172.16.5.4/', 'http://172.31.255.255/', 'http://192.168.1.1/', 'http://100.64.0.1/',
-    'http://224.0.0.1/', 'http://255.255.255.255/', 'http://240.0.0.1/', 'http://192.0.2.1/', 'http://198.18.0.1/', 'http://[fe80::1]/',
-    'http://[fc00::1]/', 'http://[fd12:3456::1]/', 'http://[ff02::1]/', 'http://[fec0::1]/', 'http://[::ffff:10.0.0.1]/', 'http://[::ffff:169.254.169.254]/',
+    `http://127.0.0.1:${p}/`,
+    `http://127.1:${p}/`,
+    `http://2130706433:${p}/`,
+    `http://0x7f000001:${p}/`,
+    `http://017700000001:${p}/`,
+    `http://0x7f.1:${p}/`,
+    `http://127.0.0.1.:${p}/`,
+    `http://127.255.255.254:${p}/`,
+    `https://127.0.0.1:${p}/`,
+    `http://[::ffff:127.0.0.1]:${p}/`,
+    `http://[::ffff:7f00:1]:${p}/`,
+    `http://[::127.0.0.1]:${p}/`,
+    `http://[64:ff9b::127.0.0.1]:${p}/`,
+    `http://[64:ff9b:1::1]:${p}/`,
+    `http://[2002:7f00:1::]:${p}/`,
+    `http://[::ffff:0:127.0.0.1]:${p}/`,
+    `http://[::1]:${p}/`,
+    `http://[::]:${p}/`,
+    `http://0.0.0.0:${p}/`,
+    `http://0:${p}/`,
+    `http://localhost:${p}/`,
+    `http://localhost.:${p}/`,
+    `http://LocalHost:${p}/`,
+    `http://api.localhost:${p}/`,
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://metadata.google.internal./',
+    'http://10.0.0.1/',
+    'http://172.16.5.4/',
+    'http://172.31.255.255/',
+    'http://192.168.1.1/',
+    'http://100.64.0.1/',
+    'http://224.0.0.1/',
+    'http://255.255.255.255/',
+    'http://240.0.0.1/',
+    'http://192.0.2.1/',
+    'http://198.18.0.1/',
+    'http://[fe80::1]/',
+    'http://[fc00::1]/',
+    'http://[fd12:3456::1]/',
+    'http://[ff02::1]/',
+    'http://[fec0::1]/',
+    'http://[::ffff:10.0.0.1]/',
+    'http://[::ffff:169.254.169.254]/',
   ];
 
   it('every spelling of a loopback, private, link-local, CGNAT, multicast, reserved or metadata address, and nothing reaches the server', async () => {
@@ -155,16 +206,33 @@ describe('guarded fetch: refused before anything is sent', () => {
     const err = await net(`http://127.1:${port(denied)}/`).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'URL_NOT_ALLOWED', status: 403 });
     expect((err as Error).message).toContain('allowed_private_hosts');
-    for (const ok of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:93.184.216.34', '64:ff9b::5db8:d822']) expect(refusedAddressReason(ok), ok).toBeNull();
+    for (const ok of [
+      '93.184.216.34',
+      '2606:2800:220:1:248:1893:25c8:1946',
+      '::ffff:93.184.216.34',
+      '64:ff9b::5db8:d822',
+    ])
+      expect(refusedAddressReason(ok), ok).toBeNull();
   });
 
-  it.skipIf(!ownAddresses.some((a) => refusedAddressReason(a.address)))(`a name resolving to a private address (${ownName}) is refused at the lookup`, async () => {
-    expect(await code(net(`http://${ownName}:${port(denied)}/`))).toBe('URL_NOT_ALLOWED');
-    expect(denied.connections()).toBe(0);
-  });
+  it.skipIf(!ownAddresses.some((a) => refusedAddressReason(a.address)))(
+    `a name resolving to a private address (${ownName}) is refused at the lookup`,
+    async () => {
+      expect(await code(net(`http://${ownName}:${port(denied)}/`))).toBe('URL_NOT_ALLOWED');
+      expect(denied.connections()).toBe(0);
+    },
+  );
 
   it('anything but plain http(s) is 400 URL_INVALID', async () => {
-    for (const url of ['not a url', 'ftp://example.org/x', 'file:///etc/passwd', 'data:text/plain,hi', 'javascript:alert(1)', `http://user:pw@${new URL(allowed.url).host}/json`, `http://user@${new URL(allowed.url).host}/json`]) {
+    for (const url of [
+      'not a url',
+      'ftp://example.org/x',
+      'file:///etc/passwd',
+      'data:text/plain,hi',
+      'javascript:alert(1)',
+      `http://user:pw@${new URL(allowed.url).host}/json`,
+      `http://user@${new URL(allowed.url).host}/json`,
+    ]) {
       const err = await net(url).catch((e: unknown) => e);
       expect(err, url).toMatchObject({ code: 'URL_INVALID', status: 400 });
     }
@@ -174,7 +242,8 @@ describe('guarded fetch: refused before anything is sent', () => {
 
 describe('guarded fetch: redirects', () => {
   it('judges every hop again: a redirect to a loopback port or name not allowed, or to metadata, is refused and never reached', async () => {
-    for (const path of ['/to-denied', '/to-denied-name', '/to-metadata']) expect(await code(net(`${allowed.url}${path}`)), path).toBe('URL_NOT_ALLOWED');
+    for (const path of ['/to-denied', '/to-denied-name', '/to-metadata'])
+      expect(await code(net(`${allowed.url}${path}`)), path).toBe('URL_NOT_ALLOWED');
     expect(denied.connections()).toBe(0);
     expect(await code(net(`${allowed.url}/to-file`))).toBe('FETCH_FAILED');
   });
@@ -189,7 +258,11 @@ describe('guarded fetch: redirects', () => {
   it('303, and 302 after a POST, continue as GET without the body; 307 keeps both', async () => {
     const post = { method: 'POST' as const, headers: { 'content-type': 'text/plain' }, body: 'payload' };
     expect(await (await net(`${allowed.url}/see-other`, post)).json()).toMatchObject({ method: 'GET', body: '' });
-    const found = (await (await net(`${allowed.url}/found`, post)).json()) as { method: string; body: string; headers: Record<string, string> };
+    const found = (await (await net(`${allowed.url}/found`, post)).json()) as {
+      method: string;
+      body: string;
+      headers: Record<string, string>;
+    };
     expect(found).toMatchObject({ method: 'GET', body: '' });
     expect(found.headers['content-type']).toBeUndefined();
     const kept = await net(`${allowed.url}/to-echo`, post);
@@ -198,8 +271,15 @@ describe('guarded fetch: redirects', () => {
   });
 
   it('never forwards authorization or key headers to another origin; keeps them on the same origin', async () => {
-    const headers = { authorization: 'Bearer sk-secret', 'x-api-key': 'k-secret', cookie: 'c=1', accept: 'application/json' };
-    const same = (await (await net(`${allowed.url}/to-echo`, { headers })).json()) as { headers: Record<string, string> };
+    const headers = {
+      authorization: 'Bearer sk-secret',
+      'x-api-key': 'k-secret',
+      cookie: 'c=1',
+      accept: 'application/json',
+    };
+    const same = (await (await net(`${allowed.url}/to-echo`, { headers })).json()) as {
+      headers: Record<string, string>;
+    };
     expect(same.headers).toMatchObject({ authorization: 'Bearer sk-secret', 'x-api-key': 'k-secret' });
     const res = await net(`${allowed.url}/to-other`, { headers });
     expect(res.url).toBe(`${other.url}/echo`);

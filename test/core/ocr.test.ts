@@ -79,7 +79,9 @@ describe('OCR of the fixture scans', () => {
     // gt/*.txt lists table cells column by column, OCR reads them row by row (as gt/*.layout.txt does):
     // measured 0.13 against the first, 0.013 against the second; the bounds leave room for other builds.
     expect(cer(text, gt)).toBeLessThan(0.2);
-    expect(cer(text, readFileSync(path.join(scannedDir, 'gt/scan02-booktabs-p2.layout.txt'), 'utf8'))).toBeLessThan(0.03);
+    expect(cer(text, readFileSync(path.join(scannedDir, 'gt/scan02-booktabs-p2.layout.txt'), 'utf8'))).toBeLessThan(
+      0.03,
+    );
     expect(orderFreeCer(text, gt)).toBeLessThan(0.06);
     const tables = r.blocks.filter((b) => b.type === 'table');
     expect(tables.length).toBeGreaterThanOrEqual(2);
@@ -190,7 +192,10 @@ describe('OCR of scans made from a generated PDF', () => {
 
   it('OCRs only a region of the page when given one', async () => {
     // The title line of the generated page (pdfkit drew it near y = 72 pt); the region excludes the body.
-    const r = await ocrPdfPage(await scansToPdf([upright]), 1, { dpi: 200, bbox: { x0: 40, y0: 60, x1: 560, y1: 115 } });
+    const r = await ocrPdfPage(await scansToPdf([upright]), 1, {
+      dpi: 200,
+      bbox: { x0: 40, y0: 60, x1: 560, y1: 115 },
+    });
     const text = blocksText(r.blocks);
     expect(text).toContain('Lectern Structured Sample');
     expect(text).not.toContain('exercises');
@@ -229,7 +234,11 @@ describe('blank pages', () => {
       ctx.fillStyle = '#000';
       for (let i = 0; i < 6; i++) ctx.fillRect(300 + i * 200, 500, 1, 1);
     });
-    expect(await recognizeUpright(noEngine, specks, { dpi: 300 })).toMatchObject({ blocks: [], confidence: 0, turn: 0 });
+    expect(await recognizeUpright(noEngine, specks, { dpi: 300 })).toMatchObject({
+      blocks: [],
+      confidence: 0,
+      turn: 0,
+    });
     // A fully dark page is inverted first (light on dark), so it is blank too.
     expect(isBlank(normalisePolarity(a4((ctx) => ctx.fillRect(0, 0, 2480, 3508))))).toBe(true);
     const word = a4((ctx) => {
@@ -245,7 +254,12 @@ describe('blank pages', () => {
     const blank = await openPdf(new Uint8Array(await makeBlankPagePdf()));
     const dot = await openPdf(new Uint8Array(await onePagePdf((doc) => doc.rect(300, 400, 0.5, 0.5).fill('#000'))));
     try {
-      expect(await renderOpenPdfPageGrey(blank.doc, 2, { dpi: 300 })).toMatchObject({ grey: null, width: 2480, height: 3508, dpi: 300 });
+      expect(await renderOpenPdfPageGrey(blank.doc, 2, { dpi: 300 })).toMatchObject({
+        grey: null,
+        width: 2480,
+        height: 3508,
+        dpi: 300,
+      });
       const inked = await renderOpenPdfPageGrey(dot.doc, 1, { dpi: 300 });
       expect(inked.grey?.data.some((v) => v < 128)).toBe(true);
       const read = await ocrPdfPage(await makeBlankPagePdf(), 2);

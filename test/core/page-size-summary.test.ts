@@ -37,13 +37,25 @@ describe('migration page_geometry', () => {
     const job = old.sqlite.prepare(
       `INSERT INTO jobs (job_id, status, source_file, format, file_hash, size_bytes, options) VALUES (?, 'ready_for_review', ?, ?, 'h', 1, '{}')`,
     );
-    const page = old.sqlite.prepare('INSERT INTO pages (job_id, page, width, height, needs_ocr) VALUES (?, ?, ?, ?, 0)');
+    const page = old.sqlite.prepare(
+      'INSERT INTO pages (job_id, page, width, height, needs_ocr) VALUES (?, ?, ?, ?, 0)',
+    );
     job.run('mixed', 'mixed.pdf', 'pdf');
     // A Letter cover, then three A4 pages: A4 is the most common.
-    for (const [n, w, h] of [[1, 612, 792], [2, 595.28, 841.89], [3, 595.28, 841.89], [4, 595.28, 841.89]] as const) page.run('mixed', n, w, h);
+    for (const [n, w, h] of [
+      [1, 612, 792],
+      [2, 595.28, 841.89],
+      [3, 595.28, 841.89],
+      [4, 595.28, 841.89],
+    ] as const)
+      page.run('mixed', n, w, h);
     job.run('tie', 'tie.pdf', 'pdf');
     // Equally common sizes: the first page's wins.
-    for (const [n, w, h] of [[1, 612, 792], [2, 595.28, 841.89]] as const) page.run('tie', n, w, h);
+    for (const [n, w, h] of [
+      [1, 612, 792],
+      [2, 595.28, 841.89],
+    ] as const)
+      page.run('tie', n, w, h);
     job.run('notes', 'notes.md', 'markdown');
     page.run('notes', 1, 0, 0);
     job.run('queued', 'queued.pdf', 'pdf');
@@ -51,10 +63,9 @@ describe('migration page_geometry', () => {
 
     const now = openDatabase(file, join(repoRoot, 'drizzle'));
     const sizes = Object.fromEntries(
-      (now.sqlite.prepare('SELECT job_id, page_size FROM jobs').all() as { job_id: string; page_size: string | null }[]).map((r) => [
-        r.job_id,
-        r.page_size && JSON.parse(r.page_size),
-      ]),
+      (
+        now.sqlite.prepare('SELECT job_id, page_size FROM jobs').all() as { job_id: string; page_size: string | null }[]
+      ).map((r) => [r.job_id, r.page_size && JSON.parse(r.page_size)]),
     );
     expect(sizes).toEqual({
       mixed: { width: 595.28, height: 841.89, pages: 3 },

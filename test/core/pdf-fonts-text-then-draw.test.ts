@@ -15,7 +15,8 @@ import type { GreyRaster } from '../../server/core/ocr/raster.js';
 import { renderOpenPdfPageGrey } from '../../server/core/ocr/render-page.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(path.resolve(repoRoot, '../shared/fixtures/pdfs', name)));
+const fixture = (name: string): Uint8Array =>
+  new Uint8Array(readFileSync(path.resolve(repoRoot, '../shared/fixtures/pdfs', name)));
 
 const PAGES = [1, 2];
 const DPI = 72;

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerWithSchema, compileAnswerSchema } from '../../server/core/bots/schema-answer.js';
-import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmChoice } from '../../server/core/chat/chat-providers.js';
+import {
+  resolveChatGenerator,
+  type ChatGenerator,
+  type ChatProviderDeps,
+  type LlmChoice,
+} from '../../server/core/chat/chat-providers.js';
 import { NET_DEFAULTS } from '../../server/core/net/defaults.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
@@ -26,8 +31,15 @@ beforeAll(async () => {
   await installChatModel(dataDir, SMOLLM2);
   openai = await startChatServer('openai', { apiKey: 'sk-schema', model: 'gpt-local' });
   ollama = await startChatServer('ollama', { model: 'llama-local' });
-  const net = createGuardedFetch({ ...NET_DEFAULTS, allowedPrivateHosts: [new URL(openai.url).host, new URL(ollama.url).host] });
-  llm = createLlmRuntime({ hostFile: join(repoRoot, 'dist', 'llm-host.js'), threads: 1, log: pino({ level: 'silent' }) });
+  const net = createGuardedFetch({
+    ...NET_DEFAULTS,
+    allowedPrivateHosts: [new URL(openai.url).host, new URL(ollama.url).host],
+  });
+  llm = createLlmRuntime({
+    hostFile: join(repoRoot, 'dist', 'llm-host.js'),
+    threads: 1,
+    log: pino({ level: 'silent' }),
+  });
   deps = { models: createModelManager({ modelsDir: join(dataDir, 'models'), net }), llm, defaultModel: SMOLLM2, net };
 });
 afterAll(async () => {
@@ -55,7 +67,10 @@ async function recorded(choice: LlmChoice) {
 }
 
 const plants: ChatMessage[] = [
-  { role: 'system', content: 'You answer questions about plants from this note: Chlorophyll in the leaves captures sunlight.' },
+  {
+    role: 'system',
+    content: 'You answer questions about plants from this note: Chlorophyll in the leaves captures sunlight.',
+  },
   { role: 'user', content: 'What does chlorophyll capture?' },
 ];
 const answerSchema = {
@@ -77,17 +92,32 @@ describe('schema answers with SmolLM2 (local, grammar-constrained)', () => {
     expect(JSON.parse(r.raw)).toEqual(r.value);
     expect(r.completionTokens).toBeGreaterThan(0);
     // The local model gets the grammar subset (no `required`, no additionalProperties: false), the prompt the caller's schema.
-    expect(calls[0]!.jsonSchema).toEqual({ type: 'object', properties: { answer: { type: 'string', maxLength: 60 }, confident: { type: 'boolean' } } });
+    expect(calls[0]!.jsonSchema).toEqual({
+      type: 'object',
+      properties: { answer: { type: 'string', maxLength: 60 }, confident: { type: 'boolean' } },
+    });
     expect(calls[0]!.messages[0]!.content).toContain('You answer questions about plants');
     expect(calls[0]!.messages[0]!.content).toContain(JSON.stringify(answerSchema));
   });
 
   it('a constraint the grammar cannot enforce ends in 422 SCHEMA_UNSATISFIED after exactly one retry, with the errors and the raw output', async () => {
     const { generator, calls } = await recorded({ provider: 'local', model: SMOLLM2 });
-    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } }, required: ['code'] };
-    const err = await answerWithSchema(generator, [{ role: 'user', content: 'Give me the shipment code.' }], schema, { maxTokens: 40, temperature: 0 }).then(
+    const schema = {
+      type: 'object',
+      properties: { code: { type: 'string', maxLength: 24, pattern: '^ZQX-[0-9]{6}-QXZ$' } },
+      required: ['code'],
+    };
+    const err = await answerWithSchema(generator, [{ role: 'user', content: 'Give me the shipment code.' }], schema, {
+      maxTokens: 40,
+      temperature: 0,
+    }).then(
       () => undefined,
-      (e: unknown) => e as { code: string; status: number; details: { errors: { path: string; keyword: string }[]; raw: string; attempts: number } },
+      (e: unknown) =>
+        e as {
+          code: string;
+          status: number;
+          details: { errors: { path: string; keyword: string }[]; raw: string; attempts: number };
+        },
     );
     expect(err).toMatchObject({ code: 'SCHEMA_UNSATISFIED', status: 422 });
     expect(calls).toHaveLength(2);
@@ -105,20 +135,33 @@ describe('schema answers with SmolLM2 (local, grammar-constrained)', () => {
 });
 
 describe('schema answers with remote providers (their JSON-schema response format)', () => {
-  const schema = { type: 'object', properties: { answer: { type: 'string', maxLength: 40 } }, required: ['answer'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { answer: { type: 'string', maxLength: 40 } },
+    required: ['answer'],
+    additionalProperties: false,
+  };
 
-  it('openai: response_format json_schema carries the caller\'s whole schema; the answer validates', async () => {
-    const { generator } = await recorded({ provider: 'openai', model: 'gpt-local', base_url: openai.url, api_key: 'sk-schema' });
+  it("openai: response_format json_schema carries the caller's whole schema; the answer validates", async () => {
+    const { generator } = await recorded({
+      provider: 'openai',
+      model: 'gpt-local',
+      base_url: openai.url,
+      api_key: 'sk-schema',
+    });
     const r = await answerWithSchema(generator, plants, schema, { maxTokens: 40, temperature: 0 });
     const seen = openai.requests.at(-1)!;
-    expect(seen.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema, strict: false } });
+    expect(seen.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema, strict: false },
+    });
     expect(seen.body.messages[0].content).toContain(JSON.stringify(schema));
     expect(r).toMatchObject({ attempts: 1, raw: seen.generated });
     expect(r.value).toEqual(JSON.parse(seen.generated!));
     expect(compileAnswerSchema(schema).errorsOf(r.value)).toEqual([]);
   });
 
-  it('ollama: format is the caller\'s whole schema; the answer validates', async () => {
+  it("ollama: format is the caller's whole schema; the answer validates", async () => {
     const { generator } = await recorded({ provider: 'ollama', model: 'llama-local', base_url: ollama.url });
     const r = await answerWithSchema(generator, plants, schema, { maxTokens: 40, temperature: 0 });
     const seen = ollama.requests.at(-1)!;
@@ -129,7 +172,12 @@ describe('schema answers with remote providers (their JSON-schema response forma
   });
 
   it('without a schema neither format is sent (plain chat is unchanged)', async () => {
-    const { generator } = await recorded({ provider: 'openai', model: 'gpt-local', base_url: openai.url, api_key: 'sk-schema' });
+    const { generator } = await recorded({
+      provider: 'openai',
+      model: 'gpt-local',
+      base_url: openai.url,
+      api_key: 'sk-schema',
+    });
     await generator.generate(plants, { maxTokens: 4, temperature: 0 });
     expect(openai.requests.at(-1)!.body).not.toHaveProperty('response_format');
   });

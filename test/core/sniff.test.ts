@@ -34,7 +34,10 @@ describe('sniffFormat', () => {
   });
 
   describe('zip', () => {
-    const docx = makeDocx([{ kind: 'heading', level: 1, text: 'Hi' }, { kind: 'para', text: 'Body' }]);
+    const docx = makeDocx([
+      { kind: 'heading', level: 1, text: 'Hi' },
+      { kind: 'para', text: 'Body' },
+    ]);
 
     it('detects a DOCX by its word/document.xml entry', () => {
       expect(sniffFormat(head(docx), 'upload.bin')).toBe('docx');
@@ -56,10 +59,19 @@ describe('sniffFormat', () => {
 
     it('tells OOXML packages apart by their main part, whatever their name', () => {
       const types = { name: '[Content_Types].xml', data: '<Types/>' };
-      expect(sniffFormat(makeZip([types, { name: 'xl/workbook.xml', data: '<workbook/>' }]), 'sheet.docx')).toBe('xlsx');
-      expect(sniffFormat(makeZip([types, { name: 'ppt/presentation.xml', data: '<p:presentation/>' }]), 'deck.xlsx')).toBe('pptx');
+      expect(sniffFormat(makeZip([types, { name: 'xl/workbook.xml', data: '<workbook/>' }]), 'sheet.docx')).toBe(
+        'xlsx',
+      );
+      expect(
+        sniffFormat(makeZip([types, { name: 'ppt/presentation.xml', data: '<p:presentation/>' }]), 'deck.xlsx'),
+      ).toBe('pptx');
       // A presentation embedding a chart's workbook is a presentation.
-      const deck = makeZip([types, { name: 'ppt/embeddings/xl/workbook.xml', data: '' }, { name: 'xl/workbook.xml', data: '' }, { name: 'ppt/presentation.xml', data: '' }]);
+      const deck = makeZip([
+        types,
+        { name: 'ppt/embeddings/xl/workbook.xml', data: '' },
+        { name: 'xl/workbook.xml', data: '' },
+        { name: 'ppt/presentation.xml', data: '' },
+      ]);
       expect(sniffFormat(deck)).toBe('pptx');
     });
   });
@@ -82,7 +94,10 @@ describe('sniffFormat', () => {
     });
 
     it.each([
-      ['prose with a comma per line', 'Dear team, thanks.\nThe meeting ran long, as usual.\nSee you soon, and bring snacks.\n'],
+      [
+        'prose with a comma per line',
+        'Dear team, thanks.\nThe meeting ran long, as usual.\nSee you soon, and bring snacks.\n',
+      ],
       ['two lines of two fields', 'a,b\nc,d\n'],
       ['ragged records', 'a,b,c\n1,2\n3,4,5,6\n7\n'],
       ['Markdown with a table', '# Title\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n'],
@@ -108,19 +123,29 @@ describe('sniffFormat', () => {
     it('takes PNG, JPEG, TIFF and WebP for image documents (read by OCR) whatever they are called', () => {
       expect(sniffFormat(TINY_PNG, 'scan.pdf')).toBe('image');
       expect(sniffFormat(TINY_PNG, 'notes.md')).toBe('image');
-      expect(sniffFormat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]), 'a.txt')).toBe('image');
+      expect(sniffFormat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]), 'a.txt')).toBe(
+        'image',
+      );
       expect(sniffFormat(new Uint8Array([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0]), 'scan')).toBe('image');
       expect(sniffFormat(new Uint8Array([0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8]), 'scan')).toBe('image');
       expect(sniffFormat(new TextEncoder().encode('RIFF\x10\x00\x00\x00WEBPVP8 '), 'photo')).toBe('image');
       // RIFF alone is also WAV and AVI: not a document.
-      expect(sniffFormat(new Uint8Array([...new TextEncoder().encode('RIFF'), 0x10, 0, 0, 0, ...new TextEncoder().encode('WAVEfmt ')]), 'a')).toBeNull();
+      expect(
+        sniffFormat(
+          new Uint8Array([...new TextEncoder().encode('RIFF'), 0x10, 0, 0, 0, ...new TextEncoder().encode('WAVEfmt ')]),
+          'a',
+        ),
+      ).toBeNull();
     });
   });
 
   describe('html', () => {
     it.each([
       ['a doctype', '<!DOCTYPE html>\n<html><head><title>x</title></head><body><p>Hi</p></body></html>'],
-      ['<html> after a BOM, comments and an XML declaration', '\uFEFF<?xml version="1.0"?>\n<!-- saved -->\n<html xmlns="http://www.w3.org/1999/xhtml">'],
+      [
+        '<html> after a BOM, comments and an XML declaration',
+        '\uFEFF<?xml version="1.0"?>\n<!-- saved -->\n<html xmlns="http://www.w3.org/1999/xhtml">',
+      ],
       ['a <body> without <html>', 'Some preamble\n<body>\n<p>Hi</p>\n</body>'],
       ['a fragment of block tags', '<div class="post">\n<h2>Title</h2>\n<p>First</p>\n<p>Second</p>\n</div>'],
     ])('detects %s', (_name, text) => {
@@ -138,7 +163,9 @@ describe('sniffFormat', () => {
     });
 
     it('returns null for SVG images', () => {
-      expect(sniffFormat(utf8('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10"></svg>'), 'x.html')).toBeNull();
+      expect(
+        sniffFormat(utf8('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10"></svg>'), 'x.html'),
+      ).toBeNull();
     });
   });
 
@@ -147,7 +174,9 @@ describe('sniffFormat', () => {
       expect(sniffFormat(utf8('# Title\n\nSome prose here.\n'))).toBe('markdown');
       expect(sniffFormat(utf8('Intro\n\n```js\nconsole.log(1)\n```\n'))).toBe('markdown');
       expect(sniffFormat(utf8('| a | b |\n|---|---|\n| 1 | 2 |\n'))).toBe('markdown');
-      expect(sniffFormat(utf8('See [one](http://a.example), [two](http://b.example) and [three](http://c.example).\n'))).toBe('markdown');
+      expect(
+        sniffFormat(utf8('See [one](http://a.example), [two](http://b.example) and [three](http://c.example).\n')),
+      ).toBe('markdown');
     });
 
     it('uses the .md/.markdown/.mdx name as a hint for otherwise plain text', () => {
@@ -158,21 +187,28 @@ describe('sniffFormat', () => {
     });
 
     it('keeps Markdown that embeds HTML as Markdown', () => {
-      const readme = '<p align="center"><img src="logo.png" alt="Logo"></p>\n\n# Project\n\nInstall with `npm i`, see [docs](https://x.example).\n';
+      const readme =
+        '<p align="center"><img src="logo.png" alt="Logo"></p>\n\n# Project\n\nInstall with `npm i`, see [docs](https://x.example).\n';
       expect(sniffFormat(utf8(readme))).toBe('markdown');
       expect(sniffFormat(utf8('Text\n\n```html\n<html><body><p>x</p></body></html>\n```\n'))).toBe('markdown');
-      expect(sniffFormat(utf8('# Embedding\n\n## Example\n\n    <body>\n      <p>x</p>\n    </body>\n'))).toBe('markdown');
+      expect(sniffFormat(utf8('# Embedding\n\n## Example\n\n    <body>\n      <p>x</p>\n    </body>\n'))).toBe(
+        'markdown',
+      );
     });
 
     it('calls prose with a stray link or tag plain text', () => {
-      expect(sniffFormat(utf8('Dear team,\n\nplease read [this](http://x.example) before Monday.\n\nThanks\n'))).toBe('text');
+      expect(sniffFormat(utf8('Dear team,\n\nplease read [this](http://x.example) before Monday.\n\nThanks\n'))).toBe(
+        'text',
+      );
       expect(sniffFormat(utf8('Use the <b> tag for bold.\n'))).toBe('text');
     });
 
     it('reads UTF-16 and windows-1252 text', () => {
       expect(sniffFormat(utf16('Plain words in UTF-16.\r\nSecond line.', 'le'), 'a.txt')).toBe('text');
       expect(sniffFormat(utf16('# Heading\n\nBody', 'be'))).toBe('markdown');
-      expect(sniffFormat(new Uint8Array([...utf8('Caf'), 0xe9, ...utf8(' '), 0x93, ...utf8('au lait'), 0x94, 0x0a]))).toBe('text');
+      expect(
+        sniffFormat(new Uint8Array([...utf8('Caf'), 0xe9, ...utf8(' '), 0x93, ...utf8('au lait'), 0x94, 0x0a])),
+      ).toBe('text');
     });
 
     it('tolerates a multi-byte character cut at the end of the head', () => {

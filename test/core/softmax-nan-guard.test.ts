@@ -23,10 +23,12 @@ describe('softmax NaN guards (the real MiniLM export)', () => {
     const seq = Math.max(...encodings.map((e) => e.ids.length));
     const ids = new BigInt64Array(TEXTS.length * seq);
     const mask = new BigInt64Array(TEXTS.length * seq);
-    encodings.forEach((e, r) => e.ids.forEach((id, t) => {
-      ids[r * seq + t] = BigInt(id);
-      mask[r * seq + t] = 1n;
-    }));
+    encodings.forEach((e, r) =>
+      e.ids.forEach((id, t) => {
+        ids[r * seq + t] = BigInt(id);
+        mask[r * seq + t] = 1n;
+      }),
+    );
     const run = async (bytes: Uint8Array): Promise<Float32Array> => {
       const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, graphOptimizationLevel: 'all' });
       try {
@@ -43,14 +45,25 @@ describe('softmax NaN guards (the real MiniLM export)', () => {
     };
     const [before, after] = [await run(original), await run(model)];
     expect(after.length).toBe(TEXTS.length * seq * 384);
-    expect(Buffer.from(after.buffer, after.byteOffset, after.byteLength).equals(Buffer.from(before.buffer, before.byteOffset, before.byteLength))).toBe(true);
+    expect(
+      Buffer.from(after.buffer, after.byteOffset, after.byteLength).equals(
+        Buffer.from(before.buffer, before.byteOffset, before.byteLength),
+      ),
+    ).toBe(true);
   });
 
-  it('leaves the embedder\'s vectors unchanged and in the caller\'s order', async () => {
+  it("leaves the embedder's vectors unchanged and in the caller's order", async () => {
     const models = await ensureTestModels();
     // fp32 matmuls: the int8 ones (int8-matmul.test.ts) are not bit-identical, this rewrite is.
     const make = (simplifyGraph: boolean) =>
-      createEmbedder({ modelPath: models.minilm.onnx, tokenizerPath: models.minilm.tokenizer, pooling: 'mean', maxTokens: 256, simplifyGraph, int8MatMul: false });
+      createEmbedder({
+        modelPath: models.minilm.onnx,
+        tokenizerPath: models.minilm.tokenizer,
+        pooling: 'mean',
+        maxTokens: 256,
+        simplifyGraph,
+        int8MatMul: false,
+      });
     const [plain, simplified] = [await make(false), await make(true)];
     try {
       // Same batches for both (default budget): the simplified graph must give the same floats.
@@ -105,7 +118,13 @@ describe('softmax NaN guards (generated graphs)', () => {
       const results: Float32Array[][] = [];
       for (const file of ['inline.onnx', 'external.onnx']) {
         for (const simplifyGraph of [true, false]) {
-          const e = await createEmbedder({ modelPath: join(dir, file), tokenizerPath: models.minilm.tokenizer, pooling: 'cls', maxTokens: 16, simplifyGraph });
+          const e = await createEmbedder({
+            modelPath: join(dir, file),
+            tokenizerPath: models.minilm.tokenizer,
+            pooling: 'cls',
+            maxTokens: 16,
+            simplifyGraph,
+          });
           results.push(await e.embed(texts));
           await e.close();
         }
@@ -118,7 +137,9 @@ describe('softmax NaN guards (generated graphs)', () => {
       for (const vectors of results) {
         for (const v of vectors) Array.from(v).forEach((x, d) => expect(x).toBeCloseTo(want[d]!, 5));
       }
-      expect(results.map((r) => r.map((v) => Array.from(v)))).toEqual(Array(4).fill(results[0]!.map((v) => Array.from(v))));
+      expect(results.map((r) => r.map((v) => Array.from(v)))).toEqual(
+        Array(4).fill(results[0]!.map((v) => Array.from(v))),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

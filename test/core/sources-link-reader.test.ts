@@ -21,7 +21,13 @@ let policy: NetPolicy;
 
 beforeAll(async () => {
   site = await startWebPagesServer();
-  policy = { allowedPrivateHosts: [new URL(site.url).host], connectTimeoutMs: 2000, totalTimeoutMs: 10000, maxBytes: 20 << 20, maxRedirects: 5 };
+  policy = {
+    allowedPrivateHosts: [new URL(site.url).host],
+    connectTimeoutMs: 2000,
+    totalTimeoutMs: 10000,
+    maxBytes: 20 << 20,
+    maxRedirects: 5,
+  };
   fetch = createGuardedFetch(policy);
 });
 afterAll(() => site.close());
@@ -31,8 +37,12 @@ describe('readLink: HTML pages', () => {
     const url = `${site.url}/articles/heat-transfer`;
     const doc = await readLink(fetch, url, { clock });
     expect(doc).toMatchObject({
-      url, final_url: url, fetched_at: '2026-05-01T12:00:00.000Z', content_type: 'text/html; charset=utf-8',
-      file_name: 'heat-transfer.html', title: ARTICLE.title,
+      url,
+      final_url: url,
+      fetched_at: '2026-05-01T12:00:00.000Z',
+      content_type: 'text/html; charset=utf-8',
+      file_name: 'heat-transfer.html',
+      title: ARTICLE.title,
     });
     expect(doc.sha256).toBe(sha256(doc.bytes));
     const html = text(doc.bytes);
@@ -134,16 +144,27 @@ describe('readLink: other formats are passed on as they are', () => {
 });
 
 describe('readLink: failures are coded errors', () => {
-  const fails = (path: string, code: string, opts = {}) => expect(readLink(fetch, `${site.url}${path}`, opts)).rejects.toMatchObject({ code });
+  const fails = (path: string, code: string, opts = {}) =>
+    expect(readLink(fetch, `${site.url}${path}`, opts)).rejects.toMatchObject({ code });
 
   it('a remote error status is FETCH_FAILED with the status', async () => {
-    await expect(readLink(fetch, `${site.url}/missing`)).rejects.toMatchObject({ code: 'FETCH_FAILED', message: 'the link answered 404 Not Found', details: { status: 404 } });
-    await expect(readLink(fetch, `${site.url}/broken`)).rejects.toMatchObject({ code: 'FETCH_FAILED', details: { status: 500 } });
+    await expect(readLink(fetch, `${site.url}/missing`)).rejects.toMatchObject({
+      code: 'FETCH_FAILED',
+      message: 'the link answered 404 Not Found',
+      details: { status: 404 },
+    });
+    await expect(readLink(fetch, `${site.url}/broken`)).rejects.toMatchObject({
+      code: 'FETCH_FAILED',
+      details: { status: 500 },
+    });
     await fails('/loop', 'FETCH_FAILED'); // too many redirects, from the guarded fetch
   });
 
   it('content that is no document Lectern reads is UNSUPPORTED_MEDIA_TYPE', async () => {
-    await expect(readLink(fetch, `${site.url}/api/data`)).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', details: { content_type: 'application/json' } });
+    await expect(readLink(fetch, `${site.url}/api/data`)).rejects.toMatchObject({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      details: { content_type: 'application/json' },
+    });
     await fails('/anim.gif', 'UNSUPPORTED_MEDIA_TYPE');
     await fails('/fake.pdf', 'UNSUPPORTED_MEDIA_TYPE'); // an HTML page labelled application/pdf
   });
@@ -165,22 +186,48 @@ describe('readLink: failures are coded errors', () => {
   it('goes through the guard: loopback not allowed by the policy is refused before any request', async () => {
     const strict = createGuardedFetch({ ...policy, allowedPrivateHosts: [] });
     const before = site.requests.length;
-    await expect(readLink(strict, `${site.url}/articles/heat-transfer`)).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    await expect(readLink(strict, `${site.url}/articles/heat-transfer`)).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
     await expect(readLink(strict, 'ftp://example.org/file.pdf')).rejects.toMatchObject({ code: 'URL_INVALID' });
     expect(site.requests.length).toBe(before);
   });
 
   it('every code used is in the catalogue with its status', () => {
-    expect([statusOf({ code: 'EMPTY_CONTENT' }), statusOf({ code: 'UNSUPPORTED_MEDIA_TYPE' }), statusOf({ code: 'FETCH_FAILED' })]).toEqual([422, 415, 502]);
+    expect([
+      statusOf({ code: 'EMPTY_CONTENT' }),
+      statusOf({ code: 'UNSUPPORTED_MEDIA_TYPE' }),
+      statusOf({ code: 'FETCH_FAILED' }),
+    ]).toEqual([422, 415, 502]);
   });
 });
 
 describe('linkFileName', () => {
   it('uses the title for pages whose path says nothing, the host for a bare site, and fixes the extension', () => {
-    expect(linkFileName({ url: 'https://x.test/blog/index.php?p=4', disposition: null, title: 'My post', extension: '.html' })).toBe('My post.html');
-    expect(linkFileName({ url: 'https://x.test/', disposition: null, title: undefined, extension: '.html' })).toBe('x.test.html');
-    expect(linkFileName({ url: 'https://x.test/files/data.bin', disposition: null, title: undefined, extension: '.pdf' })).toBe('data.pdf');
-    expect(linkFileName({ url: 'https://x.test/a/v1.2', disposition: null, title: undefined, extension: '.txt' })).toBe('v1.2.txt');
-    expect(linkFileName({ url: 'https://x.test/a', disposition: "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%2F2026.pdf", title: undefined, extension: '.pdf' })).toBe('résumé_2026.pdf');
+    expect(
+      linkFileName({
+        url: 'https://x.test/blog/index.php?p=4',
+        disposition: null,
+        title: 'My post',
+        extension: '.html',
+      }),
+    ).toBe('My post.html');
+    expect(linkFileName({ url: 'https://x.test/', disposition: null, title: undefined, extension: '.html' })).toBe(
+      'x.test.html',
+    );
+    expect(
+      linkFileName({ url: 'https://x.test/files/data.bin', disposition: null, title: undefined, extension: '.pdf' }),
+    ).toBe('data.pdf');
+    expect(linkFileName({ url: 'https://x.test/a/v1.2', disposition: null, title: undefined, extension: '.txt' })).toBe(
+      'v1.2.txt',
+    );
+    expect(
+      linkFileName({
+        url: 'https://x.test/a',
+        disposition: "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%2F2026.pdf",
+        title: undefined,
+        extension: '.pdf',
+      }),
+    ).toBe('résumé_2026.pdf');
   });
 });

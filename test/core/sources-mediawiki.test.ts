@@ -2,8 +2,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { extractMarkdown } from '../../server/core/extract/flow/markdown.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import type { GuardedFetch, NetPolicy } from '../../server/core/net/types.js';
-import { DEFAULT_ENCYCLOPEDIA_API, encyclopediaApiUrl, searchEncyclopedia } from '../../server/core/sources/mediawiki.js';
-import { HITS_PER_REQUEST, LONG_PARTS, SEARCH_HITS, startMediaWikiServer, WIKI_PAGES, type MediaWikiServer } from '../helpers/mediawiki-server.js';
+import {
+  DEFAULT_ENCYCLOPEDIA_API,
+  encyclopediaApiUrl,
+  searchEncyclopedia,
+} from '../../server/core/sources/mediawiki.js';
+import {
+  HITS_PER_REQUEST,
+  LONG_PARTS,
+  SEARCH_HITS,
+  startMediaWikiServer,
+  WIKI_PAGES,
+  type MediaWikiServer,
+} from '../helpers/mediawiki-server.js';
 
 let wiki: MediaWikiServer;
 let fetch: GuardedFetch;
@@ -11,7 +22,13 @@ let policy: NetPolicy;
 
 beforeAll(async () => {
   wiki = await startMediaWikiServer();
-  policy = { allowedPrivateHosts: [new URL(wiki.apiUrl).host], connectTimeoutMs: 2000, totalTimeoutMs: 10000, maxBytes: 20 << 20, maxRedirects: 5 };
+  policy = {
+    allowedPrivateHosts: [new URL(wiki.apiUrl).host],
+    connectTimeoutMs: 2000,
+    totalTimeoutMs: 10000,
+    maxBytes: 20 << 20,
+    maxRedirects: 5,
+  };
   fetch = createGuardedFetch(policy);
 });
 afterAll(() => wiki.close());
@@ -36,7 +53,9 @@ describe('searchEncyclopedia', () => {
     const looked = wiki.requests.filter((q) => q.get('prop') === 'info|pageprops').map((q) => q.get('titles'));
     expect(looked).toEqual(SEARCH_HITS.slice(0, 4));
     // No extract was fetched for the skipped pages.
-    const extracted = new Set(wiki.requests.filter((q) => q.get('prop') === 'extracts|revisions').map((q) => q.get('titles')));
+    const extracted = new Set(
+      wiki.requests.filter((q) => q.get('prop') === 'extracts|revisions').map((q) => q.get('titles')),
+    );
     expect([...extracted]).toEqual(['Thermal conduction', 'Heat transfer']);
   });
 
@@ -46,19 +65,37 @@ describe('searchEncyclopedia', () => {
     const info = wiki.requests.find((q) => kind(q) === 'info|pageprops');
     const extract = wiki.requests.find((q) => kind(q) === 'extracts|revisions');
     for (const q of wiki.requests) expect([q.get('action'), q.get('format')]).toEqual(['query', 'json']);
-    expect(search && [search.get('list'), search.get('srsearch'), Number(search.get('srlimit')) >= 1]).toEqual(['search', 'heat transfer', true]);
-    expect(info && Object.fromEntries(['prop', 'inprop', 'ppprop', 'redirects', 'titles'].map((k) => [k, info.get(k)]))).toEqual({
-      prop: 'info|pageprops', inprop: 'url', ppprop: 'disambiguation', redirects: '', titles: SEARCH_HITS[0],
+    expect(search && [search.get('list'), search.get('srsearch'), Number(search.get('srlimit')) >= 1]).toEqual([
+      'search',
+      'heat transfer',
+      true,
+    ]);
+    expect(
+      info && Object.fromEntries(['prop', 'inprop', 'ppprop', 'redirects', 'titles'].map((k) => [k, info.get(k)])),
+    ).toEqual({
+      prop: 'info|pageprops',
+      inprop: 'url',
+      ppprop: 'disambiguation',
+      redirects: '',
+      titles: SEARCH_HITS[0],
     });
-    expect(extract && Object.fromEntries(['prop', 'explaintext', 'rvprop', 'titles'].map((k) => [k, extract.get(k)]))).toEqual({
-      prop: 'extracts|revisions', explaintext: '', rvprop: 'ids', titles: 'Thermal conduction',
+    expect(
+      extract && Object.fromEntries(['prop', 'explaintext', 'rvprop', 'titles'].map((k) => [k, extract.get(k)])),
+    ).toEqual({
+      prop: 'extracts|revisions',
+      explaintext: '',
+      rvprop: 'ids',
+      titles: 'Thermal conduction',
     });
   });
 
   it('returns a long article whole, joining the parts the API sends with continuation', async () => {
     const [article] = await searchEncyclopedia(fetch, wiki.apiUrl, 'conduction', { maxPages: 1 });
     const parts = wiki.requests.filter((q) => q.get('prop') === 'extracts|revisions');
-    expect(parts.map((q) => q.get('excontinue'))).toEqual([null, ...Array.from({ length: LONG_PARTS - 1 }, (_, i) => String(i + 1))]);
+    expect(parts.map((q) => q.get('excontinue'))).toEqual([
+      null,
+      ...Array.from({ length: LONG_PARTS - 1 }, (_, i) => String(i + 1)),
+    ]);
     expect(article?.revision_id).toBe(9003);
     const text = article?.text ?? '';
     expect(text.length).toBeGreaterThan(8_000); // twice what Long-Trainer keeps (4,000 characters)
@@ -72,13 +109,18 @@ describe('searchEncyclopedia', () => {
     }
     const blocks = extractMarkdown(text).blocks;
     expect(blocks.filter((b) => b.type === 'heading').map((b) => `${b.heading_level} ${b.text}`)).toEqual([
-      '1 Thermal conduction', "2 Fourier's law", '2 Conductivity of solids', '2 Measurement',
+      '1 Thermal conduction',
+      "2 Fourier's law",
+      '2 Conductivity of solids',
+      '2 Measurement',
     ]);
     expect(blocks.filter((b) => b.type === 'paragraph')).toHaveLength(lines.length);
   });
 
   it('turns section headings into Markdown headings and keeps every line of text exactly as written', async () => {
-    const [article] = await searchEncyclopedia(fetch, wiki.apiUrl, 'heat transfer', { maxPages: 2 }).then((a) => a.filter((x) => x.page_id === 101));
+    const [article] = await searchEncyclopedia(fetch, wiki.apiUrl, 'heat transfer', { maxPages: 2 }).then((a) =>
+      a.filter((x) => x.page_id === 101),
+    );
     expect(article?.text).toBe(
       '# Heat transfer\n\n' +
         'Heat transfer is a discipline of thermal engineering.\n\n' +
@@ -94,7 +136,11 @@ describe('searchEncyclopedia', () => {
     expect(blocks.map((b) => [b.type, b.heading_level ?? null, b.text])).toEqual([
       ['heading', 1, 'Heat transfer'],
       ['paragraph', null, 'Heat transfer is a discipline of thermal engineering.'],
-      ['paragraph', null, 'It concerns *generation*, use, conversion and exchange of thermal energy between physical systems.'],
+      [
+        'paragraph',
+        null,
+        'It concerns *generation*, use, conversion and exchange of thermal energy between physical systems.',
+      ],
       ['heading', 2, 'Mechanisms'],
       ['paragraph', null, 'The fundamental modes are conduction, convection and radiation.'],
       ['paragraph', null, '1. Conduction is the first mode; <b> is not a tag here & neither is &amp;.'],
@@ -106,7 +152,9 @@ describe('searchEncyclopedia', () => {
   it('finds each article once and stops when the results run out', async () => {
     const articles = await searchEncyclopedia(fetch, wiki.apiUrl, 'heat', { maxPages: 10 });
     expect(articles.map((a) => a.title)).toEqual(['Thermal conduction', 'Heat transfer', 'Convection']);
-    expect(wiki.requests.filter((q) => q.get('list') === 'search')).toHaveLength(Math.ceil(SEARCH_HITS.length / HITS_PER_REQUEST));
+    expect(wiki.requests.filter((q) => q.get('list') === 'search')).toHaveLength(
+      Math.ceil(SEARCH_HITS.length / HITS_PER_REQUEST),
+    );
     expect(await searchEncyclopedia(fetch, wiki.apiUrl, 'nothing matches this')).toEqual([]);
   });
 
@@ -125,12 +173,19 @@ describe('searchEncyclopedia', () => {
 
   it('reports API errors, error statuses, bad input and refused hosts as coded errors', async () => {
     await expect(searchEncyclopedia(fetch, wiki.apiUrl, 'api-failure')).rejects.toMatchObject({
-      code: 'FETCH_FAILED', message: 'the encyclopedia refused the query: A database query error has occurred.',
+      code: 'FETCH_FAILED',
+      message: 'the encyclopedia refused the query: A database query error has occurred.',
     });
-    await expect(searchEncyclopedia(fetch, wiki.apiUrl.replace('/w/api.php', '/api.php'), 'heat')).rejects.toMatchObject({ code: 'FETCH_FAILED', details: { status: 404 } });
+    await expect(
+      searchEncyclopedia(fetch, wiki.apiUrl.replace('/w/api.php', '/api.php'), 'heat'),
+    ).rejects.toMatchObject({ code: 'FETCH_FAILED', details: { status: 404 } });
     await expect(searchEncyclopedia(fetch, wiki.apiUrl, '   ')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(searchEncyclopedia(fetch, wiki.apiUrl, 'heat', { maxPages: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(searchEncyclopedia(fetch, wiki.apiUrl, 'heat', { language: 'en/../x' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(searchEncyclopedia(fetch, wiki.apiUrl, 'heat', { maxPages: 0 })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await expect(searchEncyclopedia(fetch, wiki.apiUrl, 'heat', { language: 'en/../x' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     const strict = createGuardedFetch({ ...policy, allowedPrivateHosts: [] });
     await expect(searchEncyclopedia(strict, wiki.apiUrl, 'heat')).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
   });
@@ -140,10 +195,16 @@ describe('encyclopediaApiUrl', () => {
   it('switches the language only on the default Wikipedia API', () => {
     expect(encyclopediaApiUrl(DEFAULT_ENCYCLOPEDIA_API)).toBe('https://en.wikipedia.org/w/api.php');
     expect(encyclopediaApiUrl(DEFAULT_ENCYCLOPEDIA_API, 'de')).toBe('https://de.wikipedia.org/w/api.php');
-    expect(encyclopediaApiUrl('https://EN.wikipedia.org/w/api.php', 'zh-yue')).toBe('https://zh-yue.wikipedia.org/w/api.php');
-    expect(encyclopediaApiUrl('https://wiki.intranet.example/api.php', 'de')).toBe('https://wiki.intranet.example/api.php');
+    expect(encyclopediaApiUrl('https://EN.wikipedia.org/w/api.php', 'zh-yue')).toBe(
+      'https://zh-yue.wikipedia.org/w/api.php',
+    );
+    expect(encyclopediaApiUrl('https://wiki.intranet.example/api.php', 'de')).toBe(
+      'https://wiki.intranet.example/api.php',
+    );
     expect(encyclopediaApiUrl('https://fr.wikipedia.org/w/api.php', 'de')).toBe('https://fr.wikipedia.org/w/api.php');
     expect(() => encyclopediaApiUrl('not a url')).toThrow(expect.objectContaining({ code: 'URL_INVALID' }));
-    expect(() => encyclopediaApiUrl(DEFAULT_ENCYCLOPEDIA_API, 'DE"')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    expect(() => encyclopediaApiUrl(DEFAULT_ENCYCLOPEDIA_API, 'DE"')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
   });
 });

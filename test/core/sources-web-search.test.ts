@@ -14,7 +14,10 @@ beforeAll(async () => {
   disabled = await startJsonDisabledSearx();
   policy = {
     allowedPrivateHosts: [new URL(searx.url).host, new URL(disabled.url).host],
-    connectTimeoutMs: 2000, totalTimeoutMs: 10000, maxBytes: 20 << 20, maxRedirects: 5,
+    connectTimeoutMs: 2000,
+    totalTimeoutMs: 10000,
+    maxBytes: 20 << 20,
+    maxRedirects: 5,
   };
   fetch = createGuardedFetch(policy);
 });
@@ -33,7 +36,11 @@ describe('webSearch', () => {
     expect(results).toEqual([
       { title: 'Heat - Example', url: 'https://example.org/heat', snippet: 'Heat is energy in transfer.' },
       { title: 'Conduction explained', url: 'https://example.net/conduction', snippet: '' },
-      { title: 'http://example.com/radiation', url: 'http://example.com/radiation', snippet: 'Radiation needs no medium.' },
+      {
+        title: 'http://example.com/radiation',
+        url: 'http://example.com/radiation',
+        snippet: 'Radiation needs no medium.',
+      },
       { title: 'Convection', url: 'https://example.edu/convection', snippet: 'Fluids carry heat.' },
       { title: 'Insulation', url: 'https://example.edu/insulation', snippet: 'Slowing heat flow.' },
     ]);
@@ -46,26 +53,50 @@ describe('webSearch', () => {
     expect(await webSearch(fetch, searx.url, 'no match')).toEqual([]);
   });
 
-  it('takes the instance\'s root or its search endpoint, as guides write it', async () => {
-    for (const base of [`${searx.url}/`, `${searx.url}/search`, `${searx.url}/search/`, `${searx.url}/searx/search`, `${searx.url}/search?q=old`]) {
+  it("takes the instance's root or its search endpoint, as guides write it", async () => {
+    for (const base of [
+      `${searx.url}/`,
+      `${searx.url}/search`,
+      `${searx.url}/search/`,
+      `${searx.url}/searx/search`,
+      `${searx.url}/search?q=old`,
+    ]) {
       searx.requests.length = 0;
       expect(await webSearch(fetch, base, 'heat'), base).toHaveLength(5);
-      expect(searx.requests.map((q) => [...q.entries()]), base).toEqual([[['q', 'heat'], ['format', 'json']]]);
+      expect(
+        searx.requests.map((q) => [...q.entries()]),
+        base,
+      ).toEqual([
+        [
+          ['q', 'heat'],
+          ['format', 'json'],
+        ],
+      ]);
     }
   });
 
   it('says how to enable JSON when SearxNG refuses it (403)', async () => {
     await expect(webSearch(fetch, disabled.url, 'heat')).rejects.toMatchObject({
-      code: 'FETCH_FAILED', details: { status: 403 }, message: expect.stringContaining('search.formats'),
+      code: 'FETCH_FAILED',
+      details: { status: 403 },
+      message: expect.stringContaining('search.formats'),
     });
   });
 
   it('reports error statuses, answers that are not results, bad input and refused hosts as coded errors', async () => {
-    await expect(webSearch(fetch, searx.url, 'crash')).rejects.toMatchObject({ code: 'FETCH_FAILED', details: { status: 500 } });
+    await expect(webSearch(fetch, searx.url, 'crash')).rejects.toMatchObject({
+      code: 'FETCH_FAILED',
+      details: { status: 500 },
+    });
     await expect(webSearch(fetch, searx.url, 'not json')).rejects.toMatchObject({ code: 'FETCH_FAILED' });
-    await expect(webSearch(fetch, `${searx.url}/elsewhere`, 'heat')).rejects.toMatchObject({ code: 'FETCH_FAILED', details: { status: 404 } });
+    await expect(webSearch(fetch, `${searx.url}/elsewhere`, 'heat')).rejects.toMatchObject({
+      code: 'FETCH_FAILED',
+      details: { status: 404 },
+    });
     await expect(webSearch(fetch, searx.url, ' ')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(webSearch(fetch, searx.url, 'heat', { limit: 0 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(webSearch(fetch, searx.url, 'heat', { limit: 0 })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     await expect(webSearch(fetch, 'searx', 'heat')).rejects.toMatchObject({ code: 'URL_INVALID' });
     const strict = createGuardedFetch({ ...policy, allowedPrivateHosts: [] });
     await expect(webSearch(strict, searx.url, 'heat')).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });

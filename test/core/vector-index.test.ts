@@ -14,7 +14,11 @@ function randomVectors(n: number, dim: number, seed: number): Float32Array {
   for (let i = 0; i < n; i++) {
     let norm = 0;
     for (let d = 0; d < dim; d++) {
-      s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+      s ^= s << 13;
+      s >>>= 0;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      s >>>= 0;
       const x = s / 0xffffffff - 0.5;
       out[i * dim + d] = x;
       norm += x * x;
@@ -52,7 +56,13 @@ describe('vector index', () => {
     // One thread builds the same graph every run. A threaded add builds a different one each time, and on uniform
     // random vectors with USearch's default search breadth (64; the product searches with 128) a vector was once
     // not its own first hit (CI got 1141 for 1042): recall is what the benches measure, not this test.
-    const idx = openVectorIndex({ path: join(dir, `basic-${quantization}.usearch`), dimensions: 64, metric: 'cos', quantization, threads: 1 });
+    const idx = openVectorIndex({
+      path: join(dir, `basic-${quantization}.usearch`),
+      dimensions: 64,
+      metric: 'cos',
+      quantization,
+      threads: 1,
+    });
     const v = randomVectors(200, 64, 7);
     idx.add(keysOf(200, 1000), v);
     expect(idx.size).toBe(200);
@@ -101,8 +111,13 @@ describe('vector index', () => {
     const idx = openVectorIndex({ path, dimensions: 16, metric: 'cos', quantization: 'f32' });
     idx.add([1n], randomVectors(1, 16, 3));
     idx.save();
-    for (const opts of [{ dimensions: 32, quantization: 'f32' }, { dimensions: 16, quantization: 'i8' }] as const) {
-      expect(() => openVectorIndex({ path, metric: 'cos', ...opts })).toThrow(expect.objectContaining({ code: 'INDEX_MISMATCH' }));
+    for (const opts of [
+      { dimensions: 32, quantization: 'f32' },
+      { dimensions: 16, quantization: 'i8' },
+    ] as const) {
+      expect(() => openVectorIndex({ path, metric: 'cos', ...opts })).toThrow(
+        expect.objectContaining({ code: 'INDEX_MISMATCH' }),
+      );
     }
     writeFileSync(`${path}.json`, '{"format":1,"dimensions":16,"metric":"l2sq","quantization":"f32"}');
     expect(() => openVectorIndex({ path, dimensions: 16, metric: 'cos', quantization: 'f32' })).toThrow(/metric l2sq/);
@@ -115,26 +130,40 @@ describe('vector index', () => {
     ['f32', 0.95],
     // i8 tops out near 0.93 on this data whatever the search expansion: the quantised distances, not the graph.
     ['i8', 0.88],
-  ] as const)('keeps recall@10 against brute force on 20k clustered 384-d vectors (%s >= %s)', (quantization, minRecall) => {
-    const dim = 384;
-    const n = 20_000;
-    const centres = randomVectors(1000, dim, 4242);
-    const data = clustered(centres, n, dim, 12345);
-    const queries = clustered(centres, 50, dim, 999);
-    const idx = openVectorIndex({ path: join(dir, `recall-${quantization}.usearch`), dimensions: dim, metric: 'cos', quantization, threads: 2 });
-    idx.add(keysOf(n), data);
-    let found = 0;
-    for (let q = 0; q < 50; q++) {
-      const query = row(queries, q, dim);
-      const sims = new Float32Array(n);
-      for (let i = 0; i < n; i++) {
-        let s = 0;
-        for (let d = 0; d < dim; d++) s += data[i * dim + d]! * query[d]!;
-        sims[i] = s;
+  ] as const)(
+    'keeps recall@10 against brute force on 20k clustered 384-d vectors (%s >= %s)',
+    (quantization, minRecall) => {
+      const dim = 384;
+      const n = 20_000;
+      const centres = randomVectors(1000, dim, 4242);
+      const data = clustered(centres, n, dim, 12345);
+      const queries = clustered(centres, 50, dim, 999);
+      const idx = openVectorIndex({
+        path: join(dir, `recall-${quantization}.usearch`),
+        dimensions: dim,
+        metric: 'cos',
+        quantization,
+        threads: 2,
+      });
+      idx.add(keysOf(n), data);
+      let found = 0;
+      for (let q = 0; q < 50; q++) {
+        const query = row(queries, q, dim);
+        const sims = new Float32Array(n);
+        for (let i = 0; i < n; i++) {
+          let s = 0;
+          for (let d = 0; d < dim; d++) s += data[i * dim + d]! * query[d]!;
+          sims[i] = s;
+        }
+        const exact = new Set(
+          Array.from(sims.keys())
+            .sort((a, b) => sims[b]! - sims[a]!)
+            .slice(0, 10)
+            .map(BigInt),
+        );
+        found += idx.search(query, 10).keys.filter((k) => exact.has(k)).length;
       }
-      const exact = new Set(Array.from(sims.keys()).sort((a, b) => sims[b]! - sims[a]!).slice(0, 10).map(BigInt));
-      found += idx.search(query, 10).keys.filter((k) => exact.has(k)).length;
-    }
-    expect(found / 500).toBeGreaterThanOrEqual(minRecall);
-  });
+      expect(found / 500).toBeGreaterThanOrEqual(minRecall);
+    },
+  );
 });

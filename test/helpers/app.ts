@@ -20,7 +20,11 @@ export interface TestServer {
   key: string;
   dataDir: string;
   /** fetch against the server with the API key; `json` bodies are sent as JSON. */
-  call(method: string, path: string, opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> },
+  ): Promise<Response>;
   upload(name: string, data: Uint8Array, fields?: Record<string, string>): Promise<Response>;
   /** Polls GET /jobs/{id} until the status is one of `until`; returns the job. */
   waitFor(jobId: string, until?: string[], timeoutMs?: number): Promise<Record<string, any>>;
@@ -72,12 +76,15 @@ export function tempDir(prefix = 'lectern-test-'): string {
  * Starts the real application (real SQLite, or PostgreSQL under LECTERN_TEST_STORE=postgres; the real worker
  * pool) listening on a free loopback port.
  */
-export async function startServer(opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string; chatKey?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string; chatKey?: string } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
   const database_url = opts.settings?.database_url ?? (await databaseFor(dataDir));
   // A server given its own database keeps its files as it was told (in its folder unless object_store_url).
-  const object_store_url = opts.settings?.object_store_url ?? (opts.settings?.database_url ? undefined : objectStoreFor(dataDir));
+  const object_store_url =
+    opts.settings?.object_store_url ?? (opts.settings?.database_url ? undefined : objectStoreFor(dataDir));
   // No start-up warm-up by default: tests start many servers and time none of them.
   const settings = parseSettings({
     data_dir: dataDir,
@@ -89,7 +96,15 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
     ...(object_store_url ? { object_store_url } : {}),
     ...opts.settings,
   });
-  const app = await createApp({ settings, serviceApiKey: key, chatKey: opts.chatKey, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }), desktopOrigin: opts.desktopOrigin });
+  const app = await createApp({
+    settings,
+    serviceApiKey: key,
+    chatKey: opts.chatKey,
+    providerKeys: providerKeysFrom(process.env),
+    workerFile,
+    logger: pino({ level: 'silent' }),
+    desktopOrigin: opts.desktopOrigin,
+  });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   // As `lectern serve` does: commands run against this data folder talk to this server.
   app.published(url);
@@ -109,8 +124,20 @@ export async function startServer(opts: { dataDir?: string; settings?: Partial<S
 export async function startServerWithoutKey(dataDir = tempDir()) {
   const database_url = await databaseFor(dataDir);
   const object_store_url = objectStoreFor(dataDir);
-  const settings = parseSettings({ data_dir: dataDir, port: 0, workers: 1, log_level: 'silent', ...(database_url ? { database_url } : {}), ...(object_store_url ? { object_store_url } : {}) });
-  const app = await createApp({ settings, providerKeys: providerKeysFrom(process.env), workerFile, logger: pino({ level: 'silent' }) });
+  const settings = parseSettings({
+    data_dir: dataDir,
+    port: 0,
+    workers: 1,
+    log_level: 'silent',
+    ...(database_url ? { database_url } : {}),
+    ...(object_store_url ? { object_store_url } : {}),
+  });
+  const app = await createApp({
+    settings,
+    providerKeys: providerKeysFrom(process.env),
+    workerFile,
+    logger: pino({ level: 'silent' }),
+  });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   return { app, url, dataDir, close: () => app.close() };
 }
@@ -133,12 +160,18 @@ export async function ingest(server: TestServer, name: string, data: Uint8Array,
  * Polls GET /jobs/{id} until the job is being read and has got through `minPages` pages; throws if it ends
  * first or shows no such progress within `timeoutMs` (an upper bound: the wait ends on the progress itself).
  */
-export async function waitForProgress(server: Pick<ServerClient, 'call'>, jobId: string, minPages = 1, timeoutMs = 120_000): Promise<Record<string, any>> {
+export async function waitForProgress(
+  server: Pick<ServerClient, 'call'>,
+  jobId: string,
+  minPages = 1,
+  timeoutMs = 120_000,
+): Promise<Record<string, any>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const job = (await (await server.call('GET', `/jobs/${jobId}`)).json()) as Record<string, any>;
     if (job.status === 'processing' && job.progress.pages_done >= minPages) return job;
-    if (!['queued', 'processing'].includes(job.status)) throw new Error(`job ${jobId} ended ${job.status} before ${minPages} pages were read`);
+    if (!['queued', 'processing'].includes(job.status))
+      throw new Error(`job ${jobId} ended ${job.status} before ${minPages} pages were read`);
     if (Date.now() > end) throw new Error(`job ${jobId} read no ${minPages} pages in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -148,7 +181,10 @@ export async function waitForProgress(server: Pick<ServerClient, 'call'>, jobId:
  * One page of a list the API answers as a JSON array (blocks, chunks, audit), with its total from the
  * X-Total-Count header; the bots and pages lists, answered as {items, total}, are read as they are.
  */
-export async function listPage(server: Pick<TestServer, 'call'>, path: string): Promise<{ items: any[]; total: number }> {
+export async function listPage(
+  server: Pick<TestServer, 'call'>,
+  path: string,
+): Promise<{ items: any[]; total: number }> {
   const res = await server.call('GET', path);
   const body = (await res.json()) as any[] | { items: any[]; total: number };
   if (!Array.isArray(body)) return body;

@@ -18,7 +18,10 @@ export const STORIES = 'stories260k';
 export async function installChatModel(dataDir: string, id: typeof SMOLLM2 | typeof STORIES): Promise<void> {
   const models = await ensureTestModels();
   // An import never goes out: the default policy, which allows no private host, is enough.
-  const manager = createModelManager({ modelsDir: join(dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) });
+  const manager = createModelManager({
+    modelsDir: join(dataDir, 'models'),
+    net: createGuardedFetch(DEFAULT_NET_POLICY),
+  });
   await manager.importFrom(id, id === SMOLLM2 ? models.smollm2.wheel : models.stories260k.gguf);
 }
 
@@ -38,7 +41,11 @@ export const chat = async (server: TestServer, body: Record<string, unknown>, he
 /** POSTs a streamed chat and reads its events (see sseRequest). */
 export function chatStream(server: TestServer, body: Record<string, unknown>, stopAfter?: (e: SseEvent) => boolean) {
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' };
-  return sseRequest(`${server.url}/chat`, { method: 'POST', headers, body: JSON.stringify({ ...body, stream: true }) }, stopAfter);
+  return sseRequest(
+    `${server.url}/chat`,
+    { method: 'POST', headers, body: JSON.stringify({ ...body, stream: true }) },
+    stopAfter,
+  );
 }
 
 /** A complete answer stream: 200 as SSE, `sources` first, then two or more `token` events only, then `done`. */

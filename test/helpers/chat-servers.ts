@@ -21,50 +21,91 @@ export interface ChatProtocolServer {
  * A JSON-schema response format (OpenAI's `response_format`, Ollama's `format`) is honoured as llama.cpp
  * server and Ollama do, by decoding under the schema's grammar.
  */
-export async function startChatServer(protocol: 'openai' | 'ollama', opts: { apiKey?: string; model: string }): Promise<ChatProtocolServer> {
+export async function startChatServer(
+  protocol: 'openai' | 'ollama',
+  opts: { apiKey?: string; model: string },
+): Promise<ChatProtocolServer> {
   const { stories260k } = await ensureTestModels();
-  const llm = createLlmRuntime({ hostFile: join(repoRoot, 'dist', 'llm-host.js'), threads: 1, log: pino({ level: 'silent' }) });
+  const llm = createLlmRuntime({
+    hostFile: join(repoRoot, 'dist', 'llm-host.js'),
+    threads: 1,
+    log: pino({ level: 'silent' }),
+  });
   const requests: ChatProtocolServer['requests'] = [];
-  const server = await listenOnLoopback((req, res) => {
-    void (async () => {
-      const body = await readJson(req);
-      const seen: ChatProtocolServer['requests'][number] = { path: req.url ?? '', authorization: req.headers.authorization, body };
-      requests.push(seen);
-      const fail = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-      const wantPath = protocol === 'openai' ? '/v1/chat/completions' : '/api/chat';
-      if (req.method !== 'POST' || req.url !== wantPath) return fail(404, { error: 'not found' });
-      if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return fail(401, { error: { message: 'Incorrect API key provided' } });
-      if (body.model !== opts.model) return fail(404, { error: `model "${body.model}" not found` });
-      const stop = new AbortController();
-      res.on('close', () => stop.abort());
-      // The model here reads text only: OpenAI's content parts give their text (the images stay in `requests`).
-      const messages = (body.messages as { role: ChatMessage['role']; content: string | { type: string; text?: string }[] }[]).map((m) => ({
-        role: m.role,
-        content: typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n'),
-      }));
-      const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
-      const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
-      const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;
-      if (protocol === 'openai') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const server = await listenOnLoopback(
+    (req, res) => {
+      void (async () => {
+        const body = await readJson(req);
+        const seen: ChatProtocolServer['requests'][number] = {
+          path: req.url ?? '',
+          authorization: req.headers.authorization,
+          body,
+        };
+        requests.push(seen);
+        const fail = (status: number, payload: unknown) =>
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+        const wantPath = protocol === 'openai' ? '/v1/chat/completions' : '/api/chat';
+        if (req.method !== 'POST' || req.url !== wantPath) return fail(404, { error: 'not found' });
+        if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`)
+          return fail(401, { error: { message: 'Incorrect API key provided' } });
+        if (body.model !== opts.model) return fail(404, { error: `model "${body.model}" not found` });
+        const stop = new AbortController();
+        res.on('close', () => stop.abort());
+        // The model here reads text only: OpenAI's content parts give their text (the images stay in `requests`).
+        const messages = (
+          body.messages as { role: ChatMessage['role']; content: string | { type: string; text?: string }[] }[]
+        ).map((m) => ({
+          role: m.role,
+          content:
+            typeof m.content === 'string'
+              ? m.content
+              : m.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n'),
+        }));
+        const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
+        const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
+        const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;
+        if (protocol === 'openai') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const r = await llm.generate({
+            modelPath: stories260k.gguf,
+            contextTokens: 512,
+            messages,
+            maxTokens,
+            jsonSchema,
+            signal: stop.signal,
+            onToken: (text) =>
+              res.write(
+                `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`,
+              ),
+          });
+          seen.generated = r.text;
+          const finish = r.stopReason === 'maxTokens' ? 'length' : 'stop';
+          res.write(
+            `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: finish }], usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens } })}\n\n`,
+          );
+          return res.end('data: [DONE]\n\n');
+        }
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
         const r = await llm.generate({
-          modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, jsonSchema, signal: stop.signal,
-          onToken: (text) => res.write(`data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`),
+          modelPath: stories260k.gguf,
+          contextTokens: 512,
+          messages,
+          maxTokens,
+          jsonSchema,
+          signal: stop.signal,
+          onToken: (text) =>
+            res.write(
+              `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`,
+            ),
         });
         seen.generated = r.text;
-        const finish = r.stopReason === 'maxTokens' ? 'length' : 'stop';
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: finish }], usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens } })}\n\n`);
-        return res.end('data: [DONE]\n\n');
-      }
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      const r = await llm.generate({
-        modelPath: stories260k.gguf, contextTokens: 512, messages, maxTokens, jsonSchema, signal: stop.signal,
-        onToken: (text) => res.write(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`),
-      });
-      seen.generated = r.text;
-      const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
-      return res.end(`${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`);
-    })().catch((err: unknown) => res.writeHead(500).end(String(err)));
-  }, () => llm.close());
+        const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
+        return res.end(
+          `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`,
+        );
+      })().catch((err: unknown) => res.writeHead(500).end(String(err)));
+    },
+    () => llm.close(),
+  );
   return { ...server, requests };
 }

@@ -17,7 +17,11 @@ export interface ChildServer {
   readonly dataDir: string;
   /** Every line the server logged (pino JSON), parsed. */
   readonly logs: Record<string, unknown>[];
-  call(method: string, path: string, opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> },
+  ): Promise<Response>;
   upload(name: string, data: Uint8Array, fields?: Record<string, string>): Promise<Response>;
   /** Polls GET /jobs/{id} until its status is one of `until`. */
   waitFor(jobId: string, until?: string[], timeoutMs?: number): Promise<Record<string, any>>;
@@ -37,22 +41,47 @@ function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 }
 
 /** Starts `lectern serve` on a free port with two workers (or `workers`) and no warm-up; resolves once it listens. */
-export async function startChildServer(opts: { dataDir?: string; key?: string; env?: Record<string, string>; workers?: number } = {}): Promise<ChildServer> {
+export async function startChildServer(
+  opts: { dataDir?: string; key?: string; env?: Record<string, string>; workers?: number } = {},
+): Promise<ChildServer> {
   const dataDir = opts.dataDir ?? tempDir('lectern-child-');
   const key = opts.key ?? randomBytes(16).toString('hex');
   // Under LECTERN_TEST_STORE=postgres, the folder's own database and bucket prefix on the team services.
   const store = await storeEnvFor(dataDir);
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', String(opts.workers ?? 2)], {
-    // The data folder as working directory: no lectern.yaml of the repository is picked up.
-    cwd: dataDir,
-    env: { ...process.env, SERVICE_API_KEY: key, LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', ...store, ...(store.LECTERN_DATABASE_URL ? { LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS) } : {}), ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'bin', 'lectern.js'),
+      'serve',
+      '--data-dir',
+      dataDir,
+      '-p',
+      '0',
+      '--workers',
+      String(opts.workers ?? 2),
+    ],
+    {
+      // The data folder as working directory: no lectern.yaml of the repository is picked up.
+      cwd: dataDir,
+      env: {
+        ...process.env,
+        SERVICE_API_KEY: key,
+        LECTERN_WARM_UP_ROUNDS: '0',
+        LECTERN_LOG_LEVEL: 'info',
+        ...store,
+        ...(store.LECTERN_DATABASE_URL ? { LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS) } : {}),
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('the server process did not start');
   const logs: Record<string, unknown>[] = [];
   const stderr: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -70,7 +99,9 @@ export async function startChildServer(opts: { dataDir?: string; key?: string; e
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
-    void exited.then(({ code, signal }) => reject(new Error(`the server exited (${code ?? signal}) before listening: ${stderr.join('')}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the server exited (${code ?? signal}) before listening: ${stderr.join('')}`)),
+    );
   });
 
   return {

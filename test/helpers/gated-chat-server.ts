@@ -14,7 +14,9 @@ export interface GatedChatServer extends LoopbackServer {
  * lets a test send a second request while the first is provably still being answered. It answers with a
  * fixed sentence citing [S1], in two streamed pieces, as a hosted OpenAI-protocol provider would.
  */
-export async function startGatedChatServer(answer = 'Lava and ash come out when it erupts [S1].'): Promise<GatedChatServer> {
+export async function startGatedChatServer(
+  answer = 'Lava and ash come out when it erupts [S1].',
+): Promise<GatedChatServer> {
   const requests: GatedChatServer['requests'] = [];
   const waiters: { n: number; ok: () => void }[] = [];
   let release!: () => void;
@@ -34,9 +36,13 @@ export async function startGatedChatServer(answer = 'Lava and ash come out when 
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const half = Math.ceil(answer.length / 2);
       for (const piece of [answer.slice(0, half), answer.slice(half)]) {
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
+        );
       }
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 12 } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 12 } })}\n\n`,
+      );
       res.end('data: [DONE]\n\n');
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
   });

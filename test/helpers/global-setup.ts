@@ -29,7 +29,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     if (process.env.LECTERN_TEST_OBJECT_STORE !== 'folder') {
       // The workers and the servers they start as processes read the bucket's endpoint and keys from here.
       process.env[OBJECT_STORE_VAR] = services.env.LECTERN_OBJECT_STORE_URL;
-      for (const k of ['AWS_ENDPOINT_URL_S3', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const) process.env[k] = services.env[k];
+      for (const k of ['AWS_ENDPOINT_URL_S3', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const)
+        process.env[k] = services.env[k];
     }
   }
   return async () => {

@@ -104,14 +104,19 @@ function writePdf(objects: readonly PdfObject[]): Buffer {
   const offsets: number[] = [];
   objects.forEach((o, i) => {
     offsets.push(at);
-    const head = o.stream ? `${i + 1} 0 obj\n<<${o.dict}/Length ${o.stream.length}>>\nstream\n` : `${i + 1} 0 obj\n${o.dict}\n`;
+    const head = o.stream
+      ? `${i + 1} 0 obj\n<<${o.dict}/Length ${o.stream.length}>>\nstream\n`
+      : `${i + 1} 0 obj\n${o.dict}\n`;
     const chunk = o.stream ? [latin1(head), o.stream, latin1('\nendstream\nendobj\n')] : [latin1(`${head}endobj\n`)];
     for (const c of chunk) {
       parts.push(c);
       at += c.length;
     }
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('');
   parts.push(latin1(`${xref}trailer\n<</Size ${objects.length + 1}/Root 1 0 R>>\nstartxref\n${at}\n%%EOF\n`));
   return Buffer.concat(parts);
 }
@@ -131,7 +136,11 @@ function onePage(content: PdfObject): Buffer {
 
 /** A one-page A4 PDF (font /F1: Helvetica) whose content stream is `content`, stored as is or deflated. */
 export function pdfOfContent(content: string, deflate = false): Buffer {
-  return onePage(deflate ? { dict: '/Filter/FlateDecode', stream: zlibOf([latin1(content)]) } : { dict: '', stream: latin1(content) });
+  return onePage(
+    deflate
+      ? { dict: '/Filter/FlateDecode', stream: zlibOf([latin1(content)]) }
+      : { dict: '', stream: latin1(content) },
+  );
 }
 
 /** A one-page PDF whose content stream inflates to `mib` MiB of NUL bytes (whitespace to a PDF lexer). */
@@ -152,7 +161,10 @@ export function pdfTextOperatorBomb(mib: number): Buffer {
     size += op.length;
   }
   const body = latin1(ops.join('').padEnd(MiB, ' '));
-  return onePage({ dict: '/Filter/FlateDecode', stream: zlibOf([latin1('BT /F1 4 Tf '), { repeat: body, times: mib }, latin1(' ET')]) });
+  return onePage({
+    dict: '/Filter/FlateDecode',
+    stream: zlibOf([latin1('BT /F1 4 Tf '), { repeat: body, times: mib }, latin1(' ET')]),
+  });
 }
 
 /** A PDF of `count` pages sharing one content stream, under a two-level page tree (1000 per node). */
@@ -163,17 +175,24 @@ export function pdfManyPages(count: number): Buffer {
   const firstPage = 5 + nodes;
   const objects: PdfObject[] = [
     { dict: '<</Type/Catalog/Pages 2 0 R>>' },
-    { dict: `<</Type/Pages/Kids[${Array.from({ length: nodes }, (_, i) => `${5 + i} 0 R`).join(' ')}]/Count ${count}>>` },
+    {
+      dict: `<</Type/Pages/Kids[${Array.from({ length: nodes }, (_, i) => `${5 + i} 0 R`).join(' ')}]/Count ${count}>>`,
+    },
     { dict: '', stream: latin1('BT /F1 12 Tf 72 720 Td (A page of a very long document.) Tj ET') },
     FONT,
   ];
   for (let n = 0; n < nodes; n++) {
-    const kids = Array.from({ length: Math.min(perNode, count - n * perNode) }, (_, i) => `${firstPage + n * perNode + i} 0 R`);
+    const kids = Array.from(
+      { length: Math.min(perNode, count - n * perNode) },
+      (_, i) => `${firstPage + n * perNode + i} 0 R`,
+    );
     objects.push({ dict: `<</Type/Pages/Parent 2 0 R/Kids[${kids.join(' ')}]/Count ${kids.length}>>` });
   }
   for (let p = 0; p < count; p++) {
     const parent = 5 + Math.floor(p / perNode);
-    objects.push({ dict: `<</Type/Page/Parent ${parent} 0 R/MediaBox[0 0 595 842]/Resources<</Font<</F1 4 0 R>>>>/Contents 3 0 R>>` });
+    objects.push({
+      dict: `<</Type/Page/Parent ${parent} 0 R/MediaBox[0 0 595 842]/Resources<</Font<</F1 4 0 R>>>>/Contents 3 0 R>>`,
+    });
   }
   return writePdf(objects);
 }
@@ -218,7 +237,12 @@ export function pngPixelBomb(width: number, height: number, depth: 1 | 8 = 8): B
   const whole = Math.floor(total / MiB);
   const idat = zlibOf([repeated(0, whole), Buffer.alloc(total - whole * MiB)]);
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', new Uint8Array(0))]);
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', new Uint8Array(0)),
+  ]);
 }
 
 // ---------------------------------------------------------------- DOCX

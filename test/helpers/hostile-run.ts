@@ -25,7 +25,10 @@ function watchHealth(server: ChildServer) {
   const loop = (async () => {
     while (!stopped) {
       try {
-        const res = await fetch(`${server.url}/health`, { headers: { 'x-api-key': server.key }, signal: AbortSignal.timeout(5000) });
+        const res = await fetch(`${server.url}/health`, {
+          headers: { 'x-api-key': server.key },
+          signal: AbortSignal.timeout(5000),
+        });
         await res.arrayBuffer();
         if (res.status === 200) answered++;
         else problems.push(`status ${res.status}`);
@@ -53,7 +56,9 @@ async function run(server: ChildServer, c: HostileCase, copies: number) {
     expect(res.status).toBe(201);
     ids.push(((await res.json()) as { job_id: string }).job_id);
   }
-  const jobs = await Promise.all(ids.map((id) => server.waitFor(id, ['ready_for_review', 'failed', 'cancelled'], 150_000)));
+  const jobs = await Promise.all(
+    ids.map((id) => server.waitFor(id, ['ready_for_review', 'failed', 'cancelled'], 150_000)),
+  );
   return { jobs, peak: server.peakRssMb(), health: await stopHealth() };
 }
 
@@ -67,7 +72,9 @@ export async function expectContained(server: ChildServer, c: HostileCase): Prom
       expect(job.error.code).toBe(c.code);
       if (c.message) expect(job.error.message).toMatch(c.message);
     }
-    console.log(`${c.file} x${copies}: ${jobs[0]?.error?.code}, peak RSS ${Math.round(peak)} MB, /health answered ${health.answered} times`);
+    console.log(
+      `${c.file} x${copies}: ${jobs[0]?.error?.code}, peak RSS ${Math.round(peak)} MB, /health answered ${health.answered} times`,
+    );
     expect(peak).toBeLessThan(MAX_RSS_MB);
     expect(health.problems).toEqual([]);
     expect(health.answered).toBeGreaterThan(0);
@@ -100,7 +107,11 @@ export async function expectStillReads(server: ChildServer, file: string, text: 
  * One child server at the default limits for a list of hostile cases, each alone and two at once, then a
  * harmless document (`after`) that the same server must still read.
  */
-export function describeHostile(title: string, cases: HostileCase[], after: { name: string; file: string; text: string }): void {
+export function describeHostile(
+  title: string,
+  cases: HostileCase[],
+  after: { name: string; file: string; text: string },
+): void {
   describe(title, () => {
     const server = useChildServer();
     for (const c of cases) {

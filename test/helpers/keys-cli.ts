@@ -16,7 +16,10 @@ interface CliOptions {
 
 // Settings come only from what the test passes (cliEnv drops LECTERN_* and SERVICE_API_KEY of the calling
 // shell); output without colours; a working folder of its own, so no lectern.yaml is picked up.
-const where = (opts: CliOptions) => ({ cwd: opts.cwd ?? tempDir('lectern-cwd-'), env: cliEnv({ NO_COLOR: '1', ...opts.env }) });
+const where = (opts: CliOptions) => ({
+  cwd: opts.cwd ?? tempDir('lectern-cwd-'),
+  env: cliEnv({ NO_COLOR: '1', ...opts.env }),
+});
 
 /** Runs `lectern …` as a user would: bin/lectern.js (the built dist/cli.js) in a child process. */
 export function lectern(args: string[], opts: CliOptions = {}): CliRun {
@@ -32,7 +35,10 @@ export async function lecternAsync(args: string[], opts: CliOptions = {}): Promi
   // A test server on PostgreSQL (LECTERN_TEST_STORE=postgres): its folder's commands are given its database and bucket.
   const dir = args[args.indexOf('--data-dir') + 1];
   const store = args.includes('--data-dir') && dir ? await storeEnvFor(dir) : {};
-  const r = await lecternDone(args, where(store.LECTERN_DATABASE_URL ? { ...opts, env: { ...store, ...opts.env } } : opts));
+  const r = await lecternDone(
+    args,
+    where(store.LECTERN_DATABASE_URL ? { ...opts, env: { ...store, ...opts.env } } : opts),
+  );
   return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,7 +55,12 @@ export interface CreatedKey {
  * admin would run it (the server owns the folder, so the command goes through it with the server's key);
  * throws on failure.
  */
-export async function createKey(server: { dataDir: string; key: string }, name: string, role: string, scope: { bots?: string[]; jobs?: string[] } = {}): Promise<CreatedKey> {
+export async function createKey(
+  server: { dataDir: string; key: string },
+  name: string,
+  role: string,
+  scope: { bots?: string[]; jobs?: string[] } = {},
+): Promise<CreatedKey> {
   const args = ['keys', 'create', name, '--role', role, '--data-dir', server.dataDir, '--json'];
   if (scope.bots?.length) args.push('--bots', scope.bots.join(','));
   if (scope.jobs?.length) args.push('--jobs', scope.jobs.join(','));

@@ -16,7 +16,10 @@ export interface LoopbackServer {
 }
 
 /** An HTTP server on a free loopback port; `close` stops it, then releases what `release` holds. */
-export async function listenOnLoopback(handler: RequestListener, release: () => Promise<void> = async () => {}): Promise<LoopbackServer> {
+export async function listenOnLoopback(
+  handler: RequestListener,
+  release: () => Promise<void> = async () => {},
+): Promise<LoopbackServer> {
   const server = createServer(handler);
   let connections = 0;
   server.on('connection', () => connections++);

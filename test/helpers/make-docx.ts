@@ -119,10 +119,12 @@ export const TINY_PNG = Uint8Array.from(
 );
 
 function drawing(alt: string): string {
-  return `<w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Picture 1" descr="${esc(alt)}"/>` +
+  return (
+    `<w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Picture 1" descr="${esc(alt)}"/>` +
     '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>' +
     '<pic:nvPicPr><pic:cNvPr id="0" name="image1.png"/><pic:cNvPicPr/></pic:nvPicPr>' +
-    '<pic:blipFill><a:blip r:embed="rId3"/></pic:blipFill><pic:spPr/></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>';
+    '<pic:blipFill><a:blip r:embed="rId3"/></pic:blipFill><pic:spPr/></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>'
+  );
 }
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -159,7 +161,8 @@ ${style('Heading3', 'heading 3')}${style('Code', 'Code')}${style('Caption', 'cap
 
 function abstractNum(id: number, format: 'bullet' | 'decimal'): string {
   const levels = [0, 1, 2].map(
-    (l) => `<w:lvl w:ilvl="${l}"><w:start w:val="1"/><w:numFmt w:val="${format}"/><w:lvlText w:val="${format === 'bullet' ? '•' : `%${l + 1}.`}"/></w:lvl>`,
+    (l) =>
+      `<w:lvl w:ilvl="${l}"><w:start w:val="1"/><w:numFmt w:val="${format}"/><w:lvlText w:val="${format === 'bullet' ? '•' : `%${l + 1}.`}"/></w:lvl>`,
   );
   return `<w:abstractNum w:abstractNumId="${id}">${levels.join('')}</w:abstractNum>`;
 }

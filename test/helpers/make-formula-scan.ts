@@ -85,12 +85,19 @@ export async function formulaPagePdf(): Promise<FormulaPage> {
       doc.font('serif').text(part.number, right - doc.widthOfString(part.number), y, { lineBreak: false });
       y += 22;
     } else if (part.kind === 'code') {
-      doc.font('mono').fontSize(9).text(part.text, left + 18, y, { lineBreak: false });
+      doc
+        .font('mono')
+        .fontSize(9)
+        .text(part.text, left + 18, y, { lineBreak: false });
       y += 13;
     } else {
       y += 8;
       const widths = [120, 60, 60, 50, 70, 40];
-      doc.moveTo(left, y).lineTo(left + 400, y).lineWidth(0.8).stroke();
+      doc
+        .moveTo(left, y)
+        .lineTo(left + 400, y)
+        .lineWidth(0.8)
+        .stroke();
       y += 6;
       for (const [r, row] of part.rows.entries()) {
         let x = left + 4;
@@ -101,11 +108,19 @@ export async function formulaPagePdf(): Promise<FormulaPage> {
         }
         y += 16;
         if (r === 0) {
-          doc.moveTo(left, y - 3).lineTo(left + 400, y - 3).lineWidth(0.4).stroke();
+          doc
+            .moveTo(left, y - 3)
+            .lineTo(left + 400, y - 3)
+            .lineWidth(0.4)
+            .stroke();
           y += 3;
         }
       }
-      doc.moveTo(left, y).lineTo(left + 400, y).lineWidth(0.8).stroke();
+      doc
+        .moveTo(left, y)
+        .lineTo(left + 400, y)
+        .lineWidth(0.8)
+        .stroke();
       y += 16;
     }
     if (part.kind === 'table') lines.push(...part.rows.map((row) => row.join(' ')));

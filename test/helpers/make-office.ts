@@ -9,7 +9,8 @@ import { writeZip, type Part } from './hostile-files.js';
 
 // pptxgenjs's types are CommonJS-shaped (the class under `default`) while Node loads its ES build, whose
 // default export is the class itself: take whichever this run has.
-const PptxGenJS = ((PptxGenJSModule as unknown as { default?: unknown }).default ?? PptxGenJSModule) as typeof PptxGenJSModule.default;
+const PptxGenJS = ((PptxGenJSModule as unknown as { default?: unknown }).default ??
+  PptxGenJSModule) as typeof PptxGenJSModule.default;
 
 export type CellValue = string | number | boolean | Date | null;
 
@@ -56,12 +57,19 @@ export async function makePptx(slides: readonly SlideSpec[], title?: string): Pr
     if (spec.title) slide.addText(spec.title, { placeholder: 'title' });
     if (spec.bullets) {
       slide.addText(
-        spec.bullets.map((b) => ({ text: b.text, options: { bullet: true, indentLevel: b.level ?? 0, breakLine: true } })),
+        spec.bullets.map((b) => ({
+          text: b.text,
+          options: { bullet: true, indentLevel: b.level ?? 0, breakLine: true },
+        })),
         { placeholder: 'body' },
       );
     }
     if (spec.text) slide.addText(spec.text, { x: 0.5, y: 3.9, w: 9, h: 0.5 });
-    if (spec.table) slide.addTable(spec.table.map((row) => row.map((text) => ({ text }))), { x: 0.5, y: 4.5, w: 9 });
+    if (spec.table)
+      slide.addTable(
+        spec.table.map((row) => row.map((text) => ({ text }))),
+        { x: 0.5, y: 4.5, w: 9 },
+      );
     if (spec.notes) slide.addNotes(spec.notes);
   }
   return new Uint8Array((await deck.write({ outputType: 'nodebuffer' })) as Buffer);
@@ -90,7 +98,11 @@ function xlsxOf(sheetXml: readonly Part[]): Buffer {
     { name: '_rels/.rels', parts: [rels([['rId1', 'officeDocument', 'xl/workbook.xml']])] },
     {
       name: 'xl/workbook.xml',
-      parts: [xml(`<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="${REL}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`)],
+      parts: [
+        xml(
+          `<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="${REL}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+        ),
+      ],
     },
     { name: 'xl/_rels/workbook.xml.rels', parts: [rels([['rId1', 'worksheet', 'worksheets/sheet1.xml']])] },
     { name: 'xl/worksheets/sheet1.xml', parts: sheetXml },
@@ -99,7 +111,11 @@ function xlsxOf(sheetXml: readonly Part[]): Buffer {
 
 /** An XLSX whose one sheet inflates to about `mib` MiB. */
 export function xlsxZipBomb(mib: number): Buffer {
-  return xlsxOf([xml('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'), spaces(mib), Buffer.from('</sheetData></worksheet>')]);
+  return xlsxOf([
+    xml('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'),
+    spaces(mib),
+    Buffer.from('</sheetData></worksheet>'),
+  ]);
 }
 
 /** Column letters of a 0-based index (0 -> A, 26 -> AA). */
@@ -113,20 +129,36 @@ function letters(n: number): string {
 export function xlsxDiagonal(n: number): Buffer {
   const rows: string[] = [];
   for (let i = 0; i < n; i++) rows.push(`<row r="${i + 1}"><c r="${letters(i)}${i + 1}"><v>${i}</v></c></row>`);
-  return xlsxOf([xml(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.join('')}</sheetData></worksheet>`)]);
+  return xlsxOf([
+    xml(
+      `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.join('')}</sheetData></worksheet>`,
+    ),
+  ]);
 }
 
 /** A PPTX of one slide whose XML inflates to about `mib` MiB. */
 export function pptxZipBomb(mib: number): Buffer {
-  const P = 'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
+  const P =
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
   return writeZip([
     { name: '[Content_Types].xml', parts: [CONTENT_TYPES] },
     { name: '_rels/.rels', parts: [rels([['rId1', 'officeDocument', 'ppt/presentation.xml']])] },
-    { name: 'ppt/presentation.xml', parts: [xml(`<p:presentation ${P} xmlns:r="${REL}"><p:sldIdLst><p:sldId id="256" r:id="rId2"/></p:sldIdLst></p:presentation>`)] },
+    {
+      name: 'ppt/presentation.xml',
+      parts: [
+        xml(
+          `<p:presentation ${P} xmlns:r="${REL}"><p:sldIdLst><p:sldId id="256" r:id="rId2"/></p:sldIdLst></p:presentation>`,
+        ),
+      ],
+    },
     { name: 'ppt/_rels/presentation.xml.rels', parts: [rels([['rId2', 'slide', 'slides/slide1.xml']])] },
     {
       name: 'ppt/slides/slide1.xml',
-      parts: [xml(`<p:sld ${P}><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>Bomb</a:t></a:r></a:p></p:txBody></p:sp>`), spaces(mib), Buffer.from('</p:spTree></p:cSld></p:sld>')],
+      parts: [
+        xml(`<p:sld ${P}><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>Bomb</a:t></a:r></a:p></p:txBody></p:sp>`),
+        spaces(mib),
+        Buffer.from('</p:spTree></p:cSld></p:sld>'),
+      ],
     },
   ]);
 }

@@ -42,7 +42,14 @@ function put(doc: Doc, font: FontName, size: number, text: string, x: number, y:
 }
 
 /** Greedy word wrap with the font's real metrics; word widths are cached because long documents repeat them. */
-function wrap(doc: Doc, font: FontName, size: number, text: string, width: number, cache?: Map<string, number>): string[] {
+function wrap(
+  doc: Doc,
+  font: FontName,
+  size: number,
+  text: string,
+  width: number,
+  cache?: Map<string, number>,
+): string[] {
   doc.font(font).fontSize(size);
   const measure = (s: string): number => {
     if (!cache) return doc.widthOfString(s);
@@ -73,7 +80,15 @@ function wrap(doc: Doc, font: FontName, size: number, text: string, width: numbe
 }
 
 /** Writes lines top-down from y and returns the y below the last line. */
-function putLines(doc: Doc, font: FontName, size: number, lines: readonly string[], x: number, y: number, leading: number): number {
+function putLines(
+  doc: Doc,
+  font: FontName,
+  size: number,
+  lines: readonly string[],
+  x: number,
+  y: number,
+  leading: number,
+): number {
   let cy = y;
   for (const line of lines) {
     put(doc, font, size, line, x, cy);
@@ -190,7 +205,11 @@ const HYPHENATED_LINES = [
 /** Draws the running header and the footer of a structured page. */
 function decorate(doc: Doc, pageNo: number): void {
   put(doc, 'Helvetica', 9, STRUCTURED_PDF.header, MARGIN, 36);
-  doc.moveTo(MARGIN, 50).lineTo(PAGE_W - MARGIN, 50).lineWidth(0.5).stroke();
+  doc
+    .moveTo(MARGIN, 50)
+    .lineTo(PAGE_W - MARGIN, 50)
+    .lineWidth(0.5)
+    .stroke();
   const footer = `Page ${pageNo}`;
   doc.font('Helvetica').fontSize(9);
   put(doc, 'Helvetica', 9, footer, (PAGE_W - doc.widthOfString(footer)) / 2, PAGE_H - 48);
@@ -203,7 +222,9 @@ function heading(doc: Doc, level: 1 | 2 | 3, text: string, y: number): number {
 }
 
 function paragraph(doc: Doc, text: string, y: number, x = MARGIN, width = TEXT_W): number {
-  return putLines(doc, 'Times-Roman', BODY_SIZE, wrap(doc, 'Times-Roman', BODY_SIZE, text, width), x, y, BODY_LEADING) + 10;
+  return (
+    putLines(doc, 'Times-Roman', BODY_SIZE, wrap(doc, 'Times-Roman', BODY_SIZE, text, width), x, y, BODY_LEADING) + 10
+  );
 }
 
 function structuredPage1(doc: Doc): void {
@@ -272,7 +293,6 @@ export async function makeStructuredPdf(): Promise<Buffer> {
 // ---------------------------------------------------------------------------------------------------------
 // Deterministic text
 // ---------------------------------------------------------------------------------------------------------
-
 
 const WORDS = (
   'the a of and to in is that for on with as by this it from at be are was which an or its their has have ' +
@@ -360,7 +380,14 @@ export async function makeLongPdf(pages: number, seed = 42): Promise<Buffer> {
     if (headingPages.has(p)) {
       section += 1;
       const title = `${section} ${pick(next, ADJ)} ${pick(next, NOUN)} ${pick(next, WORDS)}`;
-      put(doc, 'Helvetica-Bold', 15, title.replace(/\b\w/g, (c) => c.toUpperCase()), MARGIN, y);
+      put(
+        doc,
+        'Helvetica-Bold',
+        15,
+        title.replace(/\b\w/g, (c) => c.toUpperCase()),
+        MARGIN,
+        y,
+      );
       y += 30;
     }
     const paragraphs = 3 + Math.floor(next() * 3);
@@ -430,7 +457,11 @@ export interface PageSpec {
  * The user-space transform (pdfkit, origin top-left) from the page as shown to the page as stored, so
  * text written at shown coordinates reads upright in a viewer that honours /Rotate.
  */
-function shownToStored(rotate: 0 | 90 | 180 | 270, w: number, h: number): [number, number, number, number, number, number] {
+function shownToStored(
+  rotate: 0 | 90 | 180 | 270,
+  w: number,
+  h: number,
+): [number, number, number, number, number, number] {
   switch (rotate) {
     case 90: // shown (X, Y) is stored (Y, h - X)
       return [0, -1, 1, 0, 0, h];
@@ -448,7 +479,11 @@ function shownToStored(rotate: 0 | 90 | 180 | 270, w: number, h: number): [numbe
  * sized page drifts most there). Lines are laid out on the page as shown, whatever its /Rotate.
  */
 export async function makePagesPdf(specs: readonly PageSpec[]): Promise<Buffer> {
-  const doc = new PDFDocument({ margin: 0, autoFirstPage: false, info: { Title: 'Sized pages', CreationDate: FIXED_DATE, ModDate: FIXED_DATE } });
+  const doc = new PDFDocument({
+    margin: 0,
+    autoFirstPage: false,
+    info: { Title: 'Sized pages', CreationDate: FIXED_DATE, ModDate: FIXED_DATE },
+  });
   const widths = new Map<string, number>();
   for (const [i, spec] of specs.entries()) {
     const [w, h] = spec.size;
@@ -461,8 +496,23 @@ export async function makePagesPdf(specs: readonly PageSpec[]): Promise<Buffer> 
     const textW = sw - 2 * MARGIN;
     const next = seededRandom(100 + i);
     const para = (y: number | 'foot') => {
-      const lines = wrap(doc, 'Times-Roman', BODY_SIZE, Array.from({ length: 3 }, () => sentence(next)).join(' '), textW, widths);
-      putLines(doc, 'Times-Roman', BODY_SIZE, lines, MARGIN, y === 'foot' ? sh - MARGIN - lines.length * BODY_LEADING : y, BODY_LEADING);
+      const lines = wrap(
+        doc,
+        'Times-Roman',
+        BODY_SIZE,
+        Array.from({ length: 3 }, () => sentence(next)).join(' '),
+        textW,
+        widths,
+      );
+      putLines(
+        doc,
+        'Times-Roman',
+        BODY_SIZE,
+        lines,
+        MARGIN,
+        y === 'foot' ? sh - MARGIN - lines.length * BODY_LEADING : y,
+        BODY_LEADING,
+      );
     };
     put(doc, 'Helvetica-Bold', 16, spec.title, MARGIN, MARGIN);
     para(MARGIN + 30);

@@ -29,7 +29,6 @@ export interface Scan {
   dpi: number;
 }
 
-
 /** Renders page `pageNumber` of `pdf` and makes a scan of it. */
 export async function makeScan(pdf: Uint8Array, pageNumber = 1, opts: ScanOptions = {}): Promise<Scan> {
   const dpi = opts.dpi ?? 200;
@@ -70,7 +69,11 @@ export async function makeScan(pdf: Uint8Array, pageNumber = 1, opts: ScanOption
 
 /** An image-only PDF with one page per scan, each page sized so that the image fills it at its dpi. */
 export async function scansToPdf(scans: readonly Scan[]): Promise<Buffer> {
-  const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    margin: 0,
+    info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) },
+  });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -103,7 +106,9 @@ export async function scanGrey(scan: Scan): Promise<Uint8Array> {
  * A baseline TIFF (little-endian, uncompressed, 8-bit BlackIsZero, one strip per page) with one IFD per
  * page chained in order: the simplest multi-page TIFF every reader must accept.
  */
-export function greyTiff(pages: ReadonlyArray<{ width: number; height: number; data: Uint8Array; dpi: number }>): Buffer {
+export function greyTiff(
+  pages: ReadonlyArray<{ width: number; height: number; data: Uint8Array; dpi: number }>,
+): Buffer {
   const ENTRIES = 10;
   const ifdSize = 2 + ENTRIES * 12 + 4;
   const chunks: Buffer[] = [];
@@ -160,8 +165,16 @@ export function greyTiff(pages: ReadonlyArray<{ width: number; height: number; d
  * only, the way a scanned appendix ends up in a report; with `stamp`, that line is set as text over the
  * scan's top margin, as archives and download services stamp scans.
  */
-export async function textThenScanPdf(page1: readonly string[] | ((doc: PDFKit.PDFDocument) => void), scan: Scan, stamp?: string): Promise<Buffer> {
-  const doc = new PDFDocument({ autoFirstPage: false, margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
+export async function textThenScanPdf(
+  page1: readonly string[] | ((doc: PDFKit.PDFDocument) => void),
+  scan: Scan,
+  stamp?: string,
+): Promise<Buffer> {
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    margin: 0,
+    info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) },
+  });
   const parts: Buffer[] = [];
   doc.on('data', (b: Buffer) => parts.push(b));
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -170,7 +183,13 @@ export async function textThenScanPdf(page1: readonly string[] | ((doc: PDFKit.P
   });
   doc.addPage({ size: 'A4', margin: 0 });
   if (typeof page1 === 'function') page1(doc);
-  else page1.forEach((line, i) => doc.font('Helvetica').fontSize(11).text(line, 72, 72 + i * 16, { lineBreak: false }));
+  else
+    page1.forEach((line, i) =>
+      doc
+        .font('Helvetica')
+        .fontSize(11)
+        .text(line, 72, 72 + i * 16, { lineBreak: false }),
+    );
   const w = (scan.width * 72) / scan.dpi;
   const h = (scan.height * 72) / scan.dpi;
   doc.addPage({ size: [w, h], margin: 0 });

@@ -20,7 +20,8 @@ const registered = new Map<string, string>();
 function family(file: string): string {
   let name = registered.get(file);
   if (name) return name;
-  if (!existsSync(file)) throw new Error(`font ${file} is missing: run scripts/install.sh (it installs fonts-wqy-zenhei)`);
+  if (!existsSync(file))
+    throw new Error(`font ${file} is missing: run scripts/install.sh (it installs fonts-wqy-zenhei)`);
   name = `scan-font-${registered.size}`;
   GlobalFonts.registerFromPath(file, name);
   registered.set(file, name);

@@ -19,8 +19,10 @@ const sentence = (topic: string, n: number): string =>
 
 /** A long article: 3 sections of 20 lines, about 10,000 characters (Long-Trainer cut at 4,000). */
 function longExtract(): string {
-  const lines: string[] = ['Thermal conduction is the diffusion of thermal energy within one material or between materials in contact.'];
-  for (const [i, section] of ['Fourier\'s law', 'Conductivity of solids', 'Measurement'].entries()) {
+  const lines: string[] = [
+    'Thermal conduction is the diffusion of thermal energy within one material or between materials in contact.',
+  ];
+  for (const [i, section] of ["Fourier's law", 'Conductivity of solids', 'Measurement'].entries()) {
     lines.push('', '', `== ${section} ==`);
     for (let n = 0; n < 20; n++) lines.push(`${sentence(section, n)} ${'Detail. '.repeat(5 + i)}`.trim());
   }
@@ -55,12 +57,25 @@ export const WIKI_PAGES: readonly WikiPage[] = [
   },
   { pageid: 102, title: 'Heat (disambiguation)', revid: 9002, extract: 'Heat may refer to:', disambiguation: true },
   { pageid: 103, title: 'Thermal conduction', revid: 9003, extract: longExtract() },
-  { pageid: 104, title: 'Convection', revid: 9004, extract: 'Convection is heat transfer by the movement of fluids.\n\n\n== Natural convection ==\nBuoyancy drives it.' },
+  {
+    pageid: 104,
+    title: 'Convection',
+    revid: 9004,
+    extract:
+      'Convection is heat transfer by the movement of fluids.\n\n\n== Natural convection ==\nBuoyancy drives it.',
+  },
 ];
 /** Redirects: title -> target title. */
 const REDIRECTS: Record<string, string> = { Conduction: 'Thermal conduction' };
 /** Search hits in rank order; `Lost page` does not exist (the index is stale). */
-export const SEARCH_HITS = ['Heat (disambiguation)', 'Lost page', 'Conduction', 'Heat transfer', 'Thermal conduction', 'Convection'];
+export const SEARCH_HITS = [
+  'Heat (disambiguation)',
+  'Lost page',
+  'Conduction',
+  'Heat transfer',
+  'Thermal conduction',
+  'Convection',
+];
 /** The server answers at most this many hits per request, whatever `srlimit` asks. */
 export const HITS_PER_REQUEST = 2;
 /** The long article is sent in this many parts. */
@@ -81,10 +96,15 @@ const byTitle = (title: string): WikiPage | undefined => WIKI_PAGES.find((p) => 
 
 function search(q: URLSearchParams): Answer {
   const term = q.get('srsearch') ?? '';
-  if (term === 'api-failure') return apiError('internal_api_error_DBQueryError', 'A database query error has occurred.');
+  if (term === 'api-failure')
+    return apiError('internal_api_error_DBQueryError', 'A database query error has occurred.');
   const hits = /heat|conduction/i.test(term) ? SEARCH_HITS : [];
   // A broken wiki: the same two skipped hits and a `continue`, whatever the offset.
-  if (term === 'stuck') return { continue: { sroffset: 2, continue: '-||' }, query: { search: SEARCH_HITS.slice(0, 2).map((title) => ({ ns: 0, title })) } };
+  if (term === 'stuck')
+    return {
+      continue: { sroffset: 2, continue: '-||' },
+      query: { search: SEARCH_HITS.slice(0, 2).map((title) => ({ ns: 0, title })) },
+    };
   const offset = Number(q.get('sroffset') ?? 0);
   const size = Math.min(Number(q.get('srlimit') ?? 10), HITS_PER_REQUEST);
   const page = hits.slice(offset, offset + size);
@@ -97,19 +117,26 @@ function search(q: URLSearchParams): Answer {
 }
 
 function info(q: URLSearchParams): Answer {
-  if (q.get('inprop') !== 'url' || q.get('ppprop') !== 'disambiguation' || !q.has('redirects')) return apiError('badparams', 'unexpected info query');
+  if (q.get('inprop') !== 'url' || q.get('ppprop') !== 'disambiguation' || !q.has('redirects'))
+    return apiError('badparams', 'unexpected info query');
   const asked = q.get('titles') ?? '';
   const target = REDIRECTS[asked];
   const page = byTitle(target ?? asked);
   const redirects = target ? { redirects: [{ from: asked, to: target }] } : {};
-  if (!page) return { batchcomplete: '', query: { ...redirects, pages: { '-1': { ns: 0, title: asked, missing: '' } } } };
+  if (!page)
+    return { batchcomplete: '', query: { ...redirects, pages: { '-1': { ns: 0, title: asked, missing: '' } } } };
   return {
     batchcomplete: '',
     query: {
       ...redirects,
       pages: {
         [page.pageid]: {
-          pageid: page.pageid, ns: 0, title: page.title, contentmodel: 'wikitext', pagelanguage: 'en', lastrevid: page.revid,
+          pageid: page.pageid,
+          ns: 0,
+          title: page.title,
+          contentmodel: 'wikitext',
+          pagelanguage: 'en',
+          lastrevid: page.revid,
           fullurl: `https://wiki.example/wiki/${encodeURIComponent(page.title.replace(/ /g, '_'))}`,
           ...(page.disambiguation ? { pageprops: { disambiguation: '' } } : {}),
         },
@@ -123,32 +150,50 @@ function extracts(q: URLSearchParams): Answer {
   const page = byTitle(q.get('titles') ?? '');
   if (!page) return { batchcomplete: '', query: { pages: { '-1': { ns: 0, title: q.get('titles'), missing: '' } } } };
   const base = { pageid: page.pageid, ns: 0, title: page.title };
-  if (page.pageid !== 103) return { batchcomplete: '', query: { pages: { [page.pageid]: { ...base, revisions: [{ revid: page.revid, parentid: page.revid - 1 }], extract: page.extract } } } };
+  if (page.pageid !== 103)
+    return {
+      batchcomplete: '',
+      query: {
+        pages: {
+          [page.pageid]: {
+            ...base,
+            revisions: [{ revid: page.revid, parentid: page.revid - 1 }],
+            extract: page.extract,
+          },
+        },
+      },
+    };
   // The long article in parts, cut mid-line as a size limit would cut it; revisions come with the first.
   const part = Number(q.get('excontinue') ?? 0);
   const size = Math.ceil(page.extract.length / LONG_PARTS);
   const text = page.extract.slice(part * size, (part + 1) * size);
   const revisions = part === 0 ? { revisions: [{ revid: page.revid, parentid: page.revid - 1 }] } : {};
   return {
-    ...(part + 1 < LONG_PARTS ? { continue: { excontinue: part + 1, continue: '||revisions' } } : { batchcomplete: '' }),
+    ...(part + 1 < LONG_PARTS
+      ? { continue: { excontinue: part + 1, continue: '||revisions' } }
+      : { batchcomplete: '' }),
     query: { pages: { [page.pageid]: { ...base, ...revisions, extract: text } } },
   };
 }
 
 export async function startMediaWikiServer(): Promise<MediaWikiServer> {
   const requests: URLSearchParams[] = [];
-  const server = await listenOnLoopback((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://loopback');
-    if (url.pathname !== '/w/api.php') return void res.writeHead(404).end();
-    const q = url.searchParams;
-    requests.push(q);
-    let answer: Answer;
-    if (q.get('action') !== 'query' || q.get('format') !== 'json') answer = apiError('badparams', 'action=query&format=json expected');
-    else if (q.get('list') === 'search') answer = search(q);
-    else if (q.get('prop') === 'info|pageprops') answer = info(q);
-    else if (q.get('prop') === 'extracts|revisions') answer = extracts(q);
-    else answer = apiError('badparams', 'unknown query');
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer));
-  }, async () => undefined);
+  const server = await listenOnLoopback(
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://loopback');
+      if (url.pathname !== '/w/api.php') return void res.writeHead(404).end();
+      const q = url.searchParams;
+      requests.push(q);
+      let answer: Answer;
+      if (q.get('action') !== 'query' || q.get('format') !== 'json')
+        answer = apiError('badparams', 'action=query&format=json expected');
+      else if (q.get('list') === 'search') answer = search(q);
+      else if (q.get('prop') === 'info|pageprops') answer = info(q);
+      else if (q.get('prop') === 'extracts|revisions') answer = extracts(q);
+      else answer = apiError('badparams', 'unknown query');
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer));
+    },
+    async () => undefined,
+  );
   return { apiUrl: `${server.url}/w/api.php`, requests, close: () => server.close() };
 }

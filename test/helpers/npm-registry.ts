@@ -35,7 +35,10 @@ export interface NpmRegistry extends LoopbackServer {
  * `corrupt`: the tarball served differs by one byte from the one the manifest's integrity names. `hold`: a
  * tarball's answer waits for `release()`, so a command fetching it is provably still running meanwhile.
  */
-export async function startNpmRegistry(codes: string[], opts: { corrupt?: boolean; hold?: boolean } = {}): Promise<NpmRegistry> {
+export async function startNpmRegistry(
+  codes: string[],
+  opts: { corrupt?: boolean; hold?: boolean } = {},
+): Promise<NpmRegistry> {
   const tarballs = new Map(codes.map((c) => [c, packLanguage(c)]));
   const requests: string[] = [];
   let asked!: () => void;
@@ -55,14 +58,20 @@ export async function startNpmRegistry(codes: string[], opts: { corrupt?: boolea
     }
     if (manifest) {
       const integrity = `sha512-${createHash('sha512').update(tgz).digest('base64')}`;
-      const body = { name: `@tesseract.js-data/${code}`, version: '1.0.0', dist: { tarball: `${base}/@tesseract.js-data/${code}/-/${code}-1.0.0.tgz`, integrity } };
+      const body = {
+        name: `@tesseract.js-data/${code}`,
+        version: '1.0.0',
+        dist: { tarball: `${base}/@tesseract.js-data/${code}/-/${code}-1.0.0.tgz`, integrity },
+      };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       return;
     }
     const served = Buffer.from(tgz);
     if (opts.corrupt) served[served.length - 100] = (served[served.length - 100] as number) ^ 0xff;
     asked();
-    void released.then(() => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': served.length }).end(served));
+    void released.then(() =>
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': served.length }).end(served),
+    );
   });
   base = server.url;
   return { ...server, requests, host: new URL(server.url).host, tarballAsked, release: () => release() };

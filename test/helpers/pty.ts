@@ -8,7 +8,17 @@ export const lecternBin = fileURLToPath(new URL('../../bin/lectern.js', import.m
 const bridge = fileURLToPath(new URL('./pty-bridge.py', import.meta.url));
 
 /** Keys as a terminal sends them. */
-export const KEY = { enter: '\r', ctrlC: '\x03', ctrlD: '\x04', ctrlU: '\x15', up: '\x1b[A', down: '\x1b[B', left: '\x1b[D', right: '\x1b[C', tab: '\t' } as const;
+export const KEY = {
+  enter: '\r',
+  ctrlC: '\x03',
+  ctrlD: '\x04',
+  ctrlU: '\x15',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  left: '\x1b[D',
+  right: '\x1b[C',
+  tab: '\t',
+} as const;
 
 /** What a terminal shows, without colours, cursor moves and carriage returns. */
 export const plain = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
@@ -33,7 +43,8 @@ export interface Run {
 /** Environment for a CLI under test: nothing of the developer's Lectern settings leaks in. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LECTERN_') && k !== 'SERVICE_API_KEY' && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('LECTERN_') && k !== 'SERVICE_API_KEY' && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v;
   return { ...env, TERM: 'xterm-256color', ...extra };
 }
 
@@ -63,7 +74,9 @@ function track(child: ChildProcessWithoutNullStreams): Run {
     err += d;
     for (const w of waiters) w();
   });
-  const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  const exited = new Promise<number>((resolve) =>
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))),
+  );
   const run: Run = {
     raw: () => out,
     text: () => plain(out),
@@ -93,13 +106,20 @@ function track(child: ChildProcessWithoutNullStreams): Run {
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`timed out waiting for ${String(pattern)}; the terminal shows:\n${plain(out)}\nstderr:\n${plain(err)}`));
+          reject(
+            new Error(
+              `timed out waiting for ${String(pattern)}; the terminal shows:\n${plain(out)}\nstderr:\n${plain(err)}`,
+            ),
+          );
         }, timeoutMs);
-        const onExit = () => setTimeout(() => {
-          if (done) return;
-          cleanup();
-          reject(new Error(`exited before ${String(pattern)}; the terminal shows:\n${plain(out)}\nstderr:\n${plain(err)}`));
-        }, 50);
+        const onExit = () =>
+          setTimeout(() => {
+            if (done) return;
+            cleanup();
+            reject(
+              new Error(`exited before ${String(pattern)}; the terminal shows:\n${plain(out)}\nstderr:\n${plain(err)}`),
+            );
+          }, 50);
         const cleanup = () => {
           clearTimeout(timer);
           waiters.delete(check);
@@ -127,14 +147,20 @@ export function lecternInPty(args: string[], opts: { cwd: string; env?: NodeJS.P
 
 /** Runs `lectern ARGS` with pipes, as a script does: `input` is its stdin. */
 export function lecternPiped(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Run {
-  const child = spawn(process.execPath, [lecternBin, ...args], { cwd: opts.cwd, env: opts.env ?? cliEnv() }) as ChildProcessWithoutNullStreams;
+  const child = spawn(process.execPath, [lecternBin, ...args], {
+    cwd: opts.cwd,
+    env: opts.env ?? cliEnv(),
+  }) as ChildProcessWithoutNullStreams;
   const run = track(child);
   if (opts.input !== undefined) child.stdin.end(opts.input);
   return run;
 }
 
 /** Runs to the end and returns the exit status with stdout and stderr as plain text. */
-export async function lecternDone(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; pty?: boolean }) {
+export async function lecternDone(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; pty?: boolean },
+) {
   const run = opts.pty ? lecternInPty(args, opts) : lecternPiped(args, { ...opts, input: opts.input ?? '' });
   const code = await run.exited;
   return { code, stdout: run.text(), stderr: run.stderr(), raw: run.raw() };

@@ -32,10 +32,14 @@ export function readmeFiveMinutePath(readme = readFileSync(join(repoRoot, 'READM
   const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)];
   const sh = blocks.find((b) => b[1] === 'sh');
   const sample = blocks.find((b) => b.index! > (sh?.index ?? Infinity) && b[1] === '');
-  if (!sh || !sample) throw new Error('the five-minute section needs an ```sh block of commands followed by a ``` block of sample output');
+  if (!sh || !sample)
+    throw new Error(
+      'the five-minute section needs an ```sh block of commands followed by a ``` block of sample output',
+    );
   const question = /^› (.+)$/m.exec(sample[2]!)?.[1];
   const cite = /^\s+\[S\d+\] (.+), p\. (\d+)\n\s+“(.+)”$/m.exec(sample[2]!);
-  if (!question || !cite) throw new Error(`the sample output shows no "› question" or no "[S1] source, p. N" with its quote:\n${sample[2]}`);
+  if (!question || !cite)
+    throw new Error(`the sample output shows no "› question" or no "[S1] source, p. N" with its quote:\n${sample[2]}`);
   return {
     intro: section.slice(0, sh.index),
     commands: sh[2]!.split('\n').filter((l) => l.trim()),
@@ -47,7 +51,8 @@ export function readmeFiveMinutePath(readme = readFileSync(join(repoRoot, 'READM
 }
 
 /** The models a list of commands pulls (`lectern models pull ID`). */
-export const pulledModels = (commands: string[]): string[] => commands.flatMap((c) => /^lectern models pull (\S+)/.exec(c.trim())?.[1] ?? []);
+export const pulledModels = (commands: string[]): string[] =>
+  commands.flatMap((c) => /^lectern models pull (\S+)/.exec(c.trim())?.[1] ?? []);
 
 /**
  * A model mirror (the setting model_mirror_url) on a loopback port serving, under their public file names,
@@ -64,7 +69,10 @@ export async function startCatalogMirror(modelIds: string[]): Promise<ModelMirro
     return m.files.map((f) => {
       const name = basename(new URL(f.url).pathname);
       const path = local(name).find((p) => existsSync(p));
-      if (!path) throw new Error(`no local copy of ${name} (${id}) to mirror; scripts/fetch-test-models.mjs keeps it in ${wheels}`);
+      if (!path)
+        throw new Error(
+          `no local copy of ${name} (${id}) to mirror; scripts/fetch-test-models.mjs keeps it in ${wheels}`,
+        );
       return path;
     });
   });
@@ -82,23 +90,66 @@ export interface ManualPage {
  */
 export function pumpManualPages(path: ReadmePath): ManualPage[] {
   const topics: ManualPage[] = [
-    { title: 'Safety', text: 'Disconnect the mains supply before opening the terminal box. Never run the unit with the guard removed. Wear gloves when handling the impeller.' },
-    { title: 'Unpacking', text: 'Check the delivery against the packing list. Lift the unit by its frame, never by the motor shaft or the cable. Report transport damage within three days.' },
-    { title: 'Choosing a site', text: 'Place the unit on a level concrete plinth in a dry, frost-free room with at least half a metre of free space around the motor fan.' },
-    { title: 'Suction pipe', text: 'Lay the suction pipe rising steadily towards the inlet so that no air pockets form. Fit a foot valve with a strainer at its lower end.' },
-    { title: 'Delivery pipe', text: 'Support the delivery pipe independently so its weight does not rest on the outlet flange. Fit a gate valve and a non-return valve after the outlet.' },
-    { title: 'Electrical connection', text: 'A qualified electrician connects the motor according to the wiring diagram inside the terminal box cover, with a residual current device of 30 mA.' },
-    { title: 'Direction of rotation', text: 'The shaft turns clockwise seen from the fan end. If it turns the wrong way, swap two phases of the three-phase supply.' },
-    { title: 'Control panel', text: 'The green button starts the motor and the red button stops it. The amber lamp lights when the thermal overload has tripped.' },
-    { title: 'Pressure switch', text: 'The switch starts the unit at 2.2 bar and stops it at 3.5 bar. Turn the large screw clockwise to raise both settings together.' },
-    { title: 'Frost protection', text: 'In winter drain the casing through the drain screw at its base and leave the screw out until the room is warm again.' },
-    { title: 'Noise and vibration', text: 'Rubber mounts under the frame and flexible hoses at the flanges keep vibration from reaching the building.' },
-    { title: 'Cleaning the strainer', text: 'Close the valves, unscrew the strainer cover, rinse the basket under running water and refit it with a new gasket.' },
-    { title: 'Bearings', text: 'The motor bearings are sealed for life. Replace them when they become noisy, usually after about twenty thousand hours of running.' },
-    { title: 'Warranty', text: 'The warranty lasts two years from delivery and covers faults of material and workmanship, not wear parts such as seals.' },
+    {
+      title: 'Safety',
+      text: 'Disconnect the mains supply before opening the terminal box. Never run the unit with the guard removed. Wear gloves when handling the impeller.',
+    },
+    {
+      title: 'Unpacking',
+      text: 'Check the delivery against the packing list. Lift the unit by its frame, never by the motor shaft or the cable. Report transport damage within three days.',
+    },
+    {
+      title: 'Choosing a site',
+      text: 'Place the unit on a level concrete plinth in a dry, frost-free room with at least half a metre of free space around the motor fan.',
+    },
+    {
+      title: 'Suction pipe',
+      text: 'Lay the suction pipe rising steadily towards the inlet so that no air pockets form. Fit a foot valve with a strainer at its lower end.',
+    },
+    {
+      title: 'Delivery pipe',
+      text: 'Support the delivery pipe independently so its weight does not rest on the outlet flange. Fit a gate valve and a non-return valve after the outlet.',
+    },
+    {
+      title: 'Electrical connection',
+      text: 'A qualified electrician connects the motor according to the wiring diagram inside the terminal box cover, with a residual current device of 30 mA.',
+    },
+    {
+      title: 'Direction of rotation',
+      text: 'The shaft turns clockwise seen from the fan end. If it turns the wrong way, swap two phases of the three-phase supply.',
+    },
+    {
+      title: 'Control panel',
+      text: 'The green button starts the motor and the red button stops it. The amber lamp lights when the thermal overload has tripped.',
+    },
+    {
+      title: 'Pressure switch',
+      text: 'The switch starts the unit at 2.2 bar and stops it at 3.5 bar. Turn the large screw clockwise to raise both settings together.',
+    },
+    {
+      title: 'Frost protection',
+      text: 'In winter drain the casing through the drain screw at its base and leave the screw out until the room is warm again.',
+    },
+    {
+      title: 'Noise and vibration',
+      text: 'Rubber mounts under the frame and flexible hoses at the flanges keep vibration from reaching the building.',
+    },
+    {
+      title: 'Cleaning the strainer',
+      text: 'Close the valves, unscrew the strainer cover, rinse the basket under running water and refit it with a new gasket.',
+    },
+    {
+      title: 'Bearings',
+      text: 'The motor bearings are sealed for life. Replace them when they become noisy, usually after about twenty thousand hours of running.',
+    },
+    {
+      title: 'Warranty',
+      text: 'The warranty lasts two years from delivery and covers faults of material and workmanship, not wear parts such as seals.',
+    },
   ];
   const pages = [...topics];
-  if (path.citedPage > pages.length) throw new Error(`the sample cites page ${path.citedPage}; this manual has ${pages.length} pages`);
+  if (path.citedPage > pages.length)
+    throw new Error(`the sample cites page ${path.citedPage}; this manual has ${pages.length} pages`);
   pages[path.citedPage - 1] = {
     title: 'Priming before the first start',
     text: `${path.quote} Open the air vent screw on top of the casing and keep pouring until water runs out of it without bubbles, then close the vent screw and the priming plug.`,
@@ -108,7 +159,12 @@ export function pumpManualPages(path: ReadmePath): ManualPage[] {
 
 /** The pages as a PDF: a bold heading and a paragraph on each page, wrapped by pdfkit. */
 export function manualPdf(pages: ManualPage[]): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 0, autoFirstPage: false, info: { Title: 'Pump manual', CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 0,
+    autoFirstPage: false,
+    info: { Title: 'Pump manual', CreationDate: new Date(Date.UTC(2026, 0, 1)) },
+  });
   for (const p of pages) {
     doc.addPage({ size: 'A4', margin: 0 });
     doc.font('Helvetica-Bold').fontSize(18).text(p.title, 72, 72, { lineBreak: false });

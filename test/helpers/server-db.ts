@@ -12,10 +12,17 @@ import { openVectorIndex } from '../../server/store/usearch/vector-index.js';
 import { databaseFor } from './test-database.js';
 
 /** bigint counts as numbers, as SQLite gives them. */
-const types = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) };
+const types = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'),
+};
 
 /** Runs `query` (placeholders `?`) on the store of the server on `dataDir`, running or stopped. */
-export async function storeRows<T = Record<string, unknown>>(dataDir: string, query: string, params: unknown[] = []): Promise<T[]> {
+export async function storeRows<T = Record<string, unknown>>(
+  dataDir: string,
+  query: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const url = await databaseFor(dataDir);
   if (!url) {
     // WAL lets a reader in beside a running server.
@@ -30,7 +37,12 @@ export async function storeRows<T = Record<string, unknown>>(dataDir: string, qu
   await client.connect();
   try {
     let n = 0;
-    return (await client.query(query.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+    return (
+      await client.query(
+        query.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as T[];
   } finally {
     await client.end();
   }
@@ -48,10 +60,11 @@ export async function collectionStored(dataDir: string, collection: string): Pro
     const dir = join(dataDir, 'indexes');
     return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`c-${collection}.usearch`));
   }
-  const rows = await storeRows<{ t: string | null }>(dataDir, 'SELECT to_regclass(?)::text AS t UNION ALL SELECT to_regclass(?)::text', [
-    vectorTableName(collection),
-    textTableName(collection),
-  ]);
+  const rows = await storeRows<{ t: string | null }>(
+    dataDir,
+    'SELECT to_regclass(?)::text AS t UNION ALL SELECT to_regclass(?)::text',
+    [vectorTableName(collection), textTableName(collection)],
+  );
   return rows.some((r) => r.t !== null);
 }
 
@@ -59,7 +72,9 @@ export async function collectionStored(dataDir: string, collection: string): Pro
 export async function collectionSize(dataDir: string, collection: string): Promise<number> {
   if (!(await databaseFor(dataDir))) {
     const file = join(dataDir, 'indexes', `c-${collection}.usearch`);
-    return existsSync(file) ? openVectorIndex({ path: file, dimensions: 384, metric: 'cos', quantization: 'f16', view: true }).size : 0;
+    return existsSync(file)
+      ? openVectorIndex({ path: file, dimensions: 384, metric: 'cos', quantization: 'f16', view: true }).size
+      : 0;
   }
   if (!(await collectionStored(dataDir, collection))) return 0;
   return storeCount(dataDir, `SELECT count(*) AS n FROM ${vectorTableName(collection)}`);

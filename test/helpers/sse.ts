@@ -10,7 +10,9 @@ export interface SseEvent {
 }
 
 /** The events of a text/event-stream body as they arrive: each an `event:` line and one `data:` line of JSON (and an `id:` line, if sent). */
-export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: any; id?: string }> {
+export async function* sseEvents(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ event: string; data: any; id?: string }> {
   const decoder = new TextDecoder();
   let buffered = '';
   for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
@@ -20,7 +22,11 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
       const raw = buffered.slice(0, sep);
       buffered = buffered.slice(sep + 2);
       const id = /^id: ?(.*)$/m.exec(raw)?.[1];
-      yield { event: /^event: (.*)$/m.exec(raw)?.[1] ?? 'message', data: JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null'), ...(id === undefined ? {} : { id }) };
+      yield {
+        event: /^event: (.*)$/m.exec(raw)?.[1] ?? 'message',
+        data: JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? 'null'),
+        ...(id === undefined ? {} : { id }),
+      };
     }
   }
 }
@@ -29,7 +35,11 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
  * Sends a request and reads its Server-Sent Events until the server ends the stream; `stopAfter` hangs up
  * (aborts the request) once it returns true for an event, as a client closing the page would.
  */
-export async function sseRequest(url: string, init: RequestInit, stopAfter?: (e: SseEvent) => boolean): Promise<{ res: Response; events: SseEvent[] }> {
+export async function sseRequest(
+  url: string,
+  init: RequestInit,
+  stopAfter?: (e: SseEvent) => boolean,
+): Promise<{ res: Response; events: SseEvent[] }> {
   const started = performance.now();
   const controller = new AbortController();
   const res = await fetch(url, { ...init, signal: controller.signal });

@@ -9,13 +9,17 @@ import { ensureTestModels } from './test-models.js';
  * No weights of another sentence-embedding model can be fetched here, so imports are proven with this one
  * under names the catalog does not know. `prompts` writes config_sentence_transformers.json with them.
  */
-export async function writeMiniLmFolder(dir: string, opts: { onnxAt?: string; pooling?: 'mean' | 'cls' | 'max'; prompts?: Record<string, string> } = {}): Promise<string> {
+export async function writeMiniLmFolder(
+  dir: string,
+  opts: { onnxAt?: string; pooling?: 'mean' | 'cls' | 'max'; prompts?: Record<string, string> } = {},
+): Promise<string> {
   const { minilm } = await ensureTestModels();
   const onnxAt = opts.onnxAt ?? 'onnx/model_quantized.onnx';
   mkdirSync(join(dir, onnxAt, '..'), { recursive: true });
   mkdirSync(join(dir, '1_Pooling'), { recursive: true });
   copyFileSync(minilm.onnx, join(dir, onnxAt));
-  for (const f of ['tokenizer.json', 'config.json', 'tokenizer_config.json', 'special_tokens_map.json']) copyFileSync(join(minilm.dir, f), join(dir, f));
+  for (const f of ['tokenizer.json', 'config.json', 'tokenizer_config.json', 'special_tokens_map.json'])
+    copyFileSync(join(minilm.dir, f), join(dir, f));
   const modules = [
     { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
     { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
@@ -34,7 +38,11 @@ export async function writeMiniLmFolder(dir: string, opts: { onnxAt?: string; po
     }),
   );
   writeFileSync(join(dir, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 256, do_lower_case: false }));
-  if (opts.prompts) writeFileSync(join(dir, 'config_sentence_transformers.json'), JSON.stringify({ prompts: opts.prompts, default_prompt_name: null }));
+  if (opts.prompts)
+    writeFileSync(
+      join(dir, 'config_sentence_transformers.json'),
+      JSON.stringify({ prompts: opts.prompts, default_prompt_name: null }),
+    );
   return dir;
 }
 

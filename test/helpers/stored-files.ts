@@ -20,7 +20,8 @@ async function withStore<T>(dataDir: string, use: (store: ObjectStore) => Promis
 export const filesInBucket = (dataDir: string): boolean => objectStoreFor(dataDir) !== undefined;
 
 /** Keys of the objects under `prefix` (`files/<job id>`), ordered. */
-export const storedKeys = (dataDir: string, prefix: string): Promise<string[]> => withStore(dataDir, async (s) => (await s.list(prefix)).map((o) => o.key));
+export const storedKeys = (dataDir: string, prefix: string): Promise<string[]> =>
+  withStore(dataDir, async (s) => (await s.list(prefix)).map((o) => o.key));
 
 export const writeStored = (dataDir: string, key: string, bytes: Uint8Array | string): Promise<void> =>
   withStore(dataDir, async (s) => void (await s.put(key, typeof bytes === 'string' ? Buffer.from(bytes) : bytes)));

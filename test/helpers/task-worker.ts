@@ -23,7 +23,8 @@ if (!url || !workerId || !kind || !leaseArg || (mode !== 'hold' && mode !== 'com
 const leaseMs = Number(leaseArg);
 const POLL_MS = 200;
 
-const say = (event: string, fields: Record<string, unknown> = {}): void => void process.stdout.write(`${JSON.stringify({ event, pid: process.pid, ...fields })}\n`);
+const say = (event: string, fields: Record<string, unknown> = {}): void =>
+  void process.stdout.write(`${JSON.stringify({ event, pid: process.pid, ...fields })}\n`);
 
 const pool = new pg.Pool({ connectionString: url, max: 2 });
 pool.on('error', () => undefined);

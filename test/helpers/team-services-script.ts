@@ -18,7 +18,14 @@ export interface TeamEnv {
   AWS_SECRET_ACCESS_KEY: string;
   AWS_REGION: string;
 }
-const KEYS = ['LECTERN_DATABASE_URL', 'LECTERN_OBJECT_STORE_URL', 'AWS_ENDPOINT_URL_S3', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const;
+const KEYS = [
+  'LECTERN_DATABASE_URL',
+  'LECTERN_OBJECT_STORE_URL',
+  'AWS_ENDPOINT_URL_S3',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_REGION',
+] as const;
 
 export interface ScriptRun {
   code: number;
@@ -27,7 +34,11 @@ export interface ScriptRun {
 }
 
 /** Runs the script with one command on DIR (`stop DIR postgres`: PostgreSQL alone); never rejects, so a caller can check a non-zero exit. */
-export function runTeamScript(command: 'start' | 'stop' | 'status', dir: string, only?: 'postgres'): Promise<ScriptRun> {
+export function runTeamScript(
+  command: 'start' | 'stop' | 'status',
+  dir: string,
+  only?: 'postgres',
+): Promise<ScriptRun> {
   return new Promise((resolve) => {
     execFile('bash', [script, command, dir, ...(only ? [only] : [])], { timeout: 180_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -105,7 +116,11 @@ export async function startTeamServices(): Promise<TeamServices> {
  * Creates database `name` on the server `url` names (dropped first, should an earlier run have left it) and
  * gives its URL. `admin` runs the statements when the caller holds a connection to that server already.
  */
-export async function freshDatabase(url: string, name: string, admin?: { query(sql: string): Promise<unknown> }): Promise<string> {
+export async function freshDatabase(
+  url: string,
+  name: string,
+  admin?: { query(sql: string): Promise<unknown> },
+): Promise<string> {
   const client = admin ? null : new pg.Client({ connectionString: url });
   await client?.connect();
   try {

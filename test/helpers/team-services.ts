@@ -2,7 +2,15 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { startTeamServices, type TeamServices } from './team-services-script.js';
 
-export { freshDatabase, parseTeamEnv, runTeamScript, startTeamServices, type ScriptRun, type TeamEnv, type TeamServices } from './team-services-script.js';
+export {
+  freshDatabase,
+  parseTeamEnv,
+  runTeamScript,
+  startTeamServices,
+  type ScriptRun,
+  type TeamEnv,
+  type TeamServices,
+} from './team-services-script.js';
 
 /** Starts the services once for the calling test file and stops them after its last test. */
 export function useTeamServices(): () => TeamServices {
@@ -19,7 +27,8 @@ export function useTeamServices(): () => TeamServices {
     }
   });
   return () => {
-    if (!services) throw new Error('the team services are not started: call useTeamServices() at the top of a test file');
+    if (!services)
+      throw new Error('the team services are not started: call useTeamServices() at the top of a test file');
     return services;
   };
 }

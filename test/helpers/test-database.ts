@@ -25,7 +25,8 @@ const TEMPLATE = 'lectern_test_template';
  */
 export const TEST_TASK_LEASE_MS = 10_000;
 
-export const testStore = (): 'sqlite' | 'postgres' => (process.env.LECTERN_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite');
+export const testStore = (): 'sqlite' | 'postgres' =>
+  process.env.LECTERN_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -67,7 +68,10 @@ export function objectStoreFor(dataDir: string): string | undefined {
 export async function storeEnvFor(dataDir: string): Promise<Record<string, string>> {
   const database = await databaseFor(dataDir);
   const objects = objectStoreFor(dataDir);
-  return { ...(database ? { LECTERN_DATABASE_URL: database } : {}), ...(objects ? { LECTERN_OBJECT_STORE_URL: objects } : {}) };
+  return {
+    ...(database ? { LECTERN_DATABASE_URL: database } : {}),
+    ...(objects ? { LECTERN_OBJECT_STORE_URL: objects } : {}),
+  };
 }
 
 /** The database of the test server on `dataDir`: made from the template the first time, the same one after. */

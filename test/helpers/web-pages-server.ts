@@ -13,10 +13,21 @@ export const ARTICLE = {
   pageTitle: 'Heat transfer | Thermo Notes',
   headings: ['Heat transfer', 'Conduction', 'Measured conductivities', 'A small model'],
   listItems: ['Metals conduct heat well.', 'Still air conducts heat poorly.'],
-  table: [['Material', 'k (W/m·K)'], ['Copper', '401'], ['Glass', '1.0']],
+  table: [
+    ['Material', 'k (W/m·K)'],
+    ['Copper', '401'],
+    ['Glass', '1.0'],
+  ],
   code: 'def heat_flow(k, area, dT, dx):\n    return k * area * dT / dx',
   /** Text of the boilerplate around the article: none of it may reach the document. */
-  boilerplate: ['About us', 'Subscribe to our newsletter', 'Sponsored offer', 'Related posts', 'All rights reserved', 'We use cookies'],
+  boilerplate: [
+    'About us',
+    'Subscribe to our newsletter',
+    'Sponsored offer',
+    'Related posts',
+    'All rights reserved',
+    'We use cookies',
+  ],
 };
 
 const para = (n: number): string =>
@@ -55,7 +66,8 @@ ${para(6)}
 }
 
 /** A client-rendered page: nothing to read until scripts run. */
-const APP_SHELL = '<!DOCTYPE html><html><head><title>Loading…</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>';
+const APP_SHELL =
+  '<!DOCTYPE html><html><head><title>Loading…</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>';
 
 /** "café crème" and "naïve" in windows-1252, served as ISO-8859-1 without a <meta charset>. */
 const LATIN1_PAGE = Uint8Array.from(
@@ -85,15 +97,22 @@ type Route = () => [number, Record<string, string>, Uint8Array | string];
 
 export async function startWebPagesServer(): Promise<WebPagesServer> {
   const pdf = await makeStructuredPdf();
-  const docx = makeDocx([{ kind: 'heading', level: 1, text: 'Quarterly report' }, { kind: 'para', text: 'Revenue grew.' }]);
+  const docx = makeDocx([
+    { kind: 'heading', level: 1, text: 'Quarterly report' },
+    { kind: 'para', text: 'Revenue grew.' },
+  ]);
   const hugeBytes = 3 << 20;
   const huge = new TextEncoder().encode(`<html><body><p>${'x'.repeat(hugeBytes)}</p></body></html>`);
   // More elements than Readability is given (4 a row): the page is kept whole.
   const bigPage = `<html><head><title>Catalogue</title></head><body><nav><a href="/">Home</a></nav><main>${Array.from(
-    { length: 8000 }, (_, i) => `<div class="row"><h3>Item ${i}</h3><p>About item ${i}, <a href="/i/${i}">more</a>.</p></div>`).join('')}</main></body></html>`;
+    { length: 8000 },
+    (_, i) => `<div class="row"><h3>Item ${i}</h3><p>About item ${i}, <a href="/i/${i}">more</a>.</p></div>`,
+  ).join('')}</main></body></html>`;
   // Under Readability's element cap (3 a row), so it does score this one: ~1 s of one core.
   const linkList = `<html><head><title>Index of notes</title></head><body><main><article><h1>Index of notes</h1><p>${ARTICLE.listItems.join(' ')} These notes list every page of the site below.</p><ul>${Array.from(
-    { length: 9000 }, (_, i) => `<li><a href="/n/${i}">note ${i}</a></li>`).join('')}</ul></article></main></body></html>`;
+    { length: 9000 },
+    (_, i) => `<li><a href="/n/${i}">note ${i}</a></li>`,
+  ).join('')}</ul></article></main></body></html>`;
   const requests: string[] = [];
   const answered = new Map<string, { promise: Promise<void>; resolve: () => void }>();
   const answerOf = (path: string) => {
@@ -115,12 +134,28 @@ export async function startWebPagesServer(): Promise<WebPagesServer> {
     '/missing': () => [404, html, '<html><body><h1>Not found</h1></body></html>'],
     '/broken': () => [500, { 'content-type': 'text/plain' }, 'internal error'],
     '/papers/structured': () => [200, { 'content-type': 'application/octet-stream' }, pdf],
-    '/download': () => [200, { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="Annual report 2025.pdf"' }, pdf],
+    '/download': () => [
+      200,
+      { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="Annual report 2025.pdf"' },
+      pdf,
+    ],
     '/fake.pdf': () => [200, { 'content-type': 'application/pdf' }, articlePage(0)],
-    '/report': () => [200, { 'content-type': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }, docx],
+    '/report': () => [
+      200,
+      { 'content-type': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+      docx,
+    ],
     '/scan.png': () => [200, { 'content-type': 'image/png' }, TINY_PNG],
-    '/anim.gif': () => [200, { 'content-type': 'image/gif' }, Uint8Array.from([...'GIF89a'].map((c) => c.charCodeAt(0)).concat([1, 0, 1, 0, 0, 0, 0]))],
-    '/api/data': () => [200, { 'content-type': 'application/json' }, '{"rows": [1, 2, 3], "note": "plain text to a sniffer"}'],
+    '/anim.gif': () => [
+      200,
+      { 'content-type': 'image/gif' },
+      Uint8Array.from([...'GIF89a'].map((c) => c.charCodeAt(0)).concat([1, 0, 1, 0, 0, 0, 0])),
+    ],
+    '/api/data': () => [
+      200,
+      { 'content-type': 'application/json' },
+      '{"rows": [1, 2, 3], "note": "plain text to a sniffer"}',
+    ],
     '/docs/README.md': () => [200, { 'content-type': 'text/plain; charset=utf-8' }, README],
     '/notes/privet': () => [200, { 'content-type': 'text/plain; charset=koi8-r' }, KOI8_TEXT],
     '/cafe': () => [200, { 'content-type': 'text/html; charset=iso-8859-1' }, LATIN1_PAGE],
@@ -130,29 +165,32 @@ export async function startWebPagesServer(): Promise<WebPagesServer> {
     '/catalogue': () => [200, html, bigPage],
     '/link-list': () => [200, html, linkList],
   };
-  const server = await listenOnLoopback((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://loopback').pathname;
-    requests.push(path);
-    res.once('finish', () => answerOf(path).resolve());
-    if (path === '/huge-stream') {
-      // No Content-Length: the limit must be enforced while reading, not from the header.
-      res.writeHead(200, { 'content-type': 'text/html' });
-      const chunk = '<p>' + 'y'.repeat(64 * 1024) + '</p>';
-      let sent = 0;
-      const pump = (): void => {
-        while (sent < hugeBytes) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      res.on('error', () => undefined);
-      return pump();
-    }
-    const route = routes[path];
-    if (!route) return void res.writeHead(404).end();
-    const [status, headers, body] = route();
-    res.writeHead(status, headers).end(body);
-  }, async () => undefined);
+  const server = await listenOnLoopback(
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://loopback').pathname;
+      requests.push(path);
+      res.once('finish', () => answerOf(path).resolve());
+      if (path === '/huge-stream') {
+        // No Content-Length: the limit must be enforced while reading, not from the header.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        const chunk = '<p>' + 'y'.repeat(64 * 1024) + '</p>';
+        let sent = 0;
+        const pump = (): void => {
+          while (sent < hugeBytes) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('error', () => undefined);
+        return pump();
+      }
+      const route = routes[path];
+      if (!route) return void res.writeHead(404).end();
+      const [status, headers, body] = route();
+      res.writeHead(status, headers).end(body);
+    },
+    async () => undefined,
+  );
   return { ...server, requests, hugeBytes, sent: (path) => answerOf(path).promise };
 }

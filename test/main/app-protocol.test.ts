@@ -16,7 +16,10 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'lectern-app-protocol-'));
   const renderer = join(root, 'renderer');
   mkdirSync(join(renderer, 'assets'), { recursive: true });
-  writeFileSync(join(renderer, 'index.html'), `<html><head><meta http-equiv="Content-Security-Policy" content="${CSP}"></head></html>`);
+  writeFileSync(
+    join(renderer, 'index.html'),
+    `<html><head><meta http-equiv="Content-Security-Policy" content="${CSP}"></head></html>`,
+  );
   writeFileSync(join(renderer, 'assets', 'index-1.js'), 'export {};');
   writeFileSync(join(renderer, 'assets', 'notes.txt'), 'not an asset type');
   writeFileSync(join(root, 'secret.js'), 'outside the renderer folder');
@@ -58,13 +61,21 @@ describe('the lectern://app scheme', () => {
     expect((await serve(new Request(APP_INDEX, { method: 'POST', body: 'x' }))).status).toBe(404);
   });
 
-  it('gives the window one permission, reaching the local server, and only to the app\'s own page', () => {
+  it("gives the window one permission, reaching the local server, and only to the app's own page", () => {
     for (const permission of ['local-network-access', 'loopback-network', 'local-network']) {
       expect(permissionAllowed(permission, `${APP_INDEX}#/jobs`)).toBe(true);
       expect(permissionAllowed(permission, APP_ORIGIN)).toBe(true);
-      for (const other of ['https://evil.example/', 'file:///app/index.html', 'null', 'lectern://evil/index.html', 'not a url']) expect(permissionAllowed(permission, other), other).toBe(false);
+      for (const other of [
+        'https://evil.example/',
+        'file:///app/index.html',
+        'null',
+        'lectern://evil/index.html',
+        'not a url',
+      ])
+        expect(permissionAllowed(permission, other), other).toBe(false);
     }
-    for (const permission of ['media', 'notifications', 'geolocation', 'clipboard-read', 'unknown']) expect(permissionAllowed(permission, APP_INDEX), permission).toBe(false);
+    for (const permission of ['media', 'notifications', 'geolocation', 'clipboard-read', 'unknown'])
+      expect(permissionAllowed(permission, APP_INDEX), permission).toBe(false);
   });
 
   it('keeps hash navigation on the page (the window blocks any other navigation)', () => {

@@ -32,10 +32,14 @@ describe('saveExport', () => {
   let dir = '';
   const server = createServer((req, res) => {
     if (req.headers['x-api-key'] !== 'k') {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'send the API key' } }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'send the API key' } }));
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/zip', 'content-disposition': 'attachment; filename="job-1.zip"' }).end('PK-bytes');
+    res
+      .writeHead(200, { 'content-type': 'application/zip', 'content-disposition': 'attachment; filename="job-1.zip"' })
+      .end('PK-bytes');
   });
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lectern-export-'));

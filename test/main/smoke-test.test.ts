@@ -12,7 +12,8 @@ import { ensureRendererBuilt } from '../ui/helpers/renderer-build.js';
 // in the environment: one worker thread and no warm-up, as the tests' servers run.
 const env = { LECTERN_LOG_LEVEL: 'silent', LECTERN_WORKERS: '1', LECTERN_WARM_UP_ROUNDS: '0' };
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const startIn = (dataDir: string): Promise<DesktopServer> => startDesktopServer({ env, cwd: dataDir, workerFile, dataDir });
+const startIn = (dataDir: string): Promise<DesktopServer> =>
+  startDesktopServer({ env, cwd: dataDir, workerFile, dataDir });
 
 const children: ChildServer[] = [];
 afterEach(async () => {
@@ -50,7 +51,10 @@ describe('smoke test (--smoke-test), all but the window', () => {
         return 'the window loaded the desk';
       },
     });
-    expect(outcome).toEqual({ code: 0, line: `smoke test passed: Lectern ${version} at ${url} answered /health and served the desk; the window loaded the desk` });
+    expect(outcome).toEqual({
+      code: 0,
+      line: `smoke test passed: Lectern ${version} at ${url} answered /health and served the desk; the window loaded the desk`,
+    });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await expectStopped(dataDir, url);
   });
@@ -61,7 +65,9 @@ describe('smoke test (--smoke-test), all but the window', () => {
     children.push(holder);
     const outcome = await runSmokeTest({ start: () => startIn(dataDir) });
     expect(outcome.code).toBe(1);
-    expect(outcome.line).toContain(`smoke test failed: the server did not start: the data folder is in use by \`lectern serve\` (pid ${holder.pid})`);
+    expect(outcome.line).toContain(
+      `smoke test failed: the server did not start: the data folder is in use by \`lectern serve\` (pid ${holder.pid})`,
+    );
     expect(outcome.line).not.toContain('\n');
   });
 
@@ -94,7 +100,10 @@ describe('smoke test (--smoke-test), all but the window', () => {
         throw new Error('the window did not load the desk: Lectern could not start:\n  the server refused the key');
       },
     });
-    expect(outcome).toEqual({ code: 1, line: 'smoke test failed: the window did not load the desk: Lectern could not start: the server refused the key' });
+    expect(outcome).toEqual({
+      code: 1,
+      line: 'smoke test failed: the window did not load the desk: Lectern could not start: the server refused the key',
+    });
     await expectStopped(dataDir, url);
   });
 
@@ -103,8 +112,12 @@ describe('smoke test (--smoke-test), all but the window', () => {
     const server = await startIn(dataDir);
     const gone = server.url;
     await server.close();
-    const outcome = await runSmokeTest({ start: async () => ({ url: gone, key: server.key, close: async () => undefined }) });
+    const outcome = await runSmokeTest({
+      start: async () => ({ url: gone, key: server.key, close: async () => undefined }),
+    });
     expect(outcome.code).toBe(1);
-    expect(outcome.line).toMatch(/^smoke test failed: \/health could not be reached: fetch failed \(.*ECONNREFUSED.*\)$/);
+    expect(outcome.line).toMatch(
+      /^smoke test failed: \/health could not be reached: fetch failed \(.*ECONNREFUSED.*\)$/,
+    );
   });
 });

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { externalUrlAllowed, isSameDocument } from '../../main/url-policy.js';
 
 describe('externalUrlAllowed', () => {
-  it.each(['https://example.org/paper', 'http://example.org', 'mailto:ada@example.org'])('opens %s in the system browser', (url) => {
-    expect(externalUrlAllowed(url)).toBe(true);
-  });
+  it.each(['https://example.org/paper', 'http://example.org', 'mailto:ada@example.org'])(
+    'opens %s in the system browser',
+    (url) => {
+      expect(externalUrlAllowed(url)).toBe(true);
+    },
+  );
 
   it.each([
     'file:///etc/passwd',
@@ -25,7 +28,9 @@ describe('externalUrlAllowed', () => {
 
 describe('isSameDocument', () => {
   it('treats hash changes as staying on the page', () => {
-    expect(isSameDocument('file:///app/renderer/index.html#/library', 'file:///app/renderer/index.html#/jobs/1/review')).toBe(true);
+    expect(
+      isSameDocument('file:///app/renderer/index.html#/library', 'file:///app/renderer/index.html#/jobs/1/review'),
+    ).toBe(true);
   });
 
   it('treats anything else as navigation', () => {

@@ -45,7 +45,10 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
     it('writes an object, reads it back, tells its size, and deletes it', async () => {
       const store = await fresh();
       const bytes = Buffer.from('%PDF-1.7 a small document\n');
-      expect(await store.put('files/job-1/original.pdf', bytes, { contentType: 'application/pdf' })).toEqual({ key: 'files/job-1/original.pdf', size: bytes.length });
+      expect(await store.put('files/job-1/original.pdf', bytes, { contentType: 'application/pdf' })).toEqual({
+        key: 'files/job-1/original.pdf',
+        size: bytes.length,
+      });
       expect(await store.get('files/job-1/original.pdf')).toEqual(bytes);
       const head = await store.head('files/job-1/original.pdf');
       expect(head).toMatchObject({ key: 'files/job-1/original.pdf', size: bytes.length });
@@ -92,14 +95,23 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
 
     it('lists a folder at any depth in key order, and nothing of a sibling whose name starts the same', async () => {
       const store = await fresh();
-      const keys = ['files/job-1/page-images/page-2-w800.png', 'files/job-1/original.pdf', 'files/job-1/page-images/page-10-w800.png', 'files/job-10/original.pdf', 'files/job-1x', 'exports/job-1/export.zip'];
+      const keys = [
+        'files/job-1/page-images/page-2-w800.png',
+        'files/job-1/original.pdf',
+        'files/job-1/page-images/page-10-w800.png',
+        'files/job-10/original.pdf',
+        'files/job-1x',
+        'exports/job-1/export.zip',
+      ];
       for (const [i, key] of keys.entries()) await store.put(key, Buffer.alloc(i + 1, 7));
       expect(await store.list('files/job-1')).toEqual([
         { key: 'files/job-1/original.pdf', size: 2, modified: expect.any(Date) },
         { key: 'files/job-1/page-images/page-10-w800.png', size: 3, modified: expect.any(Date) },
         { key: 'files/job-1/page-images/page-2-w800.png', size: 1, modified: expect.any(Date) },
       ]);
-      expect((await store.list('files/job-1/')).map((o) => o.key)).toEqual((await store.list('files/job-1')).map((o) => o.key));
+      expect((await store.list('files/job-1/')).map((o) => o.key)).toEqual(
+        (await store.list('files/job-1')).map((o) => o.key),
+      );
       expect((await store.list('files')).map((o) => o.key)).toEqual([
         'files/job-1/original.pdf',
         'files/job-1/page-images/page-10-w800.png',
@@ -113,7 +125,13 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
 
     it('deletes everything under a prefix and nothing beside it', async () => {
       const store = await fresh();
-      for (const key of ['files/job-1/original.pdf', 'files/job-1/page-images/page-1-w800.png', 'files/job-1/page-images/page-2-w800.png', 'files/job-10/original.pdf', 'files/job-1x']) {
+      for (const key of [
+        'files/job-1/original.pdf',
+        'files/job-1/page-images/page-1-w800.png',
+        'files/job-1/page-images/page-2-w800.png',
+        'files/job-10/original.pdf',
+        'files/job-1x',
+      ]) {
         await store.put(key, Buffer.from(key));
       }
       expect(await store.deletePrefix('files/job-1')).toBe(3);
@@ -127,7 +145,10 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
     it('writes a stream whose length it is not told, and reads it back as a stream', async () => {
       const store = await fresh();
       const bytes = randomBytes(300 * 1024 + 17);
-      expect(await store.put('files/job-3/original.tiff', streamOf(bytes), { contentType: 'image/tiff' })).toEqual({ key: 'files/job-3/original.tiff', size: bytes.length });
+      expect(await store.put('files/job-3/original.tiff', streamOf(bytes), { contentType: 'image/tiff' })).toEqual({
+        key: 'files/job-3/original.tiff',
+        size: bytes.length,
+      });
       const chunks: Buffer[] = [];
       for await (const chunk of await store.getStream('files/job-3/original.tiff')) chunks.push(chunk as Buffer);
       expect(sha256(Buffer.concat(chunks))).toBe(sha256(bytes));
@@ -141,15 +162,23 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
       const upload = join(dir, 'upload-1');
       const bytes = randomBytes(200 * 1024);
       writeFileSync(upload, bytes);
-      expect(await store.putFile('files/job-4/original.docx', upload, { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })).toEqual({
+      expect(
+        await store.putFile('files/job-4/original.docx', upload, {
+          contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        }),
+      ).toEqual({
         key: 'files/job-4/original.docx',
         size: bytes.length,
       });
       expect(existsSync(upload)).toBe(true);
-      expect(await store.putFile('files/job-5/original.docx', upload, { move: true })).toMatchObject({ size: bytes.length });
+      expect(await store.putFile('files/job-5/original.docx', upload, { move: true })).toMatchObject({
+        size: bytes.length,
+      });
       expect(existsSync(upload)).toBe(false);
       const cache = join(dir, 'cache', 'job-5');
-      expect(await store.download('files/job-5/original.docx', join(cache, 'original.docx'))).toEqual({ size: bytes.length });
+      expect(await store.download('files/job-5/original.docx', join(cache, 'original.docx'))).toEqual({
+        size: bytes.length,
+      });
       expect(sha256(readFileSync(join(cache, 'original.docx')))).toBe(sha256(bytes));
       expect(readdirSync(cache)).toEqual(['original.docx']);
       expect(sha256(await store.get('files/job-4/original.docx'))).toBe(sha256(bytes));
@@ -184,7 +213,18 @@ export function objectStoreContract(open: ObjectStoreFactory): void {
 
     it('refuses keys that are not relative paths of plain segments', async () => {
       const store = await fresh();
-      for (const key of ['', '/files/a', 'files//a', '../a', 'files/../a', 'files/.hidden', 'files/a/', 'files\\a', 'files/a b', 'files/ä']) {
+      for (const key of [
+        '',
+        '/files/a',
+        'files//a',
+        '../a',
+        'files/../a',
+        'files/.hidden',
+        'files/a/',
+        'files\\a',
+        'files/a b',
+        'files/ä',
+      ]) {
         await expect(store.put(key, Buffer.from('x')), key).rejects.toThrow(/not an object key/);
         await expect(store.get(key), key).rejects.toThrow(/not an object key/);
       }

@@ -42,7 +42,9 @@ describe('local folder object store', () => {
       })(),
     );
     const writing = store.put('files/job-1/original.pdf', source);
-    await expect.poll(() => readdirSync(join(root, 'files', 'job-1')).filter((n) => n.startsWith('.original.pdf.')).length).toBe(1);
+    await expect
+      .poll(() => readdirSync(join(root, 'files', 'job-1')).filter((n) => n.startsWith('.original.pdf.')).length)
+      .toBe(1);
     expect((await store.list('files/job-1')).map((o) => [o.key, o.size])).toEqual([['files/job-1/original.pdf', 2]]);
     expect(readFileSync(path, 'utf8')).toBe('v1');
     release();
@@ -55,8 +57,13 @@ describe('local folder object store', () => {
     const root = tempDir();
     const store = createLocalFolderStore(root);
     await store.put('files/job-1', Buffer.from('a file where a folder should be'));
-    await expect(store.put('files/job-1/original.pdf', Buffer.from('x'))).rejects.toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { op: 'put', reason: 'failed' } });
+    await expect(store.put('files/job-1/original.pdf', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { op: 'put', reason: 'failed' },
+    });
     expect(readdirSync(join(root, 'files'))).toEqual(['job-1']);
-    await expect(checkObjectStore(createLocalFolderStore(join(root, 'files', 'job-1')))).rejects.toThrow(/^object store .*job-1: (ENOTDIR|EEXIST)/);
+    await expect(checkObjectStore(createLocalFolderStore(join(root, 'files', 'job-1')))).rejects.toThrow(
+      /^object store .*job-1: (ENOTDIR|EEXIST)/,
+    );
   });
 });

@@ -63,7 +63,8 @@ describe('S3 object store on SeaweedFS', () => {
   it('aborts the multipart upload of a write whose source breaks off: no pending upload stays', async () => {
     const prefix = freshPrefix();
     const store = open(`s3://lectern/${prefix}`);
-    const pending = async () => (await raw.send(new ListMultipartUploadsCommand({ Bucket: 'lectern', Prefix: `${prefix}/` }))).Uploads ?? [];
+    const pending = async () =>
+      (await raw.send(new ListMultipartUploadsCommand({ Bucket: 'lectern', Prefix: `${prefix}/` }))).Uploads ?? [];
     let breakOff!: () => void;
     const broken = new Promise<void>((r) => (breakOff = r));
     const source = Readable.from(
@@ -83,38 +84,64 @@ describe('S3 object store on SeaweedFS', () => {
   });
 
   it('answers a wrong secret with OBJECT_STORE_FAILED (access denied) naming the bucket, the key and the S3 error', async () => {
-    const store = open(`s3://lectern/${freshPrefix()}`, { env: { ...services().env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' } });
+    const store = open(`s3://lectern/${freshPrefix()}`, {
+      env: { ...services().env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' },
+    });
     const err = await store.put('files/job-1/original.pdf', Buffer.from('x')).catch((e: unknown) => e);
     expect(err).toMatchObject({
       code: 'OBJECT_STORE_FAILED',
       status: 502,
-      details: { key: 'files/job-1/original.pdf', op: 'put', reason: 'access_denied', s3_code: 'SignatureDoesNotMatch', http_status: 403 },
+      details: {
+        key: 'files/job-1/original.pdf',
+        op: 'put',
+        reason: 'access_denied',
+        s3_code: 'SignatureDoesNotMatch',
+        http_status: 403,
+      },
     });
-    expect((err as Error).message).toMatch(/^object store s3:\/\/lectern\/contract\/[\w-]+: could not put files\/job-1\/original\.pdf: access denied to the bucket lectern \(SignatureDoesNotMatch\)/);
+    expect((err as Error).message).toMatch(
+      /^object store s3:\/\/lectern\/contract\/[\w-]+: could not put files\/job-1\/original\.pdf: access denied to the bucket lectern \(SignatureDoesNotMatch\)/,
+    );
     // HEAD answers a bare 403 without a body: still access denied, not "missing".
-    await expect(store.head('files/job-1/original.pdf')).rejects.toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'access_denied', http_status: 403 } });
-    await expect(store.get('files/job-1/original.pdf')).rejects.toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'access_denied' } });
+    await expect(store.head('files/job-1/original.pdf')).rejects.toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { reason: 'access_denied', http_status: 403 },
+    });
+    await expect(store.get('files/job-1/original.pdf')).rejects.toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { reason: 'access_denied' },
+    });
     await expect(checkObjectStore(store)).rejects.toMatchObject({
       code: 'INVALID_SETTINGS',
-      message: expect.stringMatching(/^object store s3:\/\/lectern\/contract\/[\w-]+: access denied to the bucket lectern \(SignatureDoesNotMatch\): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY[^\n]*$/),
+      message: expect.stringMatching(
+        /^object store s3:\/\/lectern\/contract\/[\w-]+: access denied to the bucket lectern \(SignatureDoesNotMatch\): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY[^\n]*$/,
+      ),
     });
   });
 
   it('answers an unknown access key as access denied too', async () => {
     const store = open(`s3://lectern/${freshPrefix()}`, { env: { ...services().env, AWS_ACCESS_KEY_ID: 'nobody' } });
-    await expect(store.put('files/a', Buffer.from('x'))).rejects.toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'access_denied', http_status: 403 } });
+    await expect(store.put('files/a', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { reason: 'access_denied', http_status: 403 },
+    });
   });
 
   it('answers a bucket that does not exist with a clear error, and writes nothing anywhere', async () => {
     const store = open('s3://no-such-bucket-here/lectern');
     const err = await store.put('files/job-1/original.pdf', Buffer.from('x')).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'bucket_missing', s3_code: 'NoSuchBucket', http_status: 404 } });
+    expect(err).toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { reason: 'bucket_missing', s3_code: 'NoSuchBucket', http_status: 404 },
+    });
     expect((err as Error).message).toBe(
       `object store s3://no-such-bucket-here/lectern: could not put files/job-1/original.pdf: the bucket no-such-bucket-here does not exist at ${services().env.AWS_ENDPOINT_URL_S3}`,
     );
     await expect(store.list('files')).rejects.toMatchObject({ details: { reason: 'bucket_missing' } });
     await expect(checkObjectStore(store)).rejects.toThrow(
-      new RegExp(`^object store s3://no-such-bucket-here/lectern: the bucket no-such-bucket-here does not exist at ${services().env.AWS_ENDPOINT_URL_S3}$`),
+      new RegExp(
+        `^object store s3://no-such-bucket-here/lectern: the bucket no-such-bucket-here does not exist at ${services().env.AWS_ENDPOINT_URL_S3}$`,
+      ),
     );
   });
 
@@ -125,9 +152,13 @@ describe('S3 object store on SeaweedFS', () => {
       ['s3://Lectern_Files/x', /"Lectern_Files" is not a bucket name/],
       ['s3://lectern/../up', /the prefix "..\/up" may hold only/],
     ] as const) {
-      expect(() => openObjectStore(url, '/data', { env: {} }), url).toThrow(expect.objectContaining({ code: 'INVALID_SETTINGS', message: expect.stringMatching(why) }));
+      expect(() => openObjectStore(url, '/data', { env: {} }), url).toThrow(
+        expect.objectContaining({ code: 'INVALID_SETTINGS', message: expect.stringMatching(why) }),
+      );
     }
-    expect(() => openObjectStore('s3://lectern', '/data', { env: { AWS_ENDPOINT_URL_S3: '127.0.0.1:9000' } })).toThrow(/object_store_url s3:\/\/lectern: the endpoint 127\.0\.0\.1:9000 .* must be an http:\/\/ or https:\/\/ URL/);
+    expect(() => openObjectStore('s3://lectern', '/data', { env: { AWS_ENDPOINT_URL_S3: '127.0.0.1:9000' } })).toThrow(
+      /object_store_url s3:\/\/lectern: the endpoint 127\.0\.0\.1:9000 .* must be an http:\/\/ or https:\/\/ URL/,
+    );
     const store = openObjectStore('s3://lectern', '/data', { env: {} });
     expect(store.location).toBe('s3://lectern/');
     store.close();
@@ -149,7 +180,8 @@ describe('an S3 server that stops answering', () => {
       rmSync(other.dir, { recursive: true, force: true });
     }
   });
-  const openOther = (opts: OpenObjectStoreOptions = {}): ObjectStore => open(`s3://lectern/${freshPrefix()}`, { env: other.env, ...opts });
+  const openOther = (opts: OpenObjectStoreOptions = {}): ObjectStore =>
+    open(`s3://lectern/${freshPrefix()}`, { env: other.env, ...opts });
 
   it('fails the start-up check in one line within its timeouts when the server accepts connections but never answers', async () => {
     const store = openOther({ connectTimeoutMs: 1000, idleTimeoutMs: 1000, maxAttempts: 2 });
@@ -161,7 +193,11 @@ describe('an S3 server that stops answering', () => {
     try {
       const err = await checkObjectStore(store).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'INVALID_SETTINGS' });
-      expect((err as Error).message).toMatch(new RegExp(`^object store s3://lectern/contract/[\\w-]+: no answer from ${other.env.AWS_ENDPOINT_URL_S3} in time: [^\\n]*1000 ms[^\\n]*$`));
+      expect((err as Error).message).toMatch(
+        new RegExp(
+          `^object store s3://lectern/contract/[\\w-]+: no answer from ${other.env.AWS_ENDPOINT_URL_S3} in time: [^\\n]*1000 ms[^\\n]*$`,
+        ),
+      );
     } finally {
       process.kill(pid, 'SIGCONT');
       frozen = undefined;
@@ -176,7 +212,12 @@ describe('an S3 server that stops answering', () => {
     const err = await checkObjectStore(store).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'INVALID_SETTINGS' });
     const endpoint = other.env.AWS_ENDPOINT_URL_S3;
-    expect((err as Error).message).toBe(`object store ${store.location}: cannot reach ${endpoint}: connect ECONNREFUSED ${endpoint.replace('http://', '')}`);
-    await expect(store.get('files/job-1/original.pdf')).rejects.toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'unreachable', op: 'get' } });
+    expect((err as Error).message).toBe(
+      `object store ${store.location}: cannot reach ${endpoint}: connect ECONNREFUSED ${endpoint.replace('http://', '')}`,
+    );
+    await expect(store.get('files/job-1/original.pdf')).rejects.toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { reason: 'unreachable', op: 'get' },
+    });
   });
 });

@@ -39,7 +39,15 @@ async function openStore(o: PostgresOptions): Promise<{ store: Store; db: Opened
   return { store: createPostgresStore(db), db, url };
 }
 
-const newKey = (name: string) => ({ key_id: `id-${name}`, name, role: 'reader' as const, scope: { bots: [], jobs: [] }, hash: `hash-${name}`, prefix: name.slice(0, 4), created_at: '2026-01-01T00:00:00.000Z' });
+const newKey = (name: string) => ({
+  key_id: `id-${name}`,
+  name,
+  role: 'reader' as const,
+  scope: { bots: [], jobs: [] },
+  hash: `hash-${name}`,
+  prefix: name.slice(0, 4),
+  created_at: '2026-01-01T00:00:00.000Z',
+});
 
 /** Holds the row of key `name` locked (FOR UPDATE) on a connection of its own until `release()`. */
 async function lockKey(url: string, name: string): Promise<{ release(): Promise<void> }> {
@@ -57,7 +65,12 @@ async function lockKey(url: string, name: string): Promise<{ release(): Promise<
 
 /** The store's statements waiting on a lock in that database. */
 const waiting = async (url: string): Promise<number> =>
-  (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [new URL(url).pathname.slice(1)])).rows[0].n;
+  (
+    await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
+      [new URL(url).pathname.slice(1)],
+    )
+  ).rows[0].n;
 
 async function elapsed<T>(work: Promise<T>): Promise<{ ms: number; outcome: T | unknown }> {
   const t = performance.now();
@@ -80,7 +93,10 @@ describe('bounded waits on the team store', () => {
     } finally {
       await lock.release();
     }
-    expect(await store.keys.revoke('held', '2026-01-02T00:00:00.000Z')).toMatchObject({ name: 'held', revoked_at: '2026-01-02T00:00:00.000Z' });
+    expect(await store.keys.revoke('held', '2026-01-02T00:00:00.000Z')).toMatchObject({
+      name: 'held',
+      revoked_at: '2026-01-02T00:00:00.000Z',
+    });
     expect(db.pool.totalCount).toBeLessThanOrEqual(2);
   });
 
@@ -89,7 +105,9 @@ describe('bounded waits on the team store', () => {
     await store.keys.insert(newKey('in-tx'));
     const lock = await lockKey(url, 'in-tx');
     try {
-      await expect(store.transaction((tx) => tx.keys.revoke('in-tx', '2026-01-02T00:00:00.000Z'))).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+      await expect(
+        store.transaction((tx) => tx.keys.revoke('in-tx', '2026-01-02T00:00:00.000Z')),
+      ).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
     } finally {
       await lock.release();
     }
@@ -137,7 +155,9 @@ describe('bounded waits on the team store', () => {
     } finally {
       frozen.thaw();
     }
-    const back = await Promise.all([1, 2, 3, 4].map((n) => store.transaction((tx) => tx.keys.insert(newKey(`back-${n}`)))));
+    const back = await Promise.all(
+      [1, 2, 3, 4].map((n) => store.transaction((tx) => tx.keys.insert(newKey(`back-${n}`)))),
+    );
     expect(back.map((k) => k.name)).toEqual(['back-1', 'back-2', 'back-3', 'back-4']);
     // The insert sent while frozen never reached a commit.
     expect((await store.keys.list()).map((k) => k.name)).toEqual(['back-1', 'back-2', 'back-3', 'back-4', 'before']);

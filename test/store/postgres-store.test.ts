@@ -56,7 +56,8 @@ describe('postgres store', () => {
     const url = await freshDatabaseUrl();
     const nodes = await Promise.all([1, 2, 3].map(() => openPostgres(url, migrations, { max: 2 })));
     opened.push(...nodes);
-    const count = async () => Number((await nodes[0]!.pool.query('SELECT count(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
+    const count = async () =>
+      Number((await nodes[0]!.pool.query('SELECT count(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
     const applied = await count();
     expect(applied).toBeGreaterThan(0);
     opened.push(await openPostgres(url, migrations, { max: 2 }));
@@ -67,9 +68,16 @@ describe('postgres store', () => {
     const url = await freshDatabaseUrl();
     const node = await openPostgres(url, migrations, { max: 2 });
     opened.push(node);
-    await node.pool.query(`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`);
-    await expect(openPostgres(url, migrations)).rejects.toMatchObject({ code: 'INVALID_SETTINGS', message: expect.stringMatching(/newer version of Lectern.*never migrated backwards/) });
-    await expect(openPostgres('mysql://localhost/lectern', migrations)).rejects.toThrow(/must start with postgres:\/\//);
+    await node.pool.query(
+      `INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`,
+    );
+    await expect(openPostgres(url, migrations)).rejects.toMatchObject({
+      code: 'INVALID_SETTINGS',
+      message: expect.stringMatching(/newer version of Lectern.*never migrated backwards/),
+    });
+    await expect(openPostgres('mysql://localhost/lectern', migrations)).rejects.toThrow(
+      /must start with postgres:\/\//,
+    );
     const closed = new URL(services().env.LECTERN_DATABASE_URL);
     closed.port = '1';
     closed.password = 'secret';

@@ -14,7 +14,8 @@ import { removeDir, repoRoot } from '../helpers/app.js';
 
 const BIN = '/usr/lib/postgresql/15/bin';
 const USER = process.env.LECTERN_PG_USER ?? 'lectern-pg';
-const asPg = (cmd: string, args: string[]) => (process.getuid?.() === 0 ? ['runuser', ['-u', USER, '--', cmd, ...args]] as const : [cmd, args] as const);
+const asPg = (cmd: string, args: string[]) =>
+  process.getuid?.() === 0 ? (['runuser', ['-u', USER, '--', cmd, ...args]] as const) : ([cmd, args] as const);
 
 let dir = '';
 let server: ChildProcess | undefined;
@@ -44,9 +45,19 @@ beforeAll(async () => {
   const [initCmd, initArgs] = asPg(join(BIN, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust']);
   execFileSync(initCmd, initArgs, { stdio: 'ignore' });
   port = await freePort();
-  const [cmd, args] = asPg(join(BIN, 'postgres'), ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1']);
+  const [cmd, args] = asPg(join(BIN, 'postgres'), [
+    '-D',
+    join(dir, 'data'),
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+  ]);
   server = spawn(cmd, args, { stdio: 'ignore', detached: true });
-  for (let i = 0; i < 300 && !existsSync(join(dir, `.s.PGSQL.${port}`)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 300 && !existsSync(join(dir, `.s.PGSQL.${port}`)); i++)
+    await new Promise((r) => setTimeout(r, 100));
 });
 afterAll(async () => {
   // runuser does not pass signals on: the server's whole process group is told to shut down fast.
@@ -61,33 +72,65 @@ afterAll(async () => {
 describe('a PostgreSQL without pgvector', () => {
   it('is refused at start in one line naming what to install, and left untouched', async () => {
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const err = (await openPostgres(url, join(repoRoot, 'drizzle', 'pg')).catch((e: Error) => e)) as Error & { code?: string };
+    const err = (await openPostgres(url, join(repoRoot, 'drizzle', 'pg')).catch((e: Error) => e)) as Error & {
+      code?: string;
+    };
     expect(err.code).toBe('INVALID_SETTINGS');
-    expect(err.message).toMatch(/^database_url postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: this PostgreSQL has no pgvector extension: install it .*pgvector/);
+    expect(err.message).toMatch(
+      /^database_url postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: this PostgreSQL has no pgvector extension: install it .*pgvector/,
+    );
     expect(err.message).not.toContain('\n');
-    const [cmd, args] = asPg(join(BIN, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-tAc', "SELECT count(*) FROM pg_namespace WHERE nspname = 'drizzle'"]);
+    const [cmd, args] = asPg(join(BIN, 'psql'), [
+      '-h',
+      dir,
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-tAc',
+      "SELECT count(*) FROM pg_namespace WHERE nspname = 'drizzle'",
+    ]);
     expect(execFileSync(cmd, args, { encoding: 'utf8' }).trim()).toBe('0');
   });
 
   it('stops `lectern serve` with that one line, as it stops a wrong or unreachable database_url', async () => {
     const serve = (databaseUrl: string) => {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'serve', '--data-dir', mkdtempSync(join(tmpdir(), 'lectern-refused-')), '-p', '0', '--database-url', databaseUrl], {
-        encoding: 'utf8',
-        timeout: 60_000,
-        env: { ...process.env, LECTERN_WARM_UP_ROUNDS: '0' },
-      });
+      const r = spawnSync(
+        process.execPath,
+        [
+          join(repoRoot, 'bin', 'lectern.js'),
+          'serve',
+          '--data-dir',
+          mkdtempSync(join(tmpdir(), 'lectern-refused-')),
+          '-p',
+          '0',
+          '--database-url',
+          databaseUrl,
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { ...process.env, LECTERN_WARM_UP_ROUNDS: '0' },
+        },
+      );
       return { status: r.status, lines: r.stderr.trim().split('\n') };
     };
     const noVector = serve(`postgres://postgres@127.0.0.1:${port}/postgres`);
     expect(noVector.status).toBe(2);
     expect(noVector.lines).toHaveLength(1);
-    expect(noVector.lines[0]).toMatch(/^lectern serve: database_url postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: this PostgreSQL has no pgvector extension: install it /);
+    expect(noVector.lines[0]).toMatch(
+      /^lectern serve: database_url postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres: this PostgreSQL has no pgvector extension: install it /,
+    );
     const unreachable = serve('postgres://lectern:s3cret@127.0.0.1:1/lectern');
     expect(unreachable.status).toBe(2);
     expect(unreachable.lines).toHaveLength(1);
-    expect(unreachable.lines[0]).toMatch(/^lectern serve: database_url postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:1\/lectern: cannot connect: .*ECONNREFUSED/);
+    expect(unreachable.lines[0]).toMatch(
+      /^lectern serve: database_url postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:1\/lectern: cannot connect: .*ECONNREFUSED/,
+    );
     const wrong = serve('mysql://db/lectern');
     expect(wrong.status).toBe(2);
-    expect(wrong.lines).toEqual([expect.stringMatching(/^lectern serve: database_url mysql:\/\/db\/lectern: must start with postgres:\/\//)]);
+    expect(wrong.lines).toEqual([
+      expect.stringMatching(/^lectern serve: database_url mysql:\/\/db\/lectern: must start with postgres:\/\//),
+    ]);
   });
 });

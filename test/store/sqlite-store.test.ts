@@ -27,7 +27,10 @@ describe('sqlite store', () => {
     (store) =>
       sqlSeeds(
         async (sql, params) => {
-          databases.get(store)!.sqlite.prepare(sql).run(...params);
+          databases
+            .get(store)!
+            .sqlite.prepare(sql)
+            .run(...params);
         },
         () => '?',
       ),

@@ -47,12 +47,20 @@ async function freshDatabase(): Promise<{ url: string; node: () => Promise<Node>
     async node() {
       const database = await openPostgres(url, migrations, { max: 4 });
       opened.push(database);
-      return { queue: createPgTaskQueue({ ctx: createPgContext(database.db), pool: database.pool }), pool: database.pool, database };
+      return {
+        queue: createPgTaskQueue({ ctx: createPgContext(database.db), pool: database.pool }),
+        pool: database.pool,
+        database,
+      };
     },
   };
 }
 
-const claimOf = (task: TaskView, workerId: string): TaskClaim => ({ task_id: task.task_id, worker_id: workerId, attempts: task.attempts });
+const claimOf = (task: TaskView, workerId: string): TaskClaim => ({
+  task_id: task.task_id,
+  worker_id: workerId,
+  attempts: task.attempts,
+});
 const ran = (c: Claimed | null): TaskView => {
   if (c?.action !== 'run') throw new Error(`expected a task to run, got ${JSON.stringify(c)}`);
   return c.task;
@@ -81,7 +89,10 @@ interface WorkerEvent {
  * prints, not the child's). until() resolves the worker's first line of an event, or rejects if it exits.
  */
 function spawnWorker(url: string, workerId: string, kind: string, leaseMs: number, mode: 'hold' | 'complete') {
-  const child = spawn('npx', ['tsx', 'test/helpers/task-worker.ts', url, workerId, kind, String(leaseMs), mode], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npx', ['tsx', 'test/helpers/task-worker.ts', url, workerId, kind, String(leaseMs), mode], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: WorkerEvent[] = [];
   const listeners = new Set<() => void>();
   let stderr = '';
@@ -134,20 +145,40 @@ describe('task queue', () => {
     const [worker, api] = [await db.node(), await db.node()];
     const { task, created } = await api.queue.enqueue({ kind: 'ocr', job_id: 'job-1', payload: { pages: [1, 2] } });
     expect(created).toBe(true);
-    expect(task).toMatchObject({ kind: 'ocr', job_id: 'job-1', payload: { pages: [1, 2] }, state: 'queued', attempts: 0, worker_id: null, lease_until: null });
+    expect(task).toMatchObject({
+      kind: 'ocr',
+      job_id: 'job-1',
+      payload: { pages: [1, 2] },
+      state: 'queued',
+      attempts: 0,
+      worker_id: null,
+      lease_until: null,
+    });
     expect(await worker.queue.claim(['embed'], 'w1', 5000)).toBeNull();
     expect(await worker.queue.claim([], 'w1', 5000)).toBeNull();
     const running = ran(await worker.queue.claim(['embed', 'ocr'], 'w1', 5000));
-    expect(running).toMatchObject({ task_id: task.task_id, state: 'running', attempts: 1, worker_id: 'w1', error: null });
+    expect(running).toMatchObject({
+      task_id: task.task_id,
+      state: 'running',
+      attempts: 1,
+      worker_id: 'w1',
+      error: null,
+    });
     expect(Date.parse(running.lease_until!)).toBeGreaterThan(Date.parse(running.started_at!));
     expect(await worker.queue.claim(['ocr'], 'w2', 5000)).toBeNull();
 
     const claim = claimOf(running, 'w1');
     expect(await worker.queue.progress(claim, { pages_done: 1, total_pages: 2 })).toBe(true);
-    expect((await api.queue.tasksOfJob('job-1')).map((t) => [t.state, t.progress])).toEqual([['running', { pages_done: 1, total_pages: 2 }]]);
+    expect((await api.queue.tasksOfJob('job-1')).map((t) => [t.state, t.progress])).toEqual([
+      ['running', { pages_done: 1, total_pages: 2 }],
+    ]);
     expect(await worker.queue.progress({ ...claim, worker_id: 'w2' }, { pages_done: 2 })).toBe(false);
     expect(await worker.queue.complete(claim)).toBe(true);
-    expect(await api.queue.get(task.task_id)).toMatchObject({ state: 'done', lease_until: null, progress: { pages_done: 1, total_pages: 2 } });
+    expect(await api.queue.get(task.task_id)).toMatchObject({
+      state: 'done',
+      lease_until: null,
+      progress: { pages_done: 1, total_pages: 2 },
+    });
     expect(await worker.queue.heartbeat(claim)).toBe(false);
     expect(await worker.queue.complete(claim)).toBe(false);
     await expect(worker.queue.claim(['ocr'], 'w1', 0)).rejects.toThrow(/positive whole number/);
@@ -156,11 +187,16 @@ describe('task queue', () => {
   it('gives each of 200 tasks to exactly one of 4 concurrent claimers', async () => {
     const db = await freshDatabase();
     const nodes = await Promise.all([1, 2, 3, 4].map(() => db.node()));
-    for (let i = 0; i < 200; i++) await nodes[i % 4]!.queue.enqueue({ kind: i % 2 ? 'chunk' : 'embed', job_id: `job-${i % 7}` });
+    for (let i = 0; i < 200; i++)
+      await nodes[i % 4]!.queue.enqueue({ kind: i % 2 ? 'chunk' : 'embed', job_id: `job-${i % 7}` });
     const got = await Promise.all(
       nodes.map(async ({ queue }, n) => {
         const mine: number[] = [];
-        for (let c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000); c; c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000)) {
+        for (
+          let c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000);
+          c;
+          c = await queue.claim(['chunk', 'embed'], `w${n}`, 60_000)
+        ) {
           const task = ran(c);
           mine.push(task.task_id);
           expect(await queue.complete(claimOf(task, `w${n}`))).toBe(true);
@@ -184,8 +220,17 @@ describe('task queue', () => {
     expect(await b.queue.claim(['read'], 'w2', 1000)).toBeNull();
     const second = ran(await claimWhenFree(b.queue, ['read'], 'w2', 5000));
     expect(second).toMatchObject({ task_id: task.task_id, worker_id: 'w2', attempts: 2, state: 'running' });
-    expect(second.error).toMatchObject({ code: 'WORKER_DIED', message: expect.stringContaining('worker w1 stopped renewing its lease') });
-    for (const call of [a.queue.heartbeat(first), a.queue.progress(first, { x: 1 }), a.queue.complete(first), a.queue.fail(first, { code: 'X', message: 'x' }), a.queue.release(first)]) {
+    expect(second.error).toMatchObject({
+      code: 'WORKER_DIED',
+      message: expect.stringContaining('worker w1 stopped renewing its lease'),
+    });
+    for (const call of [
+      a.queue.heartbeat(first),
+      a.queue.progress(first, { x: 1 }),
+      a.queue.complete(first),
+      a.queue.fail(first, { code: 'X', message: 'x' }),
+      a.queue.release(first),
+    ]) {
       expect(await call).toBe(false);
     }
     expect(await b.queue.complete(claimOf(second, 'w2'))).toBe(true);
@@ -197,18 +242,37 @@ describe('task queue', () => {
     const [a, b] = [await db.node(), await db.node()];
     const listener = await b.queue.listen(['embed']);
     closers.push(() => listener.close());
-    const { task, created } = await a.queue.enqueue({ kind: 'embed', job_id: 'job-1', dedupe_key: 'embed:job-1', holder: { worker_id: 'api-1', lease_ms: 1000 } });
+    const { task, created } = await a.queue.enqueue({
+      kind: 'embed',
+      job_id: 'job-1',
+      dedupe_key: 'embed:job-1',
+      holder: { worker_id: 'api-1', lease_ms: 1000 },
+    });
     expect(created).toBe(true);
-    expect(task).toMatchObject({ state: 'running', worker_id: 'api-1', attempts: 1, lease_until: expect.any(String), started_at: expect.any(String) });
+    expect(task).toMatchObject({
+      state: 'running',
+      worker_id: 'api-1',
+      attempts: 1,
+      lease_until: expect.any(String),
+      started_at: expect.any(String),
+    });
     expect(await listener.wait(300)).toBe('timeout');
     expect(await b.queue.claim(['embed'], 'w1', 5000)).toBeNull();
     // The key is taken while it runs.
-    expect(await b.queue.enqueue({ kind: 'embed', job_id: 'job-1', dedupe_key: 'embed:job-1' })).toMatchObject({ created: false, task: { task_id: task.task_id } });
+    expect(await b.queue.enqueue({ kind: 'embed', job_id: 'job-1', dedupe_key: 'embed:job-1' })).toMatchObject({
+      created: false,
+      task: { task_id: task.task_id },
+    });
     const held = claimOf(task, 'api-1');
     expect(await a.queue.heartbeat(held)).toBe(true);
     // Its holder stops renewing it: another worker takes it over, as from any holder that died.
     const taken = ran(await claimWhenFree(b.queue, ['embed'], 'w1', 5000));
-    expect(taken).toMatchObject({ task_id: task.task_id, worker_id: 'w1', attempts: 2, error: { code: 'WORKER_DIED' } });
+    expect(taken).toMatchObject({
+      task_id: task.task_id,
+      worker_id: 'w1',
+      attempts: 2,
+      error: { code: 'WORKER_DIED' },
+    });
     expect(await a.queue.complete(held)).toBe(false);
   });
 
@@ -222,9 +286,19 @@ describe('task queue', () => {
     ran(await a.queue.claim(['read'], 'w1', 1000));
     expect(await b.queue.reclaimExpired()).toBe(0);
     await expect.poll(() => b.queue.reclaimExpired()).toBe(1);
-    expect(await b.queue.get(task.task_id)).toMatchObject({ state: 'queued', attempts: 1, worker_id: null, lease_until: null, error: { code: 'WORKER_DIED' } });
+    expect(await b.queue.get(task.task_id)).toMatchObject({
+      state: 'queued',
+      attempts: 1,
+      worker_id: null,
+      lease_until: null,
+      error: { code: 'WORKER_DIED' },
+    });
     expect(await listener.wait(600_000)).toBe('task');
-    expect(ran(await b.queue.claim(['read'], 'w2', 5000))).toMatchObject({ task_id: task.task_id, attempts: 2, worker_id: 'w2' });
+    expect(ran(await b.queue.claim(['read'], 'w2', 5000))).toMatchObject({
+      task_id: task.task_id,
+      attempts: 2,
+      worker_id: 'w2',
+    });
   });
 
   it('keeps a task whose holder heartbeats past its first lease', async () => {
@@ -233,7 +307,9 @@ describe('task queue', () => {
     await a.queue.enqueue({ kind: 'embed', job_id: 'job-1' });
     const task = ran(await a.queue.claim(['embed'], 'w1', 1000));
     const claim = claimOf(task, 'w1');
-    const pastFirstLease = async () => (await a.pool.query('SELECT clock_timestamp() > $1::timestamptz + interval \'200 ms\' AS past', [task.lease_until])).rows[0].past as boolean;
+    const pastFirstLease = async () =>
+      (await a.pool.query("SELECT clock_timestamp() > $1::timestamptz + interval '200 ms' AS past", [task.lease_until]))
+        .rows[0].past as boolean;
     while (!(await pastFirstLease())) {
       expect(await a.queue.heartbeat(claim)).toBe(true);
       await sleep(100);
@@ -259,13 +335,24 @@ describe('task queue', () => {
       expect(await queue.release(claimOf(t, 'w1'), oom)).toBe(true);
     }
     const given = await queue.claim(['ocr'], 'w2', 5000);
-    expect(given).toMatchObject({ action: 'fail_job', error: { code: 'OUT_OF_MEMORY', message: 'the worker thread ran out of memory (attempt 2 of 2)' } });
-    expect(await queue.get(task.task_id)).toMatchObject({ state: 'failed', attempts: 3, worker_id: null, error: given?.task.error });
+    expect(given).toMatchObject({
+      action: 'fail_job',
+      error: { code: 'OUT_OF_MEMORY', message: 'the worker thread ran out of memory (attempt 2 of 2)' },
+    });
+    expect(await queue.get(task.task_id)).toMatchObject({
+      state: 'failed',
+      attempts: 3,
+      worker_id: null,
+      error: given?.task.error,
+    });
     expect(await queue.claim(['ocr'], 'w2', 5000)).toBeNull();
     await queue.enqueue({ kind: 'ocr', job_id: 'job-2' });
     const other = ran(await queue.claim(['ocr'], 'w2', 5000));
     expect(await queue.fail(claimOf(other, 'w2'), { code: 'UNREADABLE', message: 'not a PDF' })).toBe(true);
-    expect(await queue.get(other.task_id)).toMatchObject({ state: 'failed', error: { code: 'UNREADABLE', message: 'not a PDF' } });
+    expect(await queue.get(other.task_id)).toMatchObject({
+      state: 'failed',
+      error: { code: 'UNREADABLE', message: 'not a PDF' },
+    });
   });
 
   it('cancels a job: its queued and running tasks stop, the holder is told at once on another node, other jobs go on', async () => {
@@ -298,12 +385,17 @@ describe('task queue', () => {
     const db = await freshDatabase();
     const nodes = await Promise.all([1, 2, 3].map(() => db.node()));
     const key = 'extract:job-1';
-    const tries = await Promise.all(nodes.flatMap(({ queue }) => [1, 2].map(() => queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key }))));
+    const tries = await Promise.all(
+      nodes.flatMap(({ queue }) => [1, 2].map(() => queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key }))),
+    );
     expect(tries.filter((t) => t.created)).toHaveLength(1);
     expect(new Set(tries.map((t) => t.task.task_id)).size).toBe(1);
     const { queue } = nodes[0]!;
     const first = ran(await queue.claim(['read'], 'w1', 5000));
-    expect(await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key })).toMatchObject({ created: false, task: { task_id: first.task_id, state: 'running' } });
+    expect(await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: key })).toMatchObject({
+      created: false,
+      task: { task_id: first.task_id, state: 'running' },
+    });
     expect((await queue.enqueue({ kind: 'read', job_id: 'job-2', dedupe_key: 'extract:job-2' })).created).toBe(true);
     expect((await queue.enqueue({ kind: 'read', job_id: 'job-1' })).created).toBe(true);
     expect(await queue.complete(claimOf(first, 'w1'))).toBe(true);
@@ -367,7 +459,11 @@ describe('task queue', () => {
     let reconnected = 0;
     listener.onReconnect(() => reconnected++);
     const listening = async () =>
-      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [new URL(db.url).pathname.slice(1)])).rows.map((r) => r.pid as number);
+      (
+        await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [
+          new URL(db.url).pathname.slice(1),
+        ])
+      ).rows.map((r) => r.pid as number);
     const [before] = await listening();
     expect(before).toBeDefined();
     expect((await admin.query('SELECT pg_terminate_backend($1) AS done', [before])).rows).toEqual([{ done: true }]);
@@ -386,13 +482,23 @@ describe('task queue', () => {
     const [a, b] = [await db.node(), await db.node()];
     const heard: string[] = [];
     let missed = 0;
-    const onA = await openJobNotices(a.pool, (jobId) => heard.push(jobId), () => missed++);
+    const onA = await openJobNotices(
+      a.pool,
+      (jobId) => heard.push(jobId),
+      () => missed++,
+    );
     const onB = await openJobNotices(b.pool, () => undefined);
-    closers.push(() => onA.close(), () => onB.close());
+    closers.push(
+      () => onA.close(),
+      () => onB.close(),
+    );
     onB.send('job-1');
     await expect.poll(() => heard).toEqual(['job-1']);
     // A's listening connection is the one whose last statement was its LISTEN (B's sent a notice since).
-    const { rows } = await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN lectern_job_changed'`, [new URL(db.url).pathname.slice(1)]);
+    const { rows } = await admin.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN lectern_job_changed'`,
+      [new URL(db.url).pathname.slice(1)],
+    );
     expect(rows).toHaveLength(1);
     await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
     await expect.poll(() => missed, { timeout: 10_000 }).toBe(1);
@@ -412,7 +518,11 @@ describe('task queue', () => {
     const pool = new pg.Pool({ connectionString: url.href, max: 1 });
     try {
       const unreachable = createPgTaskQueue({ ctx: createPgContext(drizzle(pool)), pool });
-      await expect(unreachable.enqueue({ kind: 'ocr', job_id: 'job-1' })).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE', status: 503, details: { reason: 'ECONNREFUSED' } });
+      await expect(unreachable.enqueue({ kind: 'ocr', job_id: 'job-1' })).rejects.toMatchObject({
+        code: 'DATABASE_UNAVAILABLE',
+        status: 503,
+        details: { reason: 'ECONNREFUSED' },
+      });
       await expect(unreachable.listen(['ocr'])).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
       // A constraint or a mistake is not an outage: it passes as it is.
       await expect(queue.claim(['ocr'], 'w', 0)).rejects.toBeInstanceOf(RangeError);
@@ -431,12 +541,21 @@ describe('task queue', () => {
     await first.until('beat');
     process.kill(claimed.pid, 'SIGKILL');
     await first.exited;
-    expect(await queue.get(task.task_id)).toMatchObject({ state: 'running', worker_id: 'w1', progress: { worker: 'w1', step: 'started' } });
+    expect(await queue.get(task.task_id)).toMatchObject({
+      state: 'running',
+      worker_id: 'w1',
+      progress: { worker: 'w1', step: 'started' },
+    });
 
     const second = spawnWorker(db.url, 'w2', 'ocr', 1500, 'complete');
     expect(await second.until('claimed')).toMatchObject({ task_id: task.task_id, attempts: 2 });
     expect(await second.until('completed')).toMatchObject({ ok: true });
-    expect(await queue.get(task.task_id)).toMatchObject({ state: 'done', worker_id: 'w2', attempts: 2, progress: { worker: 'w2' } });
+    expect(await queue.get(task.task_id)).toMatchObject({
+      state: 'done',
+      worker_id: 'w2',
+      attempts: 2,
+      progress: { worker: 'w2' },
+    });
   }, 60_000);
 
   it('fails with WORKER_DIED a task that two killed worker processes held, instead of running it a third time', async () => {
@@ -458,9 +577,15 @@ describe('task queue', () => {
     expect(given).toMatchObject({ action: 'fail_job', task: { task_id: task.task_id, state: 'failed', attempts: 3 } });
     expect(given.action === 'fail_job' && given.error).toEqual({
       code: 'WORKER_DIED',
-      message: 'its worker stopped while running it 2 times (crashed or killed, its lease ran out); it is not tried again',
+      message:
+        'its worker stopped while running it 2 times (crashed or killed, its lease ran out); it is not tried again',
     });
-    expect(await queue.get(task.task_id)).toMatchObject({ state: 'failed', worker_id: null, lease_until: null, error: { code: 'WORKER_DIED' } });
+    expect(await queue.get(task.task_id)).toMatchObject({
+      state: 'failed',
+      worker_id: null,
+      lease_until: null,
+      error: { code: 'WORKER_DIED' },
+    });
     expect((await queue.enqueue({ kind: 'read', job_id: 'job-1', dedupe_key: 'extract:job-1' })).created).toBe(true);
   }, 60_000);
 });

@@ -28,7 +28,19 @@ const { nodes, api: startApi, worker, killAll } = teamNodes(() => shared);
  * few seconds a node takes to start (and a test to kill one), while reading and finalizing them stay quick.
  */
 const NOTES = 2_400;
-const TOPICS = ['rivers', 'volcanoes', 'chess', 'bread', 'comets', 'violins', 'glaciers', 'bees', 'tax law', 'sailing', 'printing'];
+const TOPICS = [
+  'rivers',
+  'volcanoes',
+  'chess',
+  'bread',
+  'comets',
+  'violins',
+  'glaciers',
+  'bees',
+  'tax law',
+  'sailing',
+  'printing',
+];
 const NOTES_MD = Array.from(
   { length: NOTES },
   (_, i) =>
@@ -43,7 +55,11 @@ beforeAll(async () => {
     dataDir: tempDir('lectern-team-embeds-'),
     key,
     // The test suite's lease: a killed worker's embed comes back in seconds.
-    env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL, LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS), LECTERN_ALLOWED_PRIVATE_HOSTS: new URL(openai.url).host },
+    env: {
+      LECTERN_EMBEDDING_MODEL: TEST_MODEL,
+      LECTERN_TASK_LEASE_MS: String(TEST_TASK_LEASE_MS),
+      LECTERN_ALLOWED_PRIVATE_HOSTS: new URL(openai.url).host,
+    },
   };
   // Models live in the shared folder: every node that embeds finds the same files.
   await installTestModel(shared.dataDir);
@@ -64,7 +80,9 @@ async function finalized(node: ApiNode, name: string, markdown: string): Promise
   expect(res.status).toBe(201);
   const { job_id } = (await res.json()) as { job_id: string };
   expect((await node.waitFor(job_id, undefined, 180_000)).status).toBe('ready_for_review');
-  const done = await node.call('POST', `/jobs/${job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+  const done = await node.call('POST', `/jobs/${job_id}/finalize`, {
+    json: { finalize_policy: 'auto_approve_pending' },
+  });
   expect(done.status, await done.clone().text()).toBe(200);
   return job_id;
 }
@@ -76,10 +94,20 @@ async function embed(node: ApiNode, jobId: string, body: Record<string, unknown>
   return accepted;
 }
 
-type EmbedTask = { state: string; attempts: number; worker_id: string | null; error: { code: string; message: string } | null };
+type EmbedTask = {
+  state: string;
+  attempts: number;
+  worker_id: string | null;
+  error: { code: string; message: string } | null;
+};
 /** The job's embed tasks in the shared queue, oldest first. */
 async function embedTasks(jobId: string): Promise<EmbedTask[]> {
-  return (await db.query(`SELECT state, attempts, worker_id, error FROM tasks WHERE job_id = $1 AND kind = 'embed' ORDER BY task_id`, [jobId])).rows;
+  return (
+    await db.query(
+      `SELECT state, attempts, worker_id, error FROM tasks WHERE job_id = $1 AND kind = 'embed' ORDER BY task_id`,
+      [jobId],
+    )
+  ).rows;
 }
 
 /** Waits until the job's embed runs on a node and has embedded some chunks (not all); returns who holds it. */
@@ -92,7 +120,8 @@ async function embeddingOn(node: ApiNode, jobId: string): Promise<string> {
       const [task] = (await embedTasks(jobId)).filter((t) => t.state === 'running');
       if (task?.worker_id) return task.worker_id;
     }
-    if (job.status !== 'embedding' && job.status !== 'finalized') throw new Error(`job ${jobId} ended ${job.status} before its embed was seen running`);
+    if (job.status !== 'embedding' && job.status !== 'finalized')
+      throw new Error(`job ${jobId} ended ${job.status} before its embed was seen running`);
     if (Date.now() > end) throw new Error(`job ${jobId} showed no embed under way in 120 s`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -100,7 +129,12 @@ async function embeddingOn(node: ApiNode, jobId: string): Promise<string> {
 
 /** The job's vectors: its chunk_vectors rows (distinct chunks too) and the rows of its collection's pgvector table. */
 async function vectorsOf(jobId: string): Promise<{ rows: number; chunks: number; stored: number }> {
-  const [{ rows, chunks }] = (await db.query(`SELECT count(*)::int AS rows, count(DISTINCT chunk_id)::int AS chunks FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows;
+  const [{ rows, chunks }] = (
+    await db.query(
+      `SELECT count(*)::int AS rows, count(DISTINCT chunk_id)::int AS chunks FROM chunk_vectors WHERE job_id = $1`,
+      [jobId],
+    )
+  ).rows;
   const [{ stored }] = (await db.query(`SELECT count(*)::int AS stored FROM ${vectorTableName(`job-${jobId}`)}`)).rows;
   return { rows, chunks, stored };
 }
@@ -118,26 +152,58 @@ describe('embeds through the shared queue', () => {
   it('embeds on a worker a job whose embed an API node that runs no tasks accepted; search through that API node finds it', async () => {
     const jobId = await finalized(a, 'topics.md', TOPICS_MD);
     const accepted = await embed(a, jobId);
-    expect(accepted).toMatchObject({ job_id: jobId, status: 'embedding', collection_name: `job-${jobId}`, provider: 'local', model: TEST_MODEL, dimensions: 384, chunks: { to_embed: 5 } });
+    expect(accepted).toMatchObject({
+      job_id: jobId,
+      status: 'embedding',
+      collection_name: `job-${jobId}`,
+      provider: 'local',
+      model: TEST_MODEL,
+      dimensions: 384,
+      chunks: { to_embed: 5 },
+    });
 
     const job = await a.waitFor(jobId, ['indexed', 'finalized'], 120_000);
-    expect(job).toMatchObject({ status: 'indexed', error: null, index: { collection_name: `job-${jobId}`, vectors: 5, progress: { chunks_embedded: 5, chunks_total: 5 } } });
+    expect(job).toMatchObject({
+      status: 'indexed',
+      error: null,
+      index: { collection_name: `job-${jobId}`, vectors: 5, progress: { chunks_embedded: 5, chunks_total: 5 } },
+    });
     expect(await embedTasks(jobId)).toEqual([{ state: 'done', attempts: 1, worker_id: w1.workerId, error: null }]);
     expect(w1.logs.some((l) => l.msg === 'job indexed' && l.jobId === jobId)).toBe(true);
     expect(a.logs.some((l) => l.msg === 'job indexed')).toBe(false);
 
-    const found = await json(await a.call('POST', '/search', { json: { job_id: jobId, query: 'how do plants make sugar from light', mode: 'vector', top_k: 1 } }));
+    const found = await json(
+      await a.call('POST', '/search', {
+        json: { job_id: jobId, query: 'how do plants make sugar from light', mode: 'vector', top_k: 1 },
+      }),
+    );
     expect(found.results[0].section_path).toEqual(['Photosynthesis']);
   });
 
-  it("runs an embed whose request carries an api_key on the API node that took it, and writes the key nowhere", async () => {
+  it('runs an embed whose request carries an api_key on the API node that took it, and writes the key nowhere', async () => {
     const jobId = await finalized(a, 'keyed.md', TOPICS_MD);
-    await embed(a, jobId, { provider: 'openai', model: 'text-embedding-minilm', base_url: `${openai.url}/v1`, api_key: OPENAI_KEY, collection_name: 'remote-keyed' });
-    expect((await a.waitFor(jobId, ['indexed', 'finalized'], 120_000))).toMatchObject({ status: 'indexed', error: null, index: { collection_name: 'remote-keyed', vectors: 5 } });
+    await embed(a, jobId, {
+      provider: 'openai',
+      model: 'text-embedding-minilm',
+      base_url: `${openai.url}/v1`,
+      api_key: OPENAI_KEY,
+      collection_name: 'remote-keyed',
+    });
+    expect(await a.waitFor(jobId, ['indexed', 'finalized'], 120_000)).toMatchObject({
+      status: 'indexed',
+      error: null,
+      index: { collection_name: 'remote-keyed', vectors: 5 },
+    });
     // Held by A from the start (A takes no task from the queue): only A had the key.
     expect(await embedTasks(jobId)).toEqual([{ state: 'done', attempts: 1, worker_id: a.workerId, error: null }]);
-    expect(openai.requests.filter((r) => r.path === '/v1/embeddings').every((r) => r.authorization === `Bearer ${OPENAI_KEY}`)).toBe(true);
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM tasks WHERE payload::text LIKE $1`, [`%${OPENAI_KEY}%`]);
+    expect(
+      openai.requests
+        .filter((r) => r.path === '/v1/embeddings')
+        .every((r) => r.authorization === `Bearer ${OPENAI_KEY}`),
+    ).toBe(true);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM tasks WHERE payload::text LIKE $1`, [
+      `%${OPENAI_KEY}%`,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -172,14 +238,24 @@ describe('embeds through the shared queue', () => {
 
     // The lease runs out, the survivor claims the task and embeds the job from its rows.
     const job = await a.waitFor(jobId, ['indexed', 'finalized'], 180_000);
-    expect(job).toMatchObject({ status: 'indexed', error: null, index: { vectors: NOTES, progress: { chunks_embedded: NOTES, chunks_total: NOTES } } });
-    expect(await embedTasks(jobId)).toEqual([{ state: 'done', attempts: 2, worker_id: survivor.workerId, error: null }]);
+    expect(job).toMatchObject({
+      status: 'indexed',
+      error: null,
+      index: { vectors: NOTES, progress: { chunks_embedded: NOTES, chunks_total: NOTES } },
+    });
+    expect(await embedTasks(jobId)).toEqual([
+      { state: 'done', attempts: 2, worker_id: survivor.workerId, error: null },
+    ]);
 
     // The same document embedded undisturbed (above): as many vectors, each chunk once.
     const [resumed, undisturbed] = [await vectorsOf(jobId), await vectorsOf(undisturbedJob)];
     expect(undisturbed).toEqual({ rows: NOTES, chunks: NOTES, stored: NOTES });
     expect(resumed).toEqual(undisturbed);
-    const found = await json(await a.call('POST', '/search', { json: { job_id: jobId, query: 'a note about wild bees', mode: 'vector', top_k: 3 } }));
+    const found = await json(
+      await a.call('POST', '/search', {
+        json: { job_id: jobId, query: 'a note about wild bees', mode: 'vector', top_k: 3 },
+      }),
+    );
     expect(found.results).toHaveLength(3);
 
     if (victim === w1) w1 = survivor;
@@ -193,10 +269,15 @@ describe('embeds through the shared queue', () => {
     expect(runner).toBeDefined();
     expect((await a.call('DELETE', `/jobs/${jobId}`)).status).toBe(204);
     // Told by the cancel's notification, or by its next heartbeat answering false, whichever comes first.
-    await runner.logged((l) => l.msg === 'stopped embedding a job' && l.jobId === jobId && ['cancel', 'lost'].includes(l.reason), 20_000);
+    await runner.logged(
+      (l) => l.msg === 'stopped embedding a job' && l.jobId === jobId && ['cancel', 'lost'].includes(l.reason),
+      20_000,
+    );
     expect((await a.call('GET', `/jobs/${jobId}`)).status).toBe(404);
     expect((await embedTasks(jobId)).map((t) => t.state)).toEqual(['cancelled']);
-    expect((await db.query(`SELECT count(*)::int AS n FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows[0].n).toBe(0);
+    expect((await db.query(`SELECT count(*)::int AS n FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows[0].n).toBe(
+      0,
+    );
 
     // The worker is free again: the next embed runs.
     const next = await finalized(a, 'after.md', '# After\n\nEmbedded once the deleted one stopped.\n');
@@ -211,7 +292,16 @@ describe('embeds through the shared queue', () => {
     for (const attempt of [1, 2]) {
       // Killed while it embeds: its task shows chunks embedded under this attempt.
       await expect
-        .poll(async () => (await db.query(`SELECT attempts, (progress->>'chunks_embedded')::int AS done FROM tasks WHERE job_id = $1 AND kind = 'embed' AND state = 'running'`, [jobId])).rows[0], { timeout: 60_000 })
+        .poll(
+          async () =>
+            (
+              await db.query(
+                `SELECT attempts, (progress->>'chunks_embedded')::int AS done FROM tasks WHERE job_id = $1 AND kind = 'embed' AND state = 'running'`,
+                [jobId],
+              )
+            ).rows[0],
+          { timeout: 60_000 },
+        )
         .toMatchObject({ attempts: attempt, done: expect.any(Number) });
       const [task] = (await embedTasks(jobId)).filter((t) => t.state === 'running');
       const victim = alive.find((w) => w.workerId === task?.worker_id);
@@ -221,11 +311,26 @@ describe('embeds through the shared queue', () => {
     // Both are dead: a new worker finds the task's attempts used up and puts the job back to rest.
     w1 = await worker('w4');
     const job = await a.waitFor(jobId, ['finalized', 'indexed'], 60_000);
-    expect(job).toMatchObject({ status: 'finalized', error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') } });
-    expect(await embedTasks(jobId)).toEqual([expect.objectContaining({ state: 'failed', attempts: 3, error: expect.objectContaining({ code: 'WORKER_DIED' }) })]);
-    expect((await db.query(`SELECT count(*)::int AS n FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows[0].n).toBe(0);
+    expect(job).toMatchObject({
+      status: 'finalized',
+      error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') },
+    });
+    expect(await embedTasks(jobId)).toEqual([
+      expect.objectContaining({
+        state: 'failed',
+        attempts: 3,
+        error: expect.objectContaining({ code: 'WORKER_DIED' }),
+      }),
+    ]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows[0].n).toBe(
+      0,
+    );
 
     await embed(a, jobId);
-    expect(await a.waitFor(jobId, ['indexed', 'finalized'], 180_000)).toMatchObject({ status: 'indexed', error: null, index: { vectors: NOTES } });
+    expect(await a.waitFor(jobId, ['indexed', 'finalized'], 180_000)).toMatchObject({
+      status: 'indexed',
+      error: null,
+      index: { vectors: NOTES },
+    });
   }, 600_000);
 });

@@ -42,8 +42,13 @@ const ORDER = ['queued', 'processing', 'ready_for_review'];
 function expectForward(events: SseEvent[]): void {
   for (let i = 1; i < events.length; i++) {
     const [before, after] = [events[i - 1]!.data, events[i]!.data];
-    expect(ORDER.indexOf(after.status), `event ${i}: ${before.status} -> ${after.status}`).toBeGreaterThanOrEqual(ORDER.indexOf(before.status));
-    expect(after.progress.pages_done, `event ${i}: pages ${before.progress.pages_done} -> ${after.progress.pages_done}`).toBeGreaterThanOrEqual(before.progress.pages_done);
+    expect(ORDER.indexOf(after.status), `event ${i}: ${before.status} -> ${after.status}`).toBeGreaterThanOrEqual(
+      ORDER.indexOf(before.status),
+    );
+    expect(
+      after.progress.pages_done,
+      `event ${i}: pages ${before.progress.pages_done} -> ${after.progress.pages_done}`,
+    ).toBeGreaterThanOrEqual(before.progress.pages_done);
   }
 }
 
@@ -78,7 +83,11 @@ describe('an API node killed while a client follows a job over SSE', () => {
   let jobId: string;
 
   beforeAll(async () => {
-    shared = { databaseUrl: await newDatabase(`failover_sse_${process.pid}`), dataDir: tempDir('lectern-failover-sse-'), key };
+    shared = {
+      databaseUrl: await newDatabase(`failover_sse_${process.pid}`),
+      dataDir: tempDir('lectern-failover-sse-'),
+      key,
+    };
     longPdf = await makeLongPdf(240);
     const { api, worker } = teamNodes(() => shared, nodes);
     // A migrates; B and the worker find the database ready. Only the worker reads documents, so killing A
@@ -91,7 +100,8 @@ describe('an API node killed while a client follows a job over SSE', () => {
     jobId = await uploadJob(a, 'followed.pdf', longPdf);
     const onA = await follow(`${a.url}/jobs/${jobId}/events`, {}, (e) => {
       // Killed while the document is being read, with pages to go.
-      if (e.data.status === 'processing' && e.data.progress.pages_done >= 10 && e.data.progress.pages_done < 200) void a.kill('SIGKILL');
+      if (e.data.status === 'processing' && e.data.progress.pages_done >= 10 && e.data.progress.pages_done < 200)
+        void a.kill('SIGKILL');
     });
     expect(onA.status).toBe(200);
     expect(onA.ended).toBe('broken');
@@ -112,7 +122,11 @@ describe('an API node killed while a client follows a job over SSE', () => {
     expect(all.every((e) => e.event === 'job' && e.data.job_id === jobId)).toBe(true);
     expectForward(all);
     const last = all.at(-1)!.data;
-    expect(last).toMatchObject({ status: 'ready_for_review', error: null, progress: { pages_done: 240, total_pages: 240 } });
+    expect(last).toMatchObject({
+      status: 'ready_for_review',
+      error: null,
+      progress: { pages_done: 240, total_pages: 240 },
+    });
 
     // The same document read again, undisturbed: the same blocks.
     const reference = await uploadJob(b, 'reference.pdf', longPdf);
@@ -124,7 +138,9 @@ describe('an API node killed while a client follows a job over SSE', () => {
 
   it('names a state by the same id on every node; resuming with the id of a finished job answers 204, with an older one the job as it is', async () => {
     const c = await teamNodes(() => shared, nodes).api('C', ['--no-worker']);
-    const [onB, onC] = (await Promise.all([b, c].map((n) => sseRequest(`${n.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': key } })))) as [Awaited<ReturnType<typeof sseRequest>>, Awaited<ReturnType<typeof sseRequest>>];
+    const [onB, onC] = (await Promise.all(
+      [b, c].map((n) => sseRequest(`${n.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': key } })),
+    )) as [Awaited<ReturnType<typeof sseRequest>>, Awaited<ReturnType<typeof sseRequest>>];
     expect(onB.events).toHaveLength(1);
     expect(onC.events).toHaveLength(1);
     expect(onB.events[0]!.data.status).toBe('ready_for_review');
@@ -133,11 +149,15 @@ describe('an API node killed while a client follows a job over SSE', () => {
 
     for (const node of [b, c]) {
       // The client has the end already: nothing more to send, and an EventSource stops reconnecting.
-      const done = await node.call('GET', `/jobs/${jobId}/events`, { headers: { 'last-event-id': onB.events[0]!.id! } });
+      const done = await node.call('GET', `/jobs/${jobId}/events`, {
+        headers: { 'last-event-id': onB.events[0]!.id! },
+      });
       expect(done.status).toBe(204);
       expect(await done.text()).toBe('');
       // An id of an earlier state (or one the server never sent): the job as it is, then the end.
-      const behind = await sseRequest(`${node.url}/jobs/${jobId}/events`, { headers: { 'x-api-key': key, 'last-event-id': 'not-a-state-of-this-job' } });
+      const behind = await sseRequest(`${node.url}/jobs/${jobId}/events`, {
+        headers: { 'x-api-key': key, 'last-event-id': 'not-a-state-of-this-job' },
+      });
       expect(behind.res.status).toBe(200);
       expect(behind.events.map((e) => [e.id, e.data.status])).toEqual([[onB.events[0]!.id, 'ready_for_review']]);
     }
@@ -185,9 +205,20 @@ describe('PostgreSQL restarted while documents are read', () => {
     for (const [name, data] of docs) ids.push(await uploadJob(p, name, data));
     for (const [i, jobId] of ids.entries()) {
       const job = await p.waitFor(jobId, undefined, 180_000);
-      reference.set(docs[i]![0], { status: job.status, error: job.error?.code ?? null, blocks: await blocksOf(p, jobId) });
+      reference.set(docs[i]![0], {
+        status: job.status,
+        error: job.error?.code ?? null,
+        blocks: await blocksOf(p, jobId),
+      });
     }
-    expect([...reference.values()].map((r) => r.status)).toEqual(['ready_for_review', 'ready_for_review', 'ready_for_review', 'ready_for_review', 'failed', 'ready_for_review']);
+    expect([...reference.values()].map((r) => r.status)).toEqual([
+      'ready_for_review',
+      'ready_for_review',
+      'ready_for_review',
+      'ready_for_review',
+      'failed',
+      'ready_for_review',
+    ]);
   });
   afterAll(async () => {
     await db?.end();
@@ -200,10 +231,17 @@ describe('PostgreSQL restarted while documents are read', () => {
     const followed = follow(`${o.url}/jobs/${ids[3]}/events`, {});
     // Stopped while documents are being read and others wait.
     await expect
-      .poll(async () => (await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'processing' AND pages_done > 0`)).rows[0].n, { timeout: 60_000, interval: 25 })
+      .poll(
+        async () =>
+          (await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'processing' AND pages_done > 0`)).rows[0]
+            .n,
+        { timeout: 60_000, interval: 25 },
+      )
       .toBeGreaterThan(0);
     // Mid-ingest: documents read and waiting as the database goes.
-    expect((await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'processing')`)).rows[0].n).toBeGreaterThanOrEqual(2);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'processing')`)).rows[0].n,
+    ).toBeGreaterThanOrEqual(2);
     const url = services().env.LECTERN_DATABASE_URL;
     const stoppedAt = performance.now();
     await services().stopPostgres();
@@ -223,7 +261,11 @@ describe('PostgreSQL restarted while documents are read', () => {
       const t = performance.now();
       const res = await (send ? send() : node.call(method, path));
       const body = (await res.json()) as { error?: { code: string } };
-      expect({ call: `${node.name} ${method} ${path}`, status: res.status, code: body.error?.code }).toEqual({ call: `${node.name} ${method} ${path}`, status: 503, code: 'DATABASE_UNAVAILABLE' });
+      expect({ call: `${node.name} ${method} ${path}`, status: res.status, code: body.error?.code }).toEqual({
+        call: `${node.name} ${method} ${path}`,
+        status: 503,
+        code: 'DATABASE_UNAVAILABLE',
+      });
       expect(res.headers.get('retry-after')).toBe('2');
       expect(performance.now() - t).toBeLessThan(5000);
     }
@@ -238,12 +280,20 @@ describe('PostgreSQL restarted while documents are read', () => {
     for (const [i, job] of ended.entries()) {
       const [name] = docs[i]!;
       const want = reference.get(name)!;
-      expect({ name, status: job.status, error: job.error?.code ?? null }).toEqual({ name, status: want.status, error: want.error });
+      expect({ name, status: job.status, error: job.error?.code ?? null }).toEqual({
+        name,
+        status: want.status,
+        error: want.error,
+      });
       expect(await blocksOf(p, job.job_id), name).toEqual(want.blocks);
     }
     // Nothing left half-done: no job waiting or read, no task held, no upload of the outage half-made.
-    expect((await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'processing')`)).rows[0].n).toBe(0);
-    expect((await db.query(`SELECT count(*)::int AS n FROM tasks WHERE state IN ('queued', 'running')`)).rows[0].n).toBe(0);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'processing')`)).rows[0].n,
+    ).toBe(0);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM tasks WHERE state IN ('queued', 'running')`)).rows[0].n,
+    ).toBe(0);
     const known = new Set((await db.query<{ job_id: string }>('SELECT job_id FROM jobs')).rows.map((r) => r.job_id));
     const folders = existsSync(join(shared.dataDir, 'files')) ? readdirSync(join(shared.dataDir, 'files')) : [];
     expect(folders.filter((f) => !known.has(f))).toEqual([]);
@@ -251,8 +301,16 @@ describe('PostgreSQL restarted while documents are read', () => {
     // The readers kept their documents through the outage (the lease outlasted it): none was taken away
     // from them or read twice, and none was failed for the database's sake.
     const readers = [p, w];
-    expect(readers.flatMap((n) => n.logs.filter((l) => l.msg === 'stopped reading a job' || l.msg === 'left a job to its lease: the database is unavailable'))).toEqual([]);
-    const { rows: tasks } = await db.query<{ attempts: number }>(`SELECT attempts FROM tasks WHERE job_id = ANY($1)`, [ids]);
+    expect(
+      readers.flatMap((n) =>
+        n.logs.filter(
+          (l) => l.msg === 'stopped reading a job' || l.msg === 'left a job to its lease: the database is unavailable',
+        ),
+      ),
+    ).toEqual([]);
+    const { rows: tasks } = await db.query<{ attempts: number }>(`SELECT attempts FROM tasks WHERE job_id = ANY($1)`, [
+      ids,
+    ]);
     expect(tasks.map((t) => t.attempts)).toEqual(ids.map(() => 1));
 
     // The follower on O waited out the outage and saw the job to its end.

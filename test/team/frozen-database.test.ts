@@ -63,7 +63,13 @@ async function timed(call: string, send: () => Promise<Response>): Promise<Timed
   const t = performance.now();
   const res = await send();
   const body = (await res.json()) as { error?: { code: string } };
-  return { call, status: res.status, code: body.error?.code, retryAfter: res.headers.get('retry-after'), ms: Math.round(performance.now() - t) };
+  return {
+    call,
+    status: res.status,
+    code: body.error?.code,
+    retryAfter: res.headers.get('retry-after'),
+    ms: Math.round(performance.now() - t),
+  };
 }
 
 describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
@@ -100,10 +106,15 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
     const jobId = ((await upload.json()) as { job_id: string }).job_id;
     const followed = follow(`${o.url}/jobs/${jobId}/events`);
     await expect
-      .poll(async () => (await db.query(`SELECT pages_done FROM jobs WHERE job_id = $1 AND status = 'processing'`, [jobId])).rows[0]?.pages_done ?? 0, {
-        timeout: 60_000,
-        interval: 25,
-      })
+      .poll(
+        async () =>
+          (await db.query(`SELECT pages_done FROM jobs WHERE job_id = $1 AND status = 'processing'`, [jobId])).rows[0]
+            ?.pages_done ?? 0,
+        {
+          timeout: 60_000,
+          interval: 25,
+        },
+      )
       .toBeGreaterThan(0);
     const listenersBefore = (await db.query<{ pid: number }>(LISTENERS)).rows.map((r) => r.pid);
     // P listens for tasks and for job changes, O for job changes at least.
@@ -128,7 +139,13 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
       await new Promise((r) => setTimeout(r, Math.max(0, 2 * BOUND_MS - (performance.now() - frozenAt))));
       rounds.push(await round());
       for (const answer of rounds.flat()) {
-        expect({ ...answer, ms: undefined }).toEqual({ call: answer.call, status: 503, code: 'DATABASE_UNAVAILABLE', retryAfter: '2', ms: undefined });
+        expect({ ...answer, ms: undefined }).toEqual({
+          call: answer.call,
+          status: 503,
+          code: 'DATABASE_UNAVAILABLE',
+          retryAfter: '2',
+          ms: undefined,
+        });
         // Waited for the database (it neither refused nor answered), and no longer than its bound allows: one
         // wait for a pooled connection or a statement, and the request's own work.
         expect(answer.ms, answer.call).toBeGreaterThanOrEqual(BOUND_MS - 50);
@@ -137,7 +154,9 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
       const health = await timed('P GET /health', () => p.call('GET', '/health'));
       expect(health.status).toBe(200);
       expect(health.ms).toBeLessThan(1000);
-      console.log(`frozen ${frozen.pids.length} processes; ms per call: ${rounds.map((r) => r.map((a) => a.ms).join(' ')).join(' | ')}; /health ${health.ms} ms`);
+      console.log(
+        `frozen ${frozen.pids.length} processes; ms per call: ${rounds.map((r) => r.map((a) => a.ms).join(' ')).join(' | ')}; /health ${health.ms} ms`,
+      );
       await new Promise((r) => setTimeout(r, Math.max(0, FROZEN_MS - (performance.now() - frozenAt))));
     } finally {
       frozen.thaw();
@@ -146,23 +165,40 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
 
     // Every listening connection of before the freeze noticed it and was replaced once the database answered.
     await expect
-      .poll(async () => {
-        const now = (await db.query<{ pid: number }>(LISTENERS)).rows.map((r) => r.pid);
-        return { back: now.length >= listenersBefore.length, kept: now.filter((pid) => listenersBefore.includes(pid)) };
-      }, { timeout: 10 * BOUND_MS, interval: 100 })
+      .poll(
+        async () => {
+          const now = (await db.query<{ pid: number }>(LISTENERS)).rows.map((r) => r.pid);
+          return {
+            back: now.length >= listenersBefore.length,
+            kept: now.filter((pid) => listenersBefore.includes(pid)),
+          };
+        },
+        { timeout: 10 * BOUND_MS, interval: 100 },
+      )
       .toEqual({ back: true, kept: [] });
     console.log(`listeners back ${Math.round(performance.now() - thawedAt)} ms after the thaw`);
 
     // The document read through the freeze ends ready, read once, followed to its end on O.
     const job = await p.waitFor(jobId, undefined, 180_000);
-    expect({ status: job.status, error: job.error, pages: job.progress?.pages_done }).toEqual({ status: 'ready_for_review', error: null, pages: 160 });
+    expect({ status: job.status, error: job.error, pages: job.progress?.pages_done }).toEqual({
+      status: 'ready_for_review',
+      error: null,
+      pages: 160,
+    });
     const seen = await followed;
     expect(seen.status).toBe(200);
     expect(seen.events.filter((e) => e.event === 'error')).toEqual([]);
     expect(seen.events.at(-1)!.data).toMatchObject({ status: 'ready_for_review', progress: { pages_done: 160 } });
-    const { rows: tasks } = await db.query<{ attempts: number; state: string }>('SELECT attempts, state FROM tasks WHERE job_id = $1', [jobId]);
+    const { rows: tasks } = await db.query<{ attempts: number; state: string }>(
+      'SELECT attempts, state FROM tasks WHERE job_id = $1',
+      [jobId],
+    );
     expect(tasks).toEqual([{ attempts: 1, state: 'done' }]);
-    expect(p.logs.filter((l) => l.msg === 'stopped reading a job' || l.msg === 'left a job to its lease: the database is unavailable')).toEqual([]);
+    expect(
+      p.logs.filter(
+        (l) => l.msg === 'stopped reading a job' || l.msg === 'left a job to its lease: the database is unavailable',
+      ),
+    ).toEqual([]);
 
     // Works again: an upload on O is claimed by P through the task channel's notification (the slow poll
     // would take seconds) and read; the same PDF read undisturbed gives the same blocks.
@@ -183,7 +219,10 @@ describe('PostgreSQL frozen (SIGSTOP) under running nodes', () => {
     const folders = existsSync(join(shared.dataDir, 'files')) ? readdirSync(join(shared.dataDir, 'files')) : [];
     expect(folders.filter((f) => !known.has(f))).toEqual([]);
     for (const node of team.nodes) {
-      expect(await Promise.race([node.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 10))]), node.name).toBe('running');
+      expect(
+        await Promise.race([node.exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 10))]),
+        node.name,
+      ).toBe('running');
     }
     expect(team.nodes.flatMap((n) => n.logs.filter((l) => l.msg === 'unhandled error'))).toEqual([]);
   });

@@ -21,7 +21,10 @@ const LIMIT_S = 3;
 /** The scanned fixture page six times over: each read by OCR, a second or more a page on one thread. */
 function slowPdf(): Buffer {
   const out = join(tempDir('lectern-limits-'), 'scanned.pdf');
-  execFileSync('pdfunite', [...Array.from({ length: 6 }, () => join(fixturesDir, 'scanned', 'scan02-booktabs-p2.pdf')), out]);
+  execFileSync('pdfunite', [
+    ...Array.from({ length: 6 }, () => join(fixturesDir, 'scanned', 'scan02-booktabs-p2.pdf')),
+    out,
+  ]);
   return readFileSync(out);
 }
 let server: TestServer;
@@ -31,7 +34,9 @@ let databaseUrl = '';
 beforeAll(async () => {
   const url = new URL(await freshDatabase(services().env.LECTERN_DATABASE_URL, `team_limits_${process.pid}`));
   databaseUrl = url.href;
-  server = await startServer({ settings: { database_url: url.href, max_job_seconds: LIMIT_S, task_lease_ms: 3000, workers: 1 } });
+  server = await startServer({
+    settings: { database_url: url.href, max_job_seconds: LIMIT_S, task_lease_ms: 3000, workers: 1 },
+  });
   db = new pg.Pool({ connectionString: url.href, max: 1 });
 });
 afterAll(async () => {
@@ -55,7 +60,9 @@ it('fails a document read past max_job_seconds with JOB_TIMEOUT, its task with i
 it("refuses a command or a server given the team's folder without its database, and serves one given both", async () => {
   const withoutDatabase = await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir]);
   expect(withoutDatabase.status).toBe(2);
-  const line = new RegExp(`^lectern keys list: the data folder ${server.dataDir} is a team server's, whose library is in the database postgres://[^ ]*/team_limits_\\d+: give its database_url`);
+  const line = new RegExp(
+    `^lectern keys list: the data folder ${server.dataDir} is a team server's, whose library is in the database postgres://[^ ]*/team_limits_\\d+: give its database_url`,
+  );
   expect(withoutDatabase.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
   const serve = await lecternAsync(['serve', '--data-dir', server.dataDir, '-p', '0']);
   expect(serve.status).toBe(2);
@@ -65,7 +72,9 @@ it("refuses a command or a server given the team's folder without its database, 
 
   const made = await server.call('POST', '/keys', { json: { name: 'reviewer-1', role: 'reviewer' } });
   expect(made.status).toBe(201);
-  const listed = await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], { env: { LECTERN_DATABASE_URL: databaseUrl } });
+  const listed = await lecternAsync(['keys', 'list', '--json', '--data-dir', server.dataDir], {
+    env: { LECTERN_DATABASE_URL: databaseUrl },
+  });
   expect(listed.status).toBe(0);
   expect(JSON.parse(listed.stdout).keys.map((k: { name: string }) => k.name)).toContain('reviewer-1');
 });

@@ -46,7 +46,20 @@ async function seedDesktop(dir: string): Promise<void> {
   const store = createSqliteStore(database, { indexesDir: join(dir, 'indexes') });
   const { db } = database;
   for (const jobId of JOB_IDS) {
-    db.insert(jobs).values({ jobId, status: 'indexed', sourceFile: `${jobId}.pdf`, format: 'pdf', fileHash: 'h', sizeBytes: 1, options: { chunk_size: 512, chunk_overlap: 64 }, source: null, createdAt: at, updatedAt: at }).run();
+    db.insert(jobs)
+      .values({
+        jobId,
+        status: 'indexed',
+        sourceFile: `${jobId}.pdf`,
+        format: 'pdf',
+        fileHash: 'h',
+        sizeBytes: 1,
+        options: { chunk_size: 512, chunk_overlap: 64 },
+        source: null,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .run();
     const rows = Array.from({ length: BLOCKS_PER_JOB }, (_, i) => ({
       jobId,
       // Upper and lower case, digits and accents: byte order and a collation's order disagree.
@@ -62,9 +75,22 @@ async function seedDesktop(dir: string): Promise<void> {
       flagged: i % 4 === 0,
       updatedAt: at,
     }));
-    for (let i = 0; i < rows.length; i += 100) db.insert(blocks).values(rows.slice(i, i + 100)).run();
-    const pageRows = Array.from({ length: BLOCKS_PER_JOB }, (_, i) => ({ jobId, page: i + 1, width: 595.28, height: 841.89, needsOcr: i % 2 === 0, rotation: i % 4 ? null : 90 }));
-    for (let i = 0; i < pageRows.length; i += 100) db.insert(pages).values(pageRows.slice(i, i + 100)).run();
+    for (let i = 0; i < rows.length; i += 100)
+      db.insert(blocks)
+        .values(rows.slice(i, i + 100))
+        .run();
+    const pageRows = Array.from({ length: BLOCKS_PER_JOB }, (_, i) => ({
+      jobId,
+      page: i + 1,
+      width: 595.28,
+      height: 841.89,
+      needsOcr: i % 2 === 0,
+      rotation: i % 4 ? null : 90,
+    }));
+    for (let i = 0; i < pageRows.length; i += 100)
+      db.insert(pages)
+        .values(pageRows.slice(i, i + 100))
+        .run();
   }
   const spec = { name: 'library', dimensions: DIMS, quantization: 'f16' as const };
   await store.collections.ensure({ ...spec, provider: 'local', base_url: null, model: 'm', created_at: at });
@@ -72,13 +98,35 @@ async function seedDesktop(dir: string): Promise<void> {
   const flat = new Float32Array(VECTORS * DIMS);
   keys.forEach((k, i) => flat.set(vectorOf(k), i * DIMS));
   await store.search.vectors.write(spec, { add: { keys, vectors: flat } });
-  const vectorRows = keys.map((key) => ({ collection: 'library', key, jobId: JOB_IDS[key % 3]!, chunkId: `c${key}`, text: `chunk ${key} about ${key % 2 ? 'lava' : 'bread'}`, textHash: `h${key}`, createdAt: at }));
+  const vectorRows = keys.map((key) => ({
+    collection: 'library',
+    key,
+    jobId: JOB_IDS[key % 3]!,
+    chunkId: `c${key}`,
+    text: `chunk ${key} about ${key % 2 ? 'lava' : 'bread'}`,
+    textHash: `h${key}`,
+    createdAt: at,
+  }));
   const chunkRows = vectorRows.map((v) => ({
-    jobId: v.jobId, chunkId: v.chunkId, orderIndex: v.key, text: v.text, tokenCount: 5, chunkType: 'section', sectionPath: ['S'], pageNumbers: [1], blockIds: ['b0'], status: 'approved', updatedAt: at,
+    jobId: v.jobId,
+    chunkId: v.chunkId,
+    orderIndex: v.key,
+    text: v.text,
+    tokenCount: 5,
+    chunkType: 'section',
+    sectionPath: ['S'],
+    pageNumbers: [1],
+    blockIds: ['b0'],
+    status: 'approved',
+    updatedAt: at,
   }));
   for (let i = 0; i < vectorRows.length; i += 500) {
-    db.insert(chunks).values(chunkRows.slice(i, i + 500)).run();
-    db.insert(chunkVectors).values(vectorRows.slice(i, i + 500)).run();
+    db.insert(chunks)
+      .values(chunkRows.slice(i, i + 500))
+      .run();
+    db.insert(chunkVectors)
+      .values(vectorRows.slice(i, i + 500))
+      .run();
   }
   database.close();
 }
@@ -97,7 +145,11 @@ describe('lectern migrate in batches', () => {
       const [from, to] = [sqliteSide(lite.db), pgSide(team.db)];
       await copyTable(table('jobs'), from, to);
       const first = await from.page(table('blocks'), null, 500);
-      const second = await from.page(table('blocks'), { jobId: first.at(-1)!.jobId, blockId: first.at(-1)!.blockId }, 200);
+      const second = await from.page(
+        table('blocks'),
+        { jobId: first.at(-1)!.jobId, blockId: first.at(-1)!.blockId },
+        200,
+      );
       expect(await to.insertNew(table('blocks'), first)).toBe(500);
       expect(await to.insertNew(table('blocks'), second)).toBe(200);
       lite.close();
@@ -109,7 +161,12 @@ describe('lectern migrate in batches', () => {
     expect(report.agree).toBe(true);
     const byName = Object.fromEntries(report.tables.map((t) => [t.table, t]));
     expect(byName.jobs).toMatchObject({ copied: 0, skipped: 3 });
-    expect(byName.blocks).toMatchObject({ copied: 3 * BLOCKS_PER_JOB - 700, skipped: 700, source: { rows: 3 * BLOCKS_PER_JOB }, target: { rows: 3 * BLOCKS_PER_JOB } });
+    expect(byName.blocks).toMatchObject({
+      copied: 3 * BLOCKS_PER_JOB - 700,
+      skipped: 700,
+      source: { rows: 3 * BLOCKS_PER_JOB },
+      target: { rows: 3 * BLOCKS_PER_JOB },
+    });
     expect(byName.pages).toMatchObject({ copied: 3 * BLOCKS_PER_JOB, skipped: 0 });
     expect(byName.chunk_vectors).toMatchObject({ copied: VECTORS, skipped: 0 });
     expect(report.vectors).toEqual([{ collection: 'library', copied: VECTORS, skipped: 0, absent: 0 }]);
@@ -119,15 +176,22 @@ describe('lectern migrate in batches', () => {
     const lite = openDatabase(join(desktopDir, 'lectern.db'), migrations);
     try {
       const spec = { name: 'library', dimensions: DIMS, quantization: 'f16' as const };
-      const [pgStore, liteStore] = [createPostgresStore(team), createSqliteStore(lite, { indexesDir: join(desktopDir, 'indexes') })];
+      const [pgStore, liteStore] = [
+        createPostgresStore(team),
+        createSqliteStore(lite, { indexesDir: join(desktopDir, 'indexes') }),
+      ];
       const sample = [1, 2, 999, 2000, 2001, VECTORS];
-      const [a, b] = [await liteStore.search.vectors.read(spec, sample), await pgStore.search.vectors.read(spec, sample)];
+      const [a, b] = [
+        await liteStore.search.vectors.read(spec, sample),
+        await pgStore.search.vectors.read(spec, sample),
+      ];
       for (const k of sample) expect(Array.from(b.get(k)!)).toEqual(Array.from(a.get(k)!));
       const query = vectorOf(1234);
       const ids = async (s: typeof pgStore) => (await s.search.vectors.nearest(spec, query, 5)).map((c) => c.id);
       expect(await ids(pgStore)).toEqual(await ids(liteStore));
       // Full text came along with the rows.
-      const lava = async (s: typeof pgStore) => (await s.search.fullText.candidates('library', 'lava', 5000)).map((c) => c.id).sort((x, y) => x - y);
+      const lava = async (s: typeof pgStore) =>
+        (await s.search.fullText.candidates('library', 'lava', 5000)).map((c) => c.id).sort((x, y) => x - y);
       expect(await lava(pgStore)).toHaveLength(Math.ceil(VECTORS / 2));
       expect(await lava(pgStore)).toEqual(await lava(liteStore));
     } finally {
@@ -139,14 +203,22 @@ describe('lectern migrate in batches', () => {
     const backDir = tempDir('lectern-back-');
     const back = await migrateLibrary({ direction: 'to-desktop', desktopDir: backDir, settings, appRoot: repoRoot });
     expect(back.agree).toBe(true);
-    expect(back.tables.map((t) => [t.table, t.target.checksum])).toEqual(report.tables.map((t) => [t.table, t.source.checksum]));
+    expect(back.tables.map((t) => [t.table, t.target.checksum])).toEqual(
+      report.tables.map((t) => [t.table, t.source.checksum]),
+    );
     expect(back.vectors).toEqual([{ collection: 'library', copied: VECTORS, skipped: 0, absent: 0 }]);
   });
 
   it('stops at a row that clashes with another of the target, naming the table, and leaves that batch out whole', async () => {
     const desktopDir = tempDir('lectern-desktop-');
     const database = openDatabase(join(desktopDir, 'lectern.db'), join(repoRoot, 'drizzle'));
-    const key = { name: 'desk', role: 'reader' as const, scope: { bots: [], jobs: [] }, prefix: 'lk_x', created_at: at };
+    const key = {
+      name: 'desk',
+      role: 'reader' as const,
+      scope: { bots: [], jobs: [] },
+      prefix: 'lk_x',
+      created_at: at,
+    };
     await createSqliteStore(database).keys.insert({ ...key, key_id: 'k-desktop', hash: 'h-desktop' });
     database.close();
     const database_url = await freshDatabaseUrl();
@@ -154,15 +226,21 @@ describe('lectern migrate in batches', () => {
     await createPostgresStore(team).keys.insert({ ...key, key_id: 'k-team', hash: 'h-team' });
     await team.close();
     const settings = { database_url, data_dir: tempDir('lectern-team-'), object_store_url: '', chat_key_file: '' };
-    await expect(migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot })).rejects.toMatchObject({
+    await expect(
+      migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot }),
+    ).rejects.toMatchObject({
       code: 'MIGRATE_CONFLICT',
       message: expect.stringMatching(/^table api_keys: .*api_keys_name_idx/),
     });
     const after = await openPostgres(database_url, join(repoRoot, 'drizzle', 'pg'), { max: 2 });
     expect((await createPostgresStore(after).keys.list()).map((k) => k.prefix)).toEqual(['lk_x']);
-    expect(Number((await after.pool.query(`SELECT count(*) AS n FROM api_keys WHERE key_id = 'k-desktop'`)).rows[0].n)).toBe(0);
+    expect(
+      Number((await after.pool.query(`SELECT count(*) AS n FROM api_keys WHERE key_id = 'k-desktop'`)).rows[0].n),
+    ).toBe(0);
     await after.close();
     // The folder is let go of: a second run can take it (and clashes the same way).
-    await expect(migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot })).rejects.toMatchObject({ code: 'MIGRATE_CONFLICT' });
+    await expect(
+      migrateLibrary({ direction: 'to-team', desktopDir, settings, appRoot: repoRoot }),
+    ).rejects.toMatchObject({ code: 'MIGRATE_CONFLICT' });
   });
 });

@@ -42,25 +42,57 @@ async function buildDesktop(dataDir: string): Promise<Library> {
     const job = await ingest(s, 'report.pdf', await makeStructuredPdf());
     const blocks = await listAll(s, `/jobs/${job.job_id}/blocks`);
     const [b0, b1] = blocks as [Record<string, any>, Record<string, any>];
-    const patch = (b: Record<string, any>, body: Record<string, unknown>) => s.call('PATCH', `/jobs/${job.job_id}/blocks/${b.block_id}`, { json: { version: b.version, ...body } });
-    expect((await patch(b0, { edited_text: 'Corrected heading', status: 'edited', reviewer_note: 'typo' })).status).toBe(200);
+    const patch = (b: Record<string, any>, body: Record<string, unknown>) =>
+      s.call('PATCH', `/jobs/${job.job_id}/blocks/${b.block_id}`, { json: { version: b.version, ...body } });
+    expect(
+      (await patch(b0, { edited_text: 'Corrected heading', status: 'edited', reviewer_note: 'typo' })).status,
+    ).toBe(200);
     const rejected = await json(await patch(b1, { status: 'rejected' }));
-    const undo = await s.call('POST', `/jobs/${job.job_id}/blocks/undo`, { json: { items: [{ block_id: b1.block_id, version: rejected.version, revision_id: rejected.current_revision_id }] } });
+    const undo = await s.call('POST', `/jobs/${job.job_id}/blocks/undo`, {
+      json: {
+        items: [{ block_id: b1.block_id, version: rejected.version, revision_id: rejected.current_revision_id }],
+      },
+    });
     expect(undo.status).toBe(200);
-    expect((await s.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+    expect(
+      (await s.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+        .status,
+    ).toBe(200);
     expect((await embedAndWait(s, job.job_id)).job.status).toBe('indexed');
-    const asked = await chat(s, { job_id: job.job_id, question: 'What does the report say?', llm_provider: 'extractive' });
+    const asked = await chat(s, {
+      job_id: job.job_id,
+      question: 'What does the report say?',
+      llm_provider: 'extractive',
+    });
     expect(asked.status).toBe(200);
 
-    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;
-    const added = await json(await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }));
+    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
+      .bot_id as string;
+    const added = await json(
+      await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
+    );
     expect((await waitForIngest(s, added.job_id)).ingest_status).toBe('success');
     const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
-    const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'What does chlorophyll capture?' } }));
-    expect((await s.call('POST', `/chats/${chat_id}/messages/${answer.message_id}/feedback`, { json: { rating: 'up', note: 'right' } })).status).toBe(200);
+    const answer = await json(
+      await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'What does chlorophyll capture?' } }),
+    );
+    expect(
+      (
+        await s.call('POST', `/chats/${chat_id}/messages/${answer.message_id}/feedback`, {
+          json: { rating: 'up', note: 'right' },
+        })
+      ).status,
+    ).toBe(200);
 
     const key = await json(await s.call('POST', '/keys', { json: { name: 'desk', role: 'reader' } }));
-    return { jobId: job.job_id, botId, botJobId: added.job_id, sessionId: asked.body.session_id, chatId: chat_id, secret: key.secret };
+    return {
+      jobId: job.job_id,
+      botId,
+      botJobId: added.job_id,
+      sessionId: asked.body.session_id,
+      chatId: chat_id,
+      secret: key.secret,
+    };
   } finally {
     await s.close();
   }
@@ -79,7 +111,8 @@ async function readLibrary(s: TestServer, l: Library) {
     };
   };
   const ids = (body: { results: { chunk_id: string }[] }) => body.results.map((r) => r.chunk_id);
-  const search = async (body: Record<string, unknown>) => ids(await json(await s.call('POST', '/search', { json: body })));
+  const search = async (body: Record<string, unknown>) =>
+    ids(await json(await s.call('POST', '/search', { json: body })));
   const image = await s.call('GET', `/jobs/${l.jobId}/pages/1/image`);
   return {
     job: await jobsOf(l.jobId),
@@ -87,13 +120,21 @@ async function readLibrary(s: TestServer, l: Library) {
     search: {
       vector: await search({ job_id: l.jobId, query: 'results of the study', mode: 'vector', top_k: 5 }),
       keyword: await search({ job_id: l.jobId, query: 'introduction', mode: 'keyword', top_k: 5 }),
-      bot: (await json(await s.call('POST', `/bots/${l.botId}/vectorstore`, { json: { query: 'how do plants make sugar', top_k: 3 } }))).documents.map((d: any) => d.metadata.chunk_id),
+      bot: (
+        await json(
+          await s.call('POST', `/bots/${l.botId}/vectorstore`, {
+            json: { query: 'how do plants make sugar', top_k: 3 },
+          }),
+        )
+      ).documents.map((d: any) => d.metadata.chunk_id),
     },
     session: await json(await s.call('GET', `/chat/sessions/${l.sessionId}`)),
     bot: await json(await s.call('GET', `/bots/${l.botId}`)),
     botChat: await json(await s.call('GET', `/chats/${l.chatId}`)),
     // Without last_used_at: reading the library with the key (below) sets it.
-    keys: (await json(await s.call('GET', '/keys'))).keys.map(({ last_used_at: _, ...k }: Record<string, unknown>) => k),
+    keys: (await json(await s.call('GET', '/keys'))).keys.map(
+      ({ last_used_at: _, ...k }: Record<string, unknown>) => k,
+    ),
     image: { status: image.status, bytes: Buffer.from(await image.arrayBuffer()).toString('base64').length },
     keyWorks: (await fetch(`${s.url}/jobs/${l.jobId}`, { headers: { 'x-api-key': l.secret } })).status,
   };
@@ -134,7 +175,20 @@ describe('lectern migrate', () => {
     const first = await migrate(['--from-data-dir', desktopDir, '--database-url', database_url, '--data-dir', teamDir]);
     everyTableAgrees(first);
     const byTable = Object.fromEntries(first.tables.map((t: any) => [t.table, t]));
-    for (const name of ['jobs', 'pages', 'blocks', 'chunks', 'revisions', 'collections', 'job_indexes', 'chunk_vectors', 'bots', 'api_keys', 'conversations', 'messages']) {
+    for (const name of [
+      'jobs',
+      'pages',
+      'blocks',
+      'chunks',
+      'revisions',
+      'collections',
+      'job_indexes',
+      'chunk_vectors',
+      'bots',
+      'api_keys',
+      'conversations',
+      'messages',
+    ]) {
       expect(byTable[name].copied, name).toBeGreaterThan(0);
       expect(byTable[name].skipped, name).toBe(0);
     }
@@ -149,11 +203,26 @@ describe('lectern migrate', () => {
     expect(again.tables.map((t: any) => t.target.checksum)).toEqual(first.tables.map((t: any) => t.target.checksum));
 
     // As a person reads it: a line per table with both checksums, and the verdict.
-    const plain = await lecternAsync(['migrate', '--from-data-dir', desktopDir, '--database-url', database_url, '--data-dir', teamDir]);
+    const plain = await lecternAsync([
+      'migrate',
+      '--from-data-dir',
+      desktopDir,
+      '--database-url',
+      database_url,
+      '--data-dir',
+      teamDir,
+    ]);
     expect(plain.status, plain.stderr).toBe(0);
     const jobsLine = plain.stdout.split('\n').find((l) => l.startsWith('jobs '));
     const jobsRow = again.tables.find((t: any) => t.table === 'jobs');
-    expect(jobsLine?.split(/\s+/)).toEqual(['jobs', '0', String(jobsRow.source.rows), jobsRow.source.checksum.slice(0, 16), jobsRow.source.checksum.slice(0, 16), 'agree']);
+    expect(jobsLine?.split(/\s+/)).toEqual([
+      'jobs',
+      '0',
+      String(jobsRow.source.rows),
+      jobsRow.source.checksum.slice(0, 16),
+      jobsRow.source.checksum.slice(0, 16),
+      'agree',
+    ]);
     expect(plain.stderr).toContain('source and target agree on every table');
 
     await installTestModel(teamDir);
@@ -165,9 +234,23 @@ describe('lectern migrate', () => {
       // vector rows after the moved ones.
       const more = await ingest(team, 'after.md', new TextEncoder().encode(TOPICS_MD));
       const block = (await listAll(team, `/jobs/${more.job_id}/blocks`))[0]!;
-      expect((await team.call('PATCH', `/jobs/${more.job_id}/blocks/${block.block_id}`, { json: { version: block.version, reviewer_note: 'after the move' } })).status).toBe(200);
-      expect((await team.call('POST', `/jobs/${more.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
-      expect((await embedAndWait(team, more.job_id, { collection_name: `job-${lib.jobId}` })).job.status).toBe('indexed');
+      expect(
+        (
+          await team.call('PATCH', `/jobs/${more.job_id}/blocks/${block.block_id}`, {
+            json: { version: block.version, reviewer_note: 'after the move' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await team.call('POST', `/jobs/${more.job_id}/finalize`, {
+            json: { finalize_policy: 'auto_approve_pending' },
+          })
+        ).status,
+      ).toBe(200);
+      expect((await embedAndWait(team, more.job_id, { collection_name: `job-${lib.jobId}` })).job.status).toBe(
+        'indexed',
+      );
       afterJobId = more.job_id;
     } finally {
       await team.close();
@@ -183,8 +266,14 @@ describe('lectern migrate', () => {
       expect(await readLibrary(home, lib)).toEqual(before);
       // The job added on the team server came back too, searchable in the collection it was embedded into.
       expect((await json(await home.call('GET', `/jobs/${afterJobId}`))).status).toBe('indexed');
-      expect((await listAll(home, `/jobs/${afterJobId}/audit`)).map((r) => r.reviewer_note)).toContain('after the move');
-      const hits = await json(await home.call('POST', '/search', { json: { collection_name: `job-${lib.jobId}`, query: 'Sicilian', mode: 'keyword' } }));
+      expect((await listAll(home, `/jobs/${afterJobId}/audit`)).map((r) => r.reviewer_note)).toContain(
+        'after the move',
+      );
+      const hits = await json(
+        await home.call('POST', '/search', {
+          json: { collection_name: `job-${lib.jobId}`, query: 'Sicilian', mode: 'keyword' },
+        }),
+      );
       expect(hits.results.map((r: { job_id: string }) => r.job_id)).toContain(afterJobId);
     } finally {
       await home.close();
@@ -200,13 +289,33 @@ describe('lectern migrate', () => {
       expect(r.stderr).toMatch(message);
     };
     const empty = tempDir('lectern-empty-');
-    expectRefusal(await run(['--from-data-dir', empty]), 2, /^lectern migrate: no team database is set.*--database-url/);
-    expectRefusal(await run(['--from-data-dir', join(empty, 'nope'), '--database-url', database_url]), 1, /does not exist or is not a folder/);
-    expectRefusal(await run(['--from-data-dir', empty, '--database-url', database_url]), 1, /is not a Lectern data folder \(it has no lectern\.db\)/);
+    expectRefusal(
+      await run(['--from-data-dir', empty]),
+      2,
+      /^lectern migrate: no team database is set.*--database-url/,
+    );
+    expectRefusal(
+      await run(['--from-data-dir', join(empty, 'nope'), '--database-url', database_url]),
+      1,
+      /does not exist or is not a folder/,
+    );
+    expectRefusal(
+      await run(['--from-data-dir', empty, '--database-url', database_url]),
+      1,
+      /is not a Lectern data folder \(it has no lectern\.db\)/,
+    );
     writeFileSync(join(empty, 'notes.txt'), 'mine');
-    expectRefusal(await run(['--to-data-dir', empty, '--database-url', database_url]), 1, /neither empty nor a Lectern data folder/);
+    expectRefusal(
+      await run(['--to-data-dir', empty, '--database-url', database_url]),
+      1,
+      /neither empty nor a Lectern data folder/,
+    );
     expectRefusal(await run(['--database-url', database_url]), 2, /give one of --from-data-dir/);
-    expectRefusal(await run(['--from-data-dir', empty, '--to-data-dir', empty, '--database-url', database_url]), 2, /give one of --from-data-dir/);
+    expectRefusal(
+      await run(['--from-data-dir', empty, '--to-data-dir', empty, '--database-url', database_url]),
+      2,
+      /give one of --from-data-dir/,
+    );
 
     const busy = await startServer();
     try {
@@ -218,7 +327,9 @@ describe('lectern migrate', () => {
     const newer = tempDir('lectern-newer-');
     openDatabase(join(newer, 'lectern.db'), join(repoRoot, 'drizzle')).close();
     const db = new Database(join(newer, 'lectern.db'));
-    db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`).run();
+    db.prepare(
+      `INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`,
+    ).run();
     db.close();
     expectRefusal(await run(['--from-data-dir', newer, '--database-url', database_url]), 1, /newer version of Lectern/);
     // Nothing of the refused runs reached the database.

@@ -26,7 +26,12 @@ let longPdf: Buffer;
 
 beforeAll(async () => {
   const url = new URL(await freshDatabase(services().env.LECTERN_DATABASE_URL, `team_nodes_${process.pid}`));
-  shared = { databaseUrl: url.href, dataDir: tempDir('lectern-team-nodes-'), key, env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL } };
+  shared = {
+    databaseUrl: url.href,
+    dataDir: tempDir('lectern-team-nodes-'),
+    key,
+    env: { LECTERN_EMBEDDING_MODEL: TEST_MODEL },
+  };
   // Models live in the shared folder too: every API node embeds with the same files.
   await installTestModel(shared.dataDir);
   // The first node migrates the database; the others find it ready.
@@ -39,13 +44,20 @@ afterAll(async () => {
 });
 
 /** The job's tasks in the shared queue, oldest first. */
-async function tasksOf(jobId: string): Promise<{ state: string; attempts: number; worker_id: string | null; error: { code: string } | null }[]> {
-  return (await db.query(`SELECT state, attempts, worker_id, error FROM tasks WHERE job_id = $1 ORDER BY task_id`, [jobId])).rows;
+async function tasksOf(
+  jobId: string,
+): Promise<{ state: string; attempts: number; worker_id: string | null; error: { code: string } | null }[]> {
+  return (
+    await db.query(`SELECT state, attempts, worker_id, error FROM tasks WHERE job_id = $1 ORDER BY task_id`, [jobId])
+  ).rows;
 }
 
 /** Who holds the job's task now (its worker_id), from the shared queue. */
 async function holder(jobId: string): Promise<string | null> {
-  const { rows } = await db.query(`SELECT worker_id FROM tasks WHERE job_id = $1 AND state = 'running' ORDER BY task_id DESC LIMIT 1`, [jobId]);
+  const { rows } = await db.query(
+    `SELECT worker_id FROM tasks WHERE job_id = $1 AND state = 'running' ORDER BY task_id DESC LIMIT 1`,
+    [jobId],
+  );
   return (rows[0]?.worker_id as string | undefined) ?? null;
 }
 
@@ -90,15 +102,24 @@ describe('API nodes and workers on one database and one folder', () => {
     expect(events.at(-1)?.data).toMatchObject({ job_id: jobId, status: 'ready_for_review' });
     // Pages read on another node reached B as they were read, not only at the end.
     expect(events.some((e) => e.data.status === 'processing' && e.data.progress.pages_done > 0)).toBe(true);
-    const readers = [a, w1, w2].filter((n) => n.logs.some((l) => l.msg === 'job ready for review' && l.jobId === jobId));
+    const readers = [a, w1, w2].filter((n) =>
+      n.logs.some((l) => l.msg === 'job ready for review' && l.jobId === jobId),
+    );
     expect(readers).toHaveLength(1);
     expect(b.logs.some((l) => l.msg === 'job ready for review')).toBe(false);
 
     const [block] = await blocksOf(b, jobId);
-    const before = (await (await b.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as { version: number };
-    const patched = await b.call('PATCH', `/jobs/${jobId}/blocks/${block!.block_id}`, { json: { version: before.version, edited_text: 'Reviewed on B.' } });
+    const before = (await (await b.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as {
+      version: number;
+    };
+    const patched = await b.call('PATCH', `/jobs/${jobId}/blocks/${block!.block_id}`, {
+      json: { version: before.version, edited_text: 'Reviewed on B.' },
+    });
     expect(patched.status).toBe(200);
-    const seenOnA = (await (await a.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as { text: string; version: number };
+    const seenOnA = (await (await a.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as {
+      text: string;
+      version: number;
+    };
     expect(seenOnA).toMatchObject({ text: 'Reviewed on B.', version: before.version + 1 });
   });
 
@@ -106,10 +127,14 @@ describe('API nodes and workers on one database and one folder', () => {
     const jobId = await uploadJob(b, 'race.md', enc('# Race\n\nOne paragraph everybody edits at once.'));
     expect((await a.waitFor(jobId)).status).toBe('ready_for_review');
     const [block] = await blocksOf(a, jobId);
-    const { version } = (await (await a.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as { version: number };
+    const { version } = (await (await a.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()) as {
+      version: number;
+    };
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        (i % 2 ? a : b).call('PATCH', `/jobs/${jobId}/blocks/${block!.block_id}`, { json: { version, edited_text: `edit ${i}` } }).then(async (res) => ({ status: res.status, body: await res.json() })),
+        (i % 2 ? a : b)
+          .call('PATCH', `/jobs/${jobId}/blocks/${block!.block_id}`, { json: { version, edited_text: `edit ${i}` } })
+          .then(async (res) => ({ status: res.status, body: await res.json() })),
       ),
     );
     const statuses = answers.map((x) => x.status);
@@ -117,11 +142,17 @@ describe('API nodes and workers on one database and one folder', () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(99);
     expect(answers.filter((x) => x.status === 409).every((x) => x.body.error.code === 'VERSION_CONFLICT')).toBe(true);
     const winner = answers.find((x) => x.status === 200)!.body as { edited_text: string; version: number };
-    expect((await (await b.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()).text).toBe(winner.edited_text);
+    expect((await (await b.call('GET', `/jobs/${jobId}/blocks/${block!.block_id}`)).json()).text).toBe(
+      winner.edited_text,
+    );
   });
 
   it("carries a bot's documents read on other nodes into its index once, though every API node hears them", async () => {
-    const botId = ((await (await a.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })).json()) as { bot_id: string }).bot_id;
+    const botId = (
+      (await (await a.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })).json()) as {
+        bot_id: string;
+      }
+    ).bot_id;
     const jobIds: string[] = [];
     for (const [i, [title, text]] of TOPICS.entries()) {
       const form = new FormData();
@@ -133,23 +164,44 @@ describe('API nodes and workers on one database and one folder', () => {
     for (const jobId of jobIds) {
       const job = await waitForIngest(b, jobId);
       // What the API nodes said of this job, should it not get there.
-      const said = [a, b].flatMap((n) => n.logs.filter((l) => l.jobId === jobId && l.level >= 40).map((l) => `${n.name}: ${l.msg} ${JSON.stringify(l.failure ?? l.err ?? {})}`));
+      const said = [a, b].flatMap((n) =>
+        n.logs
+          .filter((l) => l.jobId === jobId && l.level >= 40)
+          .map((l) => `${n.name}: ${l.msg} ${JSON.stringify(l.failure ?? l.err ?? {})}`),
+      );
       expect(job, said.join('\n')).toMatchObject({ status: 'indexed', ingest_status: 'success', error: null });
       const audit = await listPage(a as Pick<TestServer, 'call'>, `/jobs/${jobId}/audit?limit=500`);
       expect(audit.items.filter((r) => r.action === 'finalize')).toHaveLength(1);
     }
-    const found = (await (await b.call('POST', `/bots/${botId}/vectorstore`, { json: { query: TOPICS[1][1], top_k: 1 } })).json()) as { documents: { metadata: { job_id: string } }[] };
+    const found = (await (
+      await b.call('POST', `/bots/${botId}/vectorstore`, { json: { query: TOPICS[1][1], top_k: 1 } })
+    ).json()) as { documents: { metadata: { job_id: string } }[] };
     expect(found.documents[0]?.metadata.job_id).toBe(jobIds[1]);
   });
 
   it('lets `lectern keys` on the shared folder write the database itself: its key opens every API node', async () => {
     const env = { ...process.env, LECTERN_DATABASE_URL: shared.databaseUrl, SERVICE_API_KEY: '' };
-    const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'keys', 'create', 'intake', '--role', 'reviewer', '--data-dir', shared.dataDir, '--json'], {
-      cwd: shared.dataDir,
-      env,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'lectern.js'),
+        'keys',
+        'create',
+        'intake',
+        '--role',
+        'reviewer',
+        '--data-dir',
+        shared.dataDir,
+        '--json',
+      ],
+      {
+        cwd: shared.dataDir,
+        env,
+      },
+    );
     const { secret } = JSON.parse(stdout) as { secret: string };
-    for (const node of [a, b]) expect((await fetch(`${node.url}/jobs`, { headers: { 'x-api-key': secret } })).status).toBe(200);
+    for (const node of [a, b])
+      expect((await fetch(`${node.url}/jobs`, { headers: { 'x-api-key': secret } })).status).toBe(200);
     // Nodes and commands of a team share the folder: none of them holds it alone.
     expect(existsSync(join(shared.dataDir, 'lectern.lock'))).toBe(false);
   });
@@ -200,7 +252,10 @@ describe('API nodes and workers on one database and one folder', () => {
       expect(res.status).toBe(200);
       expect(((await res.json()) as { status: string }).status).toBe('cancelled');
       // Told by the cancel's notification, or by its next heartbeat answering false, whichever comes first.
-      await reader.logged((l) => l.msg === 'stopped reading a job' && l.jobId === jobId && ['cancel', 'lost'].includes(l.reason), 20_000);
+      await reader.logged(
+        (l) => l.msg === 'stopped reading a job' && l.jobId === jobId && ['cancel', 'lost'].includes(l.reason),
+        20_000,
+      );
       const { rows } = await db.query(`SELECT state FROM tasks WHERE job_id = $1`, [jobId]);
       expect(rows).toEqual([{ state: 'cancelled' }]);
       expect((await a.waitFor(jobId)).status).toBe('cancelled');
@@ -240,7 +295,16 @@ describe('API nodes and workers on one database and one folder', () => {
       for (const attempt of [1, 2]) {
         // Killed while it reads: its task shows pages read under this attempt.
         await expect
-          .poll(async () => (await db.query(`SELECT attempts, (progress->>'pages_done')::int AS pages FROM tasks WHERE job_id = $1 AND state = 'running'`, [jobId])).rows[0], { timeout: 60_000 })
+          .poll(
+            async () =>
+              (
+                await db.query(
+                  `SELECT attempts, (progress->>'pages_done')::int AS pages FROM tasks WHERE job_id = $1 AND state = 'running'`,
+                  [jobId],
+                )
+              ).rows[0],
+            { timeout: 60_000 },
+          )
           .toMatchObject({ attempts: attempt, pages: expect.any(Number) });
         const held = await holder(jobId);
         const victim = [w1, w2].find((w) => w.workerId === held)!;
@@ -250,8 +314,17 @@ describe('API nodes and workers on one database and one folder', () => {
       // Both readers are dead: a new worker finds the task's attempts used up and fails the job.
       w1 = await worker('w-third');
       const job = await b.waitFor(jobId, ['failed', 'ready_for_review', 'cancelled'], 60_000);
-      expect(job).toMatchObject({ status: 'failed', error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') } });
-      expect(await tasksOf(jobId)).toEqual([expect.objectContaining({ state: 'failed', attempts: 3, error: expect.objectContaining({ code: 'WORKER_DIED' }) })]);
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') },
+      });
+      expect(await tasksOf(jobId)).toEqual([
+        expect.objectContaining({
+          state: 'failed',
+          attempts: 3,
+          error: expect.objectContaining({ code: 'WORKER_DIED' }),
+        }),
+      ]);
     });
   });
 });

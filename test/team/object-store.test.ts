@@ -34,8 +34,14 @@ beforeAll(async () => {
   const env = services().env;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // The S3 store reads its endpoint and keys from the environment, as `lectern serve` does.
-  for (const k of ['AWS_ENDPOINT_URL_S3', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const) process.env[k] = env[k];
-  raw = new S3Client({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_S3, forcePathStyle: true, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } });
+  for (const k of ['AWS_ENDPOINT_URL_S3', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const)
+    process.env[k] = env[k];
+  raw = new S3Client({
+    region: env.AWS_REGION,
+    endpoint: env.AWS_ENDPOINT_URL_S3,
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY },
+  });
 });
 afterAll(async () => {
   for (const s of servers.splice(0)) await s.close().catch(() => undefined);
@@ -48,7 +54,8 @@ afterAll(async () => {
  * claim another part's documents from a shared queue and look for them in its own bucket.
  */
 let databases = 0;
-const newDatabase = (): Promise<string> => freshDatabase(services().env.LECTERN_DATABASE_URL, `team_objects_${process.pid}_${++databases}`);
+const newDatabase = (): Promise<string> =>
+  freshDatabase(services().env.LECTERN_DATABASE_URL, `team_objects_${process.pid}_${++databases}`);
 
 async function newBucket(name: string): Promise<string> {
   await raw.send(new CreateBucketCommand({ Bucket: name }));
@@ -69,7 +76,18 @@ async function keysIn(bucket: string, prefix: string): Promise<string[]> {
 
 /** Denies the actions on the bucket's keys under `under` (every key when empty) to everyone, keys of the owner too. */
 async function deny(bucket: string, actions: string[], under = ''): Promise<void> {
-  const policy = { Version: '2012-10-17', Statement: [{ Sid: 'refuse', Effect: 'Deny', Principal: '*', Action: actions, Resource: [`arn:aws:s3:::${bucket}/${under}*`] }] };
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'refuse',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: actions,
+        Resource: [`arn:aws:s3:::${bucket}/${under}*`],
+      },
+    ],
+  };
   await raw.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: JSON.stringify(policy) }));
 }
 async function allow(bucket: string): Promise<void> {
@@ -78,9 +96,17 @@ async function allow(bucket: string): Promise<void> {
   });
 }
 
-async function start(databaseUrl: string, objectStoreUrl: string, settings: Record<string, unknown> = {}, dataDir = tempDir()): Promise<TestServer> {
+async function start(
+  databaseUrl: string,
+  objectStoreUrl: string,
+  settings: Record<string, unknown> = {},
+  dataDir = tempDir(),
+): Promise<TestServer> {
   dirs.push(dataDir);
-  const server = await startServer({ dataDir, settings: { database_url: databaseUrl, object_store_url: objectStoreUrl, workers: 1, ...settings } });
+  const server = await startServer({
+    dataDir,
+    settings: { database_url: databaseUrl, object_store_url: objectStoreUrl, workers: 1, ...settings },
+  });
   servers.push(server);
   return server;
 }
@@ -98,7 +124,10 @@ async function stopAll(): Promise<void> {
 /** What the server left in its data folder's tmp/ (uploads received, exports made, copies read). */
 function tmpLeft(dataDir: string): string[] {
   const tmp = join(dataDir, 'tmp');
-  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)],
+    );
   return existsSync(tmp) ? walk(tmp) : [];
 }
 
@@ -111,7 +140,8 @@ function alive(pid: number): boolean {
   }
 }
 
-const jobCount = async (server: TestServer): Promise<number> => (await json(await server.call('GET', '/jobs?limit=500'))).total;
+const jobCount = async (server: TestServer): Promise<number> =>
+  (await json(await server.call('GET', '/jobs?limit=500'))).total;
 
 describe('a server whose files are in S3', () => {
   const bucket = 'team-files';
@@ -125,7 +155,10 @@ describe('a server whose files are in S3', () => {
   beforeAll(async () => {
     await newBucket(bucket);
     db = await newDatabase();
-    pdf = await makePagesPdf([{ size: PAPER.a4, title: 'Kept in a bucket' }, { size: PAPER.letter, title: 'Second page' }]);
+    pdf = await makePagesPdf([
+      { size: PAPER.a4, title: 'Kept in a bucket' },
+      { size: PAPER.letter, title: 'Second page' },
+    ]);
     server = await start(db, `s3://${bucket}/${prefix}`);
   });
   afterAll(stopAll);
@@ -135,7 +168,9 @@ describe('a server whose files are in S3', () => {
     jobId = job.job_id;
     expect(job.total_pages).toBe(2);
     expect(await keysIn(bucket, `${prefix}/files/${jobId}/`)).toEqual([`${prefix}/files/${jobId}/original.pdf`]);
-    const head = await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}/files/${jobId}/original.pdf` }));
+    const head = await raw.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}/files/${jobId}/original.pdf` }),
+    );
     expect(head.ContentLength).toBe(pdf.length);
     expect(existsSync(join(server.dataDir, 'files'))).toBe(false);
     expect(tmpLeft(server.dataDir)).toEqual([]);
@@ -153,7 +188,9 @@ describe('a server whose files are in S3', () => {
     const again = Buffer.from(await (await server.call('GET', `/jobs/${jobId}/pages/1/image?size=300`)).arrayBuffer());
     expect(again.equals(firstImage)).toBe(true);
     // Not drawn again: the object is the one first written.
-    expect((await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).LastModified).toEqual(stored.LastModified);
+    expect((await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).LastModified).toEqual(
+      stored.LastModified,
+    );
   });
 
   it('exports a zip holding the original from the bucket, and keeps no export once it is sent', async () => {
@@ -163,16 +200,21 @@ describe('a server whose files are in S3', () => {
     expect(res.headers.get('content-type')).toBe('application/zip');
     const zip = unzipSync(new Uint8Array(await res.arrayBuffer()));
     expect(Buffer.from(zip['original-bucket.pdf']!).equals(pdf)).toBe(true);
-    expect(JSON.parse(strFromU8(zip['manifest.json']!)).source.sha256).toBe((await json(await server.call('GET', `/jobs/${jobId}`))).file_hash);
+    expect(JSON.parse(strFromU8(zip['manifest.json']!)).source.sha256).toBe(
+      (await json(await server.call('GET', `/jobs/${jobId}`))).file_hash,
+    );
     await expect.poll(() => keysIn(bucket, `${prefix}/exports/`)).toEqual([]);
     // Only the copy of the original the page image was drawn from, kept a while for the next page.
     expect(tmpLeft(server.dataDir)).toEqual([expect.stringMatching(/\/tmp\/copy-[\w-]+\.pdf$/)]);
   });
 
-  it('serves everything after a restart on another, empty data folder: the files are the bucket\'s', async () => {
+  it("serves everything after a restart on another, empty data folder: the files are the bucket's", async () => {
     await stop(server);
     server = await start(db, `s3://${bucket}/${prefix}`);
-    expect(await json(await server.call('GET', `/jobs/${jobId}`))).toMatchObject({ status: 'finalized', total_pages: 2 });
+    expect(await json(await server.call('GET', `/jobs/${jobId}`))).toMatchObject({
+      status: 'finalized',
+      total_pages: 2,
+    });
     const image = Buffer.from(await (await server.call('GET', `/jobs/${jobId}/pages/1/image?size=300`)).arrayBuffer());
     expect(image.equals(firstImage)).toBe(true);
     const other = await server.call('GET', `/jobs/${jobId}/pages/2/image?size=200`);
@@ -217,12 +259,22 @@ describe('a bucket that refuses writes mid-work (made read-only)', () => {
     const before = await keysIn(bucket, '');
     const jobs = await jobCount(server);
     const big = Buffer.alloc(20 * 1024 * 1024, 'a');
-    for (const [name, body] of [['refused.md', enc('# Refused\n\nNever kept.')], ['refused-big.txt', big]] as const) {
+    for (const [name, body] of [
+      ['refused.md', enc('# Refused\n\nNever kept.')],
+      ['refused-big.txt', big],
+    ] as const) {
       const res = await server.upload(name, body);
       expect(res.status, name).toBe(502);
       const { error } = await json(res);
-      expect(error).toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { op: 'put', reason: 'access_denied', s3_code: 'AccessDenied' } });
-      expect(error.message).toMatch(new RegExp(`^object store s3://${bucket}/p: could not put files/[\\w-]+/original\\.(md|txt): access denied to the bucket ${bucket}`));
+      expect(error).toMatchObject({
+        code: 'OBJECT_STORE_FAILED',
+        details: { op: 'put', reason: 'access_denied', s3_code: 'AccessDenied' },
+      });
+      expect(error.message).toMatch(
+        new RegExp(
+          `^object store s3://${bucket}/p: could not put files/[\\w-]+/original\\.(md|txt): access denied to the bucket ${bucket}`,
+        ),
+      );
     }
     expect(await jobCount(server)).toBe(jobs);
     expect(await keysIn(bucket, '')).toEqual(before);
@@ -234,7 +286,10 @@ describe('a bucket that refuses writes mid-work (made read-only)', () => {
   it('answers an export 502 OBJECT_STORE_FAILED and keeps no part of it', async () => {
     const res = await server.call('GET', `/jobs/${kept.job_id}/export`);
     expect(res.status).toBe(502);
-    expect((await json(res)).error).toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { op: 'put', reason: 'access_denied' } });
+    expect((await json(res)).error).toMatchObject({
+      code: 'OBJECT_STORE_FAILED',
+      details: { op: 'put', reason: 'access_denied' },
+    });
     expect(await keysIn(bucket, 'p/exports/')).toEqual([]);
     expect(tmpLeft(server.dataDir)).toEqual([]);
   });
@@ -263,7 +318,9 @@ describe('an original the store will not give back', () => {
       const reader = await start(db, `s3://${bucket}`);
       const job = await reader.waitFor(jobId);
       expect(job).toMatchObject({ status: 'failed', error: { code: 'OBJECT_STORE_FAILED' } });
-      expect(job.error.message).toMatch(new RegExp(`^object store s3://${bucket}/: could not download files/${jobId}/original\\.md: access denied`));
+      expect(job.error.message).toMatch(
+        new RegExp(`^object store s3://${bucket}/: could not download files/${jobId}/original\\.md: access denied`),
+      );
       expect(tmpLeft(reader.dataDir)).toEqual([]);
     } finally {
       await allow(bucket);
@@ -296,8 +353,13 @@ describe('the S3 server stopped mid-work', () => {
       // A job whose files cannot be removed stays whole, to be deleted later.
       const refused = await server.call('DELETE', `/jobs/${before.job_id}`);
       expect(refused.status).toBe(502);
-      expect((await json(refused)).error).toMatchObject({ code: 'OBJECT_STORE_FAILED', details: { reason: 'unreachable' } });
-      expect(await json(await server.call('GET', `/jobs/${before.job_id}`))).toMatchObject({ status: 'ready_for_review' });
+      expect((await json(refused)).error).toMatchObject({
+        code: 'OBJECT_STORE_FAILED',
+        details: { reason: 'unreachable' },
+      });
+      expect(await json(await server.call('GET', `/jobs/${before.job_id}`))).toMatchObject({
+        status: 'ready_for_review',
+      });
     } finally {
       await services().start();
     }
@@ -318,9 +380,22 @@ describe('an object store that cannot be used at start', () => {
   });
 
   /** `lectern serve` or `lectern worker` on a database, with the environment's S3 settings changed. */
-  const run = (command: 'serve' | 'worker', objectStoreUrl: string, env: Record<string, string> = {}): Promise<{ status: number | null; lines: string[] }> =>
+  const run = (
+    command: 'serve' | 'worker',
+    objectStoreUrl: string,
+    env: Record<string, string> = {},
+  ): Promise<{ status: number | null; lines: string[] }> =>
     new Promise((resolve) => {
-      const args = [join(repoRoot, 'bin', 'lectern.js'), command, '--data-dir', mkdtempSync(join(tmpdir(), 'lectern-refused-')), '--database-url', untouched, '--object-store-url', objectStoreUrl];
+      const args = [
+        join(repoRoot, 'bin', 'lectern.js'),
+        command,
+        '--data-dir',
+        mkdtempSync(join(tmpdir(), 'lectern-refused-')),
+        '--database-url',
+        untouched,
+        '--object-store-url',
+        objectStoreUrl,
+      ];
       const child = spawn(process.execPath, command === 'serve' ? [...args, '-p', '0'] : args, {
         env: { ...process.env, ...services().env, LECTERN_WARM_UP_ROUNDS: '0', ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -338,23 +413,39 @@ describe('an object store that cannot be used at start', () => {
     const unreachable = await run('serve', 's3://lectern/team', { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1' });
     expect(unreachable.status).toBe(2);
     expect(unreachable.lines).toEqual([
-      expect.stringMatching(/^lectern serve: object store s3:\/\/lectern\/team: cannot reach http:\/\/127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1 \(hint: start the S3 server or correct AWS_ENDPOINT_URL_S3, or give another object_store_url/),
+      expect.stringMatching(
+        /^lectern serve: object store s3:\/\/lectern\/team: cannot reach http:\/\/127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1 \(hint: start the S3 server or correct AWS_ENDPOINT_URL_S3, or give another object_store_url/,
+      ),
     ]);
     const missing = await run('serve', 's3://no-such-bucket/team');
     expect(missing.status).toBe(2);
     expect(missing.lines).toEqual([
-      expect.stringMatching(new RegExp(`^lectern serve: object store s3://no-such-bucket/team: the bucket no-such-bucket does not exist at ${services().env.AWS_ENDPOINT_URL_S3} \\(hint: create the bucket, or give another object_store_url`)),
+      expect.stringMatching(
+        new RegExp(
+          `^lectern serve: object store s3://no-such-bucket/team: the bucket no-such-bucket does not exist at ${services().env.AWS_ENDPOINT_URL_S3} \\(hint: create the bucket, or give another object_store_url`,
+        ),
+      ),
     ]);
     const worker = await run('worker', 's3://no-such-bucket/team');
     expect(worker.status).toBe(2);
-    expect(worker.lines).toEqual([expect.stringMatching(/^lectern worker: object store s3:\/\/no-such-bucket\/team: the bucket no-such-bucket does not exist at /)]);
+    expect(worker.lines).toEqual([
+      expect.stringMatching(
+        /^lectern worker: object store s3:\/\/no-such-bucket\/team: the bucket no-such-bucket does not exist at /,
+      ),
+    ]);
     const denied = await run('serve', 's3://lectern/team', { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
     expect(denied.status).toBe(2);
-    expect(denied.lines).toEqual([expect.stringMatching(/^lectern serve: object store s3:\/\/lectern\/team: access denied to the bucket lectern \(SignatureDoesNotMatch\)/)]);
+    expect(denied.lines).toEqual([
+      expect.stringMatching(
+        /^lectern serve: object store s3:\/\/lectern\/team: access denied to the bucket lectern \(SignatureDoesNotMatch\)/,
+      ),
+    ]);
     const db = new pg.Client({ connectionString: untouched });
     await db.connect();
     try {
-      expect((await db.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'drizzle'`)).rows).toEqual([{ n: 0 }]);
+      expect((await db.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'drizzle'`)).rows).toEqual([
+        { n: 0 },
+      ]);
     } finally {
       await db.end();
     }

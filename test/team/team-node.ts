@@ -33,12 +33,26 @@ export interface TeamNode {
 export type ApiNode = TeamNode & ServerClient & { readonly url: string; readonly key: string };
 
 /** Short leases, so a dead node's work comes back in seconds; no warm-up, one thread each. */
-const TEAM_ENV = { LECTERN_TASK_LEASE_MS: '3000', LECTERN_WARM_UP_ROUNDS: '0', LECTERN_LOG_LEVEL: 'info', LECTERN_WORKERS: '1' };
+const TEAM_ENV = {
+  LECTERN_TASK_LEASE_MS: '3000',
+  LECTERN_WARM_UP_ROUNDS: '0',
+  LECTERN_LOG_LEVEL: 'info',
+  LECTERN_WORKERS: '1',
+};
 
 export async function startNode(name: string, o: TeamNodeOptions & { kind: 'serve' }): Promise<ApiNode>;
 export async function startNode(name: string, o: TeamNodeOptions & { kind: 'worker' }): Promise<TeamNode>;
 export async function startNode(name: string, o: TeamNodeOptions): Promise<TeamNode | ApiNode> {
-  const args = [join(repoRoot, 'bin', 'lectern.js'), o.kind, '--data-dir', o.dataDir, '--database-url', o.databaseUrl, ...(o.kind === 'serve' ? ['-p', '0'] : []), ...(o.args ?? [])];
+  const args = [
+    join(repoRoot, 'bin', 'lectern.js'),
+    o.kind,
+    '--data-dir',
+    o.dataDir,
+    '--database-url',
+    o.databaseUrl,
+    ...(o.kind === 'serve' ? ['-p', '0'] : []),
+    ...(o.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     // The data folder as working directory: no lectern.yaml of the repository is picked up.
     cwd: o.dataDir,

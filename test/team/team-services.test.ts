@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { parseTeamEnv, runTeamScript, useTeamServices, type TeamEnv } from '../helpers/team-services.js';
@@ -53,11 +59,15 @@ describe('scripts/team-services.sh', () => {
   it('serves pgvector: an HNSW cosine index answers nearest-neighbour queries', async () => {
     await withDb(services().env, async (db) => {
       await db.query('CREATE EXTENSION IF NOT EXISTS vector');
-      const { rows: ext } = await db.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+      const { rows: ext } = await db.query<{ extversion: string }>(
+        "SELECT extversion FROM pg_extension WHERE extname = 'vector'",
+      );
       expect(ext[0]?.extversion).toBe('0.8.2');
       await db.query('CREATE TABLE items (id int PRIMARY KEY, embedding vector(3))');
       await db.query('CREATE INDEX items_embedding ON items USING hnsw (embedding vector_cosine_ops)');
-      await db.query(`INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]'), (4, '[1,1,0]'), (5, '[0.9,0.1,0]')`);
+      await db.query(
+        `INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]'), (4, '[1,1,0]'), (5, '[0.9,0.1,0]')`,
+      );
       // A table this small would be scanned; turning scans off makes the planner go through the index.
       await db.query('SET enable_seqscan = off');
       const query = 'SELECT id, embedding <=> $1 AS distance FROM items ORDER BY embedding <=> $1 LIMIT 3';
@@ -75,19 +85,26 @@ describe('scripts/team-services.sh', () => {
     const Bucket = bucketOf(env);
     try {
       const body = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 251));
-      await s3.send(new PutObjectCommand({ Bucket, Key: 'docs/a.bin', Body: body, ContentType: 'application/octet-stream' }));
+      await s3.send(
+        new PutObjectCommand({ Bucket, Key: 'docs/a.bin', Body: body, ContentType: 'application/octet-stream' }),
+      );
       await s3.send(new PutObjectCommand({ Bucket, Key: 'docs/b.txt', Body: 'second' }));
       const got = await s3.send(new GetObjectCommand({ Bucket, Key: 'docs/a.bin' }));
       expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true);
       expect(got.ContentType).toBe('application/octet-stream');
 
       const listed = await s3.send(new ListObjectsV2Command({ Bucket, Prefix: 'docs/' }));
-      expect(listed.Contents?.map((o) => [o.Key, o.Size])).toEqual([['docs/a.bin', body.length], ['docs/b.txt', 6]]);
+      expect(listed.Contents?.map((o) => [o.Key, o.Size])).toEqual([
+        ['docs/a.bin', body.length],
+        ['docs/b.txt', 6],
+      ]);
 
       await s3.send(new DeleteObjectCommand({ Bucket, Key: 'docs/a.bin' }));
       const after = await s3.send(new ListObjectsV2Command({ Bucket, Prefix: 'docs/' }));
       expect(after.Contents?.map((o) => o.Key)).toEqual(['docs/b.txt']);
-      await expect(s3.send(new GetObjectCommand({ Bucket, Key: 'docs/a.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+      await expect(s3.send(new GetObjectCommand({ Bucket, Key: 'docs/a.bin' }))).rejects.toMatchObject({
+        name: 'NoSuchKey',
+      });
     } finally {
       s3.destroy();
     }
@@ -97,7 +114,9 @@ describe('scripts/team-services.sh', () => {
     const env = services().env;
     const s3 = s3Of({ ...env, AWS_SECRET_ACCESS_KEY: `${env.AWS_SECRET_ACCESS_KEY}x` });
     try {
-      await expect(s3.send(new ListObjectsV2Command({ Bucket: bucketOf(env) }))).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+      await expect(s3.send(new ListObjectsV2Command({ Bucket: bucketOf(env) }))).rejects.toMatchObject({
+        name: 'SignatureDoesNotMatch',
+      });
     } finally {
       s3.destroy();
     }
@@ -118,7 +137,9 @@ describe('scripts/team-services.sh', () => {
     await expect(withDb(before, async () => undefined)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     const s3 = s3Of(before);
     try {
-      await s3.send(new PutObjectCommand({ Bucket: bucketOf(before), Key: 'during.txt', Body: 'S3 without PostgreSQL' }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucketOf(before), Key: 'during.txt', Body: 'S3 without PostgreSQL' }),
+      );
     } finally {
       s3.destroy();
     }
@@ -157,7 +178,10 @@ describe('scripts/team-services.sh', () => {
     expect(after.AWS_SECRET_ACCESS_KEY).toBe(before.AWS_SECRET_ACCESS_KEY);
     expect(after.LECTERN_OBJECT_STORE_URL).toBe(before.LECTERN_OBJECT_STORE_URL);
     expect(new URL(after.LECTERN_DATABASE_URL).pathname).toBe('/lectern');
-    const rows = await withDb(after, async (db) => (await db.query<{ id: number; e: string }>('SELECT id, embedding::text AS e FROM kept')).rows);
+    const rows = await withDb(
+      after,
+      async (db) => (await db.query<{ id: number; e: string }>('SELECT id, embedding::text AS e FROM kept')).rows,
+    );
     expect(rows).toEqual([{ id: 7, e: '[0.1,0.2,0.3]' }]);
     const s3Again = s3Of(after);
     try {

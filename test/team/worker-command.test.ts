@@ -8,11 +8,16 @@ describe('lectern worker', () => {
     const dataDir = tempDir('lectern-worker-');
     const env = { ...process.env, LECTERN_DATABASE_URL: '' };
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-      execFile(process.execPath, [join(repoRoot, 'bin', 'lectern.js'), 'worker', '--data-dir', dataDir], { cwd: dataDir, env }, (error, _stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [join(repoRoot, 'bin', 'lectern.js'), 'worker', '--data-dir', dataDir],
+        { cwd: dataDir, env },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
       ),
     );
     expect(run.code).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^lectern worker: .*database.*--database-url/)]);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^lectern worker: .*database.*--database-url/),
+    ]);
   });
 });

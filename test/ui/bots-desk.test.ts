@@ -42,7 +42,10 @@ async function chatIdOf(kind: 'text' | 'vision'): Promise<string> {
 async function ask(question: string) {
   await page.fill('.bot-chat textarea[name=question]', question);
   await page.click('.bot-chat button.ask');
-  const turn = page.locator('.bot-chat .turn').filter({ has: page.locator('.question', { hasText: question }) }).last();
+  const turn = page
+    .locator('.bot-chat .turn')
+    .filter({ has: page.locator('.question', { hasText: question }) })
+    .last();
   await expect.poll(() => turn.getAttribute('data-status'), LONG).toMatch(/^(complete|failed|cancelled)$/);
   return turn;
 }
@@ -50,13 +53,30 @@ async function ask(question: string) {
 beforeAll(async () => {
   ensureRendererBuilt();
   const root = tempDir('lectern-bots-ui-');
-  execFileSync('pdftoppm', ['-r', '100', '-png', '-singlefile', join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'), join(root, 'slide')]);
+  execFileSync('pdftoppm', [
+    '-r',
+    '100',
+    '-png',
+    '-singlefile',
+    join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'),
+    join(root, 'slide'),
+  ]);
   slidePng = readFileSync(join(root, 'slide.png'));
   const dataDir = tempDir();
-  [web, wiki] = await Promise.all([startWebPagesServer(), startMediaWikiServer(), installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
+  [web, wiki] = await Promise.all([
+    startWebPagesServer(),
+    startMediaWikiServer(),
+    installTestModel(dataDir),
+    installChatModel(dataDir, SMOLLM2),
+  ]);
   server = await startServer({
     dataDir,
-    settings: { embedding_model: TEST_MODEL, chat_model: SMOLLM2, allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl)], encyclopedia_url: wiki.apiUrl },
+    settings: {
+      embedding_model: TEST_MODEL,
+      chat_model: SMOLLM2,
+      allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl)],
+      encyclopedia_url: wiki.apiUrl,
+    },
   });
   ({ browser, page, logs, requests } = await deskSession(server));
 });
@@ -78,10 +98,16 @@ describe('bots in the desk', () => {
     await page.click('form.bot-form button[type=submit]');
     await page.waitForURL(/#\/bots\/[^/]+$/);
     botId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
-    expect(await get(`/bots/${botId}`)).toMatchObject({ name: 'Science tutor', prompt_template: 'You answer from the course documents, briefly.', llm: { provider: 'extractive' } });
+    expect(await get(`/bots/${botId}`)).toMatchObject({
+      name: 'Science tutor',
+      prompt_template: 'You answer from the course documents, briefly.',
+      llm: { provider: 'extractive' },
+    });
     await expect.poll(() => page.textContent('section.bot h1')).toBe('Science tutor');
 
-    const scratch = (await json(await server.call('POST', '/bots', { json: { name: 'Scratch', llm: { provider: 'extractive' } } }))).bot_id as string;
+    const scratch = (
+      await json(await server.call('POST', '/bots', { json: { name: 'Scratch', llm: { provider: 'extractive' } } }))
+    ).bot_id as string;
     await page.click('nav.sections a[href="#/bots"]');
     await page.waitForSelector(`tr[data-bot="${scratch}"]`);
     expect(await page.locator('tr[data-bot]').count()).toBe(2);
@@ -112,10 +138,17 @@ describe('bots in the desk', () => {
     await page.evaluate(() => {
       const seen: string[] = [];
       (window as unknown as { seenIngest: string[] }).seenIngest = seen;
-      const record = () => document.querySelectorAll<HTMLElement>('.bot-docs tr[data-job]').forEach((r) => seen.push(`${r.dataset.job}:${r.dataset.ingest}`));
+      const record = () =>
+        document
+          .querySelectorAll<HTMLElement>('.bot-docs tr[data-job]')
+          .forEach((r) => seen.push(`${r.dataset.job}:${r.dataset.ingest}`));
       new MutationObserver(record).observe(document.querySelector('.bot-docs tbody')!, { childList: true });
     });
-    await page.setInputFiles('.bot-documents input[type=file]', { name: 'quarterly-report.pdf', mimeType: 'application/pdf', buffer: await makeStructuredPdf() });
+    await page.setInputFiles('.bot-documents input[type=file]', {
+      name: 'quarterly-report.pdf',
+      mimeType: 'application/pdf',
+      buffer: await makeStructuredPdf(),
+    });
     await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(1);
     // A file dropped while "hold for review" is ticked waits for a person.
     await page.check('.bot-documents input.hold-review');
@@ -123,7 +156,8 @@ describe('bots in the desk', () => {
       const dt = new DataTransfer();
       dt.items.add(new File([md], 'topics.md', { type: 'text/markdown' }));
       const target = document.querySelector('section.bot-documents')!;
-      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, TOPICS_MD);
     await expect.poll(() => page.locator('.bot-documents .upload-log li.ok').count(), LONG).toBe(2);
     await page.uncheck('.bot-documents input.hold-review');
@@ -143,7 +177,12 @@ describe('bots in the desk', () => {
     expect(await held.textContent()).toContain('waiting for review');
     await expect.poll(() => page.textContent('.bot-documents > p.muted')).toBe('3 of 4 document(s) searchable');
     const bot = await get(`/bots/${botId}`);
-    expect(bot.document_list.map((d: { source: { kind: string } }) => d.source.kind).sort()).toEqual(['encyclopedia', 'link', 'upload', 'upload']);
+    expect(bot.document_list.map((d: { source: { kind: string } }) => d.source.kind).sort()).toEqual([
+      'encyclopedia',
+      'link',
+      'upload',
+      'upload',
+    ]);
     const text = await page.textContent('.bot-docs');
     expect(text).toContain(`${web.url}/articles/heat-transfer`);
     expect(text).toContain('encyclopedia: ');
@@ -166,7 +205,9 @@ describe('bots in the desk', () => {
     // The held one too, for the reviewer to finalize.
     await held.locator('a.doc-name').click();
     await page.waitForSelector('.review[data-loaded=true]');
-    expect(page.url()).toContain(`#/jobs/${(await get(`/bots/${botId}`)).document_list.find((d: { source_file: string }) => d.source_file === 'topics.md').job_id}/review`);
+    expect(page.url()).toContain(
+      `#/jobs/${(await get(`/bots/${botId}`)).document_list.find((d: { source_file: string }) => d.source_file === 'topics.md').job_id}/review`,
+    );
     await page.goBack();
   });
 
@@ -203,7 +244,9 @@ describe('bots in the desk', () => {
     // Back on the bot, the conversation is as it was.
     await page.goBack();
     await page.waitForSelector('.bot-chat[data-ready=true]');
-    await expect.poll(() => page.locator(`.bot-chat .turn[data-message="${stored.message_id}"] .citation`).count()).toBe(stored.citations.length);
+    await expect
+      .poll(() => page.locator(`.bot-chat .turn[data-message="${stored.message_id}"] .citation`).count())
+      .toBe(stored.citations.length);
   });
 
   it('asks about images dropped or pasted into the chat, read by OCR and cited as image 1', async () => {
@@ -214,8 +257,15 @@ describe('bots in the desk', () => {
           const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
           const dt = new DataTransfer();
           dt.items.add(new File([bytes], name, { type }));
-          if (how === 'paste') document.querySelector('.bot-chat textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
-          else for (const t of ['dragenter', 'dragover', 'drop']) document.querySelector('section.bot-chat')!.dispatchEvent(new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true }));
+          if (how === 'paste')
+            document
+              .querySelector('.bot-chat textarea')!
+              .dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+          else
+            for (const t of ['dragenter', 'dragover', 'drop'])
+              document
+                .querySelector('section.bot-chat')!
+                .dispatchEvent(new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true }));
         },
         [how, name, type, base64] as const,
       );
@@ -242,7 +292,10 @@ describe('bots in the desk', () => {
     // The image is cited as itself: no document to open.
     expect(await turn.locator('.citation span.citation-link').first().textContent()).toContain('image 1');
     const vision = await get(`/chats/${await chatIdOf('vision')}`);
-    expect(vision.messages[0]).toMatchObject({ question: 'What are the rows of the genotype matrix?', images: [{ media_type: 'image/png', bytes: slidePng.length }] });
+    expect(vision.messages[0]).toMatchObject({
+      question: 'What are the rows of the genotype matrix?',
+      images: [{ media_type: 'image/png', bytes: slidePng.length }],
+    });
     expect(await page.locator('.image-tray').isHidden()).toBe(true);
     await shot(page, shots, '8-vision-answer');
   });
@@ -251,7 +304,9 @@ describe('bots in the desk', () => {
     // The text chat, from the list of conversations (the vision question has its own).
     await page.click('.bot-chat .conversation[data-kind=text] .conversation-open');
     const liked = page.locator('.bot-chat .turn').first();
-    await expect.poll(() => liked.locator('.question').textContent()).toBe('How do revenue and costs develop over the quarters?');
+    await expect
+      .poll(() => liked.locator('.question').textContent())
+      .toBe('How do revenue and costs develop over the quarters?');
     await liked.locator('button.thumb-up').click();
     await expect.poll(() => liked.locator('.feedback').getAttribute('data-rating')).toBe('up');
     expect(await liked.locator('button.thumb-up').getAttribute('aria-pressed')).toBe('true');
@@ -272,14 +327,22 @@ describe('bots in the desk', () => {
     await shot(page, shots, '10-learn-from-chats');
   });
 
-  it('streams a local model\'s answer into the page as it is written', async () => {
-    const local = (await json(await server.call('POST', '/bots', { json: { name: 'Tutor (SmolLM2)', prompt_template: 'You are a science tutor.' } }))).bot_id as string;
+  it("streams a local model's answer into the page as it is written", async () => {
+    const local = (
+      await json(
+        await server.call('POST', '/bots', {
+          json: { name: 'Tutor (SmolLM2)', prompt_template: 'You are a science tutor.' },
+        }),
+      )
+    ).bot_id as string;
     const form = new FormData();
     form.append('file', new Blob([enc(TOPICS_MD) as Uint8Array<ArrayBuffer>]), 'topics.md');
     const added = await json(await server.call('POST', `/bots/${local}/documents/upload`, { body: form }));
     await page.goto(`${server.url}/#/bots/${local}`);
     await page.waitForSelector('.bot-chat[data-ready=true]');
-    await expect.poll(() => page.locator(`.bot-docs tr[data-job="${added.job_id}"]`).getAttribute('data-ingest'), LONG).toBe('success');
+    await expect
+      .poll(() => page.locator(`.bot-docs tr[data-job="${added.job_id}"]`).getAttribute('data-ingest'), LONG)
+      .toBe('success');
     // Every change of the answer while it streams, recorded in the page as it happens.
     await page.evaluate(() => {
       const lengths: number[] = [];
@@ -287,7 +350,12 @@ describe('bots in the desk', () => {
       new MutationObserver(() => {
         const turn = document.querySelector<HTMLElement>('.bot-chat .turn');
         if (turn?.dataset.status === 'streaming') lengths.push(turn.querySelector('.answer')?.textContent?.length ?? 0);
-      }).observe(document.querySelector('.bot-chat .chat-log')!, { subtree: true, childList: true, characterData: true, attributes: true });
+      }).observe(document.querySelector('.bot-chat .chat-log')!, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
     });
     const turn = await ask('What does chlorophyll capture?');
     expect(await turn.getAttribute('data-status')).toBe('complete');
@@ -302,7 +370,9 @@ describe('bots in the desk', () => {
 
   it('asked nothing of any other host, and nothing broke in the page', () => {
     const origin = new URL(server.url).origin;
-    expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([]);
+    expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual(
+      [],
+    );
     expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
   });
 });

@@ -34,11 +34,27 @@ interface Kind {
 }
 
 const KINDS: Kind[] = [
-  { name: 'job', address: () => `#/jobs/${jobId}/search`, listPath: () => `/jobs/${jobId}/conversations`, turnsPath: (id) => `/chat/sessions/${id}`, cited: '.sources li.source.cited' },
-  { name: 'bot', address: () => `#/bots/${botId}`, listPath: () => `/bots/${botId}/conversations`, turnsPath: (id) => `/chats/${id}`, cited: '.citations li.citation' },
+  {
+    name: 'job',
+    address: () => `#/jobs/${jobId}/search`,
+    listPath: () => `/jobs/${jobId}/conversations`,
+    turnsPath: (id) => `/chat/sessions/${id}`,
+    cited: '.sources li.source.cited',
+  },
+  {
+    name: 'bot',
+    address: () => `#/bots/${botId}`,
+    listPath: () => `/bots/${botId}/conversations`,
+    turnsPath: (id) => `/chats/${id}`,
+    cited: '.citations li.citation',
+  },
 ];
 
-const Q = { lava: 'What erupts from a volcano?', bread: 'How is bread baked?', chess: 'Which defence answers the king pawn?' };
+const Q = {
+  lava: 'What erupts from a volcano?',
+  bread: 'How is bread baked?',
+  chess: 'Which defence answers the king pawn?',
+};
 
 beforeAll(async () => {
   ensureRendererBuilt();
@@ -46,7 +62,9 @@ beforeAll(async () => {
   await installTestModel(dataDir);
   server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL } });
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
-  botId = (await json(await server.call('POST', '/bots', { json: { name: 'Topics', llm: { provider: 'extractive' } } }))).bot_id;
+  botId = (
+    await json(await server.call('POST', '/bots', { json: { name: 'Topics', llm: { provider: 'extractive' } } }))
+  ).bot_id;
   const form = new FormData();
   form.append('file', new Blob([enc(TOPICS_MD) as Uint8Array<ArrayBuffer>]), 'topics.md');
   const added = await json(await server.call('POST', `/bots/${botId}/documents/upload`, { body: form }));
@@ -67,10 +85,14 @@ async function openPanel(kind: Kind, reload = false): Promise<void> {
 
 /** Asks in the panel and waits until the answer is complete; the job's chat answers with quotes (no model). */
 async function ask(question: string) {
-  if (await page.locator('.panel.chat select.provider').count()) await page.selectOption('.panel.chat select.provider', 'extractive');
+  if (await page.locator('.panel.chat select.provider').count())
+    await page.selectOption('.panel.chat select.provider', 'extractive');
   await page.fill('.panel.chat textarea[name=question]', question);
   await page.click('.panel.chat button.ask');
-  const turn = page.locator('.panel.chat .turn').filter({ has: page.locator('.question', { hasText: question }) }).last();
+  const turn = page
+    .locator('.panel.chat .turn')
+    .filter({ has: page.locator('.question', { hasText: question }) })
+    .last();
   await expect.poll(() => turn.getAttribute('data-status'), LONG).toBe('complete');
   return turn;
 }
@@ -80,8 +102,10 @@ const openId = async () => {
   await open.waitFor();
   return (await open.getAttribute('data-conversation')) ?? '';
 };
-const listed = () => page.$$eval('.panel.chat .conversation', (items) => items.map((li) => li.getAttribute('data-conversation') ?? ''));
-const questions = () => page.$$eval('.panel.chat .chat-log .turn .question', (qs) => qs.map((q) => q.textContent ?? ''));
+const listed = () =>
+  page.$$eval('.panel.chat .conversation', (items) => items.map((li) => li.getAttribute('data-conversation') ?? ''));
+const questions = () =>
+  page.$$eval('.panel.chat .chat-log .turn .question', (qs) => qs.map((q) => q.textContent ?? ''));
 const row = (id: string) => page.locator(`.panel.chat .conversation[data-conversation="${id}"]`);
 
 describe.each(KINDS)('the chat panel of a $name', (kind) => {
@@ -103,7 +127,12 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     second = await openId();
     expect(await questions()).toEqual([Q.chess]);
     const server = (await get(kind.listPath())).conversations as { conversation_id: string; message_count: number }[];
-    expect(server.map((c) => [c.conversation_id, c.message_count]).sort()).toEqual([[first, 2], [second, 1]].sort());
+    expect(server.map((c) => [c.conversation_id, c.message_count]).sort()).toEqual(
+      [
+        [first, 2],
+        [second, 1],
+      ].sort(),
+    );
     await shot(page, shots, `${kind.name}-1-two-conversations`);
   });
 
@@ -144,7 +173,9 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     await box.fill('Volcanoes and bread');
     await box.press('Enter');
     await expect.poll(() => row(first).locator('.conversation-open').textContent()).toBe('Volcanoes and bread');
-    const onServer = (await get(kind.listPath())).conversations.find((c: { conversation_id: string }) => c.conversation_id === first);
+    const onServer = (await get(kind.listPath())).conversations.find(
+      (c: { conversation_id: string }) => c.conversation_id === first,
+    );
     expect(onServer.title).toBe('Volcanoes and bread');
     await openPanel(kind, true);
     expect(await row(first).locator('.conversation-open').textContent()).toBe('Volcanoes and bread');
@@ -161,7 +192,9 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     await expect.poll(() => listed()).toEqual([first]);
     await openPanel(kind, true);
     expect(await listed()).toEqual([first]);
-    expect((await get(kind.listPath())).conversations.map((c: { conversation_id: string }) => c.conversation_id)).toEqual([first]);
+    expect(
+      (await get(kind.listPath())).conversations.map((c: { conversation_id: string }) => c.conversation_id),
+    ).toEqual([first]);
     expect((await server.call('GET', kind.turnsPath(second))).status).toBe(404);
     expect(await questions()).toEqual([Q.lava, Q.bread]);
     await shot(page, shots, `${kind.name}-4-deleted`);
@@ -170,7 +203,8 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
   it("says the server's error in the panel: a conversation deleted elsewhere can be neither asked in nor renamed", async () => {
     // Deleted through the API while the panel still shows it.
     expect((await server.call('DELETE', `/conversations/${first}`)).status).toBe(200);
-    if (await page.locator('.panel.chat select.provider').count()) await page.selectOption('.panel.chat select.provider', 'extractive');
+    if (await page.locator('.panel.chat select.provider').count())
+      await page.selectOption('.panel.chat select.provider', 'extractive');
     await page.fill('.panel.chat textarea[name=question]', 'Is it still there?');
     await page.click('.panel.chat button.ask');
     const turn = page.locator('.panel.chat .turn').last();
@@ -189,7 +223,9 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     await row(third).locator('button.conversation-rename').click();
     await row(third).locator('input.rename-box').fill('Gone');
     await row(third).locator('input.rename-box').press('Enter');
-    await expect.poll(() => page.textContent('.panel.chat .chat-notice')).toBe(`Could not rename the conversation: conversation ${third} does not exist`);
+    await expect
+      .poll(() => page.textContent('.panel.chat .chat-notice'))
+      .toBe(`Could not rename the conversation: conversation ${third} does not exist`);
     await expect.poll(() => listed()).toEqual([]);
     await shot(page, shots, `${kind.name}-6-error-renaming`);
   });
@@ -226,7 +262,9 @@ describe('a bot that does not exist', () => {
   it("says the server's message in the chat panel instead of leaving it blank", async () => {
     await page.goto(`${server.url}/#/bots/no-such-bot`);
     await page.waitForSelector('.panel.chat[data-ready=true]');
-    expect(await page.textContent('.panel.chat .chat-notice')).toBe('Could not read the conversations: bot no-such-bot does not exist');
+    expect(await page.textContent('.panel.chat .chat-notice')).toBe(
+      'Could not read the conversations: bot no-such-bot does not exist',
+    );
   });
 });
 

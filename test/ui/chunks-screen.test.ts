@@ -23,7 +23,12 @@ let server: TestServer;
 let browser: Browser;
 let jobId = '';
 
-interface ChunkItem { chunk_id: string; status: string; text: string; edited_text: string | null }
+interface ChunkItem {
+  chunk_id: string;
+  status: string;
+  text: string;
+  edited_text: string | null;
+}
 const chunksOf = async () => (await listAll(server, `/jobs/${jobId}/chunks`)) as ChunkItem[];
 
 /** Where the toolbar ends, the list's box, and each drawn row's box and whether the browser hit-tests it. */
@@ -49,7 +54,17 @@ type Geometry = Awaited<ReturnType<typeof geometry>>;
 
 /** Rows whose whole box lies inside both the list's box and the window, and that the browser finds there. */
 const seenRows = (g: Geometry, vh: number, vw: number) =>
-  g.rows.filter((r) => r.hit && r.height > 0 && r.top >= g.list.top && r.bottom <= g.list.bottom + 0.5 && r.top >= 0 && r.bottom <= vh && r.left >= 0 && r.right <= vw);
+  g.rows.filter(
+    (r) =>
+      r.hit &&
+      r.height > 0 &&
+      r.top >= g.list.top &&
+      r.bottom <= g.list.bottom + 0.5 &&
+      r.top >= 0 &&
+      r.bottom <= vh &&
+      r.left >= 0 &&
+      r.right <= vw,
+  );
 
 async function openChunks(size: { width: number; height: number }): Promise<{ page: Page; logs: string[] }> {
   const { page, logs } = await deskPage(browser, server, { viewport: size });
@@ -150,7 +165,9 @@ describe.each(SIZES)('the Chunks screen at $width x $height', (size) => {
       })),
     );
     expect(shown.length).toBeGreaterThan(0);
-    expect(shown).toEqual(chunks.slice(0, shown.length).map((c) => ({ id: c.chunk_id, status: c.status, text: c.edited_text ?? c.text })));
+    expect(shown).toEqual(
+      chunks.slice(0, shown.length).map((c) => ({ id: c.chunk_id, status: c.status, text: c.edited_text ?? c.text })),
+    );
     const pending = chunks.filter((c) => c.status === 'pending').length;
     expect(await page.textContent('.chunks .counts')).toBe(`${chunks.length} chunks · ${pending} pending`);
     expect(pending).toBeLessThan(chunks.length);

@@ -15,7 +15,9 @@ const marked = (base: string, side: string) =>
 
 describe('wordDiff', () => {
   it('marks only the words a side changed', () => {
-    expect(marked('the small stone near the river.', 'the tiny stone near the river.')).toBe('the [-small][+tiny] stone near the river.');
+    expect(marked('the small stone near the river.', 'the tiny stone near the river.')).toBe(
+      'the [-small][+tiny] stone near the river.',
+    );
     expect(marked('the small stone', 'the small stone')).toBe('the small stone');
     expect(marked('one two three', 'one three')).toBe('one [-two ]three');
     expect(marked('near the river.', 'near the river!')).toBe('near the river[-.][+!]');
@@ -25,8 +27,18 @@ describe('wordDiff', () => {
     const base = 'Alpha beta gamma delta epsilon zeta eta theta.';
     const side = 'Alpha gamma DELTA epsilon and zeta eta theta iota.';
     const parts = wordDiff(base, side);
-    expect(parts.filter((p) => p.kind !== 'removed').map((p) => p.text).join('')).toBe(side);
-    expect(parts.filter((p) => p.kind !== 'added').map((p) => p.text).join('')).toBe(base);
+    expect(
+      parts
+        .filter((p) => p.kind !== 'removed')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe(side);
+    expect(
+      parts
+        .filter((p) => p.kind !== 'added')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe(base);
   });
 
   it('stays cheap on long texts with one change', () => {
@@ -50,19 +62,34 @@ describe('DeskMemory', () => {
 });
 
 describe('finalize words', () => {
-  const job = { review: { blocks: { pending: 1, approved: 3, edited: 0, rejected: 0 }, chunks: { pending: 2, approved: 0, edited: 0, rejected: 0, stale: 1 } } } as Job;
+  const job = {
+    review: {
+      blocks: { pending: 1, approved: 3, edited: 0, rejected: 0 },
+      chunks: { pending: 2, approved: 0, edited: 0, rejected: 0, stale: 1 },
+    },
+  } as Job;
 
   it('says what each policy does with the counts, the one that settles nothing first', () => {
     expect(POLICIES[0]?.value).toBe('require_all_approved');
-    expect(policyEffect('require_all_approved', job)).toBe('Changes nothing. Refused now: 1 pending block, 2 pending chunks and 1 stale chunk must be reviewed first.');
+    expect(policyEffect('require_all_approved', job)).toBe(
+      'Changes nothing. Refused now: 1 pending block, 2 pending chunks and 1 stale chunk must be reviewed first.',
+    );
     expect(policyEffect('auto_approve_pending', job)).toContain('Approves 1 pending block and 2 pending chunks');
     expect(policyEffect('auto_reject_pending', job)).toContain('Rejects 1 pending block');
   });
 
   it('words a PENDING_ITEMS refusal with its counts and an unknown failure with its message', () => {
-    const refused = new ApiError(409, 'PENDING_ITEMS', 'every block and chunk must be reviewed', { pending_blocks: 3, pending_chunks: 0, stale_chunks: 1 });
-    expect(finalizeErrorText(refused)).toBe('Not finalized: 3 blocks are still pending and 1 chunk is stale (Rechunk on the Chunks screen rebuilds it). Review them, or choose a policy that settles what is pending.');
-    expect(finalizeErrorText(new ApiError(409, 'INVALID_STATE', 'cannot finalize', { status: 'finalized' }))).toContain('the job is finalized');
+    const refused = new ApiError(409, 'PENDING_ITEMS', 'every block and chunk must be reviewed', {
+      pending_blocks: 3,
+      pending_chunks: 0,
+      stale_chunks: 1,
+    });
+    expect(finalizeErrorText(refused)).toBe(
+      'Not finalized: 3 blocks are still pending and 1 chunk is stale (Rechunk on the Chunks screen rebuilds it). Review them, or choose a policy that settles what is pending.',
+    );
+    expect(finalizeErrorText(new ApiError(409, 'INVALID_STATE', 'cannot finalize', { status: 'finalized' }))).toContain(
+      'the job is finalized',
+    );
     expect(finalizeErrorText(new Error('network down'))).toBe('Finalize failed: network down');
   });
 });

@@ -42,7 +42,10 @@ describe('smaller defects of the desk', () => {
     // The button can be clicked where it is drawn: nothing covers it and it is inside the window.
     const button = (await page.locator('.key-form button[type=submit]').boundingBox())!;
     expect(button.y + button.height).toBeLessThanOrEqual(720);
-    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('button')?.textContent ?? null, [button.x + button.width / 2, button.y + button.height / 2]);
+    const hit = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x!, y!)?.closest('button')?.textContent ?? null,
+      [button.x + button.width / 2, button.y + button.height / 2],
+    );
     expect(hit).toBe('Open the review desk');
     expect(await form.textContent()).not.toContain('`');
     expect(await form.locator('code').textContent()).toBe('lectern serve');
@@ -68,7 +71,9 @@ describe('smaller defects of the desk', () => {
       page.evaluate((t) => {
         const data = new DataTransfer();
         data.items.add(new File(['x'], 'notes.txt', { type: 'text/plain' }));
-        document.querySelector('section.library')!.dispatchEvent(new DragEvent(t, { dataTransfer: data, bubbles: true }));
+        document
+          .querySelector('section.library')!
+          .dispatchEvent(new DragEvent(t, { dataTransfer: data, bubbles: true }));
       }, type);
     await drag('dragenter');
     await page.waitForSelector('section.library.dropping');
@@ -106,7 +111,7 @@ describe('smaller defects of the desk', () => {
     await page.click('.review-toolbar button:has-text("Reading order")');
   });
 
-  it('asks a one-page document for page 1\'s image only, never page 2\'s', async () => {
+  it("asks a one-page document for page 1's image only, never page 2's", async () => {
     const requests = recordRequests(page);
     await page.goto('about:blank');
     await page.goto(`${server.url}/#/jobs/${onePage}/review`);
@@ -132,14 +137,19 @@ describe('the audit trail after finalize', () => {
     jobId = (await ingest(server, 'audit.pdf', await makeManyBlocksPdf(75))).job_id;
     const patch = async (id: string, reviewer: string, body: Record<string, unknown>) => {
       const b = await json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
-      const res = await server.call('PATCH', `/jobs/${jobId}/blocks/${id}`, { json: { version: b.version, ...body }, headers: { 'x-reviewer': reviewer } });
+      const res = await server.call('PATCH', `/jobs/${jobId}/blocks/${id}`, {
+        json: { version: b.version, ...body },
+        headers: { 'x-reviewer': reviewer },
+      });
       expect(res.status).toBe(200);
     };
     await patch('b2', 'bob', { status: 'rejected' });
     await patch('b40', 'alice', { edited_text: 'The amended words of paragraph forty.' });
     await patch('b41', 'alice', { status: 'approved', reviewer_note: 'checked against the printed copy' });
     pendingBlocks = 75 - 3;
-    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+    });
     expect(fin.status).toBe(200);
     const all = await listAll(server, `/jobs/${jobId}/chunks`);
     chunks = all.length;
@@ -173,14 +183,28 @@ describe('the audit trail after finalize', () => {
   it('filters by action, reviewer, page and words, on the server', async () => {
     await openAudit();
     await page.selectOption('.audit .filter-action', 'rejected');
-    await expect.poll(() => page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')))).toEqual(['b2']);
+    await expect
+      .poll(() =>
+        page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity'))),
+      )
+      .toEqual(['b2']);
     await page.selectOption('.audit .filter-action', '');
     await page.fill('.audit .filter-reviewer', 'alice');
     await page.press('.audit .filter-reviewer', 'Enter');
-    await expect.poll(() => page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')).sort())).toEqual(['b40', 'b41']);
+    await expect
+      .poll(() =>
+        page
+          .locator('.timeline[data-entity]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')).sort()),
+      )
+      .toEqual(['b40', 'b41']);
     await page.fill('.audit .filter-text', 'PRINTED copy');
     await page.press('.audit .filter-text', 'Enter');
-    await expect.poll(() => page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')))).toEqual(['b41']);
+    await expect
+      .poll(() =>
+        page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity'))),
+      )
+      .toEqual(['b41']);
     await page.fill('.audit .filter-text', 'no such words anywhere');
     await page.press('.audit .filter-text', 'Enter');
     await expect.poll(() => page.textContent('.audit .timelines')).toContain('No change matches these filters.');
@@ -189,14 +213,22 @@ describe('the audit trail after finalize', () => {
     // Page 1 holds b1..b30: bob's rejection of b2 and the auto-approval of the page's other blocks.
     await page.fill('.audit .filter-page', '1');
     await page.press('.audit .filter-page', 'Enter');
-    await expect.poll(() => page.locator('.timeline.bulk .bulk-title').allTextContents()).toContain('29 blocks auto-approved at finalize');
+    await expect
+      .poll(() => page.locator('.timeline.bulk .bulk-title').allTextContents())
+      .toContain('29 blocks auto-approved at finalize');
     // Chunks spanning page 1 are there too: folded when three or more, else a card each, named by their text.
-    const items = await page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')));
+    const items = await page
+      .locator('.timeline[data-entity]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')));
     const chunkCards = items.filter((id) => id !== 'b2');
     expect(items).toContain('b2');
     if (pageOneChunks.length < 3) expect(chunkCards.sort()).toEqual([...pageOneChunks].sort());
-    else expect(await page.locator('.timeline.bulk .bulk-title').allTextContents()).toContain(`${pageOneChunks.length} chunks auto-approved at finalize`);
-    for (const id of chunkCards) expect(await page.textContent(`.timeline[data-entity="${id}"] h2`)).toMatch(/^chunk “Paragraph \d{4} says/);
+    else
+      expect(await page.locator('.timeline.bulk .bulk-title').allTextContents()).toContain(
+        `${pageOneChunks.length} chunks auto-approved at finalize`,
+      );
+    for (const id of chunkCards)
+      expect(await page.textContent(`.timeline[data-entity="${id}"] h2`)).toMatch(/^chunk “Paragraph \d{4} says/);
     await shot(page, shots, '7-audit-page-filter');
     // The same filters over plain HTTP: the total is of the filtered trail.
     const res = await server.call('GET', `/jobs/${jobId}/audit?reviewer=alice&page=2&limit=1`);

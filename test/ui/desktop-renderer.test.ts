@@ -34,7 +34,9 @@ const appFile = appFiles(rendererOut);
 beforeAll(async () => {
   ensureRendererBuilt();
   server = await startServer({ desktopOrigin: WINDOW_ORIGIN });
-  jobId = (await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))).job_id;
+  jobId = (
+    await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))
+  ).job_id;
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   // What the window's permission handler gives the app's page alone (main/app-protocol.ts permissionAllowed):
@@ -48,7 +50,9 @@ beforeAll(async () => {
         value: Object.freeze({
           server: async () => ({ url, key }),
           // The native dialog's answer: the main process read the picked file for the sandboxed page.
-          openFiles: async () => [{ name: 'picked.md', data: new TextEncoder().encode('# Picked\n\nChosen in the native file dialog.\n') }],
+          openFiles: async () => [
+            { name: 'picked.md', data: new TextEncoder().encode('# Picked\n\nChosen in the native file dialog.\n') },
+          ],
           saveExport: async (jobId: string) => {
             saved.push(jobId);
             return `/home/user/Downloads/${jobId}.zip`;
@@ -62,7 +66,9 @@ beforeAll(async () => {
   await context.route('**/*', async (route) => {
     const url = route.request().url();
     if (url.startsWith(`${WINDOW_ORIGIN}/`)) {
-      const answer = await appFile(new Request(APP_ORIGIN + url.slice(WINDOW_ORIGIN.length), { method: route.request().method() }));
+      const answer = await appFile(
+        new Request(APP_ORIGIN + url.slice(WINDOW_ORIGIN.length), { method: route.request().method() }),
+      );
       const headers: Record<string, string> = {};
       answer.headers.forEach((value, name) => (headers[name] = value));
       return route.fulfill({ status: answer.status, headers, body: Buffer.from(await answer.arrayBuffer()) });
@@ -98,7 +104,9 @@ describe('the renderer as the desktop window loads it', () => {
     await page.click(`tr[data-job="${jobId}"] a.button`);
     await page.waitForSelector('.review[data-loaded=true]');
     await page.keyboard.press('a');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?limit=1`)).items[0]?.status).toBe('approved');
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?limit=1`)).items[0]?.status)
+      .toBe('approved');
     await shot(page, shots, '2-review');
   });
 
@@ -131,7 +139,12 @@ describe('the renderer as the desktop window loads it', () => {
       document.body.appendChild(img);
       const image = await imgResult;
       await new Promise((r) => setTimeout(r, 50));
-      return { inlineRan: (window as unknown as { inlineRan?: boolean }).inlineRan === true, fetched, image, violations };
+      return {
+        inlineRan: (window as unknown as { inlineRan?: boolean }).inlineRan === true,
+        fetched,
+        image,
+        violations,
+      };
     });
     expect(outcome.inlineRan).toBe(false);
     expect(outcome.fetched).toBe('blocked');
@@ -143,8 +156,12 @@ describe('the renderer as the desktop window loads it', () => {
 
   it('cannot talk to the API from a web origin or a file page ("null"): CORS answers only the window\'s origin', async () => {
     const preflight = (origin: string) =>
-      fetch(`${server.url}/jobs`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
-    for (const origin of ['https://evil.example', 'null', 'file://']) expect((await preflight(origin)).headers.get('access-control-allow-origin'), origin).toBeNull();
+      fetch(`${server.url}/jobs`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      });
+    for (const origin of ['https://evil.example', 'null', 'file://'])
+      expect((await preflight(origin)).headers.get('access-control-allow-origin'), origin).toBeNull();
     const fromWindow = await preflight(WINDOW_ORIGIN);
     expect(fromWindow.status).toBe(204);
     expect(fromWindow.headers.get('access-control-allow-origin')).toBe(WINDOW_ORIGIN);
@@ -152,7 +169,9 @@ describe('the renderer as the desktop window loads it', () => {
   });
 
   it('saves the export through the bridge in the desktop app', async () => {
-    const finalized = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const finalized = await server.call('POST', `/jobs/${jobId}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+    });
     expect(finalized.status).toBe(200);
     // Through another screen first: if the finalize screen was already showing, it re-reads the job.
     await page.evaluate((id) => {
@@ -168,9 +187,16 @@ describe('the renderer as the desktop window loads it', () => {
 
   it('made no request outside the app files and the local server', () => {
     expect(tripwire).toEqual([]);
-    const outside = requests.filter((u) => !u.startsWith(`${WINDOW_ORIGIN}/`) && !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    const outside = requests.filter(
+      (u) =>
+        !u.startsWith(`${WINDOW_ORIGIN}/`) &&
+        !u.startsWith(`${server.url}/`) &&
+        !u.startsWith('blob:') &&
+        !u.startsWith('data:'),
+    );
     expect(outside).toEqual([]);
-    for (const u of requests.filter((r) => r.startsWith('http') && !r.startsWith(`${WINDOW_ORIGIN}/`))) expect(new URL(u).hostname).toBe('127.0.0.1');
+    for (const u of requests.filter((r) => r.startsWith('http') && !r.startsWith(`${WINDOW_ORIGIN}/`)))
+      expect(new URL(u).hostname).toBe('127.0.0.1');
     expect(requests.some((u) => u.startsWith(`${server.url}/jobs/${jobId}/blocks`))).toBe(true);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   });

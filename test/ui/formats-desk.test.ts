@@ -35,7 +35,16 @@ afterAll(async () => {
 
 describe('spreadsheets and slides in the desk', () => {
   it('shows an XLSX sheet as a table block with its cells', async () => {
-    const data = await makeXlsx([{ name: 'Sales', rows: [['Region', 'Units'], ['North', 120], ['South', 80]] }]);
+    const data = await makeXlsx([
+      {
+        name: 'Sales',
+        rows: [
+          ['Region', 'Units'],
+          ['North', 120],
+          ['South', 80],
+        ],
+      },
+    ]);
     const job = await ingest(server, 'sales.xlsx', data);
     await openReview(job.job_id);
     const rows = page.locator('.vlist .block-row');

@@ -54,14 +54,25 @@ describe(`a job of ${BLOCKS} blocks`, () => {
       page.evaluate(() => {
         const t0 = (window as unknown as { t0: number }).t0;
         const at = (name: string) => Math.round((performance.getEntriesByName(name).pop()?.startTime ?? NaN) - t0);
-        return { mounted: at('review:open'), first_blocks: at('review:first-blocks'), first_drawn: at('review:first-drawn'), first_painted: at('review:first-painted') };
+        return {
+          mounted: at('review:open'),
+          first_blocks: at('review:first-blocks'),
+          first_drawn: at('review:first-drawn'),
+          first_painted: at('review:first-painted'),
+        };
       });
     // A function, not a string: the page's CSP forbids eval, which string predicates need.
     // The painted mark is set a task after the frame that draws the rows: read the marks only once it is there.
     const drawn = () => {
       const t0 = (window as unknown as { t0: number }).t0;
       const painted = performance.getEntriesByName('review:first-painted').some((m) => m.startTime >= t0);
-      return painted && Boolean(document.querySelector('.vlist .block-row[data-block]') && document.querySelector('.page-sheet .box.selected'));
+      return (
+        painted &&
+        Boolean(
+          document.querySelector('.vlist .block-row[data-block]') &&
+            document.querySelector('.page-sheet .box.selected'),
+        )
+      );
     };
     await navigateAndWait(`#/jobs/${jobId}/review`, drawn);
     // Where the time went: the marks the review screen sets (renderer/src/review/review-screen.ts).
@@ -70,11 +81,13 @@ describe(`a job of ${BLOCKS} blocks`, () => {
     figures.open_mount_ms = marks.mounted;
     figures.open_first_100_blocks_ms = marks.first_blocks;
     figures.open_first_drawn_ms = marks.first_drawn;
-    figures.all_loaded_ms = Math.round(await page.evaluate(async () => {
-      const t0 = (window as unknown as { t0: number }).t0;
-      while (!document.querySelector('.review[data-loaded=true]')) await new Promise((r) => setTimeout(r, 10));
-      return performance.now() - t0;
-    }));
+    figures.all_loaded_ms = Math.round(
+      await page.evaluate(async () => {
+        const t0 = (window as unknown as { t0: number }).t0;
+        while (!document.querySelector('.review[data-loaded=true]')) await new Promise((r) => setTimeout(r, 10));
+        return performance.now() - t0;
+      }),
+    );
     // A second open, with the browser warm, as a reviewer returning to the job would see it.
     await page.evaluate(() => (location.hash = '#/'));
     await page.waitForSelector('section.library');
@@ -115,7 +128,14 @@ describe(`a job of ${BLOCKS} blocks`, () => {
       const p95 = (d: number[]) => d[Math.floor(d.length * 0.95)] ?? 0;
       const idle = await run(1000, () => undefined);
       const scroll = await run(2000, () => (list.scrollTop += 900));
-      return { idleP95: p95(idle), count: scroll.length, p95: p95(scroll), max: scroll[scroll.length - 1] ?? 0, scrolledTo: list.scrollTop, rowsDrawn: list.querySelectorAll('.block-row[data-block]').length };
+      return {
+        idleP95: p95(idle),
+        count: scroll.length,
+        p95: p95(scroll),
+        max: scroll[scroll.length - 1] ?? 0,
+        scrolledTo: list.scrollTop,
+        rowsDrawn: list.querySelectorAll('.block-row[data-block]').length,
+      };
     });
     figures.idle_frame_p95_ms = Math.round(frames.idleP95 * 10) / 10;
     figures.scroll_frames = frames.count;

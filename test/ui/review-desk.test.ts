@@ -24,7 +24,13 @@ let jobId = '';
 
 const blockAt = async (n: number) => {
   const list = await listPage(server, `/jobs/${jobId}/blocks?skip=${n}&limit=1`);
-  return list.items[0] as { block_id: string; version: number; text: string; edited_text: string | null; status: string };
+  return list.items[0] as {
+    block_id: string;
+    version: number;
+    text: string;
+    edited_text: string | null;
+    status: string;
+  };
 };
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
 
@@ -72,7 +78,8 @@ describe('the review desk in a browser', () => {
       dt.items.add(new File(['# One\n\nThe first dropped file.\n'], 'dropped-one.md', { type: 'text/markdown' }));
       dt.items.add(new File(['# Two\n\nThe second dropped file.\n'], 'dropped-two.md', { type: 'text/markdown' }));
       const target = document.querySelector('section.library')!;
-      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     });
     await expect.poll(() => page.locator('.upload-log li.ok').count()).toBe(3);
     const two = page.locator('tr[data-job]', { hasText: 'dropped-two.md' });
@@ -115,7 +122,11 @@ describe('the review desk in a browser', () => {
     await page.keyboard.press('Control+Enter');
     await page.waitForSelector(`.block-row[data-block="${target.block_id}"] .badge.status-edited`);
     const after = await blockAt(1);
-    expect(after).toMatchObject({ status: 'edited', edited_text: 'Corrected by the reviewer at the keyboard.', version: target.version + 1 });
+    expect(after).toMatchObject({
+      status: 'edited',
+      edited_text: 'Corrected by the reviewer at the keyboard.',
+      version: target.version + 1,
+    });
   });
 
   it('undoes the last action', async () => {
@@ -132,7 +143,10 @@ describe('the review desk in a browser', () => {
     // Approving moved the selection on to the next block, and undo left it there.
     const target = await blockAt(3);
     await expect.poll(() => selected()).toBe(target.block_id);
-    const theirs = await server.call('PATCH', `/jobs/${jobId}/blocks/${target.block_id}`, { json: { version: target.version, edited_text: 'Their correction.' }, headers: { 'x-reviewer': 'grace' } });
+    const theirs = await server.call('PATCH', `/jobs/${jobId}/blocks/${target.block_id}`, {
+      json: { version: target.version, edited_text: 'Their correction.' },
+      headers: { 'x-reviewer': 'grace' },
+    });
     expect(theirs.status).toBe(200);
     await page.keyboard.press('a');
     await page.waitForSelector('dialog.conflict[open]');
@@ -157,7 +171,9 @@ describe('the review desk in a browser', () => {
     expect(words.length).toBeGreaterThan(3);
     const theirText = ['THEIRS', ...words.slice(1)].join(' ');
     const myText = [...words.slice(0, -1), 'MINE'].join(' ');
-    await server.call('PATCH', `/jobs/${jobId}/blocks/${target.block_id}`, { json: { version: target.version, edited_text: theirText } });
+    await server.call('PATCH', `/jobs/${jobId}/blocks/${target.block_id}`, {
+      json: { version: target.version, edited_text: theirText },
+    });
     await page.keyboard.press('e');
     await page.waitForSelector('.block-row.editing textarea:focus');
     await page.keyboard.press('Control+a');
@@ -172,10 +188,16 @@ describe('the review desk in a browser', () => {
 
   it('approves a page with one key, then everything pending', async () => {
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total).toBe(0);
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total)
+      .toBe(0);
     await page.click('.review-toolbar .approve-all');
     await page.click('dialog button[data-value=true]');
-    await expect.poll(async () => (await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks.pending, { timeout: 20_000 }).toBe(0);
+    await expect
+      .poll(async () => (await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks.pending, {
+        timeout: 20_000,
+      })
+      .toBe(0);
     await expect.poll(() => page.textContent('.review-toolbar .counts')).toMatch(/^0 pending/);
     await shot(page, shots, '5-review-approved');
   });
@@ -190,7 +212,9 @@ describe('the review desk in a browser', () => {
     // A and R review chunks as they do blocks.
     const first = (await listPage(server, `/jobs/${jobId}/chunks?limit=1`)).items[0];
     await page.keyboard.press('a');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/chunks?limit=1`)).items[0].status).toBe('approved');
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/chunks?limit=1`)).items[0].status)
+      .toBe('approved');
     expect(first.status).toBe('pending');
   });
 
@@ -215,7 +239,9 @@ describe('the review desk in a browser', () => {
   });
 
   it('embeds with the chosen model, then finds the corrected text and opens its source block', async () => {
-    await page.waitForSelector(`select.embed-model option[value="${TEST_MODEL}"]:not([disabled])`, { state: 'attached' });
+    await page.waitForSelector(`select.embed-model option[value="${TEST_MODEL}"]:not([disabled])`, {
+      state: 'attached',
+    });
     await page.selectOption('select.embed-model', TEST_MODEL);
     await page.click('button.embed-button');
     await page.waitForSelector('.finalize[data-status=indexed]', { timeout: 60_000 });
@@ -228,7 +254,9 @@ describe('the review desk in a browser', () => {
     const href = (await page.getAttribute('.results .source a', 'href')) ?? '';
     const first = decodeURIComponent(/block=([^&]+)/.exec(href)?.[1] ?? '');
     expect(first).toMatch(/^b\d+$/);
-    expect(await page.textContent('.results .source .source-text')).toContain('Corrected by the reviewer at the keyboard.');
+    expect(await page.textContent('.results .source .source-text')).toContain(
+      'Corrected by the reviewer at the keyboard.',
+    );
     await shot(page, shots, '9-search');
     await page.click('.results .source a');
     await page.waitForSelector('.review[data-loaded=true]');
@@ -271,7 +299,15 @@ describe('the review desk in a browser', () => {
 
   it('asks for the key again when the server stops accepting it', async () => {
     // As after a restart with another key: the next API answer is a 401.
-    await page.route(`${server.url}/jobs?*`, (route) => route.fulfill({ status: 401, json: { error: { code: 'UNAUTHORIZED', message: 'the X-API-Key header does not match' } } }), { times: 1 });
+    await page.route(
+      `${server.url}/jobs?*`,
+      (route) =>
+        route.fulfill({
+          status: 401,
+          json: { error: { code: 'UNAUTHORIZED', message: 'the X-API-Key header does not match' } },
+        }),
+      { times: 1 },
+    );
     await page.evaluate(() => (location.hash = '#/'));
     await page.waitForSelector('.key-form');
     await page.fill('input[name=api-key]', server.key);
@@ -280,7 +316,9 @@ describe('the review desk in a browser', () => {
   });
 
   it('never asked anything of a host other than the local server', () => {
-    const foreign = requests.filter((u) => !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    const foreign = requests.filter(
+      (u) => !u.startsWith(`${server.url}/`) && !u.startsWith('blob:') && !u.startsWith('data:'),
+    );
     expect(foreign).toEqual([]);
     expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
   });

@@ -33,10 +33,15 @@ beforeAll(async () => {
   server = await startServer();
   jobId = (await ingest(server, 'to-finalize.pdf', await makeManyBlocksPdf(2 * MANY_BLOCKS_PER_PAGE))).job_id;
   // Page 1 reviewed, page 2 still pending.
-  const reviewed = await server.call('POST', `/jobs/${jobId}/blocks/review`, { json: { status: 'approved', filter: { page: 1 } } });
+  const reviewed = await server.call('POST', `/jobs/${jobId}/blocks/review`, {
+    json: { status: 'approved', filter: { page: 1 } },
+  });
   expect(reviewed.status).toBe(200);
   doneId = (await ingest(server, 'finalized.pdf', await makeManyBlocksPdf(MANY_BLOCKS_PER_PAGE))).job_id;
-  expect((await server.call('POST', `/jobs/${doneId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } })).status).toBe(200);
+  expect(
+    (await server.call('POST', `/jobs/${doneId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
+      .status,
+  ).toBe(200);
   ({ browser, page, logs, requests } = await deskSession(server));
 });
 afterAll(async () => {
@@ -88,11 +93,18 @@ describe('finalize', () => {
     await dialog.waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await job()).toMatchObject({ status: 'ready_for_review', review: { blocks: { pending: MANY_BLOCKS_PER_PAGE } } });
+    expect(await job()).toMatchObject({
+      status: 'ready_for_review',
+      review: { blocks: { pending: MANY_BLOCKS_PER_PAGE } },
+    });
     await page.click('button.finalize-button');
     await page.click('dialog[open] button[data-value=true]');
     await page.waitForSelector('.finalize[data-status=finalized]');
-    expect(await job()).toMatchObject({ status: 'finalized', finalize_policy: 'auto_approve_pending', review: { blocks: { pending: 0 } } });
+    expect(await job()).toMatchObject({
+      status: 'finalized',
+      finalize_policy: 'auto_approve_pending',
+      review: { blocks: { pending: 0 } },
+    });
   });
 });
 

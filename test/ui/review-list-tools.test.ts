@@ -22,7 +22,15 @@ let page: Page;
 let logs: string[];
 let jobId = '';
 
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; status: string; reviewer_note: string | null; flagged?: boolean };
+type Block = {
+  block_id: string;
+  version: number;
+  text: string;
+  edited_text: string | null;
+  status: string;
+  reviewer_note: string | null;
+  flagged?: boolean;
+};
 const block = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 const ids = async (job = jobId) => (await listAll(server, `/jobs/${job}/blocks`)).map((b) => b.block_id as string);
 const effective = (b: Block) => b.edited_text ?? b.text;
@@ -30,7 +38,8 @@ const selected = () => page.locator('.vlist .block-row.selected').getAttribute('
 const row = (id: string) => page.locator(`.vlist .block-row[data-block="${id}"]`);
 const toasts = () => page.textContent('.toasts');
 const progressText = () => page.textContent('.review-progress .progress-text');
-const listRows = () => page.locator('.vlist .block-row[data-block]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
+const listRows = () =>
+  page.locator('.vlist .block-row[data-block]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
 const sentence = manyBlocksSentence;
 
 async function openDesk(job = jobId): Promise<void> {
@@ -64,13 +73,15 @@ afterAll(async () => {
 });
 
 describe('progress and jumps', () => {
-  it('shows reviewed / total by status and this session\'s reviews, moving with every action and undo', async () => {
+  it("shows reviewed / total by status and this session's reviews, moving with every action and undo", async () => {
     await expect.poll(() => progressText()).toMatch(/^0 \/ 60 reviewed \(0%\).*this session: 0 reviewed/);
     await expect.poll(() => selected()).toBe('b1');
     await page.keyboard.press('a');
     await expect.poll(() => selected()).toBe('b2');
     await page.keyboard.press('a');
-    await expect.poll(() => progressText()).toMatch(/^2 \/ 60 reviewed \(3%\) · 2 approved .*this session: 2 reviewed · \d+\.\d\/min/);
+    await expect
+      .poll(() => progressText())
+      .toMatch(/^2 \/ 60 reviewed \(3%\) · 2 approved .*this session: 2 reviewed · \d+\.\d\/min/);
     expect(await page.getAttribute('.review-progress .seg.status-approved', 'data-count')).toBe('2');
     await page.keyboard.press('u');
     await expect.poll(() => progressText()).toMatch(/^1 \/ 60 reviewed.*this session: 1 reviewed/);
@@ -138,7 +149,9 @@ describe('search and filters', () => {
     // "harbour" is the noun of paragraphs 10 to 19.
     await page.fill('.list-filters .filter-text', 'harbour');
     await expect.poll(() => page.textContent('.list-filters .filter-count')).toBe(`10 of ${BLOCKS} shown`);
-    await expect.poll(async () => (await listRows()).every((id) => sentence(Number(id.slice(1))).includes('harbour'))).toBe(true);
+    await expect
+      .poll(async () => (await listRows()).every((id) => sentence(Number(id.slice(1))).includes('harbour')))
+      .toBe(true);
     expect((await listRows()).length).toBeLessThanOrEqual(10);
     await page.locator('.vlist').focus();
     await page.keyboard.press('k');
@@ -158,20 +171,26 @@ describe('search and filters', () => {
     await expect.poll(() => page.textContent('.list-filters .filter-count')).toBe(`10 of ${BLOCKS} shown`);
     await shot(page, shots, '4-filters');
     await page.click('.list-filters .filter-clear');
-    await expect.poll(async () => (await listRows()).some((id) => !sentence(Number(id.slice(1))).includes('harbour'))).toBe(true);
+    await expect
+      .poll(async () => (await listRows()).some((id) => !sentence(Number(id.slice(1))).includes('harbour')))
+      .toBe(true);
   });
 });
 
 describe('notes in the list', () => {
-  it('shows a block\'s note in its row, not only on hover; undo takes it away; a reload shows it again', async () => {
+  it("shows a block's note in its row, not only on hover; undo takes it away; a reload shows it again", async () => {
     await page.locator('.vlist').focus();
     await selectBlock(5);
     await page.keyboard.press('n');
     await page.waitForSelector('.block-row.editing .edit-note:focus');
     await page.keyboard.type('Check the figure caption on the original page');
     await page.keyboard.press('Control+Enter');
-    await expect.poll(async () => (await block('b5')).reviewer_note).toBe('Check the figure caption on the original page');
-    await expect.poll(() => row('b5').locator('.row-note').textContent()).toBe('✉ Check the figure caption on the original page');
+    await expect
+      .poll(async () => (await block('b5')).reviewer_note)
+      .toBe('Check the figure caption on the original page');
+    await expect
+      .poll(() => row('b5').locator('.row-note').textContent())
+      .toBe('✉ Check the figure caption on the original page');
     expect(await row('b5').locator('.row-note').isVisible()).toBe(true);
     await shot(page, shots, '5-note');
     await page.keyboard.press('u');
@@ -225,13 +244,21 @@ describe('split, merge and reading order', () => {
     await selectBlock(3);
     await page.keyboard.press('s');
     await page.waitForSelector('dialog[open] .split-text');
-    await page.locator('dialog[open] .split-text').evaluate((el, at) => (el as HTMLTextAreaElement).setSelectionRange(at, at), at);
+    await page
+      .locator('dialog[open] .split-text')
+      .evaluate((el, at) => (el as HTMLTextAreaElement).setSelectionRange(at, at), at);
     await page.click('dialog[open] button:has-text("Split here")');
     await expect.poll(async () => (await ids()).length).toBe(before.length + 1);
     await page.reload();
     await page.waitForSelector('.review[data-loaded=true]');
     const kept = await ids();
-    await expect.poll(() => row(kept[kept.indexOf('b3') + 1]!).locator('.row-text').textContent()).toBe(whole.slice(at));
+    await expect
+      .poll(() =>
+        row(kept[kept.indexOf('b3') + 1]!)
+          .locator('.row-text')
+          .textContent(),
+      )
+      .toBe(whole.slice(at));
   });
 
   it('merges a block with the next one; undo brings the second back; merged again for the export', async () => {
@@ -281,7 +308,9 @@ describe('split, merge and reading order', () => {
 
   it('the export carries the split, the merge and the new order; a finalized job refuses them', async () => {
     const order = await listAll(server, `/jobs/${jobId}/blocks`);
-    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+    });
     expect(fin.status).toBe(200);
     const res = await server.call('GET', `/jobs/${jobId}/export`);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -295,7 +324,9 @@ describe('split, merge and reading order', () => {
     }
     expect(md).toContain(`${sentence(7)} ${sentence(8)}`);
     expect(md.indexOf(sentence(13))).toBeLessThan(md.indexOf(sentence(11)));
-    expect(md.indexOf(sentence(3).slice(0, sentence(3).indexOf('every')).trimEnd())).toBeLessThan(md.indexOf(sentence(4)));
+    expect(md.indexOf(sentence(3).slice(0, sentence(3).indexOf('every')).trimEnd())).toBeLessThan(
+      md.indexOf(sentence(4)),
+    );
     await openDesk();
     await page.keyboard.press('m');
     await waitForToast('read-only');
@@ -306,7 +337,11 @@ describe('split, merge and reading order', () => {
 
 describe('next flagged on a scanned document', () => {
   it('visits every flagged pending block, round the end, and the confidence filter shows just them', async () => {
-    const scanned = await ingest(server, 'booktabs-scan.pdf', new Uint8Array(readFileSync(join(fixturesDir, 'scanned/scan02-booktabs-p2.pdf'))));
+    const scanned = await ingest(
+      server,
+      'booktabs-scan.pdf',
+      new Uint8Array(readFileSync(join(fixturesDir, 'scanned/scan02-booktabs-p2.pdf'))),
+    );
     const all = (await listAll(server, `/jobs/${scanned.job_id}/blocks`)) as Block[];
     const flagged = all.filter((b) => b.flagged).map((b) => b.block_id);
     expect(flagged.length).toBeGreaterThan(0);
@@ -337,7 +372,9 @@ describe('next flagged on a scanned document', () => {
     expect(seen[seen.length - 1]).toBe(seen[0]);
     expect(said.join('\n')).toContain('Went round to the first flagged block still pending');
     await page.selectOption('.list-filters .filter-confidence', 'flagged');
-    await expect.poll(() => page.textContent('.list-filters .filter-count')).toBe(`${flagged.length} of ${all.length} shown`);
+    await expect
+      .poll(() => page.textContent('.list-filters .filter-count'))
+      .toBe(`${flagged.length} of ${all.length} shown`);
     await shot(page, shots, '9-flagged');
   });
 });

@@ -41,7 +41,10 @@ const block = (n: number, over: Partial<Block> = {}): Block => ({
 describe('mergeText', () => {
   const base = 'The quick brown fox jumps over the lazy dog.';
   it('applies both edits when they touch different parts', () => {
-    expect(mergeText(base, base.replace('quick', 'swift'), base.replace('lazy', 'sleepy'))).toEqual({ text: 'The swift brown fox jumps over the sleepy dog.', clean: true });
+    expect(mergeText(base, base.replace('quick', 'swift'), base.replace('lazy', 'sleepy'))).toEqual({
+      text: 'The swift brown fox jumps over the sleepy dog.',
+      clean: true,
+    });
   });
   it('takes the side that changed when only one did', () => {
     expect(mergeText(base, base, 'theirs')).toEqual({ text: 'theirs', clean: true });
@@ -49,7 +52,10 @@ describe('mergeText', () => {
     expect(mergeText(base, 'same', 'same')).toEqual({ text: 'same', clean: true });
   });
   it('reports overlapping edits and keeps mine to finish by hand', () => {
-    expect(mergeText(base, base.replace('brown fox', 'red fox'), base.replace('brown', 'grey'))).toEqual({ text: base.replace('brown fox', 'red fox'), clean: false });
+    expect(mergeText(base, base.replace('brown fox', 'red fox'), base.replace('brown', 'grey'))).toEqual({
+      text: base.replace('brown fox', 'red fox'),
+      clean: false,
+    });
     expect(mergeText('ab', 'aXb', 'aYb').clean).toBe(false);
   });
   it('keeps both notes when they differ', () => {
@@ -91,15 +97,45 @@ describe('page geometry', () => {
     expect(estimatePageSize([{ x0: 20, y0: 20, x1: 344, y1: 236 }])).toEqual({ width: 364, height: 256 });
   });
   it('gives boxes as percentages of the page, clamped to it', () => {
-    expect(boxPercent({ x0: 61.2, y0: 79.2, x1: 306, y1: 158.4 }, { width: 612, height: 792 })).toEqual({ left: 10, top: 10, width: 40, height: 10 });
+    expect(boxPercent({ x0: 61.2, y0: 79.2, x1: 306, y1: 158.4 }, { width: 612, height: 792 })).toEqual({
+      left: 10,
+      top: 10,
+      width: 40,
+      height: 10,
+    });
     expect(boxPercent({ x0: -10, y0: 700, x1: 700, y1: 900 }, { width: 612, height: 792 }).width).toBe(100);
   });
 });
 
 describe('readCapabilities', () => {
   it('finds nothing optional in a review-only server', () => {
-    const caps = readCapabilities({ paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } } });
-    expect(caps).toEqual({ pageImage: false, pageSizes: false, pageReocr: false, blockSorts: [], flaggedFilter: false, embed: false, models: false, modelPull: false, modelImport: false, search: false, chat: false, chatResume: false, chatFeedback: false, conversations: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, botResume: false, trainChats: false });
+    const caps = readCapabilities({
+      paths: { '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'page', in: 'query' }] } } },
+    });
+    expect(caps).toEqual({
+      pageImage: false,
+      pageSizes: false,
+      pageReocr: false,
+      blockSorts: [],
+      flaggedFilter: false,
+      embed: false,
+      models: false,
+      modelPull: false,
+      modelImport: false,
+      search: false,
+      chat: false,
+      chatResume: false,
+      chatFeedback: false,
+      conversations: false,
+      bots: false,
+      botUpload: false,
+      botLinks: false,
+      botEncyclopedia: false,
+      vision: false,
+      feedback: false,
+      botResume: false,
+      trainChats: false,
+    });
   });
   it('finds page images and sizes, confidence sorting, embed, search and chat whatever the parameter names', () => {
     const caps = readCapabilities({
@@ -107,7 +143,14 @@ describe('readCapabilities', () => {
         '/jobs/{id}/pages/{n}/image': { get: {} },
         '/jobs/{id}/pages': { get: {} },
         '/jobs/{id}/pages/{n}/ocr': { post: {} },
-        '/jobs/{job_id}/blocks': { get: { parameters: [{ name: 'sort', in: 'query', schema: { anyOf: [{ const: 'order' }, { const: 'confidence' }] } }, { name: 'flagged', in: 'query' }] } },
+        '/jobs/{job_id}/blocks': {
+          get: {
+            parameters: [
+              { name: 'sort', in: 'query', schema: { anyOf: [{ const: 'order' }, { const: 'confidence' }] } },
+              { name: 'flagged', in: 'query' },
+            ],
+          },
+        },
         '/jobs/{job_id}/embed': { post: {} },
         '/models': { get: {} },
         '/models/{model_id}/pull': { post: {} },
@@ -118,7 +161,30 @@ describe('readCapabilities', () => {
         '/chat/resume': { post: {} },
       },
     });
-    expect(caps).toEqual({ pageImage: true, pageSizes: true, pageReocr: true, blockSorts: ['order', 'confidence'], flaggedFilter: true, embed: true, models: true, modelPull: true, modelImport: true, search: true, chat: true, chatResume: true, chatFeedback: false, conversations: false, bots: false, botUpload: false, botLinks: false, botEncyclopedia: false, vision: false, feedback: false, botResume: false, trainChats: false });
+    expect(caps).toEqual({
+      pageImage: true,
+      pageSizes: true,
+      pageReocr: true,
+      blockSorts: ['order', 'confidence'],
+      flaggedFilter: true,
+      embed: true,
+      models: true,
+      modelPull: true,
+      modelImport: true,
+      search: true,
+      chat: true,
+      chatResume: true,
+      chatFeedback: false,
+      conversations: false,
+      bots: false,
+      botUpload: false,
+      botLinks: false,
+      botEncyclopedia: false,
+      vision: false,
+      feedback: false,
+      botResume: false,
+      trainChats: false,
+    });
   });
 });
 
@@ -133,7 +199,15 @@ describe('readCapabilities for bots', () => {
         '/chats/{chat_id}/messages/{message_id}/feedback': { post: {} },
       },
     });
-    expect(caps).toMatchObject({ bots: true, botUpload: true, botLinks: false, botEncyclopedia: false, vision: true, feedback: true, trainChats: false });
+    expect(caps).toMatchObject({
+      bots: true,
+      botUpload: true,
+      botLinks: false,
+      botEncyclopedia: false,
+      vision: true,
+      feedback: true,
+      trainChats: false,
+    });
   });
 });
 
@@ -142,7 +216,10 @@ describe('editChange', () => {
     const b = block(1, { edited_text: 'fixed', status: 'edited' });
     expect(editChange(b, { text: 'fixed', type: 'paragraph', note: null })).toBeNull();
     expect(editChange(b, { text: 'text 1', type: 'paragraph', note: null })).toEqual({ edited_text: null });
-    expect(editChange(b, { text: 'fixed', type: 'heading', note: 'why' })).toEqual({ edited_type: 'heading', reviewer_note: 'why' });
+    expect(editChange(b, { text: 'fixed', type: 'heading', note: 'why' })).toEqual({
+      edited_type: 'heading',
+      reviewer_note: 'why',
+    });
   });
 });
 

@@ -20,7 +20,8 @@ let page: Page;
 let logs: string[];
 let jobId = '';
 
-const block = async (id: string) => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`)) as Promise<{ status: string; version: number }>;
+const block = async (id: string) =>
+  json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`)) as Promise<{ status: string; version: number }>;
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
 const focused = () => page.evaluate(() => document.activeElement?.className ?? '');
 const b = (n: number) => `b${n}`;
@@ -115,7 +116,8 @@ describe('the desk keeps its place', () => {
     // not put the desk's address back over the Audit screen's before the hashchange is handled.
     await page.focus('.review .vlist');
     await page.evaluate(() => {
-      const key = () => document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+      const key = () =>
+        document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
       for (let i = 0; i < 60; i++) key();
       (document.querySelector('nav.tabs a[href$="/audit"]') as HTMLAnchorElement).click();
       const until = performance.now() + 150;
@@ -139,7 +141,9 @@ describe('the desk keeps its place', () => {
     await page.keyboard.press('u');
     await expect.poll(async () => (await block(rejected)).status).toBe('pending');
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=4&status=approved`)).total).toBe(MANY_BLOCKS_PER_PAGE);
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=4&status=approved`)).total)
+      .toBe(MANY_BLOCKS_PER_PAGE);
     const before = await selected();
     expect(before).toBe(b(3 * MANY_BLOCKS_PER_PAGE + 3));
     await page.reload();

@@ -22,13 +22,22 @@ let jobId = '';
 let headless: Block;
 let headed: Block;
 
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; status: string; table: { rows: string[][]; header_rows: number } | null };
+type Block = {
+  block_id: string;
+  version: number;
+  text: string;
+  edited_text: string | null;
+  status: string;
+  table: { rows: string[][]; header_rows: number } | null;
+};
 const block = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 const row = (id: string) => page.locator(`.vlist .block-row[data-block="${id}"]`);
 const cell = (r: number, c: number) => page.locator(`.block-row.editing input.grid-cell[data-r="${r}"][data-c="${c}"]`);
 const focusedCell = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
 const gridValues = () =>
-  page.$$eval('.block-row.editing .grid-cells tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('input'), (i) => i.value)));
+  page.$$eval('.block-row.editing .grid-cells tr', (trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('input'), (i) => i.value)),
+  );
 
 async function openAt(id: string): Promise<void> {
   // A full load each time: a hash change alone would leave the old desk's element to be waited on.
@@ -47,7 +56,11 @@ async function typeInto(r: number, c: number, text: string): Promise<void> {
 beforeAll(async () => {
   ensureRendererBuilt();
   server = await startServer();
-  const job = await ingest(server, 'booktabs-manual.pdf', readFileSync(join(fixturesDir, 'pdfs', 'booktabs-manual.pdf')));
+  const job = await ingest(
+    server,
+    'booktabs-manual.pdf',
+    readFileSync(join(fixturesDir, 'pdfs', 'booktabs-manual.pdf')),
+  );
   jobId = job.job_id;
   const tables = (await listAll(server, `/jobs/${jobId}/blocks?type=table&page=2`)) as Block[];
   headless = tables.find((b) => b.table?.header_rows === 0)!;
@@ -157,7 +170,9 @@ describe('tables in the review desk', () => {
   it('keeps the edit over a reload, undoes it to the extracted table, and exports the edited table', async () => {
     await page.reload();
     await page.waitForSelector('.review[data-loaded=true]');
-    await expect.poll(() => row(headless.block_id).locator('table.table-preview thead th').allTextContents()).toEqual(['Item', 'Unit', 'Price']);
+    await expect
+      .poll(() => row(headless.block_id).locator('table.table-preview thead th').allTextContents())
+      .toEqual(['Item', 'Unit', 'Price']);
     await page.locator('.vlist').focus();
     await page.keyboard.press('e');
     await page.waitForSelector('.block-row.editing .table-grid');
@@ -171,10 +186,14 @@ describe('tables in the review desk', () => {
     await typeInto(5, 0, 'bison');
     await page.keyboard.press('Control+Enter');
     await page.waitForSelector('.block-row.editing', { state: 'detached' });
-    await expect.poll(async () => (await block(headless.block_id)).edited_text).toMatch(/\| bison \| each \| 1\.00 \|$/);
+    await expect
+      .poll(async () => (await block(headless.block_id)).edited_text)
+      .toMatch(/\| bison \| each \| 1\.00 \|$/);
     await page.keyboard.press('u');
     await expect.poll(async () => (await block(headless.block_id)).edited_text).toMatch(/\| yak \| each \| 1\.00 \|$/);
-    await expect.poll(() => row(headless.block_id).locator('tbody tr').last().locator('td').first().textContent()).toBe('yak');
+    await expect
+      .poll(() => row(headless.block_id).locator('tbody tr').last().locator('td').first().textContent())
+      .toBe('yak');
     // The Markdown stays one click away, and reads back as a grid.
     await page.keyboard.press('e');
     await page.waitForSelector('.block-row.editing .table-grid');
@@ -188,7 +207,9 @@ describe('tables in the review desk', () => {
     await shot(page, shots, '4-after-undo');
 
     const edited = (await block(headless.block_id)).edited_text!;
-    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+    });
     expect(fin.status).toBe(200);
     const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${jobId}/export`)).arrayBuffer()));
     const doc = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);

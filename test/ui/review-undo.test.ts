@@ -22,7 +22,14 @@ let requests: string[];
 let logs: string[];
 let jobId = '';
 
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; status: string; page: number };
+type Block = {
+  block_id: string;
+  version: number;
+  text: string;
+  edited_text: string | null;
+  status: string;
+  page: number;
+};
 const block = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
 const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
 const rowText = (id: string) => page.locator(`.vlist .block-row[data-block="${id}"] .row-text`).textContent();
@@ -46,7 +53,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('the desk keeps the reviewer\'s work', () => {
+describe("the desk keeps the reviewer's work", () => {
   it('rejects a block and undoes it: the row and the server hold the extracted text again', async () => {
     const first = await block('b1');
     await expect.poll(() => selected()).toBe('b1');
@@ -67,15 +74,21 @@ describe('the desk keeps the reviewer\'s work', () => {
     const before = (await listAll(server, `/jobs/${jobId}/blocks?page=1`)) as Block[];
     const sent = requests.length;
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total).toBe(0);
-    await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS - MANY_BLOCKS_PER_PAGE} pending · ${MANY_BLOCKS_PER_PAGE} approved`));
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=1&status=pending`)).total)
+      .toBe(0);
+    await expect
+      .poll(() => counts())
+      .toMatch(new RegExp(`^${BLOCKS - MANY_BLOCKS_PER_PAGE} pending · ${MANY_BLOCKS_PER_PAGE} approved`));
     const calls = requests.slice(sent).filter((u) => u.includes(`/jobs/${jobId}/blocks`));
     expect(calls.filter((u) => u.endsWith('/blocks/review'))).toHaveLength(1);
     expect(calls.filter((u) => /\/blocks\/b\d+$/.test(u))).toEqual([]);
     await page.keyboard.press('u');
     await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS} pending`));
     const after = (await listAll(server, `/jobs/${jobId}/blocks?page=1`)) as Block[];
-    expect(after.map((b) => [b.block_id, b.status, b.edited_text, b.text])).toEqual(before.map((b) => [b.block_id, 'pending', null, b.text]));
+    expect(after.map((b) => [b.block_id, b.status, b.edited_text, b.text])).toEqual(
+      before.map((b) => [b.block_id, 'pending', null, b.text]),
+    );
     for (const b of before.slice(0, 8)) await expect.poll(() => rowText(b.block_id)).toBe(b.text);
     await shot(page, shots, '2-page-undo');
   });
@@ -100,7 +113,11 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(() => rowText('b2')).toBe(original);
     // The audit names the change by what it left: a pending block with no edit, not an "edited" one.
     const cleared = await listPage(server, `/jobs/${jobId}/audit?entity_id=b2&limit=1`);
-    expect(cleared.items[0]).toMatchObject({ action: 'pending', before: { edited_text: 'A reading the reviewer corrected.' }, after: { status: 'pending', edited_text: null } });
+    expect(cleared.items[0]).toMatchObject({
+      action: 'pending',
+      before: { edited_text: 'A reading the reviewer corrected.' },
+      after: { status: 'pending', edited_text: null },
+    });
     // Undo twice: back through the correction to the extracted block.
     await page.keyboard.press('u');
     await expect.poll(async () => (await block('b2')).edited_text).toBe('A reading the reviewer corrected.');
@@ -153,10 +170,19 @@ describe('the desk keeps the reviewer\'s work', () => {
       const body = await blank();
       expect(body).toMatchObject({ edited_text: '', allow_empty: true });
       await expect.poll(async () => (await get('b3')).status).toBe('edited');
-      expect(await get('b3')).toMatchObject({ edited_text: '', text: '', original_text: first.text, version: first.version + 1 });
+      expect(await get('b3')).toMatchObject({
+        edited_text: '',
+        text: '',
+        original_text: first.text,
+        version: first.version + 1,
+      });
       await expect.poll(() => smallRow('b3').locator('.row-text').textContent()).toBe('');
       const audit = async () => (await listPage(server, `/jobs/${small}/audit?entity_id=b3&limit=1`)).items[0];
-      expect(await audit()).toMatchObject({ action: 'edited', before: { status: 'pending', edited_text: null }, after: { status: 'edited', edited_text: '' } });
+      expect(await audit()).toMatchObject({
+        action: 'edited',
+        before: { status: 'pending', edited_text: null },
+        after: { status: 'edited', edited_text: '' },
+      });
       await shot(page, shots, '3b-empty-saved');
       // Undo: the block reads as extracted again, in one revision labelled undo.
       await page.keyboard.press('u');
@@ -181,7 +207,10 @@ describe('the desk keeps the reviewer\'s work', () => {
       expect(await smallRow('b4').getAttribute('class')).toContain('approved');
       expect(await smallRow('b4').locator('.row-text').textContent()).toBe((await get('b4')).text);
       // The export keeps the approved block's words and none of the emptied block's.
-      expect((await server.call('POST', `/jobs/${small}/finalize`, { json: { finalize_policy: 'auto_reject_pending' } })).status).toBe(200);
+      expect(
+        (await server.call('POST', `/jobs/${small}/finalize`, { json: { finalize_policy: 'auto_reject_pending' } }))
+          .status,
+      ).toBe(200);
       const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${small}/export`)).arrayBuffer()));
       const md = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);
       expect(md).toContain((await get('b4')).text);
@@ -220,7 +249,10 @@ describe('the desk keeps the reviewer\'s work', () => {
       await page.keyboard.press('Control+Enter');
       // Bounded, so a save never sent fails here and the desk is still put back below.
       let bound: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([arrived, new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the save was never sent')), 60_000)))]);
+      await Promise.race([
+        arrived,
+        new Promise((_, reject) => (bound = setTimeout(() => reject(new Error('the save was never sent')), 60_000))),
+      ]);
       clearTimeout(bound);
       await page.keyboard.press('j');
       release();
@@ -273,12 +305,17 @@ describe('the desk keeps the reviewer\'s work', () => {
       await page.click('dialog button[data-value=true]');
       await second;
       // One batch answered, one in flight: the bar, its words and the counts say so.
-      await expect.poll(() => page.textContent('.review-toolbar .bulk-progress')).toBe(' Approving (approve all): 1000 / 1500');
+      await expect
+        .poll(() => page.textContent('.review-toolbar .bulk-progress'))
+        .toBe(' Approving (approve all): 1000 / 1500');
       expect(await page.isVisible('.review-toolbar .bulk-progress')).toBe(true);
       expect(await page.getAttribute('.review-toolbar .bulk-progress progress', 'value')).toBe('1000');
       expect(await page.getAttribute('.review-toolbar .bulk-progress progress', 'max')).toBe('1500');
       await expect.poll(() => counts()).toMatch(/^500 pending · 1000 approved/);
-      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({ pending: 500, approved: 1000 });
+      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({
+        pending: 500,
+        approved: 1000,
+      });
       await shot(page, shots, '4a-approving');
       // The reviewer moves on and then changes their mind while the rest is on its way: both keys are
       // kept and act in the order pressed, after the approval they follow (so u undoes it, not an older action).
@@ -288,7 +325,10 @@ describe('the desk keeps the reviewer\'s work', () => {
       await expect.poll(() => selected()).toBe(next);
       await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS} pending · 0 approved`));
       await expect.poll(() => page.isHidden('.review-toolbar .bulk-progress')).toBe(true);
-      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({ pending: BLOCKS, approved: 0 });
+      expect((await json(await server.call('GET', `/jobs/${jobId}`))).review.blocks).toMatchObject({
+        pending: BLOCKS,
+        approved: 0,
+      });
       expect(calls).toBe(2);
     } finally {
       release();
@@ -317,9 +357,16 @@ describe('the desk keeps the reviewer\'s work', () => {
         { timeout: 60_000 },
       )
       .toBe(true);
-    const figure = { blocks: BLOCKS, requests: Math.ceil(BLOCKS / 1000), approve_all_s: Math.round(done / 100) / 10, key_acted_after_s: Math.round(moved / 100) / 10 };
+    const figure = {
+      blocks: BLOCKS,
+      requests: Math.ceil(BLOCKS / 1000),
+      approve_all_s: Math.round(done / 100) / 10,
+      key_acted_after_s: Math.round(moved / 100) / 10,
+    };
     writeFileSync(join(shots, 'bulk-figures.json'), `${JSON.stringify(figure, null, 2)}\n`);
-    console.log(`approve all: ${BLOCKS} blocks in ${figure.approve_all_s} s; a key pressed meanwhile acted after ${figure.key_acted_after_s} s`);
+    console.log(
+      `approve all: ${BLOCKS} blocks in ${figure.approve_all_s} s; a key pressed meanwhile acted after ${figure.key_acted_after_s} s`,
+    );
     // One request per block took 33.6 s for 4,724 blocks (7 ms each: 10.6 s for these 1,500). A bound,
     // not a benchmark: the machine is shared.
     expect(done).toBeLessThan(10_000);
@@ -329,7 +376,7 @@ describe('the desk keeps the reviewer\'s work', () => {
     await expect.poll(() => selected()).toBe(before);
   });
 
-  it('shows after a reload what the server keeps, and exports every approved block\'s words', async () => {
+  it("shows after a reload what the server keeps, and exports every approved block's words", async () => {
     // Approve page 2, reject b31 (page 2's first), undo the rejection, then reload.
     await page.fill('.review-toolbar .page-input', '2');
     await page.press('.review-toolbar .page-input', 'Enter');
@@ -340,7 +387,9 @@ describe('the desk keeps the reviewer\'s work', () => {
     await page.keyboard.press('u');
     await expect.poll(async () => (await block(`b${MANY_BLOCKS_PER_PAGE + 1}`)).status).toBe('pending');
     await page.keyboard.press('Shift+A');
-    await expect.poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=2&status=approved`)).total).toBe(MANY_BLOCKS_PER_PAGE);
+    await expect
+      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?page=2&status=approved`)).total)
+      .toBe(MANY_BLOCKS_PER_PAGE);
     // The reload comes at once after the last answer, and still opens the block that was selected.
     const before = await selected();
     expect(before).toBe(`b${MANY_BLOCKS_PER_PAGE + 2}`);
@@ -356,7 +405,9 @@ describe('the desk keeps the reviewer\'s work', () => {
       expect(await page.getAttribute(`.vlist .block-row[data-block="${b.block_id}"]`, 'class')).toContain('approved');
     }
     await shot(page, shots, '5-reloaded');
-    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, { json: { finalize_policy: 'auto_reject_pending' } });
+    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+      json: { finalize_policy: 'auto_reject_pending' },
+    });
     expect(fin.status).toBe(200);
     const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${jobId}/export`)).arrayBuffer()));
     const md = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);

@@ -25,7 +25,9 @@ let menuId = '';
 
 async function indexed(name: string, data: Uint8Array): Promise<string> {
   const job = await ingest(server, name, data);
-  const done = await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
+  const done = await server.call('POST', `/jobs/${job.job_id}/finalize`, {
+    json: { finalize_policy: 'auto_approve_pending' },
+  });
   expect(done.status).toBe(200);
   const { job: after } = await embedAndWait(server, job.job_id);
   expect(after.status).toBe('indexed');
@@ -54,7 +56,9 @@ async function openSearch(jobId: string): Promise<void> {
 async function searchFor(query: string): Promise<void> {
   await page.fill('input[aria-label="Search query"]', query);
   await page.press('input[aria-label="Search query"]', 'Enter');
-  await page.waitForFunction(() => /result\(s\)/.test(document.querySelector('.panel.search p[aria-live]')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /result\(s\)/.test(document.querySelector('.panel.search p[aria-live]')?.textContent ?? ''),
+  );
 }
 
 async function ask(question: string, provider: '' | 'extractive'): Promise<void> {
@@ -65,7 +69,12 @@ async function ask(question: string, provider: '' | 'extractive'): Promise<void>
   await page.waitForFunction((n) => {
     const turn = document.querySelectorAll('.chat-log .turn')[n];
     // Finished: a status past asking and streaming, a model offered, or an error said.
-    return Boolean(turn && (/^(complete|pending_review|failed|cancelled|rejected)$/.test(turn.getAttribute('data-status') ?? '') || turn.querySelector('.missing-model') || /Error/.test(turn.textContent ?? '')));
+    return Boolean(
+      turn &&
+        (/^(complete|pending_review|failed|cancelled|rejected)$/.test(turn.getAttribute('data-status') ?? '') ||
+          turn.querySelector('.missing-model') ||
+          /Error/.test(turn.textContent ?? '')),
+    );
   }, turns);
 }
 
@@ -73,9 +82,15 @@ describe('search and chat in the desk', () => {
   it('shows relevance people can read: the cosine score as a percentage and a bar, not a fusion score like 0.033', async () => {
     await openSearch(manualId);
     await searchFor('how to number equations');
-    const api = await json(await server.call('POST', '/search', { json: { job_id: manualId, query: 'how to number equations', top_k: 20 } }));
+    const api = await json(
+      await server.call('POST', '/search', { json: { job_id: manualId, query: 'how to number equations', top_k: 20 } }),
+    );
     const shown = await page.$$eval('.results li.source', (items) =>
-      items.map((li) => ({ text: li.querySelector('.relevance-text')?.textContent ?? '', meter: Number(li.querySelector('meter')?.getAttribute('value') ?? NaN), all: li.textContent ?? '' })),
+      items.map((li) => ({
+        text: li.querySelector('.relevance-text')?.textContent ?? '',
+        meter: Number(li.querySelector('meter')?.getAttribute('value') ?? NaN),
+        all: li.textContent ?? '',
+      })),
     );
     expect(shown).toHaveLength(api.results.length);
     shown.forEach((s, i) => {
@@ -94,11 +109,14 @@ describe('search and chat in the desk', () => {
     // Every chunk of the manual, in the order search gives them.
     const api = await json(await server.call('POST', '/search', { json: { job_id: manualId, query, top_k: 500 } }));
     // The contents pages as extracted: table rows under the Contents heading (its running head "CONTENTS iii" is not one).
-    const isContents = (r: { section_path: string[]; text: string }) => r.section_path.includes('Contents') && r.text.includes('| --- |');
+    const isContents = (r: { section_path: string[]; text: string }) =>
+      r.section_path.includes('Contents') && r.text.includes('| --- |');
     const contents = api.results.filter(isContents);
     // The contents pages match (fusion ranks one of them above every passage: what used to top the list)...
     expect(contents.length).toBeGreaterThan(0);
-    expect(Math.max(...contents.map((r: { rank_score: number }) => r.rank_score))).toBeGreaterThan(api.results[0].rank_score);
+    expect(Math.max(...contents.map((r: { rank_score: number }) => r.rank_score))).toBeGreaterThan(
+      api.results[0].rank_score,
+    );
     // ...and come after every passage.
     const firstContents = api.results.findIndex(isContents);
     expect(api.results.slice(firstContents).every(isContents)).toBe(true);
@@ -122,7 +140,8 @@ describe('search and chat in the desk', () => {
         question: box('textarea[aria-label="Question"]').toJSON(),
         ask: box('button.ask').toJSON(),
         resultsScroll: results.scrollHeight > results.clientHeight,
-        pageScroll: main.scrollHeight > main.clientHeight + 1 || document.documentElement.scrollHeight > innerHeight + 1,
+        pageScroll:
+          main.scrollHeight > main.clientHeight + 1 || document.documentElement.scrollHeight > innerHeight + 1,
         vh: innerHeight,
         vw: innerWidth,
       };
@@ -193,7 +212,11 @@ describe('search and chat in the desk', () => {
     expect(await turn.getAttribute('class')).toContain('not-found');
     expect(await turn.locator('.answer .not-found-label').textContent()).toBe('Not found. ');
     expect((await turn.locator('.answer').textContent())!.length).toBeGreaterThan('Not found. '.length);
-    const session = await json(await server.call('POST', '/chat', { json: { job_id: menuId, question: 'Is there tea on the menu?', llm_provider: 'extractive' } }));
+    const session = await json(
+      await server.call('POST', '/chat', {
+        json: { job_id: menuId, question: 'Is there tea on the menu?', llm_provider: 'extractive' },
+      }),
+    );
     // Retrieval found the menu; only the reader had nothing to quote from it.
     expect(session.sources.length).toBeGreaterThan(0);
     expect(session).toMatchObject({ not_found: true, citations: [] });

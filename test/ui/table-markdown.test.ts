@@ -18,7 +18,10 @@ beforeAll(async () => {
   server = await startServer();
   const docs: [string, Uint8Array][] = [
     ['structured.pdf', await makeStructuredPdf()],
-    ...['booktabs-manual.pdf', 'zoo-jss-paper.pdf', 'survival-tiedtimes.pdf'].map((f): [string, Uint8Array] => [f, readFileSync(join(fixturesDir, 'pdfs', f))]),
+    ...['booktabs-manual.pdf', 'zoo-jss-paper.pdf', 'survival-tiedtimes.pdf'].map((f): [string, Uint8Array] => [
+      f,
+      readFileSync(join(fixturesDir, 'pdfs', f)),
+    ]),
   ];
   for (const [name, data] of docs) {
     const job = await ingest(server, name, data);
@@ -31,7 +34,7 @@ afterAll(async () => {
 });
 
 describe('table Markdown, written and read back', () => {
-  it('gives back every extracted table\'s text unchanged from its grid', () => {
+  it("gives back every extracted table's text unchanged from its grid", () => {
     expect(tables.length).toBeGreaterThanOrEqual(5);
     for (const t of tables) {
       const model = modelFromMarkdown(t.text);
@@ -41,7 +44,13 @@ describe('table Markdown, written and read back', () => {
   });
 
   it('keeps pipes, backslashes and empty cells, and an empty head stays the placeholder head', () => {
-    const grid = { rows: [['a|b', 'c\\d', ''], ['', 'x\\|y', 'end\\']], header_rows: 0 };
+    const grid = {
+      rows: [
+        ['a|b', 'c\\d', ''],
+        ['', 'x\\|y', 'end\\'],
+      ],
+      header_rows: 0,
+    };
     const text = tableMarkdown(grid);
     expect(text.split('\n')[0]).toBe('| | | |');
     expect(parseTableMarkdown(text)).toEqual(grid);
@@ -49,6 +58,7 @@ describe('table Markdown, written and read back', () => {
   });
 
   it('reads no table out of text that is not one', () => {
-    for (const text of ['Just a paragraph.', '| a | b |', '| a | b |\nnot a separator', 'a | b\n--- | ---']) expect(modelFromMarkdown(text), text).toBeNull();
+    for (const text of ['Just a paragraph.', '| a | b |', '| a | b |\nnot a separator', 'a | b\n--- | ---'])
+      expect(modelFromMarkdown(text), text).toBeNull();
   });
 });

@@ -21,10 +21,16 @@ const show = (v: unknown): string => {
 };
 
 /** The differences, one line each with the path of the value (empty: the newer answer holds the older one). */
-export function differences(expected: unknown, actual: unknown, changes: readonly KnownChange[] = [], path = '$'): string[] {
+export function differences(
+  expected: unknown,
+  actual: unknown,
+  changes: readonly KnownChange[] = [],
+  path = '$',
+): string[] {
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${show(actual)}`];
-    const out = expected.length === actual.length ? [] : [`${path}: expected ${expected.length} items, got ${actual.length}`];
+    const out =
+      expected.length === actual.length ? [] : [`${path}: expected ${expected.length} items, got ${actual.length}`];
     const n = Math.min(expected.length, actual.length);
     for (let i = 0; i < n; i++) out.push(...differences(expected[i], actual[i], changes, `${path}[${i}]`));
     return out;

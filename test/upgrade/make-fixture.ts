@@ -37,20 +37,24 @@ type Client = ServerClient & { url: string; stop(): Promise<void> };
 
 /** `lectern serve` of the earlier version on a free port; resolves once it listens. */
 async function startPrevious(encryptChats: boolean): Promise<Client> {
-  const child: ChildProcess = spawn(process.execPath, [join(prevDir, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', '2'], {
-    cwd: dataDir,
-    env: {
-      ...process.env,
-      SERVICE_API_KEY: serviceKey,
-      LECTERN_WARM_UP_ROUNDS: '0',
-      LECTERN_LOG_LEVEL: 'info',
-      LECTERN_EMBEDDING_MODEL: TEST_MODEL,
-      LECTERN_LLM_PROVIDER: 'extractive',
-      LECTERN_DOCUMENT_ROOTS: rootDir,
-      LECTERN_ENCRYPT_CHATS: String(encryptChats),
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(prevDir, 'bin', 'lectern.js'), 'serve', '--data-dir', dataDir, '-p', '0', '--workers', '2'],
+    {
+      cwd: dataDir,
+      env: {
+        ...process.env,
+        SERVICE_API_KEY: serviceKey,
+        LECTERN_WARM_UP_ROUNDS: '0',
+        LECTERN_LOG_LEVEL: 'info',
+        LECTERN_EMBEDDING_MODEL: TEST_MODEL,
+        LECTERN_LLM_PROVIDER: 'extractive',
+        LECTERN_DOCUMENT_ROOTS: rootDir,
+        LECTERN_ENCRYPT_CHATS: String(encryptChats),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const stderr: string[] = [];
   child.stderr!.on('data', (b: Buffer) => stderr.push(b.toString('utf8')));
@@ -102,14 +106,20 @@ function find(blocks: Json[], text: string): Json {
   return b;
 }
 
-async function upload(s: ServerClient, name: string, data: Uint8Array, fields: Record<string, string> = {}): Promise<string> {
+async function upload(
+  s: ServerClient,
+  name: string,
+  data: Uint8Array,
+  fields: Record<string, string> = {},
+): Promise<string> {
   const { job_id } = await ok(await s.upload(name, data, fields), `upload ${name}`);
   return job_id as string;
 }
 
 async function ready(s: ServerClient, jobId: string): Promise<void> {
   const job = await s.waitFor(jobId);
-  if (job.status !== 'ready_for_review') throw new Error(`job ${jobId} ended ${job.status}: ${JSON.stringify(job.error)}`);
+  if (job.status !== 'ready_for_review')
+    throw new Error(`job ${jobId} ended ${job.status}: ${JSON.stringify(job.error)}`);
 }
 
 async function embed(s: ServerClient, jobId: string): Promise<void> {
@@ -124,23 +134,63 @@ async function fieldGuide(s: ServerClient): Promise<string> {
   const id = await upload(s, 'field-guide.md', enc(FIELD_GUIDE_MD), { chunk_size: '64', chunk_overlap: '8' });
   await ready(s, id);
   const patch = async (b: Json, body: Record<string, unknown>, who: string) =>
-    ok(await s.call('PATCH', `/jobs/${id}/blocks/${b.block_id}`, { json: { version: b.version, ...body }, headers: as(who) }), `PATCH ${b.block_id}`);
+    ok(
+      await s.call('PATCH', `/jobs/${id}/blocks/${b.block_id}`, {
+        json: { version: b.version, ...body },
+        headers: as(who),
+      }),
+      `PATCH ${b.block_id}`,
+    );
   let blocks = await blocksOf(s, id);
-  await patch(find(blocks, 'Magma rises'), { edited_text: 'Magma rises through the crust and erupts as lava and ash.', reviewer_note: 'shortened' }, 'ada');
+  await patch(
+    find(blocks, 'Magma rises'),
+    { edited_text: 'Magma rises through the crust and erupts as lava and ash.', reviewer_note: 'shortened' },
+    'ada',
+  );
   await patch(find(blocks, 'File the annual'), { status: 'rejected', reviewer_note: 'off topic' }, 'ada');
   const edited = await patch(find(blocks, 'Sicilian'), { edited_text: 'A wrong reading of the chess section.' }, 'bob');
-  await ok(await s.call('POST', `/jobs/${id}/blocks/undo`, { json: { items: [{ block_id: edited.block_id, version: edited.version, revision_id: edited.current_revision_id }] }, headers: as('ada') }), 'undo');
-  await ok(await s.call('POST', `/jobs/${id}/blocks/review`, { json: { status: 'approved', filter: { type: 'heading' } }, headers: as('ada') }), 'bulk approve');
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/undo`, {
+      json: {
+        items: [{ block_id: edited.block_id, version: edited.version, revision_id: edited.current_revision_id }],
+      },
+      headers: as('ada'),
+    }),
+    'undo',
+  );
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/review`, {
+      json: { status: 'approved', filter: { type: 'heading' } },
+      headers: as('ada'),
+    }),
+    'bulk approve',
+  );
   blocks = await blocksOf(s, id);
   await patch(find(blocks, 'This guide collects'), { edited_type: 'caption', status: 'approved' }, 'bob');
   await ok(await s.call('POST', `/jobs/${id}/rechunk`, { headers: as('ada') }), 'rechunk');
-  const chunk = (await listPage(s, `/jobs/${id}/chunks?limit=500`)).items.find((c: Json) => String(c.text).includes('Chlorophyll'));
+  const chunk = (await listPage(s, `/jobs/${id}/chunks?limit=500`)).items.find((c: Json) =>
+    String(c.text).includes('Chlorophyll'),
+  );
   if (!chunk) throw new Error('no chunk holds Chlorophyll');
   await ok(
-    await s.call('PATCH', `/jobs/${id}/chunks/${chunk.chunk_id}`, { json: { version: chunk.version, edited_text: `${chunk.text}\n\nPlants release the oxygen through their stomata.`, status: 'approved', reviewer_note: 'added the stomata' }, headers: as('bob') }),
+    await s.call('PATCH', `/jobs/${id}/chunks/${chunk.chunk_id}`, {
+      json: {
+        version: chunk.version,
+        edited_text: `${chunk.text}\n\nPlants release the oxygen through their stomata.`,
+        status: 'approved',
+        reviewer_note: 'added the stomata',
+      },
+      headers: as('bob'),
+    }),
     'PATCH chunk',
   );
-  await ok(await s.call('POST', `/jobs/${id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' }, headers: as('ada') }), 'finalize field guide');
+  await ok(
+    await s.call('POST', `/jobs/${id}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+      headers: as('ada'),
+    }),
+    'finalize field guide',
+  );
   await embed(s, id);
   return id;
 }
@@ -152,29 +202,79 @@ async function report(s: ServerClient): Promise<string> {
   await ready(s, id);
   let blocks = await blocksOf(s, id);
   const method = find(blocks, 'The method is simple.');
-  await ok(await s.call('POST', `/jobs/${id}/blocks/${method.block_id}/split`, { json: { version: method.version, at: String(method.text).indexOf('Each page') }, headers: as('ada') }), 'split');
-  const items = [find(blocks, 'item one'), find(blocks, 'item two')].map((b) => ({ block_id: b.block_id, version: b.version }));
-  await ok(await s.call('POST', `/jobs/${id}/blocks/merge`, { json: { items, separator: '; ' }, headers: as('ada') }), 'merge');
-  await ok(await s.call('POST', `/jobs/${id}/blocks/review`, { json: { status: 'approved', filter: { page: 1 } }, headers: as('bob') }), 'approve page 1');
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/${method.block_id}/split`, {
+      json: { version: method.version, at: String(method.text).indexOf('Each page') },
+      headers: as('ada'),
+    }),
+    'split',
+  );
+  const items = [find(blocks, 'item one'), find(blocks, 'item two')].map((b) => ({
+    block_id: b.block_id,
+    version: b.version,
+  }));
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/merge`, { json: { items, separator: '; ' }, headers: as('ada') }),
+    'merge',
+  );
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/review`, {
+      json: { status: 'approved', filter: { page: 1 } },
+      headers: as('bob'),
+    }),
+    'approve page 1',
+  );
   blocks = await blocksOf(s, id);
   const caption = find(blocks, 'Table 1: Quarterly figures');
-  await ok(await s.call('PATCH', `/jobs/${id}/blocks/${caption.block_id}`, { json: { version: caption.version, edited_type: 'paragraph' }, headers: as('bob') }), 'caption type');
-  await ok(await s.call('POST', `/jobs/${id}/blocks/review`, { json: { status: 'approved', filter: { page: 2 } }, headers: as('bob') }), 'approve page 2');
+  await ok(
+    await s.call('PATCH', `/jobs/${id}/blocks/${caption.block_id}`, {
+      json: { version: caption.version, edited_type: 'paragraph' },
+      headers: as('bob'),
+    }),
+    'caption type',
+  );
+  await ok(
+    await s.call('POST', `/jobs/${id}/blocks/review`, {
+      json: { status: 'approved', filter: { page: 2 } },
+      headers: as('bob'),
+    }),
+    'approve page 2',
+  );
   const right = find(blocks, 'RIGHT-COLUMN-START');
-  await ok(await s.call('PATCH', `/jobs/${id}/blocks/${right.block_id}`, { json: { version: right.version, status: 'rejected' }, headers: as('ada') }), 'reject');
-  await ok(await s.call('POST', `/jobs/${id}/finalize`, { json: { finalize_policy: 'auto_reject_pending' }, headers: as('ada') }), 'finalize report');
+  await ok(
+    await s.call('PATCH', `/jobs/${id}/blocks/${right.block_id}`, {
+      json: { version: right.version, status: 'rejected' },
+      headers: as('ada'),
+    }),
+    'reject',
+  );
+  await ok(
+    await s.call('POST', `/jobs/${id}/finalize`, {
+      json: { finalize_policy: 'auto_reject_pending' },
+      headers: as('ada'),
+    }),
+    'finalize report',
+  );
   await embed(s, id);
   return id;
 }
 
-const chat = async (s: ServerClient, body: Record<string, unknown>, who = 'ada') => ok(await s.call('POST', '/chat', { json: { llm_provider: 'extractive', ...body }, headers: as(who) }), `chat "${String(body.question)}"`);
+const chat = async (s: ServerClient, body: Record<string, unknown>, who = 'ada') =>
+  ok(
+    await s.call('POST', '/chat', { json: { llm_provider: 'extractive', ...body }, headers: as(who) }),
+    `chat "${String(body.question)}"`,
+  );
 const resume = async (s: ServerClient, session_id: string, thread_id: string, body: Record<string, unknown>) =>
-  ok(await s.call('POST', '/chat/resume', { json: { session_id, thread_id, ...body }, headers: as('carol') }), 'resume');
+  ok(
+    await s.call('POST', '/chat/resume', { json: { session_id, thread_id, ...body }, headers: as('carol') }),
+    'resume',
+  );
 
 async function idempotent(s: ServerClient, body: Record<string, unknown>): Promise<void> {
   const first = await chat(s, body);
   const again = await chat(s, body);
-  if (again.turn_id !== first.turn_id) throw new Error(`idempotency_key ${String(body.idempotency_key)} made a second turn`);
+  if (again.turn_id !== first.turn_id)
+    throw new Error(`idempotency_key ${String(body.idempotency_key)} made a second turn`);
 }
 
 const botMessage = async (s: ServerClient, botId: string, chatId: string, query: string) =>
@@ -193,25 +293,63 @@ async function main(): Promise<void> {
   const draftId = await upload(s, 'draft-notes.md', enc(DRAFT_NOTES_MD));
   await ready(s, draftId);
   const lighthouse = find(await blocksOf(s, draftId), 'Lighthouses');
-  await ok(await s.call('PATCH', `/jobs/${draftId}/blocks/${lighthouse.block_id}`, { json: { version: lighthouse.version, status: 'approved' }, headers: as('bob') }), 'approve draft');
-  const brokenId = await upload(s, 'broken.pdf', enc('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'));
+  await ok(
+    await s.call('PATCH', `/jobs/${draftId}/blocks/${lighthouse.block_id}`, {
+      json: { version: lighthouse.version, status: 'approved' },
+      headers: as('bob'),
+    }),
+    'approve draft',
+  );
+  const brokenId = await upload(
+    s,
+    'broken.pdf',
+    enc('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'),
+  );
   const broken = await s.waitFor(brokenId);
   if (broken.status !== 'failed') throw new Error(`the broken PDF ended ${broken.status}`);
 
-  const { session_id: session1 } = await ok(await s.call('POST', '/chat/sessions', { json: { job_id: fieldGuideId, title: 'Field guide questions' }, headers: as('ada') }), 'session');
+  const { session_id: session1 } = await ok(
+    await s.call('POST', '/chat/sessions', {
+      json: { job_id: fieldGuideId, title: 'Field guide questions' },
+      headers: as('ada'),
+    }),
+    'session',
+  );
   await chat(s, { session_id: session1, question: 'What does chlorophyll capture?' });
-  const held = await chat(s, { session_id: session1, question: 'How does magma reach the surface?', require_approval: true });
-  await resume(s, session1, held.thread_id, { action: 'edit', edited_answer: 'Magma rises through the crust and erupts as lava and ash [S1].' });
-  await idempotent(s, { session_id: session1, question: "What does the Queen's Gambit offer?", idempotency_key: 'field-guide-gambit' });
+  const held = await chat(s, {
+    session_id: session1,
+    question: 'How does magma reach the surface?',
+    require_approval: true,
+  });
+  await resume(s, session1, held.thread_id, {
+    action: 'edit',
+    edited_answer: 'Magma rises through the crust and erupts as lava and ash [S1].',
+  });
+  await idempotent(s, {
+    session_id: session1,
+    question: "What does the Queen's Gambit offer?",
+    idempotency_key: 'field-guide-gambit',
+  });
   const refused = await chat(s, { session_id: session1, question: 'How is bread baked?', require_approval: true });
   await resume(s, session1, refused.thread_id, { action: 'reject' });
 
   const { bot_id: botId } = await ok(
-    await s.call('POST', '/bots', { json: { name: 'Pump helper', prompt_template: 'You answer from the pump manual.', llm: { provider: 'extractive' }, top_k: 4 } }),
+    await s.call('POST', '/bots', {
+      json: {
+        name: 'Pump helper',
+        prompt_template: 'You answer from the pump manual.',
+        llm: { provider: 'extractive' },
+        top_k: 4,
+      },
+    }),
     'create bot',
   );
-  const added = await ok(await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(rootDir, 'pump-manual.md') } }), 'add document');
-  if ((await waitForIngest(s, added.job_id)).ingest_status !== 'success') throw new Error('the pump manual was not ingested');
+  const added = await ok(
+    await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(rootDir, 'pump-manual.md') } }),
+    'add document',
+  );
+  if ((await waitForIngest(s, added.job_id)).ingest_status !== 'success')
+    throw new Error('the pump manual was not ingested');
   const { chat_id: chatA } = await ok(await s.call('POST', `/bots/${botId}/chats`), 'bot chat');
   const liked = await botMessage(s, botId, chatA, 'How do I prime the pump?');
   const disliked = await botMessage(s, botId, chatA, 'How often is the impeller seal replaced?');
@@ -221,19 +359,37 @@ async function main(): Promise<void> {
   const training = await ok(await s.call('POST', `/bots/${botId}/train-chats`), 'train');
   if (training.pairs !== 1) throw new Error(`training took ${training.pairs} pairs, not the liked one alone`);
   await ready(s, training.job_id);
-  await ok(await s.call('POST', `/jobs/${training.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' }, headers: as('carol') }), 'finalize training');
-  if ((await waitForIngest(s, training.job_id)).ingest_status !== 'success') throw new Error('the training job was not learned');
+  await ok(
+    await s.call('POST', `/jobs/${training.job_id}/finalize`, {
+      json: { finalize_policy: 'auto_approve_pending' },
+      headers: as('carol'),
+    }),
+    'finalize training',
+  );
+  if ((await waitForIngest(s, training.job_id)).ingest_status !== 'success')
+    throw new Error('the training job was not learned');
   for (let i = 0; ; i++) {
     const again = await ok(await s.call('POST', `/bots/${botId}/train-chats`), 'train again');
     if (again.pairs === 0) break;
     if (i === 50) throw new Error('the learned pair is still offered for training');
     await new Promise((r) => setTimeout(r, 100));
   }
-  await ok(await s.call('PUT', `/bots/${botId}/prompt`, { json: { prompt_template: 'You answer from the pump manual, briefly.' } }), 'prompt');
+  await ok(
+    await s.call('PUT', `/bots/${botId}/prompt`, {
+      json: { prompt_template: 'You answer from the pump manual, briefly.' },
+    }),
+    'prompt',
+  );
 
-  const widget = await ok(await s.call('POST', '/keys', { json: { name: 'widget', role: 'reader', bots: [botId] } }), 'key widget');
+  const widget = await ok(
+    await s.call('POST', '/keys', { json: { name: 'widget', role: 'reader', bots: [botId] } }),
+    'key widget',
+  );
   const desk = await ok(await s.call('POST', '/keys', { json: { name: 'desk', role: 'reviewer' } }), 'key desk');
-  const auditor = await ok(await s.call('POST', '/keys', { json: { name: 'auditor', role: 'reader', jobs: [fieldGuideId] } }), 'key auditor');
+  const auditor = await ok(
+    await s.call('POST', '/keys', { json: { name: 'auditor', role: 'reader', jobs: [fieldGuideId] } }),
+    'key auditor',
+  );
   await ok(await s.call('DELETE', '/keys/desk'), 'revoke desk');
   // Used once, so its last_used_at is set.
   const seenByWidget = await ok(await serverClient(s.url, widget.secret).call('GET', '/bots'), 'widget reads');
@@ -245,10 +401,25 @@ async function main(): Promise<void> {
   await chat(s, { session_id: session1, question: 'What does it release?' });
   const first = await chat(s, { job_id: reportId, question: 'How is each page read?' });
   const session2 = first.session_id as string;
-  const held2 = await chat(s, { session_id: session2, question: 'What happens to revenue over the year?', require_approval: true }, 'bob');
-  await resume(s, session2, held2.thread_id, { action: 'edit', edited_answer: 'Revenue grows in every quarter while costs stay almost flat [S1].' });
-  await idempotent(s, { session_id: session2, question: 'What does the review cover?', idempotency_key: 'report-review-scope' });
-  const pending = await chat(s, { session_id: session2, question: 'Which blocks does the report contain?', require_approval: true }, 'bob');
+  const held2 = await chat(
+    s,
+    { session_id: session2, question: 'What happens to revenue over the year?', require_approval: true },
+    'bob',
+  );
+  await resume(s, session2, held2.thread_id, {
+    action: 'edit',
+    edited_answer: 'Revenue grows in every quarter while costs stay almost flat [S1].',
+  });
+  await idempotent(s, {
+    session_id: session2,
+    question: 'What does the review cover?',
+    idempotency_key: 'report-review-scope',
+  });
+  const pending = await chat(
+    s,
+    { session_id: session2, question: 'Which blocks does the report contain?', require_approval: true },
+    'bob',
+  );
 
   await botMessage(s, botId, chatA, 'What if the pump delivers no water?');
   const { chat_id: chatB } = await ok(await s.call('POST', `/bots/${botId}/chats`), 'second bot chat');
@@ -257,8 +428,14 @@ async function main(): Promise<void> {
   await rate(s, chatB, wrong.message_id, { rating: 'down', note: 'names no place' });
   const { vision_chat_id: visionId } = await ok(await s.call('POST', `/bots/${botId}/vision-chats`), 'vision chat');
   const plate = `data:image/png;base64,${(await ratingPlatePng()).toString('base64')}`;
-  const seen = await ok(await s.call('POST', `/bots/${botId}/vision-chats/${visionId}`, { json: { query: 'Which seal kit does the plate name?', images: [plate] } }), 'vision');
-  if (!/S-17/.test(String(seen.response))) throw new Error(`the vision answer missed the plate: ${String(seen.response)}`);
+  const seen = await ok(
+    await s.call('POST', `/bots/${botId}/vision-chats/${visionId}`, {
+      json: { query: 'Which seal kit does the plate name?', images: [plate] },
+    }),
+    'vision',
+  );
+  if (!/S-17/.test(String(seen.response)))
+    throw new Error(`the vision answer missed the plate: ${String(seen.response)}`);
 
   const queries: FixtureQueries = {
     sessions: [session1, session2],
@@ -275,11 +452,15 @@ async function main(): Promise<void> {
   const expected = await readEverything(s, queries);
   await s.stop();
 
-  for (const leftover of ['lectern.db-wal', 'lectern.db-shm']) if (existsSync(join(dataDir, leftover))) throw new Error(`${leftover} is left after the server stopped`);
+  for (const leftover of ['lectern.db-wal', 'lectern.db-shm'])
+    if (existsSync(join(dataDir, leftover))) throw new Error(`${leftover} is left after the server stopped`);
   rmSync(fixtureDir, { recursive: true, force: true });
   mkdirSync(fixtureDir, { recursive: true });
   const skipped = new Set(['models', 'lectern.lock', 'tmp', 'exports']);
-  cpSync(dataDir, join(fixtureDir, 'data'), { recursive: true, filter: (src) => !skipped.has(relative(dataDir, src).split('/')[0]!) });
+  cpSync(dataDir, join(fixtureDir, 'data'), {
+    recursive: true,
+    filter: (src) => !skipped.has(relative(dataDir, src).split('/')[0]!),
+  });
   // Learned already (liked), or rated down: never offered for training again.
   const notOffered = new Set([liked.message_id, disliked.message_id, wrong.message_id]);
   const setup = {
@@ -287,18 +468,38 @@ async function main(): Promise<void> {
     service_key: serviceKey,
     settings: { embedding_model: TEST_MODEL, llm_provider: 'extractive', encrypt_chats: true },
     keys: { widget: widget.secret, desk: desk.secret, auditor: auditor.secret },
-    ids: { field_guide: fieldGuideId, report: reportId, draft: draftId, broken: brokenId, bot: botId, bot_document: added.job_id, training_job: training.job_id, chats: { liked_and_disliked: chatA, with_sealed_note: chatB, vision: visionId } },
+    ids: {
+      field_guide: fieldGuideId,
+      report: reportId,
+      draft: draftId,
+      broken: brokenId,
+      bot: botId,
+      bot_document: added.job_id,
+      training_job: training.job_id,
+      chats: { liked_and_disliked: chatA, with_sealed_note: chatB, vision: visionId },
+    },
     pending_turn: { session_id: session2, thread_id: pending.thread_id, turn_id: pending.turn_id },
     // What POST /bots/{bot_id}/train-chats offers next: the unrated answers, not the learned one, nor the disliked ones.
     trainable: (expected.bots[botId].chats as string[])
       .flatMap((c) => expected.chats[c].oldest.messages as Json[])
-      .filter((m) => m.status === 'complete' && !m.not_found && typeof m.answer === 'string' && m.answer.trim() && !notOffered.has(m.message_id))
+      .filter(
+        (m) =>
+          m.status === 'complete' &&
+          !m.not_found &&
+          typeof m.answer === 'string' &&
+          m.answer.trim() &&
+          !notOffered.has(m.message_id),
+      )
       .map((m) => m.message_id),
     queries,
   };
   writeFileSync(join(fixtureDir, 'setup.json'), `${JSON.stringify(setup, null, 2)}\n`);
   writeFileSync(join(fixtureDir, 'expected.json'), `${JSON.stringify(expected, null, 1)}\n`);
-  const sizes = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? sizes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+  const sizes = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce(
+      (n, e) => n + (e.isDirectory() ? sizes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+      0,
+    );
   process.stdout.write(`fixture written to ${fixtureDir}: ${(sizes(fixtureDir) / 1024).toFixed(0)} KB\n`);
 }
 

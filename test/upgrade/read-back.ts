@@ -38,7 +38,11 @@ async function readAll(client: Pick<ServerClient, 'call'>, path: string): Promis
 
 const PAGED = ['pdf', 'image'];
 
-const jsonl = (text: string): Json[] => text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const jsonl = (text: string): Json[] =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 /**
  * The export zip, as a reader of it sees the content: the file list, the JSON and JSONL members parsed, the
@@ -55,7 +59,11 @@ async function readExport(client: Pick<ServerClient, 'call'>, jobId: string): Pr
     if (!bytes) throw new Error(`the export of ${jobId} holds no ${name}`);
     return strFromU8(bytes);
   };
-  const { exported_at: _exportedAt, files: listed, ...manifest } = JSON.parse(text('manifest.json')) as { exported_at: string; files: { name: string; sha256: string }[] };
+  const {
+    exported_at: _exportedAt,
+    files: listed,
+    ...manifest
+  } = JSON.parse(text('manifest.json')) as { exported_at: string; files: { name: string; sha256: string }[] };
   const original = listed.find((f) => f.name.startsWith('original-'));
   return {
     files: [...byName.keys()].sort(),
@@ -70,7 +78,8 @@ async function readExport(client: Pick<ServerClient, 'call'>, jobId: string): Pr
 
 export async function readEverything(client: Pick<ServerClient, 'call'>, q: FixtureQueries): Promise<Json> {
   const jobsList = await read(client, 'GET', '/jobs?limit=100');
-  if (jobsList.total > jobsList.jobs.length) throw new Error(`GET /jobs holds ${jobsList.total} jobs, more than one page`);
+  if (jobsList.total > jobsList.jobs.length)
+    throw new Error(`GET /jobs holds ${jobsList.total} jobs, more than one page`);
   const jobs: Record<string, Json> = {};
   for (const { job_id: id } of jobsList.jobs as { job_id: string }[]) {
     const job = await read(client, 'GET', `/jobs/${id}`);
@@ -95,14 +104,18 @@ export async function readEverything(client: Pick<ServerClient, 'call'>, q: Fixt
     const chatIds = (await read(client, 'GET', `/bots/${id}/chats`)) as string[];
     bots[id] = { bot: await read(client, 'GET', `/bots/${id}`), chats: chatIds };
     for (const chatId of chatIds) {
-      chats[chatId] = { oldest: await read(client, 'GET', `/chats/${chatId}`), newest: await read(client, 'GET', `/chats/${chatId}?order=newest`) };
+      chats[chatId] = {
+        oldest: await read(client, 'GET', `/chats/${chatId}`),
+        newest: await read(client, 'GET', `/chats/${chatId}?order=newest`),
+      };
     }
   }
 
   const searches = [];
   for (const body of q.searches) searches.push({ body, answer: await read(client, 'POST', '/search', body) });
   const vectorstore = [];
-  for (const { bot_id, body } of q.vectorstore) vectorstore.push({ bot_id, body, answer: await read(client, 'POST', `/bots/${bot_id}/vectorstore`, body) });
+  for (const { bot_id, body } of q.vectorstore)
+    vectorstore.push({ bot_id, body, answer: await read(client, 'POST', `/bots/${bot_id}/vectorstore`, body) });
 
   return {
     jobs_list: jobsList,

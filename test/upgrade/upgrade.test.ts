@@ -19,7 +19,13 @@ interface Setup {
   service_key: string;
   settings: Record<string, unknown>;
   keys: { widget: string; desk: string; auditor: string };
-  ids: { field_guide: string; report: string; bot: string; bot_document: string; chats: { liked_and_disliked: string } };
+  ids: {
+    field_guide: string;
+    report: string;
+    bot: string;
+    bot_document: string;
+    chats: { liked_and_disliked: string };
+  };
   pending_turn: { session_id: string; thread_id: string; turn_id: string };
   trainable: string[];
   queries: FixtureQueries;
@@ -30,7 +36,14 @@ const setup = JSON.parse(readFileSync(join(fixtureDir, 'setup.json'), 'utf8')) a
 const expected: unknown = JSON.parse(readFileSync(join(fixtureDir, 'expected.json'), 'utf8'));
 
 /** The API's deliberate changes since the fixture's version. */
-const CHANGES: KnownChange[] = [{ key: 'indent_level', from: null, to: 0, why: "a block's indent_level is an integer, 0 at the top level, as LongParser has it" }];
+const CHANGES: KnownChange[] = [
+  {
+    key: 'indent_level',
+    from: null,
+    to: 0,
+    why: "a block's indent_level is an integer, 0 at the top level, as LongParser has it",
+  },
+];
 
 let dataDir = '';
 let root = '';
@@ -50,7 +63,11 @@ function migrations(): unknown[] {
 async function start(): Promise<TestServer> {
   await server?.close();
   // document_roots: the fixture's folder was a scratch one; the same document is written into this one.
-  server = await startServer({ dataDir, key: setup.service_key, settings: { ...setup.settings, document_roots: [root] } });
+  server = await startServer({
+    dataDir,
+    key: setup.service_key,
+    settings: { ...setup.settings, document_roots: [root] },
+  });
   return server;
 }
 
@@ -87,7 +104,9 @@ describe(`a data folder written by ${setup.made_by.commit.slice(0, 7)}`, () => {
     const bots = await json(await widget.call('GET', '/bots'));
     expect(bots.items.map((b: { bot_id: string }) => b.bot_id)).toEqual([setup.ids.bot]);
     const auditor = serverClient(s.url, setup.keys.auditor);
-    expect((await json(await auditor.call('GET', '/jobs'))).jobs.map((j: { job_id: string }) => j.job_id)).toEqual([setup.ids.field_guide]);
+    expect((await json(await auditor.call('GET', '/jobs'))).jobs.map((j: { job_id: string }) => j.job_id)).toEqual([
+      setup.ids.field_guide,
+    ]);
     expect((await auditor.call('GET', `/jobs/${setup.ids.report}`)).status).toBe(404);
     expect((await serverClient(s.url, setup.keys.desk).call('GET', '/jobs')).status).toBe(401);
 
@@ -100,25 +119,45 @@ describe(`a data folder written by ${setup.made_by.commit.slice(0, 7)}`, () => {
 
     // The answer held for approval before the upgrade is resumed once.
     const { session_id, thread_id, turn_id } = setup.pending_turn;
-    const resumed = await s.call('POST', '/chat/resume', { json: { session_id, thread_id, action: 'approve' }, headers: { 'x-reviewer': 'dora' } });
+    const resumed = await s.call('POST', '/chat/resume', {
+      json: { session_id, thread_id, action: 'approve' },
+      headers: { 'x-reviewer': 'dora' },
+    });
     expect(resumed.status).toBe(200);
-    expect(await json(resumed)).toMatchObject({ turn_id, status: 'complete', review: { action: 'approve', reviewer_id: 'dora' } });
-    expect((await s.call('POST', '/chat/resume', { json: { session_id, thread_id, action: 'approve' } })).status).toBe(409);
+    expect(await json(resumed)).toMatchObject({
+      turn_id,
+      status: 'complete',
+      review: { action: 'approve', reviewer_id: 'dora' },
+    });
+    expect((await s.call('POST', '/chat/resume', { json: { session_id, thread_id, action: 'approve' } })).status).toBe(
+      409,
+    );
 
     // Follow-ups in a session and a bot chat that hold plain and sealed turns: the history is read, the answer stored.
     const [plainSession] = setup.queries.sessions;
-    const followUp = await json(await s.call('POST', '/chat', { json: { session_id: plainSession, question: 'And what does the crust do?', llm_provider: 'extractive' } }));
+    const followUp = await json(
+      await s.call('POST', '/chat', {
+        json: { session_id: plainSession, question: 'And what does the crust do?', llm_provider: 'extractive' },
+      }),
+    );
     expect(followUp.status).toBe('complete');
     const session = await json(await s.call('GET', `/chat/sessions/${plainSession}`));
     expect(session.turns.at(-1)).toMatchObject({ turn_id: followUp.turn_id, question: 'And what does the crust do?' });
     const chatId = setup.ids.chats.liked_and_disliked;
-    const asked = await s.call('POST', `/bots/${setup.ids.bot}/chats/${chatId}`, { json: { query: 'How do I prime the pump?' } });
+    const asked = await s.call('POST', `/bots/${setup.ids.bot}/chats/${chatId}`, {
+      json: { query: 'How do I prime the pump?' },
+    });
     expect(asked.status).toBe(200);
     const history = await json(await s.call('GET', `/chats/${chatId}`));
-    expect(history.messages.at(-1)).toMatchObject({ message_id: (await json(asked)).message_id, question: 'How do I prime the pump?' });
+    expect(history.messages.at(-1)).toMatchObject({
+      message_id: (await json(asked)).message_id,
+      question: 'How do I prime the pump?',
+    });
 
     // The bot still knows the content of its document: adding it again is a duplicate of the same job.
-    const again = await json(await s.call('POST', `/bots/${setup.ids.bot}/documents/path`, { json: { path: join(root, 'pump-manual.md') } }));
+    const again = await json(
+      await s.call('POST', `/bots/${setup.ids.bot}/documents/path`, { json: { path: join(root, 'pump-manual.md') } }),
+    );
     expect(again).toMatchObject({ status: 'duplicate', job_id: setup.ids.bot_document });
   });
 });

@@ -10,7 +10,10 @@ const exe = process.platform === 'win32' ? '.exe' : '';
 /** Built by scripts/install.sh from its pinned Go module version. */
 const actionlint = join(repoRoot, '.tools', 'bin', `actionlint${exe}`);
 const workflowsDir = join(repoRoot, '.github', 'workflows');
-const workflowFiles = (): string[] => readdirSync(workflowsDir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const workflowFiles = (): string[] =>
+  readdirSync(workflowsDir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
 
 /**
  * actionlint runs shellcheck on every `run:` script only when it finds it, and would silently check less
@@ -67,8 +70,17 @@ describe('GitHub workflows', () => {
     const broken = join(tempDir('lectern-workflow-'), 'broken.yml');
     writeFileSync(
       broken,
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
-      ['on: push', 'jobs:', '  build:', '    runs-on: ubuntu-latst', '    steps:', '      - run: echo ${{ matrix.nothing }}', '      - run: cp $SRC out', ''].join('\n'),
+      [
+        'on: push',
+        'jobs:',
+        '  build:',
+        '    runs-on: ubuntu-latst',
+        '    steps:',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+        '      - run: echo ${{ matrix.nothing }}',
+        '      - run: cp $SRC out',
+        '',
+      ].join('\n'),
     );
     const { code, findings } = await lint([broken]);
     expect(code).toBe(1);
@@ -78,14 +90,29 @@ describe('GitHub workflows', () => {
   });
 
   it('release.yml keeps every installer electron-builder.yml makes, and smoke-tests each OS', () => {
-    const builder = parseYaml(readFileSync(join(repoRoot, 'electron-builder.yml'), 'utf8')) as Record<string, { target?: string[] }>;
-    expect({ linux: builder.linux?.target, mac: builder.mac?.target, win: builder.win?.target }).toEqual({ linux: ['AppImage', 'deb'], mac: ['dmg'], win: ['nsis'] });
+    const builder = parseYaml(readFileSync(join(repoRoot, 'electron-builder.yml'), 'utf8')) as Record<
+      string,
+      { target?: string[] }
+    >;
+    expect({ linux: builder.linux?.target, mac: builder.mac?.target, win: builder.win?.target }).toEqual({
+      linux: ['AppImage', 'deb'],
+      mac: ['dmg'],
+      win: ['nsis'],
+    });
     const release = parseYaml(readFileSync(join(workflowsDir, 'release.yml'), 'utf8')) as {
-      jobs: { installers: { strategy: { matrix: { include: { name: string; targets: string; installers: string }[] } }; steps: { run?: string }[] } };
+      jobs: {
+        installers: {
+          strategy: { matrix: { include: { name: string; targets: string; installers: string }[] } };
+          steps: { run?: string }[];
+        };
+      };
     };
     const job = release.jobs.installers;
     const byName = Object.fromEntries(job.strategy.matrix.include.map((m) => [m.name, m]));
-    expect(byName.linux).toMatchObject({ targets: '--linux AppImage deb', installers: 'release/*.AppImage\nrelease/*.deb\n' });
+    expect(byName.linux).toMatchObject({
+      targets: '--linux AppImage deb',
+      installers: 'release/*.AppImage\nrelease/*.deb\n',
+    });
     expect(byName.macos).toMatchObject({ targets: '--mac dmg', installers: 'release/*.dmg' });
     // electron-builder names the nsis installer "<productName> Setup <version>.exe".
     expect(byName.windows).toMatchObject({ targets: '--win nsis', installers: 'release/*Setup*.exe' });

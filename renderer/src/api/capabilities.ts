@@ -63,7 +63,8 @@ function enumOf(p: OpenApiParam | undefined): string[] {
 
 export function readCapabilities(doc: OpenApiDoc): Capabilities {
   const paths = doc.paths ?? {};
-  const has = (method: string, path: string) => Object.entries(paths).some(([p, ops]) => shape(p) === shape(path) && method in ops);
+  const has = (method: string, path: string) =>
+    Object.entries(paths).some(([p, ops]) => shape(p) === shape(path) && method in ops);
   const blockParams = Object.entries(paths).find(([p]) => shape(p) === '/jobs/{}/blocks')?.[1]?.get?.parameters ?? [];
   const sortParam = blockParams.find((p) => p.in === 'query' && p.name === 'sort');
   return {
@@ -80,7 +81,11 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
     chat: has('post', '/chat') && has('post', '/chat/sessions'),
     chatResume: has('post', '/chat/resume'),
     chatFeedback: has('post', '/chat/sessions/{}/turns/{}/feedback'),
-    conversations: has('get', '/jobs/{}/conversations') && has('get', '/bots/{}/conversations') && has('patch', '/conversations/{}') && has('delete', '/conversations/{}'),
+    conversations:
+      has('get', '/jobs/{}/conversations') &&
+      has('get', '/bots/{}/conversations') &&
+      has('patch', '/conversations/{}') &&
+      has('delete', '/conversations/{}'),
     bots: has('get', '/bots') && has('post', '/bots'),
     botUpload: has('post', '/bots/{}/documents/upload'),
     botLinks: has('post', '/bots/{}/documents/link'),

@@ -52,7 +52,11 @@ export function createApi(conn: Connection, opts: { reviewer?: string; onUnautho
     ...extra,
   });
   const call = async (method: string, path: string, init: RequestInit = {}): Promise<Response> => {
-    const res = await fetch(conn.baseUrl + path, { method, ...init, headers: headers(init.headers as Record<string, string> | undefined) });
+    const res = await fetch(conn.baseUrl + path, {
+      method,
+      ...init,
+      headers: headers(init.headers as Record<string, string> | undefined),
+    });
     if (!res.ok) {
       if (res.status === 401) opts.onUnauthorized?.();
       throw await failure(res);
@@ -72,7 +76,11 @@ export function createApi(conn: Connection, opts: { reviewer?: string; onUnautho
       return { items, total, skip: Number(query.get('skip') ?? 0), limit: Number(query.get('limit') ?? items.length) };
     },
     async send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) {
-      const res = await call(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const res = await call(
+        method,
+        path,
+        body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+      );
       return (res.status === 204 ? undefined : await res.json()) as T;
     },
     async fetchBlob(path: string, signal?: AbortSignal) {
@@ -80,7 +88,11 @@ export function createApi(conn: Connection, opts: { reviewer?: string; onUnautho
       return { blob: await res.blob(), headers: res.headers };
     },
     stream(path: string, body: unknown, signal?: AbortSignal) {
-      return call('POST', path, { body: JSON.stringify(body), signal, headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' } });
+      return call('POST', path, {
+        body: JSON.stringify(body),
+        signal,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+      });
     },
     async upload<T>(file: Blob, name: string) {
       const form = new FormData();

@@ -23,13 +23,26 @@ async function keyWorks(baseUrl: string, key: string): Promise<boolean> {
 /** The key form: asked once per tab, kept in sessionStorage (gone when the tab closes, never on disk). */
 function askForKey(baseUrl: string, wrong: boolean): Promise<string> {
   return new Promise((resolve) => {
-    const input = h('input', { type: 'password', name: 'api-key', autocomplete: 'off', required: true, 'aria-label': 'API key', placeholder: 'API key' });
+    const input = h('input', {
+      type: 'password',
+      name: 'api-key',
+      autocomplete: 'off',
+      required: true,
+      'aria-label': 'API key',
+      placeholder: 'API key',
+    });
     const error = h('p', { class: 'error', role: 'alert' }, wrong ? 'That key was not accepted.' : '');
     const form = h(
       'form',
       { class: 'key-form' },
       h('h1', {}, 'Lectern'),
-      h('p', {}, 'Enter the API key of this server. ', h('code', {}, 'lectern serve'), ' prints where it is stored; it is asked once per tab.'),
+      h(
+        'p',
+        {},
+        'Enter the API key of this server. ',
+        h('code', {}, 'lectern serve'),
+        ' prints where it is stored; it is asked once per tab.',
+      ),
       input,
       error,
       h('button', { type: 'submit', class: 'primary' }, 'Open the review desk'),

@@ -17,7 +17,8 @@ export async function loadAll<T>(
   opts: { signal?: AbortSignal; concurrency?: number; firstPage?: number; afterFirst?: () => Promise<void> } = {},
 ): Promise<number> {
   const sep = path.includes('?') ? '&' : '?';
-  const at = (skip: number, limit = MAX_PAGE): Promise<ListPage<T>> => api.getPage<T>(`${path}${sep}skip=${skip}&limit=${limit}`, opts.signal);
+  const at = (skip: number, limit = MAX_PAGE): Promise<ListPage<T>> =>
+    api.getPage<T>(`${path}${sep}skip=${skip}&limit=${limit}`, opts.signal);
   const firstPage = Math.min(opts.firstPage ?? MAX_PAGE, MAX_PAGE);
   const first = await at(0, firstPage);
   onPage(0, first.items, first.total);

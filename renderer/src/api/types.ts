@@ -15,7 +15,11 @@ import type { EmbedAccepted as EmbedAcceptedSchema } from '../../../server/schem
 import type { SearchResponse as SearchResponseSchema } from '../../../server/schemas/search.js';
 import type { ChatAnswer as ChatAnswerSchema, Session as SessionSchema } from '../../../server/schemas/chat.js';
 import type { ConversationSummary as ConversationSummarySchema } from '../../../server/schemas/conversations.js';
-import type { BotDetail as BotDetailSchema, BotList as BotListSchema, Message as MessageSchema } from '../../../server/schemas/bots.js';
+import type {
+  BotDetail as BotDetailSchema,
+  BotList as BotListSchema,
+  Message as MessageSchema,
+} from '../../../server/schemas/bots.js';
 
 // The UI's types come from the server's TypeBox schemas, so a field renamed there breaks the build here.
 

@@ -12,7 +12,10 @@ export type AuditCard =
 const BULK_MIN = 3;
 
 const sameBatch = (a: Revision, b: Revision) =>
-  a.action === b.action && a.entity_type === b.entity_type && a.reviewer_id === b.reviewer_id && a.timestamp === b.timestamp;
+  a.action === b.action &&
+  a.entity_type === b.entity_type &&
+  a.reviewer_id === b.reviewer_id &&
+  a.timestamp === b.timestamp;
 
 /**
  * Cards in the order of their newest change. Revisions come newest first; a bulk change writes its
@@ -26,7 +29,14 @@ export function auditCards(revisions: readonly Revision[]): AuditCard[] {
     let end = i + 1;
     while (end < revisions.length && sameBatch(first, revisions[end] as Revision)) end++;
     if (end - i >= BULK_MIN) {
-      cards.push({ kind: 'bulk', action: first.action, entityType: first.entity_type, reviewer: first.reviewer_id, timestamp: first.timestamp, revisions: revisions.slice(i, end) });
+      cards.push({
+        kind: 'bulk',
+        action: first.action,
+        entityType: first.entity_type,
+        reviewer: first.reviewer_id,
+        timestamp: first.timestamp,
+        revisions: revisions.slice(i, end),
+      });
     } else {
       for (const r of revisions.slice(i, end)) {
         const key = `${r.entity_type} ${r.entity_id}`;

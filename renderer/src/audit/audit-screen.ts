@@ -19,8 +19,18 @@ function event(r: Revision): HTMLElement {
   return h(
     'li',
     { class: `event action-${r.action}` },
-    h('div', { class: 'event-head' }, h('strong', {}, actionPhrase(r.action)), ' ', h('span', { class: 'muted' }, `${when(r.timestamp)} · ${r.reviewer_id}`), ' ', h('span', {}, change(r))),
-    r.edited_text !== null && r.edited_text !== r.original_text ? h('div', { class: 'event-text' }, h('del', {}, r.original_text ?? ''), h('ins', {}, r.edited_text)) : null,
+    h(
+      'div',
+      { class: 'event-head' },
+      h('strong', {}, actionPhrase(r.action)),
+      ' ',
+      h('span', { class: 'muted' }, `${when(r.timestamp)} · ${r.reviewer_id}`),
+      ' ',
+      h('span', {}, change(r)),
+    ),
+    r.edited_text !== null && r.edited_text !== r.original_text
+      ? h('div', { class: 'event-text' }, h('del', {}, r.original_text ?? ''), h('ins', {}, r.edited_text))
+      : null,
     r.edited_type ? h('div', { class: 'muted' }, `type: ${r.edited_type}`) : null,
     r.reviewer_note ? h('div', { class: 'event-note' }, `Note: ${r.reviewer_note}`) : null,
   );
@@ -40,7 +50,13 @@ function heading(type: string, entityId: string, text: string): string {
 export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchParams): Screen {
   const id = encodeURIComponent(jobId);
   const stop = (e: Event) => e.stopPropagation();
-  const entity = h('input', { type: 'search', class: 'filter-entity', 'aria-label': 'Block or chunk id', placeholder: 'Block or chunk id', value: params.get('entity') ?? '' });
+  const entity = h('input', {
+    type: 'search',
+    class: 'filter-entity',
+    'aria-label': 'Block or chunk id',
+    placeholder: 'Block or chunk id',
+    value: params.get('entity') ?? '',
+  });
   const action = h(
     'select',
     { class: 'filter-action', 'aria-label': 'Action' },
@@ -48,9 +64,29 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
     ...AUDIT_ACTIONS.map((a) => h('option', { value: a, selected: a === params.get('action') }, actionPhrase(a))),
   );
   const reviewers = h('datalist', { id: 'audit-reviewers' });
-  const reviewer = h('input', { type: 'search', class: 'filter-reviewer', list: 'audit-reviewers', 'aria-label': 'Reviewer', placeholder: 'Reviewer', value: params.get('reviewer') ?? '' });
-  const page = h('input', { type: 'number', min: 1, class: 'filter-page', 'aria-label': 'Page', placeholder: 'Page', value: params.get('page') ?? '' });
-  const words = h('input', { type: 'search', class: 'filter-text', 'aria-label': 'Text', placeholder: 'Words in the text or note', value: params.get('q') ?? '' });
+  const reviewer = h('input', {
+    type: 'search',
+    class: 'filter-reviewer',
+    list: 'audit-reviewers',
+    'aria-label': 'Reviewer',
+    placeholder: 'Reviewer',
+    value: params.get('reviewer') ?? '',
+  });
+  const page = h('input', {
+    type: 'number',
+    min: 1,
+    class: 'filter-page',
+    'aria-label': 'Page',
+    placeholder: 'Page',
+    value: params.get('page') ?? '',
+  });
+  const words = h('input', {
+    type: 'search',
+    class: 'filter-text',
+    'aria-label': 'Text',
+    placeholder: 'Words in the text or note',
+    value: params.get('q') ?? '',
+  });
   const summary = h('span', { class: 'muted audit-count', 'aria-live': 'polite' });
   const groups = h('div', { class: 'timelines' });
   const more = h('button', { type: 'button', hidden: true }, 'Load older');
@@ -74,12 +110,21 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
   }
 
   function itemCard(card: Extract<AuditCard, { kind: 'item' }>): HTMLElement {
-    const link = card.entityType === 'block' ? h('a', { href: `#/jobs/${id}/review?block=${encodeURIComponent(card.entityId)}` }, 'open in review') : null;
+    const link =
+      card.entityType === 'block'
+        ? h('a', { href: `#/jobs/${id}/review?block=${encodeURIComponent(card.entityId)}` }, 'open in review')
+        : null;
     const text = itemLabel(card.revisions);
     return h(
       'section',
       { class: 'timeline', 'data-entity': card.entityId },
-      h('h2', { title: `${card.entityType} ${card.entityId}` }, heading(card.entityType, card.entityId, text), text ? h('span', { class: 'item-text' }, `“${text}” `) : null, link),
+      h(
+        'h2',
+        { title: `${card.entityType} ${card.entityId}` },
+        heading(card.entityType, card.entityId, text),
+        text ? h('span', { class: 'item-text' }, `“${text}” `) : null,
+        link,
+      ),
       h('ol', {}, ...card.revisions.map(event)),
     );
   }
@@ -90,7 +135,13 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
     const box = h(
       'details',
       { class: `timeline bulk action-${card.action}`, 'data-action': card.action },
-      h('summary', {}, h('strong', { class: 'bulk-title' }, bulkTitle(card, touchesEnd && revisions.length < total)), ' ', h('span', { class: 'muted' }, `${when(card.timestamp)} · ${card.reviewer}`)),
+      h(
+        'summary',
+        {},
+        h('strong', { class: 'bulk-title' }, bulkTitle(card, touchesEnd && revisions.length < total)),
+        ' ',
+        h('span', { class: 'muted' }, `${when(card.timestamp)} · ${card.reviewer}`),
+      ),
       items,
     );
     box.addEventListener('toggle', () => {
@@ -100,7 +151,9 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
           h(
             'li',
             { 'data-entity': r.entity_id },
-            r.entity_type === 'block' ? h('a', { href: `#/jobs/${id}/review?block=${encodeURIComponent(r.entity_id)}` }, r.entity_id) : h('span', { class: 'muted', title: r.entity_id }, r.entity_type),
+            r.entity_type === 'block'
+              ? h('a', { href: `#/jobs/${id}/review?block=${encodeURIComponent(r.entity_id)}` }, r.entity_id)
+              : h('span', { class: 'muted', title: r.entity_id }, r.entity_type),
             ' ',
             itemLabel([r]),
           ),
@@ -117,7 +170,9 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
         ? cards.map((c, i) => (c.kind === 'bulk' ? bulkCard(c, i === cards.length - 1) : itemCard(c)))
         : [h('p', { class: 'muted empty' }, filtered() ? 'No change matches these filters.' : 'No revisions yet.')]),
     );
-    summary.textContent = total ? `${revisions.length < total ? `${revisions.length} newest of ` : ''}${total} change${total === 1 ? '' : 's'}` : '';
+    summary.textContent = total
+      ? `${revisions.length < total ? `${revisions.length} newest of ` : ''}${total} change${total === 1 ? '' : 's'}`
+      : '';
     more.hidden = revisions.length >= total;
     // The reviewers seen so far are offered in the reviewer filter.
     for (const r of revisions) {
@@ -152,7 +207,18 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
   const element = h(
     'section',
     { class: 'audit', 'aria-label': 'Audit trail' },
-    h('div', { class: 'toolbar audit-filters' }, h('h1', {}, 'Audit trail'), entity, action, reviewer, reviewers, page, words, summary),
+    h(
+      'div',
+      { class: 'toolbar audit-filters' },
+      h('h1', {}, 'Audit trail'),
+      entity,
+      action,
+      reviewer,
+      reviewers,
+      page,
+      words,
+      summary,
+    ),
     groups,
     more,
   );

@@ -37,7 +37,10 @@ function origin(d: BotDocument): string {
 }
 
 /** A held document waits for a person, not for the machine: it says so instead of "waiting". */
-const ingestText = (d: BotDocument) => (d.status === 'ready_for_review' && d.ingest_status === 'pending' ? 'waiting for review' : INGEST_TEXT[d.ingest_status]);
+const ingestText = (d: BotDocument) =>
+  d.status === 'ready_for_review' && d.ingest_status === 'pending'
+    ? 'waiting for review'
+    : INGEST_TEXT[d.ingest_status];
 
 export interface BotDocumentsPanel {
   element: HTMLElement;
@@ -65,8 +68,19 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
     return h(
       'tr',
       { 'data-job': d.job_id, 'data-status': d.status, 'data-ingest': d.ingest_status },
-      h('td', {}, open ? h('a', { href: review, class: 'doc-name' }, name) : name, h('div', { class: 'muted' }, origin(d)), h('div', { class: 'muted' }, `added ${when(d.created_at)}`)),
-      h('td', {}, h('span', { class: `badge job-${d.status}` }, label(d.status)), job?.error ? h('div', { class: 'error' }, job.error.message) : null),
+      h(
+        'td',
+        {},
+        open ? h('a', { href: review, class: 'doc-name' }, name) : name,
+        h('div', { class: 'muted' }, origin(d)),
+        h('div', { class: 'muted' }, `added ${when(d.created_at)}`),
+      ),
+      h(
+        'td',
+        {},
+        h('span', { class: `badge job-${d.status}` }, label(d.status)),
+        job?.error ? h('div', { class: 'error' }, job.error.message) : null,
+      ),
       h('td', {}, h('span', { class: `badge ingest-${d.ingest_status}` }, ingestText(d))),
       h('td', {}, WORKING.has(d.status) && job ? pagesProgress(job) : ''),
       h('td', { class: 'actions' }, open ? h('a', { href: review, class: 'button' }, 'Review') : null),
@@ -83,8 +97,24 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
       const docs = bot.document_list;
       active = docs.some((d) => WORKING.has(d.status));
       const working = docs.filter((d) => WORKING.has(d.status) || d.status === 'failed').slice(0, PROGRESS_READS);
-      const jobs = new Map((await Promise.all(working.map((d) => api.get<Job>(`/jobs/${encodeURIComponent(d.job_id)}`).catch(() => undefined)))).flatMap((j) => (j ? [[j.job_id, j] as const] : [])));
-      rows.replaceChildren(...(docs.length ? docs.map((d) => row(d, jobs.get(d.job_id))) : [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No documents yet: add files, links or articles above.'))]));
+      const jobs = new Map(
+        (
+          await Promise.all(
+            working.map((d) => api.get<Job>(`/jobs/${encodeURIComponent(d.job_id)}`).catch(() => undefined)),
+          )
+        ).flatMap((j) => (j ? [[j.job_id, j] as const] : [])),
+      );
+      rows.replaceChildren(
+        ...(docs.length
+          ? docs.map((d) => row(d, jobs.get(d.job_id)))
+          : [
+              h(
+                'tr',
+                {},
+                h('td', { colspan: 5, class: 'muted' }, 'No documents yet: add files, links or articles above.'),
+              ),
+            ]),
+      );
       const ready = docs.filter((d) => d.ingest_status === 'success').length;
       status.textContent = `${ready} of ${docs.length} document(s) searchable`;
     } catch (err) {
@@ -108,7 +138,12 @@ export function botDocuments(ctx: AppContext, botId: string, onBot: (bot: BotDet
   element.append(
     documentSources(ctx, botId, element, refresh),
     status,
-    h('table', { class: 'jobs bot-docs' }, h('thead', {}, h('tr', {}, ...['Document', 'Job', 'In the bot', 'Pages', ''].map((t) => h('th', {}, t)))), rows),
+    h(
+      'table',
+      { class: 'jobs bot-docs' },
+      h('thead', {}, h('tr', {}, ...['Document', 'Job', 'In the bot', 'Pages', ''].map((t) => h('th', {}, t)))),
+      rows,
+    ),
   );
   refresh();
   return {

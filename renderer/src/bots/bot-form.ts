@@ -9,7 +9,11 @@ type Choice = string;
 const REMOTE = new Set(['openai', 'ollama']);
 
 /** What a choice of the model list sends as the bot's `llm`. */
-function llmOf(choice: Choice, model: string, baseUrl: string): { provider: string; model?: string; base_url?: string } {
+function llmOf(
+  choice: Choice,
+  model: string,
+  baseUrl: string,
+): { provider: string; model?: string; base_url?: string } {
   const [provider = 'local', chosen = ''] = choice.split(/:(.*)/s);
   const m = REMOTE.has(provider) ? model.trim() : chosen;
   const url = REMOTE.has(provider) ? baseUrl.trim() : '';
@@ -23,7 +27,13 @@ async function modelOptions(api: Api, hasModels: boolean): Promise<HTMLOptionEle
     try {
       const { models } = await api.get<ModelList>('/models');
       for (const m of models.filter((x) => x.task === 'chat')) {
-        local.push(h('option', { value: `local:${m.id}` }, `Local: ${m.name}${m.installed ? '' : ' (not installed)'}${m.default ? ' (default)' : ''}`));
+        local.push(
+          h(
+            'option',
+            { value: `local:${m.id}` },
+            `Local: ${m.name}${m.installed ? '' : ' (not installed)'}${m.default ? ' (default)' : ''}`,
+          ),
+        );
       }
     } catch {
       // Without the list the server's default local model is still a choice.
@@ -43,25 +53,63 @@ async function modelOptions(api: Api, hasModels: boolean): Promise<HTMLOptionEle
  * remote provider asks for its model name and address (the server's guarded fetch decides what it may reach).
  */
 export function botForm(api: Api, hasModels: boolean, onCreated: (botId: string) => void): HTMLElement {
-  const name = h('input', { name: 'bot-name', 'aria-label': 'Bot name', placeholder: 'Name', maxlength: 200, required: true });
-  const prompt = h('textarea', { name: 'bot-prompt', rows: 3, 'aria-label': 'Instructions', placeholder: 'Instructions (system prompt), e.g. "You answer from the manuals, briefly."', maxlength: 20000 });
-  const model = h('select', { name: 'bot-model', 'aria-label': 'Answer model' }, h('option', { value: 'local:' }, 'Local model (server default)'));
-  const remoteModel = h('input', { name: 'bot-remote-model', 'aria-label': 'Remote model name', placeholder: 'Model name' });
-  const baseUrl = h('input', { name: 'bot-base-url', 'aria-label': 'Server address', placeholder: 'Server address (https://…)' });
+  const name = h('input', {
+    name: 'bot-name',
+    'aria-label': 'Bot name',
+    placeholder: 'Name',
+    maxlength: 200,
+    required: true,
+  });
+  const prompt = h('textarea', {
+    name: 'bot-prompt',
+    rows: 3,
+    'aria-label': 'Instructions',
+    placeholder: 'Instructions (system prompt), e.g. "You answer from the manuals, briefly."',
+    maxlength: 20000,
+  });
+  const model = h(
+    'select',
+    { name: 'bot-model', 'aria-label': 'Answer model' },
+    h('option', { value: 'local:' }, 'Local model (server default)'),
+  );
+  const remoteModel = h('input', {
+    name: 'bot-remote-model',
+    'aria-label': 'Remote model name',
+    placeholder: 'Model name',
+  });
+  const baseUrl = h('input', {
+    name: 'bot-base-url',
+    'aria-label': 'Server address',
+    placeholder: 'Server address (https://…)',
+  });
   const remote = h('div', { class: 'remote-fields', hidden: true }, remoteModel, baseUrl);
   const error = h('p', { class: 'error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create bot');
   void modelOptions(api, hasModels).then((options) => model.replaceChildren(...options));
   model.addEventListener('change', () => (remote.hidden = !REMOTE.has(model.value.split(':')[0] ?? '')));
 
-  const form = h('form', { class: 'panel bot-form', 'aria-label': 'New bot' }, h('h2', {}, 'New bot'), name, prompt, h('label', {}, 'Answers with ', model), remote, error, h('div', {}, submit));
+  const form = h(
+    'form',
+    { class: 'panel bot-form', 'aria-label': 'New bot' },
+    h('h2', {}, 'New bot'),
+    name,
+    prompt,
+    h('label', {}, 'Answers with ', model),
+    remote,
+    error,
+    h('div', {}, submit),
+  );
   form.addEventListener('keydown', (e) => e.stopPropagation());
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     error.textContent = '';
     submit.disabled = true;
     try {
-      const body = { name: name.value.trim(), llm: llmOf(model.value, remoteModel.value, baseUrl.value), ...(prompt.value.trim() ? { prompt_template: prompt.value.trim() } : {}) };
+      const body = {
+        name: name.value.trim(),
+        llm: llmOf(model.value, remoteModel.value, baseUrl.value),
+        ...(prompt.value.trim() ? { prompt_template: prompt.value.trim() } : {}),
+      };
       const { bot_id } = await api.send<{ bot_id: string }>('POST', '/bots', body);
       form.reset();
       remote.hidden = true;

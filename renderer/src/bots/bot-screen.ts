@@ -22,7 +22,13 @@ interface Trained {
  * review desk once it is read (a job still queued has no blocks to show). Nothing reaches the bot before a
  * person finalizes that job.
  */
-async function learnFromChats(ctx: AppContext, botId: string, button: HTMLButtonElement, status: HTMLElement, signal: AbortSignal): Promise<void> {
+async function learnFromChats(
+  ctx: AppContext,
+  botId: string,
+  button: HTMLButtonElement,
+  status: HTMLElement,
+  signal: AbortSignal,
+): Promise<void> {
   button.disabled = true;
   try {
     const res = await ctx.api.send<Trained>('POST', `/bots/${encodeURIComponent(botId)}/train-chats`);
@@ -35,7 +41,8 @@ async function learnFromChats(ctx: AppContext, botId: string, button: HTMLButton
       job = await ctx.api.get<Job>(path, signal);
     }
     if (signal.aborted) return;
-    if (job.status !== 'ready_for_review') status.textContent = `The training job ended ${job.status}: ${job.error?.message ?? ''}`;
+    if (job.status !== 'ready_for_review')
+      status.textContent = `The training job ended ${job.status}: ${job.error?.message ?? ''}`;
     else ctx.navigate(`#${path}/review`);
   } catch (err) {
     if (!signal.aborted) status.textContent = `Could not learn from chats: ${errorText(err)}`;
@@ -51,7 +58,11 @@ export function botScreen(ctx: AppContext, botId: string): Screen {
   const model = h('span', { class: 'badge bot-model' });
   const prompt = h('p', { class: 'bot-prompt' });
   const status = h('p', { class: 'muted training-status', 'aria-live': 'polite' });
-  const learn = h('button', { type: 'button', class: 'learn', title: 'Put the answered questions up for review; the bot learns what you keep' }, 'Learn from chats');
+  const learn = h(
+    'button',
+    { type: 'button', class: 'learn', title: 'Put the answered questions up for review; the bot learns what you keep' },
+    'Learn from chats',
+  );
   learn.addEventListener('click', () => void learnFromChats(ctx, botId, learn, status, abort.signal));
   // The documents list reads the bot each time it polls: the header follows it.
   const showBot = (bot: BotDetail) => {
@@ -64,7 +75,14 @@ export function botScreen(ctx: AppContext, botId: string): Screen {
   const element = h(
     'section',
     { class: 'bot', 'aria-label': 'Bot', 'data-bot': botId },
-    h('div', { class: 'toolbar' }, h('a', { href: '#/bots', class: 'button' }, '← Bots'), title, model, ctx.caps.trainChats ? learn : null),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('a', { href: '#/bots', class: 'button' }, '← Bots'),
+      title,
+      model,
+      ctx.caps.trainChats ? learn : null,
+    ),
     h('details', { class: 'bot-settings' }, h('summary', {}, 'Instructions'), prompt),
     status,
     h('div', { class: 'bot-body' }, documents.element, chat.element),

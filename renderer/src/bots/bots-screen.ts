@@ -8,7 +8,9 @@ import { botForm } from './bot-form.js';
 
 /** "extractive", "local · smollm2-…", "openai · gpt-4o-mini"; a model left to the server says so. */
 export const modelLabel = (llm: Bot['llm']): string =>
-  llm.model || llm.provider === 'extractive' ? [llm.provider, llm.model].filter(Boolean).join(' · ') : `${llm.provider} (server default model)`;
+  llm.model || llm.provider === 'extractive'
+    ? [llm.provider, llm.model].filter(Boolean).join(' · ')
+    : `${llm.provider} (server default model)`;
 
 /**
  * The Bots screen, beside the library: every bot with its model and counts, a form to make one, and delete
@@ -36,19 +38,33 @@ export function botsScreen(ctx: AppContext): Screen {
     return h(
       'tr',
       { 'data-bot': bot.bot_id },
-      h('td', {}, h('a', { href, class: 'bot-name' }, bot.name || bot.bot_id), h('div', { class: 'muted prompt-line' }, bot.prompt_template)),
+      h(
+        'td',
+        {},
+        h('a', { href, class: 'bot-name' }, bot.name || bot.bot_id),
+        h('div', { class: 'muted prompt-line' }, bot.prompt_template),
+      ),
       h('td', {}, h('span', { class: 'badge' }, modelLabel(bot.llm))),
       h('td', { class: 'num' }, bot.documents),
       h('td', { class: 'num' }, bot.chats),
       h('td', { class: 'muted' }, when(bot.created_at)),
-      h('td', { class: 'actions' }, h('a', { href, class: 'button' }, 'Open'), h('button', { type: 'button', class: 'danger', onclick: () => void remove(bot) }, 'Delete')),
+      h(
+        'td',
+        { class: 'actions' },
+        h('a', { href, class: 'button' }, 'Open'),
+        h('button', { type: 'button', class: 'danger', onclick: () => void remove(bot) }, 'Delete'),
+      ),
     );
   }
 
   async function refresh(): Promise<void> {
     try {
       const page = await api.get<ListPage<Bot>>('/bots?limit=500');
-      rows.replaceChildren(...(page.items.length ? page.items.map(row) : [h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No bots yet: make one with the form.'))]));
+      rows.replaceChildren(
+        ...(page.items.length
+          ? page.items.map(row)
+          : [h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No bots yet: make one with the form.'))]),
+      );
     } catch (err) {
       toast(`Could not list bots: ${errorText(err)}`, 'error');
     }
@@ -63,7 +79,20 @@ export function botsScreen(ctx: AppContext): Screen {
     h(
       'div',
       { class: 'bots-body' },
-      h('div', { class: 'table-wrap' }, h('table', { class: 'jobs bot-list' }, h('thead', {}, h('tr', {}, ...['Bot', 'Answers with', 'Documents', 'Chats', 'Created', ''].map((t) => h('th', {}, t)))), rows)),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'jobs bot-list' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, ...['Bot', 'Answers with', 'Documents', 'Chats', 'Created', ''].map((t) => h('th', {}, t))),
+          ),
+          rows,
+        ),
+      ),
       form,
     ),
   );

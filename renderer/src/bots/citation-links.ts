@@ -28,11 +28,16 @@ function citationHref(c: BotCitation, blockId?: string): string {
  * opens the review desk on its page with the cited block highlighted; an image of a vision question (no
  * job) is listed as what it is.
  */
-export function citationList(citations: BotCitation[], blocksOf: (jobId: string) => Promise<Map<string, string[]>>): HTMLElement {
+export function citationList(
+  citations: BotCitation[],
+  blocksOf: (jobId: string) => Promise<Map<string, string[]>>,
+): HTMLElement {
   const items = citations.map((c, i) => {
     const pages = c.page_numbers.length ? ` · p. ${c.page_numbers.join(', ')}` : '';
     const name = `[${i + 1}] ${c.source}${pages}`;
-    const link = c.job_id ? h('a', { href: citationHref(c), class: 'citation-link' }, name) : h('span', { class: 'citation-link' }, name);
+    const link = c.job_id
+      ? h('a', { href: citationHref(c), class: 'citation-link' }, name)
+      : h('span', { class: 'citation-link' }, name);
     if (c.job_id && link instanceof HTMLAnchorElement) {
       // The link works at once (the page); it gains the block when the job's chunk list has been read.
       void blocksOf(c.job_id).then((map) => {
@@ -41,7 +46,12 @@ export function citationList(citations: BotCitation[], blocksOf: (jobId: string)
         link.dataset.block = first ?? '';
       });
     }
-    return h('li', { class: 'citation', 'data-chunk': c.chunk_id, 'data-job': c.job_id }, link, c.quote ? h('blockquote', { class: 'quote' }, c.quote) : null);
+    return h(
+      'li',
+      { class: 'citation', 'data-chunk': c.chunk_id, 'data-job': c.job_id },
+      link,
+      c.quote ? h('blockquote', { class: 'quote' }, c.quote) : null,
+    );
   });
   return h('ol', { class: 'citations' }, ...items);
 }

@@ -16,7 +16,12 @@ interface Added {
  * another), links, and an encyclopedia search. Each addition writes a line per document to the log, and
  * `onAdded` lets the document list poll at once.
  */
-export function documentSources(ctx: AppContext, botId: string, dropTarget: HTMLElement, onAdded: () => void): HTMLElement {
+export function documentSources(
+  ctx: AppContext,
+  botId: string,
+  dropTarget: HTMLElement,
+  onAdded: () => void,
+): HTMLElement {
   const { api, caps } = ctx;
   const base = `/bots/${encodeURIComponent(botId)}/documents`;
   const log = h('ul', { class: 'upload-log' });
@@ -62,23 +67,50 @@ export function documentSources(ctx: AppContext, botId: string, dropTarget: HTML
   function fileRow(): HTMLElement {
     const picker = documentPicker(ctx.bridge, 'Documents to add', upload);
     acceptDrops(dropTarget, (files) => upload(uploadItems(files)));
-    return h('div', { class: 'source-row' }, h('button', { type: 'button', class: 'primary add-files', onclick: () => void picker.pick() }, 'Add files…'), picker.input, h('span', { class: 'muted' }, 'or drop them here'));
+    return h(
+      'div',
+      { class: 'source-row' },
+      h('button', { type: 'button', class: 'primary add-files', onclick: () => void picker.pick() }, 'Add files…'),
+      picker.input,
+      h('span', { class: 'muted' }, 'or drop them here'),
+    );
   }
 
   function linkRow(): HTMLElement {
-    const links = h('input', { type: 'url', name: 'links', 'aria-label': 'Links', placeholder: 'https://… (several: separate with spaces)' });
+    const links = h('input', {
+      type: 'url',
+      name: 'links',
+      'aria-label': 'Links',
+      placeholder: 'https://… (several: separate with spaces)',
+    });
     return actionRow([links], 'Add links', 'add-links', async () => {
       const list = links.value.split(/\s+/).filter(Boolean);
       if (!list.length) return;
-      const res = await api.send<{ documents: Added[] }>('POST', `${base}/link`, { links: list, review: review.checked });
+      const res = await api.send<{ documents: Added[] }>('POST', `${base}/link`, {
+        links: list,
+        review: review.checked,
+      });
       links.value = '';
       report(res.documents);
     });
   }
 
   function encyclopediaRow(): HTMLElement {
-    const query = h('input', { type: 'search', name: 'encyclopedia', 'aria-label': 'Encyclopedia search', placeholder: 'Encyclopedia search, e.g. heat transfer' });
-    const pages = h('input', { type: 'number', name: 'max-pages', min: 1, max: 20, value: 2, 'aria-label': 'Articles at most', class: 'max-pages' });
+    const query = h('input', {
+      type: 'search',
+      name: 'encyclopedia',
+      'aria-label': 'Encyclopedia search',
+      placeholder: 'Encyclopedia search, e.g. heat transfer',
+    });
+    const pages = h('input', {
+      type: 'number',
+      name: 'max-pages',
+      min: 1,
+      max: 20,
+      value: 2,
+      'aria-label': 'Articles at most',
+      class: 'max-pages',
+    });
     return actionRow([query, pages], 'Add articles', 'add-articles', async () => {
       if (!query.value.trim()) return;
       const body = { search_query: query.value.trim(), max_pages: Number(pages.value) || 2, review: review.checked };
@@ -89,8 +121,18 @@ export function documentSources(ctx: AppContext, botId: string, dropTarget: HTML
     });
   }
 
-  const parts = [caps.botUpload ? fileRow() : null, caps.botLinks ? linkRow() : null, caps.botEncyclopedia ? encyclopediaRow() : null];
-  const element = h('div', { class: 'document-sources' }, ...parts, h('label', { class: 'muted' }, review, ' hold new documents for review before the bot uses them'), log);
+  const parts = [
+    caps.botUpload ? fileRow() : null,
+    caps.botLinks ? linkRow() : null,
+    caps.botEncyclopedia ? encyclopediaRow() : null,
+  ];
+  const element = h(
+    'div',
+    { class: 'document-sources' },
+    ...parts,
+    h('label', { class: 'muted' }, review, ' hold new documents for review before the bot uses them'),
+    log,
+  );
   element.addEventListener('keydown', (e) => e.stopPropagation());
   return element;
 }

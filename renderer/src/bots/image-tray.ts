@@ -35,7 +35,11 @@ export function imageTray(onRefused: (why: string) => void, onChange: () => void
           { class: 'attached-image', 'data-name': it.file.name },
           h('img', { src: it.url, alt: it.file.name }),
           h('figcaption', {}, it.file.name),
-          h('button', { type: 'button', class: 'remove-image', 'aria-label': `Remove ${it.file.name}`, onclick: () => remove(i) }, '×'),
+          h(
+            'button',
+            { type: 'button', class: 'remove-image', 'aria-label': `Remove ${it.file.name}`, onclick: () => remove(i) },
+            '×',
+          ),
         ),
       ),
     );
@@ -54,10 +58,18 @@ export function imageTray(onRefused: (why: string) => void, onChange: () => void
     add(files) {
       const refused: string[] = [];
       for (const f of files) {
-        if (!IMAGE_TYPES.has(f.type)) refused.push(`${f.name || 'the image'}: only PNG, JPEG, WebP and TIFF images can be asked about`);
+        if (!IMAGE_TYPES.has(f.type))
+          refused.push(`${f.name || 'the image'}: only PNG, JPEG, WebP and TIFF images can be asked about`);
         else if (items.length >= MAX_IMAGES) refused.push(`at most ${MAX_IMAGES} images per question`);
         // A pasted screenshot has no name of its own ("image.png" every time): number it.
-        else items.push({ file: f.name && f.name !== 'image.png' ? f : new File([f], `pasted-${items.length + 1}.${f.type.split('/')[1] ?? 'png'}`, { type: f.type }), url: URL.createObjectURL(f) });
+        else
+          items.push({
+            file:
+              f.name && f.name !== 'image.png'
+                ? f
+                : new File([f], `pasted-${items.length + 1}.${f.type.split('/')[1] ?? 'png'}`, { type: f.type }),
+            url: URL.createObjectURL(f),
+          });
       }
       draw();
       // After the redraw, which clears the last notice.

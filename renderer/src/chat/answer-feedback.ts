@@ -23,8 +23,18 @@ export function answerFeedback(rate: (rating: Rating) => Promise<void>, current:
     }
   };
   // Words with the marks rather than emoji: machines without an emoji font would show empty boxes.
-  for (const [rating, text] of [['up', '✓ Helpful'], ['down', '✗ Not helpful']] as const) {
-    buttons.set(rating, h('button', { type: 'button', class: `thumb thumb-${rating}`, 'aria-pressed': 'false', onclick: () => void click(rating) }, text));
+  for (const [rating, text] of [
+    ['up', '✓ Helpful'],
+    ['down', '✗ Not helpful'],
+  ] as const) {
+    buttons.set(
+      rating,
+      h(
+        'button',
+        { type: 'button', class: `thumb thumb-${rating}`, 'aria-pressed': 'false', onclick: () => void click(rating) },
+        text,
+      ),
+    );
   }
   const bar = h('div', { class: 'feedback' }, ...buttons.values(), status);
   if (current) show(current);

@@ -8,7 +8,12 @@ export const NOT_FOUND_TEXT = 'Not found: the approved content of this document 
  * source: `showSource` scrolls the source into view and highlights it. Markers of sources the turn
  * does not list stay plain text.
  */
-export function renderAnswer(el: HTMLElement, text: string, labels: ReadonlySet<string>, showSource: (label: string) => void): void {
+export function renderAnswer(
+  el: HTMLElement,
+  text: string,
+  labels: ReadonlySet<string>,
+  showSource: (label: string) => void,
+): void {
   const parts: (string | HTMLElement)[] = [];
   let last = 0;
   for (const m of text.matchAll(/\[(S\d+)\]/g)) {

@@ -8,7 +8,8 @@ import { h } from '../ui/dom.js';
 import type { ChatTransport, TurnFacts } from './chat-transport.js';
 import type { LiveTurn } from './turn-view.js';
 
-const answerText = (a: unknown): string => (typeof a === 'string' ? a : a === null || a === undefined ? '' : JSON.stringify(a, null, 2));
+const answerText = (a: unknown): string =>
+  typeof a === 'string' ? a : a === null || a === undefined ? '' : JSON.stringify(a, null, 2);
 
 /**
  * A bot's chat: its chats (text and vision) are the conversations. Text answers stream (Server-Sent Events,
@@ -24,20 +25,45 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
   let notify: (text: string) => void = () => undefined;
   let sending = false;
   // A change of the tray clears an earlier refusal, but not what the panel said about the question just sent.
-  const tray = imageTray((why) => notify(why), () => sending || notify(''));
+  const tray = imageTray(
+    (why) => notify(why),
+    () => sending || notify(''),
+  );
 
   const kindOfNext = () => (tray.files().length ? 'vision' : 'text');
 
-  async function streamed(id: string, query: string, hold: boolean, live: LiveTurn, signal: AbortSignal): Promise<BotMessage | undefined> {
-    const res = await api.stream(`/bots/${bot}/chats/${encodeURIComponent(id)}`, { query, stream: true, ...(hold ? { require_approval: true } : {}) }, signal);
-    return streamedAnswer<BotMessage, { sources?: unknown[]; text?: string; message?: string }>(res, (event, data, raw) => {
-      if (event === 'sources') live.say(data.sources?.length ? `Answering from ${data.sources.length} passage(s)…` : 'Nothing relevant found.');
-      else if (event === 'token') live.append(data.text ?? '');
-      else if (event === 'error') live.fail(data.message ?? raw);
-    });
+  async function streamed(
+    id: string,
+    query: string,
+    hold: boolean,
+    live: LiveTurn,
+    signal: AbortSignal,
+  ): Promise<BotMessage | undefined> {
+    const res = await api.stream(
+      `/bots/${bot}/chats/${encodeURIComponent(id)}`,
+      { query, stream: true, ...(hold ? { require_approval: true } : {}) },
+      signal,
+    );
+    return streamedAnswer<BotMessage, { sources?: unknown[]; text?: string; message?: string }>(
+      res,
+      (event, data, raw) => {
+        if (event === 'sources')
+          live.say(
+            data.sources?.length ? `Answering from ${data.sources.length} passage(s)…` : 'Nothing relevant found.',
+          );
+        else if (event === 'token') live.append(data.text ?? '');
+        else if (event === 'error') live.fail(data.message ?? raw);
+      },
+    );
   }
 
-  async function vision(id: string, query: string, files: File[], live: LiveTurn, signal: AbortSignal): Promise<BotMessage> {
+  async function vision(
+    id: string,
+    query: string,
+    files: File[],
+    live: LiveTurn,
+    signal: AbortSignal,
+  ): Promise<BotMessage> {
     const form = new FormData();
     form.append('query', query);
     for (const f of files) form.append('file', f, f.name);
@@ -52,8 +78,10 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
     controls: picker ? [picker] : [],
     tray: tray.element,
     emptyQuestion: () => (tray.files().length ? 'Write a question about the image(s).' : null),
-    list: async (signal) => (await api.get<{ conversations: ConversationSummary[] }>(`/bots/${bot}/conversations`, signal)).conversations,
-    history: async (id, signal) => (await api.get<{ messages: BotMessage[] }>(`/chats/${encodeURIComponent(id)}`, signal)).messages,
+    list: async (signal) =>
+      (await api.get<{ conversations: ConversationSummary[] }>(`/bots/${bot}/conversations`, signal)).conversations,
+    history: async (id, signal) =>
+      (await api.get<{ messages: BotMessage[] }>(`/chats/${encodeURIComponent(id)}`, signal)).messages,
     async start() {
       if (kindOfNext() === 'text') return (await api.send<{ chat_id: string }>('POST', `/bots/${bot}/chats`)).chat_id;
       return (await api.send<{ vision_chat_id: string }>('POST', `/bots/${bot}/vision-chats`)).vision_chat_id;
@@ -67,7 +95,11 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
       return files.length ? vision(id, q.text, files, live, signal) : streamed(id, q.text, q.hold, live, signal);
     },
     needsNew: (open) =>
-      open.kind === kindOfNext() ? null : open.kind === 'text' ? 'Images are asked about in a conversation of their own: a new one is started.' : 'Questions without images start a new conversation.',
+      open.kind === kindOfNext()
+        ? null
+        : open.kind === 'text'
+          ? 'Images are asked about in a conversation of their own: a new one is started.'
+          : 'Questions without images start a new conversation.',
     facts: (m): TurnFacts => ({
       id: m.message_id,
       question: m.question,
@@ -83,14 +115,30 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
     showSources(m, parts) {
       if (m.citations.length) parts.sources.append(citationList(m.citations, blocksOf));
       if (m.web_sources.length) {
-        parts.sources.append(h('ul', { class: 'web-sources' }, ...m.web_sources.map((w) => h('li', {}, h('span', {}, w.title), ' ', h('span', { class: 'muted' }, w.url)))));
+        parts.sources.append(
+          h(
+            'ul',
+            { class: 'web-sources' },
+            ...m.web_sources.map((w) => h('li', {}, h('span', {}, w.title), ' ', h('span', { class: 'muted' }, w.url))),
+          ),
+        );
       }
     },
     rate: caps.feedback
-      ? async (id, messageId, rating) => void (await api.send('POST', `/chats/${encodeURIComponent(id)}/messages/${encodeURIComponent(messageId)}/feedback`, { rating }))
+      ? async (id, messageId, rating) =>
+          void (await api.send(
+            'POST',
+            `/chats/${encodeURIComponent(id)}/messages/${encodeURIComponent(messageId)}/feedback`,
+            { rating },
+          ))
       : null,
     resume: caps.botResume
-      ? (id, threadId, action, edited) => api.send<BotMessage>('POST', `/chats/${encodeURIComponent(id)}/resume`, { thread_id: threadId, action, ...(edited ? { edited_answer: edited } : {}) })
+      ? (id, threadId, action, edited) =>
+          api.send<BotMessage>('POST', `/chats/${encodeURIComponent(id)}/resume`, {
+            thread_id: threadId,
+            action,
+            ...(edited ? { edited_answer: edited } : {}),
+          })
       : null,
     attach(panel, say) {
       notify = say;
@@ -107,10 +155,21 @@ export function botTransport(ctx: AppContext, botId: string): ChatTransport<BotM
 }
 
 function imagePicker(onFiles: (files: File[]) => void): HTMLElement {
-  const input = h('input', { type: 'file', multiple: true, accept: 'image/png,image/jpeg,image/webp,image/tiff', hidden: true, 'aria-label': 'Images to ask about' });
+  const input = h('input', {
+    type: 'file',
+    multiple: true,
+    accept: 'image/png,image/jpeg,image/webp,image/tiff',
+    hidden: true,
+    'aria-label': 'Images to ask about',
+  });
   input.addEventListener('change', () => {
     onFiles(Array.from(input.files ?? []));
     input.value = '';
   });
-  return h('span', {}, h('button', { type: 'button', class: 'attach', onclick: () => input.click() }, 'Attach images…'), input);
+  return h(
+    'span',
+    {},
+    h('button', { type: 'button', class: 'attach', onclick: () => input.click() }, 'Attach images…'),
+    input,
+  );
 }

@@ -20,12 +20,24 @@ interface Composer {
 
 /** The question box with its notice line, the transport's controls, "hold for approval" (where answers can be finished here) and Ask. */
 function composer<T>(chat: ChatTransport<T>): Composer {
-  const question = h('textarea', { rows: 2, name: 'question', 'aria-label': 'Question', placeholder: chat.placeholder });
+  const question = h('textarea', {
+    rows: 2,
+    name: 'question',
+    'aria-label': 'Question',
+    placeholder: chat.placeholder,
+  });
   const hold = h('input', { type: 'checkbox', class: 'hold', 'aria-label': 'Hold answers for approval' });
   const ask = h('button', { type: 'button', class: 'primary ask' }, 'Ask');
   const notice = h('p', { class: 'error chat-notice', role: 'alert' });
   const holdLabel = chat.resume ? h('label', {}, hold, ' hold answers for approval') : null;
-  const element = h('div', { class: 'chat-composer' }, chat.tray, question, notice, h('div', { class: 'chat-bar' }, ...chat.controls, holdLabel, ask));
+  const element = h(
+    'div',
+    { class: 'chat-composer' },
+    chat.tray,
+    question,
+    notice,
+    h('div', { class: 'chat-bar' }, ...chat.controls, holdLabel, ask),
+  );
   return { element, question, hold, ask, notice };
 }
 
@@ -38,8 +50,15 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
   const log = h('div', { class: 'chat-log', 'aria-live': 'polite' });
   const box = composer(chat);
   const say = (text: string) => (box.notice.textContent = text);
-  const list = conversationList({ open: (id) => void show(id), rename: (c, t) => void state.rename(c, t), remove: (c) => void remove(c) });
-  const state = new ConversationState(ctx.api, chat, ctx.caps.conversations, abort.signal, { changed: () => list.draw(state.list, state.open, state.firsts), say });
+  const list = conversationList({
+    open: (id) => void show(id),
+    rename: (c, t) => void state.rename(c, t),
+    remove: (c) => void remove(c),
+  });
+  const state = new ConversationState(ctx.api, chat, ctx.caps.conversations, abort.signal, {
+    changed: () => list.draw(state.list, state.open, state.firsts),
+    say,
+  });
   /** Bumped each time another conversation is shown, so an answer arriving late does not draw into the wrong one. */
   let shown = 0;
   let busy = false;
@@ -50,7 +69,8 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
     const token = ++shown;
     state.setOpen(id);
     log.replaceChildren();
-    if (!id) return void log.append(h('p', { class: 'muted chat-empty' }, 'A new conversation: ask a question to start it.'));
+    if (!id)
+      return void log.append(h('p', { class: 'muted chat-empty' }, 'A new conversation: ask a question to start it.'));
     try {
       const turns = await chat.history(id, abort.signal);
       if (token !== shown) return;
@@ -61,12 +81,22 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
       }
       log.lastElementChild?.scrollIntoView({ block: 'nearest' });
     } catch (err) {
-      if (token === shown && !abort.signal.aborted) log.replaceChildren(h('p', { class: 'error chat-error', role: 'alert' }, `Could not open the conversation: ${errorText(err)}`));
+      if (token === shown && !abort.signal.aborted)
+        log.replaceChildren(
+          h('p', { class: 'error chat-error', role: 'alert' }, `Could not open the conversation: ${errorText(err)}`),
+        );
     }
   }
 
   async function remove(c: ConversationSummary): Promise<void> {
-    if (!(await confirmDialog('Delete conversation', `“${state.nameOf(c)}” and its ${c.message_count} turn(s) are deleted for good.`, 'Delete'))) return;
+    if (
+      !(await confirmDialog(
+        'Delete conversation',
+        `“${state.nameOf(c)}” and its ${c.message_count} turn(s) are deleted for good.`,
+        'Delete',
+      ))
+    )
+      return;
     if ((await state.remove(c)) && state.open === c.conversation_id) await show(state.list[0]?.conversation_id ?? null);
   }
 
@@ -134,7 +164,11 @@ export function chatPanel<T>(ctx: AppContext, chat: ChatTransport<T>): { element
     }
     e.stopPropagation();
   });
-  const newButton = h('button', { type: 'button', class: 'new-conversation', onclick: () => (void show(null), box.question.focus()) }, 'New conversation');
+  const newButton = h(
+    'button',
+    { type: 'button', class: 'new-conversation', onclick: () => (void show(null), box.question.focus()) },
+    'New conversation',
+  );
   list.element.hidden = !state.listed;
   const element = h(
     'section',

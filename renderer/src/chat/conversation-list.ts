@@ -9,7 +9,8 @@ export interface ConversationListActions {
 }
 
 /** Newest first: the conversation a person most likely comes back to heads the list (and is opened first). */
-export const newestFirst = (list: ConversationSummary[]): ConversationSummary[] => [...list].sort((a, b) => b.created_at.localeCompare(a.created_at));
+export const newestFirst = (list: ConversationSummary[]): ConversationSummary[] =>
+  [...list].sort((a, b) => b.created_at.localeCompare(a.created_at));
 
 /**
  * What a conversation is called in the list: its title, else its first question (read lazily: the
@@ -20,8 +21,18 @@ function name(c: ConversationSummary, firsts: ReadonlyMap<string, string>): stri
 }
 
 /** The title as an input: Enter or leaving the box saves, Escape gives the name back unchanged. */
-function renameBox(c: ConversationSummary, shown: string, done: (title: string | null | undefined) => void): HTMLInputElement {
-  const box = h('input', { type: 'text', class: 'rename-box', maxlength: 200, 'aria-label': 'Conversation title', value: c.title ?? shown });
+function renameBox(
+  c: ConversationSummary,
+  shown: string,
+  done: (title: string | null | undefined) => void,
+): HTMLInputElement {
+  const box = h('input', {
+    type: 'text',
+    class: 'rename-box',
+    maxlength: 200,
+    'aria-label': 'Conversation title',
+    value: c.title ?? shown,
+  });
   let settled = false;
   const settle = (title: string | null | undefined) => {
     if (settled) return;
@@ -37,16 +48,62 @@ function renameBox(c: ConversationSummary, shown: string, done: (title: string |
   return box;
 }
 
-function row(c: ConversationSummary, selected: boolean, firsts: ReadonlyMap<string, string>, act: ConversationListActions): HTMLElement {
+function row(
+  c: ConversationSummary,
+  selected: boolean,
+  firsts: ReadonlyMap<string, string>,
+  act: ConversationListActions,
+): HTMLElement {
   const shown = name(c, firsts);
-  const open = h('button', { type: 'button', class: 'conversation-open', title: shown, 'aria-current': selected ? 'true' : false, onclick: () => act.open(c.conversation_id) }, shown);
+  const open = h(
+    'button',
+    {
+      type: 'button',
+      class: 'conversation-open',
+      title: shown,
+      'aria-current': selected ? 'true' : false,
+      onclick: () => act.open(c.conversation_id),
+    },
+    shown,
+  );
   const item = h(
     'li',
-    { class: `conversation${selected ? ' selected' : ''}`, 'data-conversation': c.conversation_id, 'data-kind': c.kind },
+    {
+      class: `conversation${selected ? ' selected' : ''}`,
+      'data-conversation': c.conversation_id,
+      'data-kind': c.kind,
+    },
     open,
-    h('span', { class: 'muted conversation-meta' }, h('time', { datetime: c.updated_at, class: 'conversation-used' }, when(c.updated_at)), ' · ', h('span', { class: 'conversation-turns' }, `${c.message_count} turn${c.message_count === 1 ? '' : 's'}`), c.kind === 'vision' ? ' · images' : ''),
-    h('button', { type: 'button', class: 'conversation-rename', title: 'Rename', 'aria-label': `Rename ${shown}`, onclick: () => startRename() }, 'Rename'),
-    h('button', { type: 'button', class: 'conversation-delete danger', title: 'Delete', 'aria-label': `Delete ${shown}`, onclick: () => act.remove(c) }, 'Delete'),
+    h(
+      'span',
+      { class: 'muted conversation-meta' },
+      h('time', { datetime: c.updated_at, class: 'conversation-used' }, when(c.updated_at)),
+      ' · ',
+      h('span', { class: 'conversation-turns' }, `${c.message_count} turn${c.message_count === 1 ? '' : 's'}`),
+      c.kind === 'vision' ? ' · images' : '',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'conversation-rename',
+        title: 'Rename',
+        'aria-label': `Rename ${shown}`,
+        onclick: () => startRename(),
+      },
+      'Rename',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'conversation-delete danger',
+        title: 'Delete',
+        'aria-label': `Delete ${shown}`,
+        onclick: () => act.remove(c),
+      },
+      'Delete',
+    ),
   );
   const startRename = () => {
     const box = renameBox(c, shown, (title) => {
@@ -71,7 +128,10 @@ export function conversationList(act: ConversationListActions): {
     element,
     draw(list, selected, firsts) {
       items.replaceChildren(...list.map((c) => row(c, c.conversation_id === selected, firsts, act)));
-      if (!list.length) items.append(h('li', { class: 'muted conversation-none' }, 'No conversations yet: ask a question to start one.'));
+      if (!list.length)
+        items.append(
+          h('li', { class: 'muted conversation-none' }, 'No conversations yet: ask a question to start one.'),
+        );
     },
   };
 }

@@ -66,7 +66,10 @@ export class ConversationState<T> {
     try {
       for (const c of this.list) {
         if (c.title || !c.message_count || this.firsts.has(c.conversation_id) || this.signal.aborted) continue;
-        const first = await this.chat.history(c.conversation_id, this.signal).then((turns) => turns[0], () => undefined);
+        const first = await this.chat.history(c.conversation_id, this.signal).then(
+          (turns) => turns[0],
+          () => undefined,
+        );
         if (first) this.firsts.set(c.conversation_id, this.chat.facts(first).question);
         this.on.changed();
       }
@@ -77,7 +80,11 @@ export class ConversationState<T> {
 
   async rename(c: ConversationSummary, title: string | null): Promise<void> {
     try {
-      const renamed = await this.api.send<ConversationSummary>('PATCH', `/conversations/${encodeURIComponent(c.conversation_id)}`, { title });
+      const renamed = await this.api.send<ConversationSummary>(
+        'PATCH',
+        `/conversations/${encodeURIComponent(c.conversation_id)}`,
+        { title },
+      );
       this.list = this.list.map((x) => (x.conversation_id === c.conversation_id ? renamed : x));
       this.on.changed();
     } catch (err) {

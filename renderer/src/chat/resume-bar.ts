@@ -19,7 +19,10 @@ export function resumeBar(draft: string, send: (action: ResumeAction, edited?: s
     const box = h('textarea', { rows: 4, class: 'edited-answer', 'aria-label': 'Edited answer' });
     box.value = draft;
     box.addEventListener('keydown', (e) => e.stopPropagation());
-    bar.replaceChildren(box, h('button', { type: 'button', class: 'primary', onclick: () => void run('edit', box.value) }, 'Save answer'));
+    bar.replaceChildren(
+      box,
+      h('button', { type: 'button', class: 'primary', onclick: () => void run('edit', box.value) }, 'Save answer'),
+    );
     box.focus();
   };
   bar.append(

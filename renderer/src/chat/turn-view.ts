@@ -27,7 +27,15 @@ export function turnView(question: string): LiveTurn {
   const note = h('p', { class: 'muted turn-note' });
   const sources = h('div', { class: 'turn-sources' });
   const images = h('div', { class: 'turn-images', hidden: true });
-  const element = h('article', { class: 'turn', 'data-status': 'asking' }, h('p', { class: 'question' }, question), images, answer, note, sources);
+  const element = h(
+    'article',
+    { class: 'turn', 'data-status': 'asking' },
+    h('p', { class: 'question' }, question),
+    images,
+    answer,
+    note,
+    sources,
+  );
   return {
     element,
     answer,
@@ -46,7 +54,13 @@ export function turnView(question: string): LiveTurn {
     },
     showImages(list) {
       images.hidden = list.length === 0;
-      images.replaceChildren(...list.map((f) => (f instanceof File ? h('img', { src: URL.createObjectURL(f), alt: f.name, title: f.name }) : h('span', { class: 'badge' }, f.name))));
+      images.replaceChildren(
+        ...list.map((f) =>
+          f instanceof File
+            ? h('img', { src: URL.createObjectURL(f), alt: f.name, title: f.name })
+            : h('span', { class: 'badge' }, f.name),
+        ),
+      );
     },
   };
 }
@@ -61,10 +75,13 @@ const PAST = { approve: 'approved', edit: 'edited', reject: 'rejected' } as cons
 export function finishTurn<T>(live: LiveTurn, turn: T, chat: ChatTransport<T>, conversationId: string): void {
   const f = chat.facts(turn);
   const { element, answer, sources } = live;
-  element.querySelectorAll(':scope > .resume, :scope > .feedback, :scope > .badge.resumed').forEach((el) => el.remove());
+  element
+    .querySelectorAll(':scope > .resume, :scope > .feedback, :scope > .badge.resumed')
+    .forEach((el) => el.remove());
   const empty = f.status === 'complete' && !f.answer.trim();
   element.classList.toggle('not-found', f.notFound || empty);
-  if (f.notFound || empty) answer.replaceChildren(h('strong', { class: 'not-found-label' }, 'Not found. '), f.answer.trim() || NOT_FOUND_TEXT);
+  if (f.notFound || empty)
+    answer.replaceChildren(h('strong', { class: 'not-found-label' }, 'Not found. '), f.answer.trim() || NOT_FOUND_TEXT);
   else answer.textContent = f.status === 'rejected' ? '(rejected)' : f.answer;
   sources.replaceChildren();
   chat.showSources(turn, live);
@@ -72,11 +89,16 @@ export function finishTurn<T>(live: LiveTurn, turn: T, chat: ChatTransport<T>, c
   if (f.images.length && !element.querySelector('.turn-images > *')) live.showImages(f.images);
   live.say(f.status === 'complete' || f.status === 'pending_review' || f.status === 'rejected' ? '' : f.status);
   if (f.error) live.fail(f.error.replace(/^Error: /, ''));
-  if (f.review) element.append(h('span', { class: 'badge resumed' }, `${PAST[f.review.action]} by ${f.review.reviewer_id}`));
+  if (f.review)
+    element.append(h('span', { class: 'badge resumed' }, `${PAST[f.review.action]} by ${f.review.reviewer_id}`));
   const { resume, rate } = chat;
   if (f.status === 'pending_review' && f.threadId && resume) {
     const threadId = f.threadId;
-    element.append(resumeBar(f.answer, async (action, edited) => finishTurn(live, await resume(conversationId, threadId, action, edited), chat, conversationId)));
+    element.append(
+      resumeBar(f.answer, async (action, edited) =>
+        finishTurn(live, await resume(conversationId, threadId, action, edited), chat, conversationId),
+      ),
+    );
   }
   if (rate && f.status === 'complete') element.append(answerFeedback((r) => rate(conversationId, f.id, r), f.rating));
   element.dataset.message = f.id;

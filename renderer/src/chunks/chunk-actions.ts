@@ -15,9 +15,16 @@ const sideOf = (c: Chunk): ConflictSide => ({ status: c.status, text: textOf(c),
 /** PATCH a chunk at the version read; a 409 opens the same keep mine / keep theirs / merge dialog as blocks. */
 export async function patchChunk(api: Api, jobId: string, chunk: Chunk, change: ChunkChange): Promise<Chunk | null> {
   try {
-    return await api.send<Chunk>('PATCH', `/jobs/${encodeURIComponent(jobId)}/chunks/${encodeURIComponent(chunk.chunk_id)}`, { version: chunk.version, ...change });
+    return await api.send<Chunk>(
+      'PATCH',
+      `/jobs/${encodeURIComponent(jobId)}/chunks/${encodeURIComponent(chunk.chunk_id)}`,
+      { version: chunk.version, ...change },
+    );
   } catch (err) {
-    const current = err instanceof ApiError && err.code === 'VERSION_CONFLICT' ? (err.details as { current?: Chunk } | undefined)?.current : undefined;
+    const current =
+      err instanceof ApiError && err.code === 'VERSION_CONFLICT'
+        ? (err.details as { current?: Chunk } | undefined)?.current
+        : undefined;
     if (!current) throw err;
     const mine: ConflictSide = {
       status: change.status ?? (change.edited_text !== undefined ? 'edited' : chunk.status),
@@ -25,10 +32,20 @@ export async function patchChunk(api: Api, jobId: string, chunk: Chunk, change: 
       note: change.reviewer_note !== undefined ? change.reviewer_note : chunk.reviewer_note,
     };
     const author = await changeAuthor(api, jobId, current.chunk_id, current.current_revision_id);
-    const choice = await conflictDialog({ what: `Chunk ${chunk.chunk_id}`, base: textOf(chunk), mine, theirs: sideOf(current), theirVersion: current.version, author });
+    const choice = await conflictDialog({
+      what: `Chunk ${chunk.chunk_id}`,
+      base: textOf(chunk),
+      mine,
+      theirs: sideOf(current),
+      theirVersion: current.version,
+      author,
+    });
     if (choice.kind === 'cancel' || choice.kind === 'theirs') return current;
     if (choice.kind === 'mine') return patchChunk(api, jobId, current, change);
-    return patchChunk(api, jobId, current, { edited_text: choice.text === current.original_text ? null : choice.text, reviewer_note: choice.note });
+    return patchChunk(api, jobId, current, {
+      edited_text: choice.text === current.original_text ? null : choice.text,
+      reviewer_note: choice.note,
+    });
   }
 }
 

@@ -35,7 +35,13 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
     const c = chunks[i]!;
     return h(
       'div',
-      { class: `row chunk-row status-${c.status}${i === pos ? ' selected' : ''}`, role: 'option', 'aria-selected': String(i === pos), 'data-chunk': c.chunk_id, onclick: () => select(i) },
+      {
+        class: `row chunk-row status-${c.status}${i === pos ? ' selected' : ''}`,
+        role: 'option',
+        'aria-selected': String(i === pos),
+        'data-chunk': c.chunk_id,
+        onclick: () => select(i),
+      },
       h(
         'div',
         { class: 'row-meta' },
@@ -55,7 +61,18 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
     const text = h('textarea', { class: 'edit-text', rows: 9, 'aria-label': 'Chunk text' });
     text.value = chunkText(c);
     const save = () => void change(i, { edited_text: text.value === c.original_text ? null : text.value });
-    const el = h('div', { class: 'row chunk-row editing selected' }, h('div', { class: 'muted' }, 'Ctrl+Enter saves, Esc cancels'), text, h('div', { class: 'edit-bar' }, h('button', { type: 'button', onclick: () => stopEdit() }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')));
+    const el = h(
+      'div',
+      { class: 'row chunk-row editing selected' },
+      h('div', { class: 'muted' }, 'Ctrl+Enter saves, Esc cancels'),
+      text,
+      h(
+        'div',
+        { class: 'edit-bar' },
+        h('button', { type: 'button', onclick: () => stopEdit() }, 'Cancel'),
+        h('button', { type: 'button', class: 'primary', onclick: save }, 'Save'),
+      ),
+    );
     el.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) save();
       else if (e.key === 'Escape') stopEdit();
@@ -146,7 +163,20 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
   };
   document.addEventListener('keydown', onKey);
 
-  const element = h('section', { class: 'chunks', 'aria-label': 'Chunks' }, h('div', { class: 'toolbar' }, h('h1', {}, 'Chunks'), summary, stale, rechunk, h('span', { class: 'muted' }, 'J/K move · A approve · R reject · E edit')), list.element);
+  const element = h(
+    'section',
+    { class: 'chunks', 'aria-label': 'Chunks' },
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('h1', {}, 'Chunks'),
+      summary,
+      stale,
+      rechunk,
+      h('span', { class: 'muted' }, 'J/K move · A approve · R reject · E edit'),
+    ),
+    list.element,
+  );
   load().catch((err: unknown) => toast(`Could not load chunks: ${errorText(err)}`, 'error'));
   return { element, dispose: () => document.removeEventListener('keydown', onKey) };
 }

@@ -8,7 +8,8 @@ import { missingModelOffer } from '../models/missing-model.js';
 function progressText(j: Job): string {
   const p = j.index?.progress;
   if (j.status === 'embedding') return p ? `Embedding ${p.chunks_embedded} / ${p.chunks_total} chunks…` : 'Embedding…';
-  if (j.status === 'indexed' && j.index) return `Indexed: ${j.index.vectors} vectors in ${j.index.collection_name} (${j.index.model ?? 'model'}).`;
+  if (j.status === 'indexed' && j.index)
+    return `Indexed: ${j.index.vectors} vectors in ${j.index.collection_name} (${j.index.model ?? 'model'}).`;
   return `The job is ${j.status}.`;
 }
 
@@ -16,10 +17,22 @@ function progressText(j: Job): string {
  * Embedding, shown only when the server has POST /jobs/{id}/embed: a model from GET /models (installed
  * ones selectable, the default first), then the job's progress until it is indexed.
  */
-export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { element: HTMLElement; dispose(): void } | null {
+export function embedPanel(
+  ctx: AppContext,
+  job: Job,
+  onDone: () => void,
+): { element: HTMLElement; dispose(): void } | null {
   if (!ctx.caps.embed) return null;
-  const model = h('select', { 'aria-label': 'Embedding model', class: 'embed-model' }, h('option', { value: '' }, 'Server default'));
-  const status = h('p', { class: 'muted embed-status', 'aria-live': 'polite' }, job.index || job.status === 'embedding' ? progressText(job) : '');
+  const model = h(
+    'select',
+    { 'aria-label': 'Embedding model', class: 'embed-model' },
+    h('option', { value: '' }, 'Server default'),
+  );
+  const status = h(
+    'p',
+    { class: 'muted embed-status', 'aria-live': 'polite' },
+    job.index || job.status === 'embedding' ? progressText(job) : '',
+  );
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Embedding progress' });
   if (ctx.caps.models) {
     void ctx.api
@@ -28,7 +41,13 @@ export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { ele
         // The catalog also lists language models for chat: only embedding models belong here.
         const embedding = res.models.filter((m) => (m.task as string) === 'embedding');
         for (const m of embedding.sort((a, b) => Number(b.default) - Number(a.default))) {
-          model.append(h('option', { value: m.id, disabled: !m.installed }, `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`));
+          model.append(
+            h(
+              'option',
+              { value: m.id, disabled: !m.installed },
+              `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`,
+            ),
+          );
         }
       })
       .catch(() => undefined);
@@ -45,13 +64,18 @@ export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { ele
       progress.value = p.chunks_embedded;
     }
     if (stopped) return;
-    if (j.status === 'embedding') timer = window.setTimeout(() => void poll().catch((err: unknown) => (status.textContent = errorText(err))), 500);
+    if (j.status === 'embedding')
+      timer = window.setTimeout(() => void poll().catch((err: unknown) => (status.textContent = errorText(err))), 500);
     else if (!stopped) onDone();
   };
   const start = async () => {
     status.textContent = 'Starting…';
     try {
-      const accepted = await ctx.api.send<EmbedAccepted>('POST', `/jobs/${encodeURIComponent(job.job_id)}/embed`, model.value ? { model: model.value } : {});
+      const accepted = await ctx.api.send<EmbedAccepted>(
+        'POST',
+        `/jobs/${encodeURIComponent(job.job_id)}/embed`,
+        model.value ? { model: model.value } : {},
+      );
       status.textContent = `Embedding ${accepted.chunks.to_embed} chunk(s) with ${accepted.model} (${accepted.chunks.unchanged} unchanged)…`;
       await poll();
     } catch (err) {
@@ -65,10 +89,23 @@ export function embedPanel(ctx: AppContext, job: Job, onDone: () => void): { ele
     'section',
     { class: 'panel embed' },
     h('h2', {}, 'Embed for search'),
-    h('p', { class: 'muted' }, 'Approved and edited chunks go into the job’s vector index; unchanged ones are not embedded again.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Approved and edited chunks go into the job’s vector index; unchanged ones are not embedded again.',
+    ),
     model,
     ' ',
-    h('button', { type: 'button', class: 'embed-button', disabled: job.status !== 'finalized' && job.status !== 'indexed', onclick: () => void start() }, job.status === 'indexed' ? 'Re-embed' : 'Embed'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'embed-button',
+        disabled: job.status !== 'finalized' && job.status !== 'indexed',
+        onclick: () => void start(),
+      },
+      job.status === 'indexed' ? 'Re-embed' : 'Embed',
+    ),
     progress,
     status,
   );

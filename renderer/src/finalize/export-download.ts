@@ -10,7 +10,10 @@ export async function downloadExport(ctx: AppContext, jobId: string, out: HTMLEl
   if (ctx.bridge?.saveExport) {
     const path = await ctx.bridge.saveExport(jobId);
     const reveal = ctx.bridge.revealFile;
-    out.replaceChildren(h('span', {}, `Saved to ${path} `), ...(reveal ? [h('button', { type: 'button', onclick: () => void reveal(path) }, 'Show in folder')] : []));
+    out.replaceChildren(
+      h('span', {}, `Saved to ${path} `),
+      ...(reveal ? [h('button', { type: 'button', onclick: () => void reveal(path) }, 'Show in folder')] : []),
+    );
     return;
   }
   const { blob, headers } = await ctx.api.fetchBlob(`/jobs/${encodeURIComponent(jobId)}/export`);

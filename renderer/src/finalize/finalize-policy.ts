@@ -19,7 +19,10 @@ function pendingParts(r: Review): string[] {
   ].filter(Boolean);
 }
 
-const staleNote = (r: Review) => (r.chunks.stale ? ` ${count(r.chunks.stale, 'stale chunk')} ${r.chunks.stale === 1 ? 'is' : 'are'} rebuilt first.` : '');
+const staleNote = (r: Review) =>
+  r.chunks.stale
+    ? ` ${count(r.chunks.stale, 'stale chunk')} ${r.chunks.stale === 1 ? 'is' : 'are'} rebuilt first.`
+    : '';
 
 /**
  * The policies offered, the one that settles nothing first. It is the default because it is the only one
@@ -33,16 +36,23 @@ export const POLICIES: { value: FinalizePolicy; title: string; effect(r: Review)
     title: 'Refuse while anything is pending',
     effect: (r) => {
       const open = [...pendingParts(r), r.chunks.stale ? count(r.chunks.stale, 'stale chunk') : ''].filter(Boolean);
-      return open.length ? `Changes nothing. Refused now: ${listing(open)} must be reviewed first.` : 'Nothing is pending: review closes as it stands, nothing is changed.';
+      return open.length
+        ? `Changes nothing. Refused now: ${listing(open)} must be reviewed first.`
+        : 'Nothing is pending: review closes as it stands, nothing is changed.';
     },
   },
   {
     value: 'auto_reject_pending',
     title: 'Reject everything still pending',
     effect: (r) => {
-      if (!r.blocks.pending && !r.chunks.pending) return `Nothing is pending: review closes as it stands.${staleNote(r)}`;
-      const blocks = r.blocks.pending ? `Rejects ${count(r.blocks.pending, 'pending block')}: their text leaves the chunks and the export.` : '';
-      const chunks = r.chunks.pending ? ` ${count(r.chunks.pending, 'pending chunk')} follow their blocks: approved when every block is approved or edited, otherwise rejected.` : '';
+      if (!r.blocks.pending && !r.chunks.pending)
+        return `Nothing is pending: review closes as it stands.${staleNote(r)}`;
+      const blocks = r.blocks.pending
+        ? `Rejects ${count(r.blocks.pending, 'pending block')}: their text leaves the chunks and the export.`
+        : '';
+      const chunks = r.chunks.pending
+        ? ` ${count(r.chunks.pending, 'pending chunk')} follow their blocks: approved when every block is approved or edited, otherwise rejected.`
+        : '';
       return `${blocks}${chunks}${staleNote(r)}`.trim();
     },
   },
@@ -71,10 +81,17 @@ export function policyEffect(policy: FinalizePolicy, job: Job): string {
 export function finalizeErrorText(err: unknown): string {
   if (err instanceof ApiError && err.code === 'PENDING_ITEMS') {
     const d = (err.details ?? {}) as { pending_blocks?: number; pending_chunks?: number; stale_chunks?: number };
-    const pending = [d.pending_blocks ? count(d.pending_blocks, 'block') : '', d.pending_chunks ? count(d.pending_chunks, 'chunk') : ''].filter(Boolean);
+    const pending = [
+      d.pending_blocks ? count(d.pending_blocks, 'block') : '',
+      d.pending_chunks ? count(d.pending_chunks, 'chunk') : '',
+    ].filter(Boolean);
     const what = [
-      pending.length ? `${listing(pending)} ${(d.pending_blocks ?? 0) + (d.pending_chunks ?? 0) === 1 ? 'is' : 'are'} still pending` : '',
-      d.stale_chunks ? `${count(d.stale_chunks, 'chunk')} ${d.stale_chunks === 1 ? 'is' : 'are'} stale (Rechunk on the Chunks screen rebuilds ${d.stale_chunks === 1 ? 'it' : 'them'})` : '',
+      pending.length
+        ? `${listing(pending)} ${(d.pending_blocks ?? 0) + (d.pending_chunks ?? 0) === 1 ? 'is' : 'are'} still pending`
+        : '',
+      d.stale_chunks
+        ? `${count(d.stale_chunks, 'chunk')} ${d.stale_chunks === 1 ? 'is' : 'are'} stale (Rechunk on the Chunks screen rebuilds ${d.stale_chunks === 1 ? 'it' : 'them'})`
+        : '',
     ].filter(Boolean);
     return `Not finalized: ${what.length ? listing(what) : 'items are still pending'}. Review them, or choose a policy that settles what is pending.`;
   }

@@ -16,7 +16,12 @@ function countsTable(job: Job): HTMLElement {
     'table',
     { class: 'counts-table' },
     h('thead', {}, h('tr', {}, h('th', {}, ''), ...cols.map((c) => h('th', {}, c)), h('th', {}, 'stale'))),
-    h('tbody', {}, h('tr', {}, h('th', {}, 'Blocks'), ...cols.map((c) => h('td', {}, r.blocks[c])), h('td', {}, '')), h('tr', {}, h('th', {}, 'Chunks'), ...cols.map((c) => h('td', {}, r.chunks[c])), h('td', {}, r.chunks.stale))),
+    h(
+      'tbody',
+      {},
+      h('tr', {}, h('th', {}, 'Blocks'), ...cols.map((c) => h('td', {}, r.blocks[c])), h('td', {}, '')),
+      h('tr', {}, h('th', {}, 'Chunks'), ...cols.map((c) => h('td', {}, r.chunks[c])), h('td', {}, r.chunks.stale)),
+    ),
   );
 }
 
@@ -88,11 +93,17 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
         await render(finalizeErrorText(err));
       }
     };
-    const exportZip = () => downloadExport(ctx, jobId, out).catch((err: unknown) => toast(`Export failed: ${errorText(err)}`, 'error'));
+    const exportZip = () =>
+      downloadExport(ctx, jobId, out).catch((err: unknown) => toast(`Export failed: ${errorText(err)}`, 'error'));
     embed?.dispose();
     embed = embedPanel(ctx, job, () => void render());
     element.replaceChildren(
-      h('div', { class: 'toolbar' }, h('h1', {}, 'Finalize and export'), h('span', { class: `badge job-${job.status}` }, label(job.status))),
+      h(
+        'div',
+        { class: 'toolbar' },
+        h('h1', {}, 'Finalize and export'),
+        h('span', { class: `badge job-${job.status}` }, label(job.status)),
+      ),
       countsTable(job),
       h(
         'section',
@@ -100,10 +111,36 @@ export function finalizeScreen(ctx: AppContext, jobId: string): Screen {
         h('h2', {}, 'Finalize'),
         finalized
           ? h('p', {}, `Finalized ${when(job.finalized_at)}: ${policyTitle(job.finalize_policy ?? '').toLowerCase()}.`)
-          : h('div', {}, choices, h('button', { type: 'button', class: 'primary finalize-button', disabled: job.status !== 'ready_for_review', onclick: () => void finalize() }, 'Finalize…'), error),
+          : h(
+              'div',
+              {},
+              choices,
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'primary finalize-button',
+                  disabled: job.status !== 'ready_for_review',
+                  onclick: () => void finalize(),
+                },
+                'Finalize…',
+              ),
+              error,
+            ),
       ),
       ...(embed ? [embed.element] : []),
-      h('section', { class: 'panel' }, h('h2', {}, 'Export'), h('p', { class: 'muted' }, 'A zip of the reviewed blocks, chunks and document.md.'), h('button', { type: 'button', class: 'export-button', disabled: !finalized, onclick: () => void exportZip() }, 'Download export'), out),
+      h(
+        'section',
+        { class: 'panel' },
+        h('h2', {}, 'Export'),
+        h('p', { class: 'muted' }, 'A zip of the reviewed blocks, chunks and document.md.'),
+        h(
+          'button',
+          { type: 'button', class: 'export-button', disabled: !finalized, onclick: () => void exportZip() },
+          'Download export',
+        ),
+        out,
+      ),
     );
     element.dataset.status = job.status;
   }

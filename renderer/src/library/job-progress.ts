@@ -9,6 +9,10 @@ export const OPENABLE = new Set<string>(['ready_for_review', 'finalized', 'index
 /** A job's pages read so far: a bar and "3/12" ("?" while the page count is not known). */
 export function pagesProgress(job: Job): HTMLElement {
   const { pages_done, total_pages } = job.progress;
-  const bar = h('progress', { max: Math.max(total_pages, 1), value: pages_done, 'aria-label': `${pages_done} of ${total_pages} pages` });
+  const bar = h('progress', {
+    max: Math.max(total_pages, 1),
+    value: pages_done,
+    'aria-label': `${pages_done} of ${total_pages} pages`,
+  });
   return h('span', { class: 'progress' }, bar, ` ${pages_done}/${total_pages || '?'}`);
 }

@@ -17,7 +17,11 @@ export function libraryScreen(ctx: AppContext): Screen {
   const { api } = ctx;
   let timer = 0;
   let disposed = false;
-  const filter = h('select', { 'aria-label': 'Filter by status', class: 'status-filter' }, ...FILTERS.map((f) => h('option', { value: f }, f ? label(f.replace(',', ' or ')) : 'All jobs')));
+  const filter = h(
+    'select',
+    { 'aria-label': 'Filter by status', class: 'status-filter' },
+    ...FILTERS.map((f) => h('option', { value: f }, f ? label(f.replace(',', ' or ')) : 'All jobs')),
+  );
   const rows = h('tbody');
   const log = h('ul', { class: 'upload-log' });
   const send = async (f: UploadItem) => `queued as ${(await api.upload<UploadAccepted>(f.data, f.name)).job_id}`;
@@ -27,7 +31,14 @@ export function libraryScreen(ctx: AppContext): Screen {
   async function act(job: Job, action: 'cancel' | 'delete'): Promise<void> {
     try {
       if (action === 'delete') {
-        if (!(await confirmDialog('Delete this job?', `${job.source_file} and all its review work will be removed for good.`, 'Delete'))) return;
+        if (
+          !(await confirmDialog(
+            'Delete this job?',
+            `${job.source_file} and all its review work will be removed for good.`,
+            'Delete',
+          ))
+        )
+          return;
         await api.send('DELETE', `/jobs/${encodeURIComponent(job.job_id)}`);
         ctx.desks.forget(job.job_id);
       } else await api.send('POST', `/jobs/${encodeURIComponent(job.job_id)}/cancel`);
@@ -43,8 +54,18 @@ export function libraryScreen(ctx: AppContext): Screen {
     return h(
       'tr',
       { 'data-job': job.job_id, 'data-status': job.status },
-      h('td', {}, open ? h('a', { href: `#/jobs/${id}/review` }, job.title ?? job.source_file) : job.title ?? job.source_file, h('div', { class: 'muted' }, `${job.source_file} · ${bytes(job.size_bytes)}`)),
-      h('td', {}, h('span', { class: `badge job-${job.status}` }, label(job.status)), job.error ? h('div', { class: 'error' }, job.error.message) : null),
+      h(
+        'td',
+        {},
+        open ? h('a', { href: `#/jobs/${id}/review` }, job.title ?? job.source_file) : (job.title ?? job.source_file),
+        h('div', { class: 'muted' }, `${job.source_file} · ${bytes(job.size_bytes)}`),
+      ),
+      h(
+        'td',
+        {},
+        h('span', { class: `badge job-${job.status}` }, label(job.status)),
+        job.error ? h('div', { class: 'error' }, job.error.message) : null,
+      ),
       h('td', {}, pagesProgress(job)),
       h('td', { class: 'num' }, job.total_blocks),
       h('td', { class: 'num' }, job.total_chunks),
@@ -53,8 +74,12 @@ export function libraryScreen(ctx: AppContext): Screen {
         'td',
         { class: 'actions' },
         open ? h('a', { href: `#/jobs/${id}/review`, class: 'button' }, 'Review') : null,
-        job.status === 'finalized' || job.status === 'indexed' ? h('a', { href: `#/jobs/${id}/finalize`, class: 'button' }, 'Export') : null,
-        WORKING.has(job.status) ? h('button', { type: 'button', onclick: () => void act(job, 'cancel') }, 'Cancel') : null,
+        job.status === 'finalized' || job.status === 'indexed'
+          ? h('a', { href: `#/jobs/${id}/finalize`, class: 'button' }, 'Export')
+          : null,
+        WORKING.has(job.status)
+          ? h('button', { type: 'button', onclick: () => void act(job, 'cancel') }, 'Cancel')
+          : null,
         h('button', { type: 'button', class: 'danger', onclick: () => void act(job, 'delete') }, 'Delete'),
       ),
     );
@@ -94,10 +119,30 @@ export function libraryScreen(ctx: AppContext): Screen {
   const element = h(
     'section',
     { class: 'library', 'aria-label': 'Library' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Library'), h('button', { type: 'button', class: 'primary', onclick: () => void picker.pick() }, 'Upload…'), picker.input, filter),
-    h('p', { class: 'drop-hint muted' }, 'Drop PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown or text files, or scans (PNG, JPEG, TIFF, WebP), anywhere here to upload them.'),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('h1', {}, 'Library'),
+      h('button', { type: 'button', class: 'primary', onclick: () => void picker.pick() }, 'Upload…'),
+      picker.input,
+      filter,
+    ),
+    h(
+      'p',
+      { class: 'drop-hint muted' },
+      'Drop PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown or text files, or scans (PNG, JPEG, TIFF, WebP), anywhere here to upload them.',
+    ),
     log,
-    h('table', { class: 'jobs' }, h('thead', {}, h('tr', {}, ...['Document', 'Status', 'Pages', 'Blocks', 'Chunks', 'Created', ''].map((t) => h('th', {}, t)))), rows),
+    h(
+      'table',
+      { class: 'jobs' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['Document', 'Status', 'Pages', 'Blocks', 'Chunks', 'Created', ''].map((t) => h('th', {}, t))),
+      ),
+      rows,
+    ),
   );
   acceptDrops(element, (files) => upload(uploadItems(files)));
   void refresh();

@@ -17,7 +17,12 @@ export const uploadItems = (files: File[]): UploadItem[] => files.map((f) => ({ 
  * batch from starving the review requests), with a line per file saying how it went: `send` uploads one
  * and says what became of it ("queued as …").
  */
-export async function uploadAll(files: UploadItem[], log: HTMLElement, send: (f: UploadItem) => Promise<string>, onDone: () => void): Promise<void> {
+export async function uploadAll(
+  files: UploadItem[],
+  log: HTMLElement,
+  send: (f: UploadItem) => Promise<string>,
+  onDone: () => void,
+): Promise<void> {
   for (const f of files) {
     const line = log.appendChild(h('li', {}, `${f.name}: uploading…`));
     try {
@@ -59,7 +64,11 @@ export function acceptDrops(target: HTMLElement, onFiles: (files: File[]) => voi
  * Choosing documents: in the desktop app the native dialog reads the files; in a browser the hidden file
  * input (`input`, to be put in the page) does. `pick` opens whichever there is.
  */
-export function documentPicker(bridge: Bridge | undefined, label: string, onFiles: (items: UploadItem[]) => void): { input: HTMLInputElement; pick(): Promise<void> } {
+export function documentPicker(
+  bridge: Bridge | undefined,
+  label: string,
+  onFiles: (items: UploadItem[]) => void,
+): { input: HTMLInputElement; pick(): Promise<void> } {
   const input = h('input', { type: 'file', multiple: true, accept: ACCEPT, hidden: true, 'aria-label': label });
   input.addEventListener('change', () => {
     onFiles(uploadItems(Array.from(input.files ?? [])));

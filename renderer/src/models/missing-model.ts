@@ -22,7 +22,11 @@ export function missingModelOffer(ctx: AppContext, err: unknown, retry: () => un
   const id = missingModelId(err);
   if (!id) return null;
   const status = h('span', { class: 'muted' });
-  const box = h('div', { class: 'missing-model', 'data-model': id }, h('p', {}, `The model ${id} is not installed on the server.`));
+  const box = h(
+    'div',
+    { class: 'missing-model', 'data-model': id },
+    h('p', {}, `The model ${id} is not installed on the server.`),
+  );
   const link = h('a', { href: '#/models' }, 'Models');
   if (!ctx.caps.modelPull) {
     box.append(h('p', {}, 'Install it from the ', link, ' screen, or with `lectern models pull ', id, '`.'));
@@ -52,7 +56,15 @@ export function missingModelOffer(ctx: AppContext, err: unknown, retry: () => un
     }
   };
   get.addEventListener('click', () => void run());
-  const actions = h('div', { class: 'missing-model-actions' }, get, ' ', status, ' ', h('span', { class: 'muted' }, 'or install it from a file on the ', link, ' screen'));
+  const actions = h(
+    'div',
+    { class: 'missing-model-actions' },
+    get,
+    ' ',
+    status,
+    ' ',
+    h('span', { class: 'muted' }, 'or install it from a file on the ', link, ' screen'),
+  );
   box.append(actions);
   return box;
 }

@@ -24,8 +24,15 @@ export function modelsScreen(ctx: AppContext): Screen {
     const form = new FormData();
     form.append('file', file, file.name);
     try {
-      const done = await api.sendForm<{ imported: string[]; missing: string[]; installed: boolean }>(`/models/${encodeURIComponent(m.id)}/import`, form);
-      toast(done.installed ? `${m.name} is installed` : `Imported ${done.imported.join(', ')}; still missing: ${done.missing.join(', ')}`);
+      const done = await api.sendForm<{ imported: string[]; missing: string[]; installed: boolean }>(
+        `/models/${encodeURIComponent(m.id)}/import`,
+        form,
+      );
+      toast(
+        done.installed
+          ? `${m.name} is installed`
+          : `Imported ${done.imported.join(', ')}; still missing: ${done.missing.join(', ')}`,
+      );
     } catch (err) {
       toast(`Could not import ${file.name}: ${errorText(err)}`, 'error');
     }
@@ -38,10 +45,15 @@ export function modelsScreen(ctx: AppContext): Screen {
     const view = pullView(api, pull);
     views.push(view);
     cell.replaceChildren(view.element);
-    if (announce) pull.done.then(
-      () => toast(`${m.name} is installed and verified`),
-      (err: unknown) => toast(`Download of ${m.name} stopped: ${errorText(err)}`, (err as { code?: string }).code === 'PULL_CANCELLED' ? 'info' : 'error'),
-    );
+    if (announce)
+      pull.done.then(
+        () => toast(`${m.name} is installed and verified`),
+        (err: unknown) =>
+          toast(
+            `Download of ${m.name} stopped: ${errorText(err)}`,
+            (err as { code?: string }).code === 'PULL_CANCELLED' ? 'info' : 'error',
+          ),
+      );
   }
 
   function actions(m: Model): HTMLElement {
@@ -55,25 +67,47 @@ export function modelsScreen(ctx: AppContext): Screen {
     if (m.installed) return cell;
     if (ctx.caps.modelPull) {
       const resume = m.partial_bytes > 0;
-      cell.append(h('button', { type: 'button', class: 'primary pull-start', onclick: () => follow(m, cell, true) }, resume ? `Resume (${bytes(m.partial_bytes)} downloaded)` : 'Download'));
+      cell.append(
+        h(
+          'button',
+          { type: 'button', class: 'primary pull-start', onclick: () => follow(m, cell, true) },
+          resume ? `Resume (${bytes(m.partial_bytes)} downloaded)` : 'Download',
+        ),
+      );
     }
     if (ctx.caps.modelImport) {
-      const input = h('input', { type: 'file', class: 'import-file', 'aria-label': `Import a file of ${m.name}`, hidden: true });
+      const input = h('input', {
+        type: 'file',
+        class: 'import-file',
+        'aria-label': `Import a file of ${m.name}`,
+        hidden: true,
+      });
       input.addEventListener('change', () => {
         const file = input.files?.[0];
         if (file) void importFile(m, file);
       });
-      cell.append(' ', h('button', { type: 'button', class: 'import-start', onclick: () => input.click() }, 'Import a file…'), input);
+      cell.append(
+        ' ',
+        h('button', { type: 'button', class: 'import-start', onclick: () => input.click() }, 'Import a file…'),
+        input,
+      );
     }
     return cell;
   }
 
   function row(m: Model): HTMLElement {
-    const state = m.installed ? h('span', { class: 'badge ok' }, 'installed') : h('span', { class: 'badge' }, m.partial_bytes > 0 ? 'partly downloaded' : 'not installed');
+    const state = m.installed
+      ? h('span', { class: 'badge ok' }, 'installed')
+      : h('span', { class: 'badge' }, m.partial_bytes > 0 ? 'partly downloaded' : 'not installed');
     return h(
       'tr',
       { 'data-model': m.id, class: m.installed ? 'installed' : '' },
-      h('td', {}, h('div', { class: 'model-name' }, m.name, m.default ? h('span', { class: 'badge' }, 'default') : null), h('div', { class: 'muted' }, m.description ?? '')),
+      h(
+        'td',
+        {},
+        h('div', { class: 'model-name' }, m.name, m.default ? h('span', { class: 'badge' }, 'default') : null),
+        h('div', { class: 'muted' }, m.description ?? ''),
+      ),
       h('td', {}, m.task),
       h('td', { class: 'num' }, bytes(m.size_bytes)),
       h('td', { class: 'muted' }, m.licence),
@@ -99,9 +133,22 @@ export function modelsScreen(ctx: AppContext): Screen {
     'section',
     { class: 'models', 'aria-label': 'Models' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Models')),
-    h('p', { class: 'muted' }, 'Embedding models index documents for search; chat models write answers on this machine. Every file is checked by sha256 before it is used.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Embedding models index documents for search; chat models write answers on this machine. Every file is checked by sha256 before it is used.',
+    ),
     dir,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'jobs model-list' }, h('thead', {}, h('tr', {}, ...['Model', 'Task', 'Size', 'Licence', 'State', ''].map((t) => h('th', {}, t)))), rows)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'jobs model-list' },
+        h('thead', {}, h('tr', {}, ...['Model', 'Task', 'Size', 'Licence', 'State', ''].map((t) => h('th', {}, t)))),
+        rows,
+      ),
+    ),
   );
   void refresh().then(() => (element.dataset.loaded = 'true'));
   return {

@@ -42,12 +42,15 @@ export function startPull(api: Api, modelId: string): DeskPull {
     done: (async () => {
       const res = await api.stream(`/models/${encodeURIComponent(modelId)}/pull`, {});
       let failure: ApiError | undefined;
-      const result = await streamedAnswer<PullResult, PullProgress & { code: string; message: string }>(res, (event, data) => {
-        if (event === 'progress') {
-          pull.progress = data;
-          listeners.forEach((l) => l(data));
-        } else if (event === 'error') failure = new ApiError(200, data.code, data.message);
-      });
+      const result = await streamedAnswer<PullResult, PullProgress & { code: string; message: string }>(
+        res,
+        (event, data) => {
+          if (event === 'progress') {
+            pull.progress = data;
+            listeners.forEach((l) => l(data));
+          } else if (event === 'error') failure = new ApiError(200, data.code, data.message);
+        },
+      );
       if (failure) throw failure;
       if (!result) throw new ApiError(0, 'PULL_CANCELLED', 'the download stopped before it was complete');
       return result;

@@ -19,10 +19,20 @@ function sideWith(b: Block, change: BlockChange): ConflictSide {
   const text = change.edited_text !== undefined ? (change.edited_text ?? b.original_text) : effectiveText(b);
   const type = change.edited_type !== undefined ? (change.edited_type ?? b.original_type) : effectiveType(b);
   const edited = change.edited_text !== undefined || change.edited_type !== undefined;
-  return { status: change.status ?? (edited ? 'edited' : b.status), type, text, note: change.reviewer_note !== undefined ? change.reviewer_note : b.reviewer_note };
+  return {
+    status: change.status ?? (edited ? 'edited' : b.status),
+    type,
+    text,
+    note: change.reviewer_note !== undefined ? change.reviewer_note : b.reviewer_note,
+  };
 }
 
-const sideOf = (b: Block): ConflictSide => ({ status: b.status, type: effectiveType(b), text: effectiveText(b), note: b.reviewer_note });
+const sideOf = (b: Block): ConflictSide => ({
+  status: b.status,
+  type: effectiveType(b),
+  text: effectiveText(b),
+  note: b.reviewer_note,
+});
 
 function conflictCurrent(err: unknown): Block | undefined {
   if (!(err instanceof ApiError) || err.code !== 'VERSION_CONFLICT') return undefined;
@@ -44,7 +54,14 @@ export interface PatchOutcome {
  * dialog per block). Returns the block that is now current, or null when the reviewer cancelled. The
  * store always ends up holding the server's latest copy.
  */
-export async function patchBlock(api: Api, jobId: string, store: BlockStore, block: Block, change: BlockChange, mode: ConflictMode = 'ask'): Promise<PatchOutcome | null> {
+export async function patchBlock(
+  api: Api,
+  jobId: string,
+  store: BlockStore,
+  block: Block,
+  change: BlockChange,
+  mode: ConflictMode = 'ask',
+): Promise<PatchOutcome | null> {
   const path = `/jobs/${encodeURIComponent(jobId)}/blocks/${encodeURIComponent(block.block_id)}`;
   try {
     const updated = await api.send<Block>('PATCH', path, { version: block.version, ...change });

@@ -12,7 +12,11 @@ export const SELECTED_HEIGHT = 108;
 export const EDITING_HEIGHT = 320;
 
 export function loadingRow(index: number): HTMLElement {
-  return h('div', { class: 'row block-row loading', role: 'option', 'aria-selected': 'false' }, h('span', { class: 'muted' }, `#${index + 1} loading…`));
+  return h(
+    'div',
+    { class: 'row block-row loading', role: 'option', 'aria-selected': 'false' },
+    h('span', { class: 'muted' }, `#${index + 1} loading…`),
+  );
 }
 
 const HINTS = 'A approve · R reject · E edit · N note · H history · U undo';
@@ -22,7 +26,14 @@ const READ_ONLY_HINTS = 'Read only: review is closed · H history';
 export function blockRow(b: Block, selected: boolean, onPick: () => void, readOnly = false): HTMLElement {
   const type = effectiveType(b);
   const table = blockTable(b);
-  const conf = typeof b.confidence === 'number' ? h('span', { class: `conf${isFlagged(b) ? ' flagged' : ''}`, title: 'OCR confidence' }, `${percent(b.confidence)}%`) : null;
+  const conf =
+    typeof b.confidence === 'number'
+      ? h(
+          'span',
+          { class: `conf${isFlagged(b) ? ' flagged' : ''}`, title: 'OCR confidence' },
+          `${percent(b.confidence)}%`,
+        )
+      : null;
   return h(
     'div',
     {
@@ -45,7 +56,9 @@ export function blockRow(b: Block, selected: boolean, onPick: () => void, readOn
       b.reviewer_note ? h('span', { class: 'note-mark', title: b.reviewer_note }, '✉ note') : null,
     ),
     // A table reads as a table (not as "| | |" Markdown); its cells are its text.
-    table ? h('div', { class: 'row-text row-table' }, tablePreview(table)) : h('div', { class: 'row-text' }, effectiveText(b)),
+    table
+      ? h('div', { class: 'row-text row-table' }, tablePreview(table))
+      : h('div', { class: 'row-text' }, effectiveText(b)),
     selected ? h('div', { class: 'row-hints muted' }, readOnly ? READ_ONLY_HINTS : HINTS) : null,
   );
 }
@@ -61,21 +74,61 @@ export interface EditResult {
  * (a save that met a conflict and was cancelled). Ctrl+Enter saves, Escape cancels; `focusNote` opens it
  * on the note field (the N shortcut).
  */
-export function blockEditor(b: Block, focusNote: boolean, onSave: (r: EditResult) => void, onCancel: () => void, draft?: EditResult): HTMLElement {
+export function blockEditor(
+  b: Block,
+  focusNote: boolean,
+  onSave: (r: EditResult) => void,
+  onCancel: () => void,
+  draft?: EditResult,
+): HTMLElement {
   const text = h('textarea', { class: 'edit-text', rows: 8, 'aria-label': 'Block text' });
   text.value = draft?.text ?? effectiveText(b);
   const typeNow = draft?.type ?? effectiveType(b);
-  const type = h('select', { class: 'edit-type', 'aria-label': 'Block type' }, ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === typeNow }, label(t))));
+  const type = h(
+    'select',
+    { class: 'edit-type', 'aria-label': 'Block type' },
+    ...BLOCK_TYPES.map((t) => h('option', { value: t, selected: t === typeNow }, label(t))),
+  );
   // A table is edited as a grid while its text is a Markdown table (the Markdown stays one click away).
-  const grid = typeNow === 'table' ? tableField(text, () => toast('That text is not a Markdown table: it stays text.')) : null;
-  const note = h('input', { class: 'edit-note', 'aria-label': 'Reviewer note', placeholder: 'Note for the audit trail', value: draft ? (draft.note ?? '') : (b.reviewer_note ?? '') });
-  const save = () => onSave({ text: grid ? grid.value() : text.value, type: type.value as Block['type'], note: note.value.trim() || null });
+  const grid =
+    typeNow === 'table' ? tableField(text, () => toast('That text is not a Markdown table: it stays text.')) : null;
+  const note = h('input', {
+    class: 'edit-note',
+    'aria-label': 'Reviewer note',
+    placeholder: 'Note for the audit trail',
+    value: draft ? (draft.note ?? '') : (b.reviewer_note ?? ''),
+  });
+  const save = () =>
+    onSave({
+      text: grid ? grid.value() : text.value,
+      type: type.value as Block['type'],
+      note: note.value.trim() || null,
+    });
   const el = h(
     'div',
-    { class: 'row block-row editing selected', role: 'option', 'aria-selected': 'true', id: `block-${b.block_id}`, 'data-block': b.block_id },
-    h('div', { class: 'row-meta' }, h('span', { class: 'num' }, `#${b.order_index + 1}`), h('span', { class: 'muted' }, `Editing · p. ${b.page} · Ctrl+Enter saves, Esc cancels`)),
+    {
+      class: 'row block-row editing selected',
+      role: 'option',
+      'aria-selected': 'true',
+      id: `block-${b.block_id}`,
+      'data-block': b.block_id,
+    },
+    h(
+      'div',
+      { class: 'row-meta' },
+      h('span', { class: 'num' }, `#${b.order_index + 1}`),
+      h('span', { class: 'muted' }, `Editing · p. ${b.page} · Ctrl+Enter saves, Esc cancels`),
+    ),
     grid ? grid.element : text,
-    h('div', { class: 'edit-bar' }, type, note, grid?.toggle, h('button', { type: 'button', onclick: onCancel }, 'Cancel'), h('button', { type: 'button', class: 'primary', onclick: save }, 'Save')),
+    h(
+      'div',
+      { class: 'edit-bar' },
+      type,
+      note,
+      grid?.toggle,
+      h('button', { type: 'button', onclick: onCancel }, 'Cancel'),
+      h('button', { type: 'button', class: 'primary', onclick: save }, 'Save'),
+    ),
   );
   el.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {

@@ -34,13 +34,24 @@ export class BlockStructure {
     this.base = `/jobs/${encodeURIComponent(o.jobId)}/blocks`;
   }
 
-  private async send(path: string, body: unknown, label: string, select: (a: StructureAnswer) => string | null): Promise<StructureAnswer | null> {
+  private async send(
+    path: string,
+    body: unknown,
+    label: string,
+    select: (a: StructureAnswer) => string | null,
+  ): Promise<StructureAnswer | null> {
     try {
       const answer = await this.o.api.send<StructureAnswer>('POST', `${this.base}${path}`, body);
       // The removed blocks are gone: only the revisions of blocks that still exist can be named by undo,
       // and any one of them takes the whole operation back.
       const gone = new Set(answer.removed);
-      this.o.undo.push({ label, structural: true, blocks: answer.revisions.filter((r) => !gone.has(r.block_id)).map((r) => ({ blockId: r.block_id, revisionId: r.revision_id })) });
+      this.o.undo.push({
+        label,
+        structural: true,
+        blocks: answer.revisions
+          .filter((r) => !gone.has(r.block_id))
+          .map((r) => ({ blockId: r.block_id, revisionId: r.revision_id })),
+      });
       await this.o.reload(select(answer));
       return answer;
     } catch (err) {
@@ -53,7 +64,12 @@ export class BlockStructure {
   /** Asks where to cut (the caret in the block's text) and splits there. */
   async split(b: Block): Promise<void> {
     const text = effectiveText(b);
-    const area = h('textarea', { class: 'split-text', rows: 8, readonly: true, 'aria-label': 'Block text: put the cursor where the second block starts' });
+    const area = h('textarea', {
+      class: 'split-text',
+      rows: 8,
+      readonly: true,
+      'aria-label': 'Block text: put the cursor where the second block starts',
+    });
     area.value = text;
     // A first guess: the sentence boundary nearest the middle.
     const mid = text.length / 2;
@@ -82,7 +98,12 @@ export class BlockStructure {
     });
     if (!go) return;
     const at = area.selectionStart;
-    const answer = await this.send(`/${encodeURIComponent(b.block_id)}/split`, { at, version: b.version }, 'split block', (a) => a.blocks[1]?.block_id ?? null);
+    const answer = await this.send(
+      `/${encodeURIComponent(b.block_id)}/split`,
+      { at, version: b.version },
+      'split block',
+      (a) => a.blocks[1]?.block_id ?? null,
+    );
     if (answer) toast(`Split ${b.block_id} in two (U undoes it).`);
   }
 
@@ -111,8 +132,18 @@ export class BlockStructure {
   }
 
   async moveAfter(b: Block, after: string | null): Promise<void> {
-    const answer = await this.send(`/${encodeURIComponent(b.block_id)}/move`, { version: b.version, after_block_id: after }, 'move block', () => b.block_id);
-    if (answer) toast(answer.revisions.length ? `Moved ${b.block_id} ${after ? `after ${after}` : 'to the start'} (U undoes it).` : `${b.block_id} is already there.`);
+    const answer = await this.send(
+      `/${encodeURIComponent(b.block_id)}/move`,
+      { version: b.version, after_block_id: after },
+      'move block',
+      () => b.block_id,
+    );
+    if (answer)
+      toast(
+        answer.revisions.length
+          ? `Moved ${b.block_id} ${after ? `after ${after}` : 'to the start'} (U undoes it).`
+          : `${b.block_id} is already there.`,
+      );
   }
 
   /** Rows are dragged to fix the reading order: dropped on the top half of a row goes before it, else after. */
@@ -122,9 +153,14 @@ export class BlockStructure {
 
   /** Drag and drop on the list, by delegation (the list draws its rows lazily). */
   attach(list: HTMLElement): void {
-    const rowOf = (e: Event) => (e.target as HTMLElement | null)?.closest<HTMLElement>('.block-row[data-block]') ?? null;
-    const clearMarks = () => list.querySelectorAll('.drop-before, .drop-after').forEach((el) => el.classList.remove('drop-before', 'drop-after'));
-    const before = (e: DragEvent, row: HTMLElement) => e.clientY < row.getBoundingClientRect().top + row.offsetHeight / 2;
+    const rowOf = (e: Event) =>
+      (e.target as HTMLElement | null)?.closest<HTMLElement>('.block-row[data-block]') ?? null;
+    const clearMarks = () =>
+      list
+        .querySelectorAll('.drop-before, .drop-after')
+        .forEach((el) => el.classList.remove('drop-before', 'drop-after'));
+    const before = (e: DragEvent, row: HTMLElement) =>
+      e.clientY < row.getBoundingClientRect().top + row.offsetHeight / 2;
     list.addEventListener('dragstart', (e) => {
       const row = rowOf(e);
       this.dragged = row?.dataset.block ?? null;

@@ -13,7 +13,11 @@ export interface ConflictSide {
   note: string | null;
 }
 
-export type ConflictChoice = { kind: 'mine' } | { kind: 'theirs' } | { kind: 'merge'; text: string; note: string | null } | { kind: 'cancel' };
+export type ConflictChoice =
+  | { kind: 'mine' }
+  | { kind: 'theirs' }
+  | { kind: 'merge'; text: string; note: string | null }
+  | { kind: 'cancel' };
 
 /** The side's text with the words it removed from the base struck out and the words it added marked. */
 function diffView(base: string, text: string): HTMLElement {
@@ -21,12 +25,23 @@ function diffView(base: string, text: string): HTMLElement {
   const changed = parts.some((p) => p.kind !== 'same');
   return h(
     'pre',
-    { class: 'conflict-text', title: changed ? 'Struck out: words removed from the text you both opened; marked: words added' : 'Text as you both opened it' },
+    {
+      class: 'conflict-text',
+      title: changed
+        ? 'Struck out: words removed from the text you both opened; marked: words added'
+        : 'Text as you both opened it',
+    },
     ...parts.map((p) => (p.kind === 'same' ? p.text : h(p.kind === 'added' ? 'ins' : 'del', {}, p.text))),
   );
 }
 
-function sideView(kind: 'mine' | 'theirs', title: string, base: string, side: ConflictSide, other: ConflictSide): HTMLElement {
+function sideView(
+  kind: 'mine' | 'theirs',
+  title: string,
+  base: string,
+  side: ConflictSide,
+  other: ConflictSide,
+): HTMLElement {
   const differs = (a: unknown, b: unknown) => (a !== b ? 'differs' : '');
   return h(
     'section',
@@ -54,16 +69,43 @@ export function mergeNotes(mine: string | null, theirs: string | null): string |
  * text, otherwise with this reviewer's text to finish by hand. Nothing is chosen by default: focus starts
  * on Cancel, so Enter or Escape writes nothing (keeping mine would overwrite the other reviewer's work).
  */
-export function conflictDialog(opts: { what: string; base: string; mine: ConflictSide; theirs: ConflictSide; theirVersion: number; author?: ChangeAuthor }): Promise<ConflictChoice> {
+export function conflictDialog(opts: {
+  what: string;
+  base: string;
+  mine: ConflictSide;
+  theirs: ConflictSide;
+  theirVersion: number;
+  author?: ChangeAuthor;
+}): Promise<ConflictChoice> {
   const merged = mergeText(opts.base, opts.mine.text, opts.theirs.text);
   const box = h('textarea', { class: 'merge-text', rows: 6, 'aria-label': 'Merged text' });
   box.value = merged.text;
-  const note = h('input', { class: 'merge-note', 'aria-label': 'Merged note', value: mergeNotes(opts.mine.note, opts.theirs.note) ?? '' });
+  const note = h('input', {
+    class: 'merge-note',
+    'aria-label': 'Merged note',
+    value: mergeNotes(opts.mine.note, opts.theirs.note) ?? '',
+  });
   const who = opts.author?.reviewer ?? 'another reviewer';
   const body = [
-    h('p', {}, `${opts.what} was changed by `, h('strong', { class: 'conflict-author' }, who), `${opts.author ? ` (${when(opts.author.at)})` : ''}, now version ${opts.theirVersion}, after you opened it.`),
-    h('div', { class: 'conflict-sides' }, sideView('mine', 'Yours', opts.base, opts.mine, opts.theirs), sideView('theirs', `Theirs (${who})`, opts.base, opts.theirs, opts.mine)),
-    h('label', { class: 'merge-label' }, merged.clean ? 'Merged text (both changes applied)' : 'Merged text (the changes overlap: finish it by hand)', box),
+    h(
+      'p',
+      {},
+      `${opts.what} was changed by `,
+      h('strong', { class: 'conflict-author' }, who),
+      `${opts.author ? ` (${when(opts.author.at)})` : ''}, now version ${opts.theirVersion}, after you opened it.`,
+    ),
+    h(
+      'div',
+      { class: 'conflict-sides' },
+      sideView('mine', 'Yours', opts.base, opts.mine, opts.theirs),
+      sideView('theirs', `Theirs (${who})`, opts.base, opts.theirs, opts.mine),
+    ),
+    h(
+      'label',
+      { class: 'merge-label' },
+      merged.clean ? 'Merged text (both changes applied)' : 'Merged text (the changes overlap: finish it by hand)',
+      box,
+    ),
     h('label', { class: 'merge-label' }, 'Note', note),
   ];
   return openDialog<ConflictChoice['kind']>({
@@ -78,5 +120,8 @@ export function conflictDialog(opts: { what: string; base: string; mine: Conflic
     ],
     cancel: 'cancel',
     focus: 'cancel',
-  }).then((kind): ConflictChoice => (kind === 'merge' ? { kind, text: box.value, note: note.value.trim() || null } : { kind }));
+  }).then(
+    (kind): ConflictChoice =>
+      kind === 'merge' ? { kind, text: box.value, note: note.value.trim() || null } : { kind },
+  );
 }

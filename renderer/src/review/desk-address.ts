@@ -39,7 +39,11 @@ export class DeskAddress {
     // A link to another screen changes the address at once but announces it (hashchange) a task later;
     // writing in between would put the desk's address over it, and the shell would mount the desk again.
     if (!location.hash.startsWith(`#/jobs/${encodeURIComponent(this.jobId)}/review`)) return;
-    history.replaceState(null, '', `#/jobs/${encodeURIComponent(this.jobId)}/review?block=${encodeURIComponent(this.wanted)}`);
+    history.replaceState(
+      null,
+      '',
+      `#/jobs/${encodeURIComponent(this.jobId)}/review?block=${encodeURIComponent(this.wanted)}`,
+    );
     this.written = this.wanted;
     this.tokens -= 1;
   }

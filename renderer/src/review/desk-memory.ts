@@ -20,7 +20,12 @@ export class DeskMemory {
   constructor(private readonly limit = 8) {}
 
   of(jobId: string): DeskState {
-    const state = this.jobs.get(jobId) ?? { undo: new UndoStack(), blockId: null, queueMode: false, session: { initial: new Map(), firstReview: null } };
+    const state = this.jobs.get(jobId) ?? {
+      undo: new UndoStack(),
+      blockId: null,
+      queueMode: false,
+      session: { initial: new Map(), firstReview: null },
+    };
     // Map keeps insertion order: re-inserting makes this job the most recent.
     this.jobs.delete(jobId);
     this.jobs.set(jobId, state);

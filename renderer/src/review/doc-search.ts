@@ -23,7 +23,12 @@ export class DocSearch {
       focusList(): void;
     },
   ) {
-    this.input = h('input', { type: 'search', class: 'doc-search', placeholder: 'Find ( / )', 'aria-label': 'Find in document' });
+    this.input = h('input', {
+      type: 'search',
+      class: 'doc-search',
+      placeholder: 'Find ( / )',
+      'aria-label': 'Find in document',
+    });
     this.count = h('span', { class: 'search-count muted', 'aria-live': 'polite' });
     this.input.addEventListener('input', () => {
       host.changed();
@@ -39,8 +44,26 @@ export class DocSearch {
         host.focusList();
       }
     });
-    const button = (text: string, title: string, dir: 1 | -1) => h('button', { type: 'button', class: `search-${dir > 0 ? 'next' : 'prev'}`, title, tabindex: -1, onclick: () => this.next(dir) }, text);
-    this.element = h('div', { class: 'doc-search-bar', role: 'search' }, this.input, button('↑', 'Previous match (Shift+G)', -1), button('↓', 'Next match (G, F3)', 1), this.count);
+    const button = (text: string, title: string, dir: 1 | -1) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `search-${dir > 0 ? 'next' : 'prev'}`,
+          title,
+          tabindex: -1,
+          onclick: () => this.next(dir),
+        },
+        text,
+      );
+    this.element = h(
+      'div',
+      { class: 'doc-search-bar', role: 'search' },
+      this.input,
+      button('↑', 'Previous match (Shift+G)', -1),
+      button('↓', 'Next match (G, F3)', 1),
+      this.count,
+    );
   }
 
   get query(): string {
@@ -74,7 +97,10 @@ export class DocSearch {
       return;
     }
     const pos = this.host.pos();
-    const target = dir > 0 ? (hits.find((p) => p > pos) ?? hits[0]!) : ([...hits].reverse().find((p) => p < pos) ?? hits[hits.length - 1]!);
+    const target =
+      dir > 0
+        ? (hits.find((p) => p > pos) ?? hits[0]!)
+        : ([...hits].reverse().find((p) => p < pos) ?? hits[hits.length - 1]!);
     this.host.select(target);
     this.showCount(hits, target);
   }
@@ -83,7 +109,9 @@ export class DocSearch {
   showCount(hits = this.matches(), at = this.host.pos()): void {
     if (!this.query) return void (this.count.textContent = '');
     const k = hits.indexOf(at);
-    this.count.textContent = hits.length ? `${k >= 0 ? `${k + 1} of ` : ''}${hits.length} match${hits.length === 1 ? '' : 'es'}` : 'no match';
+    this.count.textContent = hits.length
+      ? `${k >= 0 ? `${k + 1} of ` : ''}${hits.length} match${hits.length === 1 ? '' : 'es'}`
+      : 'no match';
   }
 
   /** A key for the list's row cache: rows are drawn again when it changes. */

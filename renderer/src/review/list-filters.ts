@@ -49,11 +49,27 @@ export class ListFilters {
   /** `focusList` gives the keys back to the block list (Escape or Enter in the text filter). */
   constructor(onChange: () => void, focusList: () => void) {
     const select = (name: string, options: readonly (readonly [string, string])[]) =>
-      h('select', { class: `filter-${name}`, 'aria-label': `Filter by ${name}`, onchange: onChange }, ...options.map(([v, t]) => h('option', { value: v }, t)));
+      h(
+        'select',
+        { class: `filter-${name}`, 'aria-label': `Filter by ${name}`, onchange: onChange },
+        ...options.map(([v, t]) => h('option', { value: v }, t)),
+      );
     this.type = select('type', [['', 'Any type'], ...BLOCK_TYPES.map((t) => [t, label(t)] as const)]);
-    this.status = select('status', [['', 'Any status'], ['pending', 'Pending'], ['approved', 'Approved'], ['edited', 'Edited'], ['rejected', 'Rejected']]);
+    this.status = select('status', [
+      ['', 'Any status'],
+      ['pending', 'Pending'],
+      ['approved', 'Approved'],
+      ['edited', 'Edited'],
+      ['rejected', 'Rejected'],
+    ]);
     this.confidence = select('confidence', CONFIDENCE);
-    this.text = h('input', { type: 'search', class: 'filter-text', placeholder: 'Text filter', 'aria-label': 'Filter by text', oninput: onChange });
+    this.text = h('input', {
+      type: 'search',
+      class: 'filter-text',
+      placeholder: 'Text filter',
+      'aria-label': 'Filter by text',
+      oninput: onChange,
+    });
     this.text.addEventListener('keydown', (e) => {
       // Typing here must not reach the list's single-key shortcuts.
       e.stopPropagation();
@@ -74,7 +90,16 @@ export class ListFilters {
       },
       'Clear',
     );
-    this.element = h('div', { class: 'list-filters', role: 'group', 'aria-label': 'Filters' }, this.type, this.status, this.confidence, this.text, this.clearButton, this.count);
+    this.element = h(
+      'div',
+      { class: 'list-filters', role: 'group', 'aria-label': 'Filters' },
+      this.type,
+      this.status,
+      this.confidence,
+      this.text,
+      this.clearButton,
+      this.count,
+    );
     this.clearButton.hidden = true;
   }
 

@@ -77,7 +77,8 @@ export class ListTools {
     });
     // Out of the Tab order: each has its key (in the title and the ? help), and Tab must reach the list
     // from the toolbar in a few presses; the search and the filters, which need typing, stay in it.
-    const button = (text: string, c: ReviewCommand, title: string, cls: string) => h('button', { type: 'button', class: cls, title, tabindex: -1, onclick: () => host.run(c) }, text);
+    const button = (text: string, c: ReviewCommand, title: string, cls: string) =>
+      h('button', { type: 'button', class: cls, title, tabindex: -1, onclick: () => host.run(c) }, text);
     this.element = h(
       'div',
       { class: 'list-tools' },
@@ -86,7 +87,12 @@ export class ListTools {
         'div',
         { class: 'list-tools-row' },
         button('Next pending', 'nextPending', 'Next pending block (P; Shift+P goes back)', 'jump-pending'),
-        button('Next flagged', 'nextFlagged', 'Next flagged block still pending (F; Shift+F goes back)', 'jump-flagged'),
+        button(
+          'Next flagged',
+          'nextFlagged',
+          'Next flagged block still pending (F; Shift+F goes back)',
+          'jump-flagged',
+        ),
         this.search.element,
       ),
       this.filters.element,
@@ -134,9 +140,14 @@ export class ListTools {
     const { store } = this.host;
     const done = (async () => {
       store.clear();
-      await loadAll<Block>(this.host.api, `/jobs/${encodeURIComponent(this.host.jobId)}/blocks`, (skip, items, total) => store.fill(skip, items, total), {
-        signal: this.host.signal,
-      });
+      await loadAll<Block>(
+        this.host.api,
+        `/jobs/${encodeURIComponent(this.host.jobId)}/blocks`,
+        (skip, items, total) => store.fill(skip, items, total),
+        {
+          signal: this.host.signal,
+        },
+      );
     })();
     this.host.loading(done);
     await done;

@@ -33,8 +33,14 @@ export function mergeText(base: string, mine: string, theirs: string): { text: s
   const [first, second] = a.start <= b.start ? [a, b] : [b, a];
   const overlap = first.baseEnd > second.start;
   // Two insertions at the same place ("ab" -> "aXb" and "ab" -> "aYb") have no order of their own.
-  const sameInsertPoint = first.start === first.baseEnd && second.start === second.baseEnd && first.start === second.start;
+  const sameInsertPoint =
+    first.start === first.baseEnd && second.start === second.baseEnd && first.start === second.start;
   if (overlap || sameInsertPoint) return { text: mine, clean: false };
-  const text = base.slice(0, first.start) + first.text + base.slice(first.baseEnd, second.start) + second.text + base.slice(second.baseEnd);
+  const text =
+    base.slice(0, first.start) +
+    first.text +
+    base.slice(first.baseEnd, second.start) +
+    second.text +
+    base.slice(second.baseEnd);
   return { text, clean: true };
 }

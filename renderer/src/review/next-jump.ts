@@ -19,7 +19,13 @@ export interface Jump {
  * pending, going round the end; null when there is none besides, possibly, the one at `from`. The list's
  * own order is followed, so a filter or the flagged-first queue decide what "next" means.
  */
-export function jump(order: readonly number[], from: number, dir: 1 | -1, kind: JumpKind, at: (i: number) => Block | undefined): Jump | null {
+export function jump(
+  order: readonly number[],
+  from: number,
+  dir: 1 | -1,
+  kind: JumpKind,
+  at: (i: number) => Block | undefined,
+): Jump | null {
   const n = order.length;
   for (let step = 1; step <= n; step++) {
     const p = (((from + dir * step) % n) + n) % n;

@@ -39,7 +39,11 @@ export function estimatePageSize(boxes: Iterable<BBox>): PageSize | null {
   }
   if (!Number.isFinite(minX) || maxX <= 0 || maxY <= 0) return null;
   const est = { width: maxX + Math.max(0, minX), height: maxY + Math.max(0, minY) };
-  const fits = (p: PageSize) => est.width <= p.width * 1.08 && est.width >= p.width * 0.85 && est.height <= p.height * 1.08 && est.height >= p.height * 0.8;
+  const fits = (p: PageSize) =>
+    est.width <= p.width * 1.08 &&
+    est.width >= p.width * 0.85 &&
+    est.height <= p.height * 1.08 &&
+    est.height >= p.height * 0.8;
   const distance = (p: PageSize) => (est.width / p.width - 1) ** 2 + (est.height / p.height - 1) ** 2;
   // Letter and A4 both fit many estimates: the nearer one wins.
   const near = COMMON.filter(fits).sort((a, b) => distance(a) - distance(b))[0];

@@ -33,7 +33,11 @@ export class PageImages {
     }
     // Page 1 of a job with blocks exists: it is not held back until the job's page count is known.
     const loading = (page === 1 ? Promise.resolve(1) : this.pages)
-      .then((pages) => (page < 1 || page > pages ? null : this.api.fetchBlob(`/jobs/${encodeURIComponent(this.jobId)}/pages/${page}/image${this.query}`)))
+      .then((pages) =>
+        page < 1 || page > pages
+          ? null
+          : this.api.fetchBlob(`/jobs/${encodeURIComponent(this.jobId)}/pages/${page}/image${this.query}`),
+      )
       .then((got) => (got ? URL.createObjectURL(got.blob) : null))
       .catch(() => null);
     this.cache.set(page, loading);

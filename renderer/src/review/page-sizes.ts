@@ -70,7 +70,8 @@ export class PageSizes {
     const settle = (items: PageInfo[]) => {
       // Pages of the window the answer leaves out have no size to report: they fall back to the estimate.
       for (let p = skip + 1; p <= skip + WINDOW; p++) this.known.set(p, null);
-      for (const it of items) if (it.width > 0 && it.height > 0) this.known.set(it.page, { width: it.width, height: it.height });
+      for (const it of items)
+        if (it.width > 0 && it.height > 0) this.known.set(it.page, { width: it.width, height: it.height });
       this.opts.onLoad();
     };
     this.api.get<ListPage<PageInfo>>(path, this.opts.signal).then(

@@ -51,7 +51,12 @@ export class PageView {
     this.tools = h('span', { class: 'page-tools' });
     this.scroller = h('div', { class: 'page-scroll' }, this.sheet);
     this.zoom = new PageZoom(this.scroller, this.sheet);
-    this.element = h('div', { class: 'page-view', 'aria-label': 'Page' }, h('div', { class: 'page-bar' }, this.caption, this.zoom.controls, this.tools), this.scroller);
+    this.element = h(
+      'div',
+      { class: 'page-view', 'aria-label': 'Page' },
+      h('div', { class: 'page-bar' }, this.caption, this.zoom.controls, this.tools),
+      this.scroller,
+    );
     this.firstImage = new Promise((resolve) => (this.firstImageDone = resolve));
     this.zoom.onChange = () => this.sharpen();
     this.img.addEventListener('load', () => {
@@ -77,7 +82,8 @@ export class PageView {
       for (const old of this.boxes.values()) old.el.remove();
       this.boxes.clear();
     }
-    this.caption.textContent = size !== null ? `Page ${page}` : `Page ${page}: this document has no page layout; the list holds its blocks`;
+    this.caption.textContent =
+      size !== null ? `Page ${page}` : `Page ${page}: this document has no page layout; the list holds its blocks`;
     this.sheet.hidden = !size;
     this.size = size ?? null;
     if (!size) return this.onDrawn();
@@ -145,7 +151,8 @@ export class PageView {
     const left = this.sheet.offsetLeft + box.offsetLeft;
     const right = left + box.offsetWidth;
     if (left < pane.scrollLeft) pane.scrollLeft = left - 8;
-    else if (right > pane.scrollLeft + pane.clientWidth) pane.scrollLeft = Math.min(left - 8, right - pane.clientWidth + 8);
+    else if (right > pane.scrollLeft + pane.clientWidth)
+      pane.scrollLeft = Math.min(left - 8, right - pane.clientWidth + 8);
   }
 
   /** Zoomed in past what the ordinary image holds: a larger rendering of the page replaces it once loaded. */
@@ -181,7 +188,10 @@ export class PageView {
   private fitToImage(): void {
     const shape = this.sizeOf(this.page);
     if (!this.img.naturalWidth || !shape || shape.reported) return;
-    this.fitted = { width: shape.size.width, height: (shape.size.width * this.img.naturalHeight) / this.img.naturalWidth };
+    this.fitted = {
+      width: shape.size.width,
+      height: (shape.size.width * this.img.naturalHeight) / this.img.naturalWidth,
+    };
     this.redraw();
   }
 }

@@ -45,6 +45,7 @@ export function queueSummary(blocks: readonly (Block | undefined)[]): string {
     if (isFlagged(b)) flagged += 1;
     else pending += 1;
   }
-  if (flagged === 0) return `No block is flagged for low OCR confidence: the ${pending} pending block(s) come first, in reading order.`;
+  if (flagged === 0)
+    return `No block is flagged for low OCR confidence: the ${pending} pending block(s) come first, in reading order.`;
   return `${flagged} flagged block(s) first (least confident first), then ${pending} other pending.`;
 }

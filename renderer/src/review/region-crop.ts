@@ -24,7 +24,14 @@ export function cropRegion(b: BBox, page: PageSize, margin = MARGIN): BBox {
  * resolution up to `maxWidth` x `maxHeight` device pixels, so the words can be read beside their text.
  * Returns false when there is nothing to draw (no area).
  */
-export function drawRegion(canvas: HTMLCanvasElement, image: HTMLImageElement, region: BBox, page: PageSize, maxWidth: number, maxHeight: number): boolean {
+export function drawRegion(
+  canvas: HTMLCanvasElement,
+  image: HTMLImageElement,
+  region: BBox,
+  page: PageSize,
+  maxWidth: number,
+  maxHeight: number,
+): boolean {
   const sx = (region.x0 / page.width) * image.naturalWidth;
   const sy = (region.y0 / page.height) * image.naturalHeight;
   const sw = ((region.x1 - region.x0) / page.width) * image.naturalWidth;
@@ -58,7 +65,12 @@ export class RegionCrop {
   constructor() {
     this.canvas = h('canvas', { class: 'crop-canvas', role: 'img' });
     this.caption = h('div', { class: 'crop-caption muted' });
-    this.element = h('figure', { class: 'region-crop', hidden: true, 'aria-label': "The selected block's region on the page" }, this.caption, this.canvas);
+    this.element = h(
+      'figure',
+      { class: 'region-crop', hidden: true, 'aria-label': "The selected block's region on the page" },
+      this.caption,
+      this.canvas,
+    );
   }
 
   /** Shows `block`'s region of the drawn page; redraws only when the block, its box, the image or the width changed. */

@@ -36,7 +36,10 @@ export function offeredText(answer: ReocrAnswer, blockId: string): string | null
 /** Lets the reviewer drag a rectangle over the sheet; resolves with it in points, or null (Escape, a click). */
 function dragRegion(sheet: HTMLElement, size: PageSize, signal: AbortSignal): Promise<BBox | null> {
   return new Promise((resolve) => {
-    const layer = h('div', { class: 'region-draw', 'aria-label': 'Drag over the page to choose the region to read again' });
+    const layer = h('div', {
+      class: 'region-draw',
+      'aria-label': 'Drag over the page to choose the region to read again',
+    });
     const rect = h('div', { class: 'region-rect', hidden: true });
     layer.append(rect);
     sheet.append(layer);
@@ -55,7 +58,10 @@ function dragRegion(sheet: HTMLElement, size: PageSize, signal: AbortSignal): Pr
       e.stopPropagation();
       layer.setPointerCapture(e.pointerId);
       const r = sheet.getBoundingClientRect();
-      const at = (ev: PointerEvent) => ({ x: Math.min(r.width, Math.max(0, ev.clientX - r.left)), y: Math.min(r.height, Math.max(0, ev.clientY - r.top)) });
+      const at = (ev: PointerEvent) => ({
+        x: Math.min(r.width, Math.max(0, ev.clientX - r.left)),
+        y: Math.min(r.height, Math.max(0, ev.clientY - r.top)),
+      });
       const start = at(e);
       let end = start;
       const place = () => {
@@ -84,8 +90,15 @@ function dragRegion(sheet: HTMLElement, size: PageSize, signal: AbortSignal): Pr
 }
 
 /** The old text beside the new (editable) one, over the region as on the page; resolves with the text to use, or null. */
-async function compareDialog(old: string, offered: string, confidence: number, crop: HTMLCanvasElement | null): Promise<string | null> {
-  const removed = wordDiff(offered, old).map((p) => (p.kind === 'same' ? p.text : p.kind === 'added' ? h('del', { title: 'Not in the new reading' }, p.text) : null));
+async function compareDialog(
+  old: string,
+  offered: string,
+  confidence: number,
+  crop: HTMLCanvasElement | null,
+): Promise<string | null> {
+  const removed = wordDiff(offered, old).map((p) =>
+    p.kind === 'same' ? p.text : p.kind === 'added' ? h('del', { title: 'Not in the new reading' }, p.text) : null,
+  );
   const next = h('textarea', { class: 'reread-new', 'aria-label': 'New reading', rows: 8 });
   next.value = offered;
   const body = h(
@@ -98,7 +111,14 @@ async function compareDialog(old: string, offered: string, confidence: number, c
   const choice = await openDialog<'use' | 'keep'>({
     title: 'Re-read region',
     className: 'reread-dialog',
-    body: [body, h('p', { class: 'muted' }, 'Use the new reading as this block\'s text (an edit you can undo with U), or keep the text as it is.')],
+    body: [
+      body,
+      h(
+        'p',
+        { class: 'muted' },
+        "Use the new reading as this block's text (an edit you can undo with U), or keep the text as it is.",
+      ),
+    ],
     buttons: [
       { label: 'Keep current', value: 'keep' },
       { label: 'Use new text', value: 'use', kind: 'primary' },
@@ -139,9 +159,32 @@ export class RereadRegion {
   private takeBox: () => void = () => undefined;
 
   constructor(private readonly opts: RereadOptions) {
-    this.start = h('button', { type: 'button', class: 'reread-start', title: "Read a region of the page again with OCR and offer the text to the selected block", onclick: () => void this.begin() }, 'Re-read region');
-    this.useBox = h('button', { type: 'button', class: 'reread-box', hidden: true, title: "Read the selected block's box again", onclick: () => this.takeBox() }, "Block's box");
-    this.cancel = h('button', { type: 'button', class: 'reread-cancel', hidden: true, onclick: () => this.drawing?.abort() }, 'Cancel');
+    this.start = h(
+      'button',
+      {
+        type: 'button',
+        class: 'reread-start',
+        title: 'Read a region of the page again with OCR and offer the text to the selected block',
+        onclick: () => void this.begin(),
+      },
+      'Re-read region',
+    );
+    this.useBox = h(
+      'button',
+      {
+        type: 'button',
+        class: 'reread-box',
+        hidden: true,
+        title: "Read the selected block's box again",
+        onclick: () => this.takeBox(),
+      },
+      "Block's box",
+    );
+    this.cancel = h(
+      'button',
+      { type: 'button', class: 'reread-cancel', hidden: true, onclick: () => this.drawing?.abort() },
+      'Cancel',
+    );
     this.element = h('span', { class: 'reread' }, this.start, this.useBox, this.cancel);
   }
 
@@ -193,7 +236,11 @@ export class RereadRegion {
     this.start.textContent = 'Reading…';
     let answer: ReocrAnswer;
     try {
-      answer = await this.opts.api.send<ReocrAnswer>('POST', `/jobs/${encodeURIComponent(this.opts.jobId)}/pages/${chosen.page}/ocr`, { bbox: region, apply: false });
+      answer = await this.opts.api.send<ReocrAnswer>(
+        'POST',
+        `/jobs/${encodeURIComponent(this.opts.jobId)}/pages/${chosen.page}/ocr`,
+        { bbox: region, apply: false },
+      );
     } catch (err) {
       return void toast(`Could not read the region again: ${errorText(err)}`, 'error');
     } finally {
@@ -207,7 +254,8 @@ export class RereadRegion {
     if (offered === effectiveText(now)) return void toast('The new reading is the same as the text now.');
     const text = await compareDialog(effectiveText(now), offered, answer.confidence, this.regionCanvas(region));
     if (text === null) return;
-    if (!text.trim()) return void toast('The new text is empty: nothing was changed. To leave the block out, reject it (R).');
+    if (!text.trim())
+      return void toast('The new text is empty: nothing was changed. To leave the block out, reject it (R).');
     const change = editChange(now, { text, type: effectiveType(now), note: now.reviewer_note });
     if (!change) return;
     await this.opts.commands.change(now, change, 're-read region');

@@ -18,7 +18,8 @@ export function editChange(b: Block, r: EditResult): BlockChange | null {
   return Object.keys(change).length ? change : null;
 }
 
-const undoTarget = (b: Block) => (b.current_revision_id ? [{ blockId: b.block_id, revisionId: b.current_revision_id }] : []);
+const undoTarget = (b: Block) =>
+  b.current_revision_id ? [{ blockId: b.block_id, revisionId: b.current_revision_id }] : [];
 
 /** Review actions on one job's blocks, each recorded for undo. */
 export class ReviewCommands {
@@ -99,7 +100,8 @@ export class ReviewCommands {
       // Batches that went through are undoable even when a later one failed.
       this.undo.push({ label, blocks: changed.flatMap(undoTarget) });
     }
-    if (skipped) toast(`${skipped} block(s) were changed by someone else meanwhile and were left as they are.`, 'error');
+    if (skipped)
+      toast(`${skipped} block(s) were changed by someone else meanwhile and were left as they are.`, 'error');
     return { approved: changed.length, skipped };
   }
 
@@ -107,7 +109,14 @@ export class ReviewCommands {
     const all: number[] = [];
     for (let i = 0; i < this.store.total; i++) if (this.store.at(i)?.status === 'pending') all.push(i);
     if (!all.length) return void toast('Nothing is pending.');
-    if (!(await confirmDialog('Approve every pending block?', `${all.length} pending block(s) of this job will be approved.`, 'Approve all'))) return;
+    if (
+      !(await confirmDialog(
+        'Approve every pending block?',
+        `${all.length} pending block(s) of this job will be approved.`,
+        'Approve all',
+      ))
+    )
+      return;
     const { approved } = await this.approveMany(all, 'approve all');
     toast(`Approved ${approved} block(s).`);
   }
@@ -132,7 +141,14 @@ export class ReviewCommands {
         const cur = current(t.blockId);
         return cur ? [{ block_id: cur.block_id, version: cur.version, revision_id: t.revisionId }] : [];
       });
-      const { skipped } = await sendInBatches(this.api, `${this.base}/blocks/undo`, items, (batch) => ({ items: batch }), this.store, this.progress(`Undoing ${entry.label}`));
+      const { skipped } = await sendInBatches(
+        this.api,
+        `${this.base}/blocks/undo`,
+        items,
+        (batch) => ({ items: batch }),
+        this.store,
+        this.progress(`Undoing ${entry.label}`),
+      );
       if (skipped) toast(`${skipped} block(s) were changed since by someone else and were left as they are.`, 'error');
     } catch (err) {
       this.undo.push(entry);

@@ -23,6 +23,8 @@ export class ReviewJob {
   /** Why a change is refused, once the job is read: its review is closed (finalized, indexed…). */
   async refusal(): Promise<string | null> {
     await this.read;
-    return this.readOnly ? `This job is ${label(this.job?.status ?? '')}: it is read-only, its blocks can no longer be changed.` : null;
+    return this.readOnly
+      ? `This job is ${label(this.job?.status ?? '')}: it is read-only, its blocks can no longer be changed.`
+      : null;
   }
 }

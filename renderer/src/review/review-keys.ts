@@ -48,15 +48,27 @@ export const REVIEW_KEYS: { keys: string[]; command: ReviewCommand; help: string
   { keys: ['Shift+A'], command: 'approvePage', help: 'Approve every pending block of the page' },
   { keys: ['h'], command: 'history', help: "The block's audit trail" },
   { keys: ['?'], command: 'help', help: 'This help' },
-  { keys: ['+', '='], command: 'zoomIn', help: 'Zoom the page in (Ctrl+wheel zooms at the pointer; drag the page to pan)' },
+  {
+    keys: ['+', '='],
+    command: 'zoomIn',
+    help: 'Zoom the page in (Ctrl+wheel zooms at the pointer; drag the page to pan)',
+  },
   { keys: ['-'], command: 'zoomOut', help: 'Zoom the page out' },
   { keys: ['0'], command: 'zoomFit', help: 'Fit the page to its pane' },
-  { keys: ['o'], command: 'reread', help: "Re-read a region with OCR: drag over the page, or Enter for the block's box" },
+  {
+    keys: ['o'],
+    command: 'reread',
+    help: "Re-read a region with OCR: drag over the page, or Enter for the block's box",
+  },
   { keys: ['p'], command: 'nextPending', help: 'Next pending block (round the end)' },
   { keys: ['Shift+P'], command: 'prevPending', help: 'Previous pending block' },
   { keys: ['f'], command: 'nextFlagged', help: 'Next flagged block still pending' },
   { keys: ['Shift+F'], command: 'prevFlagged', help: 'Previous flagged block still pending' },
-  { keys: ['/'], command: 'find', help: 'Find in the document (Enter next, Shift+Enter previous, Esc back to the list)' },
+  {
+    keys: ['/'],
+    command: 'find',
+    help: 'Find in the document (Enter next, Shift+Enter previous, Esc back to the list)',
+  },
   { keys: ['g', 'F3'], command: 'nextMatch', help: 'Next match of the search' },
   { keys: ['Shift+G'], command: 'prevMatch', help: 'Previous match of the search' },
   { keys: ['s'], command: 'split', help: 'Split the block in two' },
@@ -82,7 +94,19 @@ export function commandFor(e: KeyboardEvent): ReviewCommand | undefined {
   return REVIEW_KEYS.find((k) => k.keys.includes(name))?.command;
 }
 
-const CHANGES = new Set<ReviewCommand>(['approve', 'reject', 'reset', 'edit', 'note', 'undo', 'approvePage', 'split', 'mergeNext', 'moveUp', 'moveDown']);
+const CHANGES = new Set<ReviewCommand>([
+  'approve',
+  'reject',
+  'reset',
+  'edit',
+  'note',
+  'undo',
+  'approvePage',
+  'split',
+  'mergeNext',
+  'moveUp',
+  'moveDown',
+]);
 
 /** Whether a command changes blocks: refused on a job whose review is closed. */
 export const changesBlocks = (c: ReviewCommand): boolean => CHANGES.has(c);
@@ -91,7 +115,9 @@ export const changesBlocks = (c: ReviewCommand): boolean => CHANGES.has(c);
 export function showReviewKeys(): void {
   void openDialog({
     title: 'Review keys',
-    body: [h('dl', { class: 'keys' }, ...REVIEW_KEYS.flatMap((k) => [h('dt', {}, k.keys.join(' / ')), h('dd', {}, k.help)]))],
+    body: [
+      h('dl', { class: 'keys' }, ...REVIEW_KEYS.flatMap((k) => [h('dt', {}, k.keys.join(' / ')), h('dd', {}, k.help)])),
+    ],
     buttons: [{ label: 'Close', value: true, kind: 'primary' }],
     cancel: true,
   });

@@ -78,7 +78,8 @@ export class ReviewProgress {
       }),
     );
     this.bar.setAttribute('aria-label', `${t.reviewed} of ${t.total} blocks reviewed`);
-    const minutes = this.session.firstReview === null ? 0 : Math.max(1, (this.now() - this.session.firstReview) / 60_000);
+    const minutes =
+      this.session.firstReview === null ? 0 : Math.max(1, (this.now() - this.session.firstReview) / 60_000);
     const rate = minutes ? ` · ${(t.session / minutes).toFixed(1)}/min` : '';
     this.text.textContent =
       `${t.reviewed} / ${t.total} reviewed (${Math.floor(pct(t.reviewed))}%) · ` +

@@ -3,7 +3,15 @@ import type { Block } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText, toast } from '../ui/toast.js';
 import { VirtualList } from '../ui/virtual-list.js';
-import { blockEditor, blockRow, EDITING_HEIGHT, loadingRow, ROW_HEIGHT, SELECTED_HEIGHT, type EditResult } from './block-row.js';
+import {
+  blockEditor,
+  blockRow,
+  EDITING_HEIGHT,
+  loadingRow,
+  ROW_HEIGHT,
+  SELECTED_HEIGHT,
+  type EditResult,
+} from './block-row.js';
 import { BlockStore } from './block-store.js';
 import { DeskAddress } from './desk-address.js';
 import { estimatePageSize } from './page-geometry.js';
@@ -99,13 +107,19 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     run: (c) => enqueue(() => run(c)),
     loading: (p) => {
       loaded = p;
-      void p.then(() => toolbar.showLoading(store.loaded, store.total), () => undefined);
+      void p.then(
+        () => toolbar.showLoading(store.loaded, store.total),
+        () => undefined,
+      );
     },
   });
   const list = new VirtualList({
     label: 'Blocks',
     count: () => order.length,
-    heightOf: (p) => (editing && order.at(p) === editing.index ? EDITING_HEIGHT : (p === order.pos ? SELECTED_HEIGHT : ROW_HEIGHT) + tools.extraHeight(store.at(order.at(p) ?? -1))),
+    heightOf: (p) =>
+      editing && order.at(p) === editing.index
+        ? EDITING_HEIGHT
+        : (p === order.pos ? SELECTED_HEIGHT : ROW_HEIGHT) + tools.extraHeight(store.at(order.at(p) ?? -1)),
     keyOf: (p) => {
       const b = store.at(order.at(p) ?? -1);
       // An open editor is not rebuilt when a newer copy of its block arrives (a conflict): it would lose
@@ -121,7 +135,11 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
         const ed = editing;
         return blockEditor(b, ed.note, (r) => enqueue(() => saveEdit(ed, r)), stopEditing, ed.draft);
       }
-      return tools.decorate(blockRow(b, p === order.pos, () => select(p), reviewed.readOnly), b, reviewed.readOnly);
+      return tools.decorate(
+        blockRow(b, p === order.pos, () => select(p), reviewed.readOnly),
+        b,
+        reviewed.readOnly,
+      );
     },
   });
   tools.structure.attach(list.element);
@@ -132,7 +150,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     onLoad: () => drawPage(),
   });
   const zoomImages = ctx.caps.pageImage ? new ZoomImages(ctx.api, jobId) : null;
-  const pageView = new PageView(images, (page) => sizes.get(page), (i) => select(order.positionOf(i)), zoomImages);
+  const pageView = new PageView(
+    images,
+    (page) => sizes.get(page),
+    (i) => select(order.positionOf(i)),
+    zoomImages,
+  );
   // Page-side tools: thumbnails with each page's review status, the selected block's crop, re-read a region.
   const thumbImages = ctx.caps.pageImage ? new PageImages(ctx.api, jobId, '?size=160', 60) : null;
   const thumbs = thumbImages
@@ -174,7 +197,11 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   });
 
   function rebuildOrder(): void {
-    order.rebuild(store.total, (i) => store.at(i), (o) => tools.filter(o));
+    order.rebuild(
+      store.total,
+      (i) => store.at(i),
+      (o) => tools.filter(o),
+    );
     list.invalidate();
   }
 
@@ -201,7 +228,6 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     }
   }
 
-
   function refresh(): void {
     list.invalidate();
     drawPage();
@@ -209,7 +235,8 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
 
   function goToPage(page: number): void {
     const first = store.onPage(page)[0];
-    if (first === undefined) return void toast(`Page ${page} has no blocks${store.loaded < store.total ? ' loaded yet' : ''}.`);
+    if (first === undefined)
+      return void toast(`Page ${page} has no blocks${store.loaded < store.total ? ' loaded yet' : ''}.`);
     select(order.positionOf(first), 'center');
   }
 
@@ -235,7 +262,12 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
     // save. A save that does not go through gives the editor its focus back.
     const after = await commands.saveEdit(ed.base, r, () => list.element.focus());
     if (after && editing === ed) stopEditing();
-    else if (editing === ed) list.element.querySelector<HTMLElement>(ed.note ? '.block-row.editing .edit-note' : '.block-row.editing textarea, .block-row.editing input')?.focus();
+    else if (editing === ed)
+      list.element
+        .querySelector<HTMLElement>(
+          ed.note ? '.block-row.editing .edit-note' : '.block-row.editing textarea, .block-row.editing input',
+        )
+        ?.focus();
     refresh();
   }
 
@@ -258,7 +290,20 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   const run = (c: ReviewCommand): Promise<void> =>
     runReviewCommand(
       {
-        jobId, store, order, commands, tools, pageView, reread, currentBlock, refusal, select, stepPage, setStatus, startEditing, refresh,
+        jobId,
+        store,
+        order,
+        commands,
+        tools,
+        pageView,
+        reread,
+        currentBlock,
+        refusal,
+        select,
+        stepPage,
+        setStatus,
+        startEditing,
+        refresh,
         reorder: rebuildOrder,
         navigate: (hash) => ctx.navigate(hash),
         rememberQueueMode: (on) => (desk.queueMode = on),
@@ -275,7 +320,18 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
   };
   document.addEventListener('keydown', onKey);
 
-  const element = h('section', { class: 'review', 'aria-label': 'Review' }, toolbar.element, h('div', { class: 'review-body' }, thumbs?.element, pageView.element, h('div', { class: 'review-side' }, crop.element, tools.element, list.element)));
+  const element = h(
+    'section',
+    { class: 'review', 'aria-label': 'Review' },
+    toolbar.element,
+    h(
+      'div',
+      { class: 'review-body' },
+      thumbs?.element,
+      pageView.element,
+      h('div', { class: 'review-side' }, crop.element, tools.element, list.element),
+    ),
+  );
 
   async function open(): Promise<void> {
     store.subscribe((what) => {
@@ -308,7 +364,13 @@ export function reviewScreen(ctx: AppContext, jobId: string, params: URLSearchPa
       },
       blocksArrived: (first) => {
         toolbar.showLoading(store.loaded, store.total);
-        const target = wantBlock ? store.indexOf(wantBlock) : wantPage ? store.onPage(wantPage)[0] : first ? 0 : undefined;
+        const target = wantBlock
+          ? store.indexOf(wantBlock)
+          : wantPage
+            ? store.onPage(wantPage)[0]
+            : first
+              ? 0
+              : undefined;
         if (target !== undefined) {
           wantBlock = null;
           wantPage = 0;

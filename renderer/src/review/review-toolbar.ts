@@ -20,8 +20,14 @@ export class ReviewToolbar {
   private locked = false;
   private undoLabel: string | undefined;
 
-  constructor(actions: { run(c: ReviewCommand): void; goToPage(n: number): void; approveAll(): void; focusList(): void }) {
-    const button = (text: string, c: ReviewCommand, title: string, cls = '') => h('button', { type: 'button', class: cls, title, onclick: () => actions.run(c) }, text);
+  constructor(actions: {
+    run(c: ReviewCommand): void;
+    goToPage(n: number): void;
+    approveAll(): void;
+    focusList(): void;
+  }) {
+    const button = (text: string, c: ReviewCommand, title: string, cls = '') =>
+      h('button', { type: 'button', class: cls, title, onclick: () => actions.run(c) }, text);
     this.pageInput = h('input', { type: 'number', min: 1, class: 'page-input', 'aria-label': 'Page number' });
     this.pageInput.addEventListener('change', () => actions.goToPage(Number(this.pageInput.value)));
     // Typing a number must not reach the list's single-key shortcuts; Enter goes to the page and gives
@@ -46,15 +52,37 @@ export class ReviewToolbar {
     this.queueButton = button('Flagged first', 'toggleQueue', 'Show flagged and pending blocks first (Q)');
     this.title = h('strong', { class: 'job-title' });
     this.readOnly = h('span', { class: 'badge warn read-only', hidden: true }, 'read only');
-    const approvePage = button('Approve page', 'approvePage', 'Approve every pending block of this page (Shift+A)', 'approve-page');
-    const approveAll = h('button', { type: 'button', class: 'approve-all', title: 'Approve every pending block of the job', onclick: actions.approveAll }, 'Approve all pending');
+    const approvePage = button(
+      'Approve page',
+      'approvePage',
+      'Approve every pending block of this page (Shift+A)',
+      'approve-page',
+    );
+    const approveAll = h(
+      'button',
+      {
+        type: 'button',
+        class: 'approve-all',
+        title: 'Approve every pending block of the job',
+        onclick: actions.approveAll,
+      },
+      'Approve all pending',
+    );
     this.changeButtons = [approvePage, approveAll];
     this.element = h(
       'div',
       { class: 'toolbar review-toolbar' },
       this.title,
       this.readOnly,
-      h('span', { class: 'page-nav' }, button('◀', 'prevPage', 'Previous page ([)'), 'Page ', this.pageInput, this.pageTotal, button('▶', 'nextPage', 'Next page (])')),
+      h(
+        'span',
+        { class: 'page-nav' },
+        button('◀', 'prevPage', 'Previous page ([)'),
+        'Page ',
+        this.pageInput,
+        this.pageTotal,
+        button('▶', 'nextPage', 'Next page (])'),
+      ),
       this.queueButton,
       approvePage,
       approveAll,
@@ -98,7 +126,11 @@ export class ReviewToolbar {
 
   private showUndo(): void {
     this.undoButton.disabled = this.locked || !this.undoLabel;
-    this.undoButton.title = this.locked ? 'Read only' : this.undoLabel ? `Undo ${this.undoLabel} (U)` : 'Nothing to undo';
+    this.undoButton.title = this.locked
+      ? 'Read only'
+      : this.undoLabel
+        ? `Undo ${this.undoLabel} (U)`
+        : 'Nothing to undo';
   }
 
   /** Bulk work under way: a bar and "label done / total", hidden once done reaches total. */

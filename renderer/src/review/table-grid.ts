@@ -32,7 +32,10 @@ export function gridMarkdown(m: GridModel): string {
   const clean = (r: string[]) => r.map((c) => c.replace(/\s+/g, ' ').trim());
   const head = clean(m.head);
   const hasHead = head.some((c) => c !== '');
-  return tableMarkdown({ rows: hasHead ? [head, ...m.body.map(clean)] : m.body.map(clean), header_rows: hasHead ? 1 : 0 });
+  return tableMarkdown({
+    rows: hasHead ? [head, ...m.body.map(clean)] : m.body.map(clean),
+    header_rows: hasHead ? 1 : 0,
+  });
 }
 
 /**
@@ -65,10 +68,18 @@ export class TableGridEditor {
 
   constructor(private model: GridModel) {
     const button = (text: string, title: string, cls: string, act: () => void) =>
-      h('button', { type: 'button', class: cls, title, onmousedown: (e: Event) => e.preventDefault(), onclick: act }, text);
+      h(
+        'button',
+        { type: 'button', class: cls, title, onmousedown: (e: Event) => e.preventDefault(), onclick: act },
+        text,
+      );
     this.buttons = {
-      removeRow: button('− Row', 'Remove the row of the selected cell (the head row stays)', 'grid-remove-row', () => this.removeRow()),
-      removeCol: button('− Column', 'Remove the column of the selected cell', 'grid-remove-col', () => this.removeColumn()),
+      removeRow: button('− Row', 'Remove the row of the selected cell (the head row stays)', 'grid-remove-row', () =>
+        this.removeRow(),
+      ),
+      removeCol: button('− Column', 'Remove the column of the selected cell', 'grid-remove-col', () =>
+        this.removeColumn(),
+      ),
     };
     this.table = h('table', { class: 'grid-cells' });
     this.status = h('span', { class: 'muted grid-status', 'aria-live': 'polite' });
@@ -132,7 +143,11 @@ export class TableGridEditor {
       });
     this.table.replaceChildren(
       h('thead', {}, h('tr', {}, ...this.model.head.map((v, c) => h('th', {}, input(0, c, v))))),
-      h('tbody', {}, ...this.model.body.map((row, i) => h('tr', {}, ...row.map((v, c) => h('td', {}, input(i + 1, c, v)))))),
+      h(
+        'tbody',
+        {},
+        ...this.model.body.map((row, i) => h('tr', {}, ...row.map((v, c) => h('td', {}, input(i + 1, c, v))))),
+      ),
     );
     this.buttons.removeRow.disabled = this.model.body.length <= 1;
     this.buttons.removeCol.disabled = this.width <= 1;

@@ -89,8 +89,16 @@ export class PageThumbnails {
     const t = tallyPage(this.opts.blocksOn(page));
     const img = h('img', { alt: '', decoding: 'async', draggable: 'false' });
     const seg = (cls: keyof PageTally) => (t[cls] ? h('span', { class: cls }) : null);
-    const bar = h('div', { class: 'thumb-bar', 'aria-hidden': 'true' }, seg('approved'), seg('edited'), seg('rejected'), seg('pending'));
-    for (const el of Array.from(bar.children) as HTMLElement[]) el.style.width = `${(t[el.className as keyof PageTally] / t.blocks) * 100}%`;
+    const bar = h(
+      'div',
+      { class: 'thumb-bar', 'aria-hidden': 'true' },
+      seg('approved'),
+      seg('edited'),
+      seg('rejected'),
+      seg('pending'),
+    );
+    for (const el of Array.from(bar.children) as HTMLElement[])
+      el.style.width = `${(t[el.className as keyof PageTally] / t.blocks) * 100}%`;
     const left = t.pending ? `${t.pending} left` : t.blocks ? '✓ done' : '—';
     const row = h(
       'div',
@@ -110,7 +118,13 @@ export class PageThumbnails {
       },
       h('div', { class: 'thumb-image' }, img),
       bar,
-      h('div', { class: 'thumb-label' }, h('strong', {}, String(page)), ` · ${left}`, t.flagged ? h('span', { class: 'flag', title: 'Flagged, still pending' }, ` ⚑${t.flagged}`) : null),
+      h(
+        'div',
+        { class: 'thumb-label' },
+        h('strong', {}, String(page)),
+        ` · ${left}`,
+        t.flagged ? h('span', { class: 'flag', title: 'Flagged, still pending' }, ` ⚑${t.flagged}`) : null,
+      ),
     );
     this.fetching = this.fetching.then(() => this.fetch(row, img, page));
     return row;

@@ -30,7 +30,10 @@ function alignMiddle(a: string[], b: string[], parts: DiffPart[]): void {
   const lcs = new Uint32Array((n + 1) * (m + 1));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * (m + 1) + j] = a[i] === b[j] ? (lcs[(i + 1) * (m + 1) + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * (m + 1) + j] ?? 0, lcs[i * (m + 1) + j + 1] ?? 0);
+      lcs[i * (m + 1) + j] =
+        a[i] === b[j]
+          ? (lcs[(i + 1) * (m + 1) + j + 1] ?? 0) + 1
+          : Math.max(lcs[(i + 1) * (m + 1) + j] ?? 0, lcs[i * (m + 1) + j + 1] ?? 0);
     }
   }
   let i = 0;
@@ -39,7 +42,8 @@ function alignMiddle(a: string[], b: string[], parts: DiffPart[]): void {
     if (a[i] === b[j]) {
       push(parts, 'same', a[i++] ?? '');
       j++;
-    } else if ((lcs[(i + 1) * (m + 1) + j] ?? 0) >= (lcs[i * (m + 1) + j + 1] ?? 0)) push(parts, 'removed', a[i++] ?? '');
+    } else if ((lcs[(i + 1) * (m + 1) + j] ?? 0) >= (lcs[i * (m + 1) + j + 1] ?? 0))
+      push(parts, 'removed', a[i++] ?? '');
     else push(parts, 'added', b[j++] ?? '');
   }
   push(parts, 'removed', a.slice(i).join(''));

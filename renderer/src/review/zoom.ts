@@ -31,10 +31,40 @@ export class PageZoom {
     private readonly pane: HTMLElement,
     private readonly sheet: HTMLElement,
   ) {
-    this.outButton = h('button', { type: 'button', class: 'zoom-out', title: 'Zoom out (-)', 'aria-label': 'Zoom out', onclick: () => this.step(-1) }, '−');
-    this.levelLabel = h('button', { type: 'button', class: 'zoom-level', title: 'Fit the page to the pane (0)', 'aria-label': 'Fit width', onclick: () => this.set(1) }, 'Fit');
-    this.inButton = h('button', { type: 'button', class: 'zoom-in', title: 'Zoom in (+)', 'aria-label': 'Zoom in', onclick: () => this.step(1) }, '+');
-    this.controls = h('span', { class: 'zoom-controls', role: 'group', 'aria-label': 'Zoom' }, this.outButton, this.levelLabel, this.inButton);
+    this.outButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'zoom-out',
+        title: 'Zoom out (-)',
+        'aria-label': 'Zoom out',
+        onclick: () => this.step(-1),
+      },
+      '−',
+    );
+    this.levelLabel = h(
+      'button',
+      {
+        type: 'button',
+        class: 'zoom-level',
+        title: 'Fit the page to the pane (0)',
+        'aria-label': 'Fit width',
+        onclick: () => this.set(1),
+      },
+      'Fit',
+    );
+    this.inButton = h(
+      'button',
+      { type: 'button', class: 'zoom-in', title: 'Zoom in (+)', 'aria-label': 'Zoom in', onclick: () => this.step(1) },
+      '+',
+    );
+    this.controls = h(
+      'span',
+      { class: 'zoom-controls', role: 'group', 'aria-label': 'Zoom' },
+      this.outButton,
+      this.levelLabel,
+      this.inButton,
+    );
     pane.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     pane.addEventListener('pointerdown', (e) => this.onPointerDown(e));
     // The page image would otherwise be dragged out as a file, which cancels the pan.
@@ -59,7 +89,10 @@ export class PageZoom {
 
   /** One step in (1) or out (-1) of ZOOM_STEPS, about the pane's middle or the given client point. */
   step(dir: 1 | -1, at?: { x: number; y: number }): void {
-    const next = dir > 0 ? ZOOM_STEPS.find((z) => z > this.level + 1e-9) : [...ZOOM_STEPS].reverse().find((z) => z < this.level - 1e-9);
+    const next =
+      dir > 0
+        ? ZOOM_STEPS.find((z) => z > this.level + 1e-9)
+        : [...ZOOM_STEPS].reverse().find((z) => z < this.level - 1e-9);
     if (next === undefined) return;
     this.set(next, at);
   }

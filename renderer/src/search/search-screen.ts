@@ -18,7 +18,11 @@ export function searchScreen(ctx: AppContext, jobId: string): Screen {
     if (!query.value.trim()) return;
     status.textContent = 'Searching…';
     try {
-      const res = await ctx.api.send<SearchResponse>('POST', '/search', { job_id: jobId, query: query.value.trim(), top_k: 20 });
+      const res = await ctx.api.send<SearchResponse>('POST', '/search', {
+        job_id: jobId,
+        query: query.value.trim(),
+        top_k: 20,
+      });
       results.replaceChildren(...res.results.map((r) => sourceLink(jobId, r)));
       status.textContent = `${res.total} result(s)`;
     } catch (err) {
@@ -30,9 +34,22 @@ export function searchScreen(ctx: AppContext, jobId: string): Screen {
     e.stopPropagation();
   });
   const search = ctx.caps.search
-    ? h('section', { class: 'panel search' }, h('h2', {}, 'Search'), h('div', { class: 'search-bar' }, query, h('button', { type: 'button', onclick: () => void run() }, 'Search')), status, results)
+    ? h(
+        'section',
+        { class: 'panel search' },
+        h('h2', {}, 'Search'),
+        h('div', { class: 'search-bar' }, query, h('button', { type: 'button', onclick: () => void run() }, 'Search')),
+        status,
+        results,
+      )
     : null;
   const chat = ctx.caps.chat ? chatPanel(ctx, jobTransport(ctx, jobId)) : null;
-  const element = h('section', { class: 'search-chat', 'aria-label': 'Search and chat' }, h('div', { class: 'toolbar' }, h('h1', {}, 'Search and chat')), search, chat?.element);
+  const element = h(
+    'section',
+    { class: 'search-chat', 'aria-label': 'Search and chat' },
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Search and chat')),
+    search,
+    chat?.element,
+  );
   return { element, dispose: () => chat?.dispose() };
 }

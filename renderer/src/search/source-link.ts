@@ -21,8 +21,19 @@ export function relevance(score: number): HTMLElement {
   const word = value >= 0.5 ? 'strong match' : value >= 0.3 ? 'partial match' : 'weak match';
   return h(
     'span',
-    { class: 'relevance', title: `Similarity of meaning between your words and this passage: ${value.toFixed(2)} (1 = the same meaning)` },
-    h('meter', { min: '0', max: '1', low: '0.3', high: '0.5', optimum: '1', value: String(value), 'aria-hidden': 'true' }),
+    {
+      class: 'relevance',
+      title: `Similarity of meaning between your words and this passage: ${value.toFixed(2)} (1 = the same meaning)`,
+    },
+    h('meter', {
+      min: '0',
+      max: '1',
+      low: '0.3',
+      high: '0.5',
+      optimum: '1',
+      value: String(value),
+      'aria-hidden': 'true',
+    }),
     h('span', { class: 'relevance-text' }, `${pct}% · ${word}`),
   );
 }
@@ -31,10 +42,16 @@ export function relevance(score: number): HTMLElement {
 export function sourceLink(jobId: string, s: SourceRef, cited = false): HTMLElement {
   const id = encodeURIComponent(jobId);
   const first = s.block_ids?.[0];
-  const href = first ? `#/jobs/${id}/review?block=${encodeURIComponent(first)}` : `#/jobs/${id}/review?page=${s.page_numbers?.[0] ?? 1}`;
+  const href = first
+    ? `#/jobs/${id}/review?block=${encodeURIComponent(first)}`
+    : `#/jobs/${id}/review?page=${s.page_numbers?.[0] ?? 1}`;
   return h(
     'li',
-    { class: `source${cited ? ' cited' : ''}`, 'data-chunk': s.chunk_id, ...(s.label ? { 'data-label': s.label } : {}) },
+    {
+      class: `source${cited ? ' cited' : ''}`,
+      'data-chunk': s.chunk_id,
+      ...(s.label ? { 'data-label': s.label } : {}),
+    },
     h('a', { href }, `${s.label ? `[${s.label}] ` : ''}${s.section_path?.join(' › ') || s.chunk_id}`),
     cited ? h('span', { class: 'badge cited-mark' }, 'cited') : null,
     h('span', { class: 'muted' }, ` p. ${(s.page_numbers ?? []).join(', ')} `),

@@ -34,7 +34,10 @@ export async function readSse(body: ReadableStream<Uint8Array>, onEvent: (e: Sse
  * `done` event's data is returned; a server that answered plain JSON instead gives that answer at once.
  * Undefined when the stream ended without `done` (it broke off, or an `error` event ended it).
  */
-export async function streamedAnswer<T, E>(res: Response, onEvent: (event: string, data: E, raw: string) => void): Promise<T | undefined> {
+export async function streamedAnswer<T, E>(
+  res: Response,
+  onEvent: (event: string, data: E, raw: string) => void,
+): Promise<T | undefined> {
   if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) return (await res.json()) as T;
   let done: T | undefined;
   await readSse(res.body, (e) => {

@@ -13,7 +13,14 @@ export interface DialogButton<T> {
  * the button whose value is `focus`, else the first primary one, else the first, and returns to where it
  * was afterwards.
  */
-export function openDialog<T>(opts: { title: string; body: Node[]; buttons: DialogButton<T>[]; cancel: T; className?: string; focus?: T }): Promise<T> {
+export function openDialog<T>(opts: {
+  title: string;
+  body: Node[];
+  buttons: DialogButton<T>[];
+  cancel: T;
+  className?: string;
+  focus?: T;
+}): Promise<T> {
   const previous = document.activeElement as HTMLElement | null;
   return new Promise<T>((resolve) => {
     const dlg = h('dialog', { class: `dialog ${opts.className ?? ''}`, 'aria-label': opts.title });
@@ -24,7 +31,11 @@ export function openDialog<T>(opts: { title: string; body: Node[]; buttons: Dial
       resolve(value);
     };
     const buttons = opts.buttons.map((b) =>
-      h('button', { type: 'button', class: b.kind ?? '', 'data-value': String(b.value), onclick: () => done(b.value) }, b.key ? `${b.label} (Alt+${b.key})` : b.label),
+      h(
+        'button',
+        { type: 'button', class: b.kind ?? '', 'data-value': String(b.value), onclick: () => done(b.value) },
+        b.key ? `${b.label} (Alt+${b.key})` : b.label,
+      ),
     );
     dlg.append(h('h2', {}, opts.title), ...opts.body, h('div', { class: 'dialog-buttons' }, ...buttons));
     dlg.addEventListener('cancel', (e) => {
@@ -48,5 +59,13 @@ export function openDialog<T>(opts: { title: string; body: Node[]; buttons: Dial
 }
 
 export async function confirmDialog(title: string, text: string, action: string): Promise<boolean> {
-  return openDialog({ title, body: [h('p', {}, text)], buttons: [{ label: 'Cancel', value: false }, { label: action, value: true, kind: 'danger' }], cancel: false });
+  return openDialog({
+    title,
+    body: [h('p', {}, text)],
+    buttons: [
+      { label: 'Cancel', value: false },
+      { label: action, value: true, kind: 'danger' },
+    ],
+    cancel: false,
+  });
 }

@@ -48,7 +48,8 @@ export const authPlugin = fp(async (app: FastifyInstance, { auth }: { auth: KeyA
     // The explorer's own routes (registered by @fastify/swagger-ui) are documentation, not API.
     if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...route.config, public: true };
     const isPublic = Boolean((route.config as { public?: boolean } | undefined)?.public);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url, public: isPublic });
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') table.push({ method, url: route.url, public: isPublic });
     // Every key-checked route may answer these; the OpenAPI document says so without each route repeating it.
     if (!isPublic) declareErrors(route, 403, 429);
   });
@@ -70,10 +71,18 @@ export const authPlugin = fp(async (app: FastifyInstance, { auth }: { auth: KeyA
     // A route missing from the policy is admin-only until someone decides (fail closed).
     const rule = accessOf(req.method, url) ?? { role: 'admin' };
     if (!roleAllows(who.role, rule.role)) {
-      throw new AppError('FORBIDDEN', `key ${who.name} (${who.role}) cannot ${req.method} ${url}: it needs the ${rule.role} role`, { role: who.role, needs: rule.role });
+      throw new AppError(
+        'FORBIDDEN',
+        `key ${who.name} (${who.role}) cannot ${req.method} ${url}: it needs the ${rule.role} role`,
+        { role: who.role, needs: rule.role },
+      );
     }
     if (!who.scope) return;
-    if (rule.scoped === 'refused') throw new AppError('FORBIDDEN', `key ${who.name} is limited to some bots or jobs and cannot ${req.method} ${url}`);
+    if (rule.scoped === 'refused')
+      throw new AppError(
+        'FORBIDDEN',
+        `key ${who.name} is limited to some bots or jobs and cannot ${req.method} ${url}`,
+      );
     await auth.scopes.check(who.scope, req.params);
     await auth.scopes.check(who.scope, req.query);
   });

@@ -39,7 +39,8 @@ function ownNames(listenHost: string): Set<string> {
   if (!WILDCARDS.has(listen)) names.add(bracketed(listen.replace(/^\[(.*)\]$/, '$1')));
   else {
     // Listening on every interface: a client on the network names one of this machine's addresses.
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(bracketed(a.address.replace(/%.*$/, '')));
+    for (const list of Object.values(networkInterfaces()))
+      for (const a of list ?? []) names.add(bracketed(a.address.replace(/%.*$/, '')));
   }
   return names;
 }
@@ -72,11 +73,17 @@ export const hostsPlugin = fp(async (app: FastifyInstance, opts: HostsOptions) =
       given !== undefined &&
       ((own.has(given.name) && onThisPort(given.port)) ||
         // An entry with a port is taken as written (a proxy in front may listen on another port).
-        extra.some((e) => e.name === given.name && (e.port === undefined ? onThisPort(given.port) : e.port === given.port)));
+        extra.some(
+          (e) => e.name === given.name && (e.port === undefined ? onThisPort(given.port) : e.port === given.port),
+        ));
     if (!allowed) {
-      throw new AppError('MISDIRECTED_REQUEST', `this server does not answer for the host ${JSON.stringify(raw.slice(0, 200))}; add it to the setting allowed_hosts if it is this machine`, {
-        host: raw.slice(0, 200),
-      });
+      throw new AppError(
+        'MISDIRECTED_REQUEST',
+        `this server does not answer for the host ${JSON.stringify(raw.slice(0, 200))}; add it to the setting allowed_hosts if it is this machine`,
+        {
+          host: raw.slice(0, 200),
+        },
+      );
     }
   });
 });

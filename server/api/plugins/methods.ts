@@ -18,7 +18,9 @@ interface PathMethods {
 
 /** A route URL as the router writes it (`/jobs/:job_id`, `/assets/*`) as a regular expression for paths. */
 function patternOf(url: string): RegExp {
-  const parts = url.split(/(:[A-Za-z_][\w-]*|\*)/).map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
+  const parts = url
+    .split(/(:[A-Za-z_][\w-]*|\*)/)
+    .map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${parts.join('')}$`);
 }
 
@@ -56,6 +58,10 @@ export const methodsPlugin = fp(async (app: FastifyInstance) => {
     const allowed = app.methodsOf(path);
     if (allowed.length === 0) return;
     reply.header('allow', allowed.join(', '));
-    throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not a method of ${path.slice(0, 200)}: use ${allowed.join(', ')}`, { allowed });
+    throw new AppError(
+      'METHOD_NOT_ALLOWED',
+      `${req.method} is not a method of ${path.slice(0, 200)}: use ${allowed.join(', ')}`,
+      { allowed },
+    );
   });
 });

@@ -37,18 +37,24 @@ export const openapiPlugin = fp(async (app: FastifyInstance, { version }: { vers
       info: {
         title: 'Lectern',
         version,
-        description: 'Offline document review: upload, extract, review, finalize and export. Every route needs the X-API-Key header.',
+        description:
+          'Offline document review: upload, extract, review, finalize and export. Every route needs the X-API-Key header.',
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
       security: [{ apiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transform: ({ schema, url }) => ({ schema: schema && { ...schema, querystring: defaultsOptional(schema.querystring) }, url }),
+    transform: ({ schema, url }) => ({
+      schema: schema && { ...schema, querystring: defaultsOptional(schema.querystring) },
+      url,
+    }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   const redocBundle = readFileSync(resolveFromHere('redoc/bundles/redoc.standalone.js'));
-  app.get('/redoc', { schema: { hide: true }, config: { public: true } }, async (_req, reply) => reply.type('text/html').send(REDOC_PAGE));
+  app.get('/redoc', { schema: { hide: true }, config: { public: true } }, async (_req, reply) =>
+    reply.type('text/html').send(REDOC_PAGE),
+  );
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true }, config: { public: true } }, async (_req, reply) =>
     reply.type('application/javascript').header('cache-control', 'public, max-age=86400').send(redocBundle),
   );

@@ -9,14 +9,18 @@ import type { ServerDeps } from '../services.js';
 const tags = ['bots'];
 
 const UploadAdded = Type.Object({
-  job_id: Type.String({ description: 'The document\'s job (poll GET /jobs/{job_id}: `ingest_status`)' }),
-  status: StringEnum(['pending', 'duplicate'] as const, { description: 'pending, or duplicate when the bot already holds this content (its job)' }),
+  job_id: Type.String({ description: "The document's job (poll GET /jobs/{job_id}: `ingest_status`)" }),
+  status: StringEnum(['pending', 'duplicate'] as const, {
+    description: 'pending, or duplicate when the bot already holds this content (its job)',
+  }),
 });
 
 function reviewField(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  throw new AppError('VALIDATION_FAILED', 'review must be true or false', [{ field: 'review', value: raw.slice(0, 20) }]);
+  throw new AppError('VALIDATION_FAILED', 'review must be true or false', [
+    { field: 'review', value: raw.slice(0, 20) },
+  ]);
 }
 
 /**
@@ -40,7 +44,9 @@ export const botUploadsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (ap
         // Documents the form for the explorer; the fields themselves are read and checked by receiveUpload.
         body: Type.Object({
           file: Type.Optional(Type.String({ format: 'binary', description: 'The document' })),
-          review: Type.Optional(Type.Boolean({ description: 'true: wait for a person\'s review before the bot uses it' })),
+          review: Type.Optional(
+            Type.Boolean({ description: "true: wait for a person's review before the bot uses it" }),
+          ),
         }),
         response: { 200: UploadAdded, ...errors(400, 401, 404, 413, 415, 502) },
       },

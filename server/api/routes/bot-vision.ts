@@ -16,8 +16,18 @@ const VisionCreated = Type.Object({ vision_chat_id: Type.String() });
 const VisionBody = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 20_000 }),
-    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: MAX_VISION_IMAGES, description: 'Files on this machine, inside document_roots' })),
-    images: Type.Optional(Type.Array(Type.String({ maxLength: 70_000_000 }), { maxItems: MAX_VISION_IMAGES, description: 'Images as base64 data URIs' })),
+    image_paths: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+        maxItems: MAX_VISION_IMAGES,
+        description: 'Files on this machine, inside document_roots',
+      }),
+    ),
+    images: Type.Optional(
+      Type.Array(Type.String({ maxLength: 70_000_000 }), {
+        maxItems: MAX_VISION_IMAGES,
+        description: 'Images as base64 data URIs',
+      }),
+    ),
     web_search: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -45,7 +55,10 @@ async function multipartAsk(req: FastifyRequest, maxBytes: number): Promise<Visi
       continue;
     }
     const bytes = await part.toBuffer();
-    if (part.file.truncated) throw new AppError('FILE_TOO_LARGE', `image ${part.filename} is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes });
+    if (part.file.truncated)
+      throw new AppError('FILE_TOO_LARGE', `image ${part.filename} is larger than the ${maxBytes}-byte limit`, {
+        max_bytes: maxBytes,
+      });
     ask.images!.push(`data:${part.mimetype || 'application/octet-stream'};base64,${bytes.toString('base64')}`);
   }
   return ask;
@@ -55,7 +68,14 @@ async function multipartAsk(req: FastifyRequest, maxBytes: number): Promise<Visi
 export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   app.post(
     '/bots/:bot_id/vision-chats',
-    { schema: { tags, summary: 'Start a vision chat', params: BotParams, response: { 200: VisionCreated, ...errors(401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Start a vision chat',
+        params: BotParams,
+        response: { 200: VisionCreated, ...errors(401, 404) },
+      },
+    },
     async (req) => ({ vision_chat_id: (await deps.botChat.createChat(req.params.bot_id, 'vision')).chat_id }),
   );
 
@@ -68,7 +88,7 @@ export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app
         description:
           'JSON {query, image_paths[] (inside document_roots), images[] (base64 data URIs), web_search} or multipart (a `query` field and image files). ' +
           `At most ${MAX_VISION_IMAGES} images, each sniffed (PNG, JPEG, WebP, TIFF: 415 otherwise) and within max_upload_bytes (413). Each image is read in ` +
-          'the worker pool with the OCR path image documents take; its text joins the bot\'s retrieved chunks as a source, cited as `image N`. A ' +
+          "the worker pool with the OCR path image documents take; its text joins the bot's retrieved chunks as a source, cited as `image N`. A " +
           'multimodal remote model (openai: image_url parts; ollama: images) is shown the images too. The answer is in `response` (and `answer`); ' +
           'the history is GET /chats/{vision_chat_id}.',
         params: VisionParams,
@@ -77,14 +97,21 @@ export const botVisionRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app
       },
       preValidation: async (req) => {
         // A body that breaks off mid-part is the client's fault (400), not the server's.
-        if (req.isMultipart()) req.body = await multipartAsk(req, deps.settings.max_upload_bytes).catch((err: unknown) => Promise.reject(clientFault(err)));
+        if (req.isMultipart())
+          req.body = await multipartAsk(req, deps.settings.max_upload_bytes).catch((err: unknown) =>
+            Promise.reject(clientFault(err)),
+          );
       },
     },
     async (req, reply) => {
       const maxBytes = deps.settings.max_upload_bytes;
       const ask = req.body;
       const images = collectImages(ask, { roots: documentRootsOf(deps.settings.document_roots), maxBytes });
-      const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.vision_chat_id, { query: ask.query, web_search: ask.web_search, images });
+      const prepared = await deps.botChat.prepare(req.params.bot_id, req.params.vision_chat_id, {
+        query: ask.query,
+        web_search: ask.web_search,
+        images,
+      });
       return deps.botChat.answer(prepared, { signal: abortOnHangUp(reply) });
     },
   );

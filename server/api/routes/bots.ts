@@ -35,7 +35,8 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Create a bot',
-        description: 'An isolated bot: its instructions, answer model, embedding model and retrieval settings; its knowledge is a vector collection of its own. Defaults: the configured answer provider and model (settings llm_provider, llm_model), the server\'s embedding model, top_k 5.',
+        description:
+          "An isolated bot: its instructions, answer model, embedding model and retrieval settings; its knowledge is a vector collection of its own. Defaults: the configured answer provider and model (settings llm_provider, llm_model), the server's embedding model, top_k 5.",
         body: CreateBotBody,
         response: { 200: BotCreated, ...errors(400, 401) },
       },
@@ -43,11 +44,29 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     async (req) => ({ bot_id: (await deps.bots.create(req.body)).bot_id }),
   );
 
-  app.get('/bots', { schema: { tags, summary: 'List bots', querystring: BotListQuery, response: { 200: BotList, ...errors(400, 401) } } }, async (req) => deps.bots.list(req.query, req.access?.scope));
+  app.get(
+    '/bots',
+    {
+      schema: {
+        tags,
+        summary: 'List bots',
+        querystring: BotListQuery,
+        response: { 200: BotList, ...errors(400, 401) },
+      },
+    },
+    async (req) => deps.bots.list(req.query, req.access?.scope),
+  );
 
   app.get(
     '/bots/:bot_id',
-    { schema: { tags, summary: 'A bot: settings, counts and its documents with their job status', params: BotParams, response: { 200: BotDetail, ...errors(401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'A bot: settings, counts and its documents with their job status',
+        params: BotParams,
+        response: { 200: BotDetail, ...errors(401, 404) },
+      },
+    },
     async (req) => {
       const bot = await deps.bots.get(req.params.bot_id);
       const [documents, counts] = await Promise.all([deps.bots.documents(bot.bot_id), deps.bots.counts(bot.bot_id)]);
@@ -71,7 +90,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     {
       schema: {
         tags,
-        summary: 'Make sure every finished document is in the bot\'s index',
+        summary: "Make sure every finished document is in the bot's index",
         description:
           'Idempotent catch-up (documents become searchable as soon as they are read): answers once every finished document is embedded (a document held for review stays held). ' +
           '`prompt_template` replaces the instructions; `agent_mode: true` or tools answer 400 NOT_SUPPORTED.',
@@ -81,9 +100,11 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req) => {
-      if (req.body.agent_mode || req.body.tools?.length) throw new AppError('NOT_SUPPORTED', 'agent mode and tools are not supported: bots answer from their documents');
+      if (req.body.agent_mode || req.body.tools?.length)
+        throw new AppError('NOT_SUPPORTED', 'agent mode and tools are not supported: bots answer from their documents');
       await deps.bots.get(req.params.bot_id);
-      if (req.body.prompt_template?.trim()) await deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template.trim());
+      if (req.body.prompt_template?.trim())
+        await deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template.trim());
       await deps.botPipeline.build(req.params.bot_id);
       return { status: 'ok' as const, bot_id: req.params.bot_id };
     },
@@ -95,7 +116,8 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Load a bot',
-        description: 'Nothing is held in memory between requests, so this only checks the bot exists (Long-Trainer clients call it).',
+        description:
+          'Nothing is held in memory between requests, so this only checks the bot exists (Long-Trainer clients call it).',
         params: BotParams,
         response: { 200: BotStatus, ...errors(401, 404) },
       },
@@ -109,14 +131,27 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   app.delete(
     '/bots/:bot_id',
     {
-      schema: { tags, summary: 'Delete a bot with its documents (jobs, files, vectors), chats and index', params: BotParams, response: { 200: BotDeleted, ...errors(401, 404, 502) } },
+      schema: {
+        tags,
+        summary: 'Delete a bot with its documents (jobs, files, vectors), chats and index',
+        params: BotParams,
+        response: { 200: BotDeleted, ...errors(401, 404, 502) },
+      },
     },
     async (req) => deleteBot({ bots: deps.bots, jobs: deps.jobs, indexer: deps.indexer }, req.params.bot_id),
   );
 
   app.put(
     '/bots/:bot_id/prompt',
-    { schema: { tags, summary: 'Replace the bot\'s instructions', params: BotParams, body: PromptBody, response: { 200: BotStatus, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: "Replace the bot's instructions",
+        params: BotParams,
+        body: PromptBody,
+        response: { 200: BotStatus, ...errors(400, 401, 404) },
+      },
+    },
     async (req) => {
       await deps.bots.setPrompt(req.params.bot_id, req.body.prompt_template);
       return { status: 'ok' as const, bot_id: req.params.bot_id };
@@ -165,7 +200,12 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         response: { 200: DocumentsAdded, ...errors(400, 401, 404, 502) },
       },
     },
-    async (req, reply) => ({ status: 'ok' as const, documents: (await deps.botDocuments.addLinks(req.params.bot_id, req.body.links, req.body.review, abortOnHangUp(reply))).map((x) => ({ ...x })) }),
+    async (req, reply) => ({
+      status: 'ok' as const,
+      documents: (
+        await deps.botDocuments.addLinks(req.params.bot_id, req.body.links, req.body.review, abortOnHangUp(reply))
+      ).map((x) => ({ ...x })),
+    }),
   );
 
   app.post(
@@ -174,7 +214,8 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Add encyclopedia articles found by a search',
-        description: 'The MediaWiki API of the setting encyclopedia_url: whole articles (never cut short), disambiguation pages skipped; each article one job recording its title, URL and revision.',
+        description:
+          'The MediaWiki API of the setting encyclopedia_url: whole articles (never cut short), disambiguation pages skipped; each article one job recording its title, URL and revision.',
         params: BotParams,
         body: QueryBody,
         response: { 200: ArticlesAdded, ...errors(400, 401, 403, 404, 502) },
@@ -182,7 +223,14 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
     async (req, reply) => ({
       status: 'ok' as const,
-      documents: (await deps.botDocuments.addArticles(req.params.bot_id, req.body.search_query, { language: req.body.language, max_pages: req.body.max_pages, review: req.body.review }, abortOnHangUp(reply))).map((x) => ({ ...x })),
+      documents: (
+        await deps.botDocuments.addArticles(
+          req.params.bot_id,
+          req.body.search_query,
+          { language: req.body.language, max_pages: req.body.max_pages, review: req.body.review },
+          abortOnHangUp(reply),
+        )
+      ).map((x) => ({ ...x })),
     }),
   );
 };

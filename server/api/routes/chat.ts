@@ -1,6 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
-  ChatAnswer, ChatBody, ChatSourcesEvent, RatingBody, ResumeBody, Session, SessionBody, SessionDeleted, SessionParams, TokenEvent, TurnParams, TurnRating,
+  ChatAnswer,
+  ChatBody,
+  ChatSourcesEvent,
+  RatingBody,
+  ResumeBody,
+  Session,
+  SessionBody,
+  SessionDeleted,
+  SessionParams,
+  TokenEvent,
+  TurnParams,
+  TurnRating,
 } from '../../schemas/chat.js';
 import { errors, jsonOrEventStream, StreamError } from '../../schemas/common.js';
 import { abortOnHangUp, streamAnswer } from '../sse.js';
@@ -12,7 +23,12 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
   app.post(
     '/chat/sessions',
     {
-      schema: { tags, summary: 'Start a chat session about one job', body: SessionBody, response: { 201: Session, ...errors(400, 401, 404) } },
+      schema: {
+        tags,
+        summary: 'Start a chat session about one job',
+        body: SessionBody,
+        response: { 201: Session, ...errors(400, 401, 404) },
+      },
     },
     async (req, reply) => reply.status(201).send(await deps.chat.createSession(req.body, req.reviewer)),
   );
@@ -36,7 +52,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Delete a chat session with all its turns (questions, answers, sources)',
-        description: 'Gone for good, not hidden: GET answers 404 SESSION_NOT_FOUND afterwards, as does a second DELETE.',
+        description:
+          'Gone for good, not hidden: GET answers 404 SESSION_NOT_FOUND afterwards, as does a second DELETE.',
         params: SessionParams,
         response: { 200: SessionDeleted, ...errors(401, 403, 404) },
       },
@@ -49,8 +66,9 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     {
       schema: {
         tags,
-        summary: 'Rate an answer (up or down, with a note), as a bot\'s answers are rated',
-        description: 'The rating shows on the turn (GET /chat/sessions/{session_id}); rating again replaces it. 404 SESSION_NOT_FOUND / MESSAGE_NOT_FOUND.',
+        summary: "Rate an answer (up or down, with a note), as a bot's answers are rated",
+        description:
+          'The rating shows on the turn (GET /chat/sessions/{session_id}); rating again replaces it. 404 SESSION_NOT_FOUND / MESSAGE_NOT_FOUND.',
         params: TurnParams,
         body: RatingBody,
         response: { 200: TurnRating, ...errors(400, 401, 404) },
@@ -64,13 +82,13 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     {
       schema: {
         tags,
-        summary: 'Ask a question, answered from the job\'s approved content with citations',
+        summary: "Ask a question, answered from the job's approved content with citations",
         description:
-          'Retrieves from the job\'s index (approved and edited chunks only, similar enough to the question), answers with the chosen provider ' +
+          "Retrieves from the job's index (approved and edited chunks only, similar enough to the question), answers with the chosen provider " +
           'and cites chunks with their pages; citations of anything not retrieved are dropped. With nothing relevant the answer says so ' +
           '(`not_found`). `llm_provider`, `llm_model`, `top_k`… are read at the top level and inside `config`. `require_approval`: the answer ' +
           'waits as `pending_review` with a `thread_id` for POST /chat/resume. `idempotency_key` (with session_id): a repeat answers with the ' +
-          'first request\'s turn, also while that one is still being answered. `stream: true`: text/event-stream with events `sources` (as soon ' +
+          "first request's turn, also while that one is still being answered. `stream: true`: text/event-stream with events `sources` (as soon " +
           'as retrieval is done), `token` ({text}), then `done` (the answer, as without streaming) or `error` ({code, message}); closing the ' +
           'connection stops generation. Errors found before the stream starts answer as usual: 404 SESSION_NOT_FOUND / JOB_NOT_FOUND / ' +
           'MODEL_NOT_FOUND, 409 INVALID_STATE (job not embedded yet), 503 MODEL_NOT_INSTALLED (the message says how to install it), 400 URL_INVALID ' +
@@ -79,7 +97,11 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'allowed_private_hosts; nothing is sent to it).',
         body: ChatBody,
         response: {
-          200: jsonOrEventStream(ChatAnswer, { sources: ChatSourcesEvent, token: TokenEvent, done: ChatAnswer, error: StreamError }, 'The answer; with `stream: true` its events'),
+          200: jsonOrEventStream(
+            ChatAnswer,
+            { sources: ChatSourcesEvent, token: TokenEvent, done: ChatAnswer, error: StreamError },
+            'The answer; with `stream: true` its events',
+          ),
           ...errors(400, 401, 403, 404, 409, 500, 502, 503),
         },
       },
@@ -99,7 +121,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         tags,
         summary: 'Finish an answer held for approval: approve, edit (with edited_answer) or reject',
         description:
-          'The reviewer is the X-Reviewer header (else the API key\'s name) and is recorded on the turn. 404 THREAD_NOT_FOUND for a thread not ' +
+          "The reviewer is the X-Reviewer header (else the API key's name) and is recorded on the turn. 404 THREAD_NOT_FOUND for a thread not " +
           'in the session; 409 INVALID_STATE when the thread was already resumed.',
         body: ResumeBody,
         response: { 200: ChatAnswer, ...errors(400, 401, 404, 409) },

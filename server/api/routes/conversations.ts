@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../core/errors.js';
 import { errors } from '../../schemas/common.js';
 import { BotParams } from '../../schemas/bots.js';
-import { ConversationDeleted, ConversationList, ConversationParams, ConversationSummary, RenameBody } from '../../schemas/conversations.js';
+import {
+  ConversationDeleted,
+  ConversationList,
+  ConversationParams,
+  ConversationSummary,
+  RenameBody,
+} from '../../schemas/conversations.js';
 import { JobParams } from '../../schemas/jobs.js';
 import type { ServerDeps } from '../services.js';
 
@@ -21,21 +27,37 @@ export const conversationsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async 
   };
 
   const listed = (summary: string) => ({ tags, summary, response: { 200: ConversationList, ...errors(401, 404) } });
-  app.get('/jobs/:job_id/conversations', { schema: { ...listed("A job's chat sessions, oldest first, with their sizes"), params: JobParams } }, async (req) => {
-    const id = req.params.job_id;
-    if (!(await deps.store.lookups.existingJobs([id])).has(id)) throw new AppError('JOB_NOT_FOUND', `job ${id} does not exist`);
-    return { conversations: await deps.conversations.summaries({ job_id: id }) };
-  });
-  app.get('/bots/:bot_id/conversations', { schema: { ...listed("A bot's chats (text and vision), oldest first, with their sizes"), params: BotParams } }, async (req) => {
-    const id = req.params.bot_id;
-    if (!(await deps.store.lookups.existingBots([id])).has(id)) throw new AppError('BOT_NOT_FOUND', `bot ${id} does not exist`);
-    return { conversations: await deps.conversations.summaries({ bot_id: id }) };
-  });
+  app.get(
+    '/jobs/:job_id/conversations',
+    { schema: { ...listed("A job's chat sessions, oldest first, with their sizes"), params: JobParams } },
+    async (req) => {
+      const id = req.params.job_id;
+      if (!(await deps.store.lookups.existingJobs([id])).has(id))
+        throw new AppError('JOB_NOT_FOUND', `job ${id} does not exist`);
+      return { conversations: await deps.conversations.summaries({ job_id: id }) };
+    },
+  );
+  app.get(
+    '/bots/:bot_id/conversations',
+    { schema: { ...listed("A bot's chats (text and vision), oldest first, with their sizes"), params: BotParams } },
+    async (req) => {
+      const id = req.params.bot_id;
+      if (!(await deps.store.lookups.existingBots([id])).has(id))
+        throw new AppError('BOT_NOT_FOUND', `bot ${id} does not exist`);
+      return { conversations: await deps.conversations.summaries({ bot_id: id }) };
+    },
+  );
 
   app.patch(
     '/conversations/:conversation_id',
     {
-      schema: { tags, summary: 'Rename a conversation (null clears its title)', params: ConversationParams, body: RenameBody, response: { 200: ConversationSummary, ...errors(400, 401, 404) } },
+      schema: {
+        tags,
+        summary: 'Rename a conversation (null clears its title)',
+        params: ConversationParams,
+        body: RenameBody,
+        response: { 200: ConversationSummary, ...errors(400, 401, 404) },
+      },
     },
     async (req) => {
       const id = req.params.conversation_id;
@@ -51,7 +73,8 @@ export const conversationsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async 
       schema: {
         tags,
         summary: 'Delete a conversation with all its messages',
-        description: 'Gone for good: its questions, answers, sources and ratings. A second DELETE answers 404 CONVERSATION_NOT_FOUND.',
+        description:
+          'Gone for good: its questions, answers, sources and ratings. A second DELETE answers 404 CONVERSATION_NOT_FOUND.',
         params: ConversationParams,
         response: { 200: ConversationDeleted, ...errors(401, 403, 404) },
       },

@@ -11,14 +11,14 @@ export const embedRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
     {
       schema: {
         tags: ['search'],
-        summary: 'Embed a finalized job\'s approved and edited chunks into a vector collection',
+        summary: "Embed a finalized job's approved and edited chunks into a vector collection",
         description:
           'Answers 202 once the request is checked; the job shows `embedding` with `index.progress` in GET /jobs/{job_id}, then `indexed` ' +
           '(or goes back, with `error`, if embedding fails). Chunks whose text did not change since the last embed are not embedded again. ' +
-          '409 INVALID_STATE unless the job is finalized or indexed; 409 INDEX_MISMATCH when the collection holds another model\'s or dimension\'s ' +
+          "409 INVALID_STATE unless the job is finalized or indexed; 409 INDEX_MISMATCH when the collection holds another model's or dimension's " +
           'vectors; 409 MODEL_NOT_INSTALLED (the message says how to install it); 502 EMBEDDING_PROVIDER_FAILED when a remote provider fails; ' +
           '400 URL_INVALID for a base_url that is not http(s) or carries credentials; 403 URL_NOT_ALLOWED for one on a loopback, private or ' +
-          'metadata address not listed in the setting allowed_private_hosts (nothing is sent to it). LongParser\'s bodies work: provider ' +
+          "metadata address not listed in the setting allowed_private_hosts (nothing is sent to it). LongParser's bodies work: provider " +
           'huggingface or sentence-transformers runs the named hub model here with onnxruntime (404 MODEL_NOT_FOUND when the catalog has ' +
           'no export of it, 409 MODEL_NOT_INSTALLED saying how to get it); a vector_db other than usearch is a 400 naming usearch.',
         params: JobParams,

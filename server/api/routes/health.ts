@@ -17,10 +17,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             uptime_s: Type.Number(),
             workers: Type.Object({
               threads: Type.Integer({ description: 'Worker threads for extraction, OCR, chunking and embedding.' }),
-              warm: Type.Integer({ description: 'Threads done with their start-up warm-up (see the warm_up_rounds setting).' }),
+              warm: Type.Integer({
+                description: 'Threads done with their start-up warm-up (see the warm_up_rounds setting).',
+              }),
             }),
             llm: Type.Object({
-              running: Type.Boolean({ description: 'Whether the llama host process runs: it starts with the first local chat, not with the server.' }),
+              running: Type.Boolean({
+                description:
+                  'Whether the llama host process runs: it starts with the first local chat, not with the server.',
+              }),
               threads: Type.Integer({ description: 'CPU threads it generates with (setting llm_threads).' }),
             }),
           }),

@@ -32,7 +32,9 @@ function intField(fields: Record<string, string>, name: string, fallback: number
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('VALIDATION_FAILED', `${name} must be an integer from ${min} to ${max}`, [{ field: name, value: raw }]);
+    throw new AppError('VALIDATION_FAILED', `${name} must be an integer from ${min} to ${max}`, [
+      { field: name, value: raw },
+    ]);
   }
   return n;
 }
@@ -48,7 +50,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         summary: 'Upload a document and start processing',
         description:
           'multipart/form-data with a `file` field (PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image; the type is read from the content: ' +
-          'a spreadsheet\'s sheets and a CSV become table blocks, a presentation\'s slides blocks whose `page` is the slide number) and optional ' +
+          "a spreadsheet's sheets and a CSV become table blocks, a presentation's slides blocks whose `page` is the slide number) and optional " +
           '`chunk_size` and `chunk_overlap` fields (tokens) and `ocr_language` (tesseract code of an installed language, default `eng`; used for PDF pages without a text layer and for images; ' +
           'several joined with `+`, e.g. `eng+deu`; a language that is not installed answers 409 OCR_LANGUAGE_MISSING with the command that adds it, an unknown code 400 OCR_LANGUAGE_UNKNOWN listing the known ones). Answers 201 at once; processing runs in the background: poll GET /jobs/{job_id}. ' +
           'An object store that cannot keep the upload answers 502 OBJECT_STORE_FAILED (`details.reason`: unreachable, bucket_missing, access_denied, full…), and no job is made.',
@@ -56,9 +58,18 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         // Documents the form for the explorer; the fields themselves are read and checked by receiveUpload.
         body: Type.Object({
           file: Type.Optional(Type.String({ format: 'binary', description: 'The document' })),
-          chunk_size: Type.Optional(Type.Integer({ minimum: 32, maximum: 8192, description: 'Target chunk size in tokens' })),
-          chunk_overlap: Type.Optional(Type.Integer({ minimum: 0, description: 'Tokens repeated between consecutive chunks of a section' })),
-          ocr_language: Type.Optional(Type.String({ description: 'OCR languages to read with (tesseract codes joined with +, e.g. eng or eng+deu; `lectern languages list` shows them); default eng' })),
+          chunk_size: Type.Optional(
+            Type.Integer({ minimum: 32, maximum: 8192, description: 'Target chunk size in tokens' }),
+          ),
+          chunk_overlap: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'Tokens repeated between consecutive chunks of a section' }),
+          ),
+          ocr_language: Type.Optional(
+            Type.String({
+              description:
+                'OCR languages to read with (tesseract codes joined with +, e.g. eng or eng+deu; `lectern languages list` shows them); default eng',
+            }),
+          ),
         }),
         response: { 201: UploadAccepted, ...errors(400, 401, 409, 413, 415, 502) },
       },
@@ -69,7 +80,13 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
         const chunkSize = intField(upload.fields, 'chunk_size', settings.chunk_size, 32, 8192);
         const options = {
           chunk_size: chunkSize,
-          chunk_overlap: intField(upload.fields, 'chunk_overlap', Math.min(settings.chunk_overlap, chunkSize - 1), 0, chunkSize - 1),
+          chunk_overlap: intField(
+            upload.fields,
+            'chunk_overlap',
+            Math.min(settings.chunk_overlap, chunkSize - 1),
+            0,
+            chunkSize - 1,
+          ),
           ocr_language: ocrLanguageOption(upload.fields.ocr_language, languagesDirOf(settings.data_dir)),
         };
         const job = await jobs.create({ ...upload, options });
@@ -81,11 +98,22 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
   );
 
-  app.get('/jobs', { schema: { tags, summary: 'List jobs', querystring: JobListQuery, response: { 200: JobList, ...errors(400, 401) } } }, async (req) => {
-    const { items, ...paging } = await jobs.list(req.query, req.access?.scope);
-    const tallies = await store.jobs.blockTallies(items.map((j) => j.job_id));
-    return { jobs: items.map((j) => ({ ...j, review_progress: tallies.get(j.job_id) })), ...paging };
-  });
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'List jobs',
+        querystring: JobListQuery,
+        response: { 200: JobList, ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const { items, ...paging } = await jobs.list(req.query, req.access?.scope);
+      const tallies = await store.jobs.blockTallies(items.map((j) => j.job_id));
+      return { jobs: items.map((j) => ({ ...j, review_progress: tallies.get(j.job_id) })), ...paging };
+    },
+  );
 
   const jobStatus = async (jobId: string) => {
     const job = await jobs.get(jobId);
@@ -95,7 +123,14 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
 
   app.get(
     '/jobs/:job_id',
-    { schema: { tags, summary: 'Job status, per-page progress and review counts', params: JobParams, response: { 200: Type.Ref('Job'), ...errors(401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Job status, per-page progress and review counts',
+        params: JobParams,
+        response: { 200: Type.Ref('Job'), ...errors(401, 404) },
+      },
+    },
     async (req) => jobStatus(req.params.job_id),
   );
 
@@ -118,10 +153,20 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
           'the stream starts; a stream already open waits ' +
           'for the database and goes on, and ends with an `error` event DATABASE_UNAVAILABLE only after a minute without it.',
         params: JobParams,
-        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200, description: 'The `id` of the last event a client had, when it reconnects' })) }),
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({ maxLength: 200, description: 'The `id` of the last event a client had, when it reconnects' }),
+          ),
+        }),
         response: {
-          200: eventStream({ job: Type.Ref('Job'), error: StreamError }, "The job's `job` events, or an `error` event", { id: 'A `job` event\'s id: a digest of its data' }),
-          204: Type.Null({ description: 'Last-Event-ID names the job as it is now, and no work runs on it: nothing more will come' }),
+          200: eventStream(
+            { job: Type.Ref('Job'), error: StreamError },
+            "The job's `job` events, or an `error` event",
+            { id: "A `job` event's id: a digest of its data" },
+          ),
+          204: Type.Null({
+            description: 'Last-Event-ID names the job as it is now, and no work runs on it: nothing more will come',
+          }),
           ...errors(401, 404),
         },
       },
@@ -131,7 +176,8 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       const resumedFrom = req.headers['last-event-id'];
       const first = await jobStatus(jobId); // 404 (or 503) here, as JSON, before the stream starts
       const firstJson = JSON.stringify(first);
-      if (resumedFrom !== undefined && eventIdOf(firstJson) === resumedFrom && !WORKING.has(first.status)) return reply.status(204).send(null);
+      if (resumedFrom !== undefined && eventIdOf(firstJson) === resumedFrom && !WORKING.has(first.status))
+        return reply.status(204).send(null);
       const sse = openSse(reply);
       // What the client has: after a reconnect with Last-Event-ID, that state is not sent again.
       let lastId = resumedFrom ?? '';
@@ -170,7 +216,11 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
             const failure = describeFailure(err);
             // A team server's database restarting: the job goes on meanwhile, so the stream waits for it
             // (the beat reads again) rather than ending a follower that could not tell why.
-            if (failure.code === 'DATABASE_UNAVAILABLE' && performance.now() - (unreachableSince ??= performance.now()) < EVENTS_OUTAGE_MS) return;
+            if (
+              failure.code === 'DATABASE_UNAVAILABLE' &&
+              performance.now() - (unreachableSince ??= performance.now()) < EVENTS_OUTAGE_MS
+            )
+              return;
             sse.send('error', failure);
             stop();
           }
@@ -191,7 +241,8 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       schema: {
         tags,
         summary: 'Delete a job, its rows and its files',
-        description: 'Its files go first: an object store that refuses to remove them answers 502 OBJECT_STORE_FAILED and the job stays (failed, if it was still to be read), to be deleted again later.',
+        description:
+          'Its files go first: an object store that refuses to remove them answers 502 OBJECT_STORE_FAILED and the job stays (failed, if it was still to be read), to be deleted again later.',
         params: JobParams,
         response: { 204: Type.Null(), ...errors(401, 404, 502) },
       },

@@ -10,7 +10,10 @@ const KeyView = Type.Object(
   {
     name: Type.String(),
     role: Type.String({ description: `One of ${ROLES.join(', ')}.` }),
-    scope: Type.Object({ bots: Type.Array(Type.String()), jobs: Type.Array(Type.String()) }, { description: 'What the key sees; both empty: everything.' }),
+    scope: Type.Object(
+      { bots: Type.Array(Type.String()), jobs: Type.Array(Type.String()) },
+      { description: 'What the key sees; both empty: everything.' },
+    ),
     prefix: Type.String({ description: 'The first characters of the secret, to tell keys apart.' }),
     created_at: Type.String(),
     revoked_at: Nullable(Type.String()),
@@ -22,10 +25,23 @@ const KeyView = Type.Object(
 const NewKey = Type.Object(
   {
     // Checked by the keys store, which says what a name may be and which roles exist.
-    name: Type.String({ maxLength: 200, description: '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.' }),
+    name: Type.String({
+      maxLength: 200,
+      description: '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+    }),
     role: Type.String({ maxLength: 50, description: `What the key may do: ${ROLES.join(', ')}.` }),
-    bots: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000, description: 'The key sees only these bots, their documents and chats.' })),
-    jobs: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000, description: 'The key sees only these jobs (with bots: these too).' })),
+    bots: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 1000,
+        description: 'The key sees only these bots, their documents and chats.',
+      }),
+    ),
+    jobs: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 1000,
+        description: 'The key sees only these jobs (with bots: these too).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -39,7 +55,13 @@ const KeyParams = Type.Object({ name: Type.String({ maxLength: 200 }) });
 export const keysRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   app.get(
     '/keys',
-    { schema: { tags, summary: 'Every named key (revoked ones too), oldest first; never a secret', response: { 200: Type.Object({ keys: Type.Array(KeyView) }), ...errors(401) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Every named key (revoked ones too), oldest first; never a secret',
+        response: { 200: Type.Object({ keys: Type.Array(KeyView) }), ...errors(401) },
+      },
+    },
     async () => ({ keys: await deps.keys.list() }),
   );
 

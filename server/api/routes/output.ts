@@ -27,13 +27,24 @@ export const outputRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     async (req, reply) => {
       const made = await deps.exportJob(req.params.job_id);
       made.stream.once('close', made.cleanup);
-      return reply.type('application/zip').header('content-disposition', `attachment; filename="${made.fileName}"`).send(made.stream);
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${made.fileName}"`)
+        .send(made.stream);
     },
   );
 
   app.get(
     '/jobs/:job_id/audit',
-    { schema: { tags, summary: 'Revision audit trail, newest first', params: JobParams, querystring: AuditQuery, response: { 200: RevisionList, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Revision audit trail, newest first',
+        params: JobParams,
+        querystring: AuditQuery,
+        response: { 200: RevisionList, ...errors(400, 401, 404) },
+      },
+    },
     async (req, reply) => {
       await findJob(deps.store, req.params.job_id);
       return sendPage(req, reply, await listRevisions(deps.store, req.params.job_id, req.query));

@@ -14,9 +14,9 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
         tags,
         summary: 'The pages of a document, with their size and rotation',
         description:
-          'Each page\'s size in points as it is shown (after its /Rotate), the space block boxes and page images are in, the turn it is shown at, ' +
+          "Each page's size in points as it is shown (after its /Rotate), the space block boxes and page images are in, the turn it is shown at, " +
           'and what OCR did on it. Empty until extraction has read the pages. The job carries the most common size as `page_size`. ' +
-          '409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry).',
+          "409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX's blocks carry their slide number as `page`, without geometry).",
         params: JobParams,
         querystring: PageListQuery,
         response: { 200: PageList, ...errors(400, 401, 404, 409) },
@@ -33,7 +33,7 @@ export const pagesRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, de
         summary: 'The page as a PNG image',
         description:
           'A PDF page rendered, or a page of an image document, `size` pixels wide. Rendered once per page and size, then served from ' +
-          'the object store (the data directory, or object_store_url). 404 PAGE_NOT_FOUND past the last page, OBJECT_NOT_FOUND when the stored original is gone; 409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX\'s blocks carry their slide number as `page`, without geometry) ' +
+          "the object store (the data directory, or object_store_url). 404 PAGE_NOT_FOUND past the last page, OBJECT_NOT_FOUND when the stored original is gone; 409 INVALID_STATE for formats without pages (DOCX, XLSX, PPTX, CSV, HTML, Markdown, text; a PPTX's blocks carry their slide number as `page`, without geometry) " +
           'and for a job that failed or was cancelled; 422 PAGE_RENDER_FAILED when the stored document cannot be drawn (`details.reason`); ' +
           '502 OBJECT_STORE_FAILED when the object store cannot be read.',
         params: PageParams,

@@ -10,17 +10,25 @@ const Ids = Type.Array(Type.String());
 const BlockPurged = Type.Object({
   status: Type.Literal('purged'),
   block_id: Type.String(),
-  tombstone_revision_id: Type.String({ description: 'The audit revision that records the purge (a hash of the text, never the text)' }),
-  chunks_purged: Type.Array(Type.String(), { description: 'Chunks removed with it (the block was all they held, or its text could not be cut out of them)' }),
+  tombstone_revision_id: Type.String({
+    description: 'The audit revision that records the purge (a hash of the text, never the text)',
+  }),
+  chunks_purged: Type.Array(Type.String(), {
+    description: 'Chunks removed with it (the block was all they held, or its text could not be cut out of them)',
+  }),
   chunks_trimmed: Ids,
   chunks_after_purge: Type.Integer({ description: 'Chunks the job has now (LongParser: chunks_after_rechunk)' }),
 });
 
-const ChunkPurged = Type.Object({ status: Type.Literal('purged'), chunk_id: Type.String(), tombstone_revision_id: Type.String() });
+const ChunkPurged = Type.Object({
+  status: Type.Literal('purged'),
+  chunk_id: Type.String(),
+  tombstone_revision_id: Type.String(),
+});
 
 const description =
-  'Admin keys only. Removes the content from everywhere Lectern keeps it: the row, the vectors and full-text entries (the collection\'s ' +
-  'index_version moves on), earlier revisions\' texts and snapshots, chat sources and answers quoting it; the export no longer has it ' +
+  "Admin keys only. Removes the content from everywhere Lectern keeps it: the row, the vectors and full-text entries (the collection's " +
+  "index_version moves on), earlier revisions' texts and snapshots, chat sources and answers quoting it; the export no longer has it " +
   '(its copy of the uploaded original still does). One tombstone revision (action `purged`, a text hash, no text) stays in the audit. ' +
   '409 INVALID_STATE while the job is queued, processing or embedding.';
 

@@ -15,25 +15,48 @@ import {
   JobParams,
   RechunkResult,
 } from '../../schemas/jobs.js';
-import { BulkResult, BulkReviewBody, MergeBody, MoveBody, SplitBody, StructureResult, UndoBody } from '../../schemas/review.js';
+import {
+  BulkResult,
+  BulkReviewBody,
+  MergeBody,
+  MoveBody,
+  SplitBody,
+  StructureResult,
+  UndoBody,
+} from '../../schemas/review.js';
 import { sendPage } from '../paged-reply.js';
 import type { ServerDeps } from '../services.js';
 
 const tags = ['review'];
 const conflict =
   'A `version` other than the current one answers 409 VERSION_CONFLICT with the current item in `error.details.current`, and nothing is written. ' +
-  'Each change writes one audit revision in the same transaction; the reviewer is the X-Reviewer header, else the API key\'s name.';
+  "Each change writes one audit revision in the same transaction; the reviewer is the X-Reviewer header, else the API key's name.";
 
 export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, deps) => {
   app.get(
     '/jobs/:job_id/blocks',
-    { schema: { tags, summary: 'List extracted blocks in reading order', params: JobParams, querystring: BlockListQuery, response: { 200: BlockList, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List extracted blocks in reading order',
+        params: JobParams,
+        querystring: BlockListQuery,
+        response: { 200: BlockList, ...errors(400, 401, 404) },
+      },
+    },
     async (req, reply) => sendPage(req, reply, await deps.blocks.list(req.params.job_id, req.query)),
   );
 
   app.get(
     '/jobs/:job_id/blocks/:block_id',
-    { schema: { tags, summary: 'One block', params: BlockParams, response: { 200: Type.Ref('Block'), ...errors(401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'One block',
+        params: BlockParams,
+        response: { 200: Type.Ref('Block'), ...errors(401, 404) },
+      },
+    },
     async (req) => deps.blocks.get(req.params.job_id, req.params.block_id),
   );
 
@@ -147,14 +170,29 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
 
   app.get(
     '/jobs/:job_id/chunks',
-    { schema: { tags, summary: 'List chunks', params: JobParams, querystring: ChunkListQuery, response: { 200: ChunkList, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List chunks',
+        params: JobParams,
+        querystring: ChunkListQuery,
+        response: { 200: ChunkList, ...errors(400, 401, 404) },
+      },
+    },
     async (req, reply) => sendPage(req, reply, await deps.chunks.list(req.params.job_id, req.query)),
   );
 
   app.patch(
     '/jobs/:job_id/chunks/:chunk_id',
     {
-      schema: { tags, summary: 'Review or edit a chunk', description: conflict, params: ChunkParams, body: ChunkPatchBody, response: { 200: Type.Ref('Chunk'), ...errors(400, 401, 404, 409) } },
+      schema: {
+        tags,
+        summary: 'Review or edit a chunk',
+        description: conflict,
+        params: ChunkParams,
+        body: ChunkPatchBody,
+        response: { 200: Type.Ref('Chunk'), ...errors(400, 401, 404, 409) },
+      },
     },
     async (req) => deps.chunks.patch(req.params.job_id, req.params.chunk_id, req.body, req.reviewer),
   );
@@ -165,7 +203,8 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       schema: {
         tags,
         summary: 'Rebuild chunks from the reviewed blocks',
-        description: 'Edited text and type applied, rejected blocks left out. Chunks whose text did not change keep their ids and review state.',
+        description:
+          'Edited text and type applied, rejected blocks left out. Chunks whose text did not change keep their ids and review state.',
         params: JobParams,
         response: { 200: RechunkResult, ...errors(401, 404, 409) },
       },

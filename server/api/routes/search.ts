@@ -11,9 +11,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         tags: ['search'],
         summary: 'Search one job or a whole collection: keyword, vector or hybrid',
         description:
-          'hybrid (default) fuses keyword BM25 (the store\'s full text: FTS5 on the desktop, PostgreSQL on a team server; Chinese, ' +
-          'Japanese and Thai cut into words, English stemmed, other languages found by the exact word with diacritics folded) and the collection\'s vector index by score (0.4 × BM25 and 0.6 × cosine, each divided by its ' +
-          'list\'s best); `score` is the cosine similarity of ' +
+          "hybrid (default) fuses keyword BM25 (the store's full text: FTS5 on the desktop, PostgreSQL on a team server; Chinese, " +
+          "Japanese and Thai cut into words, English stemmed, other languages found by the exact word with diacritics folded) and the collection's vector index by score (0.4 × BM25 and 0.6 × cosine, each divided by its " +
+          "list's best); `score` is the cosine similarity of " +
           'query and chunk (0..1) in every mode, `rank_score` what ordered them. Tables of contents (entries with dotted leaders and page ' +
           'numbers) come after the other results. top_k defaults to 5. `index_version` pins the search to the index the caller saw: 409 ' +
           'INDEX_MISMATCH once it changed. Filters: chunk_type, pages, ' +

@@ -34,27 +34,42 @@ export const uiRoutes = fp(async (app: FastifyInstance, opts: { dir?: string }) 
     try {
       html = await readFile(join(dir, 'index.html'), 'utf8');
     } catch {
-      return reply.status(503).type('text/plain; charset=utf-8').send('The review UI is not built: run `npm run build`. The API answers as usual.');
+      return reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .send('The review UI is not built: run `npm run build`. The API answers as usual.');
     }
     const csp = cspOf(html);
     if (csp) reply.header('content-security-policy', csp);
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(html);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send(html);
   };
   app.get('/', { schema: { hide: true }, config: { public: true } }, sendIndex);
   app.get('/index.html', { schema: { hide: true }, config: { public: true } }, sendIndex);
 
-  app.get<{ Params: { '*': string } }>('/assets/*', { schema: { hide: true }, config: { public: true } }, async (req, reply) => {
-    const file = resolve(assets, req.params['*']);
-    // Only files inside the assets folder: a path with `..` resolves outside it and is a 404.
-    const type = MIME[extname(file)];
-    if (!file.startsWith(assets + sep) || !type) return reply.callNotFound();
-    let data: Buffer;
-    try {
-      data = await readFile(file);
-    } catch {
-      return reply.callNotFound();
-    }
-    // Vite puts a content hash in every asset name, so an asset never changes under its name.
-    return reply.type(type).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').send(data);
-  });
+  app.get<{ Params: { '*': string } }>(
+    '/assets/*',
+    { schema: { hide: true }, config: { public: true } },
+    async (req, reply) => {
+      const file = resolve(assets, req.params['*']);
+      // Only files inside the assets folder: a path with `..` resolves outside it and is a 404.
+      const type = MIME[extname(file)];
+      if (!file.startsWith(assets + sep) || !type) return reply.callNotFound();
+      let data: Buffer;
+      try {
+        data = await readFile(file);
+      } catch {
+        return reply.callNotFound();
+      }
+      // Vite puts a content hash in every asset name, so an asset never changes under its name.
+      return reply
+        .type(type)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(data);
+    },
+  );
 });

@@ -37,20 +37,30 @@ async function list(flags: CommonFlags): Promise<void> {
 }
 
 async function create(flags: CommonFlags & { prompt: string; name?: string }): Promise<void> {
-  if (!flags.prompt.trim()) throw usage('the prompt cannot be empty', 'say what the bot is for, e.g. --prompt "You answer from the manuals."');
+  if (!flags.prompt.trim())
+    throw usage('the prompt cannot be empty', 'say what the bot is for, e.g. --prompt "You answer from the manuals."');
   const bot = await withConnection(flags, 'bot create', async (c) => {
-    const { bot_id } = await c.client.post<{ bot_id: string }>('/bots', { prompt_template: flags.prompt, ...(flags.name ? { name: flags.name } : {}) });
+    const { bot_id } = await c.client.post<{ bot_id: string }>('/bots', {
+      prompt_template: flags.prompt,
+      ...(flags.name ? { name: flags.name } : {}),
+    });
     return c.client.get<BotView>(`/bots/${encodeURIComponent(bot_id)}`);
   });
   if (flags.json) return print(JSON.stringify(bot));
   // Only the id on stdout, so `BOT=$(lectern bot create -p …)` works; the rest is for the person.
   print(bot.bot_id);
   const model = bot.llm.model ? `${bot.llm.provider} model ${bot.llm.model}` : `the ${bot.llm.provider} model`;
-  note(`${err.green('✔')} created bot ${bot.name ?? bot.bot_id} (answers with ${model}). Next: ${err.bold(`lectern add-doc ${bot.bot_id} PATH_OR_URL`)}`);
+  note(
+    `${err.green('✔')} created bot ${bot.name ?? bot.bot_id} (answers with ${model}). Next: ${err.bold(`lectern add-doc ${bot.bot_id} PATH_OR_URL`)}`,
+  );
 }
 
 async function remove(botId: string, flags: CommonFlags & { yes?: boolean }): Promise<void> {
-  if (!flags.yes && !process.stdin.isTTY) throw usage(`refusing to delete bot ${botId} without confirmation`, 'add --yes when no one is at a terminal to confirm');
+  if (!flags.yes && !process.stdin.isTTY)
+    throw usage(
+      `refusing to delete bot ${botId} without confirmation`,
+      'add --yes when no one is at a terminal to confirm',
+    );
   const deleted = await withConnection(flags, 'bot delete', async (c) => {
     const bot = await c.client.get<BotView>(`/bots/${encodeURIComponent(botId)}`);
     if (!flags.yes) {
@@ -83,15 +93,29 @@ const common = (c: Command, json = true): Command => commonFlags(c, undefined, j
 
 /** `lectern bot list | create | delete`. */
 export function addBotCommands(program: Command): void {
-  const bot = program.command('bot').description('bots: list them, create one with its instructions, delete one with everything it holds').addHelpText('after', EXAMPLES);
-  common(bot.command('list').description('every bot: id, name, documents, chats, when it was created').addHelpText('after', examples('lectern bot list', 'lectern bot list --json'))).action(action('bot list', list));
+  const bot = program
+    .command('bot')
+    .description('bots: list them, create one with its instructions, delete one with everything it holds')
+    .addHelpText('after', EXAMPLES);
+  common(
+    bot
+      .command('list')
+      .description('every bot: id, name, documents, chats, when it was created')
+      .addHelpText('after', examples('lectern bot list', 'lectern bot list --json')),
+  ).action(action('bot list', list));
   common(
     bot
       .command('create')
       .description('create a bot and print its id')
       .requiredOption('-p, --prompt <text>', "the bot's instructions (its system prompt)")
       .option('--name <name>', 'a name to tell it apart in `lectern bot list`')
-      .addHelpText('after', examples('lectern bot create --prompt "You answer from the manuals." --name manuals', 'BOT=$(lectern bot create -p "You answer questions about our API.")')),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern bot create --prompt "You answer from the manuals." --name manuals',
+          'BOT=$(lectern bot create -p "You answer questions about our API.")',
+        ),
+      ),
   ).action(action('bot create', create));
   common(
     bot

@@ -36,7 +36,13 @@ interface Asked {
 const EXIT_WORDS = new Set(['exit', 'quit', ':q', '/exit', '/quit']);
 
 /** Asks one question with `stream: true`, handing tokens to `onToken` as they come. */
-async function ask(c: Connection, botId: string, chatId: string, question: string, o: { signal: AbortSignal; onToken: (t: string) => void; onSources?: () => void }): Promise<Asked> {
+async function ask(
+  c: Connection,
+  botId: string,
+  chatId: string,
+  question: string,
+  o: { signal: AbortSignal; onToken: (t: string) => void; onSources?: () => void },
+): Promise<Asked> {
   const labels = new Map<string, string>();
   const r: Asked = { message: null, labels, streamed: false, aborted: false };
   try {
@@ -52,7 +58,8 @@ async function ask(c: Connection, botId: string, chatId: string, question: strin
           r.streamed = true;
           o.onToken(String(d.text ?? ''));
         } else if (event === 'done') r.message = d as unknown as Message;
-        else if (event === 'error') throw new CliError(String(d.code ?? 'LLM_FAILED'), String(d.message ?? 'the answer failed'));
+        else if (event === 'error')
+          throw new CliError(String(d.code ?? 'LLM_FAILED'), String(d.message ?? 'the answer failed'));
       },
       o.signal,
     );
@@ -68,24 +75,47 @@ function citationLines(a: Asked, paint: typeof out, quotes: boolean): string[] {
   const cites = a.message?.citations ?? [];
   if (!a.message) return [];
   // An answer without a source is said to be one: the person decides how far to trust it.
-  if (!cites.length) return [paint.dim(a.message.not_found ? "(nothing in the bot's documents matched the question)" : '(this answer cites no source)')];
+  if (!cites.length)
+    return [
+      paint.dim(
+        a.message.not_found ? "(nothing in the bot's documents matched the question)" : '(this answer cites no source)',
+      ),
+    ];
   return [
     paint.bold('Sources'),
     ...cites.flatMap((ct, i) => {
       const tag = a.labels.get(ct.chunk_id) ?? `S${i + 1}`;
       const where = [ct.source, pages(ct.page_numbers)].filter(Boolean).join(', ');
-      return [`  ${paint.cyan(`[${tag}]`)} ${where}`, ...(quotes && ct.quote ? [`       ${paint.dim(`“${ct.quote.length > 160 ? `${ct.quote.slice(0, 159)}…` : ct.quote}”`)}`] : [])];
+      return [
+        `  ${paint.cyan(`[${tag}]`)} ${where}`,
+        ...(quotes && ct.quote
+          ? [`       ${paint.dim(`“${ct.quote.length > 160 ? `${ct.quote.slice(0, 159)}…` : ct.quote}”`)}`]
+          : []),
+      ];
     }),
   ];
 }
 
-const answerText = (m: Message | null): string => (m ? (typeof m.answer === 'string' ? m.answer : JSON.stringify(m.answer)) : '');
+const answerText = (m: Message | null): string =>
+  m ? (typeof m.answer === 'string' ? m.answer : JSON.stringify(m.answer)) : '';
 
 /** A terminal: line editing and history, a spinner until the first token, Ctrl-C stops the answer only. */
-async function interactive(c: Connection, bot: BotView, chatId: string, model: string, earlier: Message[]): Promise<void> {
+async function interactive(
+  c: Connection,
+  bot: BotView,
+  chatId: string,
+  model: string,
+  earlier: Message[],
+): Promise<void> {
   const name = bot.name ?? bot.bot_id;
-  print(`${out.bold(`Chat with ${name}`)} ${out.dim(`· bot ${bot.bot_id} · chat ${chatId}${earlier.length ? ` (${earlier.length} earlier message${earlier.length === 1 ? '' : 's'})` : ' (new)'}`)}`);
-  print(out.dim(`Answers from the bot's ${bot.documents} document${bot.documents === 1 ? '' : 's'} by ${model}. Ctrl-C stops an answer · exit or Ctrl-D ends · ↑/↓ earlier questions`));
+  print(
+    `${out.bold(`Chat with ${name}`)} ${out.dim(`· bot ${bot.bot_id} · chat ${chatId}${earlier.length ? ` (${earlier.length} earlier message${earlier.length === 1 ? '' : 's'})` : ' (new)'}`)}`,
+  );
+  print(
+    out.dim(
+      `Answers from the bot's ${bot.documents} document${bot.documents === 1 ? '' : 's'} by ${model}. Ctrl-C stops an answer · exit or Ctrl-D ends · ↑/↓ earlier questions`,
+    ),
+  );
   for (const m of earlier.slice(-3)) print(out.dim(`› ${m.question}\n${answerText(m)}`));
   print();
   const history = earlier.map((m) => m.question).reverse();
@@ -146,7 +176,10 @@ async function piped(c: Connection, botId: string, chatId: string, json: boolean
     if (!question) continue;
     if (EXIT_WORDS.has(question.toLowerCase())) break;
     const signal = new AbortController().signal;
-    const asked = await ask(c, botId, chatId, question, { signal, onToken: (t) => void (json ? undefined : process.stdout.write(t)) });
+    const asked = await ask(c, botId, chatId, question, {
+      signal,
+      onToken: (t) => void (json ? undefined : process.stdout.write(t)),
+    });
     if (json) {
       print(JSON.stringify({ chat_id: chatId, ...asked.message }));
       continue;
@@ -191,11 +224,17 @@ async function chat(botId: string, flags: ChatFlags): Promise<void> {
     let earlier: Message[] = [];
     let chatId = flags.chatId;
     if (chatId) {
-      const history = await c.client.get<{ bot_id: string; messages: Message[] }>(`/chats/${encodeURIComponent(chatId)}`);
-      if (history.bot_id !== bot.bot_id) throw new CliError('CHAT_NOT_FOUND', `bot ${bot.bot_id} has no chat ${chatId}`);
+      const history = await c.client.get<{ bot_id: string; messages: Message[] }>(
+        `/chats/${encodeURIComponent(chatId)}`,
+      );
+      if (history.bot_id !== bot.bot_id)
+        throw new CliError('CHAT_NOT_FOUND', `bot ${bot.bot_id} has no chat ${chatId}`);
       earlier = history.messages.filter((m) => m.status === 'complete');
     } else chatId = (await c.client.post<{ chat_id: string }>(`/bots/${encodeURIComponent(bot.bot_id)}/chats`)).chat_id;
-    const label = bot.llm.provider === 'extractive' ? 'quotes (extractive, no model)' : `${model || 'its model'} (${bot.llm.provider})`;
+    const label =
+      bot.llm.provider === 'extractive'
+        ? 'quotes (extractive, no model)'
+        : `${model || 'its model'} (${bot.llm.provider})`;
     if (process.stdin.isTTY && !flags.json) await interactive(c, bot, chatId, label, earlier);
     else await piped(c, bot.bot_id, chatId, flags.json ?? false);
     if (!process.stdin.isTTY && !flags.json) note(err.dim(`chat ${chatId}`));

@@ -37,25 +37,47 @@ interface InitFlags {
 const CHAT_MODEL_IDS = MODEL_CATALOG.filter((m) => m.task === 'chat' && !m.testOnly).map((m) => m.id);
 const EMBEDDING_MODEL_IDS = MODEL_CATALOG.filter((m) => m.task === 'embedding').map((m) => m.id);
 const REMOTE_MODEL_DEFAULT: Record<string, string> = { openai: 'gpt-4o-mini', ollama: 'llama3.2' };
-const limits = (key: 'chunk_size' | 'chunk_overlap' | 'port') => SettingsSchema.properties[key] as unknown as { minimum: number; maximum: number };
+const limits = (key: 'chunk_size' | 'chunk_overlap' | 'port') =>
+  SettingsSchema.properties[key] as unknown as { minimum: number; maximum: number };
 
-function integerIn(label: string, value: string, { minimum, maximum }: { minimum: number; maximum: number }): string | null {
+function integerIn(
+  label: string,
+  value: string,
+  { minimum, maximum }: { minimum: number; maximum: number },
+): string | null {
   const n = Number(value);
-  return /^\d+$/.test(value.trim()) && n >= minimum && n <= maximum ? null : `${label} must be a whole number from ${minimum} to ${maximum}`;
+  return /^\d+$/.test(value.trim()) && n >= minimum && n <= maximum
+    ? null
+    : `${label} must be a whole number from ${minimum} to ${maximum}`;
 }
 
 /** Every answer's check, shared by flags and prompts; null when the value is fine. */
 const checks = {
   data_dir: (v: string) => (v.trim() ? null : 'the data folder cannot be empty'),
-  llm_provider: (v: string) => ((LLM_PROVIDERS as readonly string[]).includes(v) ? null : `${v} is not an LLM provider Lectern has (allowed: ${LLM_PROVIDERS.join(', ')})`),
+  llm_provider: (v: string) =>
+    (LLM_PROVIDERS as readonly string[]).includes(v)
+      ? null
+      : `${v} is not an LLM provider Lectern has (allowed: ${LLM_PROVIDERS.join(', ')})`,
   model_name: (provider: string, local: readonly string[]) => (v: string) =>
-    provider === 'local' && !local.includes(v) ? `${v} is not a local chat model Lectern knows (allowed: ${local.join(', ')})` : v.trim() ? null : 'the model name cannot be empty',
+    provider === 'local' && !local.includes(v)
+      ? `${v} is not a local chat model Lectern knows (allowed: ${local.join(', ')})`
+      : v.trim()
+        ? null
+        : 'the model name cannot be empty',
   embedding_provider: (v: string) =>
-    (EMBEDDING_PROVIDERS as readonly string[]).includes(v) ? null : `${v} is not an embedding provider for bots (allowed: ${EMBEDDING_PROVIDERS.join(', ')}: models run on this machine)`,
-  embedding_model: (local: readonly string[]) => (v: string) => (local.includes(v) ? null : `${v} is not an embedding model Lectern knows (allowed: ${local.join(', ')})`),
-  vectorstore_provider: (v: string) => ((VECTOR_STORES as readonly string[]).includes(v) ? null : `${v} is not a vector store Lectern has (allowed: ${VECTOR_STORES.join(', ')})`),
+    (EMBEDDING_PROVIDERS as readonly string[]).includes(v)
+      ? null
+      : `${v} is not an embedding provider for bots (allowed: ${EMBEDDING_PROVIDERS.join(', ')}: models run on this machine)`,
+  embedding_model: (local: readonly string[]) => (v: string) =>
+    local.includes(v) ? null : `${v} is not an embedding model Lectern knows (allowed: ${local.join(', ')})`,
+  vectorstore_provider: (v: string) =>
+    (VECTOR_STORES as readonly string[]).includes(v)
+      ? null
+      : `${v} is not a vector store Lectern has (allowed: ${VECTOR_STORES.join(', ')})`,
   chunk_size: (v: string) => integerIn('the chunk size', v, limits('chunk_size')),
-  chunk_overlap: (size: number) => (v: string) => integerIn('the chunk overlap', v, limits('chunk_overlap')) ?? (Number(v) < size ? null : `the overlap must be smaller than the chunk size (${size})`),
+  chunk_overlap: (size: number) => (v: string) =>
+    integerIn('the chunk overlap', v, limits('chunk_overlap')) ??
+    (Number(v) < size ? null : `the overlap must be smaller than the chunk size (${size})`),
   host: (v: string) => (/^\S+$/.test(v) ? null : 'the host cannot be empty or hold spaces'),
   port: (v: string) => integerIn('the port', v, { minimum: 1, maximum: limits('port').maximum }),
 };
@@ -76,7 +98,17 @@ function refuse(flag: string, problem: string | null): void {
 }
 
 /** One answer: the flag's value when given (checked), else asked on a terminal, else the default. */
-async function answer(prompter: Prompter | null, o: { flag: string; given?: string; label: string; default: string; choices?: readonly string[]; check: (v: string) => string | null }): Promise<string> {
+async function answer(
+  prompter: Prompter | null,
+  o: {
+    flag: string;
+    given?: string;
+    label: string;
+    default: string;
+    choices?: readonly string[];
+    check: (v: string) => string | null;
+  },
+): Promise<string> {
   if (o.given !== undefined) {
     refuse(o.flag, o.check(o.given));
     return o.given;
@@ -87,36 +119,129 @@ async function answer(prompter: Prompter | null, o: { flag: string; given?: stri
 
 async function collect(flags: InitFlags, prompter: Prompter | null): Promise<InitAnswers> {
   const base = startingPoint(flags);
-  const data_dir = resolve(await answer(prompter, { flag: '--data-dir', given: flags.dataDir, label: 'Data folder', default: base.data_dir || defaultDataDir(process.env), check: checks.data_dir }));
-  const llm_provider = await answer(prompter, { flag: '--llm-provider', given: flags.llmProvider, label: 'LLM provider', default: base.llm_provider, choices: LLM_PROVIDERS, check: checks.llm_provider });
+  const data_dir = resolve(
+    await answer(prompter, {
+      flag: '--data-dir',
+      given: flags.dataDir,
+      label: 'Data folder',
+      default: base.data_dir || defaultDataDir(process.env),
+      check: checks.data_dir,
+    }),
+  );
+  const llm_provider = await answer(prompter, {
+    flag: '--llm-provider',
+    given: flags.llmProvider,
+    label: 'LLM provider',
+    default: base.llm_provider,
+    choices: LLM_PROVIDERS,
+    check: checks.llm_provider,
+  });
   // Models of your own already imported into this data folder: GGUF chat models, ONNX embedding models.
   const imported = await readCustomModels(modelsDirOf(data_dir));
   let model_name = '';
   if (llm_provider !== 'extractive') {
-    const fallback = llm_provider === 'local' ? base.chat_model : base.llm_provider === llm_provider && base.llm_model ? base.llm_model : REMOTE_MODEL_DEFAULT[llm_provider] ?? '';
+    const fallback =
+      llm_provider === 'local'
+        ? base.chat_model
+        : base.llm_provider === llm_provider && base.llm_model
+          ? base.llm_model
+          : (REMOTE_MODEL_DEFAULT[llm_provider] ?? '');
     const local = [...CHAT_MODEL_IDS, ...imported.filter((m) => m.task === 'chat').map((m) => m.id)];
     model_name = await answer(prompter, {
-      flag: '--model-name', given: flags.modelName, label: 'LLM model', default: fallback, choices: llm_provider === 'local' ? local : undefined, check: checks.model_name(llm_provider, local),
+      flag: '--model-name',
+      given: flags.modelName,
+      label: 'LLM model',
+      default: fallback,
+      choices: llm_provider === 'local' ? local : undefined,
+      check: checks.model_name(llm_provider, local),
     });
   }
-  const embedding_provider = await answer(prompter, { flag: '--embedding-provider', given: flags.embeddingProvider, label: 'Embedding provider', default: 'local', choices: EMBEDDING_PROVIDERS, check: checks.embedding_provider });
+  const embedding_provider = await answer(prompter, {
+    flag: '--embedding-provider',
+    given: flags.embeddingProvider,
+    label: 'Embedding provider',
+    default: 'local',
+    choices: EMBEDDING_PROVIDERS,
+    check: checks.embedding_provider,
+  });
   const embedders = [...EMBEDDING_MODEL_IDS, ...imported.filter((m) => m.task === 'embedding').map((m) => m.id)];
-  const embedding_model = await answer(prompter, { flag: '--embedding-model', given: flags.embeddingModel, label: 'Embedding model', default: base.embedding_model, choices: embedders, check: checks.embedding_model(embedders) });
-  const vectorstore_provider = await answer(prompter, { flag: '--vectorstore-provider', given: flags.vectorstoreProvider, label: 'Vector store', default: 'usearch', choices: VECTOR_STORES, check: checks.vectorstore_provider });
-  const chunk_size = Number(await answer(prompter, { flag: '--chunk-size', given: flags.chunkSize, label: 'Chunk size (tokens)', default: String(base.chunk_size), check: checks.chunk_size }));
+  const embedding_model = await answer(prompter, {
+    flag: '--embedding-model',
+    given: flags.embeddingModel,
+    label: 'Embedding model',
+    default: base.embedding_model,
+    choices: embedders,
+    check: checks.embedding_model(embedders),
+  });
+  const vectorstore_provider = await answer(prompter, {
+    flag: '--vectorstore-provider',
+    given: flags.vectorstoreProvider,
+    label: 'Vector store',
+    default: 'usearch',
+    choices: VECTOR_STORES,
+    check: checks.vectorstore_provider,
+  });
+  const chunk_size = Number(
+    await answer(prompter, {
+      flag: '--chunk-size',
+      given: flags.chunkSize,
+      label: 'Chunk size (tokens)',
+      default: String(base.chunk_size),
+      check: checks.chunk_size,
+    }),
+  );
   const overlapDefault = String(Math.min(base.chunk_overlap, Math.floor(chunk_size / 4)));
-  const chunk_overlap = Number(await answer(prompter, { flag: '--chunk-overlap', given: flags.chunkOverlap, label: 'Chunk overlap (tokens)', default: overlapDefault, check: checks.chunk_overlap(chunk_size) }));
+  const chunk_overlap = Number(
+    await answer(prompter, {
+      flag: '--chunk-overlap',
+      given: flags.chunkOverlap,
+      label: 'Chunk overlap (tokens)',
+      default: overlapDefault,
+      check: checks.chunk_overlap(chunk_size),
+    }),
+  );
   let encrypt_chats = false;
   if (flags.encryptChats !== undefined) {
     const v = yesNo(flags.encryptChats);
-    if (v === undefined) throw new CliError('INVALID_VALUE', `--encrypt-chats: ${String(flags.encryptChats)} is neither yes nor no`, 'give true or false');
+    if (v === undefined)
+      throw new CliError(
+        'INVALID_VALUE',
+        `--encrypt-chats: ${String(flags.encryptChats)} is neither yes nor no`,
+        'give true or false',
+      );
     encrypt_chats = v;
   } else if (prompter) {
     encrypt_chats = await prompter.confirm({ label: 'Encrypt chats at rest?', default: false });
   }
-  const host = await answer(prompter, { flag: '--host', given: flags.host, label: 'Server host', default: base.host, check: checks.host });
-  const port = Number(await answer(prompter, { flag: '--port', given: flags.port, label: 'Server port', default: String(base.port || 8000), check: checks.port }));
-  return { data_dir, llm_provider, model_name, embedding_provider, embedding_model, vectorstore_provider, chunk_size, chunk_overlap, encrypt_chats, host, port };
+  const host = await answer(prompter, {
+    flag: '--host',
+    given: flags.host,
+    label: 'Server host',
+    default: base.host,
+    check: checks.host,
+  });
+  const port = Number(
+    await answer(prompter, {
+      flag: '--port',
+      given: flags.port,
+      label: 'Server port',
+      default: String(base.port || 8000),
+      check: checks.port,
+    }),
+  );
+  return {
+    data_dir,
+    llm_provider,
+    model_name,
+    embedding_provider,
+    embedding_model,
+    vectorstore_provider,
+    chunk_size,
+    chunk_overlap,
+    encrypt_chats,
+    host,
+    port,
+  };
 }
 
 /** Installed as far as a quick look tells: every file of the model present with its catalogued size. */
@@ -124,15 +249,19 @@ function installed(dataDir: string, id: string): boolean {
   // An imported model is recorded only once it loaded: its record is enough.
   if (existsSync(join(modelsDirOf(dataDir), id, CUSTOM_RECORD))) return true;
   const model = MODEL_CATALOG.find((m) => m.id === id);
-  return Boolean(model?.files.every((f) => {
-    const p = join(modelsDirOf(dataDir), id, f.path);
-    return existsSync(p) && statSync(p).size === f.size;
-  }));
+  return Boolean(
+    model?.files.every((f) => {
+      const p = join(modelsDirOf(dataDir), id, f.path);
+      return existsSync(p) && statSync(p).size === f.size;
+    }),
+  );
 }
 
 function nextSteps(a: InitAnswers, output: string): string[] {
   const here = resolve('lectern.yaml') === output ? '' : ` -c ${relative(process.cwd(), output) || output}`;
-  const models = [...(a.llm_provider === 'local' ? [a.model_name] : []), a.embedding_model].filter((id) => !installed(a.data_dir, id));
+  const models = [...(a.llm_provider === 'local' ? [a.model_name] : []), a.embedding_model].filter(
+    (id) => !installed(a.data_dir, id),
+  );
   const steps = [
     ...models.map((id) => `lectern models pull ${id}${here}`),
     `lectern bot create --prompt "You answer from the manuals." --name manuals${here}`,
@@ -149,7 +278,9 @@ function nextSteps(a: InitAnswers, output: string): string[] {
 
 async function init(flags: InitFlags): Promise<void> {
   if (flags.mongo !== undefined) {
-    note(`${err.yellow('note:')} --mongo is not needed: Lectern keeps its data in SQLite under the data folder (data_dir), so nothing connects to MongoDB`);
+    note(
+      `${err.yellow('note:')} --mongo is not needed: Lectern keeps its data in SQLite under the data folder (data_dir), so nothing connects to MongoDB`,
+    );
   }
   const output = resolve(flags.output);
   if (existsSync(output) && !flags.force) throw new CliError('CONFIG_EXISTS', `${output} already exists`);
@@ -184,22 +315,34 @@ export function addInitCommand(program: Command): void {
   program
     .command('init')
     .description('write a commented lectern.yaml: data folder, models, chunking, server (asks, or takes flags)')
-    .option('-c, --config <path>', 'start from this configuration file (a lectern.yaml or a Long-Trainer longtrainer.yaml)')
+    .option(
+      '-c, --config <path>',
+      'start from this configuration file (a lectern.yaml or a Long-Trainer longtrainer.yaml)',
+    )
     .option('--data-dir <dir>', 'the data folder to write into the file')
-    .addOption(new Option('--llm-provider <name>', 'what answers bots\' questions').choices(LLM_PROVIDERS))
+    .addOption(new Option('--llm-provider <name>', "what answers bots' questions").choices(LLM_PROVIDERS))
     .option('--model-name <name>', `the LLM model (local: ${CHAT_MODEL_IDS.join(', ')})`)
     .addOption(new Option('--embedding-provider <name>', 'where embeddings are computed').choices(EMBEDDING_PROVIDERS))
-    .option('--embedding-model <id>', `the embedding model (${EMBEDDING_MODEL_IDS.join(', ')}, or one imported into the data folder)`)
+    .option(
+      '--embedding-model <id>',
+      `the embedding model (${EMBEDDING_MODEL_IDS.join(', ')}, or one imported into the data folder)`,
+    )
     .addOption(new Option('--vectorstore-provider <name>', 'the vector index').choices(VECTOR_STORES))
-    .option('--chunk-size <tokens>', `chunk size in tokens (${limits('chunk_size').minimum}-${limits('chunk_size').maximum})`)
+    .option(
+      '--chunk-size <tokens>',
+      `chunk size in tokens (${limits('chunk_size').minimum}-${limits('chunk_size').maximum})`,
+    )
     .option('--chunk-overlap <tokens>', 'tokens shared by neighbouring chunks (less than the chunk size)')
-    .option('--encrypt-chats [bool]', 'seal questions and answers with AES-256-GCM before they are stored (key: LECTERN_CHAT_KEY or <data_dir>/chat.key)')
+    .option(
+      '--encrypt-chats [bool]',
+      'seal questions and answers with AES-256-GCM before they are stored (key: LECTERN_CHAT_KEY or <data_dir>/chat.key)',
+    )
     .option('--host <host>', 'where `lectern serve` listens')
     .option('-p, --port <port>', 'the port `lectern serve` listens on')
     .option('-o, --output <path>', 'the file to write', 'lectern.yaml')
     .option('--force', 'overwrite the file if it exists')
     .option('-y, --yes', 'ask nothing: take the defaults for what no flag gives')
-    .option('--mongo <uri>', 'Long-Trainer\'s database flag: not needed (Lectern keeps its data in SQLite)')
+    .option('--mongo <uri>', "Long-Trainer's database flag: not needed (Lectern keeps its data in SQLite)")
     .option('--json', 'print what was written as JSON')
     .addHelpText('after', EXAMPLES)
     .action(action('init', init));

@@ -17,7 +17,11 @@ interface CreateFlags extends CommonFlags {
   jobs?: string;
 }
 
-const ids = (list: string | undefined): string[] => (list ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const ids = (list: string | undefined): string[] =>
+  (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** What to try next when the keys store refuses, by its error code. */
 const HINTS: Record<string, (name: string) => string> = {
@@ -64,7 +68,12 @@ async function inFolder<T>(settings: Settings, use: (keys: Keys) => Promise<T>):
 async function withKeys(name: string, flags: CommonFlags, use: (keys: Keys) => Promise<void>): Promise<void> {
   const settings = settingsFor(flags);
   try {
-    await asOwner(settings, 'keys', (client) => use(overHttp(client)), () => inFolder(settings, use));
+    await asOwner(
+      settings,
+      'keys',
+      (client) => use(overHttp(client)),
+      () => inFolder(settings, use),
+    );
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';
     // fail.ts prints `hint` when the error carries one.
@@ -73,15 +82,27 @@ async function withKeys(name: string, flags: CommonFlags, use: (keys: Keys) => P
 }
 
 const scopeText = (k: KeyView): string =>
-  [k.scope.bots.length ? `bots ${k.scope.bots.join(',')}` : '', k.scope.jobs.length ? `jobs ${k.scope.jobs.join(',')}` : ''].filter(Boolean).join('; ') || 'all';
+  [
+    k.scope.bots.length ? `bots ${k.scope.bots.join(',')}` : '',
+    k.scope.jobs.length ? `jobs ${k.scope.jobs.join(',')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ') || 'all';
 
 async function create(name: string, flags: CreateFlags): Promise<void> {
   await withKeys(name, flags, async (keys) => {
-    const { secret, ...key } = await keys.create({ name, role: flags.role, bots: ids(flags.bots), jobs: ids(flags.jobs) });
+    const { secret, ...key } = await keys.create({
+      name,
+      role: flags.role,
+      bots: ids(flags.bots),
+      jobs: ids(flags.jobs),
+    });
     if (flags.json) return print(JSON.stringify({ ...key, secret }));
     // Only the secret on stdout, so `KEY=$(lectern keys create …)` works; the rest is for the person.
     print(secret);
-    note(`${err.green('✔')} created key ${key.name} (${key.role}, sees ${scopeText(key)}): the secret above is shown once and not stored; send it in the X-API-Key header`);
+    note(
+      `${err.green('✔')} created key ${key.name} (${key.role}, sees ${scopeText(key)}): the secret above is shown once and not stored; send it in the X-API-Key header`,
+    );
   });
 }
 
@@ -89,8 +110,20 @@ async function list(flags: CommonFlags): Promise<void> {
   await withKeys('', flags, async (keys) => {
     const rows = await keys.list();
     if (flags.json) return print(JSON.stringify({ keys: rows }));
-    if (rows.length === 0) return note(`no keys yet: ${err.bold('lectern keys create NAME --role reader|reviewer|admin')} makes one`);
-    const lines = table(['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], rows.map((k) => [k.name, k.role, scopeText(k), `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']));
+    if (rows.length === 0)
+      return note(`no keys yet: ${err.bold('lectern keys create NAME --role reader|reviewer|admin')} makes one`);
+    const lines = table(
+      ['NAME', 'ROLE', 'SEES', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
+      rows.map((k) => [
+        k.name,
+        k.role,
+        scopeText(k),
+        `${k.prefix}…`,
+        k.created_at,
+        k.last_used_at ?? '-',
+        k.revoked_at ?? '-',
+      ]),
+    );
     for (const line of lines) print(line);
   });
 }
@@ -141,12 +174,21 @@ export function addKeysCommands(program: Command): void {
     keys
       .command('list')
       .description('every key with its role, scope, prefix and when it was created, last used and revoked')
-      .addHelpText('after', examples('lectern keys list', "lectern keys list --json | jq -r '.keys[] | select(.revoked_at == null) | .name'")),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern keys list',
+          "lectern keys list --json | jq -r '.keys[] | select(.revoked_at == null) | .name'",
+        ),
+      ),
   ).action(action('keys list', list));
   common(
     keys
       .command('revoke <name>')
       .description('revoke a key at once (a running server refuses it from its next request)')
-      .addHelpText('after', examples('lectern keys revoke desk', 'lectern keys revoke widget --data-dir /srv/lectern --json')),
+      .addHelpText(
+        'after',
+        examples('lectern keys revoke desk', 'lectern keys revoke widget --data-dir /srv/lectern --json'),
+      ),
   ).action(action('keys revoke', revoke));
 }

@@ -20,16 +20,20 @@ interface AddFlags extends CommonFlags {
 
 /** What to try next when an install fails, by its code (fail.ts prints `hint`). */
 const HINTS: Record<string, string> = {
-  LANGUAGE_DOWNLOAD_FAILED: 'check the network, or pass --registry for a mirror; offline: --from a copy of the package or a .traineddata file',
-  FETCH_FAILED: 'check the network, or pass --registry for a mirror; offline: --from a copy of the package or a .traineddata file',
+  LANGUAGE_DOWNLOAD_FAILED:
+    'check the network, or pass --registry for a mirror; offline: --from a copy of the package or a .traineddata file',
+  FETCH_FAILED:
+    'check the network, or pass --registry for a mirror; offline: --from a copy of the package or a .traineddata file',
   LANGUAGE_CHECKSUM_MISMATCH: 'the download was altered on the way; try again, or use --from with a copy you trust',
-  LANGUAGE_SOURCE_INVALID: 'give the package folder or .tgz (npm pack @tesseract.js-data/CODE), or a CODE.traineddata[.gz] file',
+  LANGUAGE_SOURCE_INVALID:
+    'give the package folder or .tgz (npm pack @tesseract.js-data/CODE), or a CODE.traineddata[.gz] file',
 };
 
 function withHint(e: unknown): never {
   const { code = '', details } = e as { code?: string; details?: { install?: unknown } };
   // A language not on the registry: its catalogue entry says where a local copy comes from.
-  const hint = code === 'LANGUAGE_NOT_ON_REGISTRY' && typeof details?.install === 'string' ? details.install : HINTS[code];
+  const hint =
+    code === 'LANGUAGE_NOT_ON_REGISTRY' && typeof details?.install === 'string' ? details.install : HINTS[code];
   throw Object.assign(e as object, hint ? { hint } : {});
 }
 
@@ -37,7 +41,12 @@ function withHint(e: unknown): never {
 function knownCodes(codes: string[]): void {
   const unknown = codes.filter((c) => !languageInfo(c));
   if (unknown.length === 0) return;
-  throw new CliError('INVALID_VALUE', `unknown OCR language ${unknown.join(', ')}`, `known: ${knownLanguageCodes().join(', ')} (lectern languages list)`, { unknown });
+  throw new CliError(
+    'INVALID_VALUE',
+    `unknown OCR language ${unknown.join(', ')}`,
+    `known: ${knownLanguageCodes().join(', ')} (lectern languages list)`,
+    { unknown },
+  );
 }
 
 /** What `add` and `remove` do to the folder's languages, the same whether its server does it or this process. */
@@ -72,7 +81,11 @@ const overHttp = (client: ApiClient, dir: string): Languages => ({
  * Only the folder's owner writes its languages: with a server running, through its admin routes (its key
  * as every command finds it; its outbound rules and document_roots apply); otherwise here, under the lock.
  */
-async function withLanguages(flags: CommonFlags, command: string, use: (languages: Languages) => Promise<void>): Promise<void> {
+async function withLanguages(
+  flags: CommonFlags,
+  command: string,
+  use: (languages: Languages) => Promise<void>,
+): Promise<void> {
   const settings = settingsFor(flags);
   const dir = languagesDirOf(settings.data_dir);
   await asOwner(
@@ -81,14 +94,22 @@ async function withLanguages(flags: CommonFlags, command: string, use: (language
     (client) => use(overHttp(client, dir)),
     () => {
       const net = createGuardedFetch(netPolicyOf(settings));
-      return use({ dir, add: (code, how) => addLanguage({ code, dir, net, ...how }), remove: (code) => removeAddedLanguage(dir, code) });
+      return use({
+        dir,
+        add: (code, how) => addLanguage({ code, dir, net, ...how }),
+        remove: (code) => removeAddedLanguage(dir, code),
+      });
     },
   );
 }
 
 /** A read: the folder as it is now, whoever owns it. */
 async function list(flags: CommonFlags): Promise<void> {
-  const { languages_dir: dir, languages: rows, other_installed: extra } = await languageList(languagesDirOf(settingsFor(flags).data_dir));
+  const {
+    languages_dir: dir,
+    languages: rows,
+    other_installed: extra,
+  } = await languageList(languagesDirOf(settingsFor(flags).data_dir));
   if (flags.json) return print(JSON.stringify({ languages_dir: dir, languages: rows, other_installed: extra }));
   const lines = table(
     ['CODE', 'LANGUAGE', 'SCRIPT', 'STATE'],
@@ -96,7 +117,11 @@ async function list(flags: CommonFlags): Promise<void> {
       r.code,
       r.name,
       `${r.script}${r.rtl ? ' (right to left)' : ''}`,
-      r.installed ? (r.bundled ? out.green('installed (bundled)') : out.green(`installed${r.bytes ? ` (${mib(r.bytes)})` : ''}`)) : out.dim(r.install ?? 'not installed'),
+      r.installed
+        ? r.bundled
+          ? out.green('installed (bundled)')
+          : out.green(`installed${r.bytes ? ` (${mib(r.bytes)})` : ''}`)
+        : out.dim(r.install ?? 'not installed'),
     ]),
   );
   for (const l of lines) print(l);
@@ -106,7 +131,12 @@ async function list(flags: CommonFlags): Promise<void> {
 
 async function add(codes: string[], flags: AddFlags): Promise<void> {
   knownCodes(codes);
-  if (flags.from && codes.length !== 1) throw new CliError('USAGE', '--from installs one language at a time', 'lectern languages add deu --from ./deu.traineddata.gz');
+  if (flags.from && codes.length !== 1)
+    throw new CliError(
+      'USAGE',
+      '--from installs one language at a time',
+      'lectern languages add deu --from ./deu.traineddata.gz',
+    );
   await withLanguages(flags, 'languages add', async (languages) => {
     const results: AddedLanguage[] = [];
     for (const code of codes) {
@@ -114,16 +144,32 @@ async function add(codes: string[], flags: AddFlags): Promise<void> {
       // Nothing is fetched for a language installed already (the server judges the same folder).
       const already = !flags.force && !flags.from && languageModelFile(code, languages.dir);
       if (!flags.json && !already && (flags.from || info?.npm !== false)) {
-        note(err.dim(flags.from ? `${code}: installing from ${flags.from}` : `${code}: fetching @tesseract.js-data/${code} from ${flags.registry ?? DEFAULT_NPM_REGISTRY}`));
+        note(
+          err.dim(
+            flags.from
+              ? `${code}: installing from ${flags.from}`
+              : `${code}: fetching @tesseract.js-data/${code} from ${flags.registry ?? DEFAULT_NPM_REGISTRY}`,
+          ),
+        );
       }
-      const added = await languages.add(code, { from: flags.from, registry: flags.registry, force: flags.force }).catch(withHint);
+      const added = await languages
+        .add(code, { from: flags.from, registry: flags.registry, force: flags.force })
+        .catch(withHint);
       results.push(added);
       if (flags.json) continue;
       if ('already' in added) print(`${code} is already installed (--force installs it again)`);
-      else print(`${err.green('✔')} ${code} (${info?.name ?? code}) installed: ${mib(added.bytes)}${added.package ? `, ${added.package}` : ''}`);
+      else
+        print(
+          `${err.green('✔')} ${code} (${info?.name ?? code}) installed: ${mib(added.bytes)}${added.package ? `, ${added.package}` : ''}`,
+        );
     }
     if (flags.json) print(JSON.stringify({ languages_dir: languages.dir, installed: results }));
-    else note(err.dim(`a new upload can use ${codes.length > 1 ? 'them' : 'it'} now (no restart): ocr_language=eng+${codes[0]}`));
+    else
+      note(
+        err.dim(
+          `a new upload can use ${codes.length > 1 ? 'them' : 'it'} now (no restart): ocr_language=eng+${codes[0]}`,
+        ),
+      );
   });
 }
 
@@ -135,7 +181,10 @@ async function remove(codes: string[], flags: CommonFlags): Promise<void> {
     if (flags.json) print(JSON.stringify({ removed, not_installed: absent }));
     else {
       if (removed.length) print(`removed ${removed.join(', ')}`);
-      if (absent.length) print(`not installed in ${languages.dir}: ${absent.join(', ')}${absent.some((c) => BUNDLED_LANGUAGES.includes(c)) ? ' (English ships with the app and stays)' : ''}`);
+      if (absent.length)
+        print(
+          `not installed in ${languages.dir}: ${absent.join(', ')}${absent.some((c) => BUNDLED_LANGUAGES.includes(c)) ? ' (English ships with the app and stays)' : ''}`,
+        );
     }
     if (absent.length) process.exitCode = 1;
   });
@@ -166,7 +215,13 @@ export function addLanguagesCommands(program: Command): void {
     languages
       .command('list')
       .description('every known OCR language and whether it is installed')
-      .addHelpText('after', examples('lectern languages list', "lectern languages list --json | jq -r '.languages[] | select(.installed) | .code'")),
+      .addHelpText(
+        'after',
+        examples(
+          'lectern languages list',
+          "lectern languages list --json | jq -r '.languages[] | select(.installed) | .code'",
+        ),
+      ),
   ).action(action('languages list', list));
   common(
     languages

@@ -20,19 +20,30 @@ const short = (checksum: string): string => checksum.slice(0, 16);
 
 function printReport(r: MigrateReport): void {
   const rows = r.tables.map((t: TableReport) => [
-    t.table, String(t.copied), String(t.skipped), short(t.source.checksum), short(t.target.checksum), t.source.checksum === t.target.checksum ? 'agree' : err.red('DIFFER'),
+    t.table,
+    String(t.copied),
+    String(t.skipped),
+    short(t.source.checksum),
+    short(t.target.checksum),
+    t.source.checksum === t.target.checksum ? 'agree' : err.red('DIFFER'),
   ]);
   for (const line of table(['TABLE', 'COPIED', 'SKIPPED', 'SOURCE SHA256', 'TARGET SHA256', ''], rows)) print(line);
   for (const v of r.vectors) {
-    print(`vectors ${v.collection}: ${v.copied} copied, ${v.skipped} skipped${v.absent ? `, ${v.absent} rows without a vector in the source (found by keyword until embedded again)` : ''}`);
+    print(
+      `vectors ${v.collection}: ${v.copied} copied, ${v.skipped} skipped${v.absent ? `, ${v.absent} rows without a vector in the source (found by keyword until embedded again)` : ''}`,
+    );
   }
   print(`files: ${r.files.copied} copied (${r.files.bytes} bytes), ${r.files.skipped} skipped`);
   if (r.chat_key === 'copied') print('chat key: copied (sealed chats stay readable)');
-  if (r.chat_key === 'differs') note(`${err.yellow('warning:')} source and target seal chats with different keys: the moved sealed chats need the source's chat.key`);
+  if (r.chat_key === 'differs')
+    note(
+      `${err.yellow('warning:')} source and target seal chats with different keys: the moved sealed chats need the source's chat.key`,
+    );
 }
 
 async function migrate(flags: MigrateFlags): Promise<void> {
-  if (Boolean(flags.fromDataDir) === Boolean(flags.toDataDir)) throw usage('give one of --from-data-dir DIR (desktop → team server) or --to-data-dir DIR (team server → desktop)');
+  if (Boolean(flags.fromDataDir) === Boolean(flags.toDataDir))
+    throw usage('give one of --from-data-dir DIR (desktop → team server) or --to-data-dir DIR (team server → desktop)');
   const settings = settingsFor(flags, { database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl });
   const report = await migrateLibrary({
     direction: flags.fromDataDir ? 'to-team' : 'to-desktop',
@@ -44,7 +55,12 @@ async function migrate(flags: MigrateFlags): Promise<void> {
   if (flags.json) print(JSON.stringify(report));
   else printReport(report);
   if (!report.agree) {
-    note(`${err.red('lectern migrate:')} source and target differ in ${report.tables.filter((t) => t.source.checksum !== t.target.checksum).map((t) => t.table).join(', ')} (rows the target held before with other content are left as they were)`);
+    note(
+      `${err.red('lectern migrate:')} source and target differ in ${report.tables
+        .filter((t) => t.source.checksum !== t.target.checksum)
+        .map((t) => t.table)
+        .join(', ')} (rows the target held before with other content are left as they were)`,
+    );
     process.exitCode = 1;
   } else if (!flags.json) note(`${err.green('✔')} source and target agree on every table`);
 }
@@ -53,11 +69,22 @@ async function migrate(flags: MigrateFlags): Promise<void> {
 export function addMigrateCommand(program: Command): void {
   program
     .command('migrate')
-    .description("copy a library between a desktop data folder and a team server's database (ids unchanged; a second run copies only what is new)")
-    .option('--from-data-dir <dir>', "a desktop data folder to copy into the team server (this node's database; files into its --data-dir)")
+    .description(
+      "copy a library between a desktop data folder and a team server's database (ids unchanged; a second run copies only what is new)",
+    )
+    .option(
+      '--from-data-dir <dir>',
+      "a desktop data folder to copy into the team server (this node's database; files into its --data-dir)",
+    )
     .option('--to-data-dir <dir>', 'a new or existing desktop data folder to copy the team server into')
-    .option('--database-url <url>', "the team server's PostgreSQL (default: LECTERN_DATABASE_URL, else database_url in the config)")
-    .option('--object-store-url <url>', "the team server's S3 bucket of files (s3://bucket/prefix; default: LECTERN_OBJECT_STORE_URL, else the --data-dir folder)")
+    .option(
+      '--database-url <url>',
+      "the team server's PostgreSQL (default: LECTERN_DATABASE_URL, else database_url in the config)",
+    )
+    .option(
+      '--object-store-url <url>',
+      "the team server's S3 bucket of files (s3://bucket/prefix; default: LECTERN_OBJECT_STORE_URL, else the --data-dir folder)",
+    )
     .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
     .option('--data-dir <dir>', "this node's data folder, where the team server keeps its files")
     .option('--json', 'print the report as JSON')

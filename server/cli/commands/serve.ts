@@ -16,16 +16,32 @@ export interface ServeFlags extends ReloadFlags {
 
 /** `lectern serve`: the headless server, the same one Electron's main process starts. */
 async function serve(flags: ServeFlags): Promise<void> {
-  const settings = settingsFor(flags, { host: flags.host, port: flags.port, workers: flags.workers, database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl, run_tasks: flags.worker === false ? false : undefined });
+  const settings = settingsFor(flags, {
+    host: flags.host,
+    port: flags.port,
+    workers: flags.workers,
+    database_url: flags.databaseUrl,
+    object_store_url: flags.objectStoreUrl,
+    run_tasks: flags.worker === false ? false : undefined,
+  });
   if (flags.reload) return superviseReload(flags, settings.data_dir);
   if (!settings.run_tasks && !settings.database_url) {
-    note(`${err.yellow('warning:')} --no-worker (run_tasks: false) applies to a team server only: without a database this server reads its own uploads`);
+    note(
+      `${err.yellow('warning:')} --no-worker (run_tasks: false) applies to a team server only: without a database this server reads its own uploads`,
+    );
   }
   const held = readDataLock(settings.data_dir);
   if (held?.alive) {
-    throw new CliError('DATA_DIR_LOCKED', `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`, 'stop it first, or give another --data-dir');
+    throw new CliError(
+      'DATA_DIR_LOCKED',
+      `the data folder ${settings.data_dir} is in use by ${describeOwner(held)}${held.url ? ` at ${held.url}` : ''}`,
+      'stop it first, or give another --data-dir',
+    );
   }
-  const [{ createApp }, { providerKeysFrom }] = await Promise.all([import('../../app.js'), import('../../core/chat/chat-providers.js')]);
+  const [{ createApp }, { providerKeysFrom }] = await Promise.all([
+    import('../../app.js'),
+    import('../../core/chat/chat-providers.js'),
+  ]);
   const app = await createApp({
     settings,
     serviceApiKey: process.env.SERVICE_API_KEY,
@@ -45,7 +61,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   app.log.info({ address, data_dir: settings.data_dir }, 'lectern listening');
   if (app.apiKey.file) app.log.info({ api_key_file: app.apiKey.file }, 'API key generated: send it in X-API-Key');
   const key = app.apiKey.file ? `API key in ${app.apiKey.file}` : 'API key: SERVICE_API_KEY';
-  note(`${err.green('lectern serve:')} ${settings.data_dir} on ${address} (${key}; explorer ${address}/docs; review desk ${address}/). Ctrl-C stops.`);
+  note(
+    `${err.green('lectern serve:')} ${settings.data_dir} on ${address} (${key}; explorer ${address}/docs; review desk ${address}/). Ctrl-C stops.`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -95,11 +113,19 @@ export function addServeCommand(program: Command): void {
     .option('-p, --port <port>', 'listen port (default 8000)')
     .option('--data-dir <dir>', 'where the database, originals, indexes and models live')
     .option('--workers <n>', 'worker threads (0 = one per core)')
-    .option('--database-url <url>', "a team server's PostgreSQL (postgres://…, with pgvector); default: the data folder's SQLite")
-    .option('--object-store-url <url>', 'keep originals, page images and exports in an S3 bucket (s3://bucket/prefix; AWS_* variables); default: the data folder')
-    .option('--no-worker', 'with a database: read no documents here, only queue them for other nodes (run_tasks: false)')
+    .option(
+      '--database-url <url>',
+      "a team server's PostgreSQL (postgres://…, with pgvector); default: the data folder's SQLite",
+    )
+    .option(
+      '--object-store-url <url>',
+      'keep originals, page images and exports in an S3 bucket (s3://bucket/prefix; AWS_* variables); default: the data folder',
+    )
+    .option(
+      '--no-worker',
+      'with a database: read no documents here, only queue them for other nodes (run_tasks: false)',
+    )
     .option('--reload', 'restart when the configuration file or the built code (dist/) changes')
     .addHelpText('after', EXAMPLES)
     .action(action('serve', serve));
 }
-

@@ -12,13 +12,23 @@ interface WorkerFlags extends CommonFlags {
 
 /** `lectern worker`: a team server's node that only reads the documents and embeds the jobs its API nodes queue. */
 async function worker(flags: WorkerFlags): Promise<void> {
-  const settings = settingsFor(flags, { workers: flags.workers, database_url: flags.databaseUrl, object_store_url: flags.objectStoreUrl });
+  const settings = settingsFor(flags, {
+    workers: flags.workers,
+    database_url: flags.databaseUrl,
+    object_store_url: flags.objectStoreUrl,
+  });
   if (!settings.database_url) {
-    throw new CliError('USAGE', 'a worker reads the team queue in a database, and none is set', 'give --database-url postgres://… (or LECTERN_DATABASE_URL)');
+    throw new CliError(
+      'USAGE',
+      'a worker reads the team queue in a database, and none is set',
+      'give --database-url postgres://… (or LECTERN_DATABASE_URL)',
+    );
   }
   const { startWorkerNode } = await import('../../worker-node.js');
   const node = await startWorkerNode({ settings, workerFile: fileURLToPath(new URL('./worker.js', import.meta.url)) });
-  note(`${err.green('lectern worker:')} ${node.workerId} reading documents and embedding jobs from the team queue, files in ${settings.object_store_url || settings.data_dir}. Ctrl-C stops.`);
+  note(
+    `${err.green('lectern worker:')} ${node.workerId} reading documents and embedding jobs from the team queue, files in ${settings.object_store_url || settings.data_dir}. Ctrl-C stops.`,
+  );
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -56,7 +66,10 @@ export function addWorkerCommand(program: Command): void {
     .option('-c, --config <path>', 'YAML configuration file (default: ./lectern.yaml when present)')
     .option('--data-dir <dir>', 'the folder every node shares: uploads are read from its files/')
     .option('--database-url <url>', "the team server's PostgreSQL (postgres://…); or LECTERN_DATABASE_URL")
-    .option('--object-store-url <url>', "the team's S3 bucket of originals (s3://bucket/prefix; AWS_* variables); or LECTERN_OBJECT_STORE_URL")
+    .option(
+      '--object-store-url <url>',
+      "the team's S3 bucket of originals (s3://bucket/prefix; AWS_* variables); or LECTERN_OBJECT_STORE_URL",
+    )
     .option('--workers <n>', 'worker threads, documents read at once (0 = one per core)')
     .addHelpText('after', EXAMPLES)
     .action(action('worker', worker));

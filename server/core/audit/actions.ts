@@ -4,7 +4,21 @@
  * LongParser has no word for keep Lectern's names; finalize's settling of pending items is told apart
  * from a person's decision.
  */
-export const AUDIT_ACTIONS = ['approved', 'edited', 'rejected', 'pending', 'auto_approved', 'auto_rejected', 'undo', 'rechunk', 'finalize', 'reocr', 'split', 'merge', 'move'] as const;
+export const AUDIT_ACTIONS = [
+  'approved',
+  'edited',
+  'rejected',
+  'pending',
+  'auto_approved',
+  'auto_rejected',
+  'undo',
+  'rechunk',
+  'finalize',
+  'reocr',
+  'split',
+  'merge',
+  'move',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Lectern's earlier spellings, still accepted by the audit filter (migration 0013 rewrote stored ones). */

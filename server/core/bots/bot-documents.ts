@@ -54,7 +54,8 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   const roots = d.settings.document_roots;
 
   /** The bot's live job with this content, if any (a failed or cancelled one may be added again). */
-  const existing = (botId: string, fileHash: string): Promise<string | null> => d.store.bots.liveDocumentWithHash(botId, fileHash);
+  const existing = (botId: string, fileHash: string): Promise<string | null> =>
+    d.store.bots.liveDocumentWithHash(botId, fileHash);
 
   // The look for the same content and the job made after it run one at a time per bot: two requests adding
   // one file at once make one job, and the later is answered with it as a duplicate.
@@ -70,11 +71,27 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   }
 
   /** Makes a job of a file already in the tmp folder; the caller has hashed it. */
-  function createJob(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): Promise<AddedDocument> {
+  function createJob(
+    botId: string,
+    tmpPath: string,
+    name: string,
+    head: Uint8Array,
+    hash: string,
+    size: number,
+    source: JobSource,
+  ): Promise<AddedDocument> {
     return oneAtATime(botId, () => createJobNow(botId, tmpPath, name, head, hash, size, source));
   }
 
-  async function createJobNow(botId: string, tmpPath: string, name: string, head: Uint8Array, hash: string, size: number, source: JobSource): Promise<AddedDocument> {
+  async function createJobNow(
+    botId: string,
+    tmpPath: string,
+    name: string,
+    head: Uint8Array,
+    hash: string,
+    size: number,
+    source: JobSource,
+  ): Promise<AddedDocument> {
     const label = source.url ?? source.title ?? source.path ?? name;
     const dup = await existing(botId, hash);
     if (dup) {
@@ -84,7 +101,13 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     const format = sniffFormat(head, name);
     if (!format) {
       rmSync(tmpPath, { force: true });
-      return failed(label, new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, text or image document`));
+      return failed(
+        label,
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `${name} is not a PDF, DOCX, XLSX, PPTX, CSV, HTML, Markdown, text or image document`,
+        ),
+      );
     }
     const job = await d.jobs.create({
       tmpPath,
@@ -106,7 +129,11 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   }
 
   async function fromFile(botId: string, path: string, size: number, review: boolean): Promise<AddedDocument> {
-    if (size > d.settings.max_upload_bytes) return failed(path, new AppError('FILE_TOO_LARGE', `${path} is larger than the ${d.settings.max_upload_bytes}-byte limit`));
+    if (size > d.settings.max_upload_bytes)
+      return failed(
+        path,
+        new AppError('FILE_TOO_LARGE', `${path} is larger than the ${d.settings.max_upload_bytes}-byte limit`),
+      );
     if (size === 0) return failed(path, new AppError('FILE_REQUIRED', `${path} is empty`));
     const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
     copyFileSync(path, tmpPath);
@@ -116,7 +143,8 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     try {
       readSync(fd, head, 0, head.length, 0);
       const buf = Buffer.alloc(1 << 20);
-      for (let pos = 0, n: number; (n = readSync(fd, buf, 0, buf.length, pos)) > 0; pos += n) hash.update(buf.subarray(0, n));
+      for (let pos = 0, n: number; (n = readSync(fd, buf, 0, buf.length, pos)) > 0; pos += n)
+        hash.update(buf.subarray(0, n));
     } finally {
       closeSync(fd);
     }
@@ -133,7 +161,9 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     const stack = [dir];
     while (stack.length) {
       const cur = stack.pop()!;
-      const entries = readdirSync(cur, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => a.name.localeCompare(b.name));
+      const entries = readdirSync(cur, { withFileTypes: true })
+        .filter((e) => !e.name.startsWith('.'))
+        .sort((a, b) => a.name.localeCompare(b.name));
       const folders: string[] = [];
       for (const e of entries) {
         const p = join(cur, e.name);
@@ -168,7 +198,11 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       const { real, stat } = resolveInRoots(path, allowed);
       if (stat.isFile()) {
         const added = await fromFile(botId, real, stat.size, review);
-        if (added.status === 'failed') throw new AppError((added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED', added.error?.message ?? 'the file cannot be added');
+        if (added.status === 'failed')
+          throw new AppError(
+            (added.error?.code ?? 'VALIDATION_FAILED') as 'VALIDATION_FAILED',
+            added.error?.message ?? 'the file cannot be added',
+          );
         return { single: true as const, added };
       }
       const { files, more } = walk(real, d.settings.max_folder_files);
@@ -225,9 +259,20 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       for (const url of links) {
         try {
           const reduce = (html: string, pageUrl: string) => d.pool.readablePage({ html, url: pageUrl }, signal);
-          const doc = await readLink(d.net, url, { clock: d.clock, signal, maxBytes: d.settings.max_upload_bytes, reduce });
+          const doc = await readLink(d.net, url, {
+            clock: d.clock,
+            signal,
+            maxBytes: d.settings.max_upload_bytes,
+            reduce,
+          });
           const added = await fromBytes(botId, doc.bytes, doc.file_name, {
-            kind: 'link', review, url: doc.url, final_url: doc.final_url, sha256: doc.sha256, fetched_at: doc.fetched_at, ...(doc.title ? { title: doc.title } : {}),
+            kind: 'link',
+            review,
+            url: doc.url,
+            final_url: doc.final_url,
+            sha256: doc.sha256,
+            fetched_at: doc.fetched_at,
+            ...(doc.title ? { title: doc.title } : {}),
           });
           documents.push({ ...added, source: url, url, final_url: doc.final_url });
         } catch (err) {
@@ -237,23 +282,50 @@ export function createBotDocuments(d: BotDocumentsDeps) {
       if (documents.every((x) => x.status === 'failed')) {
         // Every link refused by the outbound policy is the caller's to fix (403), not a remote failure.
         if (documents.every((x) => x.error?.code === 'URL_NOT_ALLOWED')) {
-          throw new AppError('URL_NOT_ALLOWED', `no link may be fetched: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`, { documents });
+          throw new AppError(
+            'URL_NOT_ALLOWED',
+            `no link may be fetched: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`,
+            { documents },
+          );
         }
-        throw new AppError('LINK_FETCH_FAILED', `no link could be read: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`, { documents });
+        throw new AppError(
+          'LINK_FETCH_FAILED',
+          `no link could be read: ${documents.map((x) => `${x.url}: ${x.error?.message}`).join('; ')}`,
+          { documents },
+        );
       }
       return documents;
     },
 
-    async addArticles(botId: string, query: string, opts: { language?: string; max_pages?: number; review?: boolean }, signal?: AbortSignal) {
+    async addArticles(
+      botId: string,
+      query: string,
+      opts: { language?: string; max_pages?: number; review?: boolean },
+      signal?: AbortSignal,
+    ) {
       await d.bots.get(botId);
       const api = encyclopediaApiUrl(d.settings.encyclopedia_url, opts.language);
-      const articles = await searchEncyclopedia(d.net, api, query, { language: opts.language, maxPages: opts.max_pages ?? 2, signal });
+      const articles = await searchEncyclopedia(d.net, api, query, {
+        language: opts.language,
+        maxPages: opts.max_pages ?? 2,
+        signal,
+      });
       const documents = [];
       // One after another: each duplicate check sees the articles added before it.
       for (const a of articles) {
-        const added = await fromBytes(botId, new TextEncoder().encode(a.text), `${a.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 200)}.md`, {
-          kind: 'encyclopedia', review: opts.review ?? false, url: a.url, title: a.title, revision_id: a.revision_id, fetched_at: isoNow(d.clock),
-        });
+        const added = await fromBytes(
+          botId,
+          new TextEncoder().encode(a.text),
+          `${a.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 200)}.md`,
+          {
+            kind: 'encyclopedia',
+            review: opts.review ?? false,
+            url: a.url,
+            title: a.title,
+            revision_id: a.revision_id,
+            fetched_at: isoNow(d.clock),
+          },
+        );
         documents.push({ ...added, title: a.title, url: a.url, revision_id: a.revision_id });
       }
       return documents;

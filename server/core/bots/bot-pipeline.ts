@@ -7,7 +7,10 @@ import { botCollection, type BotsService } from './bots-service.js';
 /** The states a bot document moves on from: read (to finalize), finalized (to embed), indexed (elsewhere). */
 const ACTED_ON = new Set(['ready_for_review', 'finalized', 'indexed']);
 /** Where a step's job is once another node has taken that step (finalize, then embed). */
-const TAKEN = { finalize: new Set(['finalizing', 'finalized', 'embedding', 'indexed']), embed: new Set(['embedding', 'indexed']) };
+const TAKEN = {
+  finalize: new Set(['finalizing', 'finalized', 'embedding', 'indexed']),
+  embed: new Set(['embedding', 'indexed']),
+};
 
 export interface BotPipelineDeps {
   store: Store;
@@ -38,7 +41,8 @@ export function createBotPipeline(d: BotPipelineDeps) {
     if (!bot) return;
     const collection = botCollection(bot.bot_id);
     const statusNow = async () => (await d.store.bots.document(jobId))?.status;
-    const inBotIndex = async (status: string | undefined) => status === 'indexed' && (await d.indexer.status(jobId))?.collection_name === collection;
+    const inBotIndex = async (status: string | undefined) =>
+      status === 'indexed' && (await d.indexer.status(jobId))?.collection_name === collection;
     /**
      * On a team server every API node hears the change: one of them takes the step, the others find the job
      * moved on (INVALID_STATE) and leave it to that one; false then.
@@ -66,7 +70,12 @@ export function createBotPipeline(d: BotPipelineDeps) {
       // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
       // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
       // their turn behind it) and look at how it ended.
-      if (!(await take('embed', () => d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model })))) return;
+      if (
+        !(await take('embed', () =>
+          d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model }),
+        ))
+      )
+        return;
       await d.indexer.finished(jobId);
       status = await statusNow();
     }
@@ -82,7 +91,8 @@ export function createBotPipeline(d: BotPipelineDeps) {
         // A team server's database away for a moment is not the document's failure (recording it would
         // most likely fail too, or worse succeed once it is back): the next notice, or the look at every
         // document when the notices' connection is back (app.ts), carries it on.
-        if (describeFailure(err).code === 'DATABASE_UNAVAILABLE') return d.log.warn({ jobId, err: describeFailure(err) }, 'bot document waits for the database');
+        if (describeFailure(err).code === 'DATABASE_UNAVAILABLE')
+          return d.log.warn({ jobId, err: describeFailure(err) }, 'bot document waits for the database');
         d.log.warn({ jobId, err }, 'bot document could not be made searchable');
         // Recorded on the job, so its ingest_status says failed (with why) instead of processing for ever.
         await d.store.bots.recordIndexFailure(jobId, describeFailure(err));

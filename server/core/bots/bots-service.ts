@@ -36,7 +36,17 @@ export interface DefaultLlm {
 }
 
 /** Bots, kept in the store. Nothing about a bot lives in memory: every request reads what it needs. */
-export function createBotsService({ store, clock, defaultEmbeddingModel, defaultLlm = { provider: 'local' } }: { store: Store; clock: Clock; defaultEmbeddingModel: string; defaultLlm?: DefaultLlm }) {
+export function createBotsService({
+  store,
+  clock,
+  defaultEmbeddingModel,
+  defaultLlm = { provider: 'local' },
+}: {
+  store: Store;
+  clock: Clock;
+  defaultEmbeddingModel: string;
+  defaultLlm?: DefaultLlm;
+}) {
   async function get(botId: string): Promise<BotRecord> {
     const bot = await store.bots.get(botId);
     if (!bot) throw new AppError('BOT_NOT_FOUND', `bot ${botId} does not exist`);
@@ -48,7 +58,11 @@ export function createBotsService({ store, clock, defaultEmbeddingModel, default
       const now = isoNow(clock);
       // A bot that names no provider takes the configured one with its model and server.
       const chosen = b.llm?.provider ? b.llm : { ...defaultLlm, ...b.llm };
-      const llm = { provider: chosen.provider ?? 'local', ...(chosen.model ? { model: chosen.model } : {}), ...(chosen.base_url ? { base_url: chosen.base_url } : {}) };
+      const llm = {
+        provider: chosen.provider ?? 'local',
+        ...(chosen.model ? { model: chosen.model } : {}),
+        ...(chosen.base_url ? { base_url: chosen.base_url } : {}),
+      };
       return store.bots.insert({
         bot_id: randomUUID(),
         name: b.name ?? null,

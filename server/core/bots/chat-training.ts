@@ -40,7 +40,8 @@ export function createChatTraining(d: ChatTrainingDeps) {
     const chat = await conversations.get(chatId);
     if (!chat?.bot_id) throw new AppError('CHAT_NOT_FOUND', `chat ${chatId} does not exist`);
     const m = await conversations.message(messageId);
-    if (!m || m.conversation_id !== chatId) throw new AppError('MESSAGE_NOT_FOUND', `chat ${chatId} has no message ${messageId}`);
+    if (!m || m.conversation_id !== chatId)
+      throw new AppError('MESSAGE_NOT_FOUND', `chat ${chatId} has no message ${messageId}`);
     return m;
   }
 
@@ -66,7 +67,9 @@ export function createChatTraining(d: ChatTrainingDeps) {
     async train(botId: string) {
       await d.bots.get(botId);
       const candidates = (await conversations.learnable(botId)).filter((m) => m.answer?.trim());
-      const free = await released([...new Set(candidates.flatMap((m) => (m.training_job_id ? [m.training_job_id] : [])))]);
+      const free = await released([
+        ...new Set(candidates.flatMap((m) => (m.training_job_id ? [m.training_job_id] : []))),
+      ]);
       const pairs = candidates.filter((m) => !m.training_job_id || free.has(m.training_job_id));
       if (!pairs.length) return { message: NO_NEW_CHATS, csv_path: null, job_id: null, pairs: 0 };
 
@@ -74,17 +77,48 @@ export function createChatTraining(d: ChatTrainingDeps) {
       const dir = join(d.dataDir, 'training');
       mkdirSync(dir, { recursive: true });
       const csvPath = join(dir, `${botId}-${stamp}.csv`);
-      writeFileSync(csvPath, ['chat_id,message_id,question,answer', ...pairs.map((m) => [m.conversation_id, m.message_id, m.question, m.answer ?? ''].map(csvCell).join(','))].join('\n') + '\n');
-      const markdown = ['# Learned from chats', ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${(m.answer ?? '').trim()}`)].join('\n\n') + '\n';
-      const added = await d.documents.addBytes(botId, new TextEncoder().encode(markdown), `learned-from-chats-${stamp}.md`, {
-        kind: 'chat_training',
-        review: true,
-        title: 'Learned from chats',
-        pairs: pairs.map((m) => ({ chat_id: m.conversation_id, message_id: m.message_id, citations: m.citations as BotCitationRow[] })),
-      });
-      if (!added.job_id) throw new AppError('VALIDATION_FAILED', `the training document could not be added: ${added.error?.message ?? added.status}`);
-      await conversations.updateMany(pairs.map((m) => m.message_id), { training_job_id: added.job_id });
-      return { message: `${pairs.length} question-answer pair(s) are waiting for review in job ${added.job_id}.`, csv_path: csvPath, job_id: added.job_id, pairs: pairs.length };
+      writeFileSync(
+        csvPath,
+        [
+          'chat_id,message_id,question,answer',
+          ...pairs.map((m) => [m.conversation_id, m.message_id, m.question, m.answer ?? ''].map(csvCell).join(',')),
+        ].join('\n') + '\n',
+      );
+      const markdown =
+        [
+          '# Learned from chats',
+          ...pairs.map((m, i) => `## Q${i + 1}. ${oneLine(m.question)}\n\n${(m.answer ?? '').trim()}`),
+        ].join('\n\n') + '\n';
+      const added = await d.documents.addBytes(
+        botId,
+        new TextEncoder().encode(markdown),
+        `learned-from-chats-${stamp}.md`,
+        {
+          kind: 'chat_training',
+          review: true,
+          title: 'Learned from chats',
+          pairs: pairs.map((m) => ({
+            chat_id: m.conversation_id,
+            message_id: m.message_id,
+            citations: m.citations as BotCitationRow[],
+          })),
+        },
+      );
+      if (!added.job_id)
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the training document could not be added: ${added.error?.message ?? added.status}`,
+        );
+      await conversations.updateMany(
+        pairs.map((m) => m.message_id),
+        { training_job_id: added.job_id },
+      );
+      return {
+        message: `${pairs.length} question-answer pair(s) are waiting for review in job ${added.job_id}.`,
+        csv_path: csvPath,
+        job_id: added.job_id,
+        pairs: pairs.length,
+      };
     },
 
     /**

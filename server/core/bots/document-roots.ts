@@ -4,7 +4,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { AppError } from '../errors.js';
 
 /** The folders paths may be read from: the setting document_roots, or the user's home folder when it is empty. */
-export const documentRootsOf = (configured: readonly string[]): string[] => (configured.length ? [...configured] : [homedir()]);
+export const documentRootsOf = (configured: readonly string[]): string[] =>
+  configured.length ? [...configured] : [homedir()];
 
 /**
  * The roots' real paths (a root that does not exist holds nothing). Resolving a folder's files, pass
@@ -26,12 +27,21 @@ export function realRoots(roots: readonly string[]): string[] {
  * taken from the first root. 403 PATH_NOT_ALLOWED outside the roots, whether or not anything is there (a
  * caller must not learn which files exist elsewhere), 404 FILE_NOT_FOUND inside them when nothing is there.
  */
-export function resolveInRoots(path: string, roots: readonly string[], rootsReal: readonly string[] = realRoots(roots)): { real: string; stat: Stats } {
-  if (!path.trim() || path.includes('\0')) throw new AppError('VALIDATION_FAILED', 'path is empty or holds a NUL byte', [{ field: 'path' }]);
+export function resolveInRoots(
+  path: string,
+  roots: readonly string[],
+  rootsReal: readonly string[] = realRoots(roots),
+): { real: string; stat: Stats } {
+  if (!path.trim() || path.includes('\0'))
+    throw new AppError('VALIDATION_FAILED', 'path is empty or holds a NUL byte', [{ field: 'path' }]);
   const asked = isAbsolute(path) ? path : resolve(roots[0] ?? '/', path);
   const found = realPathOf(asked);
   if (!rootsReal.some((r) => within(found.real, r))) {
-    throw new AppError('PATH_NOT_ALLOWED', `${path} is outside the folders documents may be read from (setting document_roots)`, { roots });
+    throw new AppError(
+      'PATH_NOT_ALLOWED',
+      `${path} is outside the folders documents may be read from (setting document_roots)`,
+      { roots },
+    );
   }
   if (!found.exists) throw new AppError('FILE_NOT_FOUND', `no file or folder at ${path}`);
   return { real: found.real, stat: statSync(found.real) };

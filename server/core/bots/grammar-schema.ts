@@ -16,7 +16,11 @@ import type { GbnfJsonSchema } from 'node-llama-cpp';
 type Node = { readonly [key: string]: unknown };
 
 const ANY: GbnfJsonSchema = {
-  oneOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'object', additionalProperties: true }, { type: 'array' }],
+  oneOf: [
+    { type: ['string', 'number', 'boolean', 'null'] },
+    { type: 'object', additionalProperties: true },
+    { type: 'array' },
+  ],
 };
 const ROOT_DEF = 'lectern-root';
 /** Above this a length or count is left to Ajv: llama.cpp expands `x{0,n}` into n nested rules. */
@@ -49,16 +53,22 @@ function defNameOf(ref: string): string | undefined {
 /** The schema that matches exactly `value` (const and enum of objects and arrays are not in the subset). */
 function literal(value: unknown): GbnfJsonSchema {
   if (isPrimitive(value)) return { const: value };
-  if (Array.isArray(value)) return { type: 'array', prefixItems: value.map(literal), minItems: value.length, maxItems: value.length };
-  if (isNode(value)) return { type: 'object', properties: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) };
+  if (Array.isArray(value))
+    return { type: 'array', prefixItems: value.map(literal), minItems: value.length, maxItems: value.length };
+  if (isNode(value))
+    return { type: 'object', properties: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) };
   return ANY;
 }
 
 const stricter = (a: unknown, b: unknown, pick: (x: number, y: number) => number): unknown =>
   typeof a === 'number' && typeof b === 'number' ? pick(a, b) : (a ?? b);
 const BOUNDS: [string, (x: number, y: number) => number][] = [
-  ['minLength', Math.max], ['minItems', Math.max], ['minProperties', Math.max],
-  ['maxLength', Math.min], ['maxItems', Math.min], ['maxProperties', Math.min],
+  ['minLength', Math.max],
+  ['minItems', Math.max],
+  ['minProperties', Math.max],
+  ['maxLength', Math.min],
+  ['maxItems', Math.min],
+  ['maxProperties', Math.min],
 ];
 
 /** `allOf` members folded into one schema: properties merged per key, required united, types intersected. */
@@ -69,7 +79,8 @@ function mergeSchemas(a: Node, b: Node): Node {
     for (const [k, v] of Object.entries(b.properties)) props[k] = k in props ? { allOf: [props[k], v] } : v;
     out.properties = props;
   }
-  if (Array.isArray(a.required) || Array.isArray(b.required)) out.required = [...new Set([...(a.required as unknown[] ?? []), ...(b.required as unknown[] ?? [])])];
+  if (Array.isArray(a.required) || Array.isArray(b.required))
+    out.required = [...new Set([...((a.required as unknown[]) ?? []), ...((b.required as unknown[]) ?? [])])];
   if (a.type !== undefined && b.type !== undefined) {
     const ta = [a.type].flat();
     const both = [b.type].flat().filter((t) => ta.includes(t) || (t === 'integer' && ta.includes('number')));
@@ -81,7 +92,19 @@ function mergeSchemas(a: Node, b: Node): Node {
   return out;
 }
 
-const STRUCTURE = ['type', 'properties', 'additionalProperties', 'required', 'items', 'prefixItems', 'minLength', 'maxLength', 'format', 'minItems', 'maxItems'];
+const STRUCTURE = [
+  'type',
+  'properties',
+  'additionalProperties',
+  'required',
+  'items',
+  'prefixItems',
+  'minLength',
+  'maxLength',
+  'format',
+  'minItems',
+  'maxItems',
+];
 
 class Mapper {
   private nodes = 0;
@@ -102,12 +125,20 @@ class Mapper {
     if (Array.isArray(schema.enum) && schema.enum.length > 0) {
       return schema.enum.every(isPrimitive) ? { enum: schema.enum } : { oneOf: schema.enum.map(literal) };
     }
-    const alternatives = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+    const alternatives = Array.isArray(schema.anyOf)
+      ? schema.anyOf
+      : Array.isArray(schema.oneOf)
+        ? schema.oneOf
+        : undefined;
     if (alternatives && alternatives.length > 0) {
       const { anyOf: _a, oneOf: _o, ...parent } = schema;
       // {type: object, properties…, anyOf: [{required: [a]}, {required: [b]}]}: each branch keeps the parent's shape.
       const shaped = STRUCTURE.some((k) => k in parent);
-      return { oneOf: alternatives.map((alt) => this.map(shaped && isNode(alt) ? mergeSchemas(parent, this.inline(alt)) : alt, depth + 1)) };
+      return {
+        oneOf: alternatives.map((alt) =>
+          this.map(shaped && isNode(alt) ? mergeSchemas(parent, this.inline(alt)) : alt, depth + 1),
+        ),
+      };
     }
     return this.typed(schema, depth);
   }
@@ -151,9 +182,14 @@ class Mapper {
     const props: Record<string, GbnfJsonSchema> = {};
     const declared = isNode(schema.properties) ? schema.properties : {};
     for (const [k, v] of Object.entries(declared)) if (v !== false) props[k] = this.map(v, depth + 1);
-    for (const k of Array.isArray(schema.required) ? schema.required : []) if (typeof k === 'string' && !(k in props)) props[k] = ANY;
+    for (const k of Array.isArray(schema.required) ? schema.required : [])
+      if (typeof k === 'string' && !(k in props)) props[k] = ANY;
     const extra = schema.additionalProperties;
-    const open = isNode(extra) ? this.map(extra, depth + 1) : Object.keys(props).length === 0 && extra !== false ? true : undefined;
+    const open = isNode(extra)
+      ? this.map(extra, depth + 1)
+      : Object.keys(props).length === 0 && extra !== false
+        ? true
+        : undefined;
     if (open === undefined) return { type: 'object', properties: props };
     return {
       type: 'object',
@@ -166,7 +202,11 @@ class Mapper {
 
   private array(schema: Node, depth: number): GbnfJsonSchema {
     // Draft-07 tuples are `items: [..]` with `additionalItems`; 2020-12's are `prefixItems` with `items`.
-    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+    const tuple = Array.isArray(schema.prefixItems)
+      ? schema.prefixItems
+      : Array.isArray(schema.items)
+        ? schema.items
+        : undefined;
     const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
     let maxItems = count(schema.maxItems);
     if (tuple && rest === false) maxItems = Math.min(maxItems ?? tuple.length, tuple.length);
@@ -182,20 +222,28 @@ class Mapper {
 }
 
 function inferType(schema: Node): TypeName[] {
-  if (['properties', 'additionalProperties', 'required', 'minProperties', 'maxProperties'].some((k) => k in schema)) return ['object'];
+  if (['properties', 'additionalProperties', 'required', 'minProperties', 'maxProperties'].some((k) => k in schema))
+    return ['object'];
   if (['items', 'prefixItems', 'minItems', 'maxItems'].some((k) => k in schema)) return ['array'];
   if (['minLength', 'maxLength'].some((k) => k in schema)) return ['string'];
   return [];
 }
 
 const hasStringShape = (s: Node): boolean =>
-  count(s.minLength) !== undefined || count(s.maxLength) !== undefined || (typeof s.format === 'string' && DATE_FORMATS.has(s.format));
+  count(s.minLength) !== undefined ||
+  count(s.maxLength) !== undefined ||
+  (typeof s.format === 'string' && DATE_FORMATS.has(s.format));
 
 function stringOf(schema: Node): GbnfJsonSchema {
-  if (typeof schema.format === 'string' && DATE_FORMATS.has(schema.format)) return { type: 'string', format: schema.format as 'date' };
+  if (typeof schema.format === 'string' && DATE_FORMATS.has(schema.format))
+    return { type: 'string', format: schema.format as 'date' };
   const minLength = count(schema.minLength);
   const maxLength = count(schema.maxLength);
-  return { type: 'string', ...(minLength !== undefined ? { minLength } : {}), ...(maxLength !== undefined ? { maxLength } : {}) };
+  return {
+    type: 'string',
+    ...(minLength !== undefined ? { minLength } : {}),
+    ...(maxLength !== undefined ? { maxLength } : {}),
+  };
 }
 
 /** The caller's schema as node-llama-cpp's grammar subset (see the top of this file). */

@@ -1,5 +1,9 @@
 /** Long-Trainer's words for where a bot's document is, derived from its job. */
-export function ingestStatus(job: { status: string; source: { review?: boolean } | null; errorCode?: string | null }): 'pending' | 'processing' | 'success' | 'failed' {
+export function ingestStatus(job: {
+  status: string;
+  source: { review?: boolean } | null;
+  errorCode?: string | null;
+}): 'pending' | 'processing' | 'success' | 'failed' {
   switch (job.status) {
     // Read and finalized, but its embedding failed or could not start (its error says why): a client polling
     // for success must not wait forever. `POST /bots/{id}/build` tries again.

@@ -77,7 +77,9 @@ export const PATTERN_TIMEOUT_MS = 100;
 /** Thrown out of Ajv's validate by a pattern that ran out of time; errorsOf turns it into a violation. */
 class PatternTimeout extends Error {
   constructor(readonly pattern: string) {
-    super(`pattern ${JSON.stringify(pattern)} took more than ${PATTERN_TIMEOUT_MS} ms to match: the answer cannot be checked against it`);
+    super(
+      `pattern ${JSON.stringify(pattern)} took more than ${PATTERN_TIMEOUT_MS} ms to match: the answer cannot be checked against it`,
+    );
   }
 }
 
@@ -108,7 +110,8 @@ function timedRegExp(): RegExpEngine {
 }
 
 function checkBounds(schema: unknown): asserts schema is JsonSchemaObject {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalid('schema must be a JSON Schema object');
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw invalid('schema must be a JSON Schema object');
   if (depthExceeds(schema, SCHEMA_MAX_DEPTH)) throw invalid(`schema nests deeper than ${SCHEMA_MAX_DEPTH} levels`);
   let bytes: number;
   try {
@@ -119,7 +122,12 @@ function checkBounds(schema: unknown): asserts schema is JsonSchemaObject {
   if (bytes > SCHEMA_MAX_BYTES) throw invalid(`schema is ${bytes} bytes, more than ${SCHEMA_MAX_BYTES}`);
 }
 
-const violationOf = (e: ErrorObject): SchemaViolation => ({ path: e.instancePath, keyword: e.keyword, message: e.message ?? e.keyword, params: e.params });
+const violationOf = (e: ErrorObject): SchemaViolation => ({
+  path: e.instancePath,
+  keyword: e.keyword,
+  message: e.message ?? e.keyword,
+  params: e.params,
+});
 
 /**
  * Compiles a caller's schema (draft-07 unless `$schema` names 2020-12) with ajv-formats, all errors
@@ -135,7 +143,8 @@ export function compileAnswerSchema(schema: unknown): AnswerSchema {
   }
   // A fresh Ajv per schema: a shared one would keep every schema it compiled, and clash on reused $ids.
   const options = { allErrors: true, strict: false, code: { regExp: timedRegExp() } };
-  const ajv = typeof draft === 'string' && DRAFT_2020.test(draft) ? new Ajv2020.default(options) : new Ajv.default(options);
+  const ajv =
+    typeof draft === 'string' && DRAFT_2020.test(draft) ? new Ajv2020.default(options) : new Ajv.default(options);
   addFormats.default(ajv);
   let validate: ValidateFunction;
   try {
@@ -150,7 +159,8 @@ export function compileAnswerSchema(schema: unknown): AnswerSchema {
       try {
         return validate(value) ? [] : (validate.errors ?? []).map(violationOf);
       } catch (err) {
-        if (err instanceof PatternTimeout) return [{ path: '', keyword: 'pattern', message: err.message, params: { pattern: err.pattern } }];
+        if (err instanceof PatternTimeout)
+          return [{ path: '', keyword: 'pattern', message: err.message, params: { pattern: err.pattern } }];
         throw err;
       }
     },
@@ -163,16 +173,21 @@ export function compileAnswerSchema(schema: unknown): AnswerSchema {
  */
 export function answerSchemaOfRequest(req: { schema?: unknown; stream?: boolean }): AnswerSchema | undefined {
   if (req.schema === undefined || req.schema === null) return undefined;
-  if (req.stream) throw new AppError('STREAM_WITH_SCHEMA', 'stream cannot be combined with schema: ask without stream for a JSON answer');
+  if (req.stream)
+    throw new AppError(
+      'STREAM_WITH_SCHEMA',
+      'stream cannot be combined with schema: ask without stream for a JSON answer',
+    );
   return compileAnswerSchema(req.schema);
 }
 
 /** The messages with the instruction to answer as JSON matching the schema, in the system message. */
 export function withSchemaInstruction(messages: ChatMessage[], schema: JsonSchemaObject): ChatMessage[] {
   const text = JSON.stringify(schema);
-  const instruction = text.length <= PROMPT_SCHEMA_CHARS
-    ? `Answer with one JSON value only, no other text and no code fences. It must be valid against this JSON Schema:\n${text}`
-    : 'Answer with one JSON value only, no other text and no code fences. It is checked against a JSON Schema.';
+  const instruction =
+    text.length <= PROMPT_SCHEMA_CHARS
+      ? `Answer with one JSON value only, no other text and no code fences. It must be valid against this JSON Schema:\n${text}`
+      : 'Answer with one JSON value only, no other text and no code fences. It is checked against a JSON Schema.';
   const [first, ...rest] = messages;
   if (first?.role === 'system') return [{ role: 'system', content: `${first.content}\n\n${instruction}` }, ...rest];
   return [{ role: 'system', content: instruction }, ...messages];
@@ -205,7 +220,10 @@ export function parseAnswer(text: string, stopReason?: StopReason): { value: unk
 function retryMessage(errors: SchemaViolation[]): ChatMessage {
   const lines = errors.slice(0, RETRY_ERRORS).map((e) => `- ${e.path || 'the value'}: ${e.message}`);
   if (errors.length > RETRY_ERRORS) lines.push(`- and ${errors.length - RETRY_ERRORS} more`);
-  return { role: 'user', content: `That answer does not match the JSON Schema:\n${lines.join('\n')}\nAnswer again with only the corrected JSON value.` };
+  return {
+    role: 'user',
+    content: `That answer does not match the JSON Schema:\n${lines.join('\n')}\nAnswer again with only the corrected JSON value.`,
+  };
 }
 
 /**
@@ -236,7 +254,13 @@ export async function answerWithSchema(
       first ??= last;
       firstTokenMs ??= last - started;
     };
-    const r = await generator.generate(conversation, { maxTokens: opts.maxTokens, temperature: opts.temperature, signal: opts.signal, jsonSchema, onToken });
+    const r = await generator.generate(conversation, {
+      maxTokens: opts.maxTokens,
+      temperature: opts.temperature,
+      signal: opts.signal,
+      jsonSchema,
+      onToken,
+    });
     opts.signal?.throwIfAborted();
     used.promptTokens += r.promptTokens;
     used.completionTokens += r.completionTokens;
@@ -245,11 +269,23 @@ export async function answerWithSchema(
     const parsed = parseAnswer(r.text, r.stopReason);
     const errors = 'error' in parsed ? [parsed.error] : compiled.errorsOf(parsed.value);
     if ('value' in parsed && errors.length === 0) {
-      return { value: parsed.value, raw: r.text, attempts: attempt, stopReason: r.stopReason, ...used, firstTokenMs: firstTokenMs ?? performance.now() - started };
+      return {
+        value: parsed.value,
+        raw: r.text,
+        attempts: attempt,
+        stopReason: r.stopReason,
+        ...used,
+        firstTokenMs: firstTokenMs ?? performance.now() - started,
+      };
     }
     if (attempt === 2) {
       // Both attempts are reported: the retry's errors and output, and the first answer the retry was shown.
-      throw new AppError('SCHEMA_UNSATISFIED', `the answer did not match the schema after ${attempt} attempts`, { errors, raw: r.text, attempts: attempt, previous });
+      throw new AppError('SCHEMA_UNSATISFIED', `the answer did not match the schema after ${attempt} attempts`, {
+        errors,
+        raw: r.text,
+        attempts: attempt,
+        previous,
+      });
     }
     previous = { raw: r.text, errors };
     conversation = [...conversation, { role: 'assistant', content: r.text }, retryMessage(errors)];
@@ -258,5 +294,11 @@ export async function answerWithSchema(
 
 function isAnswerSchema(x: unknown): x is AnswerSchema {
   const s = x as Partial<AnswerSchema> | null;
-  return typeof s === 'object' && s !== null && typeof s.errorsOf === 'function' && typeof s.grammar === 'object' && typeof s.schema === 'object';
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.errorsOf === 'function' &&
+    typeof s.grammar === 'object' &&
+    typeof s.schema === 'object'
+  );
 }

@@ -28,9 +28,15 @@ function imageTypeOf(b: Uint8Array): string | null {
 
 function checked(name: string, bytes: Uint8Array, maxBytes: number): VisionImage {
   if (bytes.length === 0) throw new AppError('VALIDATION_FAILED', `image ${name} is empty`);
-  if (bytes.length > maxBytes) throw new AppError('FILE_TOO_LARGE', `image ${name} is larger than the ${maxBytes}-byte limit`, { max_bytes: maxBytes });
+  if (bytes.length > maxBytes)
+    throw new AppError('FILE_TOO_LARGE', `image ${name} is larger than the ${maxBytes}-byte limit`, {
+      max_bytes: maxBytes,
+    });
   const media = imageTypeOf(bytes);
-  if (!media) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PNG, JPEG, WebP or TIFF image`, { supported: ['png', 'jpeg', 'webp', 'tiff'] });
+  if (!media)
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${name} is not a PNG, JPEG, WebP or TIFF image`, {
+      supported: ['png', 'jpeg', 'webp', 'tiff'],
+    });
   return { name, media_type: media, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
@@ -52,13 +58,22 @@ export function collectImages(
   o: { roots: readonly string[]; maxBytes: number },
 ): VisionImage[] {
   const count = (req.image_paths?.length ?? 0) + (req.images?.length ?? 0) + (req.files?.length ?? 0);
-  if (count === 0) throw new AppError('VALIDATION_FAILED', 'a vision question needs at least one image (image_paths, images or files)', [{ field: 'images' }]);
-  if (count > MAX_VISION_IMAGES) throw new AppError('VALIDATION_FAILED', `at most ${MAX_VISION_IMAGES} images per question`, { max: MAX_VISION_IMAGES });
+  if (count === 0)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'a vision question needs at least one image (image_paths, images or files)',
+      [{ field: 'images' }],
+    );
+  if (count > MAX_VISION_IMAGES)
+    throw new AppError('VALIDATION_FAILED', `at most ${MAX_VISION_IMAGES} images per question`, {
+      max: MAX_VISION_IMAGES,
+    });
   const out: VisionImage[] = [];
   for (const p of req.image_paths ?? []) {
     const { real, stat } = resolveInRoots(p, o.roots);
     if (!stat.isFile()) throw new AppError('VALIDATION_FAILED', `${p} is not a file`);
-    if (stat.size > o.maxBytes) throw new AppError('FILE_TOO_LARGE', `image ${p} is larger than the ${o.maxBytes}-byte limit`);
+    if (stat.size > o.maxBytes)
+      throw new AppError('FILE_TOO_LARGE', `image ${p} is larger than the ${o.maxBytes}-byte limit`);
     out.push(checked(basename(real), new Uint8Array(readFileSync(real)), o.maxBytes));
   }
   (req.images ?? []).forEach((uri, i) => {
@@ -73,15 +88,29 @@ export function collectImages(
  * Reads an image's text in the worker pool with the OCR path image documents take (layout, tables,
  * reading order), under the pool's per-document limits (pixels among them).
  */
-export async function readImage(pool: Pick<TaskPool, 'extract'>, tmpDir: string, img: VisionImage, signal?: AbortSignal): Promise<string> {
+export async function readImage(
+  pool: Pick<TaskPool, 'extract'>,
+  tmpDir: string,
+  img: VisionImage,
+  signal?: AbortSignal,
+): Promise<string> {
   const path = join(tmpDir, `vision-${randomUUID()}`);
   writeFileSync(path, img.bytes);
   try {
     const out = await pool.extract(
-      { path, format: 'image', chunk: { target_tokens: 512, overlap_tokens: 0 }, id_seed: img.sha256, ocr: { lang: DEFAULT_OCR_LANG } },
+      {
+        path,
+        format: 'image',
+        chunk: { target_tokens: 512, overlap_tokens: 0 },
+        id_seed: img.sha256,
+        ocr: { lang: DEFAULT_OCR_LANG },
+      },
       { signal: signal ?? new AbortController().signal, onProgress: () => undefined },
     );
-    return out.blocks.map((b) => b.text).join('\n').trim();
+    return out.blocks
+      .map((b) => b.text)
+      .join('\n')
+      .trim();
   } finally {
     rmSync(path, { force: true });
   }

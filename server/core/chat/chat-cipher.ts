@@ -29,7 +29,8 @@ export interface ChatKeySource {
 function decodeKey(text: string, where: string): Buffer {
   const t = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t, 'base64');
-  if (key.length !== 32) throw new SettingsError(`${where} must hold a 32-byte key, base64 or hex (it holds ${key.length} bytes)`);
+  if (key.length !== 32)
+    throw new SettingsError(`${where} must hold a 32-byte key, base64 or hex (it holds ${key.length} bytes)`);
   return key;
 }
 
@@ -71,14 +72,21 @@ export function createChatCipher(key: Buffer | null, sealing: boolean): ChatCiph
     },
     open(stored) {
       if (!stored.startsWith(SEALED)) return stored;
-      if (!key) throw new AppError('CHAT_KEY_MISSING', 'this chat was stored encrypted, and the chat key (LECTERN_CHAT_KEY or the chat_key_file) is not here');
+      if (!key)
+        throw new AppError(
+          'CHAT_KEY_MISSING',
+          'this chat was stored encrypted, and the chat key (LECTERN_CHAT_KEY or the chat_key_file) is not here',
+        );
       const raw = Buffer.from(stored.slice(SEALED.length), 'base64');
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES)).setAAD(AAD);
         decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
         return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
       } catch {
-        throw new AppError('CHAT_KEY_MISSING', 'this chat was stored encrypted with another key than the chat key here');
+        throw new AppError(
+          'CHAT_KEY_MISSING',
+          'this chat was stored encrypted with another key than the chat key here',
+        );
       }
     },
   };

@@ -48,7 +48,10 @@ const PROVIDER_KEY_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, readonly
  * Groq's root: its SDK asks `/openai/v1/chat/completions` below it. LongParser fixes OpenRouter's address and
  * reaches Gemini through Google's own SDK, so OPENROUTER_BASE_URL and GEMINI_BASE_URL are Lectern's names.
  */
-const PROVIDER_BASE_URL_VARIABLES: Record<Exclude<RemoteProvider, 'ollama'>, { names: readonly string[]; below?: string }> = {
+const PROVIDER_BASE_URL_VARIABLES: Record<
+  Exclude<RemoteProvider, 'ollama'>,
+  { names: readonly string[]; below?: string }
+> = {
   openai: { names: ['OPENAI_BASE_URL', 'OPENAI_API_BASE'] },
   groq: { names: ['GROQ_BASE_URL', 'GROQ_API_BASE'], below: '/openai/v1' },
   openrouter: { names: ['OPENROUTER_BASE_URL'] },
@@ -65,11 +68,17 @@ export function providerKeysFrom(env: Record<string, string | undefined>): Provi
   const keys: NonNullable<ProviderKeys['keys']> = {};
   const baseUrls: NonNullable<ProviderKeys['baseUrls']> = {};
   const first = (names: readonly string[]) => names.map((n) => env[n]?.trim()).find(Boolean);
-  for (const [provider, names] of Object.entries(PROVIDER_KEY_VARIABLES) as [keyof typeof PROVIDER_KEY_VARIABLES, readonly string[]][]) {
+  for (const [provider, names] of Object.entries(PROVIDER_KEY_VARIABLES) as [
+    keyof typeof PROVIDER_KEY_VARIABLES,
+    readonly string[],
+  ][]) {
     const value = first(names);
     if (value) keys[provider] = value;
   }
-  for (const [provider, { names, below = '' }] of Object.entries(PROVIDER_BASE_URL_VARIABLES) as [keyof typeof PROVIDER_BASE_URL_VARIABLES, { names: readonly string[]; below?: string }][]) {
+  for (const [provider, { names, below = '' }] of Object.entries(PROVIDER_BASE_URL_VARIABLES) as [
+    keyof typeof PROVIDER_BASE_URL_VARIABLES,
+    { names: readonly string[]; below?: string },
+  ][]) {
     const value = first(names);
     if (value) baseUrls[provider] = value.replace(/\/+$/, '') + below;
   }
@@ -79,7 +88,10 @@ export function providerKeysFrom(env: Record<string, string | undefined>): Provi
 /** Where a remote provider is asked, with which key and model: the request's choice, else the environment's, else the known one. */
 export function remoteEndpoint(choice: LlmChoice & { provider: RemoteProvider }, env: ProviderKeys = {}) {
   const model = choice.model ?? DEFAULT_REMOTE_MODEL[choice.provider];
-  if (!model) throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [{ field: 'llm_model' }]);
+  if (!model)
+    throw new AppError('VALIDATION_FAILED', `llm_provider ${choice.provider} needs llm_model`, [
+      { field: 'llm_model' },
+    ]);
   return {
     baseUrl: choice.base_url ?? env.baseUrls?.[choice.provider] ?? DEFAULT_BASE_URL[choice.provider],
     apiKey: choice.api_key ?? env.keys?.[choice.provider],
@@ -135,14 +147,21 @@ export async function resolveChatGenerator(choice: LlmChoice, deps: ChatProvider
   if (choice.provider === 'local') {
     const installed = await deps.models.requireChat(choice.model ?? deps.defaultModel).catch((err: unknown) => {
       const e = err as { code?: string; message?: string; details?: unknown };
-      if (e.code === 'MODEL_NOT_INSTALLED') throw new AppError('MODEL_NOT_INSTALLED', e.message ?? 'model not installed', e.details, 503);
+      if (e.code === 'MODEL_NOT_INSTALLED')
+        throw new AppError('MODEL_NOT_INSTALLED', e.message ?? 'model not installed', e.details, 503);
       throw err;
     });
     return {
       provider: 'local',
       model: installed.model.id,
       sourceText: deps.localSourceText ?? 'sentences',
-      generate: (messages, o) => deps.llm.generate({ modelPath: installed.ggufPath, contextTokens: installed.model.contextTokens, messages, ...o }),
+      generate: (messages, o) =>
+        deps.llm.generate({
+          modelPath: installed.ggufPath,
+          contextTokens: installed.model.contextTokens,
+          messages,
+          ...o,
+        }),
     };
   }
   const endpoint = remoteEndpoint({ ...choice, provider: choice.provider }, deps.providerKeys);

@@ -5,7 +5,12 @@ import { AppError } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import type { Search } from '../search/search.js';
 import { checkCitations } from './citations.js';
-import { resolveChatGenerator, type ChatGenerator, type ChatProviderDeps, type LlmProviderName } from './chat-providers.js';
+import {
+  resolveChatGenerator,
+  type ChatGenerator,
+  type ChatProviderDeps,
+  type LlmProviderName,
+} from './chat-providers.js';
 import { createConversations, type ConversationRecord, type MessageRecord } from '../conversations/conversations.js';
 import type { ChatCipher } from './chat-cipher.js';
 import { sessionView, sourceView, turnView } from './chat-views.js';
@@ -99,11 +104,20 @@ type Prepared = Fresh | Replay;
 function answerView(t: MessageRecord) {
   const v = turnView(t);
   return {
-    session_id: t.conversation_id, turn_id: v.turn_id, status: v.status,
+    session_id: t.conversation_id,
+    turn_id: v.turn_id,
+    status: v.status,
     // While pending the draft is the answer shown to the reviewer; a rejected one shows nothing.
     answer: v.status === 'rejected' ? '' : (v.answer ?? v.draft),
-    sources: v.sources, citations: v.citations, cited_by: v.cited_by, not_found: v.not_found,
-    thread_id: v.thread_id, llm_provider: v.llm_provider, llm_model: v.llm_model, review: v.review, usage: v.usage,
+    sources: v.sources,
+    citations: v.citations,
+    cited_by: v.cited_by,
+    not_found: v.not_found,
+    thread_id: v.thread_id,
+    llm_provider: v.llm_provider,
+    llm_model: v.llm_model,
+    review: v.review,
+    usage: v.usage,
   };
 }
 
@@ -121,12 +135,22 @@ export function createChat(deps: ChatDeps) {
   async function createSession(jobId: string, title: string | null, by: string): Promise<ConversationRecord> {
     const at = now();
     return conversations.create({
-      conversation_id: randomUUID(), scope: 'job', job_id: jobId, bot_id: null, collection: null, kind: 'text', title, created_by: by, created_at: at, updated_at: at,
+      conversation_id: randomUUID(),
+      scope: 'job',
+      job_id: jobId,
+      bot_id: null,
+      collection: null,
+      kind: 'text',
+      title,
+      created_by: by,
+      created_at: at,
+      updated_at: at,
     });
   }
 
   /** Earlier answers a reader has (complete, approved or edited), oldest first, for follow-up questions. */
-  const answeredTurns = async (sessionId: string) => (await conversations.messages(sessionId)).filter((t) => t.status === 'complete' && t.answer && !t.not_found);
+  const answeredTurns = async (sessionId: string) =>
+    (await conversations.messages(sessionId)).filter((t) => t.status === 'complete' && t.answer && !t.not_found);
   /** Answers being written for an idempotency key (session + key): a repeat arriving meanwhile waits for it. */
   const inFlight = new Map<string, Promise<AnswerView>>();
 
@@ -159,11 +183,16 @@ export function createChat(deps: ChatDeps) {
     if (req.session_id) {
       const s = await session(req.session_id);
       if (req.job_id && req.job_id !== s.job_id) {
-        throw new AppError('VALIDATION_FAILED', `session ${s.conversation_id} is about job ${s.job_id}, not ${req.job_id}`, [{ field: 'job_id' }]);
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `session ${s.conversation_id} is about job ${s.job_id}, not ${req.job_id}`,
+          [{ field: 'job_id' }],
+        );
       }
       return s;
     }
-    if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a session_id or a job_id', [{ field: 'session_id' }]);
+    if (!req.job_id)
+      throw new AppError('VALIDATION_FAILED', 'name a session_id or a job_id', [{ field: 'session_id' }]);
     await findJob(deps.store, req.job_id);
     return createSession(req.job_id, null, by);
   }
@@ -185,17 +214,16 @@ export function createChat(deps: ChatDeps) {
     const startedAt = performance.now();
     const o: ChatOptions = {
       ...req.config,
-      ...Object.fromEntries(Object.entries(req).filter(([k, v]) => k !== 'config' && k !== 'idempotency_key' && v !== undefined)),
+      ...Object.fromEntries(
+        Object.entries(req).filter(([k, v]) => k !== 'config' && k !== 'idempotency_key' && v !== undefined),
+      ),
     };
     const provider = o.llm_provider ?? 'local';
     // The provider first: a missing model is a 503 before any work, and before a stream opens.
     const generator =
       provider === 'extractive'
         ? 'extractive'
-        : await resolveChatGenerator(
-            { provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key },
-            deps,
-          );
+        : await resolveChatGenerator({ provider, model: o.llm_model, base_url: o.base_url, api_key: o.api_key }, deps);
     const session = await sessionFor(req, by);
     const prior = await answeredTurns(session.conversation_id);
     const sources = await retrieveSources(deps, {
@@ -206,15 +234,31 @@ export function createChat(deps: ChatDeps) {
       minSimilarity: o.min_similarity ?? DEFAULT_MIN_SIMILARITY,
     });
     return {
-      session, turnId: randomUUID(), question: req.question, askedBy: by, requireApproval: req.require_approval ?? false,
-      generator, sources, prior, maxTokens: o.max_tokens ?? DEFAULT_MAX_TOKENS, temperature: o.temperature ?? 0,
-      retrievalMs: performance.now() - startedAt, startedAt,
+      session,
+      turnId: randomUUID(),
+      question: req.question,
+      askedBy: by,
+      requireApproval: req.require_approval ?? false,
+      generator,
+      sources,
+      prior,
+      maxTokens: o.max_tokens ?? DEFAULT_MAX_TOKENS,
+      temperature: o.temperature ?? 0,
+      retrievalMs: performance.now() - startedAt,
+      startedAt,
     };
   }
 
   const draft = (p: Fresh, ev: AskEvents) =>
     draftAnswer(
-      { generator: p.generator, question: p.question, sources: p.sources, prior: p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })), maxTokens: p.maxTokens, temperature: p.temperature },
+      {
+        generator: p.generator,
+        question: p.question,
+        sources: p.sources,
+        prior: p.prior.map((t) => ({ question: t.question, answer: t.answer ?? '' })),
+        maxTokens: p.maxTokens,
+        temperature: p.temperature,
+      },
       ev,
     );
 
@@ -231,7 +275,12 @@ export function createChat(deps: ChatDeps) {
     try {
       const view = await answerFresh(p, ev);
       if (view.status === 'cancelled') {
-        release(p.claim, { error: new AppError('INVALID_STATE', 'the first request with this idempotency_key was cancelled before it was answered; ask again') });
+        release(p.claim, {
+          error: new AppError(
+            'INVALID_STATE',
+            'the first request with this idempotency_key was cancelled before it was answered; ask again',
+          ),
+        });
       } else release(p.claim, { view });
       return view;
     } catch (err) {
@@ -243,8 +292,19 @@ export function createChat(deps: ChatDeps) {
   async function answerFresh(p: Fresh, ev: AskEvents): Promise<AnswerView> {
     ev.onSources?.({ session_id: p.session.conversation_id, turn_id: p.turnId, sources: p.sources.map(sourceView) });
     const base = {
-      message_id: p.turnId, conversation_id: p.session.conversation_id, question: p.question, asked_by: p.askedBy, created_at: now(),
-      sources: p.sources.map(({ label, chunk_id, score, text, page_numbers, section_path }) => ({ label, chunk_id, score, text, page_numbers, section_path })),
+      message_id: p.turnId,
+      conversation_id: p.session.conversation_id,
+      question: p.question,
+      asked_by: p.askedBy,
+      created_at: now(),
+      sources: p.sources.map(({ label, chunk_id, score, text, page_numbers, section_path }) => ({
+        label,
+        chunk_id,
+        score,
+        text,
+        page_numbers,
+        section_path,
+      })),
       provider: p.generator === 'extractive' ? 'extractive' : p.generator.provider,
       model: p.generator === 'extractive' ? null : p.generator.model,
     };
@@ -255,16 +315,29 @@ export function createChat(deps: ChatDeps) {
       const e = err as { code?: string; message?: string };
       // A hang-up before the provider's first byte surfaces as the abort's error: that turn was cancelled.
       if (!ev.signal?.aborted) {
-        await conversations.add({ ...base, status: 'failed', error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) }, completed_at: now() });
+        await conversations.add({
+          ...base,
+          status: 'failed',
+          error: { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) },
+          completed_at: now(),
+        });
         throw err;
       }
-      d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} } satisfies Awaited<ReturnType<typeof draft>>;
+      d = { text: '', notFound: false, citations: [], citedBy: null, aborted: true, usage: {} } satisfies Awaited<
+        ReturnType<typeof draft>
+      >;
     }
     const status = d.aborted ? 'cancelled' : p.requireApproval ? 'pending_review' : 'complete';
     const threadId = status === 'pending_review' ? randomUUID() : null;
     const row = await conversations.add({
-      ...base, status, draft: d.text, answer: status === 'complete' ? d.text : null, not_found: d.notFound,
-      citations: d.citations, cited_by: d.citedBy, thread_id: threadId,
+      ...base,
+      status,
+      draft: d.text,
+      answer: status === 'complete' ? d.text : null,
+      not_found: d.notFound,
+      citations: d.citations,
+      cited_by: d.citedBy,
+      thread_id: threadId,
       // A cancelled turn keeps no key: asking again with it asks anew.
       idempotency_key: status === 'cancelled' ? null : (p.claim?.idempotencyKey ?? null),
       usage: { ...d.usage, retrieval_ms: p.retrievalMs, total_ms: performance.now() - p.startedAt },
@@ -278,7 +351,15 @@ export function createChat(deps: ChatDeps) {
       throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in session ${req.session_id}`);
     });
     // An edit keeps the draft's citations unless the reviewer wrote markers of their own.
-    return answerView(await conversations.resume(req.session_id, req, by, now(), (answer, held) => checkCitations(answer, held.sources).citations));
+    return answerView(
+      await conversations.resume(
+        req.session_id,
+        req,
+        by,
+        now(),
+        (answer, held) => checkCitations(answer, held.sources).citations,
+      ),
+    );
   }
 
   return {

@@ -6,7 +6,14 @@ export type TurnCitation = { label: string; chunk_id: string; page_numbers: numb
 
 /** A message -> the API's shape. `sources` keeps LongParser's fields (chunk_id, score, text, page_numbers). */
 export function sourceView(s: ChatSourceRow) {
-  return { label: s.label, chunk_id: s.chunk_id, score: s.score, text: s.text, page_numbers: s.page_numbers, section_path: s.section_path };
+  return {
+    label: s.label,
+    chunk_id: s.chunk_id,
+    score: s.score,
+    text: s.text,
+    page_numbers: s.page_numbers,
+    section_path: s.section_path,
+  };
 }
 
 export function turnView(t: MessageRecord) {
@@ -25,7 +32,9 @@ export function turnView(t: MessageRecord) {
     llm_model: t.model,
     thread_id: t.thread_id,
     asked_by: t.asked_by ?? '',
-    review: t.reviewer_action ? { action: t.reviewer_action, reviewer_id: t.reviewer_id ?? '', at: t.reviewed_at ?? '' } : null,
+    review: t.reviewer_action
+      ? { action: t.reviewer_action, reviewer_id: t.reviewer_id ?? '', at: t.reviewed_at ?? '' }
+      : null,
     rating: t.rating,
     rating_note: t.rating_note,
     usage: t.usage,

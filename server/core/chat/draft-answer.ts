@@ -5,7 +5,8 @@ import { extractiveAnswer } from './extractive.js';
 import { buildMessages, NOT_FOUND_REPLY, type PriorTurn } from './prompt.js';
 import type { RetrievedSource } from './retrieve.js';
 
-export const NOT_FOUND_ANSWER = 'I could not find the answer to this question in the approved content of this document.';
+export const NOT_FOUND_ANSWER =
+  'I could not find the answer to this question in the approved content of this document.';
 
 export interface DraftInput {
   generator: ChatGenerator | 'extractive';
@@ -74,7 +75,14 @@ export async function draftAnswer(p: DraftInput, ev: DraftEvents): Promise<Draft
     },
   });
   const generationMs = performance.now() - genStart;
-  const usage: Record<string, number> = { prompt_ms: promptMs, load_ms: r.loadMs, first_token_ms: firstTokenMs ?? generationMs, generation_ms: generationMs, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens };
+  const usage: Record<string, number> = {
+    prompt_ms: promptMs,
+    load_ms: r.loadMs,
+    first_token_ms: firstTokenMs ?? generationMs,
+    generation_ms: generationMs,
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+  };
   if (r.cachedPromptTokens !== undefined) usage.cached_prompt_tokens = r.cachedPromptTokens;
   if (r.prefillThreads !== undefined) usage.prefill_threads = r.prefillThreads;
   const text = r.text.trim();

@@ -56,10 +56,20 @@ export function scoreSentences<S extends CitableSource>(question: string, source
 export function extractiveAnswer(question: string, sources: CitableSource[], maxSentences = 2): ExtractiveAnswer {
   const scored = scoreSentences(question, sources);
   if (scored.length === 0) return { answer: '', citations: [], quotes: [] };
-  const hits = scored.filter((x) => x.score > 0).sort((a, b) => b.score - a.score).slice(0, maxSentences);
+  const hits = scored
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, maxSentences);
   const best = Math.min(...scored.map((x) => x.rank));
   const chosen = hits.length ? hits : [scored.find((s) => s.rank === best)!];
   const quotes = chosen.map((s) => ({ label: s.source.label, chunk_id: s.source.chunk_id, text: s.text }));
-  const citations = [...new Map(chosen.map((s) => [s.source.chunk_id, { label: s.source.label, chunk_id: s.source.chunk_id, page_numbers: s.source.page_numbers }])).values()];
+  const citations = [
+    ...new Map(
+      chosen.map((s) => [
+        s.source.chunk_id,
+        { label: s.source.label, chunk_id: s.source.chunk_id, page_numbers: s.source.page_numbers },
+      ]),
+    ).values(),
+  ];
   return { answer: quotes.map((q) => `"${q.text}" [${q.label}]`).join(' '), citations, quotes };
 }

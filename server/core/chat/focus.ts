@@ -25,7 +25,8 @@ export function focusSources<S extends PromptSource>(question: string, sources: 
   const wanted = sources.map((source, i): ScoredSentence<S>[] => {
     const own = scored.filter((s) => s.source === source);
     // Nothing that reads as a sentence (a table, a list of names): its opening, as one piece.
-    if (own.length === 0 && source.text.trim()) return [{ source, rank: i, start: 0, end: source.text.length, text: source.text.trim(), score: 0 }];
+    if (own.length === 0 && source.text.trim())
+      return [{ source, rank: i, start: 0, end: source.text.length, text: source.text.trim(), score: 0 }];
     const hits = own.filter((s) => s.score > 0).sort((a, b) => b.score - a.score);
     return (hits.length ? hits : own).slice(0, SENTENCES_PER_SOURCE);
   });

@@ -28,7 +28,8 @@ const MAX_PRIOR_TURNS = 3;
 // writes the tag, so the service attributes such answers by the words they share with a source.
 // Telling it to say NOT FOUND when the sources lack the answer made it say so for answerable questions
 // too: relevance is decided by retrieval instead (retrieve.ts), and a "not found" reply is still recognised.
-const SYSTEM = 'You are a helpful assistant. Answer in one short sentence from the sources and end with the source tag, like [S1].';
+const SYSTEM =
+  'You are a helpful assistant. Answer in one short sentence from the sources and end with the source tag, like [S1].';
 
 export function sourceBlock(sources: PromptSource[]): string {
   return sources
@@ -55,7 +56,13 @@ export type SourceText = 'chunks' | 'sentences';
  * user message, where small models attend best. The system message comes first and stays the same from
  * one question to the next, so a local model keeps it read (llm-host.ts).
  */
-export function buildMessages(question: string, sources: PromptSource[], prior: PriorTurn[], system?: string, sourceText: SourceText = 'chunks'): ChatMessage[] {
+export function buildMessages(
+  question: string,
+  sources: PromptSource[],
+  prior: PriorTurn[],
+  system?: string,
+  sourceText: SourceText = 'chunks',
+): ChatMessage[] {
   const history = prior.slice(-MAX_PRIOR_TURNS).flatMap((t): ChatMessage[] => [
     { role: 'user', content: t.question },
     // Earlier tags named that turn's sources, not this one's: left out so they cannot be cited by mistake.
@@ -63,5 +70,9 @@ export function buildMessages(question: string, sources: PromptSource[], prior: 
   ]);
   const shown = sourceText === 'sentences' ? focusSources(question, sources) : sources;
   const last = `Sources:\n${sourceBlock(shown)}\n\nQuestion: ${question}\nAnswer:`;
-  return [{ role: 'system', content: system ? `${system.trim()}\n${SYSTEM}` : SYSTEM }, ...history, { role: 'user', content: last }];
+  return [
+    { role: 'system', content: system ? `${system.trim()}\n${SYSTEM}` : SYSTEM },
+    ...history,
+    { role: 'user', content: last },
+  ];
 }

@@ -43,7 +43,10 @@ const open = (net: GuardedFetch, url: string, body: unknown, apiKey: string | un
   postToProvider(net, 'LLM_PROVIDER_FAILED', url, body, apiKey, signal);
 
 /** The response body line by line; a client abort ends the lines quietly (the caller keeps what came). */
-async function* lines(res: GuardedResponse & { body: ReadableStream<Uint8Array> }, signal?: AbortSignal): AsyncGenerator<string> {
+async function* lines(
+  res: GuardedResponse & { body: ReadableStream<Uint8Array> },
+  signal?: AbortSignal,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = '';
   try {
@@ -80,13 +83,18 @@ function openAiMessage(m: ChatMessage) {
   if (!m.images?.length) return { role: m.role, content: m.content };
   return {
     role: m.role,
-    content: [{ type: 'text', text: m.content }, ...m.images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.media_type};base64,${i.base64}` } }))],
+    content: [
+      { type: 'text', text: m.content },
+      ...m.images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.media_type};base64,${i.base64}` } })),
+    ],
   };
 }
 
 /** Ollama takes a message's images as base64 strings beside its text. */
 function ollamaMessage(m: ChatMessage) {
-  return m.images?.length ? { role: m.role, content: m.content, images: m.images.map((i) => i.base64) } : { role: m.role, content: m.content };
+  return m.images?.length
+    ? { role: m.role, content: m.content, images: m.images.map((i) => i.base64) }
+    : { role: m.role, content: m.content };
 }
 
 /** Where an OpenAI-protocol endpoint takes chat completions. */
@@ -95,12 +103,29 @@ export function openAiChatUrl(ep: Pick<RemoteChatEndpoint, 'baseUrl' | 'sdkBase'
   return ep.sdkBase || /\/v\d+$/.test(root) ? `${root}/chat/completions` : `${root}/v1/chat/completions`;
 }
 
-export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+export async function streamOpenAiChat(
+  net: GuardedFetch,
+  ep: RemoteChatEndpoint,
+  messages: ChatMessage[],
+  o: StreamOptions,
+): Promise<StreamResult> {
   const url = openAiChatUrl(ep);
   const body = {
-    model: ep.model, messages: messages.map(openAiMessage), max_tokens: o.maxTokens, temperature: o.temperature, stream: true, stream_options: { include_usage: true },
+    model: ep.model,
+    messages: messages.map(openAiMessage),
+    max_tokens: o.maxTokens,
+    temperature: o.temperature,
+    stream: true,
+    stream_options: { include_usage: true },
     // strict: false, as OpenAI's strict mode accepts only a subset of JSON Schema; the answer is validated after.
-    ...(o.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: o.jsonSchema, strict: false } } } : {}),
+    ...(o.jsonSchema
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 'answer', schema: o.jsonSchema, strict: false },
+          },
+        }
+      : {}),
   };
   const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
@@ -111,7 +136,11 @@ export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint
     if (!line.startsWith('data:')) continue;
     const data = line.slice(5).trim();
     if (data === '[DONE]') break;
-    const event = parseJson(data, url) as { choices?: { delta?: { content?: string }; finish_reason?: string | null }[]; usage?: typeof usage; error?: { message?: string } };
+    const event = parseJson(data, url) as {
+      choices?: { delta?: { content?: string }; finish_reason?: string | null }[];
+      usage?: typeof usage;
+      error?: { message?: string };
+    };
     if (event.error) throw fail(`${url} sent an error event instead of an answer`, { url });
     usage = event.usage ?? usage;
     const choice = event.choices?.[0];
@@ -125,20 +154,40 @@ export async function streamOpenAiChat(net: GuardedFetch, ep: RemoteChatEndpoint
   }
   const stopReason: StopReason = o.signal?.aborted ? 'abort' : finish === 'length' ? 'maxTokens' : 'eogToken';
   // Servers that do not report usage send about one token per delta.
-  return { text, stopReason, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? pieces };
+  return {
+    text,
+    stopReason,
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? pieces,
+  };
 }
 
 /** Ollama's POST /api/chat, streamed as one JSON object per line until `done: true`. */
-export async function streamOllamaChat(net: GuardedFetch, ep: RemoteChatEndpoint, messages: ChatMessage[], o: StreamOptions): Promise<StreamResult> {
+export async function streamOllamaChat(
+  net: GuardedFetch,
+  ep: RemoteChatEndpoint,
+  messages: ChatMessage[],
+  o: StreamOptions,
+): Promise<StreamResult> {
   const url = `${ep.baseUrl.replace(/\/+$/, '')}/api/chat`;
-  const body = { model: ep.model, messages: messages.map(ollamaMessage), stream: true, options: { num_predict: o.maxTokens, temperature: o.temperature }, ...(o.jsonSchema ? { format: o.jsonSchema } : {}) };
+  const body = {
+    model: ep.model,
+    messages: messages.map(ollamaMessage),
+    stream: true,
+    options: { num_predict: o.maxTokens, temperature: o.temperature },
+    ...(o.jsonSchema ? { format: o.jsonSchema } : {}),
+  };
   const res = await open(net, url, body, ep.apiKey, o.signal);
   let text = '';
   let last: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};
   let pieces = 0;
   for await (const line of lines(res, o.signal)) {
     if (!line.trim()) continue;
-    const event = parseJson(line, url) as { message?: { content?: string }; done?: boolean; error?: string } & typeof last;
+    const event = parseJson(line, url) as {
+      message?: { content?: string };
+      done?: boolean;
+      error?: string;
+    } & typeof last;
     if (event.error) throw fail(`${url} sent an error instead of an answer`, { url });
     const piece = event.message?.content;
     if (piece) {

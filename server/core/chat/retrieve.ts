@@ -30,7 +30,8 @@ type SearchHit = Awaited<ReturnType<Search>>['results'][number];
 // Words by which a question points back at an earlier one ("which gas does it release?"). Only such
 // questions are searched together with the previous question: a new topic searched that way would pull
 // the old topic's chunks back in and be answered from them.
-const REFERRING = /\b(it|its|it's|they|them|their|theirs|this|that|these|those|he|him|his|she|her|hers|there|same|such|former|latter|else|more|also)\b|^(and|what about|how about)\b/i;
+const REFERRING =
+  /\b(it|its|it's|they|them|their|theirs|this|that|these|those|he|him|his|she|her|hers|there|same|such|former|latter|else|more|also)\b|^(and|what about|how about)\b/i;
 
 export function refersBack(question: string): boolean {
   return REFERRING.test(question.trim());
@@ -41,9 +42,15 @@ export function refersBack(question: string): boolean {
  * chunk is still approved or edited (a reviewer may reject one after it was embedded) and similar enough
  * to the question. Labelled S1, S2… in rank order for the prompt.
  */
-export async function retrieveSources(deps: { store: Pick<Store, 'collections'>; search: Search }, o: RetrieveOptions): Promise<RetrievedSource[]> {
+export async function retrieveSources(
+  deps: { store: Pick<Store, 'collections'>; search: Search },
+  o: RetrieveOptions,
+): Promise<RetrievedSource[]> {
   const depth = Math.max(o.topK * 2, 10);
-  const queries = [o.question, ...(o.previousQuestion && refersBack(o.question) ? [`${o.previousQuestion} ${o.question}`] : [])];
+  const queries = [
+    o.question,
+    ...(o.previousQuestion && refersBack(o.question) ? [`${o.previousQuestion} ${o.question}`] : []),
+  ];
   const best = new Map<string, SearchHit>();
   for (const query of queries) {
     const where = 'jobId' in o.scope ? { job_id: o.scope.jobId } : { collection_name: o.scope.collection };
@@ -56,7 +63,9 @@ export async function retrieveSources(deps: { store: Pick<Store, 'collections'>;
   }
   const hits = [...best.values()].filter((r) => (r.score ?? 0) >= o.minSimilarity);
   if (hits.length === 0) return [];
-  const indexable = await deps.store.collections.stillIndexable(hits.map((h) => ({ job_id: h.job_id, chunk_id: h.chunk_id })));
+  const indexable = await deps.store.collections.stillIndexable(
+    hits.map((h) => ({ job_id: h.job_id, chunk_id: h.chunk_id })),
+  );
   const approved = new Set(indexable.map((r) => `${r.job_id}\u0000${r.chunk_id}`));
   return hits
     .filter((h) => approved.has(`${h.job_id}\u0000${h.chunk_id}`))

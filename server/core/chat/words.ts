@@ -4,8 +4,9 @@
  * it only ranks a handful of retrieved sentences, where the question's rare words decide.
  */
 const STOP = new Set(
-  ('the and for are but not you all any can had her was one our out has his how its may new now old see way who did get let put say she too use what when where which while with this that these those from into onto than then them they their there here have been were will would could should does doing about after again also because before being between both each few more most other some such only own same very just over under until why whom your yours itself answer question source sources document page')
-    .split(' '),
+  'the and for are but not you all any can had her was one our out has his how its may new now old see way who did get let put say she too use what when where which while with this that these those from into onto than then them they their there here have been were will would could should does doing about after again also because before being between both each few more most other some such only own same very just over under until why whom your yours itself answer question source sources document page'.split(
+    ' ',
+  ),
 );
 
 export function contentWords(text: string): string[] {

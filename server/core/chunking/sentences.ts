@@ -98,7 +98,6 @@ export function trimmedEnd(text: string, start: number, end: number): number {
   return e;
 }
 
-
 /** First non-space offset at or after `from`. */
 export function trimmedStart(text: string, from: number): number {
   return skipSpace(text, from);

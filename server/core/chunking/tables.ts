@@ -49,10 +49,13 @@ export function tablePieces(blocks: PreparedBlock[], unit: Unit, leading: Item[]
 
   const lines = splitToBudget(table.text, Infinity, 'lines');
   const headerCount = headerLineCount(lines.map((l) => l.text));
-  const header = renderPiece(lines.slice(0, headerCount).map((l, k) => lineItem(table, unit.block, l.text, l.tokens, k, l.sep)));
+  const header = renderPiece(
+    lines.slice(0, headerCount).map((l, k) => lineItem(table, unit.block, l.text, l.tokens, k, l.sep)),
+  );
   const headerItem = lineItem(table, unit.block, header.text, sum(header.items), 0, '');
   let context: Item | null = prefixOf([...captions(unit.before), headerItem], unit.block);
-  if (context.tokens > target / 2) context = headerItem.tokens <= target / 2 ? prefixOf([headerItem], unit.block) : null;
+  if (context.tokens > target / 2)
+    context = headerItem.tokens <= target / 2 ? prefixOf([headerItem], unit.block) : null;
   const rowBudget = target - (context?.tokens ?? 0);
 
   const packer = new Packer(target, context ? () => context : null);

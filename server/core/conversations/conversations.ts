@@ -30,7 +30,15 @@ export interface ResumeHeld {
 type Sealable = Pick<MessageRecord, 'question' | 'draft' | 'answer' | 'rating_note'>;
 const SEALED_FIELDS = ['question', 'draft', 'answer', 'rating_note'] as const;
 
-export function createConversations({ store, cipher, clock = systemClock }: { store: Pick<Store, 'conversations'>; cipher: ChatCipher; clock?: Clock }) {
+export function createConversations({
+  store,
+  cipher,
+  clock = systemClock,
+}: {
+  store: Pick<Store, 'conversations'>;
+  cipher: ChatCipher;
+  clock?: Clock;
+}) {
   const repo = store.conversations;
   function seal<T extends Partial<Sealable>>(m: T): T {
     const out = { ...m };
@@ -69,8 +77,10 @@ export function createConversations({ store, cipher, clock = systemClock }: { st
     messageByThread: async (threadId: string) => open(await repo.messageByThread(threadId)),
     messageByIdempotencyKey: async (id: string, key: string) => open(await repo.messageByIdempotencyKey(id, key)),
     add: async (m: NewMessage) => open(await repo.addMessage(seal(m))),
-    update: (id: string, change: MessageChange, whileStatus?: MessageStatus) => repo.updateMessage(id, seal(change), whileStatus),
-    updateMany: (ids: readonly string[], change: MessageChange, whileTrainingJob?: string) => repo.updateMessages(ids, seal(change), whileTrainingJob),
+    update: (id: string, change: MessageChange, whileStatus?: MessageStatus) =>
+      repo.updateMessage(id, seal(change), whileStatus),
+    updateMany: (ids: readonly string[], change: MessageChange, whileTrainingJob?: string) =>
+      repo.updateMessages(ids, seal(change), whileTrainingJob),
     /**
      * A reader's verdict on an answer of this conversation (up or down, with an optional note); null when
      * the conversation has no such message. A down-rated answer is never offered for learning.
@@ -86,10 +96,18 @@ export function createConversations({ store, cipher, clock = systemClock }: { st
      * reviewer's text; `recite` may find citations of its own in it, else the draft's stay) or reject. Who
      * and when are recorded. THREAD_NOT_FOUND for a thread not in the conversation; INVALID_STATE once resumed.
      */
-    async resume(conversationId: string, req: ResumeHeld, by: string, at: string, recite?: (answer: string, held: MessageRecord) => MessageCitationRow[]) {
+    async resume(
+      conversationId: string,
+      req: ResumeHeld,
+      by: string,
+      at: string,
+      recite?: (answer: string, held: MessageRecord) => MessageCitationRow[],
+    ) {
       const held = open(await repo.messageByThread(req.thread_id));
-      if (!held || held.conversation_id !== conversationId) throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in ${conversationId}`);
-      if (req.action === 'edit' && !req.edited_answer?.trim()) throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
+      if (!held || held.conversation_id !== conversationId)
+        throw new AppError('THREAD_NOT_FOUND', `no chat thread ${req.thread_id} in ${conversationId}`);
+      if (req.action === 'edit' && !req.edited_answer?.trim())
+        throw new AppError('VALIDATION_FAILED', 'action edit needs edited_answer', [{ field: 'edited_answer' }]);
       const answer = req.action === 'approve' ? held.draft : req.action === 'edit' ? req.edited_answer!.trim() : null;
       const own = req.action === 'edit' && recite ? recite(answer!, held) : [];
       const done = await repo.updateMessage(
@@ -98,12 +116,19 @@ export function createConversations({ store, cipher, clock = systemClock }: { st
           status: req.action === 'reject' ? 'rejected' : 'complete',
           answer,
           citations: req.action === 'reject' ? [] : own.length ? own : held.citations,
-          reviewer_action: req.action, reviewer_id: by, reviewed_at: at, completed_at: at,
+          reviewer_action: req.action,
+          reviewer_id: by,
+          reviewed_at: at,
+          completed_at: at,
         }),
         'pending_review',
       );
       if (!done) {
-        throw new AppError('INVALID_STATE', `thread ${req.thread_id} was already resumed (${held.reviewer_action ?? held.status} by ${held.reviewer_id ?? 'someone'})`, { status: held.status });
+        throw new AppError(
+          'INVALID_STATE',
+          `thread ${req.thread_id} was already resumed (${held.reviewer_action ?? held.status} by ${held.reviewer_id ?? 'someone'})`,
+          { status: held.status },
+        );
       }
       return open((await repo.message(held.message_id))!);
     },

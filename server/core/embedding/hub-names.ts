@@ -26,7 +26,8 @@ export function checkVectorDb(name: string | undefined): void {
 const HUB = 'https://huggingface.co/';
 
 /** The Hugging Face name a catalog model was exported from ("sentence-transformers/all-MiniLM-L6-v2"). */
-const hubNameOf = (m: CatalogModel): string | undefined => (m.homepage.startsWith(HUB) ? m.homepage.slice(HUB.length) : undefined);
+const hubNameOf = (m: CatalogModel): string | undefined =>
+  m.homepage.startsWith(HUB) ? m.homepage.slice(HUB.length) : undefined;
 
 /**
  * The catalog models a Hugging Face name stands for: by full name ("sentence-transformers/all-MiniLM-L6-v2"),
@@ -51,15 +52,23 @@ function catalogModelsFor(name: string, catalog: readonly CatalogModel[] = MODEL
  * it (the default one first); 409 MODEL_NOT_INSTALLED saying how to get one when none is installed; 404
  * MODEL_NOT_FOUND naming the models this machine can run when the catalog has no export of it.
  */
-export async function localModelForHubName(name: string | undefined, models: ModelManager, defaultModel: string): Promise<string> {
+export async function localModelForHubName(
+  name: string | undefined,
+  models: ModelManager,
+  defaultModel: string,
+): Promise<string> {
   if (!name) return defaultModel;
   const candidates = catalogModelsFor(name);
   if (candidates.length === 0) {
     const known = MODEL_CATALOG.filter((m) => m.task === 'embedding').map((m) => `${hubNameOf(m) ?? m.id} (${m.id})`);
-    throw new AppError('MODEL_NOT_FOUND', `no local ONNX export of ${name} is known; embedding models this machine can run: ${[...new Set(known)].join(', ')}`, {
-      id: name,
-      known: MODEL_CATALOG.filter((m) => m.task === 'embedding').map((m) => m.id),
-    });
+    throw new AppError(
+      'MODEL_NOT_FOUND',
+      `no local ONNX export of ${name} is known; embedding models this machine can run: ${[...new Set(known)].join(', ')}`,
+      {
+        id: name,
+        known: MODEL_CATALOG.filter((m) => m.task === 'embedding').map((m) => m.id),
+      },
+    );
   }
   const status = new Map((await models.list()).map((s) => [s.id, s.installed]));
   const installed = candidates.find((m) => status.get(m.id));
@@ -69,7 +78,12 @@ export async function localModelForHubName(name: string | undefined, models: Mod
     'MODEL_NOT_INSTALLED',
     `${name} runs here as the ONNX model ${first.id}, which is not installed. Get it in the desk under Models, with POST /models/${first.id}/pull, ` +
       `\`lectern models pull ${first.id}\`, or copy its files over and run \`lectern models import ${first.id} <path>\`` +
-      (candidates.length > 1 ? ` (other exports of it: ${candidates.slice(1).map((m) => m.id).join(', ')})` : ''),
+      (candidates.length > 1
+        ? ` (other exports of it: ${candidates
+            .slice(1)
+            .map((m) => m.id)
+            .join(', ')})`
+        : ''),
     { id: first.id, hub_name: name, candidates: candidates.map((m) => m.id) },
   );
 }

@@ -21,7 +21,23 @@
  * initializer, 2-D weight); a graph without it (fp32 exports, or exports already quantized with
  * MatMulInteger) comes back as is.
  */
-import { concat, decode, encodeNode, fields, graphOf, intField, isStandard, message, nodeInfo, packedVarints, rebuild, stringField, useCounts, type Field, type NodeInfo } from './onnx-wire.js';
+import {
+  concat,
+  decode,
+  encodeNode,
+  fields,
+  graphOf,
+  intField,
+  isStandard,
+  message,
+  nodeInfo,
+  packedVarints,
+  rebuild,
+  stringField,
+  useCounts,
+  type Field,
+  type NodeInfo,
+} from './onnx-wire.js';
 
 /** TensorProto.DataType values used here. */
 const FLOAT = 1;
@@ -61,7 +77,10 @@ function floatValues(t: Tensor): Float32Array | undefined {
 }
 
 function encodeTensor(name: string, dims: number[], dataType: number, raw: Uint8Array): Uint8Array {
-  return message(5, concat([...dims.map((d) => intField(1, d)), intField(2, dataType), stringField(8, name), message(9, raw)]));
+  return message(
+    5,
+    concat([...dims.map((d) => intField(1, d)), intField(2, dataType), stringField(8, name), message(9, raw)]),
+  );
 }
 
 /** Activations quantized per block of this many along K by MatMulNBits (onnxruntime's CPU kernel takes 16–256). */
@@ -113,7 +132,8 @@ export function int8MatMuls(model: Uint8Array): Int8MatMulResult {
   };
   let rewritten = 0;
   for (const matmul of nodes) {
-    if (matmul.opType !== 'MatMul' || !isStandard(matmul) || matmul.inputs.length !== 2 || matmul.outputs.length !== 1) continue;
+    if (matmul.opType !== 'MatMul' || !isStandard(matmul) || matmul.inputs.length !== 2 || matmul.outputs.length !== 1)
+      continue;
     const [x, w] = matmul.inputs as [string, string];
     const mul = producer.get(w);
     if (mul?.opType !== 'Mul' || !isStandard(mul) || !only(w)) continue;
@@ -129,7 +149,12 @@ export function int8MatMuls(model: Uint8Array): Int8MatMulResult {
     if (weight.raw.length !== k * n) continue;
     const scales = floatValues(scaleInit);
     // Per output column ([N], [1, N]) or one for all.
-    if (!scales || !(scales.length === n || scales.length === 1) || scaleInit.dims.some((d, i, all) => d !== 1 && !(i === all.length - 1 && d === n))) continue;
+    if (
+      !scales ||
+      !(scales.length === n || scales.length === 1) ||
+      scaleInit.dims.some((d, i, all) => d !== 1 && !(i === all.length - 1 && d === n))
+    )
+      continue;
     const columnScales = scales.length === n ? scales : new Float32Array(n).fill(scales[0]!);
 
     // The bias Add right after, when it adds a [N] initializer and nothing else reads the product.
@@ -137,7 +162,14 @@ export function int8MatMuls(model: Uint8Array): Int8MatMulResult {
     let bias = '';
     const after = consumers.get(output) ?? [];
     const add = after[0];
-    if (after.length === 1 && only(output) && add && add.opType === 'Add' && isStandard(add) && add.inputs.length === 2) {
+    if (
+      after.length === 1 &&
+      only(output) &&
+      add &&
+      add.opType === 'Add' &&
+      isStandard(add) &&
+      add.inputs.length === 2
+    ) {
       const other = inits.get(add.inputs.find((i) => i !== output) ?? '');
       if (other && other.dataType === FLOAT && other.dims.length === 1 && other.dims[0] === n) {
         bias = other.name;
@@ -159,16 +191,24 @@ export function int8MatMuls(model: Uint8Array): Int8MatMulResult {
     for (let col = 0; col < n; col++) s.fill(columnScales[col]!, col * blocks, (col + 1) * blocks);
     const bName = fresh(`${weight.name}_nbits`);
     const sName = fresh(`${weight.name}_nbits_scales`);
-    added.push(encodeTensor(bName, [n, blocks, BLOCK], UINT8, b), encodeTensor(sName, [n * blocks], FLOAT, new Uint8Array(s.buffer)));
+    added.push(
+      encodeTensor(bName, [n, blocks, BLOCK], UINT8, b),
+      encodeTensor(sName, [n * blocks], FLOAT, new Uint8Array(s.buffer)),
+    );
     if (only(weight.name)) replace.set(weight.field, null);
     if (only(scaleInit.name)) replace.set(scaleInit.field, null);
-    replace.set(matmul.field, encodeNode({
-      name: matmul.name, opType: 'MatMulNBits', domain: 'com.microsoft',
-      // A, B, scales, zero_points, g_idx, bias.
-      inputs: bias ? [x, bName, sName, '', '', bias] : [x, bName, sName],
-      outputs: [output],
-      ints: { K: k, N: n, bits: 8, block_size: BLOCK, accuracy_level: 4 },
-    }));
+    replace.set(
+      matmul.field,
+      encodeNode({
+        name: matmul.name,
+        opType: 'MatMulNBits',
+        domain: 'com.microsoft',
+        // A, B, scales, zero_points, g_idx, bias.
+        inputs: bias ? [x, bName, sName, '', '', bias] : [x, bName, sName],
+        outputs: [output],
+        ints: { K: k, N: n, bits: 8, block_size: BLOCK, accuracy_level: 4 },
+      }),
+    );
     rewritten++;
   }
   if (rewritten === 0) return unchanged;

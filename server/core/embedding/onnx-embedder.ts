@@ -65,9 +65,12 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     executionProviders: ['cpu'],
   };
   const open = (model: string | Uint8Array) =>
-    typeof model === 'string' ? ort.InferenceSession.create(model, sessionOptions) : ort.InferenceSession.create(model, sessionOptions);
+    typeof model === 'string'
+      ? ort.InferenceSession.create(model, sessionOptions)
+      : ort.InferenceSession.create(model, sessionOptions);
   const int8 = opts.simplifyGraph !== false && (opts.int8MatMul ?? true);
-  const { model, fallback } = opts.simplifyGraph === false ? { model: opts.modelPath } : loadModel(opts.modelPath, int8);
+  const { model, fallback } =
+    opts.simplifyGraph === false ? { model: opts.modelPath } : loadModel(opts.modelPath, int8);
   // An onnxruntime build without an int8 MatMulNBits kernel for this CPU refuses the rewritten graph at
   // load: the model then runs as its file has it (fp32 matmuls) rather than not at all.
   const session = await open(model).catch((err: unknown) => (fallback ? open(fallback) : Promise.reject(err)));
@@ -97,7 +100,8 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
       attention_mask: new ort.Tensor('int64', mask, [n, seqLen]),
     };
     // Single-sentence inputs: token types are all zero, as the tokenizer's template says.
-    if (inputs.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
+    if (inputs.has('token_type_ids'))
+      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
     const result = await session.run(feeds);
     const out = result[outputName!];
     if (out?.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);
@@ -108,7 +112,9 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
         // Already pooled by the export (a sentence_embedding output): only normalised, if the model is.
         const dim = dims[1]!;
         dimensions = dim;
-        return encodings.map((_, r) => (normalize ? l2Normalize(data.slice(r * dim, (r + 1) * dim)) : data.slice(r * dim, (r + 1) * dim)));
+        return encodings.map((_, r) =>
+          normalize ? l2Normalize(data.slice(r * dim, (r + 1) * dim)) : data.slice(r * dim, (r + 1) * dim),
+        );
       }
       const dim = dims[2]!;
       dimensions = dim;
@@ -134,7 +140,12 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
       for (let start = 0; start < order.length; ) {
         let end = start + 1;
         // Sorted ascending, so the text at `end` is the longest the batch would hold.
-        while (end < order.length && end - start < batchSize && (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens) end++;
+        while (
+          end < order.length &&
+          end - start < batchSize &&
+          (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens
+        )
+          end++;
         const slice = order.slice(start, end);
         const pooled = await runBatch(slice.map((i) => encodings[i]!));
         slice.forEach((i, j) => {
@@ -164,5 +175,7 @@ function loadModel(modelPath: string, int8: boolean): { model: string | Uint8Arr
   const guarded = dropSoftmaxNanGuards(original);
   const quantized = int8 ? int8MatMuls(guarded.model) : undefined;
   const withoutInt8 = guarded.dropped > 0 ? guarded.model : modelPath;
-  return quantized && quantized.rewritten > 0 ? { model: quantized.model, fallback: withoutInt8 } : { model: withoutInt8 };
+  return quantized && quantized.rewritten > 0
+    ? { model: quantized.model, fallback: withoutInt8 }
+    : { model: withoutInt8 };
 }

@@ -69,7 +69,8 @@ const varint = (n: number): number[] => {
   out.push(n);
   return out;
 };
-export const header = (no: number, len: number): Uint8Array => Uint8Array.from([...varint((no << 3) | 2), ...varint(len)]);
+export const header = (no: number, len: number): Uint8Array =>
+  Uint8Array.from([...varint((no << 3) | 2), ...varint(len)]);
 const text = new TextDecoder();
 const utf8 = new TextEncoder();
 export const decode = (b: Uint8Array): string => text.decode(b);
@@ -114,8 +115,17 @@ export function nodeInfo(field: Field): NodeInfo {
 }
 
 /** A NodeProto as GraphProto field 1, with integer attributes (AttributeProto name = 1, i = 3, type = 20, INT = 2). */
-export function encodeNode(n: { name: string; opType: string; inputs: string[]; outputs: string[]; domain?: string; ints?: Record<string, number> }): Uint8Array {
-  const attrs = Object.entries(n.ints ?? {}).map(([name, i]) => message(5, concat([stringField(1, name), intField(3, i), intField(20, 2)])));
+export function encodeNode(n: {
+  name: string;
+  opType: string;
+  inputs: string[];
+  outputs: string[];
+  domain?: string;
+  ints?: Record<string, number>;
+}): Uint8Array {
+  const attrs = Object.entries(n.ints ?? {}).map(([name, i]) =>
+    message(5, concat([stringField(1, name), intField(3, i), intField(20, 2)])),
+  );
   const body = concat([
     ...n.inputs.map((i) => stringField(1, i)),
     ...n.outputs.map((o) => stringField(2, o)),
@@ -150,10 +160,15 @@ export function rebuild(
 ): Uint8Array {
   const graphBody = g.graphField.body!;
   const graph = concat([
-    ...g.graphFields.map((f) => (replace.has(f) ? (replace.get(f) ?? new Uint8Array(0)) : graphBody.subarray(f.start, f.end))),
+    ...g.graphFields.map((f) =>
+      replace.has(f) ? (replace.get(f) ?? new Uint8Array(0)) : graphBody.subarray(f.start, f.end),
+    ),
     ...appendGraph,
   ]);
-  return concat([...g.top.map((f) => (f === g.graphField ? message(7, graph) : model.subarray(f.start, f.end))), ...appendModel]);
+  return concat([
+    ...g.top.map((f) => (f === g.graphField ? message(7, graph) : model.subarray(f.start, f.end))),
+    ...appendModel,
+  ]);
 }
 
 /** Names of values a graph's nodes read, with how many times, graph outputs (GraphProto.output = 12) counted. */

@@ -60,7 +60,13 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
   if (choice.provider === 'local') {
     const installed = await deps.models.require(choice.model ?? deps.defaultModel);
     const m = installed.model;
-    const spec = { onnxPath: installed.onnxPath, tokenizerPath: installed.tokenizerPath, pooling: m.pooling, maxTokens: m.maxTokens, normalize: m.normalize ?? true };
+    const spec = {
+      onnxPath: installed.onnxPath,
+      tokenizerPath: installed.tokenizerPath,
+      pooling: m.pooling,
+      maxTokens: m.maxTokens,
+      normalize: m.normalize ?? true,
+    };
     // The prefix is part of the text, as sentence-transformers' prompts are: it counts toward max_tokens.
     const withPrefix = (prefix: string | undefined, texts: string[]) => (prefix ? texts.map((t) => prefix + t) : texts);
     async function embedLocal(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
@@ -82,8 +88,13 @@ export async function resolveProvider(choice: ProviderChoice, deps: ProviderDeps
       embedQueries: (texts, signal) => embedLocal(withPrefix(m.queryPrefix, texts), signal),
     };
   }
-  if (!choice.model) throw new AppError('VALIDATION_FAILED', `provider ${choice.provider} needs a model name`, [{ field: 'model' }]);
-  const endpoint = { baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider], apiKey: choice.api_key, model: choice.model };
+  if (!choice.model)
+    throw new AppError('VALIDATION_FAILED', `provider ${choice.provider} needs a model name`, [{ field: 'model' }]);
+  const endpoint = {
+    baseUrl: choice.base_url ?? DEFAULT_BASE_URL[choice.provider],
+    apiKey: choice.api_key,
+    model: choice.model,
+  };
   // A malformed base URL is a 400 now, before a job is accepted or a collection created.
   checkBaseUrl(endpoint.baseUrl);
   const call = choice.provider === 'openai' ? embedOpenAi : embedOllama;

@@ -11,7 +11,17 @@
  * weights and everything else keep their exact bytes.
  */
 
-import { encodeNode, fields, graphOf, isStandard, nodeInfo, rebuild, useCounts, type Field, type NodeInfo } from './onnx-wire.js';
+import {
+  encodeNode,
+  fields,
+  graphOf,
+  isStandard,
+  nodeInfo,
+  rebuild,
+  useCounts,
+  type Field,
+  type NodeInfo,
+} from './onnx-wire.js';
 
 /** The model with its softmax NaN guards replaced by Identity, and how many it replaced. */
 export function dropSoftmaxNanGuards(model: Uint8Array): { model: Uint8Array; dropped: number } {
@@ -24,14 +34,18 @@ export function dropSoftmaxNanGuards(model: Uint8Array): { model: Uint8Array; dr
   const uses = useCounts(nodes, g.graphFields);
   const replace = new Map<Field, Uint8Array | null>();
   for (const where of nodes) {
-    if (where.opType !== 'Where' || !isStandard(where) || where.inputs.length !== 3 || where.outputs.length !== 1) continue;
+    if (where.opType !== 'Where' || !isStandard(where) || where.inputs.length !== 3 || where.outputs.length !== 1)
+      continue;
     const [cond, , value] = where.inputs as [string, string, string];
     const isNan = producer.get(cond);
     if (isNan?.opType !== 'IsNaN' || !isStandard(isNan) || isNan.inputs[0] !== value || uses.get(cond) !== 1) continue;
     const softmax = producer.get(value);
     if (softmax?.opType !== 'Softmax' || !isStandard(softmax)) continue;
     replace.set(isNan.field, null);
-    replace.set(where.field, encodeNode({ name: where.name, opType: 'Identity', inputs: [value], outputs: [where.outputs[0]!] }));
+    replace.set(
+      where.field,
+      encodeNode({ name: where.name, opType: 'Identity', inputs: [value], outputs: [where.outputs[0]!] }),
+    );
   }
   if (replace.size === 0) return { model, dropped: 0 };
   return { model: rebuild(model, g, replace), dropped: replace.size / 2 };

@@ -20,11 +20,23 @@ export interface WordPieceTokenizer {
 }
 
 interface TokenizerJson {
-  normalizer?: { type: string; clean_text?: boolean; handle_chinese_chars?: boolean; strip_accents?: boolean | null; lowercase?: boolean } | null;
+  normalizer?: {
+    type: string;
+    clean_text?: boolean;
+    handle_chinese_chars?: boolean;
+    strip_accents?: boolean | null;
+    lowercase?: boolean;
+  } | null;
   pre_tokenizer?: { type: string } | null;
   added_tokens?: { id: number; content: string; special: boolean }[];
   post_processor?: PostProcessor | null;
-  model: { type: string; vocab: Record<string, number>; unk_token: string; continuing_subword_prefix?: string; max_input_chars_per_word?: number };
+  model: {
+    type: string;
+    vocab: Record<string, number>;
+    unk_token: string;
+    continuing_subword_prefix?: string;
+    max_input_chars_per_word?: number;
+  };
 }
 
 type TemplatePiece = { SpecialToken: { id: string } } | { Sequence: { id: string } };
@@ -44,7 +56,8 @@ interface PostProcessor {
 function templateOf(post: PostProcessor | null | undefined): { before: string[]; after: string[] } {
   if (post?.type === 'TemplateProcessing' && post.single) {
     const at = post.single.findIndex((p) => 'Sequence' in p);
-    const specials = (pieces: TemplatePiece[]) => pieces.flatMap((p) => ('SpecialToken' in p ? [p.SpecialToken.id] : []));
+    const specials = (pieces: TemplatePiece[]) =>
+      pieces.flatMap((p) => ('SpecialToken' in p ? [p.SpecialToken.id] : []));
     if (at >= 0) return { before: specials(post.single.slice(0, at)), after: specials(post.single.slice(at + 1)) };
   }
   if (post?.type === 'BertProcessing' && post.cls && post.sep) return { before: [post.cls[0]], after: [post.sep[0]] };
@@ -58,9 +71,16 @@ const PUNCT = /\p{P}/u;
 const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
 
 function isChinese(cp: number): boolean {
-  return (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x20000 && cp <= 0x2a6df) ||
-    (cp >= 0x2a700 && cp <= 0x2b73f) || (cp >= 0x2b740 && cp <= 0x2b81f) || (cp >= 0x2b920 && cp <= 0x2ceaf) ||
-    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x2f800 && cp <= 0x2fa1f);
+  return (
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x20000 && cp <= 0x2a6df) ||
+    (cp >= 0x2a700 && cp <= 0x2b73f) ||
+    (cp >= 0x2b740 && cp <= 0x2b81f) ||
+    (cp >= 0x2b920 && cp <= 0x2ceaf) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0x2f800 && cp <= 0x2fa1f)
+  );
 }
 
 function isWhitespace(c: string): boolean {
@@ -69,9 +89,11 @@ function isWhitespace(c: string): boolean {
 
 export function createWordPieceTokenizer(tokenizerJsonPath: string): WordPieceTokenizer {
   const spec = JSON.parse(readFileSync(tokenizerJsonPath, 'utf8')) as TokenizerJson;
-  if (spec.model.type !== 'WordPiece') throw new Error(`${tokenizerJsonPath}: model ${spec.model.type} is not WordPiece`);
+  if (spec.model.type !== 'WordPiece')
+    throw new Error(`${tokenizerJsonPath}: model ${spec.model.type} is not WordPiece`);
   const norm = spec.normalizer;
-  if (norm && norm.type !== 'BertNormalizer') throw new Error(`${tokenizerJsonPath}: normalizer ${norm.type} is not supported`);
+  if (norm && norm.type !== 'BertNormalizer')
+    throw new Error(`${tokenizerJsonPath}: normalizer ${norm.type} is not supported`);
   if (spec.pre_tokenizer && spec.pre_tokenizer.type !== 'BertPreTokenizer') {
     throw new Error(`${tokenizerJsonPath}: pre-tokenizer ${spec.pre_tokenizer.type} is not supported`);
   }
@@ -90,7 +112,9 @@ export function createWordPieceTokenizer(tokenizerJsonPath: string): WordPieceTo
   const lowercase = norm?.lowercase ?? false;
   const stripAccents = norm?.strip_accents ?? lowercase; // the crate's default: strip when lowercasing
   // Special tokens are matched in the raw text before normalisation, as the crate does.
-  const specials = (spec.added_tokens ?? []).filter((t) => t.special).sort((a, b) => b.content.length - a.content.length);
+  const specials = (spec.added_tokens ?? [])
+    .filter((t) => t.special)
+    .sort((a, b) => b.content.length - a.content.length);
 
   function normalize(text: string): string {
     let out = '';
@@ -195,7 +219,10 @@ export function createWordPieceTokenizer(tokenizerJsonPath: string): WordPieceTo
     vocabSize: vocab.size,
     encode(text, maxLen) {
       const room = maxLen - before.length - after.length;
-      if (room < 0) throw new Error(`maxLen must leave room for the special tokens (${[...template.before, ...template.after].join(' ')})`);
+      if (room < 0)
+        throw new Error(
+          `maxLen must leave room for the special tokens (${[...template.before, ...template.after].join(' ')})`,
+        );
       const body = tokenize(text);
       const ids = [...before, ...body.slice(0, room), ...after];
       return { ids, attentionMask: ids.map(() => 1), tokenTypeIds: ids.map(() => 0) };

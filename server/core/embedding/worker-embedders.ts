@@ -16,7 +16,15 @@ function embedderFor(spec: EmbedModelSpec): Promise<Embedder> {
     // One intra-op thread: the pool already runs one task per core. LECTERN_EMBED_INT8=0 keeps matmuls in
     // fp32 (int8-matmul.ts): the vectors of the fp32 compute, e.g. to compare retrieval with the two.
     const int8MatMul = process.env.LECTERN_EMBED_INT8 !== '0';
-    e = createEmbedder({ modelPath: spec.onnxPath, tokenizerPath: spec.tokenizerPath, pooling: spec.pooling, normalize: spec.normalize, maxTokens: spec.maxTokens, threads: 1, int8MatMul });
+    e = createEmbedder({
+      modelPath: spec.onnxPath,
+      tokenizerPath: spec.tokenizerPath,
+      pooling: spec.pooling,
+      normalize: spec.normalize,
+      maxTokens: spec.maxTokens,
+      threads: 1,
+      int8MatMul,
+    });
     e.catch(() => loaded.delete(key));
     loaded.set(key, e);
   }

@@ -29,9 +29,14 @@ const NAME_STEM_MAX = 100;
  * length: a 300-character upload name made the zip's member name too long for the file system.
  */
 function safeName(sourceFile: string, keepExtension: boolean): string {
-  const cleaned = basename(sourceFile).replace(/[^\w.\- ]+/g, '_').replace(/^\.+/, '');
+  const cleaned = basename(sourceFile)
+    .replace(/[^\w.\- ]+/g, '_')
+    .replace(/^\.+/, '');
   const ext = /\.[A-Za-z0-9]{1,8}$/.exec(cleaned)?.[0] ?? '';
-  const stem = cleaned.slice(0, cleaned.length - ext.length).slice(0, NAME_STEM_MAX).trim();
+  const stem = cleaned
+    .slice(0, cleaned.length - ext.length)
+    .slice(0, NAME_STEM_MAX)
+    .trim();
   return `${stem || 'document'}${keepExtension ? ext : ''}`;
 }
 
@@ -51,7 +56,19 @@ export interface MadeExport {
  * object store (`exports/<job>/<random>.zip`) and answers it as a stream from there. A store that refuses
  * the write answers OBJECT_STORE_FAILED and keeps nothing; tmp/ is emptied either way.
  */
-export function createExporter({ store, files, clock, appVersion, log }: { store: Store; files: FileStore; clock: Clock; appVersion: string; log?: { warn(obj: object, msg?: string): void } }) {
+export function createExporter({
+  store,
+  files,
+  clock,
+  appVersion,
+  log,
+}: {
+  store: Store;
+  files: FileStore;
+  clock: Clock;
+  appVersion: string;
+  log?: { warn(obj: object, msg?: string): void };
+}) {
   return async function exportJob(jobId: string): Promise<MadeExport> {
     const job = await findJob(store, jobId);
     requireState(job, EXPORTABLE, 'export');
@@ -76,9 +93,18 @@ export function createExporter({ store, files, clock, appVersion, log }: { store
       writeFileSync(join(folder, 'chunks.jsonl'), jsonl(acceptedChunks));
       writeFileSync(join(folder, 'audit.jsonl'), jsonl(trail));
       writeFileSync(join(folder, 'rejected.jsonl'), jsonl(rejected));
-      await files.objects.download(files.originalKey(jobId, job.source_file), join(folder, originalName(job.source_file)));
+      await files.objects.download(
+        files.originalKey(jobId, job.source_file),
+        join(folder, originalName(job.source_file)),
+      );
       const listed = await Promise.all(
-        readdirSync(folder).sort().map(async (name) => ({ name, bytes: statSync(join(folder, name)).size, sha256: await sha256File(join(folder, name)) })),
+        readdirSync(folder)
+          .sort()
+          .map(async (name) => ({
+            name,
+            bytes: statSync(join(folder, name)).size,
+            sha256: await sha256File(join(folder, name)),
+          })),
       );
       const manifest = {
         job: jobView(job),
@@ -100,7 +126,9 @@ export function createExporter({ store, files, clock, appVersion, log }: { store
       const key = files.exportKey(jobId);
       await files.objects.putFile(key, zipPath, { move: true, contentType: 'application/zip' });
       const remove = (): void => {
-        files.objects.delete(key).catch((err: unknown) => log?.warn({ err, key }, 'could not remove a sent export from the object store'));
+        files.objects
+          .delete(key)
+          .catch((err: unknown) => log?.warn({ err, key }, 'could not remove a sent export from the object store'));
       };
       let stream: Readable;
       try {
@@ -109,7 +137,11 @@ export function createExporter({ store, files, clock, appVersion, log }: { store
         remove();
         throw err;
       }
-      return { stream, fileName: `${safeName(job.source_file, false).replace(/ /g, '_')}-lectern.zip`, cleanup: remove };
+      return {
+        stream,
+        fileName: `${safeName(job.source_file, false).replace(/ /g, '_')}-lectern.zip`,
+        cleanup: remove,
+      };
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }

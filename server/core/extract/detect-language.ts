@@ -18,13 +18,30 @@ const MIN_LETTERS = 20;
  * franc names individual languages where ISO 639-3 also has a macrolanguage most software uses (Standard
  * Arabic `arb` in `ara`, Mandarin `cmn` in `zho`, …): reported as the macrolanguage, as tesseract's data is.
  */
-const MACRO: Record<string, string> = { arb: 'ara', cmn: 'zho', pes: 'fas', zlm: 'msa', ekk: 'est', lvs: 'lav', npi: 'nep', uzn: 'uzb', swh: 'swa', azj: 'aze', khk: 'mon', ydd: 'yid' };
+const MACRO: Record<string, string> = {
+  arb: 'ara',
+  cmn: 'zho',
+  pes: 'fas',
+  zlm: 'msa',
+  ekk: 'est',
+  lvs: 'lav',
+  npi: 'nep',
+  uzn: 'uzb',
+  swh: 'swa',
+  azj: 'aze',
+  khk: 'mon',
+  ydd: 'yid',
+};
 
 const letters = (s: string): number => s.match(/\p{L}/gu)?.length ?? 0;
 
-export function detectLanguage(blocks: readonly Pick<ExtractedBlock, 'text' | 'type' | 'source'>[]): DetectedLanguage | null {
+export function detectLanguage(
+  blocks: readonly Pick<ExtractedBlock, 'text' | 'type' | 'source'>[],
+): DetectedLanguage | null {
   // Code and tables say little about the language; headers and footers repeat.
-  const prose = blocks.filter((b) => b.type !== 'code' && b.type !== 'table' && b.type !== 'header' && b.type !== 'footer');
+  const prose = blocks.filter(
+    (b) => b.type !== 'code' && b.type !== 'table' && b.type !== 'header' && b.type !== 'footer',
+  );
   let sample = '';
   let fromOcr = 0;
   for (const b of prose) {

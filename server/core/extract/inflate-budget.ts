@@ -20,7 +20,11 @@ interface Budget {
   crossed: (Error & { code: string }) | null;
 }
 
-let budget: Budget = { limits: { maxDecompressedBytes: Infinity, maxDecompressedPartBytes: Infinity }, used: 0, crossed: null };
+let budget: Budget = {
+  limits: { maxDecompressedBytes: Infinity, maxDecompressedPartBytes: Infinity },
+  used: 0,
+  crossed: null,
+};
 
 /** Starts the budget of a new document in this thread. */
 export function startInflateBudget(limits: Limits): void {
@@ -29,7 +33,10 @@ export function startInflateBudget(limits: Limits): void {
 
 /** Narrows the document limit of this thread's budget (a reader of a share of a PDF gets its share). */
 export function shareInflateBudget(readers: number): void {
-  budget.limits = { ...budget.limits, maxDecompressedBytes: Math.floor(budget.limits.maxDecompressedBytes / Math.max(1, readers)) };
+  budget.limits = {
+    ...budget.limits,
+    maxDecompressedBytes: Math.floor(budget.limits.maxDecompressedBytes / Math.max(1, readers)),
+  };
 }
 
 function cross(message: string): never {

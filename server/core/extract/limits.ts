@@ -62,7 +62,12 @@ export const JOB_LIMIT_DEFAULTS = {
   workerHeapMb: 512,
 } as const;
 
-export type LimitCode = 'DECOMPRESSED_TOO_LARGE' | 'IMAGE_TOO_LARGE' | 'TOO_MANY_PAGES' | 'TOO_MANY_ROWS' | 'TOO_MANY_CELLS';
+export type LimitCode =
+  | 'DECOMPRESSED_TOO_LARGE'
+  | 'IMAGE_TOO_LARGE'
+  | 'TOO_MANY_PAGES'
+  | 'TOO_MANY_ROWS'
+  | 'TOO_MANY_CELLS';
 
 /** A crossed limit, as a plain coded error (classes do not survive the trip out of a worker thread). */
 export function limitError(code: LimitCode, message: string): Error & { code: LimitCode } {
@@ -78,7 +83,10 @@ export function formatBytes(n: number): string {
 /** Refuses a document of more than `limits.maxPages` pages before any of them is read. */
 export function checkPageCount(pages: number, limits: DocumentLimits): void {
   if (pages > limits.maxPages) {
-    throw limitError('TOO_MANY_PAGES', `the document has ${pages} pages, more than the limit of ${limits.maxPages} (setting max_pages)`);
+    throw limitError(
+      'TOO_MANY_PAGES',
+      `the document has ${pages} pages, more than the limit of ${limits.maxPages} (setting max_pages)`,
+    );
   }
 }
 

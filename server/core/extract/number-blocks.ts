@@ -9,8 +9,14 @@ export function numberBlocks(blocks: ExtractedBlock[]): NumberedBlock[] {
       const level = block.heading_level ?? 1;
       while (stack.length > 0 && stack[stack.length - 1]!.level >= level) stack.pop();
     }
-    const numbered: NumberedBlock = { ...block, block_id: `b${i + 1}`, order_index: i, hierarchy_path: stack.map((h) => h.text) };
-    if (block.type === 'heading') stack.push({ level: block.heading_level ?? 1, text: block.text.replace(/\s+/g, ' ').trim() });
+    const numbered: NumberedBlock = {
+      ...block,
+      block_id: `b${i + 1}`,
+      order_index: i,
+      hierarchy_path: stack.map((h) => h.text),
+    };
+    if (block.type === 'heading')
+      stack.push({ level: block.heading_level ?? 1, text: block.text.replace(/\s+/g, ' ').trim() });
     return numbered;
   });
 }

@@ -10,7 +10,11 @@ const DELIMITERS = [',', ';', '\t'] as const;
 const MAX_RECORDS = 200;
 
 /** Field counts of the records of `text`, blank lines left out; `partial`: the text is cut, its last record dropped. */
-function recordShapes(text: string, delimiter: string, partial: boolean): { counts: number[]; spaced: number; fields: number } {
+function recordShapes(
+  text: string,
+  delimiter: string,
+  partial: boolean,
+): { counts: number[]; spaced: number; fields: number } {
   const counts: number[] = [];
   let fields = 1;
   let spaced = 0;

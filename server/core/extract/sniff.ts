@@ -31,7 +31,11 @@ const PDF_MAGIC = ascii('%PDF-');
  * ("the file starts with %PDF-1.7") is not taken for a PDF.
  */
 function isPdf(head: Uint8Array): boolean {
-  for (let at = indexOf(head, PDF_MAGIC, 0, 1024 + PDF_MAGIC.length); at >= 0; at = indexOf(head, PDF_MAGIC, at + 1, 1024 + PDF_MAGIC.length)) {
+  for (
+    let at = indexOf(head, PDF_MAGIC, 0, 1024 + PDF_MAGIC.length);
+    at >= 0;
+    at = indexOf(head, PDF_MAGIC, at + 1, 1024 + PDF_MAGIC.length)
+  ) {
     const digit = head[at + 5];
     if (digit !== undefined && (digit < 0x30 || digit > 0x39)) continue;
     const before = at === 0 ? undefined : head[at - 1];
@@ -109,8 +113,12 @@ const BINARY_MAGIC: ReadonlyArray<readonly number[]> = [
 /** Images that are documents (scans, photos of pages): OCR reads them. GIF, BMP and the rest stay unsupported. */
 function isDocumentImage(head: Uint8Array): boolean {
   const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-  const tiff = [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]];
-  if (startsWith(head, png) || startsWith(head, [0xff, 0xd8, 0xff]) || tiff.some((m) => startsWith(head, m))) return true;
+  const tiff = [
+    [0x49, 0x49, 0x2a, 0x00],
+    [0x4d, 0x4d, 0x00, 0x2a],
+  ];
+  if (startsWith(head, png) || startsWith(head, [0xff, 0xd8, 0xff]) || tiff.some((m) => startsWith(head, m)))
+    return true;
   return startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8);
 }
 
@@ -125,7 +133,10 @@ function looksBinary(text: string): boolean {
   let control = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x0b && c !== 0x1b) || (c >= 0x7f && c <= 0x9f)) {
+    if (
+      (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c && c !== 0x0b && c !== 0x1b) ||
+      (c >= 0x7f && c <= 0x9f)
+    ) {
       control++;
     }
   }
@@ -156,7 +167,9 @@ function skipProlog(text: string): string {
  * (An unclosed fence runs to the end of the text: `(?![\s\S])`, since `$` would stop at a line end.)
  */
 function withoutFences(text: string): string {
-  return text.replace(/^ {0,3}(```|~~~)[^\n]*\n[\s\S]*?(?:\n {0,3}\1[^\n]*|(?![\s\S]))/gm, '').replace(/`[^`\n]+`/g, '');
+  return text
+    .replace(/^ {0,3}(```|~~~)[^\n]*\n[\s\S]*?(?:\n {0,3}\1[^\n]*|(?![\s\S]))/gm, '')
+    .replace(/`[^`\n]+`/g, '');
 }
 
 /** The text without <pre>/<code>/<script>/<style> elements; a linear scan (no backtracking regex). */
@@ -243,6 +256,7 @@ export function sniffFormat(head: Uint8Array, filename?: string): DocumentFormat
   const kind = classifyText(text, filename);
   const csvName = filename !== undefined && CSV_EXT.test(filename);
   // A head of the full sniffing size is (most likely) cut short: its last record may be partial.
-  if ((kind === 'text' || (csvName && kind !== 'html')) && looksLikeCsv(text, head.length >= SNIFF_SIZE, csvName)) return 'csv';
+  if ((kind === 'text' || (csvName && kind !== 'html')) && looksLikeCsv(text, head.length >= SNIFF_SIZE, csvName))
+    return 'csv';
   return kind;
 }

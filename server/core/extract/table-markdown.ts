@@ -26,7 +26,10 @@ export function tableMarkdown(grid: TableGrid): string {
 
 /** The cells of one `| a | b |` line: split at pipes not escaped, `\|` and `\\` read back. */
 function cellsOf(line: string): string[] {
-  const inner = line.trim().replace(/^\|/, '').replace(/(?<!\\)((?:\\\\)*)\|$/, '$1');
+  const inner = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)((?:\\\\)*)\|$/, '$1');
   const cells: string[] = [];
   let cell = '';
   for (let i = 0; i < inner.length; i++) {

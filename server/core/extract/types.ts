@@ -134,7 +134,11 @@ export interface OcrPageResult {
  * OCRs one page of an open PDF. The OCR module's reader is handed in by whoever runs an extraction (the
  * pool's worker, read-document.ts), so that extraction, which OCR builds on, never imports OCR.
  */
-export type PdfPageOcr = (doc: PdfDocument, page: number, opts: { lang: string; dpi: number; limits?: DocumentLimits }) => Promise<OcrPageResult>;
+export type PdfPageOcr = (
+  doc: PdfDocument,
+  page: number,
+  opts: { lang: string; dpi: number; limits?: DocumentLimits },
+) => Promise<OcrPageResult>;
 
 export interface ExtractOptions {
   onProgress?: ProgressFn;

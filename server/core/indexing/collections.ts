@@ -20,11 +20,15 @@ export async function requireCollection(store: Pick<Store, 'collections'>, name:
  * A collection holds vectors of one model from one provider: mixing models would make distances
  * meaningless, so another model, provider or dimension is refused (409) instead of added.
  */
-export function assertSameModel(c: CollectionRecord, wanted: { provider: string; model: string; dimensions?: number }): void {
+export function assertSameModel(
+  c: CollectionRecord,
+  wanted: { provider: string; model: string; dimensions?: number },
+): void {
   const clashes: string[] = [];
   if (c.provider !== wanted.provider) clashes.push(`provider ${c.provider}, not ${wanted.provider}`);
   if (c.model !== wanted.model) clashes.push(`model ${c.model}, not ${wanted.model}`);
-  if (wanted.dimensions !== undefined && c.dimensions !== wanted.dimensions) clashes.push(`${c.dimensions} dimensions, not ${wanted.dimensions}`);
+  if (wanted.dimensions !== undefined && c.dimensions !== wanted.dimensions)
+    clashes.push(`${c.dimensions} dimensions, not ${wanted.dimensions}`);
   if (clashes.length === 0) return;
   throw new AppError(
     'INDEX_MISMATCH',

@@ -44,7 +44,14 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
   const { store, clock, log } = deps;
   const vectors = store.search.vectors;
 
-  async function embedAll(jobId: string, todo: ChunkToEmbed[], provider: EmbeddingProvider, dimensions: number, signal: AbortSignal, hooks: EmbedHooks) {
+  async function embedAll(
+    jobId: string,
+    todo: ChunkToEmbed[],
+    provider: EmbeddingProvider,
+    dimensions: number,
+    signal: AbortSignal,
+    hooks: EmbedHooks,
+  ) {
     const out = new Float32Array(todo.length * dimensions);
     let done = 0;
     const batches: ChunkToEmbed[][] = [];
@@ -57,10 +64,17 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
       while (next < batches.length && !failed) {
         const b = next++;
         const batch = batches[b]!;
-        const got = await provider.embed(batch.map((c) => c.text), signal);
+        const got = await provider.embed(
+          batch.map((c) => c.text),
+          signal,
+        );
         if (signal.aborted) throw signal.reason;
         got.forEach((v, j) => {
-          if (v.length !== dimensions) throw new AppError('INDEX_MISMATCH', `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`);
+          if (v.length !== dimensions)
+            throw new AppError(
+              'INDEX_MISMATCH',
+              `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`,
+            );
           out.set(v, (b * provider.batchSize + j) * dimensions);
         });
         done += batch.length;
@@ -86,15 +100,25 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
   const jobExists = async (jobId: string) => (await store.lookups.existingJobs([jobId])).has(jobId);
 
   /** Vectors first (each collection's write durable on its own), then the rows in one transaction. */
-  async function commit(jobId: string, collection: CollectionRecord, plan: EmbeddingPlan, embedded: Float32Array, hooks: EmbedHooks): Promise<boolean> {
-    if (!(await jobExists(jobId))) throw new AppError('INVALID_STATE', `job ${jobId} was deleted while it was embedding`);
+  async function commit(
+    jobId: string,
+    collection: CollectionRecord,
+    plan: EmbeddingPlan,
+    embedded: Float32Array,
+    hooks: EmbedHooks,
+  ): Promise<boolean> {
+    if (!(await jobExists(jobId)))
+      throw new AppError('INVALID_STATE', `job ${jobId} was deleted while it was embedding`);
     const n = plan.todo.length;
     // Keys are handed out before the vectors are written and never reused: a key written by an embed cut
     // short before its rows were committed names no chunk, and search drops keys it cannot map.
     const first = await store.collections.reserveKeys(collection.name, n);
     const byCollection = new Map<string, number[]>();
     for (const r of plan.remove) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.key]);
-    await vectors.write(collection, { remove: byCollection.get(collection.name) ?? [], add: { keys: plan.todo.map((_, i) => first + i), vectors: embedded } });
+    await vectors.write(collection, {
+      remove: byCollection.get(collection.name) ?? [],
+      add: { keys: plan.todo.map((_, i) => first + i), vectors: embedded },
+    });
     for (const [other, keys] of byCollection) {
       if (other === collection.name) continue;
       const row = await store.collections.find(other);
@@ -104,10 +128,19 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
     try {
       await store.transaction(async (tx) => {
         const now = isoNow(clock);
-        if (!(await tx.collections.finishEmbed(jobId, n, now))) throw new AppError('INVALID_STATE', `job ${jobId} is no longer embedding`);
+        if (!(await tx.collections.finishEmbed(jobId, n, now)))
+          throw new AppError('INVALID_STATE', `job ${jobId} is no longer embedding`);
         await tx.collections.replaceVectors(
           plan.remove.map((r) => r.id),
-          plan.todo.map((c, i) => ({ collection: collection.name, key: first + i, job_id: jobId, chunk_id: c.chunk_id, text: c.text, text_hash: c.text_hash, created_at: now })),
+          plan.todo.map((c, i) => ({
+            collection: collection.name,
+            key: first + i,
+            job_id: jobId,
+            chunk_id: c.chunk_id,
+            text: c.text,
+            text_hash: c.text_hash,
+            created_at: now,
+          })),
         );
         await tx.collections.bumpVersions([...new Set([collection.name, ...byCollection.keys()])], now);
         if (!(await hooks.complete())) throw lost;
@@ -128,7 +161,11 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
       const job = await store.jobs.get(jobId);
       if (job?.status !== 'embedding') return 'not_embedding';
       const collection = await store.collections.find(order.collection);
-      if (!collection) throw new AppError('COLLECTION_NOT_FOUND', `collection ${order.collection} was removed while job ${jobId} waited to be embedded into it`);
+      if (!collection)
+        throw new AppError(
+          'COLLECTION_NOT_FOUND',
+          `collection ${order.collection} was removed while job ${jobId} waited to be embedded into it`,
+        );
       const provider = await resolveProvider(
         { provider: order.provider, model: order.model, base_url: order.base_url ?? undefined, api_key: order.api_key },
         { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net },
@@ -136,13 +173,17 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
       assertSameModel(collection, { ...provider, dimensions: provider.dimensions ?? collection.dimensions });
       const plan = await planEmbedding({ collections: store.collections, vectors }, jobId, collection);
       // Taken over from a node that died: its progress is not this one's.
-      if ((await store.collections.jobIndex(jobId))?.chunks_embedded) await store.collections.progress(jobId, 0, isoNow(clock));
+      if ((await store.collections.jobIndex(jobId))?.chunks_embedded)
+        await store.collections.progress(jobId, 0, isoNow(clock));
       const embedded = await embedAll(jobId, plan.todo, provider, collection.dimensions, signal, hooks);
       if (signal.aborted) throw signal.reason;
       // Another node may have taken the embed while this one worked: it commits, not this one.
       if (!(await hooks.stillHeld())) return 'lost';
       if (!(await commit(jobId, collection, plan, embedded, hooks))) return 'lost';
-      log.info({ jobId, collection: collection.name, embedded: plan.todo.length, unchanged: plan.unchanged }, 'job indexed');
+      log.info(
+        { jobId, collection: collection.name, embedded: plan.todo.length, unchanged: plan.unchanged },
+        'job indexed',
+      );
       return 'indexed';
     },
   };

@@ -48,17 +48,32 @@ export function createIndexer(deps: IndexerDeps) {
   async function embedJob(jobId: string, req: EmbedRequest) {
     requireState(await findJob(store, jobId), EMBEDDABLE, 'embed');
     const name = req.collection_name ?? defaultCollectionName(jobId);
-    const provider = await resolveProvider({ ...req, provider: req.provider ?? 'local' }, { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net });
+    const provider = await resolveProvider(
+      { ...req, provider: req.provider ?? 'local' },
+      { models: deps.models, pool: deps.pool, defaultModel: deps.defaultModel, net: deps.net },
+    );
     const before = await store.collections.find(name);
     if (before) assertSameModel(before, provider);
     // A remote model tells its dimension only by answering: ask once before accepting the request, also for
     // an existing collection, so a same-named model of another dimension is refused (409) here rather than
     // accepted and failed part-way.
     const dimensions = provider.dimensions ?? (await provider.embed(['dimension probe']))[0]?.length ?? 0;
-    const order: EmbedOrder = { collection: name, provider: provider.provider, model: provider.model, base_url: provider.baseUrl, ...(req.api_key ? { api_key: req.api_key } : {}) };
+    const order: EmbedOrder = {
+      collection: name,
+      provider: provider.provider,
+      model: provider.model,
+      base_url: provider.baseUrl,
+      ...(req.api_key ? { api_key: req.api_key } : {}),
+    };
     const accepted = await store.transaction(async (tx) => {
       const collection = await tx.collections.ensure({
-        name, provider: provider.provider, base_url: provider.baseUrl, model: provider.model, dimensions, quantization: req.quantization ?? 'f16', created_at: isoNow(clock),
+        name,
+        provider: provider.provider,
+        base_url: provider.baseUrl,
+        model: provider.model,
+        dimensions,
+        quantization: req.quantization ?? 'f16',
+        created_at: isoNow(clock),
       });
       assertSameModel(collection, { ...provider, dimensions });
       const plan = await planEmbedding({ collections: tx.collections, vectors }, jobId, collection);
@@ -85,7 +100,12 @@ export function createIndexer(deps: IndexerDeps) {
       vector_db: 'usearch' as const,
       dimensions,
       quantization: accepted.collection.quantization,
-      chunks: { accepted: accepted.plan.wanted, to_embed: accepted.plan.todo.length, unchanged: accepted.plan.unchanged, removed: accepted.plan.remove.length },
+      chunks: {
+        accepted: accepted.plan.wanted,
+        to_embed: accepted.plan.todo.length,
+        unchanged: accepted.plan.unchanged,
+        removed: accepted.plan.remove.length,
+      },
     };
   }
 
@@ -131,7 +151,10 @@ export function createIndexer(deps: IndexerDeps) {
     async status(jobId: string) {
       const row = await store.collections.jobIndex(jobId);
       if (!row) return null;
-      const [c, count] = await Promise.all([store.collections.find(row.collection), store.collections.countVectors(jobId, row.collection)]);
+      const [c, count] = await Promise.all([
+        store.collections.find(row.collection),
+        store.collections.countVectors(jobId, row.collection),
+      ]);
       return {
         collection_name: row.collection,
         provider: c?.provider ?? null,

@@ -24,16 +24,24 @@ export const textHash = (text: string): string => createHash('sha256').update(te
  * sha256) and whose vector is still in the collection is left alone: re-embedding after one edit costs one chunk.
  */
 export async function planEmbedding(
-  d: { collections: Pick<CollectionsRepo, 'indexableChunks' | 'vectorsOfJob'>; vectors: Pick<VectorCollections, 'present'> },
+  d: {
+    collections: Pick<CollectionsRepo, 'indexableChunks' | 'vectorsOfJob'>;
+    vectors: Pick<VectorCollections, 'present'>;
+  },
   jobId: string,
   c: VectorCollectionSpec,
 ): Promise<EmbeddingPlan> {
   // One after the other: a plan is made inside a transaction, whose one connection answers one query at a time.
   const indexable = await d.collections.indexableChunks(jobId);
   const existing = await d.collections.vectorsOfJob(jobId);
-  const accepted = indexable.filter((x) => x.text.trim() !== '').map((x) => ({ chunk_id: x.chunk_id, text: x.text, text_hash: textHash(x.text) }));
+  const accepted = indexable
+    .filter((x) => x.text.trim() !== '')
+    .map((x) => ({ chunk_id: x.chunk_id, text: x.text, text_hash: textHash(x.text) }));
   const current = new Map(existing.filter((r) => r.collection === c.name).map((r) => [r.chunk_id, r]));
-  const present = await d.vectors.present(c, [...current.values()].map((r) => r.key));
+  const present = await d.vectors.present(
+    c,
+    [...current.values()].map((r) => r.key),
+  );
   const keep = new Set<number>();
   const todo: ChunkToEmbed[] = [];
   for (const x of accepted) {
@@ -41,6 +49,8 @@ export async function planEmbedding(
     if (row && row.text_hash === x.text_hash && present.has(row.key)) keep.add(row.id);
     else todo.push(x);
   }
-  const remove = existing.filter((r) => !keep.has(r.id)).map((r) => ({ id: r.id, collection: r.collection, key: r.key }));
+  const remove = existing
+    .filter((r) => !keep.has(r.id))
+    .map((r) => ({ id: r.id, collection: r.collection, key: r.key }));
   return { wanted: accepted.length, todo, unchanged: keep.size, remove };
 }

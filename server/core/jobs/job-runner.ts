@@ -7,7 +7,14 @@ import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 import { JOB_LIMIT_DEFAULTS } from '../extract/limits.js';
 import type { JobWatch } from './job-watch.js';
-import { MAX_ATTEMPTS, type EmbedClaim, type EmbedOrder, type JobClaim, type JobFailure, type JobQueue } from './job-queue.js';
+import {
+  MAX_ATTEMPTS,
+  type EmbedClaim,
+  type EmbedOrder,
+  type JobClaim,
+  type JobFailure,
+  type JobQueue,
+} from './job-queue.js';
 import type { EmbedWork } from '../indexing/embed-work.js';
 
 /** Least time between two progress writes of one job. */
@@ -60,7 +67,19 @@ export interface JobRunnerDeps {
  * A job's attempts are counted as it is claimed, before any work: a job whose worker thread ran out of
  * memory or died is tried once more, then failed with that reason.
  */
-export function createJobRunner({ store, pool, files, clock, log, watch, queue, slots = pool.threads, maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds, embedder, embedSlots = 0 }: JobRunnerDeps) {
+export function createJobRunner({
+  store,
+  pool,
+  files,
+  clock,
+  log,
+  watch,
+  queue,
+  slots = pool.threads,
+  maxJobSeconds = JOB_LIMIT_DEFAULTS.maxJobSeconds,
+  embedder,
+  embedSlots = 0,
+}: JobRunnerDeps) {
   /** The work under way on this node, reads and embeds, by job (a job is read or embedded, never both). */
   const running = new Map<string, AbortController>();
   const stopping = new AbortController();
@@ -79,7 +98,12 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
    * dropped and read again by whoever claims it after its lease. Each write is one statement or one
    * transaction, so a try that broke off left nothing, and a second one finds what a first one committed.
    */
-  async function persist<T>(jobId: string, what: string, write: () => Promise<T>, gaveUp: () => boolean = () => false): Promise<T> {
+  async function persist<T>(
+    jobId: string,
+    what: string,
+    write: () => Promise<T>,
+    gaveUp: () => boolean = () => false,
+  ): Promise<T> {
     let wait = UNAVAILABLE_FIRST_WAIT_MS;
     let told = false;
     for (;;) {
@@ -89,7 +113,11 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         return out;
       } catch (err) {
         if (!unavailable(err) || gaveUp() || stopping.signal.aborted) throw err;
-        if (!told) log.warn({ jobId, what, err: describeFailure(err) }, 'the database is unavailable; trying again until it is back');
+        if (!told)
+          log.warn(
+            { jobId, what, err: describeFailure(err) },
+            'the database is unavailable; trying again until it is back',
+          );
         told = true;
         // Cut short when the runner closes, which then gives up at once.
         await new Promise<void>((r) => {
@@ -110,7 +138,11 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     log.warn({ jobId, failure }, 'job failed');
     const at = isoNow(clock);
     await persist(jobId, 'fail', () =>
-      store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: at, updated_at: at }, whenStatus),
+      store.jobs.update(
+        jobId,
+        { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: at, updated_at: at },
+        whenStatus,
+      ),
     );
     watch.changed(jobId);
   }
@@ -129,7 +161,12 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         const { pagesDone, totalPages } = next;
         next = null;
         try {
-          await Promise.all([store.jobs.update(jobId, { pages_done: pagesDone, total_pages: totalPages, updated_at: isoNow(clock) }, ['processing']), claim.progress(pagesDone, totalPages)]);
+          await Promise.all([
+            store.jobs.update(jobId, { pages_done: pagesDone, total_pages: totalPages, updated_at: isoNow(clock) }, [
+              'processing',
+            ]),
+            claim.progress(pagesDone, totalPages),
+          ]);
           failing = false;
           watch.changed(jobId);
         } catch (err) {
@@ -155,24 +192,26 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     // a few writes a second keep the progress live (the last page is written when the job is saved).
     let progressWrittenAt = -Infinity;
     // The pool reads a local file: the original's own in a folder store, else a copy removed once read.
-    return files.useOriginal(jobId, claimed.source_file, (path) => pool.extract(
-      {
-        path,
-        format: claimed.format,
-        chunk: { target_tokens: claimed.options.chunk_size, overlap_tokens: claimed.options.chunk_overlap },
-        id_seed: jobId,
-        ocr: { lang: claimed.options.ocr_language ?? DEFAULT_OCR_LANG },
-      },
-      {
-        signal,
-        onProgress: ({ pagesDone, totalPages }) => {
-          const at = performance.now();
-          if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
-          progressWrittenAt = at;
-          progress.write(pagesDone, totalPages);
+    return files.useOriginal(jobId, claimed.source_file, (path) =>
+      pool.extract(
+        {
+          path,
+          format: claimed.format,
+          chunk: { target_tokens: claimed.options.chunk_size, overlap_tokens: claimed.options.chunk_overlap },
+          id_seed: jobId,
+          ocr: { lang: claimed.options.ocr_language ?? DEFAULT_OCR_LANG },
         },
-      },
-    ));
+        {
+          signal,
+          onProgress: ({ pagesDone, totalPages }) => {
+            const at = performance.now();
+            if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
+            progressWrittenAt = at;
+            progress.write(pagesDone, totalPages);
+          },
+        },
+      ),
+    );
   }
 
   /** A failed extraction: retried once if its thread failed, else the job fails with the reason. */
@@ -186,7 +225,12 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
     }
     if (attempt < MAX_ATTEMPTS && !stopping.signal.aborted) {
       log.warn({ jobId, failure, attempt }, 'job failed on its worker thread; trying once more');
-      await persist(jobId, 'requeue', () => store.jobs.update(jobId, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) }), gaveUp);
+      await persist(
+        jobId,
+        'requeue',
+        () => store.jobs.update(jobId, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) }),
+        gaveUp,
+      );
       watch.changed(jobId);
       return persist(jobId, 'requeue', () => claim.retry(failure), gaveUp);
     }
@@ -247,7 +291,8 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         async () => {
           // Another node may have taken the job while this one read it: it saves, not this one.
           if (!(await claim.heartbeat())) return false;
-          if (await saveExtraction(store, jobId, out, isoNow(clock))) log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
+          if (await saveExtraction(store, jobId, out, isoNow(clock)))
+            log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
           await claim.finish();
           return true;
         },
@@ -263,7 +308,10 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         return;
       }
       if (reason === 'timeout') {
-        const failure = { code: 'JOB_TIMEOUT', message: `reading the document took longer than ${maxJobSeconds} s (setting max_job_seconds)` };
+        const failure = {
+          code: 'JOB_TIMEOUT',
+          message: `reading the document took longer than ${maxJobSeconds} s (setting max_job_seconds)`,
+        };
         await fail(jobId, failure);
         return persist(jobId, 'finish', () => claim.finish(failure), gaveUp);
       }
@@ -297,7 +345,9 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
         progress: (embedded, total) => {
           watch.changed(jobId);
           // Progress only: the job's row has it already.
-          claim.progress(embedded, total).catch((err: unknown) => log.warn({ jobId, err }, 'could not record progress'));
+          claim
+            .progress(embedded, total)
+            .catch((err: unknown) => log.warn({ jobId, err }, 'could not record progress'));
         },
         stillHeld: () => claim.heartbeat(),
         complete: () => claim.complete(),
@@ -326,7 +376,11 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
   /** Runs an embed this node accepted, outside the slots; the runner's close waits for it. */
   function hold(claim: EmbedClaim): void {
     if (stopping.signal.aborted) {
-      claim.release().catch((err: unknown) => log.error({ jobId: claim.jobId, err }, 'an embed accepted while stopping could not be given back'));
+      claim
+        .release()
+        .catch((err: unknown) =>
+          log.error({ jobId: claim.jobId, err }, 'an embed accepted while stopping could not be given back'),
+        );
       return;
     }
     const done: Promise<void> = runEmbed(claim)
@@ -374,7 +428,11 @@ export function createJobRunner({ store, pool, files, clock, log, watch, queue, 
   }
 
   function start(): void {
-    if (loops.length === 0 && !stopping.signal.aborted) loops = [...Array.from({ length: slots }, () => slot()), ...Array.from({ length: embedSlots }, () => embedSlot())];
+    if (loops.length === 0 && !stopping.signal.aborted)
+      loops = [
+        ...Array.from({ length: slots }, () => slot()),
+        ...Array.from({ length: embedSlots }, () => embedSlot()),
+      ];
   }
 
   return {

@@ -97,9 +97,14 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
 
     /** Jobs, newest first; with a key's scope, only its jobs and its bots' documents. */
     async list(q: { status?: string; skip: number; limit: number }, scope: KeyScope | null = null) {
-      const wanted = q.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+      const wanted =
+        q.status
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean) ?? [];
       const unknown = wanted.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
-      if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
+      if (unknown.length > 0)
+        throw new AppError('VALIDATION_FAILED', `unknown job status: ${unknown.join(', ')}`, { allowed: JOB_STATES });
       const page = await store.jobs.list({ statuses: wanted, scope, skip: q.skip, limit: q.limit });
       return { ...page, items: page.items.map((j) => jobView(j)) };
     },
@@ -107,7 +112,10 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
     async cancel(jobId: string): Promise<JobView> {
       const job = await row(jobId);
       if (!CANCELLABLE.includes(job.status)) {
-        throw new AppError('INVALID_STATE', `a ${job.status} job cannot be cancelled`, { status: job.status, allowed_from: CANCELLABLE });
+        throw new AppError('INVALID_STATE', `a ${job.status} job cannot be cancelled`, {
+          status: job.status,
+          allowed_from: CANCELLABLE,
+        });
       }
       const now = isoNow(clock);
       await store.jobs.update(jobId, { status: 'cancelled', finished_at: now, updated_at: now });
@@ -129,7 +137,17 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       } catch (err) {
         const failure = describeFailure(err);
         const now = isoNow(clock);
-        await store.jobs.update(jobId, { status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: now, updated_at: now }, CANCELLABLE);
+        await store.jobs.update(
+          jobId,
+          {
+            status: 'failed',
+            error_code: failure.code,
+            error_message: failure.message,
+            finished_at: now,
+            updated_at: now,
+          },
+          CANCELLABLE,
+        );
         watch?.changed(jobId);
         throw err;
       }

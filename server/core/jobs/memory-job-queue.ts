@@ -1,6 +1,13 @@
 import type { Store } from '../../store/store.js';
 import { isoNow, type Clock } from '../clock.js';
-import { MAX_ATTEMPTS, type EmbedClaim, type EmbedOrder, type JobClaim, type JobQueue, type NextJob } from './job-queue.js';
+import {
+  MAX_ATTEMPTS,
+  type EmbedClaim,
+  type EmbedOrder,
+  type JobClaim,
+  type JobQueue,
+  type NextJob,
+} from './job-queue.js';
 
 /**
  * The desktop's queue: job ids in this process's memory, in arrival order, for the one process that owns
@@ -79,7 +86,14 @@ export function createMemoryJobQueue({ store, clock }: { store: Store; clock: Cl
         if (!job) continue;
         if (job.attempts > MAX_ATTEMPTS) {
           const times = job.attempts - 1;
-          return { action: 'fail', jobId, error: { code: 'WORKER_DIED', message: `the server stopped while reading this document ${times} times (it crashed or was killed); it is not tried again` } };
+          return {
+            action: 'fail',
+            jobId,
+            error: {
+              code: 'WORKER_DIED',
+              message: `the server stopped while reading this document ${times} times (it crashed or was killed); it is not tried again`,
+            },
+          };
         }
         return { action: 'run', claim: claimOf(job) };
       }

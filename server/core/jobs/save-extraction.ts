@@ -13,7 +13,9 @@ export function newPage(p: ExtractedPage): NewPage {
     height: p.height,
     rotation: p.rotation ?? 0,
     needs_ocr: p.needs_ocr,
-    ocr: p.ocr ? { language: p.ocr.lang, confidence: p.ocr.confidence ?? null, rotation: p.ocr.rotation ?? null } : null,
+    ocr: p.ocr
+      ? { language: p.ocr.lang, confidence: p.ocr.confidence ?? null, rotation: p.ocr.rotation ?? null }
+      : null,
   };
 }
 
@@ -54,7 +56,12 @@ export function newChunk(c: ChunkDraft, orderIndex: number): NewChunk {
  * and moves it to ready_for_review, in one transaction. Returns false, writing nothing, when the job is no
  * longer processing (cancelled or deleted while the worker ran).
  */
-export function saveExtraction(store: Pick<Repositories, 'jobs'>, jobId: string, out: ExtractTaskOutput, now: string): Promise<boolean> {
+export function saveExtraction(
+  store: Pick<Repositories, 'jobs'>,
+  jobId: string,
+  out: ExtractTaskOutput,
+  now: string,
+): Promise<boolean> {
   const doc = out.document;
   const order = new Map(out.chunks.map((c, i) => [c.chunk_id, i]));
   return store.jobs.saveExtraction(jobId, {

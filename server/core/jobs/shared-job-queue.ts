@@ -55,7 +55,12 @@ function payloadOf({ api_key, ...kept }: EmbedOrder): Record<string, unknown> {
 
 function orderOf(payload: Record<string, unknown>): EmbedOrder | null {
   const { collection, provider, model, base_url } = payload;
-  if (typeof collection !== 'string' || typeof model !== 'string' || !(EMBEDDING_PROVIDERS as readonly unknown[]).includes(provider)) return null;
+  if (
+    typeof collection !== 'string' ||
+    typeof model !== 'string' ||
+    !(EMBEDDING_PROVIDERS as readonly unknown[]).includes(provider)
+  )
+    return null;
   if (base_url !== null && typeof base_url !== 'string') return null;
   return { collection, provider: provider as ProviderName, model, base_url };
 }
@@ -73,19 +78,28 @@ export interface SharedJobQueueDeps {
   leaseMs: number;
 }
 
-export async function createSharedJobQueue({ store, tasks, clock, workerId, leaseMs }: SharedJobQueueDeps): Promise<JobQueue> {
+export async function createSharedJobQueue({
+  store,
+  tasks,
+  clock,
+  workerId,
+  leaseMs,
+}: SharedJobQueueDeps): Promise<JobQueue> {
   const listener: TaskListener = await tasks.listen(KINDS);
   const pollMs = Math.min(leaseMs, MAX_POLL_MS);
 
   const claimOf = (job: JobClaim['job'], claim: TaskClaim): JobClaim => ({
     job,
     heartbeat: () => tasks.heartbeat(claim),
-    progress: async (pagesDone, totalPages) => void (await tasks.progress(claim, { pages_done: pagesDone, total_pages: totalPages })),
+    progress: async (pagesDone, totalPages) =>
+      void (await tasks.progress(claim, { pages_done: pagesDone, total_pages: totalPages })),
     finish: async (failure) => void (await (failure ? tasks.fail(claim, failure) : tasks.complete(claim))),
     retry: async (failure) => void (await tasks.release(claim, failure)),
     async release() {
       // Another node may take it at once: the row shows it waiting, its attempt not counted.
-      await store.jobs.update(job.job_id, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) }, ['processing']);
+      await store.jobs.update(job.job_id, { status: 'queued', pages_done: 0, updated_at: isoNow(clock) }, [
+        'processing',
+      ]);
       await store.jobs.uncountAttempt(job.job_id);
       await tasks.release(claim);
     },
@@ -95,7 +109,8 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     jobId,
     order,
     heartbeat: () => tasks.heartbeat(claim),
-    progress: async (embedded, total) => void (await tasks.progress(claim, { chunks_embedded: embedded, chunks_total: total })),
+    progress: async (embedded, total) =>
+      void (await tasks.progress(claim, { chunks_embedded: embedded, chunks_total: total })),
     complete: () => tasks.complete(claim),
     async fail(failure) {
       // Only the holder rests the job: a claim taken away leaves it to the node that has it now.
@@ -106,7 +121,10 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     async release() {
       if (!order.api_key) return void (await tasks.release(claim));
       // No other node could go on without the key: the job rests, to be embedded again, as on the desktop.
-      const stopped = { code: 'INTERRUPTED', message: `node ${workerId}, embedding with the request's api_key, stopped; embed the job again` };
+      const stopped = {
+        code: 'INTERRUPTED',
+        message: `node ${workerId}, embedding with the request's api_key, stopped; embed the job again`,
+      };
       await store.transaction(async (tx) => {
         if (await tasks.fail(claim, stopped)) await tx.collections.restEmbed(jobId, null, isoNow(clock));
       });
@@ -121,10 +139,18 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
         const { task } = got;
         const claim = { task_id: task.task_id, worker_id: workerId, attempts: task.attempts };
         const order = orderOf(task.payload);
-        if (order && !task.payload.key_withheld) return { action: 'run', claim: embedClaimOf(task.job_id, order, claim) };
+        if (order && !task.payload.key_withheld)
+          return { action: 'run', claim: embedClaimOf(task.job_id, order, claim) };
         const error: JobFailure = order
-          ? { code: 'WORKER_DIED', message: "the node embedding this job with the request's api_key stopped; the key is never stored, so no other node can go on: embed the job again" }
-          : { code: 'EMBEDDING_FAILED', message: `embed task ${task.task_id} carries no order this version of Lectern can read` };
+          ? {
+              code: 'WORKER_DIED',
+              message:
+                "the node embedding this job with the request's api_key stopped; the key is never stored, so no other node can go on: embed the job again",
+            }
+          : {
+              code: 'EMBEDDING_FAILED',
+              message: `embed task ${task.task_id} carries no order this version of Lectern can read`,
+            };
         await store.transaction(async (tx) => {
           if (await tasks.fail(claim, error)) await tx.collections.restEmbed(task.job_id, error, isoNow(clock));
         });
@@ -178,7 +204,17 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     const last = its.at(-1);
     if (last?.state === 'failed' && last.error) {
       const at = isoNow(clock);
-      await store.jobs.update(jobId, { status: 'failed', error_code: last.error.code, error_message: last.error.message, finished_at: at, updated_at: at }, ['queued', 'processing']);
+      await store.jobs.update(
+        jobId,
+        {
+          status: 'failed',
+          error_code: last.error.code,
+          error_message: last.error.message,
+          finished_at: at,
+          updated_at: at,
+        },
+        ['queued', 'processing'],
+      );
       return false;
     }
     await tasks.enqueue({ kind: EXTRACT_TASK, job_id: jobId, dedupe_key: `extract:${jobId}` });
@@ -213,10 +249,22 @@ export async function createSharedJobQueue({ store, tasks, clock, workerId, leas
     async enqueueEmbed(jobId, order) {
       // With a key, held by this node from the start: see Embeds above.
       const holder = order.api_key ? { worker_id: workerId, lease_ms: leaseMs } : undefined;
-      const { task, created } = await tasks.enqueue({ kind: EMBED_TASK, job_id: jobId, payload: payloadOf(order), dedupe_key: `embed:${jobId}`, holder });
+      const { task, created } = await tasks.enqueue({
+        kind: EMBED_TASK,
+        job_id: jobId,
+        payload: payloadOf(order),
+        dedupe_key: `embed:${jobId}`,
+        holder,
+      });
       // Only while a delete of the job is under way (a job embedding has a live task; one at rest has none).
-      if (!created) throw new AppError('INVALID_STATE', `job ${jobId} could not start embedding: its last embed is still ending; try again`);
-      return holder ? embedClaimOf(jobId, order, { task_id: task.task_id, worker_id: workerId, attempts: task.attempts }) : null;
+      if (!created)
+        throw new AppError(
+          'INVALID_STATE',
+          `job ${jobId} could not start embedding: its last embed is still ending; try again`,
+        );
+      return holder
+        ? embedClaimOf(jobId, order, { task_id: task.task_id, worker_id: workerId, attempts: task.attempts })
+        : null;
     },
     nextEmbed,
     async restInterruptedEmbeds() {

@@ -8,7 +8,10 @@ export function clientOf(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address); // ::ffff:a.b.c.d becomes a.b.c.d
   if (ip.kind() === 'ipv4') return ip.toString();
-  return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  return `${(ip as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -34,7 +37,12 @@ export interface FailedKeyLimiterOptions {
   maxClients?: number;
 }
 
-export function createFailedKeyLimiter({ limit, windowMs, now, maxClients = 10_000 }: FailedKeyLimiterOptions): FailedKeyLimiter {
+export function createFailedKeyLimiter({
+  limit,
+  windowMs,
+  now,
+  maxClients = 10_000,
+}: FailedKeyLimiterOptions): FailedKeyLimiter {
   // Insertion order is window-start order (a new window re-inserts its client), so the first entries
   // are always the first to expire.
   const windows = new Map<string, { failures: number; endsAt: number }>();

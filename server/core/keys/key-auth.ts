@@ -33,7 +33,9 @@ export function createKeyAuth({ store, clock, serviceKey, failuresPerMinute }: K
       const waitMs = limiter.blockedFor(client);
       if (waitMs > 0) {
         const retryAfter = Math.ceil(waitMs / 1000);
-        throw new AppError('RATE_LIMITED', `too many wrong API keys from ${client}; try again in ${retryAfter} s`, { retry_after_s: retryAfter });
+        throw new AppError('RATE_LIMITED', `too many wrong API keys from ${client}; try again in ${retryAfter} s`, {
+          retry_after_s: retryAfter,
+        });
       }
       // No key is no guess: only wrong keys count against the client.
       if (!given) throw new AppError('UNAUTHORIZED', 'send the API key in the X-API-Key header');

@@ -31,20 +31,31 @@ export interface NewKey {
  */
 const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
-const uniqueSorted = (ids: string[] | undefined): string[] => [...new Set((ids ?? []).map((s) => s.trim()).filter(Boolean))].sort();
+const uniqueSorted = (ids: string[] | undefined): string[] =>
+  [...new Set((ids ?? []).map((s) => s.trim()).filter(Boolean))].sort();
 
 /** Named API keys: created with a secret shown once, listed, revoked, and found by secret. */
 export function createKeysService({ store, clock }: { store: Store; clock: Clock }) {
   async function checkNew(k: NewKey): Promise<{ role: Role; scope: KeyScope }> {
     if (!NAME_PATTERN.test(k.name)) {
-      throw new AppError('VALIDATION_FAILED', `key name "${k.name}" must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `key name "${k.name}" must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      );
     }
-    if (RESERVED_KEY_NAMES.includes(k.name.toLowerCase())) throw new AppError('VALIDATION_FAILED', `key name "${k.name}" is the service key's name in audits`);
+    if (RESERVED_KEY_NAMES.includes(k.name.toLowerCase()))
+      throw new AppError('VALIDATION_FAILED', `key name "${k.name}" is the service key's name in audits`);
     if (!isRole(k.role)) throw new AppError('VALIDATION_FAILED', `role "${k.role}" is not one of ${ROLES.join(', ')}`);
     const scope = { bots: uniqueSorted(k.bots), jobs: uniqueSorted(k.jobs) };
     // A typo in a scope would make a key that silently sees nothing.
-    const [knownBots, knownJobs] = await Promise.all([store.lookups.existingBots(scope.bots), store.lookups.existingJobs(scope.jobs)]);
-    const unknown = [...scope.bots.filter((b) => !knownBots.has(b)).map((b) => `bot ${b}`), ...scope.jobs.filter((j) => !knownJobs.has(j)).map((j) => `job ${j}`)];
+    const [knownBots, knownJobs] = await Promise.all([
+      store.lookups.existingBots(scope.bots),
+      store.lookups.existingJobs(scope.jobs),
+    ]);
+    const unknown = [
+      ...scope.bots.filter((b) => !knownBots.has(b)).map((b) => `bot ${b}`),
+      ...scope.jobs.filter((j) => !knownJobs.has(j)).map((j) => `job ${j}`),
+    ];
     if (unknown.length) throw new AppError('VALIDATION_FAILED', `no such ${unknown.join(', ')}`, { unknown });
     return { role: k.role, scope };
   }
@@ -55,7 +66,13 @@ export function createKeysService({ store, clock }: { store: Store; clock: Clock
       const { role, scope } = await checkNew(k);
       const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
       const key = await store.keys.insert({
-        key_id: randomUUID(), name: k.name, role, scope, hash: hashSecret(secret), prefix: secret.slice(0, SHOWN_CHARS), created_at: isoNow(clock),
+        key_id: randomUUID(),
+        name: k.name,
+        role,
+        scope,
+        hash: hashSecret(secret),
+        prefix: secret.slice(0, SHOWN_CHARS),
+        created_at: isoNow(clock),
       });
       return { key, secret };
     },

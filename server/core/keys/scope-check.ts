@@ -3,7 +3,14 @@ import { AppError, type ErrorCode } from '../errors.js';
 import type { KeyScope } from './roles.js';
 
 /** Request fields, wherever they are (path, query, body), that name something a scope limits. */
-export const SCOPED_FIELDS = ['job_id', 'bot_id', 'chat_id', 'session_id', 'conversation_id', 'collection_name'] as const;
+export const SCOPED_FIELDS = [
+  'job_id',
+  'bot_id',
+  'chat_id',
+  'session_id',
+  'conversation_id',
+  'collection_name',
+] as const;
 export type ScopedField = (typeof SCOPED_FIELDS)[number];
 
 /**
@@ -13,7 +20,6 @@ export type ScopedField = (typeof SCOPED_FIELDS)[number];
  * cannot even learn which ids exist.
  */
 export function createScopeCheck({ lookups }: Pick<Store, 'lookups'>) {
-
   /** A job is visible when the scope names it or the bot it belongs to. */
   const jobInScope = (scope: KeyScope, jobId: string, botId: string | null | undefined): boolean =>
     scope.jobs.includes(jobId) || (botId != null && scope.bots.includes(botId));
@@ -50,13 +56,28 @@ export function createScopeCheck({ lookups }: Pick<Store, 'lookups'>) {
   }
 
   /** The answer for what is not visible, by request field (path parameter, query or body). */
-  const FIELDS: Record<ScopedField, { visible: (scope: KeyScope, id: string) => Promise<boolean>; code: ErrorCode; message: (id: string) => string }> = {
+  const FIELDS: Record<
+    ScopedField,
+    { visible: (scope: KeyScope, id: string) => Promise<boolean>; code: ErrorCode; message: (id: string) => string }
+  > = {
     job_id: { visible: jobVisible, code: 'JOB_NOT_FOUND', message: (id) => `job ${id} does not exist` },
     bot_id: { visible: botVisible, code: 'BOT_NOT_FOUND', message: (id) => `bot ${id} does not exist` },
     chat_id: { visible: chatVisible, code: 'CHAT_NOT_FOUND', message: (id) => `chat ${id} does not exist` },
-    session_id: { visible: sessionVisible, code: 'SESSION_NOT_FOUND', message: (id) => `chat session ${id} does not exist` },
-    conversation_id: { visible: conversationVisible, code: 'CONVERSATION_NOT_FOUND', message: (id) => `conversation ${id} does not exist` },
-    collection_name: { visible: collectionVisible, code: 'COLLECTION_NOT_FOUND', message: (id) => `collection ${id} does not exist; embed a job into it first` },
+    session_id: {
+      visible: sessionVisible,
+      code: 'SESSION_NOT_FOUND',
+      message: (id) => `chat session ${id} does not exist`,
+    },
+    conversation_id: {
+      visible: conversationVisible,
+      code: 'CONVERSATION_NOT_FOUND',
+      message: (id) => `conversation ${id} does not exist`,
+    },
+    collection_name: {
+      visible: collectionVisible,
+      code: 'COLLECTION_NOT_FOUND',
+      message: (id) => `collection ${id} does not exist; embed a job into it first`,
+    },
   };
 
   return {

@@ -23,7 +23,11 @@ interface AllowedHost {
  */
 const REFUSED_NAMES = new Set(['localhost', 'metadata.google.internal', 'metadata.goog']);
 
-export const bareHost = (hostname: string): string => hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '').toLowerCase();
+export const bareHost = (hostname: string): string =>
+  hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.+$/, '')
+    .toLowerCase();
 
 /** Parses and checks the URL's form; anything but plain http(s) is URL_INVALID (400). */
 export function parseTarget(raw: string): Target {
@@ -34,10 +38,13 @@ export function parseTarget(raw: string): Target {
     throw new AppError('URL_INVALID', `${JSON.stringify(raw.slice(0, 200))} is not a URL`, { url: raw.slice(0, 200) });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('URL_INVALID', `only http and https URLs can be fetched, not ${url.protocol}`, { url: url.href });
+    throw new AppError('URL_INVALID', `only http and https URLs can be fetched, not ${url.protocol}`, {
+      url: url.href,
+    });
   }
   // Credentials in a URL end up in logs and error messages, and browsers dropped them for that reason.
-  if (url.username || url.password) throw new AppError('URL_INVALID', 'URLs with a user name or password are refused', { url: url.origin });
+  if (url.username || url.password)
+    throw new AppError('URL_INVALID', 'URLs with a user name or password are refused', { url: url.origin });
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   return { url, host: bareHost(url.hostname), port };
 }
@@ -55,7 +62,8 @@ export function parseAllowedHosts(entries: readonly string[]): AllowedHost[] {
     } catch {
       host = undefined;
     }
-    if (!m || !host) throw new AppError('URL_INVALID', `allowed private host ${JSON.stringify(entry)} is not host or host:port`);
+    if (!m || !host)
+      throw new AppError('URL_INVALID', `allowed private host ${JSON.stringify(entry)} is not host or host:port`);
     return m[2] === undefined ? { host } : { host, port: Number(m[2]) };
   });
 }
@@ -109,7 +117,11 @@ function innerReason(v4: ipaddr.IPv4, form: string): string | null {
 /** Refusal of a target on what can be told without DNS: an IP literal's range, a reserved name. */
 export function checkTargetStatically(t: Target, allowed: readonly AllowedHost[]): void {
   if (isAllowedHost(allowed, t.host, t.port)) return;
-  const reason = isIP(t.host) ? refusedAddressReason(t.host) : REFUSED_NAMES.has(t.host) || t.host.endsWith('.localhost') ? 'a name of this machine or of a metadata service' : null;
+  const reason = isIP(t.host)
+    ? refusedAddressReason(t.host)
+    : REFUSED_NAMES.has(t.host) || t.host.endsWith('.localhost')
+      ? 'a name of this machine or of a metadata service'
+      : null;
   if (reason) throw notAllowed(t.host, t.port, reason);
 }
 
@@ -133,18 +145,27 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 export function checkingLookup(host: string, port: number, allowed: readonly AllowedHost[]) {
   const open = isAllowedHost(allowed, host, port);
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { all: true, verbatim: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (err, addresses) => {
-      if (err) return callback(err, '');
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
-      if (!open) {
-        for (const a of addresses) {
-          const reason = refusedAddressReason(a.address);
-          if (reason) return callback(notAllowed(host, port, `resolves to ${a.address}, ${reason}`) as NodeJS.ErrnoException, '');
+    dnsLookup(
+      hostname,
+      { all: true, verbatim: true, family: options.family ?? 0, hints: options.hints ?? 0 },
+      (err, addresses) => {
+        if (err) return callback(err, '');
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+        if (!open) {
+          for (const a of addresses) {
+            const reason = refusedAddressReason(a.address);
+            if (reason)
+              return callback(
+                notAllowed(host, port, `resolves to ${a.address}, ${reason}`) as NodeJS.ErrnoException,
+                '',
+              );
+          }
         }
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      return callback(null, first.address, first.family);
-    });
+        if (options.all) return callback(null, addresses);
+        const first = addresses[0]!;
+        return callback(null, first.address, first.family);
+      },
+    );
   };
 }

@@ -1,12 +1,27 @@
 import { Agent, Pool, fetch as undiciFetch, type Response as UndiciResponse } from 'undici';
 import { AppError, isAppError } from '../errors.js';
-import { checkingLookup, checkTargetStatically, parseAllowedHosts, parseTarget, type Target } from './address-policy.js';
+import {
+  checkingLookup,
+  checkTargetStatically,
+  parseAllowedHosts,
+  parseTarget,
+  type Target,
+} from './address-policy.js';
 import { limitedBody, readAll } from './limited-body.js';
 import type { GuardedFetch, GuardedRequest, GuardedResponse, NetPolicy } from './types.js';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** What may follow a redirect to another origin: nothing that can carry a credential or a key. */
-const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-language', 'cache-control', 'content-language', 'content-type', 'if-range', 'range', 'user-agent']);
+const CROSS_ORIGIN_HEADERS = new Set([
+  'accept',
+  'accept-language',
+  'cache-control',
+  'content-language',
+  'content-type',
+  'if-range',
+  'range',
+  'user-agent',
+]);
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
 interface Deadline {
@@ -18,8 +33,20 @@ interface Deadline {
 function startDeadline(ms: number, caller: AbortSignal | undefined, origin: string): Deadline {
   const timeout = new AbortController();
   // 0: no overall limit (long downloads); the agent's idle limits still apply.
-  const timer = ms > 0 ? setTimeout(() => timeout.abort(new AppError('FETCH_FAILED', `${origin} gave no complete answer within ${ms} ms`, { origin })), ms) : undefined;
-  return { signal: caller ? AbortSignal.any([caller, timeout.signal]) : timeout.signal, clear: () => clearTimeout(timer) };
+  const timer =
+    ms > 0
+      ? setTimeout(
+          () =>
+            timeout.abort(
+              new AppError('FETCH_FAILED', `${origin} gave no complete answer within ${ms} ms`, { origin }),
+            ),
+          ms,
+        )
+      : undefined;
+  return {
+    signal: caller ? AbortSignal.any([caller, timeout.signal]) : timeout.signal,
+    clear: () => clearTimeout(timer),
+  };
 }
 
 /** undici wraps connection errors (ours from the lookup among them) in `TypeError('fetch failed')`. */
@@ -52,12 +79,18 @@ function redirectTarget(location: string, from: Target): Target {
   try {
     href = new URL(location, from.url).href;
   } catch {
-    throw new AppError('FETCH_FAILED', `${from.url.origin} redirected to something that is not a URL`, { origin: from.url.origin });
+    throw new AppError('FETCH_FAILED', `${from.url.origin} redirected to something that is not a URL`, {
+      origin: from.url.origin,
+    });
   }
   try {
     return parseTarget(href);
   } catch (err) {
-    throw new AppError('FETCH_FAILED', `${from.url.origin} redirected to a URL that cannot be fetched: ${(err as Error).message}`, { origin: from.url.origin });
+    throw new AppError(
+      'FETCH_FAILED',
+      `${from.url.origin} redirected to a URL that cannot be fetched: ${(err as Error).message}`,
+      { origin: from.url.origin },
+    );
   }
 }
 
@@ -76,32 +109,53 @@ export function createGuardedFetch(policy: NetPolicy): GuardedFetch {
     bodyTimeout: policy.totalTimeoutMs,
     factory: (origin, opts) => {
       const t = parseTarget(String(origin));
-      return new Pool(origin, { ...opts, connect: { timeout: policy.connectTimeoutMs, lookup: checkingLookup(t.host, t.port, allowed) } });
+      return new Pool(origin, {
+        ...opts,
+        connect: { timeout: policy.connectTimeoutMs, lookup: checkingLookup(t.host, t.port, allowed) },
+      });
     },
   });
 
-  async function follow(first: Target, req: GuardedRequest, signal: AbortSignal): Promise<{ res: UndiciResponse; target: Target }> {
+  async function follow(
+    first: Target,
+    req: GuardedRequest,
+    signal: AbortSignal,
+  ): Promise<{ res: UndiciResponse; target: Target }> {
     let target = first;
     let method: string = req.method ?? 'GET';
     let body = req.body;
     let headers = lowerCased(req.headers);
     for (let redirects = 0; ; redirects++) {
       checkTargetStatically(target, allowed);
-      const res = await undiciFetch(target.url.href, { method, headers, body, redirect: 'manual', signal, dispatcher: agent });
+      const res = await undiciFetch(target.url.href, {
+        method,
+        headers,
+        body,
+        redirect: 'manual',
+        signal,
+        dispatcher: agent,
+      });
       const location = res.headers.get('location');
-      if (!REDIRECT_STATUSES.has(res.status) || req.followRedirects === false || location === null) return { res, target };
+      if (!REDIRECT_STATUSES.has(res.status) || req.followRedirects === false || location === null)
+        return { res, target };
       await res.body?.cancel().catch(() => {});
       if (redirects >= policy.maxRedirects) {
-        throw new AppError('FETCH_FAILED', `${first.url.origin} redirected more than ${policy.maxRedirects} times`, { origin: first.url.origin });
+        throw new AppError('FETCH_FAILED', `${first.url.origin} redirected more than ${policy.maxRedirects} times`, {
+          origin: first.url.origin,
+        });
       }
       const next = redirectTarget(location, target);
       // As browsers do: 303 always, and 301/302 after a POST, continue as a GET without the body.
-      if ((res.status === 303 && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      if (
+        (res.status === 303 && method !== 'HEAD') ||
+        ((res.status === 301 || res.status === 302) && method === 'POST')
+      ) {
         method = 'GET';
         body = undefined;
         for (const h of BODY_HEADERS) delete headers[h];
       }
-      if (next.url.origin !== target.url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.has(k)));
+      if (next.url.origin !== target.url.origin)
+        headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.has(k)));
       target = next;
     }
   }
@@ -116,18 +170,32 @@ export function createGuardedFetch(policy: NetPolicy): GuardedFetch {
       deadline.clear();
       throw translate(err, first.url.origin, req.signal);
     }
-    return guardedResponse(answered.res, answered.target, { limit: req.maxBytes ?? policy.maxBytes, deadline, caller: req.signal });
+    return guardedResponse(answered.res, answered.target, {
+      limit: req.maxBytes ?? policy.maxBytes,
+      deadline,
+      caller: req.signal,
+    });
   };
 }
 
 /** The answer with its body under the byte limit; the deadline stops once the body is read or dropped. */
-function guardedResponse(res: UndiciResponse, target: Target, o: { limit: number; deadline: Deadline; caller: AbortSignal | undefined }): GuardedResponse {
+function guardedResponse(
+  res: UndiciResponse,
+  target: Target,
+  o: { limit: number; deadline: Deadline; caller: AbortSignal | undefined },
+): GuardedResponse {
   const origin = target.url.origin;
   const length = res.headers.get('content-length');
   // A compressed answer's declared length is not what is read: only the count while reading tells.
   const declaredLength = length !== null && !res.headers.has('content-encoding') ? Number(length) : undefined;
   const body = res.body
-    ? limitedBody(res.body as ReadableStream<Uint8Array>, { origin, limit: o.limit, declaredLength, translate: (err) => translate(err, origin, o.caller), settle: o.deadline.clear })
+    ? limitedBody(res.body as ReadableStream<Uint8Array>, {
+        origin,
+        limit: o.limit,
+        declaredLength,
+        translate: (err) => translate(err, origin, o.caller),
+        settle: o.deadline.clear,
+      })
     : null;
   if (!body) o.deadline.clear();
   let whole: Promise<Uint8Array> | undefined;
@@ -146,7 +214,10 @@ function guardedResponse(res: UndiciResponse, target: Target, o: { limit: number
         return JSON.parse(raw) as unknown;
       } catch {
         // JSON.parse quotes the text it choked on: say only that it was not JSON.
-        throw new AppError('FETCH_FAILED', `${origin} answered ${res.status} with a body that is not JSON`, { origin, status: res.status });
+        throw new AppError('FETCH_FAILED', `${origin} answered ${res.status} with a body that is not JSON`, {
+          origin,
+          status: res.status,
+        });
       }
     },
   };

@@ -1,7 +1,10 @@
 import { AppError } from '../errors.js';
 
 export const tooLarge = (origin: string, limit: number): AppError =>
-  new AppError('RESPONSE_TOO_LARGE', `the answer from ${origin} is larger than ${limit} bytes`, { origin, max_bytes: limit });
+  new AppError('RESPONSE_TOO_LARGE', `the answer from ${origin} is larger than ${limit} bytes`, {
+    origin,
+    max_bytes: limit,
+  });
 
 /**
  * `source` as a stream that errors with RESPONSE_TOO_LARGE once more than `limit` bytes came (at once when
@@ -11,7 +14,13 @@ export const tooLarge = (origin: string, limit: number): AppError =>
  */
 export function limitedBody(
   source: ReadableStream<Uint8Array>,
-  o: { origin: string; limit: number; declaredLength: number | undefined; translate: (err: unknown) => unknown; settle: () => void },
+  o: {
+    origin: string;
+    limit: number;
+    declaredLength: number | undefined;
+    translate: (err: unknown) => unknown;
+    settle: () => void;
+  },
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let received = 0;

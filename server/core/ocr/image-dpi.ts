@@ -6,7 +6,8 @@
  */
 import { isTiff, tiffPageOffsets } from './tiff-pages.js';
 
-const plausible = (dpi: number): number | null => (Number.isFinite(dpi) && dpi >= 100 && dpi <= 1200 ? Math.round(dpi) : null);
+const plausible = (dpi: number): number | null =>
+  Number.isFinite(dpi) && dpi >= 100 && dpi <= 1200 ? Math.round(dpi) : null;
 
 function pngDpi(view: DataView): number | null {
   let at = 8;
@@ -43,7 +44,8 @@ function tiffDpi(data: Uint8Array, view: DataView, index: number): number | null
     if (tag === 296) unit = view.getUint16(e + 8, le);
     if (tag === 282) {
       const at = view.getUint32(e + 8, le);
-      if (at + 8 <= data.length && view.getUint32(at + 4, le) > 0) x = view.getUint32(at, le) / view.getUint32(at + 4, le);
+      if (at + 8 <= data.length && view.getUint32(at + 4, le) > 0)
+        x = view.getUint32(at, le) / view.getUint32(at + 4, le);
     }
   }
   if (x === null) return null;

@@ -44,7 +44,8 @@ function jpegSize(view: DataView): ImageSize | null {
 function webpSize(view: DataView): ImageSize | null {
   if (view.byteLength < 30 || view.getUint32(0) !== 0x52494646 || view.getUint32(8) !== 0x57454250) return null;
   const chunk = view.getUint32(12);
-  if (chunk === 0x56503820) return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff }; // 'VP8 '
+  if (chunk === 0x56503820)
+    return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff }; // 'VP8 '
   if (chunk === 0x5650384c) {
     // 'VP8L': 14 bits of width - 1, then 14 of height - 1, after the 0x2f signature byte
     const bits = view.getUint32(21, true);

@@ -8,7 +8,13 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
 import { BUNDLED_LANGUAGES, LANGUAGE_CATALOG, knownLanguageCodes, languageInfo } from '../language-catalog.js';
-import { installedNote, installFromPath, installFromRegistry, removeLanguage, type InstalledLanguageNote } from './language-install.js';
+import {
+  installedNote,
+  installFromPath,
+  installFromRegistry,
+  removeLanguage,
+  type InstalledLanguageNote,
+} from './language-install.js';
 import { installedLanguages, languageModelFile, modelFileName } from './ocr-languages.js';
 
 export interface LanguageRow {
@@ -52,7 +58,11 @@ export async function languageList(dir: string): Promise<LanguageList> {
         package: noteOf?.package ?? null,
         bytes: noteOf?.bytes ?? null,
         source: noteOf?.source ?? null,
-        install: installed.has(l.code) ? null : l.npm === false ? (l.localHint ?? null) : `lectern languages add ${l.code}`,
+        install: installed.has(l.code)
+          ? null
+          : l.npm === false
+            ? (l.localHint ?? null)
+            : `lectern languages add ${l.code}`,
       };
     }),
   );
@@ -89,7 +99,10 @@ export async function addLanguage(opts: AddLanguageOptions): Promise<AddedLangua
   if (!info) throw unknownLanguage([code]);
   if (!opts.force && !opts.from && languageModelFile(code, dir)) return { code, already: true };
   if (!opts.from && info.npm === false) {
-    throw new AppError('LANGUAGE_NOT_ON_REGISTRY', `${info.name} (${code}) is not on the npm registry`, { code, install: info.localHint ?? null });
+    throw new AppError('LANGUAGE_NOT_ON_REGISTRY', `${info.name} (${code}) is not on the npm registry`, {
+      code,
+      install: info.localHint ?? null,
+    });
   }
   if (opts.from) return installFromPath(code, dir, opts.from);
   return installFromRegistry({ code, dir, net: opts.net, registry: opts.registry, signal: opts.signal });

@@ -45,7 +45,8 @@ function installError(code: InstallErrorCode, message: string, details?: unknown
 const packageName = (code: string): string => `@tesseract.js-data/${code}`;
 
 /** Names of the model inside a package, preferred first (the LSTM-only model, see ocr-languages.ts). */
-const memberNames = (code: string, root: string): string[] => PACKAGE_DATA_DIRS.map((d) => `${root}${d}/${modelFileName(code)}`);
+const memberNames = (code: string, root: string): string[] =>
+  PACKAGE_DATA_DIRS.map((d) => `${root}${d}/${modelFileName(code)}`);
 
 /**
  * A tesseract model: a gzipped one is unpacked to check it. A `.traineddata` file begins with its count of
@@ -68,7 +69,12 @@ function checkedModel(bytes: Uint8Array, what: string): Uint8Array {
   return gz ? bytes : gzipSync(raw);
 }
 
-async function writeInstalled(dir: string, code: string, model: Uint8Array, note: Omit<InstalledLanguageNote, 'sha256' | 'bytes' | 'installed_at' | 'code'>): Promise<InstalledLanguageNote> {
+async function writeInstalled(
+  dir: string,
+  code: string,
+  model: Uint8Array,
+  note: Omit<InstalledLanguageNote, 'sha256' | 'bytes' | 'installed_at' | 'code'>,
+): Promise<InstalledLanguageNote> {
   await mkdir(dir, { recursive: true });
   const full: InstalledLanguageNote = {
     code,
@@ -118,22 +124,41 @@ export async function installFromRegistry(opts: RegistryInstallOptions): Promise
   // An unread error body would hold the connection (and the command's process) open.
   if (res.status !== 200) await res.body?.cancel().catch(() => undefined);
   if (res.status === 404) {
-    throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry ${registry} has no ${pkg}@${version}`, { url: manifestUrl, status: 404 });
+    throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry ${registry} has no ${pkg}@${version}`, {
+      url: manifestUrl,
+      status: 404,
+    });
   }
-  if (res.status !== 200) throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry answered ${res.status} for ${pkg}@${version}`, { url: manifestUrl, status: res.status });
+  if (res.status !== 200)
+    throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry answered ${res.status} for ${pkg}@${version}`, {
+      url: manifestUrl,
+      status: res.status,
+    });
   // A registry may answer JSON that is no object (null): refused below like a manifest without a tarball.
   const manifest = (await res.json()) as { dist?: { tarball?: unknown; integrity?: unknown } } | null;
   const tarball = manifest?.dist?.tarball;
   const integrity = manifest?.dist?.integrity;
   if (typeof tarball !== 'string' || typeof integrity !== 'string') {
-    throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry's manifest of ${pkg}@${version} names no tarball with an integrity`, { url: manifestUrl });
+    throw installError(
+      'LANGUAGE_DOWNLOAD_FAILED',
+      `the registry's manifest of ${pkg}@${version} names no tarball with an integrity`,
+      { url: manifestUrl },
+    );
   }
   const tgzRes = await net(tarball, { signal: opts.signal, maxBytes: MAX_TARBALL_BYTES, totalTimeoutMs: 0 });
   if (tgzRes.status !== 200) await tgzRes.body?.cancel().catch(() => undefined);
-  if (tgzRes.status !== 200) throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry answered ${tgzRes.status} for ${tarball}`, { url: tarball, status: tgzRes.status });
+  if (tgzRes.status !== 200)
+    throw installError('LANGUAGE_DOWNLOAD_FAILED', `the registry answered ${tgzRes.status} for ${tarball}`, {
+      url: tarball,
+      status: tgzRes.status,
+    });
   const tgz = await tgzRes.bytes();
   if (!integrityMatches(integrity, tgz)) {
-    throw installError('LANGUAGE_CHECKSUM_MISMATCH', `${tarball} does not match the integrity the registry states for ${pkg}@${version}`, { url: tarball, integrity });
+    throw installError(
+      'LANGUAGE_CHECKSUM_MISMATCH',
+      `${tarball} does not match the integrity the registry states for ${pkg}@${version}`,
+      { url: tarball, integrity },
+    );
   }
   const member = tgzMember(tgz, memberNames(code, 'package/'));
   if (!member) throw installError('LANGUAGE_SOURCE_INVALID', `${pkg}@${version} holds no ${modelFileName(code)}`);
@@ -159,18 +184,28 @@ export async function installFromPath(code: string, dir: string, from: string): 
         break;
       }
     }
-    const manifest = await readFile(path.join(source, 'package.json'), 'utf8').then((t) => JSON.parse(t) as { name?: unknown; version?: unknown }).catch(() => null);
-    if (manifest?.name === packageName(code) && typeof manifest.version === 'string') pkg = `${manifest.name}@${manifest.version}`;
+    const manifest = await readFile(path.join(source, 'package.json'), 'utf8')
+      .then((t) => JSON.parse(t) as { name?: unknown; version?: unknown })
+      .catch(() => null);
+    if (manifest?.name === packageName(code) && typeof manifest.version === 'string')
+      pkg = `${manifest.name}@${manifest.version}`;
     if (!model) {
       const have = (await readdir(source)).slice(0, 10).join(', ');
-      throw installError('LANGUAGE_SOURCE_INVALID', `${source} holds no ${modelFileName(code)} (nor ${code}.traineddata; it has ${have || 'nothing'})`);
+      throw installError(
+        'LANGUAGE_SOURCE_INVALID',
+        `${source} holds no ${modelFileName(code)} (nor ${code}.traineddata; it has ${have || 'nothing'})`,
+      );
     }
   } else {
     const bytes = await readFile(source);
     const isTgz = /\.(tgz|tar\.gz)$/i.test(source);
     if (isTgz) {
       const member = tgzMember(bytes, memberNames(code, 'package/'));
-      if (!member) throw installError('LANGUAGE_SOURCE_INVALID', `${source} holds no package/${PACKAGE_DATA_DIRS[0]}/${modelFileName(code)}`);
+      if (!member)
+        throw installError(
+          'LANGUAGE_SOURCE_INVALID',
+          `${source} holds no package/${PACKAGE_DATA_DIRS[0]}/${modelFileName(code)}`,
+        );
       model = checkedModel(member.data, `${member.name} of ${source}`);
     } else {
       model = checkedModel(bytes, source);
@@ -191,7 +226,9 @@ export async function installedNote(dir: string, code: string): Promise<Installe
 /** Removes a language from the data folder; false when it was not there. The bundled English stays. */
 export async function removeLanguage(dir: string, code: string): Promise<boolean> {
   const file = path.join(dir, modelFileName(code));
-  const had = await stat(file).then(() => true).catch(() => false);
+  const had = await stat(file)
+    .then(() => true)
+    .catch(() => false);
   // The model first: once it is gone the language counts as not installed, whatever happens to the note.
   await rm(file, { force: true });
   await rm(path.join(dir, `${code}.json`), { force: true });

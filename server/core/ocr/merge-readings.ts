@@ -54,7 +54,8 @@ interface Candidate {
  */
 function beats(c: Candidate, held: Candidate): boolean {
   const near = Math.abs(c.confidence - held.confidence) <= CONTENDER_MARGIN;
-  if (near && bare(c.text) === bare(held.text) && marks(c.text) !== marks(held.text)) return marks(c.text) > marks(held.text);
+  if (near && bare(c.text) === bare(held.text) && marks(c.text) !== marks(held.text))
+    return marks(c.text) > marks(held.text);
   if (Math.abs(c.confidence - held.confidence) > SAME_CONFIDENCE) return c.confidence > held.confidence;
   return c.votes > held.votes;
 }
@@ -84,7 +85,9 @@ function bestOf(word: TessWord, others: ReadonlyArray<readonly TessWord[]>): Tes
     byText.set(r.text, c);
   }
   let held = byText.get(word.text) as Candidate;
-  const contenders = [...byText.values()].filter((c) => c !== held && c.confidence >= top - CONTENDER_MARGIN).sort((a, b) => b.confidence - a.confidence);
+  const contenders = [...byText.values()]
+    .filter((c) => c !== held && c.confidence >= top - CONTENDER_MARGIN)
+    .sort((a, b) => b.confidence - a.confidence);
   for (const c of contenders) if (beats(c, held)) held = c;
   return held.text === word.text ? word : { ...word, text: held.text, confidence: held.confidence };
 }

@@ -6,7 +6,17 @@
  */
 import { tableMarkdown } from '../extract/pdf/tables.js';
 import type { BBox, ExtractedBlock } from '../extract/types.js';
-import { bodySize, flattenLines, joinWords, meanConfidence, spaceBetween, unionBox, type OcrLine, type TessBlock, type TessBox } from './ocr-lines.js';
+import {
+  bodySize,
+  flattenLines,
+  joinWords,
+  meanConfidence,
+  spaceBetween,
+  unionBox,
+  type OcrLine,
+  type TessBlock,
+  type TessBox,
+} from './ocr-lines.js';
 import { findOcrTables } from './ocr-tables.js';
 import { putRowsInOrder } from './ocr-reading-order.js';
 
@@ -23,7 +33,35 @@ export interface BlockGeometry {
  * Bullets as tesseract reads them: the real glyphs, and what a round bullet usually becomes ("@", "®", "e",
  * "o", ...). Only taken as a bullet when it is a word on its own at the start of a line with text after it.
  */
-const BULLETS = new Set(['•', '·', '●', '○', '◦', '▪', '■', '□', '‣', '⁃', '∙', '*', '-', '–', '—', '@', '®', '©', '«', '»', 'e', 'o', '¢', '+', '>', '»', '§']);
+const BULLETS = new Set([
+  '•',
+  '·',
+  '●',
+  '○',
+  '◦',
+  '▪',
+  '■',
+  '□',
+  '‣',
+  '⁃',
+  '∙',
+  '*',
+  '-',
+  '–',
+  '—',
+  '@',
+  '®',
+  '©',
+  '«',
+  '»',
+  'e',
+  'o',
+  '¢',
+  '+',
+  '>',
+  '»',
+  '§',
+]);
 const NUMBERED = /^(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]$/i;
 
 function listMarker(line: OcrLine): 'bullet' | 'number' | null {

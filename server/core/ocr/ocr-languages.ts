@@ -143,7 +143,11 @@ export function ocrLanguageOption(raw: string | undefined, dir: string): string 
     );
   }
   if (codes.length > MAX_LANGUAGES_PER_JOB) {
-    throw new AppError('VALIDATION_FAILED', `at most ${MAX_LANGUAGES_PER_JOB} OCR languages per job (asked ${codes.length})`, [{ field: 'ocr_language', value: spec }]);
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `at most ${MAX_LANGUAGES_PER_JOB} OCR languages per job (asked ${codes.length})`,
+      [{ field: 'ocr_language', value: spec }],
+    );
   }
   try {
     assertLanguagesInstalled(spec, dir);

@@ -102,7 +102,10 @@ function cleanWord(w: TessWord, before: string, after: string): OcrWord | null {
 
 /** A line's words cleaned (see cleanWord), operators between words kept. */
 function cleanLine(words: readonly TessWord[]): OcrWord[] {
-  const size = percentile(words.map((w) => w.bbox.y1 - w.bbox.y0).sort((a, b) => a - b), 0.9);
+  const size = percentile(
+    words.map((w) => w.bbox.y1 - w.bbox.y0).sort((a, b) => a - b),
+    0.9,
+  );
   const texts = words.map((w) => w.text);
   const out: OcrWord[] = [];
   for (const [i, w] of words.entries()) {
@@ -164,7 +167,15 @@ export function flattenLines(blocks: readonly TessBlock[]): OcrLine[] {
         });
       }
     }
-    out.push(...inBlock.filter((l) => !isStrayMark(l, inBlock.filter((o) => o !== l))));
+    out.push(
+      ...inBlock.filter(
+        (l) =>
+          !isStrayMark(
+            l,
+            inBlock.filter((o) => o !== l),
+          ),
+      ),
+    );
   }
   return out;
 }

@@ -92,15 +92,29 @@ function toPointsFn(frame: Frame, turn: QuarterTurn): (b: TessBox) => BBox {
 const primaryLanguage = (lang: string): string => splitLanguages(lang)[0] ?? DEFAULT_OCR_LANG;
 
 /** What reading a page without ink finds (the thread's OCR engine is not even started for it). */
-const NO_INK: Recognition = { blocks: [], confidence: 0, turn: 0, image: { width: 0, height: 0, data: new Uint8Array(0) } };
+const NO_INK: Recognition = {
+  blocks: [],
+  confidence: 0,
+  turn: 0,
+  image: { width: 0, height: 0, data: new Uint8Array(0) },
+};
 
 /** `raster` null: the page has no ink. */
-async function ocrRaster(raster: GreyRaster | null, frame: Frame, lang: string, detectRotation?: boolean): Promise<OcrPageResult> {
+async function ocrRaster(
+  raster: GreyRaster | null,
+  frame: Frame,
+  lang: string,
+  detectRotation?: boolean,
+): Promise<OcrPageResult> {
   // Each language reads on its own engine (see merge-readings.ts for why not tesseract's combined one).
   const engines = splitLanguages(lang).map((code) => () => getOcrEngine(code));
   const rec = raster ? await recognizeInLanguages(engines, raster, { dpi: frame.dpi, detectRotation }) : NO_INK;
   // Each block names the language data it was read with (a re-read may use another one).
-  const blocks = ocrBlocks(rec.blocks, { page: frame.page, toPoints: toPointsFn(frame, rec.turn), imageHeight: rec.image.height }).map((b) => ({
+  const blocks = ocrBlocks(rec.blocks, {
+    page: frame.page,
+    toPoints: toPointsFn(frame, rec.turn),
+    imageHeight: rec.image.height,
+  }).map((b) => ({
     ...b,
     language: lang,
   }));
@@ -118,7 +132,11 @@ async function ocrRaster(raster: GreyRaster | null, frame: Frame, lang: string, 
 }
 
 /** OCRs page `pageNumber` (1-based) of an open document: for callers walking many pages of one PDF. */
-export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
+export async function ocrOpenPdfPage(
+  doc: PdfDocument,
+  pageNumber: number,
+  opts: OcrPdfOptions = {},
+): Promise<OcrPageResult> {
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   // Fail on a missing language before spending a render on the page.
   assertLanguagesInstalled(lang);
@@ -132,7 +150,11 @@ export async function ocrOpenPdfPage(doc: PdfDocument, pageNumber: number, opts:
 }
 
 /** Opens the PDF and OCRs one page (1-based). */
-export async function ocrPdfPage(data: Uint8Array, pageNumber: number, opts: OcrPdfOptions = {}): Promise<OcrPageResult> {
+export async function ocrPdfPage(
+  data: Uint8Array,
+  pageNumber: number,
+  opts: OcrPdfOptions = {},
+): Promise<OcrPageResult> {
   const { doc } = await openPdf(data, opts.limits);
   try {
     return await ocrOpenPdfPage(doc, pageNumber, opts);
@@ -152,7 +174,12 @@ export function imagePageCount(data: Uint8Array): number {
  * is decoded by leptonica inside the OCR engine (WebAssembly: a bad file is an error there), which hands the
  * pixels back as a PNG it wrote itself.
  */
-export async function imageRaster(data: Uint8Array, index: number, lang: string, limits: DocumentLimits = DEFAULT_LIMITS): Promise<GreyRaster> {
+export async function imageRaster(
+  data: Uint8Array,
+  index: number,
+  lang: string,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+): Promise<GreyRaster> {
   // Before any decoder: they allocate whatever the header asks for.
   checkImageLimits(data, index, limits);
   if (index === 0 && isIntactPng(data)) return decodeToGrey(data);
@@ -160,7 +187,8 @@ export async function imageRaster(data: Uint8Array, index: number, lang: string,
   const page = isTiff(data) ? tiffPage(data, index) : data;
   let url: unknown;
   try {
-    url = (await engine.worker.recognize(Buffer.from(page), {}, { imageGrey: true, blocks: false, text: false })).data.imageGrey;
+    url = (await engine.worker.recognize(Buffer.from(page), {}, { imageGrey: true, blocks: false, text: false })).data
+      .imageGrey;
   } catch {
     url = null;
   }
@@ -171,7 +199,10 @@ export async function imageRaster(data: Uint8Array, index: number, lang: string,
 }
 
 /** OCRs one page (0-based `index`, for multi-page TIFF) of an image file; the result is page `index + 1`. */
-export async function ocrImage(data: Uint8Array, opts: OcrImageOptions & { index?: number } = {}): Promise<OcrPageResult> {
+export async function ocrImage(
+  data: Uint8Array,
+  opts: OcrImageOptions & { index?: number } = {},
+): Promise<OcrPageResult> {
   const lang = opts.lang ?? DEFAULT_OCR_LANG;
   const index = opts.index ?? 0;
   // A refused image does not wait for the OCR engine to start.

@@ -73,7 +73,8 @@ function tryTable(lines: readonly OcrLine[], first: number, last: number): OcrTa
   // Long cells are prose beside a label (or two text columns), not a table.
   if (all.reduce((s, c) => s + c.length, 0) / all.length > 32) return null;
   // Markers in the first column and text in the second: a list, not a table.
-  if (rows[0]?.length === 2 && rows.every((r) => !r[0] || /^(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]?$|^\W$/i.test(r[0]))) return null;
+  if (rows[0]?.length === 2 && rows.every((r) => !r[0] || /^(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]?$|^\W$/i.test(r[0])))
+    return null;
   const textOnly = (r: string[]): boolean => r.some(Boolean) && r.every((c) => !c || !NUMERIC.test(c));
   const bodyNumbers = rows.slice(1).some((r) => r.some((c) => NUMERIC.test(c)));
   const header_rows = rows[0] && textOnly(rows[0]) && bodyNumbers ? 1 : 0;

@@ -16,7 +16,9 @@ import { DEFAULT_OCR_LANG } from './tesseract.js';
 import { isTiff, tiffPageOffsets } from './tiff-pages.js';
 
 function pageMissing(page: number, pages: number): Error {
-  return Object.assign(new Error(`page ${page} does not exist (the document has ${pages})`), { code: 'PAGE_NOT_FOUND' });
+  return Object.assign(new Error(`page ${page} does not exist (the document has ${pages})`), {
+    code: 'PAGE_NOT_FOUND',
+  });
 }
 
 async function pdfPagePng(data: Uint8Array, page: number, width: number, limits: DocumentLimits): Promise<Uint8Array> {
@@ -43,13 +45,19 @@ async function scaledPng(source: Image | Canvas, width: number): Promise<Uint8Ar
   return encodePng(canvas);
 }
 
-async function imagePagePng(data: Uint8Array, page: number, width: number, limits: DocumentLimits): Promise<Uint8Array> {
+async function imagePagePng(
+  data: Uint8Array,
+  page: number,
+  width: number,
+  limits: DocumentLimits,
+): Promise<Uint8Array> {
   const pages = isTiff(data) ? tiffPageOffsets(data).length : 1;
   if (page > pages) throw pageMissing(page, pages);
   checkImageLimits(data, page - 1, limits);
   // An intact PNG keeps its colours; anything else is decoded by leptonica (grey), never by canvas's
   // decoder, which crashes the process on a file it cannot read (see png-check.ts).
-  if (isIntactPng(data)) return scaledPng(await loadImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), width);
+  if (isIntactPng(data))
+    return scaledPng(await loadImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), width);
   const grey = await imageRaster(data, page - 1, DEFAULT_OCR_LANG, limits);
   const full = createCanvas(grey.width, grey.height);
   const ctx = full.getContext('2d');

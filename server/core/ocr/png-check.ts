@@ -36,7 +36,12 @@ function readHeader(view: DataView, at: number, length: number): Header | null {
     colour: view.getUint8(at + 9),
     interlace: view.getUint8(at + 12),
   };
-  const ok = h.width > 0 && h.height > 0 && h.width <= 100_000 && h.height <= 100_000 && (DEPTHS[h.colour] ?? []).includes(h.depth);
+  const ok =
+    h.width > 0 &&
+    h.height > 0 &&
+    h.width <= 100_000 &&
+    h.height <= 100_000 &&
+    (DEPTHS[h.colour] ?? []).includes(h.depth);
   return ok && view.getUint8(at + 10) === 0 && view.getUint8(at + 11) === 0 && h.interlace === 0 ? h : null;
 }
 

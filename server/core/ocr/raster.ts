@@ -16,7 +16,8 @@ export type QuarterTurn = 0 | 90 | 180 | 270;
 
 /** Pixels drawn or read back at a time: a whole page's RGBA copy would cost 4 bytes a pixel more. */
 const STRIP_PIXELS = 2_000_000;
-const stripRows = (width: number, height: number): number => Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
+const stripRows = (width: number, height: number): number =>
+  Math.max(1, Math.min(height, Math.floor(STRIP_PIXELS / Math.max(1, width))));
 
 /**
  * Canvases up to this size (A4 and Letter at 300 dpi are ~8.7 Mpx) have their pixels read in place; larger
@@ -65,7 +66,8 @@ function greyOfCanvas(canvas: Canvas, rows: number, out: Uint8Array, at: number)
   if (width * height <= DIRECT_READ_PIXELS && readInPlace(canvas, rows, out, at)) return;
   const ctx = canvas.getContext('2d');
   const step = stripRows(width, rows);
-  for (let y = 0; y < rows; y += step) greyInto(ctx.getImageData(0, y, width, Math.min(step, rows - y)).data, out, at + y * width);
+  for (let y = 0; y < rows; y += step)
+    greyInto(ctx.getImageData(0, y, width, Math.min(step, rows - y)).data, out, at + y * width);
 }
 
 /** Where red and blue sit in a pixel of `data()` (Skia's native order), found once from one red pixel. */
@@ -84,7 +86,14 @@ function pixelChannels(): { r: number; b: number } | null {
   }
   // Touching the canvas after the copy keeps it (and the memory data() lent) alive through it.
   const opaque = probe.width === 1 && px?.[3] === 255 && px[1] === 0;
-  channels = !opaque || !px ? null : px[0] === 255 && px[2] === 0 ? { r: 0, b: 2 } : px[2] === 255 && px[0] === 0 ? { r: 2, b: 0 } : null;
+  channels =
+    !opaque || !px
+      ? null
+      : px[0] === 255 && px[2] === 0
+        ? { r: 0, b: 2 }
+        : px[2] === 255 && px[0] === 0
+          ? { r: 2, b: 0 }
+          : null;
   return channels;
 }
 
@@ -261,7 +270,8 @@ export function normalisePolarity(r: GreyRaster, scale = 1): GreyRaster {
       for (let cx = start; cx < end; cx++) {
         const prev = lastMasked[cx] ?? -1;
         // Rows through the band's own letters are less dark; bridge them from the band rows around.
-        if (prev >= 0 && y - prev > 1 && y - prev <= closeV) for (let yy = prev + 1; yy < y; yy++) mask[yy * w + cx] = 1;
+        if (prev >= 0 && y - prev > 1 && y - prev <= closeV)
+          for (let yy = prev + 1; yy < y; yy++) mask[yy * w + cx] = 1;
         lastMasked[cx] = y;
       }
     }

@@ -86,7 +86,11 @@ function isSideways(r: Reading): boolean {
 }
 
 /** `startEngine` is called only for a page with ink, so a blank page never starts a thread's engine. */
-export async function recognizeUpright(startEngine: () => Promise<OcrEngine>, raster: GreyRaster, opts: RecognizeOptions): Promise<Recognition> {
+export async function recognizeUpright(
+  startEngine: () => Promise<OcrEngine>,
+  raster: GreyRaster,
+  opts: RecognizeOptions,
+): Promise<Recognition> {
   const image = normalisePolarity(raster, opts.dpi / 300);
   if (isBlank(image)) return { blocks: [], confidence: 0, turn: 0, image };
   const engine = await startEngine();
@@ -98,7 +102,10 @@ export async function recognizeUpright(startEngine: () => Promise<OcrEngine>, ra
   const small = halve(image);
   const dpi = opts.dpi / 2;
   // A sideways page is one of the two quarter-turns; otherwise the baseline is the half-size upright read.
-  let best: { turn: QuarterTurn; score: number } = { turn: 0, score: sideways ? -1 : score(await read(engine, small, dpi)) };
+  let best: { turn: QuarterTurn; score: number } = {
+    turn: 0,
+    score: sideways ? -1 : score(await read(engine, small, dpi)),
+  };
   const turns = sideways ? ([90, 270] as const) : ([180, 90, 270] as const);
   for (const turn of turns) {
     const probe = await read(engine, rotateGrey(small, turn), dpi);

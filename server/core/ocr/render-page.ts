@@ -40,7 +40,11 @@ export interface RenderOptions {
 }
 
 /** Renders one page (1-based) of an already-open document, so a multi-page scan is parsed once. */
-export async function renderOpenPdfPage(doc: PdfDocument, pageNumber: number, options: RenderOptions = {}): Promise<RenderedPage> {
+export async function renderOpenPdfPage(
+  doc: PdfDocument,
+  pageNumber: number,
+  options: RenderOptions = {},
+): Promise<RenderedPage> {
   return withPage(doc, pageNumber, async (page) => {
     const plan = planRender(page, pageNumber, options);
     // PNG: lossless, and read by leptonica inside tesseract.js as well as by the native CLI in the bench.
@@ -106,12 +110,23 @@ function planRender(page: PdfPage, pageNumber: number, options: RenderOptions): 
   const maxPixels = options.maxPixels ?? DEFAULT_LIMITS.maxPagePixels;
   if (width * height > maxPixels) {
     const limit = `${Math.round(maxPixels / 1e6)} Mpx, setting max_page_pixels`;
-    throw Object.assign(new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px, over ${limit})`), {
-      code: 'OCR_PAGE_TOO_LARGE',
-    });
+    throw Object.assign(
+      new Error(`Page ${pageNumber} is too large to render at ${dpi} dpi (${width}x${height} px, over ${limit})`),
+      {
+        code: 'OCR_PAGE_TOO_LARGE',
+      },
+    );
   }
   return {
-    frame: { width, height, pageWidthPt: base.width, pageHeightPt: base.height, offsetXPt: region.x0, offsetYPt: region.y0, dpi },
+    frame: {
+      width,
+      height,
+      pageWidthPt: base.width,
+      pageHeightPt: base.height,
+      offsetXPt: region.x0,
+      offsetYPt: region.y0,
+      dpi,
+    },
     scale,
     region,
   };
@@ -147,7 +162,12 @@ export function encodePng(canvas: Canvas): Buffer {
 }
 
 /** Opens the PDF, renders one page (1-based) and closes it again. */
-export async function renderPdfPage(data: Uint8Array, pageNumber: number, dpi = 300, limits: DocumentLimits = DEFAULT_LIMITS): Promise<RenderedPage> {
+export async function renderPdfPage(
+  data: Uint8Array,
+  pageNumber: number,
+  dpi = 300,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+): Promise<RenderedPage> {
   const { doc } = await openPdf(data, limits);
   try {
     return await renderOpenPdfPage(doc, pageNumber, { dpi, maxPixels: limits.maxPagePixels });

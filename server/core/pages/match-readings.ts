@@ -9,7 +9,12 @@ import type { BBox } from '../extract/types.js';
 const area = (b: BBox): number => Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
 
 function overlap(a: BBox, b: BBox): number {
-  return area({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+  return area({
+    x0: Math.max(a.x0, b.x0),
+    y0: Math.max(a.y0, b.y0),
+    x1: Math.min(a.x1, b.x1),
+    y1: Math.min(a.y1, b.y1),
+  });
 }
 
 /** A block counts as covered when at least half of it lies in the region (the whole page when null). */
@@ -21,7 +26,10 @@ export function coveredBy<T extends { bbox: BBox | null }>(blocks: readonly T[],
  * For each reading, the index in `blocks` of the block it overlaps most, or -1 when that is under a third
  * of the reading's own area (text the first reading missed, or noise).
  */
-export function assignReadings(readings: ReadonlyArray<{ bbox: BBox | null }>, blocks: ReadonlyArray<{ bbox: BBox | null }>): number[] {
+export function assignReadings(
+  readings: ReadonlyArray<{ bbox: BBox | null }>,
+  blocks: ReadonlyArray<{ bbox: BBox | null }>,
+): number[] {
   return readings.map((r) => {
     if (!r.bbox) return -1;
     let best = -1;

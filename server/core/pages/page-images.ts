@@ -21,11 +21,26 @@ export const ORIGINAL_LINGER_MS = 60_000;
 /** A page image: the PNG just drawn, or the stored one as a stream. */
 export type PageImage = Buffer | Readable;
 
-export function createPageImages({ store, pool, files, log }: { store: Store; pool: Pick<TaskPool, 'renderPage'>; files: FileStore; log?: Pick<Logger, 'warn'> }) {
+export function createPageImages({
+  store,
+  pool,
+  files,
+  log,
+}: {
+  store: Store;
+  pool: Pick<TaskPool, 'renderPage'>;
+  files: FileStore;
+  log?: Pick<Logger, 'warn'>;
+}) {
   // Two requests for one uncached image share one render instead of racing to write the same object.
   const rendering = new Map<string, Promise<Buffer>>();
 
-  async function render(key: string, jobId: string, sourceFile: string, input: Omit<Parameters<TaskPool['renderPage']>[0], 'path'>): Promise<Buffer> {
+  async function render(
+    key: string,
+    jobId: string,
+    sourceFile: string,
+    input: Omit<Parameters<TaskPool['renderPage']>[0], 'path'>,
+  ): Promise<Buffer> {
     const png = await files.useOriginal(
       jobId,
       sourceFile,
@@ -61,7 +76,9 @@ export function createPageImages({ store, pool, files, log }: { store: Store; po
       }
       pending = rendering.get(key);
       if (!pending) {
-        pending = render(key, jobId, job.source_file, { format: job.format, page, width }).finally(() => rendering.delete(key));
+        pending = render(key, jobId, job.source_file, { format: job.format, page, width }).finally(() =>
+          rendering.delete(key),
+        );
         rendering.set(key, pending);
       }
       return pending;

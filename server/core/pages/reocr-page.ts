@@ -41,7 +41,8 @@ function offerFor(readings: readonly ExtractedBlock[], block: BlockRow): Offer {
   if (readings.length === 0) return { text: null, confidence: null };
   const text = readings.map((r) => r.text).join('\n');
   const weight = readings.reduce((s, r) => s + r.text.length, 0) || 1;
-  const confidence = Math.round((readings.reduce((s, r) => s + (r.confidence ?? 0) * r.text.length, 0) / weight) * 10) / 10;
+  const confidence =
+    Math.round((readings.reduce((s, r) => s + (r.confidence ?? 0) * r.text.length, 0) / weight) * 10) / 10;
   const single = readings.length === 1 ? readings[0] : undefined;
   return block.type === 'table' && single?.table ? { text, confidence, table: single.table } : { text, confidence };
 }
@@ -55,7 +56,13 @@ function outcomeFor(block: BlockRow, offer: Offer, apply: boolean): Outcome {
   return apply ? 'applied' : 'not_applied';
 }
 
-async function applyOffer(tx: Pick<Repositories, 'blocks' | 'revisions'>, block: BlockRow, offer: Offer & { text: string; language: string }, reviewer: string, now: string): Promise<BlockRow> {
+async function applyOffer(
+  tx: Pick<Repositories, 'blocks' | 'revisions'>,
+  block: BlockRow,
+  offer: Offer & { text: string; language: string },
+  reviewer: string,
+  now: string,
+): Promise<BlockRow> {
   const flagged = isFlagged('ocr', offer.confidence);
   const revisionId = await tx.revisions.insert({
     job_id: block.job_id,
@@ -63,20 +70,56 @@ async function applyOffer(tx: Pick<Repositories, 'blocks' | 'revisions'>, block:
     entity_id: block.block_id,
     previous_revision_id: block.current_revision_id,
     action: 'reocr',
-    before: { text: block.text, confidence: block.confidence, flagged: block.flagged, language: block.language, version: block.version },
-    after: { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1 },
+    before: {
+      text: block.text,
+      confidence: block.confidence,
+      flagged: block.flagged,
+      language: block.language,
+      version: block.version,
+    },
+    after: {
+      text: offer.text,
+      confidence: offer.confidence,
+      flagged,
+      language: offer.language,
+      version: block.version + 1,
+    },
     original_text: block.text,
     reviewer_id: reviewer,
     timestamp: now,
   });
-  const set = { text: offer.text, confidence: offer.confidence, flagged, language: offer.language, version: block.version + 1, current_revision_id: revisionId, updated_at: now };
-  const row = await tx.blocks.update(block.job_id, block.block_id, offer.table ? { ...set, table_grid: offer.table } : set);
+  const set = {
+    text: offer.text,
+    confidence: offer.confidence,
+    flagged,
+    language: offer.language,
+    version: block.version + 1,
+    current_revision_id: revisionId,
+    updated_at: now,
+  };
+  const row = await tx.blocks.update(
+    block.job_id,
+    block.block_id,
+    offer.table ? { ...set, table_grid: offer.table } : set,
+  );
   if (!row) throw new AppError('BLOCK_NOT_FOUND', `block ${block.block_id} does not exist in job ${block.job_id}`);
   return row;
 }
 
 /** `languagesDir`: the data folder's OCR languages, where a request's `language` must be installed. */
-export function createReocr({ store, pool, files, clock, languagesDir }: { store: Store; pool: Pick<TaskPool, 'ocrPage'>; files: FileStore; clock: Clock; languagesDir: string }) {
+export function createReocr({
+  store,
+  pool,
+  files,
+  clock,
+  languagesDir,
+}: {
+  store: Store;
+  pool: Pick<TaskPool, 'ocrPage'>;
+  files: FileStore;
+  clock: Clock;
+  languagesDir: string;
+}) {
   return {
     async run(jobId: string, page: number, req: ReocrRequest, reviewer: string) {
       const job = await findPagedJob(store, jobId, page);
@@ -86,9 +129,18 @@ export function createReocr({ store, pool, files, clock, languagesDir }: { store
         jobId,
         job.source_file,
         (path) =>
-          pool.ocrPage({ path, format: job.format, page, lang: language, dpi: req.dpi ?? 300, ...(req.bbox ? { bbox: req.bbox } : {}) }).catch((err: unknown) => {
-            throw pageFailure(err, page, 'could not be read again');
-          }),
+          pool
+            .ocrPage({
+              path,
+              format: job.format,
+              page,
+              lang: language,
+              dpi: req.dpi ?? 300,
+              ...(req.bbox ? { bbox: req.bbox } : {}),
+            })
+            .catch((err: unknown) => {
+              throw pageFailure(err, page, 'could not be read again');
+            }),
         ORIGINAL_LINGER_MS,
       );
       return store.transaction(async (tx) => {
@@ -101,7 +153,10 @@ export function createReocr({ store, pool, files, clock, languagesDir }: { store
         const changed: string[] = [];
         const suggestions = [];
         for (const [i, block] of covered.entries()) {
-          const offer = offerFor(result.blocks.filter((_, k) => owner[k] === i), block);
+          const offer = offerFor(
+            result.blocks.filter((_, k) => owner[k] === i),
+            block,
+          );
           const outcome = outcomeFor(block, offer, req.apply ?? true);
           let after = block;
           if (outcome === 'applied' && offer.text !== null) {

@@ -24,17 +24,37 @@ const hash16 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function createPurge({ store, clock, cipher }: { store: Store; clock: Clock; cipher: ChatCipher }) {
   async function jobReady(tx: Repositories, jobId: string) {
     const job = await findJob(tx, jobId);
-    if (BUSY.includes(job.status)) throw new AppError('INVALID_STATE', `job ${jobId} is ${job.status}: purge once it is at rest`, { status: job.status });
+    if (BUSY.includes(job.status))
+      throw new AppError('INVALID_STATE', `job ${jobId} is ${job.status}: purge once it is at rest`, {
+        status: job.status,
+      });
     return job;
   }
 
   /** Rewrites the job's revisions: the purged entity's own lose all content, others lose quotes of it. */
-  async function scrubRevisions(tx: Repositories, jobId: string, entity: { type: 'block' | 'chunk'; id: string }, texts: string[]): Promise<void> {
+  async function scrubRevisions(
+    tx: Repositories,
+    jobId: string,
+    entity: { type: 'block' | 'chunk'; id: string },
+    texts: string[],
+  ): Promise<void> {
     for (const r of await tx.revisions.all(jobId)) {
       const own = r.entity_type === entity.type && r.entity_id === entity.id;
-      const fields = { before: r.before, after: r.after, original_text: r.original_text, edited_text: r.edited_text, reviewer_note: r.reviewer_note };
+      const fields = {
+        before: r.before,
+        after: r.after,
+        original_text: r.original_text,
+        edited_text: r.edited_text,
+        reviewer_note: r.reviewer_note,
+      };
       const next = own
-        ? { before: scrubContent(r.before), after: scrubContent(r.after), original_text: null, edited_text: null, reviewer_note: null }
+        ? {
+            before: scrubContent(r.before),
+            after: scrubContent(r.after),
+            original_text: null,
+            edited_text: null,
+            reviewer_note: null,
+          }
         : redactQuotes(fields, texts);
       if (JSON.stringify(next) === JSON.stringify(fields)) continue;
       await tx.revisions.update(r.revision_id, next as typeof fields);
@@ -59,7 +79,11 @@ export function createPurge({ store, clock, cipher }: { store: Store; clock: Clo
     const purged = new Set(chunkIds);
     const rows = (await tx.collections.vectorsOfJob(jobId)).filter((r) => purged.has(r.chunk_id));
     for (const r of rows) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.key]);
-    if (rows.length) await tx.collections.replaceVectors(rows.map((r) => r.id), []);
+    if (rows.length)
+      await tx.collections.replaceVectors(
+        rows.map((r) => r.id),
+        [],
+      );
     await tx.collections.bumpVersions([...byCollection.keys()], isoNow(clock));
     return byCollection;
   }
@@ -72,15 +96,33 @@ export function createPurge({ store, clock, cipher }: { store: Store; clock: Clo
     }
   }
 
-  async function tombstoneChunk(tx: Repositories, jobId: string, c: ChunkView, by: string, why: string): Promise<string> {
+  async function tombstoneChunk(
+    tx: Repositories,
+    jobId: string,
+    c: ChunkView,
+    by: string,
+    why: string,
+  ): Promise<string> {
     const text = c.edited_text ?? c.original_text;
     await tx.chunks.deleteMany(jobId, [c.chunk_id]);
     return tx.revisions.insert({
-      job_id: jobId, entity_type: 'chunk', entity_id: c.chunk_id, previous_revision_id: c.current_revision_id, action: 'purged',
-      before: { chunk_type: c.chunk_type, page_numbers: c.page_numbers, block_ids: c.block_ids, status: c.status, text_hash: hash16(text) },
+      job_id: jobId,
+      entity_type: 'chunk',
+      entity_id: c.chunk_id,
+      previous_revision_id: c.current_revision_id,
+      action: 'purged',
+      before: {
+        chunk_type: c.chunk_type,
+        page_numbers: c.page_numbers,
+        block_ids: c.block_ids,
+        status: c.status,
+        text_hash: hash16(text),
+      },
       after: null,
       original_text: `[PURGED] text_hash=${hash16(text)} type=${c.chunk_type}`,
-      reviewer_id: by, reviewer_note: `${NOTE}${why}`, timestamp: isoNow(clock),
+      reviewer_id: by,
+      reviewer_note: `${NOTE}${why}`,
+      timestamp: isoNow(clock),
     });
   }
 
@@ -112,7 +154,11 @@ export function createPurge({ store, clock, cipher }: { store: Store; clock: Clo
         const purgedChunks: string[] = [];
         const trimmedChunks: string[] = [];
         // Every chunk built from the block loses its vector: the vector was computed from the purged text too.
-        const keys = await dropVectors(tx, jobId, holding.map((c) => c.chunk_id));
+        const keys = await dropVectors(
+          tx,
+          jobId,
+          holding.map((c) => c.chunk_id),
+        );
         for (const c of holding) {
           const text = withoutBlockText(c.original_text, texts);
           const edited = c.edited_text === null ? null : withoutBlockText(c.edited_text, texts);
@@ -135,11 +181,24 @@ export function createPurge({ store, clock, cipher }: { store: Store; clock: Clo
         await scrubChats(tx, jobId, quoted);
         await tx.blocks.delete(jobId, blockId);
         const tombstone = await tx.revisions.insert({
-          job_id: jobId, entity_type: 'block', entity_id: blockId, previous_revision_id: b.current_revision_id, action: 'purged',
-          before: { type: b.type, page: b.page, status: b.status, text_hash: hash16(b.edited_text ?? b.text), chunks_purged: purgedChunks, chunks_trimmed: trimmedChunks },
+          job_id: jobId,
+          entity_type: 'block',
+          entity_id: blockId,
+          previous_revision_id: b.current_revision_id,
+          action: 'purged',
+          before: {
+            type: b.type,
+            page: b.page,
+            status: b.status,
+            text_hash: hash16(b.edited_text ?? b.text),
+            chunks_purged: purgedChunks,
+            chunks_trimmed: trimmedChunks,
+          },
           after: null,
           original_text: `[PURGED] text_hash=${hash16(b.edited_text ?? b.text)} type=${b.type} page=${b.page}`,
-          reviewer_id: by, reviewer_note: NOTE, timestamp: isoNow(clock),
+          reviewer_id: by,
+          reviewer_note: NOTE,
+          timestamp: isoNow(clock),
         });
         const chunksLeft = (await tx.jobs.recount(jobId, isoNow(clock))).total_chunks;
         return { tombstone, keys, purgedChunks, trimmedChunks, chunksLeft };

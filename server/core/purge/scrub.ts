@@ -1,6 +1,16 @@
 /** Keys under which revisions and snapshots keep content (text, table cells, notes that may quote it). */
 const CONTENT_KEYS = new Set([
-  'text', 'originalText', 'original_text', 'editedText', 'edited_text', 'tableGrid', 'table_grid', 'reviewerNote', 'reviewer_note', 'draft', 'answer',
+  'text',
+  'originalText',
+  'original_text',
+  'editedText',
+  'edited_text',
+  'tableGrid',
+  'table_grid',
+  'reviewerNote',
+  'reviewer_note',
+  'draft',
+  'answer',
 ]);
 
 /** A copy of a revision's JSON with every content value, at any depth, replaced by null. */
@@ -40,7 +50,10 @@ export function withoutBlockText(chunkText: string, blockTexts: readonly string[
   let out = chunkText;
   let found = false;
   // Longest first: an edited text often begins with the machine's reading, which would leave the edit's tail.
-  const texts = blockTexts.map((x) => x.trim()).filter(Boolean).sort((a, b) => b.length - a.length);
+  const texts = blockTexts
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .sort((a, b) => b.length - a.length);
   for (const t of texts) {
     if (!out.includes(t)) continue;
     out = out.split(t).join('');

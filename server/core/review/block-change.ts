@@ -18,7 +18,12 @@ export interface BlockChange {
   allow_empty?: boolean;
 }
 
-export const stateOf = (b: BlockState): BlockState => ({ status: b.status, edited_text: b.edited_text, edited_type: b.edited_type, reviewer_note: b.reviewer_note });
+export const stateOf = (b: BlockState): BlockState => ({
+  status: b.status,
+  edited_text: b.edited_text,
+  edited_type: b.edited_type,
+  reviewer_note: b.reviewer_note,
+});
 
 /** A block's reviewable state as the audit records it in `before` and `after`. */
 export const snapshotOf = (s: BlockState, version: number) => ({ ...stateOf(s), version });
@@ -27,11 +32,19 @@ export const snapshotOf = (s: BlockState, version: number) => ({ ...stateOf(s), 
 export function stateFromSnapshot(snap: Record<string, unknown> | null): BlockState | null {
   if (!snap || typeof snap.status !== 'string') return null;
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { status: snap.status, edited_text: text(snap.edited_text), edited_type: text(snap.edited_type), reviewer_note: text(snap.reviewer_note) };
+  return {
+    status: snap.status,
+    edited_text: text(snap.edited_text),
+    edited_type: text(snap.edited_type),
+    reviewer_note: text(snap.reviewer_note),
+  };
 }
 
 export const sameState = (a: BlockState, b: BlockState): boolean =>
-  a.status === b.status && a.edited_text === b.edited_text && a.edited_type === b.edited_type && a.reviewer_note === b.reviewer_note;
+  a.status === b.status &&
+  a.edited_text === b.edited_text &&
+  a.edited_type === b.edited_type &&
+  a.reviewer_note === b.reviewer_note;
 
 /**
  * edited_text as stored. null, or the machine's own text sent back, means "no edit": the block reads as
@@ -41,27 +54,42 @@ export const sameState = (a: BlockState, b: BlockState): boolean =>
 export function reviewedText(text: string | null, original: string, allowEmpty: boolean | undefined): string | null {
   if (text === null || text === original) return null;
   if (!text.trim() && !allowEmpty) {
-    throw new AppError('EMPTY_TEXT', 'edited_text is empty: send null to go back to the extracted text, reject the block to leave it out, or send allow_empty: true to keep it blank', {
-      field: 'edited_text',
-    });
+    throw new AppError(
+      'EMPTY_TEXT',
+      'edited_text is empty: send null to go back to the extracted text, reject the block to leave it out, or send allow_empty: true to keep it blank',
+      {
+        field: 'edited_text',
+      },
+    );
   }
   return text;
 }
 
 /** The state a PATCH asks for, from the block as it is. */
 export function patchedState(cur: BlockRecord, change: BlockChange): BlockState {
-  const editedText = change.edited_text !== undefined ? reviewedText(change.edited_text, cur.text, change.allow_empty) : cur.edited_text;
-  const editedType = change.edited_type !== undefined ? (change.edited_type === cur.type ? null : change.edited_type) : cur.edited_type;
+  const editedText =
+    change.edited_text !== undefined ? reviewedText(change.edited_text, cur.text, change.allow_empty) : cur.edited_text;
+  const editedType =
+    change.edited_type !== undefined ? (change.edited_type === cur.type ? null : change.edited_type) : cur.edited_type;
   const edited = change.edited_text !== undefined || change.edited_type !== undefined;
   const status = nextStatus(cur.status, change.status, edited, editedText !== null || editedType !== null);
   if (status === 'edited' && editedText === null && editedType === null) {
-    throw new AppError('VALIDATION_FAILED', 'status "edited" needs edited_text or edited_type that differ from the extracted block');
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'status "edited" needs edited_text or edited_type that differ from the extracted block',
+    );
   }
-  return { status, edited_text: editedText, edited_type: editedType, reviewer_note: change.reviewer_note !== undefined ? change.reviewer_note : cur.reviewer_note };
+  return {
+    status,
+    edited_text: editedText,
+    edited_type: editedType,
+    reviewer_note: change.reviewer_note !== undefined ? change.reviewer_note : cur.reviewer_note,
+  };
 }
 
 /** What a block contributes to chunks: its effective text and type, or nothing when rejected. */
-const contribution = (type: string, text: string, s: BlockState) => (s.status === 'rejected' ? null : `${s.edited_type ?? type}\u0000${s.edited_text ?? text}`);
+const contribution = (type: string, text: string, s: BlockState) =>
+  s.status === 'rejected' ? null : `${s.edited_type ?? type}\u0000${s.edited_text ?? text}`;
 
 export interface WriteOptions {
   reviewer: string;
@@ -78,7 +106,12 @@ export type BlockTx = Pick<Repositories, 'blocks' | 'revisions'>;
  * Moves one block to `next` inside the caller's transaction: one revision, the row at version + 1.
  * Returns the updated block and whether its contribution to chunks changed (they must be marked stale).
  */
-export async function writeBlockState(tx: BlockTx, cur: BlockRecord, next: BlockState, o: WriteOptions): Promise<{ row: BlockRecord; contentChanged: boolean }> {
+export async function writeBlockState(
+  tx: BlockTx,
+  cur: BlockRecord,
+  next: BlockState,
+  o: WriteOptions,
+): Promise<{ row: BlockRecord; contentChanged: boolean }> {
   const prev = stateOf(cur);
   const { row } = await writeBlockVersion(
     tx,
@@ -99,7 +132,10 @@ export async function writeBlockState(tx: BlockTx, cur: BlockRecord, next: Block
 }
 
 /** What a block version's revision records beyond whose it is, who wrote it and when. */
-export type BlockRevision = Omit<NewRevision, 'job_id' | 'entity_type' | 'entity_id' | 'previous_revision_id' | 'reviewer_id' | 'timestamp'>;
+export type BlockRevision = Omit<
+  NewRevision,
+  'job_id' | 'entity_type' | 'entity_id' | 'previous_revision_id' | 'reviewer_id' | 'timestamp'
+>;
 
 /**
  * The one writer of a block's next version (review changes, split, merge, move): its revision, then `set`
@@ -124,7 +160,12 @@ export async function writeBlockVersion(
     timestamp: o.now,
     ...revision,
   });
-  const row = await tx.blocks.update(cur.job_id, cur.block_id, { ...set, version: cur.version + 1, current_revision_id: revisionId, updated_at: o.now }, cur.version);
+  const row = await tx.blocks.update(
+    cur.job_id,
+    cur.block_id,
+    { ...set, version: cur.version + 1, current_revision_id: revisionId, updated_at: o.now },
+    cur.version,
+  );
   if (!row) throw new AppError('VERSION_CONFLICT', `block ${cur.block_id} changed meanwhile`);
   return { row, revisionId };
 }

@@ -56,9 +56,13 @@ interface SnapshotRow {
 }
 
 const snapshotRow = (b: BlockRecord): SnapshotRow =>
-  Object.fromEntries(Object.entries(b).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v])) as SnapshotRow;
+  Object.fromEntries(
+    Object.entries(b).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]),
+  ) as SnapshotRow;
 const recordOf = (row: SnapshotRow): BlockRecord =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v])) as unknown as BlockRecord;
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+  ) as unknown as BlockRecord;
 
 interface Snapshot {
   status: string;
@@ -90,7 +94,10 @@ async function slotAfter(tx: Tx, jobId: string, afterId: string | null, self: st
   if (afterId === null) target = await tx.blocks.firstOrderIndex(jobId);
   else {
     const after = await tx.blocks.get(jobId, afterId);
-    if (!after) throw new AppError('VERSION_CONFLICT', `block ${afterId}, where this block belongs, no longer exists`, { missing: [afterId] });
+    if (!after)
+      throw new AppError('VERSION_CONFLICT', `block ${afterId}, where this block belongs, no longer exists`, {
+        missing: [afterId],
+      });
     target = after.order_index + 1;
   }
   await tx.blocks.shiftFrom(jobId, target, self);
@@ -98,7 +105,13 @@ async function slotAfter(tx: Tx, jobId: string, afterId: string | null, self: st
 }
 
 function snapshot(row: BlockRecord, orderAfter: string | null, structure: Snapshot['structure']): Snapshot {
-  return { ...snapshotOf(stateOf(row), row.version), text: row.text, order_after: orderAfter, row: snapshotRow(row), structure };
+  return {
+    ...snapshotOf(stateOf(row), row.version),
+    text: row.text,
+    order_after: orderAfter,
+    row: snapshotRow(row),
+    structure,
+  };
 }
 
 const effectiveText = (b: BlockRecord) => b.edited_text ?? b.text;
@@ -107,11 +120,15 @@ const effectiveText = (b: BlockRecord) => b.edited_text ?? b.text;
  * A block whose edit is folded into its text by a split or merge is no longer `edited` unless its type
  * edit remains: the edited words become the text the parts start from (the audit keeps the old reading).
  */
-const foldedStatus = (status: string, editedType: string | null) => (status === 'edited' && editedType === null ? 'approved' : status);
+const foldedStatus = (status: string, editedType: string | null) =>
+  status === 'edited' && editedType === null ? 'approved' : status;
 
 async function loadForChange(tx: Tx, jobId: string, id: string, version: number): Promise<BlockRecord> {
   const cur = await requireBlock(tx, jobId, id);
-  if (cur.version !== version) throw new AppError('VERSION_CONFLICT', `block ${id} is at version ${cur.version}, not ${version}`, { current: blockView(cur) });
+  if (cur.version !== version)
+    throw new AppError('VERSION_CONFLICT', `block ${id} is at version ${cur.version}, not ${version}`, {
+      current: blockView(cur),
+    });
   return cur;
 }
 
@@ -119,10 +136,19 @@ function bboxUnion(rows: BlockRecord[]): BlockRecord['bbox'] {
   const boxes = rows.map((r) => r.bbox);
   if (boxes.some((b) => !b) || new Set(rows.map((r) => r.page)).size > 1) return rows[0]!.bbox;
   const bs = boxes as NonNullable<BlockRecord['bbox']>[];
-  return { x0: Math.min(...bs.map((b) => b.x0)), y0: Math.min(...bs.map((b) => b.y0)), x1: Math.max(...bs.map((b) => b.x1)), y1: Math.max(...bs.map((b) => b.y1)) };
+  return {
+    x0: Math.min(...bs.map((b) => b.x0)),
+    y0: Math.min(...bs.map((b) => b.y0)),
+    x1: Math.max(...bs.map((b) => b.x1)),
+    y1: Math.max(...bs.map((b) => b.y1)),
+  };
 }
 
-type StructureBody = (tx: Repositories, now: string, group: string) => Promise<Omit<StructureResult, 'job_id' | 'stale_chunks'> & { staleFrom: string[] }>;
+type StructureBody = (
+  tx: Repositories,
+  now: string,
+  group: string,
+) => Promise<Omit<StructureResult, 'job_id' | 'stale_chunks'> & { staleFrom: string[] }>;
 
 export function createBlockStructure({ store, clock }: { store: Store; clock: Clock }) {
   function run(jobId: string, what: string, body: StructureBody): Promise<StructureResult> {
@@ -142,7 +168,14 @@ export function createBlockStructure({ store, clock }: { store: Store; clock: Cl
     tx: Tx,
     cur: BlockRecord,
     next: BlockChanges,
-    o: { reviewer: string; now: string; op: StructureOp; group: string; beforeAfter: string | null; afterAfter: string | null },
+    o: {
+      reviewer: string;
+      now: string;
+      op: StructureOp;
+      group: string;
+      beforeAfter: string | null;
+      afterAfter: string | null;
+    },
   ) {
     const structure = { op: o.op, group: o.group };
     const planned: BlockRecord = { ...cur, ...next, version: cur.version + 1 };
@@ -165,20 +198,34 @@ export function createBlockStructure({ store, clock }: { store: Store; clock: Cl
 
   return {
     /** Cuts a block in two at a character offset of its effective text; the second part follows it as a new block. */
-    split(jobId: string, blockId: string, req: { at: number; version: number }, reviewer: string): Promise<StructureResult> {
+    split(
+      jobId: string,
+      blockId: string,
+      req: { at: number; version: number },
+      reviewer: string,
+    ): Promise<StructureResult> {
       return run(jobId, 'split a block', async (tx, now, group) => {
         const cur = await loadForChange(tx, jobId, blockId, req.version);
         const text = effectiveText(cur);
         const head = text.slice(0, req.at).trimEnd();
         const tail = text.slice(req.at).trimStart();
         if (req.at <= 0 || req.at >= text.length || !head || !tail) {
-          throw new AppError('VALIDATION_FAILED', `split at ${req.at} leaves an empty part: give an offset inside the text (1..${text.length - 1}) with words on both sides`, {
-            field: 'at',
-            length: text.length,
-          });
+          throw new AppError(
+            'VALIDATION_FAILED',
+            `split at ${req.at} leaves an empty part: give an offset inside the text (1..${text.length - 1}) with words on both sides`,
+            {
+              field: 'at',
+              length: text.length,
+            },
+          );
         }
         const status = foldedStatus(cur.status, cur.edited_type);
-        const first = await rewrite(tx, cur, { text: head, edited_text: null, status, table_grid: null }, { reviewer, now, op: 'split', group, beforeAfter: null, afterAfter: null });
+        const first = await rewrite(
+          tx,
+          cur,
+          { text: head, edited_text: null, status, table_grid: null },
+          { reviewer, now, op: 'split', group, beforeAfter: null, afterAfter: null },
+        );
         const newId = `${cur.block_id}.${randomBytes(3).toString('hex')}`;
         const orderIndex = await slotAfter(tx, jobId, cur.block_id, null);
         const created: BlockRecord = {
@@ -198,7 +245,11 @@ export function createBlockStructure({ store, clock }: { store: Store; clock: Cl
           previous_revision_id: null,
           action: 'split',
           before: null,
-          after: { ...snapshot(created, cur.block_id, { op: 'split', group }), row: undefined, split_from: cur.block_id },
+          after: {
+            ...snapshot(created, cur.block_id, { op: 'split', group }),
+            row: undefined,
+            split_from: cur.block_id,
+          },
           original_text: tail,
           edited_type: created.edited_type,
           reviewer_id: reviewer,
@@ -217,7 +268,11 @@ export function createBlockStructure({ store, clock }: { store: Store; clock: Cl
     },
 
     /** Joins blocks into the first of them in reading order; the others are removed. */
-    async merge(jobId: string, req: { items: BlockRef[]; separator?: string }, reviewer: string): Promise<StructureResult> {
+    async merge(
+      jobId: string,
+      req: { items: BlockRef[]; separator?: string },
+      reviewer: string,
+    ): Promise<StructureResult> {
       const dup = duplicateIds(req.items);
       if (dup.length) throw new AppError('VALIDATION_FAILED', 'a block is listed twice', { duplicates: dup });
       return run(jobId, 'merge blocks', async (tx, now, group) => {
@@ -258,23 +313,46 @@ export function createBlockStructure({ store, clock }: { store: Store; clock: Cl
           await tx.blocks.delete(jobId, g.block_id);
           refs.push({ block_id: g.block_id, version: g.version, revision_id: revisionId });
         }
-        return { blocks: [blockView(first.row)], removed: gone.map((g) => g.block_id), revisions: refs, staleFrom: rows.map((r) => r.block_id) };
+        return {
+          blocks: [blockView(first.row)],
+          removed: gone.map((g) => g.block_id),
+          revisions: refs,
+          staleFrom: rows.map((r) => r.block_id),
+        };
       });
     },
 
     /** Puts a block right after another one (or first, for null): the reading order a reviewer fixes by dragging. */
-    async move(jobId: string, blockId: string, req: { version: number; after_block_id: string | null }, reviewer: string): Promise<StructureResult> {
-      if (req.after_block_id === blockId) throw new AppError('VALIDATION_FAILED', 'a block cannot follow itself', { field: 'after_block_id' });
+    async move(
+      jobId: string,
+      blockId: string,
+      req: { version: number; after_block_id: string | null },
+      reviewer: string,
+    ): Promise<StructureResult> {
+      if (req.after_block_id === blockId)
+        throw new AppError('VALIDATION_FAILED', 'a block cannot follow itself', { field: 'after_block_id' });
       return run(jobId, 'move a block', async (tx, now, group) => {
         const cur = await loadForChange(tx, jobId, blockId, req.version);
         if (req.after_block_id !== null) await requireBlock(tx, jobId, req.after_block_id);
         const oldPrev = await predecessor(tx, cur);
         const oldNext = await successor(tx, cur);
-        if ((oldPrev?.block_id ?? null) === req.after_block_id) return { blocks: [], removed: [], revisions: [], staleFrom: [] };
+        if ((oldPrev?.block_id ?? null) === req.after_block_id)
+          return { blocks: [], removed: [], revisions: [], staleFrom: [] };
         const orderIndex = await slotAfter(tx, jobId, req.after_block_id, cur.block_id);
-        const moved = await rewrite(tx, cur, { order_index: orderIndex }, { reviewer, now, op: 'move', group, beforeAfter: oldPrev?.block_id ?? null, afterAfter: req.after_block_id });
+        const moved = await rewrite(
+          tx,
+          cur,
+          { order_index: orderIndex },
+          { reviewer, now, op: 'move', group, beforeAfter: oldPrev?.block_id ?? null, afterAfter: req.after_block_id },
+        );
         const newNext = await successor(tx, moved.row);
-        const around = [cur.block_id, oldPrev?.block_id, oldNext?.block_id, req.after_block_id, newNext?.block_id].filter((x): x is string => !!x);
+        const around = [
+          cur.block_id,
+          oldPrev?.block_id,
+          oldNext?.block_id,
+          req.after_block_id,
+          newNext?.block_id,
+        ].filter((x): x is string => !!x);
         return { blocks: [blockView(moved.row)], removed: [], revisions: [moved.ref], staleFrom: around };
       });
     },
@@ -296,8 +374,11 @@ interface StructuralRevision {
  * Returns the revision ids handled (so the caller leaves them out), the blocks restored and those to re-chunk.
  */
 export async function undoStructure(tx: Tx, jobId: string, revisionIds: string[], reviewer: string, now: string) {
-  const named = (await tx.revisions.getMany(jobId, revisionIds)).filter((r) => STRUCTURE_OPS.includes(r.action) && r.entity_type === 'block');
-  const groupOf = (r: { before: unknown; after: unknown }) => ((r.after ?? r.before) as Partial<Snapshot> | null)?.structure?.group;
+  const named = (await tx.revisions.getMany(jobId, revisionIds)).filter(
+    (r) => STRUCTURE_OPS.includes(r.action) && r.entity_type === 'block',
+  );
+  const groupOf = (r: { before: unknown; after: unknown }) =>
+    ((r.after ?? r.before) as Partial<Snapshot> | null)?.structure?.group;
   const groups = [...new Set(named.map(groupOf).filter((g): g is string => !!g))];
   const handled = new Set(named.map((r) => r.revision_id));
   const restored: BlockRecord[] = [];
@@ -314,9 +395,15 @@ export async function undoStructure(tx: Tx, jobId: string, revisionIds: string[]
     for (const r of revs) {
       const cur = await tx.blocks.get(jobId, r.entityId);
       const ok = r.after === null ? !cur : !!cur && cur.version === r.after.version;
-      if (!ok) stale.push({ block_id: r.entityId, version: r.after?.version ?? null, current: cur ? blockView(cur) : null });
+      if (!ok)
+        stale.push({ block_id: r.entityId, version: r.after?.version ?? null, current: cur ? blockView(cur) : null });
     }
-    if (stale.length) throw new AppError('VERSION_CONFLICT', `${stale.length} block(s) changed after the ${revs[0]?.before?.structure.op ?? revs[0]?.after?.structure.op} being undone`, { stale });
+    if (stale.length)
+      throw new AppError(
+        'VERSION_CONFLICT',
+        `${stale.length} block(s) changed after the ${revs[0]?.before?.structure.op ?? revs[0]?.after?.structure.op} being undone`,
+        { stale },
+      );
     const undoRevision = (r: StructuralRevision, version: number): BlockRevision => ({
       action: 'undo',
       before: r.after ? { ...r.after } : null,
@@ -328,7 +415,15 @@ export async function undoStructure(tx: Tx, jobId: string, revisionIds: string[]
       undoes_revision_id: r.revisionId,
     });
     const write = (id: string, prevRevision: string | null, r: StructuralRevision, version: number) =>
-      tx.revisions.insert({ job_id: jobId, entity_type: 'block', entity_id: id, previous_revision_id: prevRevision, reviewer_id: reviewer, timestamp: now, ...undoRevision(r, version) });
+      tx.revisions.insert({
+        job_id: jobId,
+        entity_type: 'block',
+        entity_id: id,
+        previous_revision_id: prevRevision,
+        reviewer_id: reviewer,
+        timestamp: now,
+        ...undoRevision(r, version),
+      });
     // Created blocks go first, so the rows they split from read whole again.
     for (const r of revs.filter((x) => x.before === null)) {
       const cur = (await tx.blocks.get(jobId, r.entityId))!;
@@ -338,22 +433,45 @@ export async function undoStructure(tx: Tx, jobId: string, revisionIds: string[]
     for (const r of revs.filter((x) => x.before !== null && x.after !== null)) {
       const cur = (await tx.blocks.get(jobId, r.entityId))!;
       const b = r.before!;
-      const orderIndex = b.structure.op === 'move' ? await slotAfter(tx, jobId, b.order_after, cur.block_id) : cur.order_index;
-      const { job_id: _j, block_id: _b, version: _v, current_revision_id: _c, updated_at: _u, order_index: _o, ...fields } = recordOf(b.row);
-      const { row } = await writeBlockVersion(tx, cur, { ...fields, order_index: orderIndex }, undoRevision(r, cur.version + 1), { reviewer, now });
+      const orderIndex =
+        b.structure.op === 'move' ? await slotAfter(tx, jobId, b.order_after, cur.block_id) : cur.order_index;
+      const {
+        job_id: _j,
+        block_id: _b,
+        version: _v,
+        current_revision_id: _c,
+        updated_at: _u,
+        order_index: _o,
+        ...fields
+      } = recordOf(b.row);
+      const { row } = await writeBlockVersion(
+        tx,
+        cur,
+        { ...fields, order_index: orderIndex },
+        undoRevision(r, cur.version + 1),
+        { reviewer, now },
+      );
       restored.push(row);
       const around = [(await predecessor(tx, row))?.block_id, (await successor(tx, row))?.block_id];
       changed.push(row.block_id, ...around.filter((x): x is string => !!x));
     }
     // Removed blocks come back in their old reading order, each after the block it followed.
-    const removed = revs.filter((x) => x.after === null).sort((a, b) => a.before!.row.orderIndex - b.before!.row.orderIndex);
+    const removed = revs
+      .filter((x) => x.after === null)
+      .sort((a, b) => a.before!.row.orderIndex - b.before!.row.orderIndex);
     for (const r of removed) {
       const b = r.before!;
       const version = b.version + 1;
       const revisionId = await write(r.entityId, b.row.currentRevisionId, r, version);
       const orderIndex = await slotAfter(tx, jobId, b.order_after, null);
       const { job_id: _j, ...fields } = recordOf(b.row);
-      const row = await tx.blocks.insert(jobId, { ...fields, order_index: orderIndex, version, current_revision_id: revisionId, updated_at: now });
+      const row = await tx.blocks.insert(jobId, {
+        ...fields,
+        order_index: orderIndex,
+        version,
+        current_revision_id: revisionId,
+        updated_at: now,
+      });
       restored.push(row);
       changed.push(row.block_id);
     }

@@ -35,13 +35,28 @@ export function createBlocksReview({ store, clock }: { store: Store; clock: Cloc
         if (!cur) throw new AppError('BLOCK_NOT_FOUND', `block ${blockId} does not exist in job ${jobId}`);
         requireState(j, ['ready_for_review'], 'review blocks');
         if (patch.version !== cur.version) {
-          throw new AppError('VERSION_CONFLICT', `block ${blockId} is at version ${cur.version}, not ${patch.version}`, { current: blockView(cur) });
+          throw new AppError(
+            'VERSION_CONFLICT',
+            `block ${blockId} is at version ${cur.version}, not ${patch.version}`,
+            { current: blockView(cur) },
+          );
         }
         const { version: _version, ...change } = patch;
-        if (change.status === undefined && change.edited_text === undefined && change.edited_type === undefined && change.reviewer_note === undefined) {
-          throw new AppError('VALIDATION_FAILED', 'nothing to change: send status, edited_text, edited_type or reviewer_note');
+        if (
+          change.status === undefined &&
+          change.edited_text === undefined &&
+          change.edited_type === undefined &&
+          change.reviewer_note === undefined
+        ) {
+          throw new AppError(
+            'VALIDATION_FAILED',
+            'nothing to change: send status, edited_text, edited_type or reviewer_note',
+          );
         }
-        const { row, contentChanged } = await writeBlockState(tx, cur, patchedState(cur, change), { reviewer, now: isoNow(clock) });
+        const { row, contentChanged } = await writeBlockState(tx, cur, patchedState(cur, change), {
+          reviewer,
+          now: isoNow(clock),
+        });
         const staleChunks = contentChanged ? await tx.chunks.markStale(jobId, [blockId]) : 0;
         return { ...blockView(row), stale_chunks: staleChunks };
       });

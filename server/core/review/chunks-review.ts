@@ -18,7 +18,12 @@ export interface ChunkPatch {
   allow_empty?: boolean;
 }
 
-const snapshot = (c: ChunkView) => ({ status: c.status, edited_text: c.edited_text, reviewer_note: c.reviewer_note, version: c.version });
+const snapshot = (c: ChunkView) => ({
+  status: c.status,
+  edited_text: c.edited_text,
+  reviewer_note: c.reviewer_note,
+  version: c.version,
+});
 
 export function createChunksReview({ store, clock }: { store: Store; clock: Clock }) {
   return {
@@ -36,15 +41,22 @@ export function createChunksReview({ store, clock }: { store: Store; clock: Cloc
         // An indexed job keeps its index until embedded again, which re-embeds only the changed chunks.
         requireState(j, ['ready_for_review', 'finalized', 'indexed'], 'review chunks');
         if (patch.version !== cur.version) {
-          throw new AppError('VERSION_CONFLICT', `chunk ${chunkId} is at version ${cur.version}, not ${patch.version}`, { current: cur });
+          throw new AppError(
+            'VERSION_CONFLICT',
+            `chunk ${chunkId} is at version ${cur.version}, not ${patch.version}`,
+            { current: cur },
+          );
         }
         const edited = patch.edited_text !== undefined;
         if (!edited && patch.status === undefined && patch.reviewer_note === undefined) {
           throw new AppError('VALIDATION_FAILED', 'nothing to change: send status, edited_text or reviewer_note');
         }
-        const editedText = edited ? reviewedText(patch.edited_text ?? null, cur.original_text, patch.allow_empty) : cur.edited_text;
+        const editedText = edited
+          ? reviewedText(patch.edited_text ?? null, cur.original_text, patch.allow_empty)
+          : cur.edited_text;
         const status = nextStatus(cur.status, patch.status, edited, editedText !== null);
-        if (status === 'edited' && editedText === null) throw new AppError('VALIDATION_FAILED', 'status "edited" needs edited_text');
+        if (status === 'edited' && editedText === null)
+          throw new AppError('VALIDATION_FAILED', 'status "edited" needs edited_text');
         const reviewerNote = patch.reviewer_note !== undefined ? patch.reviewer_note : cur.reviewer_note;
         const now = isoNow(clock);
         const revisionId = await tx.revisions.insert({
@@ -64,7 +76,14 @@ export function createChunksReview({ store, clock }: { store: Store; clock: Cloc
         const updated = await tx.chunks.update(
           jobId,
           chunkId,
-          { status: status as ChunkView['status'], edited_text: editedText, reviewer_note: reviewerNote, version: cur.version + 1, current_revision_id: revisionId, updated_at: now },
+          {
+            status: status as ChunkView['status'],
+            edited_text: editedText,
+            reviewer_note: reviewerNote,
+            version: cur.version + 1,
+            current_revision_id: revisionId,
+            updated_at: now,
+          },
           cur.version,
         );
         if (!updated) throw new AppError('VERSION_CONFLICT', `chunk ${chunkId} changed meanwhile`);

@@ -22,7 +22,12 @@ export const DEFAULT_FINALIZE_POLICY: FinalizePolicy = 'auto_reject_pending';
 type Resolution = 'approved' | 'rejected';
 
 /** The audit revision of a pending item settled by finalize. */
-function settled(entity: 'block' | 'chunk', item: { id: string; revision: string | null; version: number; text: string }, to: Resolution, o: { jobId: string; reviewer: string; now: string }): NewRevision {
+function settled(
+  entity: 'block' | 'chunk',
+  item: { id: string; revision: string | null; version: number; text: string },
+  to: Resolution,
+  o: { jobId: string; reviewer: string; now: string },
+): NewRevision {
   return {
     job_id: o.jobId,
     entity_type: entity,
@@ -38,22 +43,49 @@ function settled(entity: 'block' | 'chunk', item: { id: string; revision: string
 }
 
 /** Moves every pending block to `to`, one audit revision each. Returns the ids moved to rejected. */
-async function settleBlocks(tx: Repositories, to: Resolution, o: { jobId: string; reviewer: string; now: string }): Promise<string[]> {
+async function settleBlocks(
+  tx: Repositories,
+  to: Resolution,
+  o: { jobId: string; reviewer: string; now: string },
+): Promise<string[]> {
   const rejected: string[] = [];
   for (const b of await tx.blocks.find(o.jobId, { status: 'pending' })) {
-    const revisionId = await tx.revisions.insert(settled('block', { id: b.block_id, revision: b.current_revision_id, version: b.version, text: b.text }, to, o));
-    await tx.blocks.update(o.jobId, b.block_id, { status: to, version: b.version + 1, current_revision_id: revisionId, updated_at: o.now });
+    const revisionId = await tx.revisions.insert(
+      settled('block', { id: b.block_id, revision: b.current_revision_id, version: b.version, text: b.text }, to, o),
+    );
+    await tx.blocks.update(o.jobId, b.block_id, {
+      status: to,
+      version: b.version + 1,
+      current_revision_id: revisionId,
+      updated_at: o.now,
+    });
     if (to === 'rejected') rejected.push(b.block_id);
   }
   return rejected;
 }
 
 /** Moves every pending chunk to what `decide` says, one audit revision each. */
-async function settleChunks(tx: Repositories, decide: (c: ChunkView) => Resolution, o: { jobId: string; reviewer: string; now: string }): Promise<void> {
+async function settleChunks(
+  tx: Repositories,
+  decide: (c: ChunkView) => Resolution,
+  o: { jobId: string; reviewer: string; now: string },
+): Promise<void> {
   for (const c of await tx.chunks.find(o.jobId, { status: 'pending' })) {
     const to = decide(c);
-    const revisionId = await tx.revisions.insert(settled('chunk', { id: c.chunk_id, revision: c.current_revision_id, version: c.version, text: c.original_text }, to, o));
-    await tx.chunks.update(o.jobId, c.chunk_id, { status: to, version: c.version + 1, current_revision_id: revisionId, updated_at: o.now });
+    const revisionId = await tx.revisions.insert(
+      settled(
+        'chunk',
+        { id: c.chunk_id, revision: c.current_revision_id, version: c.version, text: c.original_text },
+        to,
+        o,
+      ),
+    );
+    await tx.chunks.update(o.jobId, c.chunk_id, {
+      status: to,
+      version: c.version + 1,
+      current_revision_id: revisionId,
+      updated_at: o.now,
+    });
   }
 }
 
@@ -63,7 +95,11 @@ async function settleChunks(tx: Repositories, decide: (c: ChunkView) => Resoluti
  * always stands.
  */
 async function chunkFollowsBlocks(tx: Repositories, jobId: string): Promise<(c: ChunkView) => Resolution> {
-  const accepted = new Set((await tx.blocks.find(jobId)).filter((b) => b.status === 'approved' || b.status === 'edited').map((b) => b.block_id));
+  const accepted = new Set(
+    (await tx.blocks.find(jobId))
+      .filter((b) => b.status === 'approved' || b.status === 'edited')
+      .map((b) => b.block_id),
+  );
   return (c) => (c.block_ids.every((id) => accepted.has(id)) ? 'approved' : 'rejected');
 }
 
@@ -77,7 +113,9 @@ export function createFinalize({ store, clock, rechunk }: { store: Store; clock:
     const policy = (policyName ?? DEFAULT_FINALIZE_POLICY) as FinalizePolicy;
     const mode = FINALIZE_POLICIES[policy];
     if (!mode) {
-      throw new AppError('INVALID_POLICY', `unknown finalize_policy "${policyName}"`, { allowed: Object.keys(FINALIZE_POLICIES) });
+      throw new AppError('INVALID_POLICY', `unknown finalize_policy "${policyName}"`, {
+        allowed: Object.keys(FINALIZE_POLICIES),
+      });
     }
     const resolution: Resolution = mode === 'approve' ? 'approved' : 'rejected';
     const staleAfterBlocks = await store.transaction(async (tx) => {
@@ -85,11 +123,15 @@ export function createFinalize({ store, clock, rechunk }: { store: Store; clock:
       const counts = await tx.jobs.reviewCounts(jobId);
       if (mode === 'require') {
         if (counts.blocks.pending + counts.chunks.pending + counts.chunks.stale > 0) {
-          throw new AppError('PENDING_ITEMS', 'every block and chunk must be reviewed before finalizing with require_all_approved', {
-            pending_blocks: counts.blocks.pending,
-            pending_chunks: counts.chunks.pending,
-            stale_chunks: counts.chunks.stale,
-          });
+          throw new AppError(
+            'PENDING_ITEMS',
+            'every block and chunk must be reviewed before finalizing with require_all_approved',
+            {
+              pending_blocks: counts.blocks.pending,
+              pending_chunks: counts.chunks.pending,
+              stale_chunks: counts.chunks.stale,
+            },
+          );
         }
       } else {
         const rejected = await settleBlocks(tx, resolution, { jobId, reviewer, now: isoNow(clock) });
@@ -107,9 +149,18 @@ export function createFinalize({ store, clock, rechunk }: { store: Store; clock:
       return await store.transaction(async (tx) => {
         const now = isoNow(clock);
         if (mode !== 'require') {
-          await settleChunks(tx, resolution === 'approved' ? () => 'approved' : await chunkFollowsBlocks(tx, jobId), { jobId, reviewer, now });
+          await settleChunks(tx, resolution === 'approved' ? () => 'approved' : await chunkFollowsBlocks(tx, jobId), {
+            jobId,
+            reviewer,
+            now,
+          });
         }
-        await tx.jobs.update(jobId, { status: 'finalized', finalize_policy: policy, finalized_at: now, updated_at: now });
+        await tx.jobs.update(jobId, {
+          status: 'finalized',
+          finalize_policy: policy,
+          finalized_at: now,
+          updated_at: now,
+        });
         const counts = await tx.jobs.reviewCounts(jobId);
         await tx.revisions.insert({
           job_id: jobId,

@@ -22,7 +22,11 @@ export interface RechunkResult {
  * that no longer exist are removed, new ones arrive pending.
  */
 export function createRechunk({ store, pool, clock }: { store: Store; pool: TaskPool; clock: Clock }) {
-  return async function rechunk(jobId: string, reviewer: string, allowedStates: readonly string[] = ['ready_for_review']): Promise<RechunkResult> {
+  return async function rechunk(
+    jobId: string,
+    reviewer: string,
+    allowedStates: readonly string[] = ['ready_for_review'],
+  ): Promise<RechunkResult> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const job = await findJob(store, jobId);
       requireState(job, allowedStates, 'rechunk');
@@ -50,8 +54,17 @@ export function createRechunk({ store, pool, clock }: { store: Store; pool: Task
           if (existing.has(id)) await tx.chunks.update(jobId, id, { order_index: i, stale: false });
         }
         await tx.chunks.deleteMany(jobId, removedIds);
-        await tx.chunks.insertMany(jobId, fresh.map((d) => newChunk(d, order.get(d.chunk_id) ?? 0)));
-        const summary = { job_id: jobId, total_chunks: drafts.length, kept: drafts.length - fresh.length, added: fresh.length, removed: removedIds.length };
+        await tx.chunks.insertMany(
+          jobId,
+          fresh.map((d) => newChunk(d, order.get(d.chunk_id) ?? 0)),
+        );
+        const summary = {
+          job_id: jobId,
+          total_chunks: drafts.length,
+          kept: drafts.length - fresh.length,
+          added: fresh.length,
+          removed: removedIds.length,
+        };
         const now = isoNow(clock);
         await tx.jobs.update(jobId, { total_chunks: drafts.length, updated_at: now });
         await tx.revisions.insert({

@@ -6,7 +6,10 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 /** Review happens only while a job is ready_for_review; any other state is a 409. */
 export function requireState(job: { status: string }, allowed: readonly string[], what: string): void {
   if (!allowed.includes(job.status)) {
-    throw new AppError('INVALID_STATE', `cannot ${what} while the job is ${job.status}`, { status: job.status, allowed_states: allowed });
+    throw new AppError('INVALID_STATE', `cannot ${what} while the job is ${job.status}`, {
+      status: job.status,
+      allowed_states: allowed,
+    });
   }
 }
 

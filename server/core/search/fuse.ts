@@ -26,6 +26,9 @@ export function scoreFusion(keyword: Candidate[], vector: Candidate[], keywordWe
   const v = scaled(vector);
   const ids = new Set([...k.of.keys(), ...v.of.keys()]);
   return [...ids]
-    .map((id) => ({ id, score: keywordWeight * (k.of.get(id) ?? k.floor) + (1 - keywordWeight) * (v.of.get(id) ?? v.floor) }))
+    .map((id) => ({
+      id,
+      score: keywordWeight * (k.of.get(id) ?? k.floor) + (1 - keywordWeight) * (v.of.get(id) ?? v.floor),
+    }))
     .sort((a, b) => b.score - a.score || a.id - b.id);
 }

@@ -51,11 +51,16 @@ const fusionDepth = (topK: number) => Math.max(100, topK);
 
 async function collectionFor(d: SearchDeps, req: SearchRequest): Promise<CollectionRecord> {
   if (req.collection_name) return requireCollection(d.store, req.collection_name);
-  if (!req.job_id) throw new AppError('VALIDATION_FAILED', 'name a job_id or a collection_name to search', [{ field: 'job_id' }]);
+  if (!req.job_id)
+    throw new AppError('VALIDATION_FAILED', 'name a job_id or a collection_name to search', [{ field: 'job_id' }]);
   const where = await d.store.collections.jobIndex(req.job_id);
   if (!where?.indexed_at) {
     const job = await findJob(d.store, req.job_id);
-    throw new AppError('INVALID_STATE', `job ${req.job_id} is ${job.status} and has no index yet: POST /jobs/${req.job_id}/embed first`, { status: job.status });
+    throw new AppError(
+      'INVALID_STATE',
+      `job ${req.job_id} is ${job.status} and has no index yet: POST /jobs/${req.job_id}/embed first`,
+      { status: job.status },
+    );
   }
   return requireCollection(d.store, where.collection);
 }
@@ -74,7 +79,11 @@ export function createSearch(deps: SearchDeps) {
 
   async function queryVector(provider: EmbeddingProvider, c: CollectionRecord, query: string): Promise<Float32Array> {
     const [v] = await provider.embedQueries([query]);
-    if (!v || v.length !== c.dimensions) throw new AppError('INDEX_MISMATCH', `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`);
+    if (!v || v.length !== c.dimensions)
+      throw new AppError(
+        'INDEX_MISMATCH',
+        `the query embedded to ${v?.length ?? 0} dimensions; collection ${c.name} holds ${c.dimensions}`,
+      );
     return v;
   }
 
@@ -114,24 +123,47 @@ export function createSearch(deps: SearchDeps) {
     // Keyword search alone still answers when the collection's model cannot embed here (a remote provider
     // without its key, a model removed since): BM25 orders, and `score` is null.
     const embedder = await embedQuery(c, req, mode === 'keyword');
-    const vectorList = mode === 'keyword' ? [] : note(await vectors.nearest(c, embedder!.vector, depth, scope), 'vector');
-    const keywordList = mode === 'vector' ? [] : note(await fullText.candidates(c.name, req.query, depth, scope), 'keyword');
-    const ranked = mode === 'hybrid' ? scoreFusion(keywordList, vectorList) : mode === 'vector' ? vectorList : keywordList;
+    const vectorList =
+      mode === 'keyword' ? [] : note(await vectors.nearest(c, embedder!.vector, depth, scope), 'vector');
+    const keywordList =
+      mode === 'vector' ? [] : note(await fullText.candidates(c.name, req.query, depth, scope), 'keyword');
+    const ranked =
+      mode === 'hybrid' ? scoreFusion(keywordList, vectorList) : mode === 'vector' ? vectorList : keywordList;
     const rows = new Map((await store.collections.hits(ranked.map((r) => r.id))).map((h) => [h.id, h]));
     const present = ranked.flatMap((r) => {
       const row = rows.get(r.id);
       return row ? [{ rank: r.score, row }] : [];
     });
-    const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.section_path)).slice(0, topK);
-    const knownCosine = new Map(top.flatMap((x) => (perMode.get(x.row.id)?.vector !== undefined ? [[x.row.id, perMode.get(x.row.id)!.vector!] as const] : [])));
+    const top = demoteTablesOfContents(present, (x) => isTableOfContents(x.row.text, x.row.section_path)).slice(
+      0,
+      topK,
+    );
+    const knownCosine = new Map(
+      top.flatMap((x) =>
+        perMode.get(x.row.id)?.vector !== undefined ? [[x.row.id, perMode.get(x.row.id)!.vector!] as const] : [],
+      ),
+    );
     const cosine = embedder
-      ? await hitCosines(top.map((x) => x.row), knownCosine, (keys) => vectors.similarities(c, embedder.vector, keys), embedder.provider, embedder.vector)
+      ? await hitCosines(
+          top.map((x) => x.row),
+          knownCosine,
+          (keys) => vectors.similarities(c, embedder.vector, keys),
+          embedder.provider,
+          embedder.vector,
+        )
       : undefined;
     const results = top.map(({ rank, row }) => {
       const s = perMode.get(row.id) ?? {};
       const metadata = {
-        job_id: row.job_id, chunk_id: row.chunk_id, chunk_type: row.chunk_type, section_path: row.section_path, page_numbers: row.page_numbers,
-        block_ids: row.block_ids, index_version: indexVersion, text_hash: row.text_hash, collection: c.name,
+        job_id: row.job_id,
+        chunk_id: row.chunk_id,
+        chunk_type: row.chunk_type,
+        section_path: row.section_path,
+        page_numbers: row.page_numbers,
+        block_ids: row.block_ids,
+        index_version: indexVersion,
+        text_hash: row.text_hash,
+        collection: c.name,
       };
       return {
         chunk_id: row.chunk_id,

@@ -34,7 +34,11 @@ function lineText(line: string): string {
   const t = line.trim();
   if (!t.startsWith('|')) return t;
   if (/^\|?[\s:|-]+\|?$/.test(t) && t.includes('-')) return '';
-  return t.split('|').map((c) => c.trim()).filter(Boolean).join(' ');
+  return t
+    .split('|')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 function tocSignals(text: string): TocSignals {
@@ -66,9 +70,15 @@ const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= xs[i 
 export function isTableOfContents(text: string, sectionPath: readonly string[] = []): boolean {
   const s = tocSignals(text);
   if (s.leaders >= 3) return true;
-  const named = sectionPath.some((h) => CONTENTS_HEADING.test(h)) || CONTENTS_HEADING.test(text.split(/\r?\n/, 1)[0] ?? '');
+  const named =
+    sectionPath.some((h) => CONTENTS_HEADING.test(h)) || CONTENTS_HEADING.test(text.split(/\r?\n/, 1)[0] ?? '');
   if (named && s.entries + s.barePages >= 2) return true;
-  return s.entries >= 3 && (s.entries + s.barePages) / Math.max(1, s.lines) >= 0.5 && s.pages.length >= 3 && nonDecreasing(s.pages);
+  return (
+    s.entries >= 3 &&
+    (s.entries + s.barePages) / Math.max(1, s.lines) >= 0.5 &&
+    s.pages.length >= 3 &&
+    nonDecreasing(s.pages)
+  );
 }
 
 /** Stable partition: what is not a table of contents first, in its order, then the tables of contents. */

@@ -30,9 +30,18 @@ export function parseContentType(header: string | null): ContentType {
 
 /** Media types a text document may be served with; '' (no header) and the generic binary ones included. */
 const TEXT_DOCUMENT_TYPES = new Set([
-  '', 'application/octet-stream', 'binary/octet-stream', 'application/unknown',
-  'text/html', 'application/xhtml+xml', 'text/plain', 'text/markdown', 'text/x-markdown',
-  'text/csv', 'application/csv', 'text/tab-separated-values',
+  '',
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/unknown',
+  'text/html',
+  'application/xhtml+xml',
+  'text/plain',
+  'text/markdown',
+  'text/x-markdown',
+  'text/csv',
+  'application/csv',
+  'text/tab-separated-values',
 ]);
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const MARKDOWN_TYPES = new Set(['text/markdown', 'text/x-markdown']);
@@ -50,8 +59,16 @@ const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingm
 /** The binary formats the bytes alone decide, with the media type and extension Lectern gives them. */
 const OOXML_FORMATS: Record<'docx' | 'xlsx' | 'pptx', LinkFormat> = {
   docx: { format: 'docx', content_type: DOCX_TYPE, extension: '.docx' },
-  xlsx: { format: 'xlsx', content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: '.xlsx' },
-  pptx: { format: 'pptx', content_type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', extension: '.pptx' },
+  xlsx: {
+    format: 'xlsx',
+    content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extension: '.xlsx',
+  },
+  pptx: {
+    format: 'pptx',
+    content_type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extension: '.pptx',
+  },
 };
 
 function imageFormat(head: Uint8Array): LinkFormat {
@@ -140,7 +157,12 @@ const SAME_EXTENSION: Record<string, RegExp> = {
  * format the bytes are not. Path separators and control characters are replaced, as the name may
  * become part of a path when the file is stored or exported.
  */
-export function linkFileName(input: { url: string; disposition: string | null; title: string | undefined; extension: string }): string {
+export function linkFileName(input: {
+  url: string;
+  disposition: string | null;
+  title: string | undefined;
+  extension: string;
+}): string {
   const fromServer = dispositionName(input.disposition);
   const fromUrl = urlFileName(input.url);
   const title = input.title?.trim() || undefined;
@@ -150,6 +172,10 @@ export function linkFileName(input: { url: string; disposition: string | null; t
     name = name.replace(REPLACED_EXTENSIONS, '');
     if (fromServer === undefined && title !== undefined && (name === '' || GENERIC_NAMES.test(name))) name = title;
   }
-  name = name.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 120) || 'document';
+  name =
+    name
+      .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '_')
+      .replace(/^[.\s]+|[.\s]+$/g, '')
+      .slice(0, 120) || 'document';
   return sameExt.test(name) ? name : `${name}${input.extension}`;
 }

@@ -76,7 +76,10 @@ function textBytes(bytes: Uint8Array, type: ContentType, mime: string): { bytes:
     return { bytes, content_type: mime };
   }
   if (declared === 'utf-8') return { bytes, content_type: `${mime}; charset=utf-8` };
-  return { bytes: new TextEncoder().encode(new TextDecoder(declared).decode(bytes)), content_type: `${mime}; charset=utf-8` };
+  return {
+    bytes: new TextEncoder().encode(new TextDecoder(declared).decode(bytes)),
+    content_type: `${mime}; charset=utf-8`,
+  };
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -90,7 +93,12 @@ function sha256(bytes: Uint8Array): string {
  * Lectern reads, and `EMPTY_CONTENT` for an empty body or a page without readable text.
  */
 export async function readLink(fetch: GuardedFetch, url: string, opts: ReadLinkOptions = {}): Promise<LinkDocument> {
-  const res = await fetchOk(fetch, url, { signal: opts.signal, maxBytes: opts.maxBytes, headers: { accept: ACCEPT } }, 'the link');
+  const res = await fetchOk(
+    fetch,
+    url,
+    { signal: opts.signal, maxBytes: opts.maxBytes, headers: { accept: ACCEPT } },
+    'the link',
+  );
   const raw = await res.bytes();
   const fetched_at = (opts.clock ?? systemClock)().toISOString();
   if (raw.length === 0) throw new AppError('EMPTY_CONTENT', 'the link answered an empty body', { url: res.url });
@@ -101,7 +109,9 @@ export async function readLink(fetch: GuardedFetch, url: string, opts: ReadLinkO
 
   if (found.format !== 'html') {
     const { bytes, content_type } =
-      found.format === 'markdown' || found.format === 'text' || found.format === 'csv' ? textBytes(raw, type, found.content_type) : { bytes: raw, content_type: found.content_type };
+      found.format === 'markdown' || found.format === 'text' || found.format === 'csv'
+        ? textBytes(raw, type, found.content_type)
+        : { bytes: raw, content_type: found.content_type };
     const file_name = linkFileName({ url: res.url, disposition, title: undefined, extension: found.extension });
     return { ...base, sha256: sha256(bytes), content_type, file_name, bytes };
   }

@@ -58,7 +58,9 @@ export function encyclopediaApiUrl(apiUrl: string, language?: string): string {
   }
   if (language === undefined) return parsed.href;
   if (!LANGUAGE.test(language)) {
-    throw new AppError('VALIDATION_FAILED', `"${language}" is not a Wikipedia language code (en, de, zh-yue...)`, { language });
+    throw new AppError('VALIDATION_FAILED', `"${language}" is not a Wikipedia language code (en, de, zh-yue...)`, {
+      language,
+    });
   }
   return parsed.href === DEFAULT_ENCYCLOPEDIA_API ? `https://${language}.wikipedia.org/w/api.php` : parsed.href;
 }
@@ -74,14 +76,25 @@ interface Api {
 async function query(api: Api, params: Record<string, string>): Promise<Json> {
   const url = new URL(api.url);
   for (const [k, v] of Object.entries({ action: 'query', format: 'json', ...params })) url.searchParams.set(k, v);
-  const res = await fetchOk(api.fetch, url.href, { signal: api.signal, headers: { accept: 'application/json' } }, 'the encyclopedia');
+  const res = await fetchOk(
+    api.fetch,
+    url.href,
+    { signal: api.signal, headers: { accept: 'application/json' } },
+    'the encyclopedia',
+  );
   const body = await readJsonBody(res, 'the encyclopedia');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('FETCH_FAILED', 'the encyclopedia answered something other than an API result', { url: res.url });
+    throw new AppError('FETCH_FAILED', 'the encyclopedia answered something other than an API result', {
+      url: res.url,
+    });
   }
   const error = objectAt(body, 'error');
   if (error) {
-    throw new AppError('FETCH_FAILED', `the encyclopedia refused the query: ${String(error['info'] ?? error['code'])}`, { url: res.url, code: error['code'] });
+    throw new AppError(
+      'FETCH_FAILED',
+      `the encyclopedia refused the query: ${String(error['info'] ?? error['code'])}`,
+      { url: res.url, code: error['code'] },
+    );
   }
   return body as Json;
 }
@@ -112,7 +125,13 @@ interface PageInfo {
 
 /** Page info of `title` after redirects; null for a missing, invalid or disambiguation page. */
 async function pageInfo(api: Api, title: string): Promise<PageInfo | null> {
-  const body = await query(api, { prop: 'info|pageprops', inprop: 'url', ppprop: 'disambiguation', redirects: '', titles: title });
+  const body = await query(api, {
+    prop: 'info|pageprops',
+    inprop: 'url',
+    ppprop: 'disambiguation',
+    redirects: '',
+    titles: title,
+  });
   const page = pagesOf(body)[0];
   if (!page || has(page, 'missing') || has(page, 'invalid') || typeof page['pageid'] !== 'number') return null;
   if (objectAt(page, 'pageprops')?.['disambiguation'] !== undefined) return null;
@@ -138,7 +157,14 @@ async function pageText(api: Api, info: PageInfo): Promise<{ extract: string; re
   let revision_id: number | undefined;
   let cont: Record<string, string> | undefined = {};
   for (let round = 0; cont !== undefined && round < MAX_EXTRACT_PARTS; round++) {
-    const body = await query(api, { prop: 'extracts|revisions', explaintext: '', exsectionformat: 'wiki', rvprop: 'ids', titles: info.title, ...cont });
+    const body = await query(api, {
+      prop: 'extracts|revisions',
+      explaintext: '',
+      exsectionformat: 'wiki',
+      rvprop: 'ids',
+      titles: info.title,
+      ...cont,
+    });
     const page = pagesOf(body).find((p) => p['pageid'] === info.page_id);
     if (typeof page?.['extract'] === 'string') extract += page['extract'];
     const revisions = page?.['revisions'];
@@ -156,7 +182,12 @@ function hostLanguage(apiUrl: string): string | undefined {
 }
 
 /** Titles of one page of search results, and how to ask for the next one. */
-async function searchPage(api: Api, q: string, limit: number, cont: Record<string, string>): Promise<{ titles: string[]; next: Record<string, string> | undefined }> {
+async function searchPage(
+  api: Api,
+  q: string,
+  limit: number,
+  cont: Record<string, string>,
+): Promise<{ titles: string[]; next: Record<string, string> | undefined }> {
   const body = await query(api, { list: 'search', srsearch: q, srlimit: String(limit), srprop: '', ...cont });
   const hits = objectAt(body, 'query')?.['search'];
   const titles = (Array.isArray(hits) ? hits : [])
@@ -170,7 +201,12 @@ async function searchPage(api: Api, q: string, limit: number, cont: Record<strin
  * empty query, a bad language or page count, and the guarded fetch's codes; an API error or a non-2xx
  * answer is `FETCH_FAILED`. No match is an empty list, not an error.
  */
-export async function searchEncyclopedia(fetch: GuardedFetch, apiUrl: string, searchQuery: string, opts: EncyclopediaOptions = {}): Promise<EncyclopediaArticle[]> {
+export async function searchEncyclopedia(
+  fetch: GuardedFetch,
+  apiUrl: string,
+  searchQuery: string,
+  opts: EncyclopediaOptions = {},
+): Promise<EncyclopediaArticle[]> {
   const maxPages = opts.maxPages ?? 2;
   if (!Number.isInteger(maxPages) || maxPages < 1 || maxPages > 50) {
     throw new AppError('VALIDATION_FAILED', 'maxPages must be a whole number from 1 to 50', { max_pages: maxPages });
@@ -186,7 +222,11 @@ export async function searchEncyclopedia(fetch: GuardedFetch, apiUrl: string, se
   const limit = Math.min(50, maxPages + 3);
   let cont: Record<string, string> | undefined = {};
   // Rounds are counted too: a wiki that ignores `sroffset` would send the same hits and `continue` forever.
-  for (let round = 0; cont !== undefined && articles.length < maxPages && seenTitles.size < MAX_CANDIDATES && round < MAX_SEARCH_ROUNDS; round++) {
+  for (
+    let round = 0;
+    cont !== undefined && articles.length < maxPages && seenTitles.size < MAX_CANDIDATES && round < MAX_SEARCH_ROUNDS;
+    round++
+  ) {
     const { titles, next } = await searchPage(api, q, limit, cont);
     for (const title of titles) {
       if (articles.length >= maxPages || seenTitles.size >= MAX_CANDIDATES) break;

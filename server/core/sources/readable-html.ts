@@ -97,5 +97,10 @@ export function readablePage(html: string, pageUrl: string): ReadablePage {
   const text = oneLine(article?.textContent);
   if (!article || text === '') return { html: '', title: undefined, text_length: 0, reduced: true };
   const title = articleTitle(article.title ?? '', h1s);
-  return { html: page(title, article.lang ?? lang, article.content ?? ''), title, text_length: text.length, reduced: true };
+  return {
+    html: page(title, article.lang ?? lang, article.content ?? ''),
+    title,
+    text_length: text.length,
+    reduced: true,
+  };
 }

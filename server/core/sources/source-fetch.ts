@@ -17,13 +17,21 @@ export const READER_USER_AGENT = 'Lectern (offline document reader)';
  * the status in `details`: the guarded fetch hands remote errors back as responses, and every caller
  * here treats them the same way. `what` names the remote in the message ("the link", "the encyclopedia").
  */
-export async function fetchOk(fetch: GuardedFetch, url: string, req: GuardedRequest, what: string): Promise<GuardedResponse> {
+export async function fetchOk(
+  fetch: GuardedFetch,
+  url: string,
+  req: GuardedRequest,
+  what: string,
+): Promise<GuardedResponse> {
   const res = await fetch(url, { ...req, headers: { 'user-agent': READER_USER_AGENT, ...req.headers } });
   if (res.status >= 200 && res.status < 300) return res;
   // Nothing will read the error page: release the connection instead of letting it wait for a timeout.
   await res.body?.cancel().catch(() => undefined);
   const reason = STATUS_CODES[res.status];
-  throw new AppError('FETCH_FAILED', `${what} answered ${res.status}${reason ? ` ${reason}` : ''}`, { url: res.url, status: res.status });
+  throw new AppError('FETCH_FAILED', `${what} answered ${res.status}${reason ? ` ${reason}` : ''}`, {
+    url: res.url,
+    status: res.status,
+  });
 }
 
 /**
@@ -35,7 +43,10 @@ export async function readJsonBody(res: GuardedResponse, what: string): Promise<
     return await res.json();
   } catch (err) {
     if (isAppError(err)) throw err;
-    throw new AppError('FETCH_FAILED', `${what} did not answer JSON`, { url: res.url, content_type: res.headers.get('content-type') });
+    throw new AppError('FETCH_FAILED', `${what} did not answer JSON`, {
+      url: res.url,
+      content_type: res.headers.get('content-type'),
+    });
   }
 }
 

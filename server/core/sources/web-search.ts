@@ -53,7 +53,12 @@ function isWebUrl(v: string): boolean {
  * http(s) URL are dropped. Throws `VALIDATION_FAILED` (empty query, bad limit), `FETCH_FAILED` (a
  * non-2xx answer, with `details.status`, or an answer without `results`) and the guarded fetch's codes.
  */
-export async function webSearch(fetch: GuardedFetch, searxUrl: string, query: string, opts: WebSearchOptions = {}): Promise<WebResult[]> {
+export async function webSearch(
+  fetch: GuardedFetch,
+  searxUrl: string,
+  query: string,
+  opts: WebSearchOptions = {},
+): Promise<WebResult[]> {
   const limit = opts.limit ?? 5;
   if (!Number.isInteger(limit) || limit < 1 || limit > 50) {
     throw new AppError('VALIDATION_FAILED', 'limit must be a whole number from 1 to 50', { limit });
@@ -61,16 +66,26 @@ export async function webSearch(fetch: GuardedFetch, searxUrl: string, query: st
   const q = query.trim();
   if (q === '') throw new AppError('VALIDATION_FAILED', 'the search query is empty');
   const url = searchUrl(searxUrl, q);
-  const res = await fetchOk(fetch, url, { signal: opts.signal, headers: { accept: 'application/json' } }, 'the web search').catch((err: unknown) => {
+  const res = await fetchOk(
+    fetch,
+    url,
+    { signal: opts.signal, headers: { accept: 'application/json' } },
+    'the web search',
+  ).catch((err: unknown) => {
     const e = err as { code?: unknown; details?: { status?: unknown } };
     if (e.code === 'FETCH_FAILED' && e.details?.status === 403) {
-      throw new AppError('FETCH_FAILED', 'the web search refused JSON (403): list "json" under search.formats in SearxNG\'s settings.yml', e.details);
+      throw new AppError(
+        'FETCH_FAILED',
+        'the web search refused JSON (403): list "json" under search.formats in SearxNG\'s settings.yml',
+        e.details,
+      );
     }
     throw err;
   });
   const body = await readJsonBody(res, 'the web search');
   const results = typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
-  if (!Array.isArray(results)) throw new AppError('FETCH_FAILED', 'the web search answered JSON without a results list', { url: res.url });
+  if (!Array.isArray(results))
+    throw new AppError('FETCH_FAILED', 'the web search answered JSON without a results list', { url: res.url });
 
   const out: WebResult[] = [];
   const seen = new Set<string>();

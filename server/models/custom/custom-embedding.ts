@@ -25,19 +25,32 @@ export interface CustomEmbeddingModel extends Omit<EmbeddingCatalogModel, 'weigh
  * The model's vector for a test sentence, from the probe child process (onnx-probe.ts, built as
  * dist/onnx-probe.js): proof onnxruntime loads and runs the graph with that tokenizer and pooling.
  */
-async function probeOnnx(probeFile: string, req: OnnxProbeRequest, shownAs: string): Promise<Extract<OnnxProbeResult, { ok: true }>> {
+async function probeOnnx(
+  probeFile: string,
+  req: OnnxProbeRequest,
+  shownAs: string,
+): Promise<Extract<OnnxProbeResult, { ok: true }>> {
   const { stdout, failure } = await runProbe(probeFile, JSON.stringify(req));
   let result: OnnxProbeResult;
   try {
     result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as OnnxProbeResult;
   } catch {
-    throw new ModelError('MODEL_FILE_INVALID', `onnxruntime stopped while loading ${shownAs} (${failure ?? 'no answer'}): the file is damaged or not an ONNX model`, { file: shownAs });
+    throw new ModelError(
+      'MODEL_FILE_INVALID',
+      `onnxruntime stopped while loading ${shownAs} (${failure ?? 'no answer'}): the file is damaged or not an ONNX model`,
+      { file: shownAs },
+    );
   }
   if (!result.ok) throw new ModelError(result.code, `${shownAs}: ${result.message}`, { file: shownAs });
   return result;
 }
 
-function recordOf(id: string, facts: EmbeddingFolderFacts, probed: { weights: string }, files: EmbeddingCatalogModel['files']): CustomEmbeddingModel {
+function recordOf(
+  id: string,
+  facts: EmbeddingFolderFacts,
+  probed: { weights: string },
+  files: EmbeddingCatalogModel['files'],
+): CustomEmbeddingModel {
   return {
     id,
     name: `${id} (imported ONNX)`,
@@ -63,7 +76,13 @@ function recordOf(id: string, facts: EmbeddingFolderFacts, probed: { weights: st
  * in the probe process (a vector of the stated dimensions, every value finite), then renames the folder to
  * the model's id. Whatever is refused leaves nothing: the hidden folder goes with the error.
  */
-export function importCustomOnnx(opts: { modelsDir: string; probeFile: string; id: string; source: string; given: EmbeddingImportOptions }): Promise<CustomEmbeddingModel> {
+export function importCustomOnnx(opts: {
+  modelsDir: string;
+  probeFile: string;
+  id: string;
+  source: string;
+  given: EmbeddingImportOptions;
+}): Promise<CustomEmbeddingModel> {
   return stagedImport(opts.modelsDir, opts.id, async (staging) => {
     const facts = await readEmbeddingFolder(opts.source, opts.id, opts.given);
     const files: EmbeddingCatalogModel['files'] = [];
@@ -73,13 +92,28 @@ export function importCustomOnnx(opts: { modelsDir: string; probeFile: string; i
       await copyFile(join(opts.source, rel), copy);
       files.push({ path: rel, url: '', size: (await stat(copy)).size, sha256: await sha256OfFile(copy) });
     }
-    const req = { onnxPath: join(staging, facts.onnx), tokenizerPath: join(staging, facts.tokenizer), pooling: facts.pooling, normalize: facts.normalize, maxTokens: facts.maxTokens };
+    const req = {
+      onnxPath: join(staging, facts.onnx),
+      tokenizerPath: join(staging, facts.tokenizer),
+      pooling: facts.pooling,
+      normalize: facts.normalize,
+      maxTokens: facts.maxTokens,
+    };
     const probed = await probeOnnx(opts.probeFile, req, facts.onnx);
     if (probed.dimensions !== facts.dimensions) {
       const said = facts.fromRequest.includes('dimensions') ? 'the request states' : 'its files state';
-      throw new ModelError('MODEL_FILE_INVALID', `${facts.onnx} gives ${probed.dimensions}-dimensional vectors; ${said} ${facts.dimensions}`, { id: opts.id, file: facts.onnx, dimensions: probed.dimensions });
+      throw new ModelError(
+        'MODEL_FILE_INVALID',
+        `${facts.onnx} gives ${probed.dimensions}-dimensional vectors; ${said} ${facts.dimensions}`,
+        { id: opts.id, file: facts.onnx, dimensions: probed.dimensions },
+      );
     }
-    if (!probed.finite) throw new ModelError('MODEL_FILE_INVALID', `${facts.onnx} gives a vector that is not all finite numbers for a plain sentence`, { id: opts.id, file: facts.onnx });
+    if (!probed.finite)
+      throw new ModelError(
+        'MODEL_FILE_INVALID',
+        `${facts.onnx} gives a vector that is not all finite numbers for a plain sentence`,
+        { id: opts.id, file: facts.onnx },
+      );
     return recordOf(opts.id, facts, probed, files);
   });
 }

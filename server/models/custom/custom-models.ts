@@ -33,9 +33,16 @@ const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export function checkCustomName(name: string, catalogIds: readonly string[]): void {
   if (!NAME.test(name)) {
-    throw new ModelError('MODEL_NAME_INVALID', `"${name}" cannot name a model: use 1 to 64 lowercase letters, digits, "-", "." or "_", starting with a letter or digit`, { id: name });
+    throw new ModelError(
+      'MODEL_NAME_INVALID',
+      `"${name}" cannot name a model: use 1 to 64 lowercase letters, digits, "-", "." or "_", starting with a letter or digit`,
+      { id: name },
+    );
   }
-  if (catalogIds.includes(name)) throw new ModelError('MODEL_EXISTS', `${name} is a model of the catalog; import your model under another name`, { id: name });
+  if (catalogIds.includes(name))
+    throw new ModelError('MODEL_EXISTS', `${name} is a model of the catalog; import your model under another name`, {
+      id: name,
+    });
 }
 
 /** Every custom model recorded under `modelsDir` (a record that cannot be read is skipped, not fatal). */
@@ -77,10 +84,21 @@ function recordOf(id: string, file: string, sha256: string, facts: GgufFacts): C
  * template, a real load in the probe process), then renames the folder to the model's id. Whatever is
  * refused leaves nothing: the hidden folder goes with the error.
  */
-export function importCustomGguf(opts: { modelsDir: string; probeFile: string; id: string; source: string; fileName?: string }): Promise<CustomChatModel> {
+export function importCustomGguf(opts: {
+  modelsDir: string;
+  probeFile: string;
+  id: string;
+  source: string;
+  fileName?: string;
+}): Promise<CustomChatModel> {
   return stagedImport(opts.modelsDir, opts.id, async (staging) => {
     // Told before a byte is copied: a large file of something else is not written into the models folder at all.
-    if (!(await hasGgufMagic(opts.source))) throw new ModelError('MODEL_FILE_INVALID', `${shownAs(opts)} is not a GGUF file (it does not start with the bytes "GGUF")`, { id: opts.id });
+    if (!(await hasGgufMagic(opts.source)))
+      throw new ModelError(
+        'MODEL_FILE_INVALID',
+        `${shownAs(opts)} is not a GGUF file (it does not start with the bytes "GGUF")`,
+        { id: opts.id },
+      );
     const file = safeFileName(opts.fileName ?? basename(opts.source));
     await mkdir(staging, { recursive: true });
     const copy = join(staging, file);
@@ -95,10 +113,23 @@ export function importCustomGguf(opts: { modelsDir: string; probeFile: string; i
  * into a hidden folder and gives its record, which is written beside them before the folder is renamed to
  * the id. Whatever is refused leaves nothing: the hidden folder goes with the error.
  */
-export async function stagedImport<R>(modelsDir: string, id: string, fill: (staging: string) => Promise<R>): Promise<R> {
+export async function stagedImport<R>(
+  modelsDir: string,
+  id: string,
+  fill: (staging: string) => Promise<R>,
+): Promise<R> {
   const dest = join(modelsDir, id);
-  const taken = () => new ModelError('MODEL_EXISTS', `a model named ${id} is already installed; remove ${dest} or choose another name`, { id });
-  if (await stat(dest).then(() => true, () => false)) throw taken();
+  const taken = () =>
+    new ModelError('MODEL_EXISTS', `a model named ${id} is already installed; remove ${dest} or choose another name`, {
+      id,
+    });
+  if (
+    await stat(dest).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw taken();
   const staging = join(modelsDir, `.import-${id}-${randomUUID()}`);
   try {
     const record = await fill(staging);

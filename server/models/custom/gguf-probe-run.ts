@@ -20,14 +20,23 @@ export async function hasGgufMagic(path: string): Promise<boolean> {
  * built as dist/gguf-probe.js): a damaged file may crash llama.cpp, and then only the child goes.
  */
 export async function probeGguf(probeFile: string, path: string, shownAs = path): Promise<GgufFacts> {
-  if (!(await hasGgufMagic(path))) throw new ModelError('MODEL_FILE_INVALID', `${shownAs} is not a GGUF file (it does not start with the bytes "GGUF")`, { source: shownAs });
+  if (!(await hasGgufMagic(path)))
+    throw new ModelError(
+      'MODEL_FILE_INVALID',
+      `${shownAs} is not a GGUF file (it does not start with the bytes "GGUF")`,
+      { source: shownAs },
+    );
   const { stdout, failure } = await runProbe(probeFile, path);
   const line = stdout.trim().split('\n').at(-1) ?? '';
   let result: GgufProbeResult | undefined;
   try {
     result = JSON.parse(line) as GgufProbeResult;
   } catch {
-    throw new ModelError('MODEL_FILE_INVALID', `llama.cpp stopped while reading ${shownAs} (${failure ?? 'no answer'}): the file is damaged or not a model llama.cpp runs`, { source: shownAs });
+    throw new ModelError(
+      'MODEL_FILE_INVALID',
+      `llama.cpp stopped while reading ${shownAs} (${failure ?? 'no answer'}): the file is damaged or not a model llama.cpp runs`,
+      { source: shownAs },
+    );
   }
   if (!result.ok) throw new ModelError(result.code, `${shownAs}: ${result.message}`, { source: shownAs });
   return result.facts;

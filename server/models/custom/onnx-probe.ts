@@ -14,7 +14,16 @@ import type { OnnxProbeRequest, OnnxProbeResult } from './onnx-probe-protocol.js
 const TEST_SENTENCE = 'Lectern checks an imported embedding model with this sentence.';
 
 /** onnx.proto's TensorProto.DataType numbers of the types weights are stored in. */
-const DATA_TYPES: Record<number, string> = { 1: 'fp32', 2: 'uint8', 3: 'int8', 10: 'fp16', 11: 'fp64', 16: 'bf16', 22: 'int4', 21: 'uint4' };
+const DATA_TYPES: Record<number, string> = {
+  1: 'fp32',
+  2: 'uint8',
+  3: 'int8',
+  10: 'fp16',
+  11: 'fp64',
+  16: 'bf16',
+  22: 'int4',
+  21: 'uint4',
+};
 
 const reply = (r: OnnxProbeResult): void => void process.stdout.write(`${JSON.stringify(r)}\n`);
 
@@ -40,7 +49,11 @@ async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   try {
     tokens = createWordPieceTokenizer(req.tokenizerPath).encode(TEST_SENTENCE, req.maxTokens).ids.length;
   } catch (err) {
-    return { ok: false, code: 'MODEL_UNSUPPORTED', message: `tokenizer.json: ${(err as Error).message.replace(`${req.tokenizerPath}: `, '')} (Lectern runs WordPiece tokenizers)` };
+    return {
+      ok: false,
+      code: 'MODEL_UNSUPPORTED',
+      message: `tokenizer.json: ${(err as Error).message.replace(`${req.tokenizerPath}: `, '')} (Lectern runs WordPiece tokenizers)`,
+    };
   }
   let weights: string;
   try {
@@ -55,7 +68,11 @@ async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
     if (!v) return { ok: false, code: 'MODEL_FILE_INVALID', message: 'the model gave no vector for a test sentence' };
     return { ok: true, dimensions: v.length, finite: v.every(Number.isFinite), weights, tokens };
   } catch (err) {
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `onnxruntime could not run it: ${(err as Error).message.replace(`${req.onnxPath}: `, '')}` };
+    return {
+      ok: false,
+      code: 'MODEL_FILE_INVALID',
+      message: `onnxruntime could not run it: ${(err as Error).message.replace(`${req.onnxPath}: `, '')}`,
+    };
   }
 }
 
@@ -67,7 +84,11 @@ async function main(arg: string | undefined): Promise<void> {
   } catch {
     return reply({ ok: false, code: 'MODEL_FILE_INVALID', message: 'no model given' });
   }
-  reply(await probe(req).catch((err: unknown): OnnxProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message })));
+  reply(
+    await probe(req).catch(
+      (err: unknown): OnnxProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message }),
+    ),
+  );
 }
 
 void main(process.argv[2]).finally(() => {

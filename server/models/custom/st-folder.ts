@@ -47,7 +47,11 @@ const POOLING_FLAGS: [string, Pooling | undefined][] = [
   ['pooling_mode_weightedmean_tokens', undefined],
 ];
 
-const isFile = (p: string): Promise<boolean> => stat(p).then((s) => s.isFile(), () => false);
+const isFile = (p: string): Promise<boolean> =>
+  stat(p).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /**
  * A file of the folder, read only if it really lies inside it: a link out of the folder (or a module path
@@ -66,15 +70,22 @@ async function readJson<T>(folder: string, rel: string, id: string): Promise<T |
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new ModelError('MODEL_FILE_INVALID', `${rel} is not valid JSON: ${(err as Error).message}`, { id, file: rel });
+    throw new ModelError('MODEL_FILE_INVALID', `${rel} is not valid JSON: ${(err as Error).message}`, {
+      id,
+      file: rel,
+    });
   }
 }
 
 /** `model.onnx`, else `onnx/model.onnx`, else the first other `onnx/model*.onnx` (model_quantized.onnx, …). */
 async function findOnnx(folder: string): Promise<string | undefined> {
   const names = await readdir(join(folder, 'onnx')).catch(() => [] as string[]);
-  const others = names.filter((n) => /^model.*\.onnx$/.test(n) && n !== 'model.onnx').sort().map((n) => `onnx/${n}`);
-  for (const rel of ['model.onnx', 'onnx/model.onnx', ...others]) if ((await isFile(join(folder, rel))) && (await insideFolder(folder, rel))) return rel;
+  const others = names
+    .filter((n) => /^model.*\.onnx$/.test(n) && n !== 'model.onnx')
+    .sort()
+    .map((n) => `onnx/${n}`);
+  for (const rel of ['model.onnx', 'onnx/model.onnx', ...others])
+    if ((await isFile(join(folder, rel))) && (await insideFolder(folder, rel))) return rel;
   return undefined;
 }
 
@@ -83,7 +94,9 @@ async function externalData(folder: string, onnx: string): Promise<string[]> {
   const dir = posix.dirname(onnx);
   const base = posix.basename(onnx);
   const names = await readdir(join(folder, dir)).catch(() => [] as string[]);
-  const found = names.filter((n) => n !== base && (n.startsWith(`${base}_data`) || n.startsWith(`${base}.data`))).map((n) => (dir === '.' ? n : `${dir}/${n}`));
+  const found = names
+    .filter((n) => n !== base && (n.startsWith(`${base}_data`) || n.startsWith(`${base}.data`)))
+    .map((n) => (dir === '.' ? n : `${dir}/${n}`));
   const inside = await Promise.all(found.map((rel) => insideFolder(folder, rel)));
   return found.filter((_, i) => inside[i]);
 }
@@ -99,12 +112,16 @@ function poolingOf(config: Record<string, unknown>, rel: string, id: string): Po
   if (on.length === 0) return undefined;
   const [flag, mode] = on[0]!;
   if (on.length > 1 || !mode) {
-    throw new ModelError('MODEL_UNSUPPORTED', `${rel} turns on ${on.map(([f]) => f).join(' and ')}: Lectern pools by one of mean, CLS or last token (give pooling to choose one)`, {
-      id,
-      file: rel,
-      flags: on.map(([f]) => f),
-      mode: flag,
-    });
+    throw new ModelError(
+      'MODEL_UNSUPPORTED',
+      `${rel} turns on ${on.map(([f]) => f).join(' and ')}: Lectern pools by one of mean, CLS or last token (give pooling to choose one)`,
+      {
+        id,
+        file: rel,
+        flags: on.map(([f]) => f),
+        mode: flag,
+      },
+    );
   }
   return mode;
 }
@@ -120,7 +137,11 @@ function promptsOf(config: { prompts?: Record<string, unknown> } | undefined): {
  * Reads the folder's facts, the request's overriding them. A fact neither gives is a missing file:
  * MODEL_FILES_MISSING names every file wanted at once, so one look at the folder fixes it.
  */
-export async function readEmbeddingFolder(folder: string, id: string, given: EmbeddingImportOptions): Promise<EmbeddingFolderFacts> {
+export async function readEmbeddingFolder(
+  folder: string,
+  id: string,
+  given: EmbeddingImportOptions,
+): Promise<EmbeddingFolderFacts> {
   const onnx = await findOnnx(folder);
   const hasTokenizer = (await isFile(join(folder, 'tokenizer.json'))) && (await insideFolder(folder, 'tokenizer.json'));
   const modules = await readJson<Module[]>(folder, 'modules.json', id);
@@ -128,7 +149,11 @@ export async function readEmbeddingFolder(folder: string, id: string, given: Emb
   const moduleList = Array.isArray(modules) ? modules : [];
   const unsupported = moduleList.filter((m) => /Dense|LayerNorm|WordEmbeddings|CNN|LSTM/.test(m.type ?? ''));
   if (unsupported.length > 0) {
-    throw new ModelError('MODEL_UNSUPPORTED', `modules.json has ${unsupported.map((m) => `${m.type} (${m.path})`).join(', ')} after the transformer: Lectern runs the ONNX graph, then pooling and normalisation only`, { id, file: 'modules.json' });
+    throw new ModelError(
+      'MODEL_UNSUPPORTED',
+      `modules.json has ${unsupported.map((m) => `${m.type} (${m.path})`).join(', ')} after the transformer: Lectern runs the ONNX graph, then pooling and normalisation only`,
+      { id, file: 'modules.json' },
+    );
   }
   const poolingDir = moduleList.find((m) => /Pooling$/.test(m.type ?? ''))?.path || '1_Pooling';
   const poolingRel = `${poolingDir}/config.json`;
@@ -146,23 +171,50 @@ export async function readEmbeddingFolder(folder: string, id: string, given: Emb
   if (pooling === undefined) missing.push(poolingRel);
   if (dimensions === undefined && !config) missing.push('config.json');
   if (missing.length > 0 || !onnx || pooling === undefined || normalize === undefined) {
-    throw new ModelError('MODEL_FILES_MISSING', `the folder lacks what an embedding model needs: ${missing.join(', ')}`, { id, missing });
+    throw new ModelError(
+      'MODEL_FILES_MISSING',
+      `the folder lacks what an embedding model needs: ${missing.join(', ')}`,
+      { id, missing },
+    );
   }
   if (dimensions === undefined) {
-    throw new ModelError('MODEL_FILES_MISSING', 'neither config.json (hidden_size) nor the pooling config states the dimensions: give dimensions', { id, missing: ['config.json'] });
+    throw new ModelError(
+      'MODEL_FILES_MISSING',
+      'neither config.json (hidden_size) nor the pooling config states the dimensions: give dimensions',
+      { id, missing: ['config.json'] },
+    );
   }
 
   const stConfig = await readJson<{ max_seq_length?: number }>(folder, 'sentence_bert_config.json', id);
   const tokConfig = await readJson<{ model_max_length?: number }>(folder, 'tokenizer_config.json', id);
   const positions = num(config?.max_position_embeddings);
   // tokenizer_config.json says 1e30 when it sets no limit: only a plausible one counts.
-  const tokenizerMax = num(tokConfig?.model_max_length) !== undefined && tokConfig!.model_max_length! <= 1_000_000 ? tokConfig!.model_max_length : undefined;
+  const tokenizerMax =
+    num(tokConfig?.model_max_length) !== undefined && tokConfig!.model_max_length! <= 1_000_000
+      ? tokConfig!.model_max_length
+      : undefined;
   // Never past the position table: a longer input would fail inside the graph.
-  const maxTokens = Math.min(given.maxTokens ?? num(stConfig?.max_seq_length) ?? tokenizerMax ?? FALLBACK_MAX_TOKENS, positions ?? Number.POSITIVE_INFINITY);
-  const stPrompts = await readJson<{ prompts?: Record<string, unknown> }>(folder, 'config_sentence_transformers.json', id);
+  const maxTokens = Math.min(
+    given.maxTokens ?? num(stConfig?.max_seq_length) ?? tokenizerMax ?? FALLBACK_MAX_TOKENS,
+    positions ?? Number.POSITIVE_INFINITY,
+  );
+  const stPrompts = await readJson<{ prompts?: Record<string, unknown> }>(
+    folder,
+    'config_sentence_transformers.json',
+    id,
+  );
   const prompts = promptsOf(stPrompts);
 
-  const read = ['tokenizer.json', 'config.json', 'modules.json', poolingRel, 'sentence_bert_config.json', 'config_sentence_transformers.json', 'tokenizer_config.json', 'special_tokens_map.json'];
+  const read = [
+    'tokenizer.json',
+    'config.json',
+    'modules.json',
+    poolingRel,
+    'sentence_bert_config.json',
+    'config_sentence_transformers.json',
+    'tokenizer_config.json',
+    'special_tokens_map.json',
+  ];
   const present: string[] = [];
   for (const rel of read) if ((await isFile(join(folder, rel))) && (await insideFolder(folder, rel))) present.push(rel);
   return {

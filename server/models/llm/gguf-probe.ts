@@ -5,7 +5,16 @@
  * A crash shows as a signal or a non-zero exit with no line, which the caller reports as an unreadable file.
  */
 import { stat } from 'node:fs/promises';
-import { getLlama, GgufFileType, GgufInsights, LlamaChatSession, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from 'node-llama-cpp';
+import {
+  getLlama,
+  GgufFileType,
+  GgufInsights,
+  LlamaChatSession,
+  LlamaLogLevel,
+  readGgufFileInfo,
+  type GgufFileInfo,
+  type Llama,
+} from 'node-llama-cpp';
 import type { GgufFacts, GgufProbeResult } from './gguf-probe-protocol.js';
 
 /** Enough to prove the model runs; the context Lectern opens for answers is chosen later. */
@@ -31,7 +40,10 @@ async function factsOf(path: string, info: GgufFileInfo, llama: Llama): Promise<
     name: m.general.name ?? null,
     licence: m.general.license ?? null,
     parameters: insights.totalParameters,
-    quantization: fileType === undefined ? null : (GgufFileType[fileType] ?? String(fileType)).replace(/^MOSTLY_/, '').toLowerCase(),
+    quantization:
+      fileType === undefined
+        ? null
+        : (GgufFileType[fileType] ?? String(fileType)).replace(/^MOSTLY_/, '').toLowerCase(),
     contextLength: insights.trainContextSize ?? null,
     chatTemplate: m.tokenizer?.chat_template ?? null,
     sizeBytes: (await stat(path)).size,
@@ -50,24 +62,43 @@ async function probe(path: string): Promise<GgufProbeResult> {
   try {
     info = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false });
   } catch (err) {
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `its GGUF header or metadata cannot be read (cut short or damaged): ${(err as Error).message}` };
+    return {
+      ok: false,
+      code: 'MODEL_FILE_INVALID',
+      message: `its GGUF header or metadata cannot be read (cut short or damaged): ${(err as Error).message}`,
+    };
   }
   const size = (await stat(path)).size;
   // node-llama-cpp reads past the end as zeros rather than failing: the offsets tell a file cut short.
   if ((info.infoEndOffset ?? 0) > size) {
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `the file is truncated: its metadata ends at byte ${info.infoEndOffset}, the file has ${size}` };
+    return {
+      ok: false,
+      code: 'MODEL_FILE_INVALID',
+      message: `the file is truncated: its metadata ends at byte ${info.infoEndOffset}, the file has ${size}`,
+    };
   }
   const facts = await factsOf(path, info, llama);
   const end = await dataEnd(info, llama);
   if (end > facts.sizeBytes) {
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `the file is truncated: its tensor data ends at byte ${end}, the file has ${facts.sizeBytes}` };
+    return {
+      ok: false,
+      code: 'MODEL_FILE_INVALID',
+      message: `the file is truncated: its tensor data ends at byte ${end}, the file has ${facts.sizeBytes}`,
+    };
   }
   if (!facts.chatTemplate) {
-    return { ok: false, code: 'MODEL_NO_CHAT_TEMPLATE', message: 'the GGUF has no chat template (tokenizer.chat_template): it is a base model, not a chat model' };
+    return {
+      ok: false,
+      code: 'MODEL_NO_CHAT_TEMPLATE',
+      message: 'the GGUF has no chat template (tokenizer.chat_template): it is a base model, not a chat model',
+    };
   }
   try {
     const model = await llama.loadModel({ modelPath: path });
-    const context = await model.createContext({ contextSize: Math.min(PROBE_CONTEXT, facts.contextLength ?? PROBE_CONTEXT), sequences: 1 });
+    const context = await model.createContext({
+      contextSize: Math.min(PROBE_CONTEXT, facts.contextLength ?? PROBE_CONTEXT),
+      sequences: 1,
+    });
     // The wrapper the llama host will use for this model's answers: node-llama-cpp picks it from the template.
     const session = new LlamaChatSession({ contextSequence: context.getSequence() });
     const chatWrapper = session.chatWrapper.wrapperName;
@@ -78,14 +109,22 @@ async function probe(path: string): Promise<GgufProbeResult> {
   } catch (err) {
     // The log arrives after the throw.
     await new Promise((r) => setTimeout(r, 200));
-    return { ok: false, code: 'MODEL_FILE_INVALID', message: `llama.cpp could not load it: ${why || (err as Error).message}` };
+    return {
+      ok: false,
+      code: 'MODEL_FILE_INVALID',
+      message: `llama.cpp could not load it: ${why || (err as Error).message}`,
+    };
   }
 }
 
 // No top-level await: the desktop build may bundle this file as CommonJS.
 async function main(path: string | undefined): Promise<void> {
   if (!path) return reply({ ok: false, code: 'MODEL_FILE_INVALID', message: 'no file given' });
-  reply(await probe(path).catch((err: unknown): GgufProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message })));
+  reply(
+    await probe(path).catch(
+      (err: unknown): GgufProbeResult => ({ ok: false, code: 'MODEL_FILE_INVALID', message: (err as Error).message }),
+    ),
+  );
 }
 
 void main(process.argv[2]).finally(() => {

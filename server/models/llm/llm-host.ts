@@ -10,8 +10,16 @@
  */
 import { availableParallelism } from 'node:os';
 import {
-  getLlama, LlamaChatSession, LlamaLogLevel,
-  type ChatHistoryItem, type GbnfJsonSchema, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaGrammar, type LlamaModel,
+  getLlama,
+  LlamaChatSession,
+  LlamaLogLevel,
+  type ChatHistoryItem,
+  type GbnfJsonSchema,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
 } from 'node-llama-cpp';
 import type { ChatMessage, GenerateRequest, HostReply, HostRequest, JsonSchema } from './llm-protocol.js';
 
@@ -33,7 +41,8 @@ const GRAMMARS_KEPT = 16;
 const send = (reply: HostReply): void => void process.send?.(reply);
 
 // The prebuilt CPU binary only: nothing is downloaded or compiled at run time.
-const llamaOnce = (): Promise<Llama> => (llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error }));
+const llamaOnce = (): Promise<Llama> =>
+  (llama ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error }));
 
 async function modelFor(req: GenerateRequest): Promise<{ loaded: Loaded; loadMs: number }> {
   const key = `${req.modelPath}|${req.contextTokens}`;
@@ -50,7 +59,11 @@ async function modelFor(req: GenerateRequest): Promise<{ loaded: Loaded; loadMs:
   // The context may use every core; each answer then caps it through llama.maxThreads (see generate).
   const most = Math.max(availableParallelism(), req.threads, req.prefillThreads);
   l.maxThreads = most;
-  const context = await model.createContext({ contextSize: req.contextTokens, threads: { ideal: most, min: 1 }, sequences: 1 });
+  const context = await model.createContext({
+    contextSize: req.contextTokens,
+    threads: { ideal: most, min: 1 },
+    sequences: 1,
+  });
   loaded = { key, model, context, sequence: context.getSequence() };
   return { loaded, loadMs: performance.now() - started };
 }
@@ -70,10 +83,16 @@ function grammarFor(l: Llama, schema: JsonSchema): Promise<LlamaGrammar> {
 /** Earlier turns become the session's history; the last user message is the prompt. */
 function historyOf(messages: ChatMessage[]): { history: ChatHistoryItem[]; prompt: string } {
   const last = messages.at(-1);
-  if (last?.role !== 'user') throw new Error('the last message must be the user\'s');
-  const history: ChatHistoryItem[] = messages.slice(0, -1).map((m) =>
-    m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
-  );
+  if (last?.role !== 'user') throw new Error("the last message must be the user's");
+  const history: ChatHistoryItem[] = messages
+    .slice(0, -1)
+    .map((m) =>
+      m.role === 'system'
+        ? { type: 'system', text: m.content }
+        : m.role === 'user'
+          ? { type: 'user', text: m.content }
+          : { type: 'model', response: [m.content] },
+    );
   return { history, prompt: last.content };
 }
 
@@ -101,7 +120,10 @@ async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void
         if (!prompted) {
           // The first token: the sequence holds the whole prompt, of which this answer read only the part
           // that differed from the last one.
-          prompted = { total: m.sequence.nextTokenIndex, read: m.sequence.tokenMeter.getState().usedInputTokens - before };
+          prompted = {
+            total: m.sequence.nextTokenIndex,
+            read: m.sequence.tokenMeter.getState().usedInputTokens - before,
+          };
           l.maxThreads = req.threads;
         }
         completionTokens += tokens.length;
@@ -130,7 +152,16 @@ async function generate(req: GenerateRequest, signal: AbortSignal): Promise<void
   }
 }
 
-const stopped = (id: number): HostReply => ({ type: 'done', id, text: '', stopReason: 'abort', promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, loadMs: 0 });
+const stopped = (id: number): HostReply => ({
+  type: 'done',
+  id,
+  text: '',
+  stopReason: 'abort',
+  promptTokens: 0,
+  cachedPromptTokens: 0,
+  completionTokens: 0,
+  loadMs: 0,
+});
 
 process.on('message', (msg: HostRequest) => {
   if (msg.type === 'abort') return void aborts.get(msg.id)?.abort();

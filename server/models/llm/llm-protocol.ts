@@ -43,7 +43,13 @@ export interface AbortRequest {
 
 export type HostRequest = GenerateRequest | AbortRequest;
 
-export type StopReason = 'eogToken' | 'maxTokens' | 'abort' | 'stopGenerationTrigger' | 'customStopTrigger' | 'functionCalls';
+export type StopReason =
+  | 'eogToken'
+  | 'maxTokens'
+  | 'abort'
+  | 'stopGenerationTrigger'
+  | 'customStopTrigger'
+  | 'functionCalls';
 
 export interface GenerateDone {
   type: 'done';

@@ -65,7 +65,11 @@ export function createLlmRuntime(opts: LlmRuntimeOptions): LlmRuntime {
 
   function start(): ChildProcess {
     // execArgv emptied: the server may run under a loader (tsx, vitest) the built host does not need.
-    const c = fork(opts.hostFile, [], { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    const c = fork(opts.hostFile, [], {
+      execArgv: [],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
     c.stderr?.on('data', (d: Buffer) => {
       stderrTail = (stderrTail + d.toString()).slice(-2000);
     });

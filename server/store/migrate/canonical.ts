@@ -15,7 +15,8 @@ function canonical(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'string') return ISO.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value;
+  if (typeof value === 'string')
+    return ISO.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value;
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};
@@ -26,7 +27,8 @@ function canonical(value: unknown): unknown {
 }
 
 /** The canonical text of a row over these columns. */
-export const canonicalRow = (row: Record<string, unknown>, columns: readonly string[]): string => JSON.stringify(columns.map((c) => canonical(row[c])));
+export const canonicalRow = (row: Record<string, unknown>, columns: readonly string[]): string =>
+  JSON.stringify(columns.map((c) => canonical(row[c])));
 
 export interface TableChecksum {
   add(rows: readonly Record<string, unknown>[]): void;

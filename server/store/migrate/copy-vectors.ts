@@ -39,7 +39,10 @@ export async function copyVectors(from: VectorEnd, to: VectorEnd): Promise<Vecto
       if (!last) break;
       const keys = rows.map((r) => Number(r.key));
       const present = await to.store.search.vectors.present(spec, keys);
-      const vectors = await from.store.search.vectors.read(spec, keys.filter((k) => !present.has(k)));
+      const vectors = await from.store.search.vectors.read(
+        spec,
+        keys.filter((k) => !present.has(k)),
+      );
       if (vectors.size > 0) {
         const flat = new Float32Array(vectors.size * spec.dimensions);
         [...vectors.values()].forEach((v, i) => flat.set(v, i * spec.dimensions));

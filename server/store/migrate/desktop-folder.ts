@@ -37,9 +37,13 @@ export interface DesktopFolder {
 function appliedMigration(file: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
+    const table = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
+      .get();
     if (!table) return 0;
-    const row = db.prepare('SELECT max(created_at) AS newest FROM __drizzle_migrations').get() as { newest: number | null };
+    const row = db.prepare('SELECT max(created_at) AS newest FROM __drizzle_migrations').get() as {
+      newest: number | null;
+    };
     return Number(row.newest ?? 0);
   } finally {
     db.close();
@@ -47,18 +51,33 @@ function appliedMigration(file: string): number {
 }
 
 const newestKnown = (migrations: string): number =>
-  Math.max(...(JSON.parse(readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] }).entries.map((e) => e.when));
+  Math.max(
+    ...(
+      JSON.parse(readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] }
+    ).entries.map((e) => e.when),
+  );
 
 function checkFolder(dir: string, role: 'source' | 'target'): void {
   const hasDb = existsSync(join(dir, DATABASE_FILE));
   if (role === 'source') {
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new MigrateRefusal('NOT_A_DATA_DIR', `${dir} does not exist or is not a folder`);
-    if (!hasDb) throw new MigrateRefusal('NOT_A_DATA_DIR', `${dir} is not a Lectern data folder (it has no ${DATABASE_FILE})`, 'give the folder the desktop app or `lectern serve` used as its data_dir');
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new MigrateRefusal('NOT_A_DATA_DIR', `${dir} does not exist or is not a folder`);
+    if (!hasDb)
+      throw new MigrateRefusal(
+        'NOT_A_DATA_DIR',
+        `${dir} is not a Lectern data folder (it has no ${DATABASE_FILE})`,
+        'give the folder the desktop app or `lectern serve` used as its data_dir',
+      );
     return;
   }
   mkdirSync(dir, { recursive: true });
   // Writing a library into some other folder's files would mix the two: only an empty folder or a Lectern one.
-  if (!hasDb && readdirSync(dir).length > 0) throw new MigrateRefusal('NOT_A_DATA_DIR', `${dir} is neither empty nor a Lectern data folder (it has no ${DATABASE_FILE})`, 'give a new or empty folder, or an existing data folder');
+  if (!hasDb && readdirSync(dir).length > 0)
+    throw new MigrateRefusal(
+      'NOT_A_DATA_DIR',
+      `${dir} is neither empty nor a Lectern data folder (it has no ${DATABASE_FILE})`,
+      'give a new or empty folder, or an existing data folder',
+    );
 }
 
 /** Opens the folder under its lock; `close` lets go of both. Throws MigrateRefusal or DATA_DIR_LOCKED in one line. */
@@ -68,7 +87,11 @@ export function openDesktopFolder(dir: string, role: 'source' | 'target', migrat
   try {
     const file = join(dir, DATABASE_FILE);
     if (existsSync(file) && appliedMigration(file) > newestKnown(migrations)) {
-      throw new MigrateRefusal('SCHEMA_TOO_NEW', `${dir} was last opened by a newer version of Lectern than this one`, 'run `lectern migrate` of that version (a data folder is never migrated backwards)');
+      throw new MigrateRefusal(
+        'SCHEMA_TOO_NEW',
+        `${dir} was last opened by a newer version of Lectern than this one`,
+        'run `lectern migrate` of that version (a data folder is never migrated backwards)',
+      );
     }
     const database = openDatabase(file, migrations);
     const store = createSqliteStore(database, { indexesDir: join(dir, 'indexes') });

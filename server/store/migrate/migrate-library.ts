@@ -31,7 +31,8 @@ export interface MigrateOptions {
   /** The desktop data folder: the source (to-team) or the target (to-desktop). */
   desktopDir: string;
   /** This node's settings: database_url, and where the team keeps files: object_store_url, else data_dir. */
-  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'> & Partial<Pick<Settings, 'object_store_url' | 'database_timeout_ms'>>;
+  settings: Pick<Settings, 'database_url' | 'data_dir' | 'chat_key_file'> &
+    Partial<Pick<Settings, 'object_store_url' | 'database_timeout_ms'>>;
   appRoot: string;
   /** Called as each part is done, for progress lines. */
   onTable?(r: TableReport): void;
@@ -49,15 +50,30 @@ export interface MigrateReport {
 
 export async function migrateLibrary(o: MigrateOptions): Promise<MigrateReport> {
   if (!o.settings.database_url) {
-    throw new MigrateRefusal('INVALID_SETTINGS', 'no team database is set', 'give --database-url postgres://…, or set LECTERN_DATABASE_URL or database_url in lectern.yaml');
+    throw new MigrateRefusal(
+      'INVALID_SETTINGS',
+      'no team database is set',
+      'give --database-url postgres://…, or set LECTERN_DATABASE_URL or database_url in lectern.yaml',
+    );
   }
-  const desktop = openDesktopFolder(o.desktopDir, o.direction === 'to-team' ? 'source' : 'target', join(o.appRoot, 'drizzle'));
+  const desktop = openDesktopFolder(
+    o.desktopDir,
+    o.direction === 'to-team' ? 'source' : 'target',
+    join(o.appRoot, 'drizzle'),
+  );
   try {
-    const teamObjects = await openCheckedObjectStore({ object_store_url: o.settings.object_store_url ?? '', data_dir: o.settings.data_dir });
+    const teamObjects = await openCheckedObjectStore({
+      object_store_url: o.settings.object_store_url ?? '',
+      data_dir: o.settings.data_dir,
+    });
     let pg: Awaited<ReturnType<typeof openPostgres>>;
     try {
       // Batches may rightly take longer than a request's statement: only connecting is bounded.
-      pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), { max: 2, timeoutMs: o.settings.database_timeout_ms, longStatements: true });
+      pg = await openPostgres(o.settings.database_url, join(o.appRoot, 'drizzle', 'pg'), {
+        max: 2,
+        timeoutMs: o.settings.database_timeout_ms,
+        longStatements: true,
+      });
     } catch (err) {
       teamObjects.close();
       throw err;
@@ -77,7 +93,14 @@ export async function migrateLibrary(o: MigrateOptions): Promise<MigrateReport> 
       const teamKey = o.settings.chat_key_file || join(o.settings.data_dir, 'chat.key');
       const desktopKey = join(o.desktopDir, 'chat.key');
       const chat_key = o.direction === 'to-team' ? copyChatKey(desktopKey, teamKey) : copyChatKey(teamKey, desktopKey);
-      return { direction: o.direction, tables, vectors, files, chat_key, agree: tables.every((t) => t.source.checksum === t.target.checksum) };
+      return {
+        direction: o.direction,
+        tables,
+        vectors,
+        files,
+        chat_key,
+        agree: tables.every((t) => t.source.checksum === t.target.checksum),
+      };
     } finally {
       teamObjects.close();
       await pg.close();

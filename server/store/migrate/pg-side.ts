@@ -16,11 +16,19 @@ export function pgSide(db: PgDb): TableSide {
     kind: 'postgres',
     async page(t, after, limit, filter) {
       const cols = columnsOf(t.pg);
-      return (await db.select().from(t.pg).where(where(cols, t.key, after, filter)).orderBy(...keyColumns(cols, t.key).map((c) => asc(c))).limit(limit)) as Row[];
+      return (await db
+        .select()
+        .from(t.pg)
+        .where(where(cols, t.key, after, filter))
+        .orderBy(...keyColumns(cols, t.key).map((c) => asc(c)))
+        .limit(limit)) as Row[];
     },
     async byKeys(t, keys) {
       if (keys.length === 0) return [];
-      return (await db.select().from(t.pg).where(keysIn(columnsOf(t.pg), t.key, keys))) as Row[];
+      return (await db
+        .select()
+        .from(t.pg)
+        .where(keysIn(columnsOf(t.pg), t.key, keys))) as Row[];
     },
     insertNew: async (t, rows) => {
       if (rows.length === 0) return 0;
@@ -32,10 +40,14 @@ export function pgSide(db: PgDb): TableSide {
           // The rows were read through the mirrored table, so they have its columns and types.
           .values(rows as never)
           .onConflictDoNothing({ target: keyColumns(cols, t.key) as never })
-          .returning({ k: sql<unknown>`${first}`, collection: sql<unknown>`${t.name === 'chunk_vectors' ? cols.collection : first}` });
+          .returning({
+            k: sql<unknown>`${first}`,
+            collection: sql<unknown>`${t.name === 'chunk_vectors' ? cols.collection : first}`,
+          });
         if (t.name === 'chunk_vectors') {
           const byCollection = new Map<string, number[]>();
-          for (const r of written) byCollection.set(String(r.collection), [...(byCollection.get(String(r.collection)) ?? []), Number(r.k)]);
+          for (const r of written)
+            byCollection.set(String(r.collection), [...(byCollection.get(String(r.collection)) ?? []), Number(r.k)]);
           for (const [name, ids] of byCollection) await indexTexts(tx, name, ids);
         }
         return written.length;

@@ -12,11 +12,21 @@ export function sqliteSide(db: Db): TableSide {
     kind: 'sqlite',
     async page(t, after, limit, filter) {
       const cols = columnsOf(t.sqlite);
-      return db.select().from(t.sqlite).where(where(cols, t.key, after, filter)).orderBy(...keyColumns(cols, t.key).map((c) => asc(c))).limit(limit).all() as Row[];
+      return db
+        .select()
+        .from(t.sqlite)
+        .where(where(cols, t.key, after, filter))
+        .orderBy(...keyColumns(cols, t.key).map((c) => asc(c)))
+        .limit(limit)
+        .all() as Row[];
     },
     async byKeys(t, keys) {
       if (keys.length === 0) return [];
-      return db.select().from(t.sqlite).where(keysIn(columnsOf(t.sqlite), t.key, keys)).all() as Row[];
+      return db
+        .select()
+        .from(t.sqlite)
+        .where(keysIn(columnsOf(t.sqlite), t.key, keys))
+        .all() as Row[];
     },
     async insertNew(t, rows) {
       if (rows.length === 0) return 0;

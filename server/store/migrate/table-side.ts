@@ -47,11 +47,27 @@ export function afterKey(cols: Record<string, Column>, key: readonly string[], a
 /** Rows whose primary key is one of these rows' (a composite key as row values: no OR chain deeper than SQLite parses). */
 export function keysIn(cols: Record<string, Column>, key: readonly string[], rows: readonly Row[]): SQL {
   const [only] = key;
-  if (key.length === 1 && only) return inArray(column(cols, only), rows.map((r) => r[only]));
-  return sql`${tuple(key.map((k) => sql`${column(cols, k)}`))} IN (${sql.join(rows.map((r) => tuple(key.map((k) => sql`${r[k]}`))), sql`, `)})`;
+  if (key.length === 1 && only)
+    return inArray(
+      column(cols, only),
+      rows.map((r) => r[only]),
+    );
+  return sql`${tuple(key.map((k) => sql`${column(cols, k)}`))} IN (${sql.join(
+    rows.map((r) => tuple(key.map((k) => sql`${r[k]}`))),
+    sql`, `,
+  )})`;
 }
 
-export const where = (cols: Record<string, Column>, key: readonly string[], after: Row | null, filter?: RowFilter): SQL | undefined =>
-  and(after ? afterKey(cols, key, after) : undefined, filter ? eq(column(cols, filter.column), filter.value) : undefined);
+export const where = (
+  cols: Record<string, Column>,
+  key: readonly string[],
+  after: Row | null,
+  filter?: RowFilter,
+): SQL | undefined =>
+  and(
+    after ? afterKey(cols, key, after) : undefined,
+    filter ? eq(column(cols, filter.column), filter.value) : undefined,
+  );
 
-export const keyColumns = (cols: Record<string, Column>, key: readonly string[]): Column[] => key.map((k) => column(cols, k));
+export const keyColumns = (cols: Record<string, Column>, key: readonly string[]): Column[] =>
+  key.map((k) => column(cols, k));

@@ -43,7 +43,8 @@ export function columnNames(t: MirroredTable): string[] {
   const lite = Object.keys(columnsOf(t.sqlite)).sort();
   const pgNames = Object.keys(columnsOf(t.pg)).sort();
   // The mirror is kept by hand: a column on one side only would be dropped without a word, so refuse.
-  if (lite.join() !== pgNames.join()) throw new Error(`table ${t.name}: the SQLite and PostgreSQL schemas differ (${lite.join()} / ${pgNames.join()})`);
+  if (lite.join() !== pgNames.join())
+    throw new Error(`table ${t.name}: the SQLite and PostgreSQL schemas differ (${lite.join()} / ${pgNames.join()})`);
   return lite;
 }
 

@@ -5,7 +5,14 @@ import { AppError } from '../../core/errors.js';
  * unreachable or timeout (the network), bucket_missing, access_denied, no_credentials, full (no space),
  * failed (anything else).
  */
-export type ObjectFailureReason = 'unreachable' | 'timeout' | 'bucket_missing' | 'access_denied' | 'no_credentials' | 'full' | 'failed';
+export type ObjectFailureReason =
+  | 'unreachable'
+  | 'timeout'
+  | 'bucket_missing'
+  | 'access_denied'
+  | 'no_credentials'
+  | 'full'
+  | 'failed';
 
 export interface ObjectFailureDetails {
   store: string;
@@ -24,7 +31,10 @@ export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim(
 
 export function objectStoreFailed(d: ObjectFailureDetails): AppError {
   const why = oneLine(d.why);
-  return new AppError('OBJECT_STORE_FAILED', `object store ${d.store}: could not ${d.op} ${d.key}: ${why}`, { ...d, why });
+  return new AppError('OBJECT_STORE_FAILED', `object store ${d.store}: could not ${d.op} ${d.key}: ${why}`, {
+    ...d,
+    why,
+  });
 }
 
 export function objectNotFound(store: string, key: string): AppError {

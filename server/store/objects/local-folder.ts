@@ -10,7 +10,19 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type Stats } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { copyFile, type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,11 +73,21 @@ export function createLocalFolderStore(folder: string): ObjectStore {
     if (isAppError(err)) return err;
     if (err instanceof SourceFailure) return err.cause;
     const code = codeOf(err);
-    return objectStoreFailed({ store: location, key, op, reason: reasonOf(code), why: (err as Error)?.message ?? String(err) });
+    return objectStoreFailed({
+      store: location,
+      key,
+      op,
+      reason: reasonOf(code),
+      why: (err as Error)?.message ?? String(err),
+    });
   };
 
   /** Writes through a temporary file beside the target; `write` fills the temporary file. */
-  async function writeWhole(key: string, op: string, write: (tmp: string) => Promise<void>): Promise<{ key: string; size: number }> {
+  async function writeWhole(
+    key: string,
+    op: string,
+    write: (tmp: string) => Promise<void>,
+  ): Promise<{ key: string; size: number }> {
     const dest = pathOf(key);
     const tmp = join(dirname(dest), `.${basename(dest)}.${randomUUID()}.tmp`);
     try {
@@ -199,7 +221,14 @@ export function createLocalFolderStore(folder: string): ObjectStore {
         await unlink(path);
       } catch (err) {
         // A folder of that name is not an object: there is nothing to delete.
-        if (MISSING.has(codeOf(err) ?? '') || (await stat(path).then((s) => s.isDirectory(), () => false))) return;
+        if (
+          MISSING.has(codeOf(err) ?? '') ||
+          (await stat(path).then(
+            (s) => s.isDirectory(),
+            () => false,
+          ))
+        )
+          return;
         throw failed('delete', key, err);
       }
     },
@@ -209,7 +238,13 @@ export function createLocalFolderStore(folder: string): ObjectStore {
       const dir = pathOf(prefix, 'prefix');
       try {
         // An object named like the prefix is not under it (as on S3): only a folder goes.
-        if (await stat(dir).then((s) => s.isDirectory(), () => false)) await rm(dir, { recursive: true, force: true });
+        if (
+          await stat(dir).then(
+            (s) => s.isDirectory(),
+            () => false,
+          )
+        )
+          await rm(dir, { recursive: true, force: true });
       } catch (err) {
         throw failed('delete', `${checkKey(prefix, 'prefix')}/`, err);
       }

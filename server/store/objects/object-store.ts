@@ -67,7 +67,9 @@ export function checkKey(key: string, what: 'key' | 'prefix' = 'key'): string {
   const path = what === 'prefix' ? key.replace(/\/$/, '') : key;
   const segments = path.split('/');
   if (path.length === 0 || path.length > 512 || !segments.every((s) => s.length <= 255 && SEGMENT.test(s))) {
-    throw new TypeError(`not an object ${what}: ${JSON.stringify(key)} (relative path of letters, digits, '_', '-' and '.', no segment starting with '.')`);
+    throw new TypeError(
+      `not an object ${what}: ${JSON.stringify(key)} (relative path of letters, digits, '_', '-' and '.', no segment starting with '.')`,
+    );
   }
   return path;
 }

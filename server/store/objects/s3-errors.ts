@@ -2,8 +2,26 @@
 import type { AppError } from '../../core/errors.js';
 import { objectStoreFailed, type ObjectFailureReason } from './failure.js';
 
-const NETWORK = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'EADDRNOTAVAIL']);
-const DENIED = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AllAccessDisabled', 'InvalidToken', 'ExpiredToken', 'AccountProblem']);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+  'EADDRNOTAVAIL',
+]);
+const DENIED = new Set([
+  'AccessDenied',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'AllAccessDisabled',
+  'InvalidToken',
+  'ExpiredToken',
+  'AccountProblem',
+]);
 
 /** Where the failing request went, for its message. */
 export interface S3Where {
@@ -32,15 +50,24 @@ function classify(e: SdkError, where: S3Where): { reason: ObjectFailureReason; w
   // The HTTP handler names itself in its messages ("@smithy/node-http-handler - the request socket timed out…").
   const message = (e.message ?? String(e)).replace(/^@smithy\/[\w-]+ - /, '');
   const status = e.$metadata?.httpStatusCode;
-  if (name === 'TimeoutError' || e.code === 'ETIMEDOUT') return { reason: 'timeout', why: `no answer from ${where.endpoint} in time: ${message}` };
-  if (e.code && NETWORK.has(e.code)) return { reason: 'unreachable', why: `cannot reach ${where.endpoint}: ${message}` };
+  if (name === 'TimeoutError' || e.code === 'ETIMEDOUT')
+    return { reason: 'timeout', why: `no answer from ${where.endpoint} in time: ${message}` };
+  if (e.code && NETWORK.has(e.code))
+    return { reason: 'unreachable', why: `cannot reach ${where.endpoint}: ${message}` };
   if (name === 'CredentialsProviderError') {
-    return { reason: 'no_credentials', why: `no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or another source the AWS SDK reads): ${message}` };
+    return {
+      reason: 'no_credentials',
+      why: `no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or another source the AWS SDK reads): ${message}`,
+    };
   }
-  if (name === 'NoSuchBucket') return { reason: 'bucket_missing', why: `the bucket ${where.bucket} does not exist at ${where.endpoint}` };
+  if (name === 'NoSuchBucket')
+    return { reason: 'bucket_missing', why: `the bucket ${where.bucket} does not exist at ${where.endpoint}` };
   if (DENIED.has(name) || status === 403) {
     const which = DENIED.has(name) ? name : 'HTTP 403';
-    return { reason: 'access_denied', why: `access denied to the bucket ${where.bucket} (${which}): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and what they may do in the bucket` };
+    return {
+      reason: 'access_denied',
+      why: `access denied to the bucket ${where.bucket} (${which}): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and what they may do in the bucket`,
+    };
   }
   return { reason: 'failed', why: `${name}${status ? ` (HTTP ${status})` : ''}: ${message}` };
 }

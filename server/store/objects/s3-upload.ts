@@ -77,16 +77,33 @@ async function* chain(first: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenera
 
 async function putWhole(t: UploadTarget, body: Buffer): Promise<number> {
   await t.send('put', () =>
-    t.client.send(new PutObjectCommand({ Bucket: t.bucket, Key: t.s3Key, Body: body, ContentLength: body.length, ContentType: t.contentType })),
+    t.client.send(
+      new PutObjectCommand({
+        Bucket: t.bucket,
+        Key: t.s3Key,
+        Body: body,
+        ContentLength: body.length,
+        ContentType: t.contentType,
+      }),
+    ),
   );
   return body.length;
 }
 
 async function multipart(t: UploadTarget, parts: AsyncIterable<Buffer>, plan: UploadPlan): Promise<number> {
   const { bucket: Bucket, s3Key: Key } = t;
-  const created = await t.send('put', () => t.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: t.contentType })));
+  const created = await t.send('put', () =>
+    t.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: t.contentType })),
+  );
   const UploadId = created.UploadId;
-  if (!UploadId) throw objectStoreFailed({ store: t.store, key: t.key, op: 'put', reason: 'failed', why: 'the server started a multipart upload without an UploadId' });
+  if (!UploadId)
+    throw objectStoreFailed({
+      store: t.store,
+      key: t.key,
+      op: 'put',
+      reason: 'failed',
+      why: 'the server started a multipart upload without an UploadId',
+    });
   const done: CompletedPart[] = [];
   const inflight = new Set<Promise<void>>();
   let failure: { err: unknown } | undefined;
@@ -97,11 +114,21 @@ async function multipart(t: UploadTarget, parts: AsyncIterable<Buffer>, plan: Up
       if (failure) break;
       const PartNumber = ++number;
       if (PartNumber > MAX_PARTS) {
-        throw objectStoreFailed({ store: t.store, key: t.key, op: 'put', reason: 'failed', why: `larger than ${MAX_PARTS} parts of ${plan.partSize} bytes` });
+        throw objectStoreFailed({
+          store: t.store,
+          key: t.key,
+          op: 'put',
+          reason: 'failed',
+          why: `larger than ${MAX_PARTS} parts of ${plan.partSize} bytes`,
+        });
       }
       size += part.length;
       const sent: Promise<void> = t
-        .send('put', () => t.client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part, ContentLength: part.length })))
+        .send('put', () =>
+          t.client.send(
+            new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part, ContentLength: part.length }),
+          ),
+        )
         .then(
           (r) => void done.push({ PartNumber, ETag: r.ETag }),
           (err: unknown) => void (failure ??= { err }),
@@ -113,7 +140,9 @@ async function multipart(t: UploadTarget, parts: AsyncIterable<Buffer>, plan: Up
     await Promise.all(inflight);
     if (failure) throw failure.err;
     done.sort((a, b) => a.PartNumber! - b.PartNumber!);
-    await t.send('put', () => t.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: done } })));
+    await t.send('put', () =>
+      t.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: done } })),
+    );
     return size;
   } catch (err) {
     await Promise.all(inflight);
@@ -127,7 +156,9 @@ async function multipart(t: UploadTarget, parts: AsyncIterable<Buffer>, plan: Up
 /** Writes the body as the object and answers its size; the source's own errors come through as they were. */
 export async function uploadObject(t: UploadTarget, body: ObjectSource, plan: UploadPlan): Promise<number> {
   if (body instanceof Uint8Array) {
-    return body.length <= plan.threshold ? putWhole(t, Buffer.from(body.buffer, body.byteOffset, body.byteLength)) : multipart(t, slicesOf(body, plan.partSize), plan);
+    return body.length <= plan.threshold
+      ? putWhole(t, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+      : multipart(t, slicesOf(body, plan.partSize), plan);
   }
   const parts = partsOf(body as AsyncIterable<Uint8Array | string>, plan.partSize)[Symbol.asyncIterator]();
   const first: Buffer[] = [];

@@ -51,7 +51,11 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
   const { bucket, prefix } = opts;
   const location = `s3://${bucket}/${prefix}`;
   const where: S3Where = { store: location, bucket, endpoint: opts.endpoint ?? `the S3 endpoint of ${opts.region}` };
-  const plan: UploadPlan = { threshold: opts.multipartThreshold ?? 16 * MiB, partSize: opts.partSize ?? 8 * MiB, concurrency: opts.partConcurrency ?? 4 };
+  const plan: UploadPlan = {
+    threshold: opts.multipartThreshold ?? 16 * MiB,
+    partSize: opts.partSize ?? 8 * MiB,
+    concurrency: opts.partConcurrency ?? 4,
+  };
   // The SDK warns once per process, in nine lines on stderr, that its versions published after January 2027
   // will want Node 22: versions Lectern does not run (package-lock.json pins this one). Said once here
   // instead, so that the server's one-line messages stay one line.
@@ -90,7 +94,15 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
   }
 
   const put: ObjectStore['put'] = async (key, body, opts = {}) => {
-    const target = { client, bucket, s3Key: s3Key(key), key, store: location, contentType: opts.contentType, send: <T>(op: string, fn: () => Promise<T>) => send(op, key, fn) };
+    const target = {
+      client,
+      bucket,
+      s3Key: s3Key(key),
+      key,
+      store: location,
+      contentType: opts.contentType,
+      send: <T>(op: string, fn: () => Promise<T>) => send(op, key, fn),
+    };
     return { key, size: await uploadObject(target, body, plan) };
   };
 
@@ -137,7 +149,12 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       const Key = s3Key(key);
       try {
         const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key }));
-        return { key, size: out.ContentLength ?? 0, modified: out.LastModified ?? new Date(0), ...(out.ContentType ? { contentType: out.ContentType } : {}) };
+        return {
+          key,
+          size: out.ContentLength ?? 0,
+          modified: out.LastModified ?? new Date(0),
+          ...(out.ContentType ? { contentType: out.ContentType } : {}),
+        };
       } catch (err) {
         if (isMissingKey(err)) return undefined;
         throw s3Failed('read', key, err, where);
@@ -158,9 +175,17 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       const folder = `${checkKey(prefixKey, 'prefix')}/`;
       for (let at = 0; at < listed.length; at += 1000) {
         const Objects = listed.slice(at, at + 1000).map((o) => ({ Key: base + o.key }));
-        const out = await send('delete', folder, () => client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } })));
+        const out = await send('delete', folder, () =>
+          client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } })),
+        );
         const first = out.Errors?.[0];
-        if (first) throw s3Failed('delete', first.Key?.slice(base.length) ?? folder, { name: first.Code, message: first.Message }, where);
+        if (first)
+          throw s3Failed(
+            'delete',
+            first.Key?.slice(base.length) ?? folder,
+            { name: first.Code, message: first.Message },
+            where,
+          );
       }
       return listed.length;
     },
@@ -170,7 +195,9 @@ export function createS3Store(opts: S3StoreOptions): ObjectStore {
       const out: ObjectInfo[] = [];
       let ContinuationToken: string | undefined;
       do {
-        const page = await send('list', folder, () => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: base + folder, ContinuationToken })));
+        const page = await send('list', folder, () =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: base + folder, ContinuationToken })),
+        );
         for (const o of page.Contents ?? []) {
           // Keys ending in '/' are folder markers some consoles make, not objects.
           if (!o.Key || o.Key.endsWith('/')) continue;

@@ -16,7 +16,9 @@ const documentColumns = {
 
 // As in the SQLite store: counted in the statement that lists the bots, the outer column named with its table.
 const documentCount = sql<number>`(SELECT COUNT(*) FROM jobs WHERE jobs.bot_id = bots.bot_id)`.mapWith(Number);
-const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(Number);
+const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(
+  Number,
+);
 
 export function pgBots({ conn, all }: PgContext): BotsRepo {
   return {
@@ -38,7 +40,12 @@ export function pgBots({ conn, all }: PgContext): BotsRepo {
         .orderBy(desc(bots.createdAt), desc(bots.botId))
         .limit(limit)
         .offset(skip);
-      return { items: rows.map((r) => ({ ...botOf(r), documents: r.documents, chats: r.chats })), total: counted?.n ?? 0, skip, limit };
+      return {
+        items: rows.map((r) => ({ ...botOf(r), documents: r.documents, chats: r.chats })),
+        total: counted?.n ?? 0,
+        skip,
+        limit,
+      };
     },
     async counts(botId) {
       const [[documents], [chats]] = await all([
@@ -48,18 +55,31 @@ export function pgBots({ conn, all }: PgContext): BotsRepo {
       return { documents: documents?.n ?? 0, chats: chats?.n ?? 0 };
     },
     async setPrompt(botId, prompt, at) {
-      const [b] = await conn().update(bots).set({ promptTemplate: prompt, updatedAt: at }).where(eq(bots.botId, botId)).returning();
+      const [b] = await conn()
+        .update(bots)
+        .set({ promptTemplate: prompt, updatedAt: at })
+        .where(eq(bots.botId, botId))
+        .returning();
       return b ? botOf(b) : null;
     },
-    delete: async (botId) => (await conn().delete(bots).where(eq(bots.botId, botId)).returning({ id: bots.botId })).length > 0,
+    delete: async (botId) =>
+      (await conn().delete(bots).where(eq(bots.botId, botId)).returning({ id: bots.botId })).length > 0,
 
     documents: async (botId) =>
-      (await conn().select(documentColumns).from(jobs).where(eq(jobs.botId, botId)).orderBy(desc(jobs.createdAt), desc(jobs.jobId))) as BotDocumentRecord[],
+      (await conn()
+        .select(documentColumns)
+        .from(jobs)
+        .where(eq(jobs.botId, botId))
+        .orderBy(desc(jobs.createdAt), desc(jobs.jobId))) as BotDocumentRecord[],
     async document(jobId) {
-      const [d] = await conn().select(documentColumns).from(jobs).where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId)));
+      const [d] = await conn()
+        .select(documentColumns)
+        .from(jobs)
+        .where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId)));
       return (d as BotDocumentRecord | undefined) ?? null;
     },
-    allDocumentIds: async () => (await conn().select({ id: jobs.jobId }).from(jobs).where(isNotNull(jobs.botId))).map((r) => r.id),
+    allDocumentIds: async () =>
+      (await conn().select({ id: jobs.jobId }).from(jobs).where(isNotNull(jobs.botId))).map((r) => r.id),
     async liveDocumentWithHash(botId, sha256) {
       const [d] = await conn()
         .select({ jobId: jobs.jobId })
@@ -76,6 +96,11 @@ export function pgBots({ conn, all }: PgContext): BotsRepo {
           .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'finalized')))
           .returning({ id: jobs.jobId })
       ).length > 0,
-    documentBlocks: (jobId) => conn().select({ type: blocks.type, text: blocks.text, status: blocks.status }).from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)),
+    documentBlocks: (jobId) =>
+      conn()
+        .select({ type: blocks.type, text: blocks.text, status: blocks.status })
+        .from(blocks)
+        .where(eq(blocks.jobId, jobId))
+        .orderBy(asc(blocks.orderIndex)),
   };
 }

@@ -71,7 +71,12 @@ export interface PoolBounds {
 
 /** A connection's settings: bounded connect, TCP keepalive; statements unbounded. */
 export function connectionConfig(url: string, timeoutMs: number): pg.ClientConfig {
-  return { connectionString: url, connectionTimeoutMillis: timeoutMs, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS };
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+  };
 }
 
 export function boundedPoolConfig(url: string, b: PoolBounds): pg.PoolConfig {

@@ -72,7 +72,9 @@ export async function ensureTextTable(conn: PgConn, name: string): Promise<void>
   await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`fts:${name}`}))`);
   if (await hasTextTable(conn, name)) return;
   const t = textTable(name);
-  await conn.execute(sql`CREATE TABLE ${t} (id integer PRIMARY KEY REFERENCES chunk_vectors (id) ON DELETE CASCADE, tsv tsvector NOT NULL, len integer NOT NULL)`);
+  await conn.execute(
+    sql`CREATE TABLE ${t} (id integer PRIMARY KEY REFERENCES chunk_vectors (id) ON DELETE CASCADE, tsv tsvector NOT NULL, len integer NOT NULL)`,
+  );
   await conn.execute(sql`CREATE INDEX ${sql.identifier(`lectern_fts_${suffix(name)}_gin`)} ON ${t} USING gin (tsv)`);
   await conn.execute(sql`COMMENT ON TABLE ${t} IS ${sql.raw(`'${TEXT_TABLE_WORDS}'`)}`);
 }
@@ -84,7 +86,9 @@ const TSV_AND_LEN = (words: SQL) => sql`
 
 /** The text of these chunk_vectors rows, made words, as two arrays for `unnest`. */
 async function wordsOf(conn: PgConn, ids: readonly number[]): Promise<{ ids: number[]; words: string[] }> {
-  const res = await conn.execute<{ id: number; text: string }>(sql`SELECT id, text FROM chunk_vectors WHERE id = ANY(${sql.param([...ids])}::integer[])`);
+  const res = await conn.execute<{ id: number; text: string }>(
+    sql`SELECT id, text FROM chunk_vectors WHERE id = ANY(${sql.param([...ids])}::integer[])`,
+  );
   return { ids: res.rows.map((r) => Number(r.id)), words: res.rows.map((r) => fullTextWords(r.text)) };
 }
 

@@ -23,7 +23,16 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
     async ensure(c) {
       await conn()
         .insert(collections)
-        .values({ name: c.name, provider: c.provider, baseUrl: c.base_url, model: c.model, dimensions: c.dimensions, quantization: c.quantization, createdAt: c.created_at, updatedAt: c.created_at })
+        .values({
+          name: c.name,
+          provider: c.provider,
+          baseUrl: c.base_url,
+          model: c.model,
+          dimensions: c.dimensions,
+          quantization: c.quantization,
+          createdAt: c.created_at,
+          updatedAt: c.created_at,
+        })
         .onConflictDoNothing();
       return (await find(c.name))!;
     },
@@ -65,11 +74,17 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
         await conn()
           .insert(jobIndexes)
           .values({ jobId, collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at })
-          .onConflictDoUpdate({ target: jobIndexes.jobId, set: { collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at } });
+          .onConflictDoUpdate({
+            target: jobIndexes.jobId,
+            set: { collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at },
+          });
         return true;
       }),
     async progress(jobId, embedded, at) {
-      await conn().update(jobIndexes).set({ chunksEmbedded: embedded, updatedAt: at }).where(eq(jobIndexes.jobId, jobId));
+      await conn()
+        .update(jobIndexes)
+        .set({ chunksEmbedded: embedded, updatedAt: at })
+        .where(eq(jobIndexes.jobId, jobId));
     },
     finishEmbed: (jobId, total, at) =>
       ctx.transaction(async () => {
@@ -79,32 +94,64 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
           .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')))
           .returning({ id: jobs.jobId });
         if (done.length === 0) return false;
-        await conn().update(jobIndexes).set({ chunksEmbedded: total, chunksTotal: total, indexedAt: at, updatedAt: at }).where(eq(jobIndexes.jobId, jobId));
+        await conn()
+          .update(jobIndexes)
+          .set({ chunksEmbedded: total, chunksTotal: total, indexedAt: at, updatedAt: at })
+          .where(eq(jobIndexes.jobId, jobId));
         return true;
       }),
     async restEmbed(jobId, failure, at) {
       await conn()
         .update(jobs)
-        .set({ status: restingStatus, errorCode: failure?.code ?? null, errorMessage: failure?.message ?? null, updatedAt: at })
+        .set({
+          status: restingStatus,
+          errorCode: failure?.code ?? null,
+          errorMessage: failure?.message ?? null,
+          updatedAt: at,
+        })
         .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')));
     },
     restInterruptedEmbeds: async (at) =>
-      (await conn().update(jobs).set({ status: restingStatus, updatedAt: at }).where(eq(jobs.status, 'embedding')).returning({ id: jobs.jobId })).length,
+      (
+        await conn()
+          .update(jobs)
+          .set({ status: restingStatus, updatedAt: at })
+          .where(eq(jobs.status, 'embedding'))
+          .returning({ id: jobs.jobId })
+      ).length,
 
     vectorsOfJob: (jobId) =>
       conn()
-        .select({ id: chunkVectors.id, collection: chunkVectors.collection, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text_hash: chunkVectors.textHash })
+        .select({
+          id: chunkVectors.id,
+          collection: chunkVectors.collection,
+          key: chunkVectors.key,
+          job_id: chunkVectors.jobId,
+          chunk_id: chunkVectors.chunkId,
+          text_hash: chunkVectors.textHash,
+        })
         .from(chunkVectors)
         .where(eq(chunkVectors.jobId, jobId)),
     countVectors: async (jobId, collection) =>
-      (await conn().select({ n: count() }).from(chunkVectors).where(and(eq(chunkVectors.jobId, jobId), eq(chunkVectors.collection, collection))))[0]?.n ?? 0,
+      (
+        await conn()
+          .select({ n: count() })
+          .from(chunkVectors)
+          .where(and(eq(chunkVectors.jobId, jobId), eq(chunkVectors.collection, collection)))
+      )[0]?.n ?? 0,
     // The full-text rows of the removed go with them (ON DELETE CASCADE); those of the added are made here.
     replaceVectors: (removeIds, add) =>
       ctx.transaction(async () => {
-        for (let i = 0; i < removeIds.length; i += BATCH) await conn().delete(chunkVectors).where(inArray(chunkVectors.id, removeIds.slice(i, i + BATCH)));
+        for (let i = 0; i < removeIds.length; i += BATCH)
+          await conn()
+            .delete(chunkVectors)
+            .where(inArray(chunkVectors.id, removeIds.slice(i, i + BATCH)));
         const added = new Map<string, number[]>();
         for (let i = 0; i < add.length; i += BATCH) {
-          const rows = await conn().insert(chunkVectors).values(add.slice(i, i + BATCH).map(chunkVectorValues)).returning({ id: chunkVectors.id, collection: chunkVectors.collection });
+          const rows = await conn()
+            .insert(chunkVectors)
+            .values(add.slice(i, i + BATCH).map(chunkVectorValues))
+            .returning({ id: chunkVectors.id, collection: chunkVectors.collection });
           for (const r of rows) added.set(r.collection, [...(added.get(r.collection) ?? []), r.id]);
         }
         for (const [name, ids] of added) await indexTexts(conn(), name, ids);
@@ -115,8 +162,16 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
         out.push(
           ...(await conn()
             .select({
-              id: chunkVectors.id, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text: chunkVectors.text, text_hash: chunkVectors.textHash,
-              chunk_type: chunks.chunkType, page_numbers: chunks.pageNumbers, section_path: chunks.sectionPath, block_ids: chunks.blockIds,
+              id: chunkVectors.id,
+              key: chunkVectors.key,
+              job_id: chunkVectors.jobId,
+              chunk_id: chunkVectors.chunkId,
+              text: chunkVectors.text,
+              text_hash: chunkVectors.textHash,
+              chunk_type: chunks.chunkType,
+              page_numbers: chunks.pageNumbers,
+              section_path: chunks.sectionPath,
+              block_ids: chunks.blockIds,
             })
             .from(chunkVectors)
             .innerJoin(chunks, and(eq(chunks.jobId, chunkVectors.jobId), eq(chunks.chunkId, chunkVectors.chunkId)))
@@ -141,7 +196,12 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
       return conn()
         .select({ job_id: chunks.jobId, chunk_id: chunks.chunkId })
         .from(chunks)
-        .where(and(or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))), inArray(chunks.status, INDEXABLE)));
+        .where(
+          and(
+            or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))),
+            inArray(chunks.status, INDEXABLE),
+          ),
+        );
     },
   };
 }

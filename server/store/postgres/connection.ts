@@ -46,22 +46,36 @@ const refuse = (url: string, why: string): SettingsError => new SettingsError(`d
 
 /** The newest migration this version knows (drizzle's journal `when`, which the migrator records as created_at). */
 function newestKnown(migrationsFolder: string): number {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
   return Math.max(...journal.entries.map((e) => e.when));
 }
 
 async function checkAndMigrate(client: pg.Client, url: string, migrationsFolder: string): Promise<void> {
   const vector = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
   if (vector.rowCount === 0) {
-    throw refuse(url, 'this PostgreSQL has no pgvector extension: install it on the database server (Debian/Ubuntu: apt install postgresql-<version>-pgvector; see github.com/pgvector/pgvector), then start again');
+    throw refuse(
+      url,
+      'this PostgreSQL has no pgvector extension: install it on the database server (Debian/Ubuntu: apt install postgresql-<version>-pgvector; see github.com/pgvector/pgvector), then start again',
+    );
   }
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
   try {
-    const table = await client.query<{ t: string | null }>(`SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t`);
-    const applied = table.rows[0]?.t ? await client.query<{ newest: string | null }>('SELECT max(created_at)::text AS newest FROM drizzle.__drizzle_migrations') : undefined;
+    const table = await client.query<{ t: string | null }>(
+      `SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t`,
+    );
+    const applied = table.rows[0]?.t
+      ? await client.query<{ newest: string | null }>(
+          'SELECT max(created_at)::text AS newest FROM drizzle.__drizzle_migrations',
+        )
+      : undefined;
     const newest = Number(applied?.rows[0]?.newest ?? 0);
     if (newest > newestKnown(migrationsFolder)) {
-      throw refuse(url, 'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)');
+      throw refuse(
+        url,
+        'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)',
+      );
     }
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder });
@@ -82,8 +96,13 @@ export interface PostgresOptions {
 }
 
 /** Connects to `url`, refuses a server it cannot use with one clear line (SettingsError), and migrates it. */
-export async function openPostgres(url: string, migrationsFolder: string, opts: PostgresOptions = {}): Promise<OpenedPostgres> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw refuse(url, 'must start with postgres:// (e.g. postgres://user:password@host:5432/lectern)');
+export async function openPostgres(
+  url: string,
+  migrationsFolder: string,
+  opts: PostgresOptions = {},
+): Promise<OpenedPostgres> {
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw refuse(url, 'must start with postgres:// (e.g. postgres://user:password@host:5432/lectern)');
   const timeoutMs = opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
   // Its own connection, with the pool's bound on connecting and TCP keepalive, but none on statements.
   const client = new pg.Client(connectionConfig(url, timeoutMs));
@@ -102,7 +121,9 @@ export async function openPostgres(url: string, migrationsFolder: string, opts: 
   } finally {
     await client.end().catch(() => undefined);
   }
-  const pool = new pg.Pool(boundedPoolConfig(url, { max: opts.max ?? 10, timeoutMs, longStatements: opts.longStatements }));
+  const pool = new pg.Pool(
+    boundedPoolConfig(url, { max: opts.max ?? 10, timeoutMs, longStatements: opts.longStatements }),
+  );
   // An idle connection the server dropped (a restart) errors here; the pool replaces it on the next query.
   pool.on('error', () => undefined);
   // A connection the pool has handed out has no listener of the pool's: node-postgres emits 'error' on it

@@ -4,7 +4,19 @@ import { blocks, chunks, jobs, pages } from '../../../drizzle/pg/schema.js';
 import type { PageOf, Paging } from '../repos/paging.js';
 import type { BlockFilter, BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo } from '../repos/jobs-repo.js';
 import type { PagesRepo } from '../repos/pages-repo.js';
-import { blockRecord, blockSet, chunkSet, chunkView, jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, pageView, tally } from '../rows/jobs.js';
+import {
+  blockRecord,
+  blockSet,
+  chunkSet,
+  chunkView,
+  jobRecord,
+  jobSet,
+  newBlockRow,
+  newChunkRow,
+  newPageRow,
+  pageView,
+  tally,
+} from '../rows/jobs.js';
 import type { PgConn, PgContext } from './context.js';
 
 /** Rows per INSERT: PostgreSQL binds at most 65,535 parameters in one statement. */
@@ -12,8 +24,13 @@ const INSERT_SLICE = 1000;
 /** Ids per IN list. */
 const ID_SLICE = 5000;
 
-async function insertSliced<T>(conn: PgConn, table: Parameters<PgConn['insert']>[0], rows: readonly T[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_SLICE) await conn.insert(table).values(rows.slice(i, i + INSERT_SLICE) as never);
+async function insertSliced<T>(
+  conn: PgConn,
+  table: Parameters<PgConn['insert']>[0],
+  rows: readonly T[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_SLICE)
+    await conn.insert(table).values(rows.slice(i, i + INSERT_SLICE) as never);
 }
 
 /** One page of `table`'s rows matching `where`, with the total count every list answer carries. */
@@ -26,7 +43,13 @@ async function paged<R, V>(
   view: (row: R) => V,
 ): Promise<PageOf<V>> {
   const [counted] = await conn.select({ n: count() }).from(table).where(where);
-  const rows = (await conn.select().from(table).where(where).orderBy(...orderBy).limit(limit).offset(skip)) as R[];
+  const rows = (await conn
+    .select()
+    .from(table)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limit)
+    .offset(skip)) as R[];
   return { items: rows.map(view), total: counted?.n ?? 0, skip, limit };
 }
 
@@ -34,10 +57,14 @@ async function paged<R, V>(
 const holds = (column: PgColumn, value: string | number) => sql`${column} @> ${JSON.stringify([value])}::jsonb`;
 
 export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
-  const countOf = async (table: typeof blocks | typeof chunks, jobId: string) => (await conn().select({ n: count() }).from(table).where(eq(table.jobId, jobId)))[0]?.n ?? 0;
+  const countOf = async (table: typeof blocks | typeof chunks, jobId: string) =>
+    (await conn().select({ n: count() }).from(table).where(eq(table.jobId, jobId)))[0]?.n ?? 0;
   return {
     async insert(job) {
-      const [row] = await conn().insert(jobs).values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as typeof jobs.$inferInsert).returning();
+      const [row] = await conn()
+        .insert(jobs)
+        .values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as typeof jobs.$inferInsert)
+        .returning();
       return jobRecord(row!);
     },
     async get(jobId) {
@@ -47,29 +74,54 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
     list(q) {
       const byStatus = q.statuses.length > 0 ? inArray(jobs.status, q.statuses) : undefined;
       const inScope = q.scope
-        ? or(q.scope.jobs.length ? inArray(jobs.jobId, q.scope.jobs) : sql`false`, q.scope.bots.length ? inArray(jobs.botId, q.scope.bots) : sql`false`)
+        ? or(
+            q.scope.jobs.length ? inArray(jobs.jobId, q.scope.jobs) : sql`false`,
+            q.scope.bots.length ? inArray(jobs.botId, q.scope.bots) : sql`false`,
+          )
         : undefined;
       return paged(conn(), jobs, and(byStatus, inScope), [desc(jobs.createdAt), desc(jobs.jobId)], q, jobRecord);
     },
     async update(jobId, set, whenStatus) {
       const conds: SQL[] = [eq(jobs.jobId, jobId)];
       if (whenStatus) conds.push(inArray(jobs.status, [...whenStatus]));
-      return (await conn().update(jobs).set(jobSet(set)).where(and(...conds)).returning({ id: jobs.jobId })).length > 0;
+      return (
+        (
+          await conn()
+            .update(jobs)
+            .set(jobSet(set))
+            .where(and(...conds))
+            .returning({ id: jobs.jobId })
+        ).length > 0
+      );
     },
     async claim(jobId, now) {
       const [row] = await conn()
         .update(jobs)
-        .set({ status: 'processing', startedAt: now, updatedAt: now, pagesDone: 0, attempts: sql`${jobs.attempts} + 1` })
+        .set({
+          status: 'processing',
+          startedAt: now,
+          updatedAt: now,
+          pagesDone: 0,
+          attempts: sql`${jobs.attempts} + 1`,
+        })
         .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'queued')))
         .returning();
       return row ? jobRecord(row) : null;
     },
     async uncountAttempt(jobId) {
-      await conn().update(jobs).set({ attempts: sql`GREATEST(${jobs.attempts} - 1, 0)` }).where(eq(jobs.jobId, jobId));
+      await conn()
+        .update(jobs)
+        .set({ attempts: sql`GREATEST(${jobs.attempts} - 1, 0)` })
+        .where(eq(jobs.jobId, jobId));
     },
     requeueUnfinished: () =>
       transaction(async () => {
-        const rows = await conn().select({ jobId: jobs.jobId }).from(jobs).where(inArray(jobs.status, ['queued', 'processing'])).orderBy(asc(jobs.createdAt)).for('update');
+        const rows = await conn()
+          .select({ jobId: jobs.jobId })
+          .from(jobs)
+          .where(inArray(jobs.status, ['queued', 'processing']))
+          .orderBy(asc(jobs.createdAt))
+          .for('update');
         if (rows.length > 0) await conn().update(jobs).set({ status: 'queued' }).where(eq(jobs.status, 'processing'));
         return rows.map((r) => r.jobId);
       }),
@@ -79,14 +131,30 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
     saveExtraction: (jobId, x) =>
       transaction(async () => {
         // The job's row locked first: a cancel or delete from another node waits for the save, or wins before it.
-        const [job] = await conn().select({ status: jobs.status }).from(jobs).where(eq(jobs.jobId, jobId)).for('update');
+        const [job] = await conn()
+          .select({ status: jobs.status })
+          .from(jobs)
+          .where(eq(jobs.jobId, jobId))
+          .for('update');
         if (job?.status !== 'processing') return false;
         await conn().delete(pages).where(eq(pages.jobId, jobId));
         await conn().delete(blocks).where(eq(blocks.jobId, jobId));
         await conn().delete(chunks).where(eq(chunks.jobId, jobId));
-        await insertSliced(conn(), pages, x.pages.map((p) => newPageRow(jobId, p)));
-        await insertSliced(conn(), blocks, x.blocks.map((b) => newBlockRow(jobId, b)));
-        await insertSliced(conn(), chunks, x.chunks.map((c) => newChunkRow(jobId, c)));
+        await insertSliced(
+          conn(),
+          pages,
+          x.pages.map((p) => newPageRow(jobId, p)),
+        );
+        await insertSliced(
+          conn(),
+          blocks,
+          x.blocks.map((b) => newBlockRow(jobId, b)),
+        );
+        await insertSliced(
+          conn(),
+          chunks,
+          x.chunks.map((c) => newChunkRow(jobId, c)),
+        );
         await conn().update(jobs).set(jobSet(x.job)).where(eq(jobs.jobId, jobId));
         return true;
       }),
@@ -102,15 +170,32 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
     },
     async reviewCounts(jobId) {
       const [b, c, [stale]] = await all([
-        () => conn().select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status),
-        () => conn().select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status),
-        () => conn().select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))),
+        () =>
+          conn()
+            .select({ status: blocks.status, n: count() })
+            .from(blocks)
+            .where(eq(blocks.jobId, jobId))
+            .groupBy(blocks.status),
+        () =>
+          conn()
+            .select({ status: chunks.status, n: count() })
+            .from(chunks)
+            .where(eq(chunks.jobId, jobId))
+            .groupBy(chunks.status),
+        () =>
+          conn()
+            .select({ n: count() })
+            .from(chunks)
+            .where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))),
       ]);
       return { blocks: tally(b), chunks: { ...tally(c), stale: stale?.n ?? 0 } };
     },
     async recount(jobId, now) {
       const totals = { total_blocks: await countOf(blocks, jobId), total_chunks: await countOf(chunks, jobId) };
-      await conn().update(jobs).set({ totalBlocks: totals.total_blocks, totalChunks: totals.total_chunks, updatedAt: now }).where(eq(jobs.jobId, jobId));
+      await conn()
+        .update(jobs)
+        .set({ totalBlocks: totals.total_blocks, totalChunks: totals.total_chunks, updatedAt: now })
+        .where(eq(jobs.jobId, jobId));
       return totals;
     },
   };
@@ -137,33 +222,63 @@ export function pgBlocks({ conn }: PgContext): BlocksRepo {
     async getMany(jobId, blockIds) {
       const out = [];
       for (let i = 0; i < blockIds.length; i += ID_SLICE) {
-        const rows = await conn().select().from(blocks).where(and(eq(blocks.jobId, jobId), inArray(blocks.blockId, blockIds.slice(i, i + ID_SLICE))));
+        const rows = await conn()
+          .select()
+          .from(blocks)
+          .where(and(eq(blocks.jobId, jobId), inArray(blocks.blockId, blockIds.slice(i, i + ID_SLICE))));
         out.push(...rows.map(blockRecord));
       }
       return out;
     },
     list(jobId, q) {
-      const order = q.sort === 'confidence' ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)] : [asc(blocks.orderIndex)];
+      const order =
+        q.sort === 'confidence'
+          ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)]
+          : [asc(blocks.orderIndex)];
       return paged(conn(), blocks, and(...blockConditions(jobId, q)), order, q, blockRecord);
     },
-    find: async (jobId, filter = {}) => (await conn().select().from(blocks).where(and(...blockConditions(jobId, filter))).orderBy(asc(blocks.orderIndex))).map(blockRecord),
+    find: async (jobId, filter = {}) =>
+      (
+        await conn()
+          .select()
+          .from(blocks)
+          .where(and(...blockConditions(jobId, filter)))
+          .orderBy(asc(blocks.orderIndex))
+      ).map(blockRecord),
     async neighbour(jobId, orderIndex, side) {
       const [row] =
         side === 'before'
-          ? await conn().select().from(blocks).where(and(eq(blocks.jobId, jobId), lt(blocks.orderIndex, orderIndex))).orderBy(desc(blocks.orderIndex)).limit(1)
-          : await conn().select().from(blocks).where(and(eq(blocks.jobId, jobId), gt(blocks.orderIndex, orderIndex))).orderBy(asc(blocks.orderIndex)).limit(1);
+          ? await conn()
+              .select()
+              .from(blocks)
+              .where(and(eq(blocks.jobId, jobId), lt(blocks.orderIndex, orderIndex)))
+              .orderBy(desc(blocks.orderIndex))
+              .limit(1)
+          : await conn()
+              .select()
+              .from(blocks)
+              .where(and(eq(blocks.jobId, jobId), gt(blocks.orderIndex, orderIndex)))
+              .orderBy(asc(blocks.orderIndex))
+              .limit(1);
       return row ? blockRecord(row) : null;
     },
     async firstOrderIndex(jobId) {
-      const [first] = await conn().select({ o: sql<number | null>`MIN(${blocks.orderIndex})` }).from(blocks).where(eq(blocks.jobId, jobId));
+      const [first] = await conn()
+        .select({ o: sql<number | null>`MIN(${blocks.orderIndex})` })
+        .from(blocks)
+        .where(eq(blocks.jobId, jobId));
       return first?.o ?? 0;
     },
     async insert(jobId, block) {
-      const [row] = await conn().insert(blocks).values({ ...blockSet(block), jobId, blockId: block.block_id } as typeof blocks.$inferInsert).returning();
+      const [row] = await conn()
+        .insert(blocks)
+        .values({ ...blockSet(block), jobId, blockId: block.block_id } as typeof blocks.$inferInsert)
+        .returning();
       return blockRecord(row!);
     },
     async update(jobId, blockId, set, ifVersion) {
-      const where = ifVersion === undefined ? one(jobId, blockId) : and(one(jobId, blockId), eq(blocks.version, ifVersion));
+      const where =
+        ifVersion === undefined ? one(jobId, blockId) : and(one(jobId, blockId), eq(blocks.version, ifVersion));
       const [row] = await conn().update(blocks).set(blockSet(set)).where(where).returning();
       return row ? blockRecord(row) : null;
     },
@@ -173,7 +288,10 @@ export function pgBlocks({ conn }: PgContext): BlocksRepo {
     async shiftFrom(jobId, fromOrder, except) {
       const conds = [eq(blocks.jobId, jobId), gte(blocks.orderIndex, fromOrder)];
       if (except) conds.push(ne(blocks.blockId, except));
-      await conn().update(blocks).set({ orderIndex: sql`${blocks.orderIndex} + 1` }).where(and(...conds));
+      await conn()
+        .update(blocks)
+        .set({ orderIndex: sql`${blocks.orderIndex} + 1` })
+        .where(and(...conds));
     },
     async compactOrder(jobId) {
       await conn().execute(sql`UPDATE blocks SET order_index = r.n FROM (
@@ -209,18 +327,35 @@ export function pgChunks({ conn }: PgContext): ChunksRepo {
       const [row] = await conn().select().from(chunks).where(one(jobId, chunkId));
       return row ? chunkView(row) : null;
     },
-    list: (jobId, q) => paged(conn(), chunks, and(...chunkConditions(jobId, q)), [asc(chunks.orderIndex)], q, chunkView),
-    find: async (jobId, filter = {}) => (await conn().select().from(chunks).where(and(...chunkConditions(jobId, filter))).orderBy(asc(chunks.orderIndex))).map(chunkView),
-    ids: async (jobId) => (await conn().select({ id: chunks.chunkId }).from(chunks).where(eq(chunks.jobId, jobId))).map((r) => r.id),
-    insertMany: (jobId, list) => insertSliced(conn(), chunks, list.map((c) => newChunkRow(jobId, c))),
+    list: (jobId, q) =>
+      paged(conn(), chunks, and(...chunkConditions(jobId, q)), [asc(chunks.orderIndex)], q, chunkView),
+    find: async (jobId, filter = {}) =>
+      (
+        await conn()
+          .select()
+          .from(chunks)
+          .where(and(...chunkConditions(jobId, filter)))
+          .orderBy(asc(chunks.orderIndex))
+      ).map(chunkView),
+    ids: async (jobId) =>
+      (await conn().select({ id: chunks.chunkId }).from(chunks).where(eq(chunks.jobId, jobId))).map((r) => r.id),
+    insertMany: (jobId, list) =>
+      insertSliced(
+        conn(),
+        chunks,
+        list.map((c) => newChunkRow(jobId, c)),
+      ),
     async update(jobId, chunkId, set, ifVersion) {
-      const where = ifVersion === undefined ? one(jobId, chunkId) : and(one(jobId, chunkId), eq(chunks.version, ifVersion));
+      const where =
+        ifVersion === undefined ? one(jobId, chunkId) : and(one(jobId, chunkId), eq(chunks.version, ifVersion));
       const [row] = await conn().update(chunks).set(chunkSet(set)).where(where).returning();
       return row ? chunkView(row) : null;
     },
     async deleteMany(jobId, chunkIds) {
       for (let i = 0; i < chunkIds.length; i += ID_SLICE) {
-        await conn().delete(chunks).where(and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, chunkIds.slice(i, i + ID_SLICE))));
+        await conn()
+          .delete(chunks)
+          .where(and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, chunkIds.slice(i, i + ID_SLICE))));
       }
     },
     async markStale(jobId, blockIds) {
@@ -239,13 +374,29 @@ export function pgChunks({ conn }: PgContext): ChunksRepo {
 export function pgPages({ conn, all }: PgContext): PagesRepo {
   return {
     list: (jobId, paging) => paged(conn(), pages, eq(pages.jobId, jobId), [asc(pages.page)], paging, pageView),
-    has: async (jobId, page) => (await conn().select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.page, page)))).length > 0,
+    has: async (jobId, page) =>
+      (
+        await conn()
+          .select({ page: pages.page })
+          .from(pages)
+          .where(and(eq(pages.jobId, jobId), eq(pages.page, page)))
+      ).length > 0,
     async ocrPages(jobId) {
       const [needing, read] = await all([
-        () => conn().select({ page: pages.page }).from(pages).where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true))).orderBy(asc(pages.page)),
         () =>
           conn()
-            .select({ page: pages.page, language: pages.ocrLanguage, confidence: pages.ocrConfidence, rotation: pages.ocrRotation })
+            .select({ page: pages.page })
+            .from(pages)
+            .where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true)))
+            .orderBy(asc(pages.page)),
+        () =>
+          conn()
+            .select({
+              page: pages.page,
+              language: pages.ocrLanguage,
+              confidence: pages.ocrConfidence,
+              rotation: pages.ocrRotation,
+            })
             .from(pages)
             .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
             .orderBy(asc(pages.page)),

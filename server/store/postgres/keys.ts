@@ -6,7 +6,13 @@ import { keyValues, keyView } from '../rows/keys.js';
 import { isUniqueViolation, type PgContext } from './context.js';
 
 export function pgKeys({ conn }: PgContext): KeysRepo {
-  const active = async (where: ReturnType<typeof eq>) => (await conn().select().from(apiKeys).where(and(where, isNull(apiKeys.revokedAt))))[0];
+  const active = async (where: ReturnType<typeof eq>) =>
+    (
+      await conn()
+        .select()
+        .from(apiKeys)
+        .where(and(where, isNull(apiKeys.revokedAt)))
+    )[0];
   return {
     async insert(k) {
       try {
@@ -18,11 +24,16 @@ export function pgKeys({ conn }: PgContext): KeysRepo {
         throw err;
       }
     },
-    list: async () => (await conn().select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.name))).map(keyView),
+    list: async () =>
+      (await conn().select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.name))).map(keyView),
     async revoke(name, at) {
       const row = await active(eq(apiKeys.name, name));
       if (!row) return null;
-      const [done] = await conn().update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.keyId, row.keyId), isNull(apiKeys.revokedAt))).returning();
+      const [done] = await conn()
+        .update(apiKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(apiKeys.keyId, row.keyId), isNull(apiKeys.revokedAt)))
+        .returning();
       return done ? keyView(done) : null;
     },
     async findActiveByHash(hash) {

@@ -35,6 +35,7 @@ export function createPostgresStore({ db }: Pick<OpenedPostgres, 'db'>, ctx: PgC
     revisions: g(pgRevisions(ctx)),
   };
   // BEGIN, COMMIT and the pool's connect happen outside the repositories: guarded here.
-  const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> => ctx.transaction(() => fn(repos)).catch((err: unknown) => Promise.reject(asUnavailable(err)));
+  const transaction = <T>(fn: (tx: Repositories) => Promise<T>): Promise<T> =>
+    ctx.transaction(() => fn(repos)).catch((err: unknown) => Promise.reject(asUnavailable(err)));
   return { kind: 'postgres', ...repos, search, transaction };
 }

@@ -36,26 +36,48 @@ export function pgRevisions({ conn }: PgContext): RevisionsRepo {
     async insert(r) {
       const revisionId = randomUUID();
       // seq is an identity column: monotonic, so "newest first" is exact even within one millisecond.
-      await conn().insert(revisions).values({ revisionId, ...revisionValues(r) });
+      await conn()
+        .insert(revisions)
+        .values({ revisionId, ...revisionValues(r) });
       return revisionId;
     },
     async list(jobId, q) {
       const where = and(...conditions(jobId, q));
       const [counted] = await conn().select({ n: count() }).from(revisions).where(where);
-      const rows = await conn().select().from(revisions).where(where).orderBy(desc(revisions.seq)).limit(q.limit).offset(q.skip);
+      const rows = await conn()
+        .select()
+        .from(revisions)
+        .where(where)
+        .orderBy(desc(revisions.seq))
+        .limit(q.limit)
+        .offset(q.skip);
       return { items: rows.map(revisionView), total: counted?.n ?? 0, skip: q.skip, limit: q.limit };
     },
-    all: async (jobId) => (await conn().select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq))).map(revisionView),
+    all: async (jobId) =>
+      (await conn().select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq))).map(
+        revisionView,
+      ),
     getMany: async (jobId, revisionIds) =>
       revisionIds.length
-        ? (await conn().select().from(revisions).where(and(eq(revisions.jobId, jobId), inArray(revisions.revisionId, [...revisionIds])))).map(revisionView)
+        ? (
+            await conn()
+              .select()
+              .from(revisions)
+              .where(and(eq(revisions.jobId, jobId), inArray(revisions.revisionId, [...revisionIds])))
+          ).map(revisionView)
         : [],
     structureGroup: async (jobId, group) =>
       (
         await conn()
           .select()
           .from(revisions)
-          .where(and(eq(revisions.jobId, jobId), ne(revisions.action, 'undo'), sql`COALESCE(${revisions.after}, ${revisions.before}) -> 'structure' ->> 'group' = ${group}`))
+          .where(
+            and(
+              eq(revisions.jobId, jobId),
+              ne(revisions.action, 'undo'),
+              sql`COALESCE(${revisions.after}, ${revisions.before}) -> 'structure' ->> 'group' = ${group}`,
+            ),
+          )
           .orderBy(asc(revisions.seq))
       ).map(revisionView),
     async update(revisionId, set) {

@@ -29,7 +29,16 @@
  */
 import type pg from 'pg';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Claimed, NewTask, TaskClaim, TaskError, TaskListener, TaskQueue, TaskState, TaskView } from '../repos/task-queue.js';
+import type {
+  Claimed,
+  NewTask,
+  TaskClaim,
+  TaskError,
+  TaskListener,
+  TaskQueue,
+  TaskState,
+  TaskView,
+} from '../repos/task-queue.js';
 import type { PgContext } from './context.js';
 import { keepProbing } from './bounded-waits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
@@ -51,11 +60,14 @@ export interface PgTaskQueueDeps {
   probeMs?: number;
 }
 
-const iso = (column: string) => sql.raw(`to_char(t.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`);
+const iso = (column: string) =>
+  sql.raw(`to_char(t.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`);
 /** Every column as the view wants it (timestamps as ISO text: drizzle's driver hands raw strings back otherwise). */
 const COLUMNS = sql.join(
   [
-    sql.raw('t.task_id, t.kind, t.job_id, t.payload, t.dedupe_key, t.state, t.attempts, t.worker_id, t.progress, t.error'),
+    sql.raw(
+      't.task_id, t.kind, t.job_id, t.payload, t.dedupe_key, t.state, t.attempts, t.worker_id, t.progress, t.error',
+    ),
     ...['lease_until', 'created_at', 'updated_at', 'started_at', 'finished_at'].map(iso),
   ],
   sql.raw(', '),
@@ -104,10 +116,16 @@ const view = (r: TaskRow): TaskView => ({
 });
 
 const checkLease = (leaseMs: number): void => {
-  if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`a lease is a positive whole number of milliseconds, not ${leaseMs}`);
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0)
+    throw new RangeError(`a lease is a positive whole number of milliseconds, not ${leaseMs}`);
 };
 
-export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPTS, probeMs = DEFAULT_DATABASE_TIMEOUT_MS }: PgTaskQueueDeps): TaskQueue {
+export function createPgTaskQueue({
+  ctx,
+  pool,
+  maxAttempts = DEFAULT_MAX_ATTEMPTS,
+  probeMs = DEFAULT_DATABASE_TIMEOUT_MS,
+}: PgTaskQueueDeps): TaskQueue {
   const rows = async (query: SQL): Promise<TaskRow[]> => (await ctx.conn().execute<TaskRow>(query)).rows;
   const changed = async (query: SQL): Promise<boolean> => ((await ctx.conn().execute(query)).rowCount ?? 0) > 0;
 
@@ -132,7 +150,9 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
         )
         SELECT ${COLUMNS}${notify} FROM t`);
       if (made) return { task: view(made), created: true };
-      const [found] = await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.dedupe_key = ${key} AND t.state IN ('queued', 'running')`);
+      const [found] = await rows(
+        sql`SELECT ${COLUMNS} FROM tasks t WHERE t.dedupe_key = ${key} AND t.state IN ('queued', 'running')`,
+      );
       if (found) return { task: view(found), created: false };
     }
   }
@@ -196,16 +216,25 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
   return guardUnavailable<TaskQueue>({
     enqueue,
     claim,
-    heartbeat: (c) => changed(sql`UPDATE tasks t SET lease_until = clock_timestamp() + t.lease_ms * interval '1 millisecond' WHERE ${held(c)}`),
-    progress: (c, progress) => changed(sql`UPDATE tasks t SET progress = ${json(progress)}, updated_at = clock_timestamp() WHERE ${held(c)}`),
+    heartbeat: (c) =>
+      changed(
+        sql`UPDATE tasks t SET lease_until = clock_timestamp() + t.lease_ms * interval '1 millisecond' WHERE ${held(c)}`,
+      ),
+    progress: (c, progress) =>
+      changed(sql`UPDATE tasks t SET progress = ${json(progress)}, updated_at = clock_timestamp() WHERE ${held(c)}`),
     complete: (c) =>
-      changed(sql`UPDATE tasks t SET state = 'done', lease_until = NULL, error = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE ${held(c)}`),
+      changed(
+        sql`UPDATE tasks t SET state = 'done', lease_until = NULL, error = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE ${held(c)}`,
+      ),
     fail: (c, error) =>
       changed(
         sql`UPDATE tasks t SET state = 'failed', lease_until = NULL, error = ${json({ code: error.code, message: error.message })}, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE ${held(c)}`,
       ),
     release: async (c, error) =>
-      (await requeue(error ? sql`error = ${json({ code: error.code, message: error.message })}` : sql`attempts = t.attempts - 1`, held(c))) > 0,
+      (await requeue(
+        error ? sql`error = ${json({ code: error.code, message: error.message })}` : sql`attempts = t.attempts - 1`,
+        held(c),
+      )) > 0,
     // One notification however many tasks: NOTIFY sends a payload once per transaction.
     cancel: async (jobId) =>
       (
@@ -217,16 +246,22 @@ export function createPgTaskQueue({ ctx, pool, maxAttempts = DEFAULT_MAX_ATTEMPT
           )
           SELECT pg_notify(${CANCEL_CHANNEL}, t.job_id) FROM t`)
       ).length,
-    reclaimExpired: () => requeue(sql`error = ${diedError}`, sql`t.state = 'running' AND t.lease_until < clock_timestamp()`),
+    reclaimExpired: () =>
+      requeue(sql`error = ${diedError}`, sql`t.state = 'running' AND t.lease_until < clock_timestamp()`),
     get: async (taskId) => {
       const [row] = await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.task_id = ${taskId}`);
       return row ? view(row) : null;
     },
-    tasksOfJob: async (jobId) => (await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.job_id = ${jobId} ORDER BY t.task_id`)).map(view),
+    tasksOfJob: async (jobId) =>
+      (await rows(sql`SELECT ${COLUMNS} FROM tasks t WHERE t.job_id = ${jobId} ORDER BY t.task_id`)).map(view),
     purgeFinished: async (olderThanMs) =>
-      (await ctx.conn().execute(
-        sql`DELETE FROM tasks t WHERE t.state IN ('done', 'failed', 'cancelled') AND t.finished_at < clock_timestamp() - ${olderThanMs}::bigint * interval '1 millisecond'`,
-      )).rowCount ?? 0,
+      (
+        await ctx
+          .conn()
+          .execute(
+            sql`DELETE FROM tasks t WHERE t.state IN ('done', 'failed', 'cancelled') AND t.finished_at < clock_timestamp() - ${olderThanMs}::bigint * interval '1 millisecond'`,
+          )
+      ).rowCount ?? 0,
     listen: (kinds) => openListener(pool, kinds, probeMs),
   });
 }

@@ -19,7 +19,18 @@ import { AppError } from '../../core/errors.js';
 export const RETRY_AFTER_S = 2;
 
 /** Socket errors of a connection that could not be made or broke off. */
-const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EADDRNOTAVAIL']);
+const NET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'EADDRNOTAVAIL',
+]);
 /**
  * SQLSTATEs of a server that is not there for the moment: class 08 (connection exception), admin_shutdown
  * and crash_shutdown (a backend ended by a stop or a crash), cannot_connect_now (starting up or shutting
@@ -27,12 +38,18 @@ const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '
  * the statement bound (statement_timeout) that ran out.
  */
 const lostState = (code: string): boolean =>
-  code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014';
+  code.startsWith('08') ||
+  code === '57P01' ||
+  code === '57P02' ||
+  code === '57P03' ||
+  code === '53300' ||
+  code === '57014';
 /**
  * node-postgres's own words for a connection that ended, timed out or was already broken, and the bounded
  * client's for a statement that got no answer in time.
  */
-const LOST_MESSAGE = /^Connection terminated|timeout exceeded when trying to connect|is not queryable|^no answer from the database in/;
+const LOST_MESSAGE =
+  /^Connection terminated|timeout exceeded when trying to connect|is not queryable|^no answer from the database in/;
 
 interface Failure {
   code?: unknown;
@@ -48,13 +65,15 @@ function lostReason(err: unknown): string | undefined {
   if (NET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && lostState(code))) return code;
   if (typeof e.message === 'string' && LOST_MESSAGE.test(e.message)) return e.message.toLowerCase();
   // A host name with several addresses fails with one error per address.
-  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => lostReason(x) !== undefined)) return lostReason(e.errors[0]);
+  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => lostReason(x) !== undefined))
+    return lostReason(e.errors[0]);
   return undefined;
 }
 
 /** Why the database could not be reached, if that is what `err` says (itself, or as drizzle's cause). */
 export function connectionLoss(err: unknown): string | undefined {
-  if ((err as AppError | null)?.code === 'DATABASE_UNAVAILABLE') return ((err as AppError).details as { reason?: string } | undefined)?.reason ?? 'unavailable';
+  if ((err as AppError | null)?.code === 'DATABASE_UNAVAILABLE')
+    return ((err as AppError).details as { reason?: string } | undefined)?.reason ?? 'unavailable';
   return lostReason(err) ?? lostReason((err as Failure | null)?.cause);
 }
 
@@ -63,17 +82,24 @@ export function asUnavailable(err: unknown): unknown {
   if ((err as AppError | null)?.code === 'DATABASE_UNAVAILABLE') return err;
   const reason = connectionLoss(err);
   if (reason === undefined) return err;
-  const out = new AppError('DATABASE_UNAVAILABLE', `the database cannot be reached (${reason}); it may be restarting: try again in a few seconds`, {
-    reason,
-    retry_after_s: RETRY_AFTER_S,
-  });
+  const out = new AppError(
+    'DATABASE_UNAVAILABLE',
+    `the database cannot be reached (${reason}); it may be restarting: try again in a few seconds`,
+    {
+      reason,
+      retry_after_s: RETRY_AFTER_S,
+    },
+  );
   // Kept for the logs; the API answer shows only the code and the reason above.
   (out as { cause?: unknown }).cause = err;
   return out;
 }
 
 const isThenable = (x: unknown): x is PromiseLike<unknown> & { catch: (fn: (e: unknown) => never) => unknown } =>
-  typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function' && typeof (x as { catch?: unknown }).catch === 'function';
+  typeof x === 'object' &&
+  x !== null &&
+  typeof (x as { then?: unknown }).then === 'function' &&
+  typeof (x as { catch?: unknown }).catch === 'function';
 
 /**
  * The same object, each of its methods throwing DATABASE_UNAVAILABLE for a lost connection (sync throws

@@ -32,11 +32,13 @@ export function pgVectors(ctx: PgContext): VectorCollections {
       ctx.transaction(async () => {
         await ensureVectorTable(conn(), c);
         const t = vectorTable(c.name);
-        if (change.remove?.length) await conn().execute(sql`DELETE FROM ${t} WHERE key = ANY(${sql.param([...change.remove])}::integer[])`);
+        if (change.remove?.length)
+          await conn().execute(sql`DELETE FROM ${t} WHERE key = ANY(${sql.param([...change.remove])}::integer[])`);
         const add = change.add;
         if (!add) return;
         const d = c.dimensions;
-        if (add.vectors.length !== add.keys.length * d) throw new Error(`write: ${add.keys.length} keys but ${add.vectors.length / d} vectors of ${d} dimensions`);
+        if (add.vectors.length !== add.keys.length * d)
+          throw new Error(`write: ${add.keys.length} keys but ${add.vectors.length / d} vectors of ${d} dimensions`);
         for (let i = 0; i < add.keys.length; i += BATCH) {
           const keys = add.keys.slice(i, i + BATCH);
           const rows = keys.map((_, j) => literal(add.vectors.subarray((i + j) * d, (i + j + 1) * d)));
@@ -49,7 +51,9 @@ export function pgVectors(ctx: PgContext): VectorCollections {
 
     async present(c, keys) {
       if (keys.length === 0 || !(await hasVectorTable(conn(), c.name))) return new Set();
-      const res = await conn().execute<{ key: number }>(sql`SELECT key FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`);
+      const res = await conn().execute<{ key: number }>(
+        sql`SELECT key FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
+      );
       return new Set(res.rows.map((r) => Number(r.key)));
     },
 

@@ -58,15 +58,29 @@ export interface MessageRecord {
 }
 
 /** What a new message must say; everything else starts empty. */
-export type NewMessage = Pick<MessageRecord, 'message_id' | 'conversation_id' | 'question' | 'status' | 'provider' | 'created_at'> &
+export type NewMessage = Pick<
+  MessageRecord,
+  'message_id' | 'conversation_id' | 'question' | 'status' | 'provider' | 'created_at'
+> &
   Partial<Omit<MessageRecord, 'seq'>>;
 
 /** Fields a message may change once stored: its answer and review, its rating, its training marks. */
 export type MessageChange = Partial<
   Pick<
     MessageRecord,
-    | 'status' | 'draft' | 'answer' | 'citations' | 'sources' | 'reviewer_action' | 'reviewer_id' | 'reviewed_at' | 'completed_at'
-    | 'rating' | 'rating_note' | 'training_job_id' | 'trained_at'
+    | 'status'
+    | 'draft'
+    | 'answer'
+    | 'citations'
+    | 'sources'
+    | 'reviewer_action'
+    | 'reviewer_id'
+    | 'reviewed_at'
+    | 'completed_at'
+    | 'rating'
+    | 'rating_note'
+    | 'training_job_id'
+    | 'trained_at'
   >
 >;
 

@@ -66,7 +66,20 @@ export interface JobRecord {
   detected_language: DetectedLanguage | null;
 }
 
-export type NewJob = Pick<JobRecord, 'job_id' | 'status' | 'source_file' | 'format' | 'file_hash' | 'size_bytes' | 'options' | 'bot_id' | 'source' | 'created_at' | 'updated_at'>;
+export type NewJob = Pick<
+  JobRecord,
+  | 'job_id'
+  | 'status'
+  | 'source_file'
+  | 'format'
+  | 'file_hash'
+  | 'size_bytes'
+  | 'options'
+  | 'bot_id'
+  | 'source'
+  | 'created_at'
+  | 'updated_at'
+>;
 export type JobChanges = Partial<Omit<JobRecord, 'job_id' | 'created_at' | 'attempts'>>;
 
 export interface JobListQuery extends Paging {
@@ -108,7 +121,17 @@ export interface BlockRecord {
 }
 
 /** A block as the extraction made it, before any review (status pending, version 1). */
-export type NewBlock = Omit<BlockRecord, 'job_id' | 'status' | 'edited_text' | 'edited_type' | 'reviewer_note' | 'version' | 'current_revision_id' | 'updated_at'>;
+export type NewBlock = Omit<
+  BlockRecord,
+  | 'job_id'
+  | 'status'
+  | 'edited_text'
+  | 'edited_type'
+  | 'reviewer_note'
+  | 'version'
+  | 'current_revision_id'
+  | 'updated_at'
+>;
 export type BlockChanges = Partial<Omit<BlockRecord, 'job_id' | 'block_id'>>;
 
 /** Which blocks: every condition given must hold. `type` is the type that counts (a reviewer's, else the machine's). */
@@ -128,9 +151,26 @@ export interface BlockListQuery extends BlockFilter, Paging {
 }
 
 /** A chunk as built, before any review (status pending, version 1). */
-export type NewChunk = Pick<ChunkView, 'chunk_id' | 'order_index' | 'token_count' | 'chunk_type' | 'section_path' | 'page_numbers' | 'block_ids'> & { text: string };
+export type NewChunk = Pick<
+  ChunkView,
+  'chunk_id' | 'order_index' | 'token_count' | 'chunk_type' | 'section_path' | 'page_numbers' | 'block_ids'
+> & { text: string };
 /** `original_text` rewrites the text as built (a purge cutting a block's words out of it). */
-export type ChunkChanges = Partial<Pick<ChunkView, 'order_index' | 'original_text' | 'edited_text' | 'status' | 'reviewer_note' | 'stale' | 'version' | 'current_revision_id' | 'updated_at' | 'block_ids'>>;
+export type ChunkChanges = Partial<
+  Pick<
+    ChunkView,
+    | 'order_index'
+    | 'original_text'
+    | 'edited_text'
+    | 'status'
+    | 'reviewer_note'
+    | 'stale'
+    | 'version'
+    | 'current_revision_id'
+    | 'updated_at'
+    | 'block_ids'
+  >
+>;
 
 export interface ChunkFilter {
   status?: string;

@@ -6,11 +6,18 @@ import type { PageOf, Paging } from './paging.js';
 /** A revision as the API answers it. */
 export type RevisionView = Static<typeof Revision>;
 
-export type NewRevision = Pick<RevisionView, 'entity_type' | 'entity_id' | 'previous_revision_id' | 'action' | 'before' | 'after' | 'reviewer_id' | 'timestamp'> &
-  Partial<Pick<RevisionView, 'original_text' | 'edited_text' | 'edited_type' | 'reviewer_note' | 'undoes_revision_id'>> & { job_id: string };
+export type NewRevision = Pick<
+  RevisionView,
+  'entity_type' | 'entity_id' | 'previous_revision_id' | 'action' | 'before' | 'after' | 'reviewer_id' | 'timestamp'
+> &
+  Partial<
+    Pick<RevisionView, 'original_text' | 'edited_text' | 'edited_type' | 'reviewer_note' | 'undoes_revision_id'>
+  > & { job_id: string };
 
 /** What a purge may rewrite of a revision. */
-export type RevisionChanges = Partial<Pick<RevisionView, 'before' | 'after' | 'original_text' | 'edited_text' | 'reviewer_note'>>;
+export type RevisionChanges = Partial<
+  Pick<RevisionView, 'before' | 'after' | 'original_text' | 'edited_text' | 'reviewer_note'>
+>;
 
 /** The audit trail's filters; every one given must hold. */
 export interface AuditFilter {

@@ -1,5 +1,10 @@
 import type { collections, jobIndexes } from '../../../drizzle/schema.js';
-import type { CollectionRecord, JobIndexRecord, NewChunkVector, VectorQuantization } from '../repos/collections-repo.js';
+import type {
+  CollectionRecord,
+  JobIndexRecord,
+  NewChunkVector,
+  VectorQuantization,
+} from '../repos/collections-repo.js';
 
 type CollectionRow = typeof collections.$inferSelect;
 type JobIndexRow = typeof jobIndexes.$inferSelect;
@@ -28,7 +33,13 @@ export const jobIndexOf = (r: JobIndexRow): JobIndexRecord => ({
 });
 
 export const chunkVectorValues = (v: NewChunkVector) => ({
-  collection: v.collection, key: v.key, jobId: v.job_id, chunkId: v.chunk_id, text: v.text, textHash: v.text_hash, createdAt: v.created_at,
+  collection: v.collection,
+  key: v.key,
+  jobId: v.job_id,
+  chunkId: v.chunk_id,
+  text: v.text,
+  textHash: v.text_hash,
+  createdAt: v.created_at,
 });
 
 /** The chunk statuses whose chunks belong in an index. */

@@ -57,25 +57,65 @@ export const messageOf = (r: MessageRow): MessageRecord => ({
 /** A change in the table's own column names; keys left undefined are not touched. */
 export function columnsOf(c: MessageChange): Partial<typeof messages.$inferInsert> {
   const set: Partial<typeof messages.$inferInsert> = {
-    status: c.status, draft: c.draft, answer: c.answer, citations: c.citations, sources: c.sources, reviewerAction: c.reviewer_action,
-    reviewerId: c.reviewer_id, reviewedAt: c.reviewed_at, completedAt: c.completed_at, rating: c.rating, ratingNote: c.rating_note,
-    trainingJobId: c.training_job_id, trainedAt: c.trained_at,
+    status: c.status,
+    draft: c.draft,
+    answer: c.answer,
+    citations: c.citations,
+    sources: c.sources,
+    reviewerAction: c.reviewer_action,
+    reviewerId: c.reviewer_id,
+    reviewedAt: c.reviewed_at,
+    completedAt: c.completed_at,
+    rating: c.rating,
+    ratingNote: c.rating_note,
+    trainingJobId: c.training_job_id,
+    trainedAt: c.trained_at,
   };
   return Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
 }
 
-
 export const conversationValues = (c: ConversationRecord) => ({
-  conversationId: c.conversation_id, scope: c.scope, jobId: c.job_id, botId: c.bot_id, collection: c.collection, kind: c.kind,
-  title: c.title, createdBy: c.created_by, createdAt: c.created_at, updatedAt: c.updated_at,
+  conversationId: c.conversation_id,
+  scope: c.scope,
+  jobId: c.job_id,
+  botId: c.bot_id,
+  collection: c.collection,
+  kind: c.kind,
+  title: c.title,
+  createdBy: c.created_by,
+  createdAt: c.created_at,
+  updatedAt: c.updated_at,
 });
 
 /** A new message's columns, all but its seq (which each backend works out in the insert). */
 export const valuesOf = (m: NewMessage) => ({
-  messageId: m.message_id, conversationId: m.conversation_id, question: m.question, status: m.status, provider: m.provider, createdAt: m.created_at,
-  draft: m.draft, answer: m.answer, answerFormat: m.answer_format, notFound: m.not_found, sources: m.sources, citations: m.citations,
-  citedBy: m.cited_by, webSources: m.web_sources, images: m.images, model: m.model, usage: m.usage, error: m.error, threadId: m.thread_id,
-  askedBy: m.asked_by, reviewerAction: m.reviewer_action, reviewerId: m.reviewer_id, reviewedAt: m.reviewed_at, rating: m.rating,
-  ratingNote: m.rating_note, trainingJobId: m.training_job_id, trainedAt: m.trained_at, idempotencyKey: m.idempotency_key,
+  messageId: m.message_id,
+  conversationId: m.conversation_id,
+  question: m.question,
+  status: m.status,
+  provider: m.provider,
+  createdAt: m.created_at,
+  draft: m.draft,
+  answer: m.answer,
+  answerFormat: m.answer_format,
+  notFound: m.not_found,
+  sources: m.sources,
+  citations: m.citations,
+  citedBy: m.cited_by,
+  webSources: m.web_sources,
+  images: m.images,
+  model: m.model,
+  usage: m.usage,
+  error: m.error,
+  threadId: m.thread_id,
+  askedBy: m.asked_by,
+  reviewerAction: m.reviewer_action,
+  reviewerId: m.reviewer_id,
+  reviewedAt: m.reviewed_at,
+  rating: m.rating,
+  ratingNote: m.rating_note,
+  trainingJobId: m.training_job_id,
+  trainedAt: m.trained_at,
+  idempotencyKey: m.idempotency_key,
   completedAt: m.completed_at,
 });

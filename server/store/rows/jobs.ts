@@ -4,7 +4,18 @@
  * Written out field by field: a long document's thousands of rows pass through these on every save and read.
  */
 import type { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
-import type { BlockChanges, BlockRecord, ChunkChanges, ChunkView, JobChanges, JobRecord, NewBlock, NewChunk, NewPage, ReviewTally } from '../repos/jobs-repo.js';
+import type {
+  BlockChanges,
+  BlockRecord,
+  ChunkChanges,
+  ChunkView,
+  JobChanges,
+  JobRecord,
+  NewBlock,
+  NewChunk,
+  NewPage,
+  ReviewTally,
+} from '../repos/jobs-repo.js';
 import type { PageView } from '../repos/pages-repo.js';
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -196,7 +207,10 @@ export const pageView = (row: PageRow): PageView => ({
   height: row.height,
   rotation: row.rotation,
   needs_ocr: row.needsOcr,
-  ocr: row.ocrLanguage === null ? null : { language: row.ocrLanguage, confidence: row.ocrConfidence, rotation: row.ocrRotation },
+  ocr:
+    row.ocrLanguage === null
+      ? null
+      : { language: row.ocrLanguage, confidence: row.ocrConfidence, rotation: row.ocrRotation },
 });
 
 /** A measured page's row: every row sets the same columns (insert-many.ts). */

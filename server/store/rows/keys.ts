@@ -14,4 +14,12 @@ export const keyView = (r: KeyRow): KeyView => ({
   last_used_at: r.lastUsedAt,
 });
 
-export const keyValues = (k: NewKeyRecord) => ({ keyId: k.key_id, name: k.name, role: k.role, scope: k.scope, hash: k.hash, prefix: k.prefix, createdAt: k.created_at });
+export const keyValues = (k: NewKeyRecord) => ({
+  keyId: k.key_id,
+  name: k.name,
+  role: k.role,
+  scope: k.scope,
+  hash: k.hash,
+  prefix: k.prefix,
+  createdAt: k.created_at,
+});

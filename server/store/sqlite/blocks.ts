@@ -37,7 +37,12 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
         const out: BlockRecord[] = [];
         for (let i = 0; i < blockIds.length; i += SLICE) {
           const ids = blockIds.slice(i, i + SLICE);
-          for (const row of db.select().from(blocks).where(and(eq(blocks.jobId, jobId), inArray(blocks.blockId, ids))).all()) out.push(record(row));
+          for (const row of db
+            .select()
+            .from(blocks)
+            .where(and(eq(blocks.jobId, jobId), inArray(blocks.blockId, ids)))
+            .all())
+            out.push(record(row));
         }
         return out;
       }),
@@ -45,31 +50,69 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
     list: (jobId, q) =>
       gate.call(() => {
         const order =
-          q.sort === 'confidence' ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)] : [asc(blocks.orderIndex)];
+          q.sort === 'confidence'
+            ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)]
+            : [asc(blocks.orderIndex)];
         return paginate(db, blocks, and(...conditions(jobId, q)), order, q, record);
       }),
 
     find: (jobId, filter = {}) =>
-      gate.call(() => db.select().from(blocks).where(and(...conditions(jobId, filter))).orderBy(asc(blocks.orderIndex)).all().map(record)),
+      gate.call(() =>
+        db
+          .select()
+          .from(blocks)
+          .where(and(...conditions(jobId, filter)))
+          .orderBy(asc(blocks.orderIndex))
+          .all()
+          .map(record),
+      ),
 
     neighbour: (jobId, orderIndex, side) =>
       gate.call(() => {
         const row =
           side === 'before'
-            ? db.select().from(blocks).where(and(eq(blocks.jobId, jobId), lt(blocks.orderIndex, orderIndex))).orderBy(desc(blocks.orderIndex)).limit(1).get()
-            : db.select().from(blocks).where(and(eq(blocks.jobId, jobId), gt(blocks.orderIndex, orderIndex))).orderBy(asc(blocks.orderIndex)).limit(1).get();
+            ? db
+                .select()
+                .from(blocks)
+                .where(and(eq(blocks.jobId, jobId), lt(blocks.orderIndex, orderIndex)))
+                .orderBy(desc(blocks.orderIndex))
+                .limit(1)
+                .get()
+            : db
+                .select()
+                .from(blocks)
+                .where(and(eq(blocks.jobId, jobId), gt(blocks.orderIndex, orderIndex)))
+                .orderBy(asc(blocks.orderIndex))
+                .limit(1)
+                .get();
         return row ? record(row) : null;
       }),
 
     firstOrderIndex: (jobId) =>
-      gate.call(() => db.select({ o: sql<number | null>`MIN(${blocks.orderIndex})` }).from(blocks).where(eq(blocks.jobId, jobId)).get()?.o ?? 0),
+      gate.call(
+        () =>
+          db
+            .select({ o: sql<number | null>`MIN(${blocks.orderIndex})` })
+            .from(blocks)
+            .where(eq(blocks.jobId, jobId))
+            .get()?.o ?? 0,
+      ),
 
     insert: (jobId, block) =>
-      gate.call(() => record(db.insert(blocks).values({ ...blockSet(block), jobId, blockId: block.block_id } as BlockInsert).returning().get())),
+      gate.call(() =>
+        record(
+          db
+            .insert(blocks)
+            .values({ ...blockSet(block), jobId, blockId: block.block_id } as BlockInsert)
+            .returning()
+            .get(),
+        ),
+      ),
 
     update: (jobId, blockId, set, ifVersion) =>
       gate.call(() => {
-        const where = ifVersion === undefined ? one(jobId, blockId) : and(one(jobId, blockId), eq(blocks.version, ifVersion));
+        const where =
+          ifVersion === undefined ? one(jobId, blockId) : and(one(jobId, blockId), eq(blocks.version, ifVersion));
         const row = db.update(blocks).set(blockSet(set)).where(where).returning().get();
         return row ? record(row) : null;
       }),
@@ -83,7 +126,10 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
       gate.call(() => {
         const conds = [eq(blocks.jobId, jobId), gte(blocks.orderIndex, fromOrder)];
         if (except) conds.push(ne(blocks.blockId, except));
-        db.update(blocks).set({ orderIndex: sql`${blocks.orderIndex} + 1` }).where(and(...conds)).run();
+        db.update(blocks)
+          .set({ orderIndex: sql`${blocks.orderIndex} + 1` })
+          .where(and(...conds))
+          .run();
       }),
 
     compactOrder: (jobId) =>
@@ -99,7 +145,9 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
         () =>
           // Count and order too: a merge removes a block while raising another's version, a move changes only order.
           db
-            .select({ v: sql<string>`COALESCE(SUM(${blocks.version}), 0) || ':' || COUNT(*) || ':' || COALESCE(SUM(${blocks.orderIndex} * ${blocks.version}), 0)` })
+            .select({
+              v: sql<string>`COALESCE(SUM(${blocks.version}), 0) || ':' || COUNT(*) || ':' || COALESCE(SUM(${blocks.orderIndex} * ${blocks.version}), 0)`,
+            })
             .from(blocks)
             .where(eq(blocks.jobId, jobId))
             .get()?.v ?? '',

@@ -18,7 +18,9 @@ const documentColumns = {
 // Counted in the same statement as the bots they belong to, not one read per bot of a page. The outer
 // column is named with its table: drizzle would write a bare "bot_id", which inside the subquery means its own.
 const documentCount = sql<number>`(SELECT COUNT(*) FROM jobs WHERE jobs.bot_id = bots.bot_id)`.mapWith(Number);
-const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(Number);
+const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(
+  Number,
+);
 
 export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
   return {
@@ -40,7 +42,12 @@ export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
           .limit(limit)
           .offset(skip)
           .all();
-        return { items: rows.map((r) => ({ ...botOf(r), documents: r.documents, chats: r.chats })), total, skip, limit };
+        return {
+          items: rows.map((r) => ({ ...botOf(r), documents: r.documents, chats: r.chats })),
+          total,
+          skip,
+          limit,
+        };
       }),
     counts: (botId) =>
       gate.call(() => ({
@@ -49,23 +56,53 @@ export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
       })),
     setPrompt: (botId, prompt, at) =>
       gate.call(() => {
-        const b = db.update(bots).set({ promptTemplate: prompt, updatedAt: at }).where(eq(bots.botId, botId)).returning().get();
+        const b = db
+          .update(bots)
+          .set({ promptTemplate: prompt, updatedAt: at })
+          .where(eq(bots.botId, botId))
+          .returning()
+          .get();
         return b ? botOf(b) : null;
       }),
     delete: (botId) => gate.call(() => db.delete(bots).where(eq(bots.botId, botId)).run().changes > 0),
 
     documents: (botId) =>
-      gate.call(() => db.select(documentColumns).from(jobs).where(eq(jobs.botId, botId)).orderBy(desc(jobs.createdAt), desc(jobs.jobId)).all() as BotDocumentRecord[]),
+      gate.call(
+        () =>
+          db
+            .select(documentColumns)
+            .from(jobs)
+            .where(eq(jobs.botId, botId))
+            .orderBy(desc(jobs.createdAt), desc(jobs.jobId))
+            .all() as BotDocumentRecord[],
+      ),
     document: (jobId) =>
-      gate.call(() => (db.select(documentColumns).from(jobs).where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId))).get() as BotDocumentRecord | undefined) ?? null),
-    allDocumentIds: () => gate.call(() => db.select({ id: jobs.jobId }).from(jobs).where(isNotNull(jobs.botId)).all().map((r) => r.id)),
+      gate.call(
+        () =>
+          (db
+            .select(documentColumns)
+            .from(jobs)
+            .where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId)))
+            .get() as BotDocumentRecord | undefined) ?? null,
+      ),
+    allDocumentIds: () =>
+      gate.call(() =>
+        db
+          .select({ id: jobs.jobId })
+          .from(jobs)
+          .where(isNotNull(jobs.botId))
+          .all()
+          .map((r) => r.id),
+      ),
     liveDocumentWithHash: (botId, sha256) =>
       gate.call(
         () =>
           db
             .select({ jobId: jobs.jobId })
             .from(jobs)
-            .where(and(eq(jobs.botId, botId), eq(jobs.fileHash, sha256), notInArray(jobs.status, ['failed', 'cancelled'])))
+            .where(
+              and(eq(jobs.botId, botId), eq(jobs.fileHash, sha256), notInArray(jobs.status, ['failed', 'cancelled'])),
+            )
             .get()?.jobId ?? null,
       ),
     recordIndexFailure: (jobId, failure) =>
@@ -78,6 +115,13 @@ export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
             .run().changes > 0,
       ),
     documentBlocks: (jobId) =>
-      gate.call(() => db.select({ type: blocks.type, text: blocks.text, status: blocks.status }).from(blocks).where(eq(blocks.jobId, jobId)).orderBy(asc(blocks.orderIndex)).all()),
+      gate.call(() =>
+        db
+          .select({ type: blocks.type, text: blocks.text, status: blocks.status })
+          .from(blocks)
+          .where(eq(blocks.jobId, jobId))
+          .orderBy(asc(blocks.orderIndex))
+          .all(),
+      ),
   };
 }

@@ -22,7 +22,16 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     ensure: (c) =>
       gate.call(() => {
         db.insert(collections)
-          .values({ name: c.name, provider: c.provider, baseUrl: c.base_url, model: c.model, dimensions: c.dimensions, quantization: c.quantization, createdAt: c.created_at, updatedAt: c.created_at })
+          .values({
+            name: c.name,
+            provider: c.provider,
+            baseUrl: c.base_url,
+            model: c.model,
+            dimensions: c.dimensions,
+            quantization: c.quantization,
+            createdAt: c.created_at,
+            updatedAt: c.created_at,
+          })
           .onConflictDoNothing()
           .run();
         return find(c.name)!;
@@ -68,7 +77,10 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
           if (started === 0) return false;
           tx.insert(jobIndexes)
             .values({ jobId, collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at })
-            .onConflictDoUpdate({ target: jobIndexes.jobId, set: { collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at } })
+            .onConflictDoUpdate({
+              target: jobIndexes.jobId,
+              set: { collection, chunksEmbedded: 0, chunksTotal: total, updatedAt: at },
+            })
             .run();
           return true;
         }),
@@ -80,26 +92,49 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     finishEmbed: (jobId, total, at) =>
       gate.call(() =>
         db.transaction((tx) => {
-          const done = tx.update(jobs).set({ status: 'indexed', updatedAt: at }).where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding'))).run().changes;
+          const done = tx
+            .update(jobs)
+            .set({ status: 'indexed', updatedAt: at })
+            .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')))
+            .run().changes;
           if (done === 0) return false;
-          tx.update(jobIndexes).set({ chunksEmbedded: total, chunksTotal: total, indexedAt: at, updatedAt: at }).where(eq(jobIndexes.jobId, jobId)).run();
+          tx.update(jobIndexes)
+            .set({ chunksEmbedded: total, chunksTotal: total, indexedAt: at, updatedAt: at })
+            .where(eq(jobIndexes.jobId, jobId))
+            .run();
           return true;
         }),
       ),
     restEmbed: (jobId, failure, at) =>
       gate.call(() => {
         db.update(jobs)
-          .set({ status: restingStatus, errorCode: failure?.code ?? null, errorMessage: failure?.message ?? null, updatedAt: at })
+          .set({
+            status: restingStatus,
+            errorCode: failure?.code ?? null,
+            errorMessage: failure?.message ?? null,
+            updatedAt: at,
+          })
           .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'embedding')))
           .run();
       }),
     restInterruptedEmbeds: (at) =>
-      gate.call(() => db.update(jobs).set({ status: restingStatus, updatedAt: at }).where(eq(jobs.status, 'embedding')).run().changes),
+      gate.call(
+        () =>
+          db.update(jobs).set({ status: restingStatus, updatedAt: at }).where(eq(jobs.status, 'embedding')).run()
+            .changes,
+      ),
 
     vectorsOfJob: (jobId) =>
       gate.call(() =>
         db
-          .select({ id: chunkVectors.id, collection: chunkVectors.collection, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text_hash: chunkVectors.textHash })
+          .select({
+            id: chunkVectors.id,
+            collection: chunkVectors.collection,
+            key: chunkVectors.key,
+            job_id: chunkVectors.jobId,
+            chunk_id: chunkVectors.chunkId,
+            text_hash: chunkVectors.textHash,
+          })
           .from(chunkVectors)
           .where(eq(chunkVectors.jobId, jobId))
           .all(),
@@ -116,7 +151,10 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     replaceVectors: (removeIds, add) =>
       gate.call(() =>
         db.transaction((tx) => {
-          for (let i = 0; i < removeIds.length; i += BATCH) tx.delete(chunkVectors).where(inArray(chunkVectors.id, removeIds.slice(i, i + BATCH))).run();
+          for (let i = 0; i < removeIds.length; i += BATCH)
+            tx.delete(chunkVectors)
+              .where(inArray(chunkVectors.id, removeIds.slice(i, i + BATCH)))
+              .run();
           for (let i = 0; i < add.length; i += 200) {
             tx.insert(chunkVectors)
               .values(add.slice(i, i + 200).map(chunkVectorValues))
@@ -131,8 +169,16 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
           out.push(
             ...db
               .select({
-                id: chunkVectors.id, key: chunkVectors.key, job_id: chunkVectors.jobId, chunk_id: chunkVectors.chunkId, text: chunkVectors.text, text_hash: chunkVectors.textHash,
-                chunk_type: chunks.chunkType, page_numbers: chunks.pageNumbers, section_path: chunks.sectionPath, block_ids: chunks.blockIds,
+                id: chunkVectors.id,
+                key: chunkVectors.key,
+                job_id: chunkVectors.jobId,
+                chunk_id: chunkVectors.chunkId,
+                text: chunkVectors.text,
+                text_hash: chunkVectors.textHash,
+                chunk_type: chunks.chunkType,
+                page_numbers: chunks.pageNumbers,
+                section_path: chunks.sectionPath,
+                block_ids: chunks.blockIds,
               })
               .from(chunkVectors)
               .innerJoin(chunks, and(eq(chunks.jobId, chunkVectors.jobId), eq(chunks.chunkId, chunkVectors.chunkId)))
@@ -161,7 +207,12 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
         return db
           .select({ job_id: chunks.jobId, chunk_id: chunks.chunkId })
           .from(chunks)
-          .where(and(or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))), inArray(chunks.status, INDEXABLE)))
+          .where(
+            and(
+              or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))),
+              inArray(chunks.status, INDEXABLE),
+            ),
+          )
           .all();
       }),
   };

@@ -16,9 +16,7 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
   return {
     create: (c) =>
       gate.call(() => {
-        db.insert(conversations)
-          .values(conversationValues(c))
-          .run();
+        db.insert(conversations).values(conversationValues(c)).run();
         return c;
       }),
     get: (id) =>
@@ -27,18 +25,37 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
         return row ? conversationOf(row) : null;
       }),
     listOf: (owner) =>
-      gate.call(() => db.select().from(conversations).where(ownerWhere(owner)).orderBy(asc(conversations.createdAt), asc(conversations.conversationId)).all().map(conversationOf)),
-    countOf: (owner) => gate.call(() => db.select({ n: count() }).from(conversations).where(ownerWhere(owner)).get()?.n ?? 0),
+      gate.call(() =>
+        db
+          .select()
+          .from(conversations)
+          .where(ownerWhere(owner))
+          .orderBy(asc(conversations.createdAt), asc(conversations.conversationId))
+          .all()
+          .map(conversationOf),
+      ),
+    countOf: (owner) =>
+      gate.call(() => db.select({ n: count() }).from(conversations).where(ownerWhere(owner)).get()?.n ?? 0),
     messageCounts: (ids) =>
       gate.call(() => {
         const rows = ids.length
-          ? db.select({ id: messages.conversationId, n: count() }).from(messages).where(inArray(messages.conversationId, [...ids])).groupBy(messages.conversationId).all()
+          ? db
+              .select({ id: messages.conversationId, n: count() })
+              .from(messages)
+              .where(inArray(messages.conversationId, [...ids]))
+              .groupBy(messages.conversationId)
+              .all()
           : [];
         return new Map(ids.map((id) => [id, rows.find((r) => r.id === id)?.n ?? 0]));
       }),
     rename: (id, title, at) =>
       gate.call(() => {
-        const row = db.update(conversations).set({ title, updatedAt: at }).where(eq(conversations.conversationId, id)).returning().get();
+        const row = db
+          .update(conversations)
+          .set({ title, updatedAt: at })
+          .where(eq(conversations.conversationId, id))
+          .returning()
+          .get();
         return row ? conversationOf(row) : null;
       }),
     delete: (id) =>
@@ -52,33 +69,50 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
 
     messages: (id, order = 'oldest') =>
       gate.call(() =>
-        db.select().from(messages).where(eq(messages.conversationId, id)).orderBy(order === 'newest' ? desc(messages.seq) : asc(messages.seq)).all().map(messageOf),
+        db
+          .select()
+          .from(messages)
+          .where(eq(messages.conversationId, id))
+          .orderBy(order === 'newest' ? desc(messages.seq) : asc(messages.seq))
+          .all()
+          .map(messageOf),
       ),
     message: (id) => gate.call(() => one(eq(messages.messageId, id))),
     messageByThread: (threadId) => gate.call(() => one(eq(messages.threadId, threadId))),
-    messageByIdempotencyKey: (id, key) => gate.call(() => one(and(eq(messages.conversationId, id), eq(messages.idempotencyKey, key))!)),
+    messageByIdempotencyKey: (id, key) =>
+      gate.call(() => one(and(eq(messages.conversationId, id), eq(messages.idempotencyKey, key))!)),
     addMessage: (m) =>
       gate.call(() =>
         db.transaction((tx) => {
           const row = tx
             .insert(messages)
-            .values({ ...valuesOf(m), seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ${m.conversation_id})` })
+            .values({
+              ...valuesOf(m),
+              seq: sql`(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ${m.conversation_id})`,
+            })
             .returning()
             .get();
-          tx.update(conversations).set({ updatedAt: m.created_at }).where(eq(conversations.conversationId, m.conversation_id)).run();
+          tx.update(conversations)
+            .set({ updatedAt: m.created_at })
+            .where(eq(conversations.conversationId, m.conversation_id))
+            .run();
           return messageOf(row);
         }),
       ),
     updateMessage: (id, change, whileStatus) =>
       gate.call(() => {
-        const where = whileStatus ? and(eq(messages.messageId, id), eq(messages.status, whileStatus)) : eq(messages.messageId, id);
+        const where = whileStatus
+          ? and(eq(messages.messageId, id), eq(messages.status, whileStatus))
+          : eq(messages.messageId, id);
         return db.update(messages).set(columnsOf(change)).where(where).run().changes === 1;
       }),
     updateMessages: (ids, change, whileTrainingJob) =>
       gate.call(() => {
         if (!ids.length) return 0;
         const byId = inArray(messages.messageId, [...ids]);
-        const where = whileTrainingJob ? and(byId, eq(messages.trainingJobId, whileTrainingJob), isNull(messages.trainedAt)) : byId;
+        const where = whileTrainingJob
+          ? and(byId, eq(messages.trainingJobId, whileTrainingJob), isNull(messages.trainedAt))
+          : byId;
         return db.update(messages).set(columnsOf(change)).where(where).run().changes;
       }),
     learnableMessages: (botId) =>

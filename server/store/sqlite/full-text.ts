@@ -11,7 +11,10 @@ import type { TxGate } from './tx-gate.js';
  * The query is cut into words as the indexed text was (full-text-words.ts): 机器学习 asks for 机器 and 学习.
  */
 export function ftsQuery(text: string): string | undefined {
-  const words = fullTextWords(text).toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const words =
+    fullTextWords(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   const unique = [...new Set(words)];
   return unique.length ? unique.map((w) => `"${w}"`).join(' OR ') : undefined;
 }

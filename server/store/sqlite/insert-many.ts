@@ -15,7 +15,10 @@ export function insertMany<T extends SQLiteTable>(db: DbLike, table: T, rows: Re
   const keys = Object.keys(first).filter((k) => k in columns);
   // A placeholder inside `sql` skips the column encoder, which would turn null into the JSON text "null".
   const values: Record<string, SQL> = Object.fromEntries(keys.map((k) => [k, sql`${sql.placeholder(k)}`]));
-  const statement = db.insert(table).values(values as T['$inferInsert']).prepare();
+  const statement = db
+    .insert(table)
+    .values(values as T['$inferInsert'])
+    .prepare();
   for (const row of rows) {
     const params: Record<string, unknown> = {};
     for (const k of keys) {

@@ -7,13 +7,21 @@ import { jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, tally } from '
 import { insertMany } from './insert-many.js';
 import type { TxGate } from './tx-gate.js';
 
-
-const countOf = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) => db.select({ n: count() }).from(table).where(eq(table.jobId, jobId)).get()?.n ?? 0;
+const countOf = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) =>
+  db.select({ n: count() }).from(table).where(eq(table.jobId, jobId)).get()?.n ?? 0;
 
 export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
   return {
     insert: (job) =>
-      gate.call(() => jobRecord(db.insert(jobs).values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as typeof jobs.$inferInsert).returning().get())),
+      gate.call(() =>
+        jobRecord(
+          db
+            .insert(jobs)
+            .values({ ...jobSet(job), jobId: job.job_id, createdAt: job.created_at } as typeof jobs.$inferInsert)
+            .returning()
+            .get(),
+        ),
+      ),
 
     get: (jobId) =>
       gate.call(() => {
@@ -32,14 +40,26 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
       gate.call(() => {
         const conds: SQL[] = [eq(jobs.jobId, jobId)];
         if (whenStatus) conds.push(inArray(jobs.status, [...whenStatus]));
-        return db.update(jobs).set(jobSet(set)).where(and(...conds)).run().changes > 0;
+        return (
+          db
+            .update(jobs)
+            .set(jobSet(set))
+            .where(and(...conds))
+            .run().changes > 0
+        );
       }),
 
     claim: (jobId, now) =>
       gate.call(() => {
         const row = db
           .update(jobs)
-          .set({ status: 'processing', startedAt: now, updatedAt: now, pagesDone: 0, attempts: sql`${jobs.attempts} + 1` })
+          .set({
+            status: 'processing',
+            startedAt: now,
+            updatedAt: now,
+            pagesDone: 0,
+            attempts: sql`${jobs.attempts} + 1`,
+          })
           .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'queued')))
           .returning()
           .get();
@@ -48,13 +68,21 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
 
     uncountAttempt: (jobId) =>
       gate.call(() => {
-        db.update(jobs).set({ attempts: sql`max(${jobs.attempts} - 1, 0)` }).where(eq(jobs.jobId, jobId)).run();
+        db.update(jobs)
+          .set({ attempts: sql`max(${jobs.attempts} - 1, 0)` })
+          .where(eq(jobs.jobId, jobId))
+          .run();
       }),
 
     requeueUnfinished: () =>
       gate.call(() =>
         db.transaction((tx) => {
-          const rows = tx.select({ jobId: jobs.jobId }).from(jobs).where(inArray(jobs.status, ['queued', 'processing'])).orderBy(jobs.createdAt).all();
+          const rows = tx
+            .select({ jobId: jobs.jobId })
+            .from(jobs)
+            .where(inArray(jobs.status, ['queued', 'processing']))
+            .orderBy(jobs.createdAt)
+            .all();
           if (rows.length > 0) tx.update(jobs).set({ status: 'queued' }).where(eq(jobs.status, 'processing')).run();
           return rows.map((r) => r.jobId);
         }),
@@ -75,9 +103,21 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
           tx.delete(pages).where(eq(pages.jobId, jobId)).run();
           tx.delete(blocks).where(eq(blocks.jobId, jobId)).run();
           tx.delete(chunks).where(eq(chunks.jobId, jobId)).run();
-          insertMany(tx, pages, x.pages.map((p) => newPageRow(jobId, p)));
-          insertMany(tx, blocks, x.blocks.map((b) => newBlockRow(jobId, b)));
-          insertMany(tx, chunks, x.chunks.map((c) => newChunkRow(jobId, c)));
+          insertMany(
+            tx,
+            pages,
+            x.pages.map((p) => newPageRow(jobId, p)),
+          );
+          insertMany(
+            tx,
+            blocks,
+            x.blocks.map((b) => newBlockRow(jobId, b)),
+          );
+          insertMany(
+            tx,
+            chunks,
+            x.chunks.map((c) => newChunkRow(jobId, c)),
+          );
           tx.update(jobs).set(jobSet(x.job)).where(eq(jobs.jobId, jobId)).run();
           return true;
         }),
@@ -98,16 +138,34 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
 
     reviewCounts: (jobId) =>
       gate.call(() => {
-        const b = db.select({ status: blocks.status, n: count() }).from(blocks).where(eq(blocks.jobId, jobId)).groupBy(blocks.status).all();
-        const c = db.select({ status: chunks.status, n: count() }).from(chunks).where(eq(chunks.jobId, jobId)).groupBy(chunks.status).all();
-        const stale = db.select({ n: count() }).from(chunks).where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))).get()?.n ?? 0;
+        const b = db
+          .select({ status: blocks.status, n: count() })
+          .from(blocks)
+          .where(eq(blocks.jobId, jobId))
+          .groupBy(blocks.status)
+          .all();
+        const c = db
+          .select({ status: chunks.status, n: count() })
+          .from(chunks)
+          .where(eq(chunks.jobId, jobId))
+          .groupBy(chunks.status)
+          .all();
+        const stale =
+          db
+            .select({ n: count() })
+            .from(chunks)
+            .where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true)))
+            .get()?.n ?? 0;
         return { blocks: tally(b), chunks: { ...tally(c), stale } };
       }),
 
     recount: (jobId, now) =>
       gate.call(() => {
         const totals = { total_blocks: countOf(db, blocks, jobId), total_chunks: countOf(db, chunks, jobId) };
-        db.update(jobs).set({ totalBlocks: totals.total_blocks, totalChunks: totals.total_chunks, updatedAt: now }).where(eq(jobs.jobId, jobId)).run();
+        db.update(jobs)
+          .set({ totalBlocks: totals.total_blocks, totalChunks: totals.total_chunks, updatedAt: now })
+          .where(eq(jobs.jobId, jobId))
+          .run();
         return totals;
       }),
   };

@@ -7,24 +7,27 @@ import { keyValues, keyView as view } from '../rows/keys.js';
 import type { TxGate } from './tx-gate.js';
 
 export function sqliteKeys(db: Db, gate: TxGate): KeysRepo {
-  const active = (where: ReturnType<typeof eq>) => db.select().from(apiKeys).where(and(where, isNull(apiKeys.revokedAt))).get();
+  const active = (where: ReturnType<typeof eq>) =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(and(where, isNull(apiKeys.revokedAt)))
+      .get();
   return {
     insert: (k) =>
       gate.call(() => {
         try {
-          const row = db
-            .insert(apiKeys)
-            .values(keyValues(k))
-            .returning()
-            .get();
+          const row = db.insert(apiKeys).values(keyValues(k)).returning().get();
           return view(row);
         } catch (err) {
           // The partial unique index on names of keys not revoked decides, also between two processes.
-          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new AppError('KEY_EXISTS', `a key named ${k.name} already exists`);
+          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+            throw new AppError('KEY_EXISTS', `a key named ${k.name} already exists`);
           throw err;
         }
       }),
-    list: () => gate.call(() => db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.name)).all().map(view)),
+    list: () =>
+      gate.call(() => db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.name)).all().map(view)),
     revoke: (name, at) =>
       gate.call(() => {
         const row = active(eq(apiKeys.name, name));

@@ -7,7 +7,6 @@ import type { AuditFilter, RevisionChanges, RevisionsRepo } from '../repos/revis
 import { revisionSet, revisionValues, revisionView } from '../rows/revisions.js';
 import type { TxGate } from './tx-gate.js';
 
-
 /** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -55,9 +54,19 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
         return revisionId;
       }),
 
-    list: (jobId, q) => gate.call(() => paginate(db, revisions, and(...conditions(jobId, q)), [desc(revisions.seq)], q, revisionView)),
+    list: (jobId, q) =>
+      gate.call(() => paginate(db, revisions, and(...conditions(jobId, q)), [desc(revisions.seq)], q, revisionView)),
 
-    all: (jobId) => gate.call(() => db.select().from(revisions).where(eq(revisions.jobId, jobId)).orderBy(asc(revisions.seq)).all().map(revisionView)),
+    all: (jobId) =>
+      gate.call(() =>
+        db
+          .select()
+          .from(revisions)
+          .where(eq(revisions.jobId, jobId))
+          .orderBy(asc(revisions.seq))
+          .all()
+          .map(revisionView),
+      ),
 
     getMany: (jobId, revisionIds) =>
       gate.call(() =>
@@ -65,7 +74,12 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
           ? db
               .select()
               .from(revisions)
-              .where(and(eq(revisions.jobId, jobId), sql`${revisions.revisionId} IN (SELECT value FROM json_each(${JSON.stringify(revisionIds)}))`))
+              .where(
+                and(
+                  eq(revisions.jobId, jobId),
+                  sql`${revisions.revisionId} IN (SELECT value FROM json_each(${JSON.stringify(revisionIds)}))`,
+                ),
+              )
               .all()
               .map(revisionView)
           : [],
@@ -76,7 +90,13 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
         db
           .select()
           .from(revisions)
-          .where(and(eq(revisions.jobId, jobId), ne(revisions.action, 'undo'), sql`json_extract(COALESCE(${revisions.after}, ${revisions.before}), '$.structure.group') = ${group}`))
+          .where(
+            and(
+              eq(revisions.jobId, jobId),
+              ne(revisions.action, 'undo'),
+              sql`json_extract(COALESCE(${revisions.after}, ${revisions.before}), '$.structure.group') = ${group}`,
+            ),
+          )
           .orderBy(asc(revisions.seq))
           .all()
           .map(revisionView),
@@ -84,10 +104,7 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
 
     update: (revisionId, set: RevisionChanges) =>
       gate.call(() => {
-        db.update(revisions)
-          .set(revisionSet(set))
-          .where(eq(revisions.revisionId, revisionId))
-          .run();
+        db.update(revisions).set(revisionSet(set)).where(eq(revisions.revisionId, revisionId)).run();
       }),
   };
 }

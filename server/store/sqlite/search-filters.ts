@@ -10,12 +10,25 @@ export function scopeSql(scope: SearchScope | undefined): SQL {
   const parts: SQL[] = [];
   if (scope?.job_id) parts.push(sql`cv.job_id = ${scope.job_id}`);
   const types = f?.chunk_type === undefined ? [] : [f.chunk_type].flat();
-  if (types.length) parts.push(sql`c.chunk_type IN (${sql.join(types.map((t) => sql`${t}`), sql`, `)})`);
+  if (types.length)
+    parts.push(
+      sql`c.chunk_type IN (${sql.join(
+        types.map((t) => sql`${t}`),
+        sql`, `,
+      )})`,
+    );
   if (f?.pages?.length) {
-    parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value IN (${sql.join(f.pages.map((p) => sql`${p}`), sql`, `)}))`);
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value IN (${sql.join(
+        f.pages.map((p) => sql`${p}`),
+        sql`, `,
+      )}))`,
+    );
   }
-  if (f?.page_from !== undefined) parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value >= ${f.page_from})`);
-  if (f?.page_to !== undefined) parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value <= ${f.page_to})`);
+  if (f?.page_from !== undefined)
+    parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value >= ${f.page_from})`);
+  if (f?.page_to !== undefined)
+    parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.page_numbers) WHERE value <= ${f.page_to})`);
   if (f?.section) {
     const pattern = `%${f.section.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     parts.push(sql`EXISTS (SELECT 1 FROM json_each(c.section_path) WHERE value LIKE ${pattern} ESCAPE '\\')`);

@@ -49,7 +49,10 @@ export function usearchVectors(db: Db, gate: TxGate, indexes: CollectionIndexes)
               ...db.all<{ id: number; key: number }>(sql`
                 SELECT cv.id AS id, cv.key AS key
                 FROM chunk_vectors cv JOIN chunks c ON c.job_id = cv.job_id AND c.chunk_id = cv.chunk_id
-                WHERE cv.collection = ${c.name} AND cv.key IN (${sql.join(part.map((x) => sql`${x}`), sql`, `)}) ${where}`),
+                WHERE cv.collection = ${c.name} AND cv.key IN (${sql.join(
+                  part.map((x) => sql`${x}`),
+                  sql`, `,
+                )}) ${where}`),
             );
           }
           return out;

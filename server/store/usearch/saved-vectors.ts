@@ -63,8 +63,10 @@ function halfToFloat(h: number): number {
 }
 
 function decoder(scalar: number, dimensions: number): (bytes: Buffer) => Float32Array {
-  if (scalar === SCALAR.f32) return (b) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + dimensions * 4));
-  if (scalar === SCALAR.f16) return (b) => Float32Array.from({ length: dimensions }, (_, i) => halfToFloat(b.readUInt16LE(i * 2)));
+  if (scalar === SCALAR.f32)
+    return (b) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + dimensions * 4));
+  if (scalar === SCALAR.f16)
+    return (b) => Float32Array.from({ length: dimensions }, (_, i) => halfToFloat(b.readUInt16LE(i * 2)));
   // USearch keeps i8 as value × 127 (cosine only needs the direction, so the scale is never restored).
   if (scalar === SCALAR.i8) return (b) => Float32Array.from({ length: dimensions }, (_, i) => b.readInt8(i) / 127);
   throw new SavedIndexFormatError(`the index holds scalars of USearch kind ${scalar}, which Lectern does not read`);
@@ -82,12 +84,14 @@ export function openSavedVectors(path: string): SavedVectors {
     const vectorBytes = matrix.readUInt32LE(4);
     const headAt = 8 + rows * vectorBytes;
     const head = at(headAt, HEAD_BYTES);
-    if (head.toString('latin1', 0, MAGIC.length) !== MAGIC) throw new SavedIndexFormatError(`${path} is not a USearch index saved with its vectors`);
+    if (head.toString('latin1', 0, MAGIC.length) !== MAGIC)
+      throw new SavedIndexFormatError(`${path} is not a USearch index saved with its vectors`);
     const scalar = head.readUInt8(14);
     const keyKind = head.readUInt8(15);
     const slotBytes = SLOT_BYTES[head.readUInt8(16)];
     const dimensions = Number(head.readBigUInt64LE(33));
-    if (keyKind !== 14 || slotBytes === undefined) throw new SavedIndexFormatError(`${path} uses keys or slots of a kind Lectern does not write`);
+    if (keyKind !== 14 || slotBytes === undefined)
+      throw new SavedIndexFormatError(`${path} uses keys or slots of a kind Lectern does not write`);
     const decode = decoder(scalar, dimensions);
 
     const graphAt = headAt + HEAD_BYTES;

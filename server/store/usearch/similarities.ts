@@ -11,7 +11,12 @@ export const COSINE_LOOKUP = { first: 1_000, most: 16_000 };
  * The cosine similarity of `query` to the vectors under `keys`, by key, read from ever deeper searches of
  * the HNSW index (it cannot look a stored vector up by key). Keys beyond the deepest search are left out.
  */
-export function indexSimilarities(index: Pick<VectorIndex, 'search' | 'size'>, query: Float32Array, keys: readonly number[], depth = COSINE_LOOKUP): Map<number, number> {
+export function indexSimilarities(
+  index: Pick<VectorIndex, 'search' | 'size'>,
+  query: Float32Array,
+  keys: readonly number[],
+  depth = COSINE_LOOKUP,
+): Map<number, number> {
   const out = new Map<number, number>();
   let missing = [...keys];
   for (let k = depth.first; missing.length > 0 && k <= depth.most; k *= 4) {

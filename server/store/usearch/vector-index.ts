@@ -72,7 +72,12 @@ function writeAtomic(path: string, write: (tmp: string) => void): void {
  */
 export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
   const sidecarPath = `${opts.path}.json`;
-  const wanted: Sidecar = { format: 1, dimensions: opts.dimensions, metric: opts.metric, quantization: opts.quantization };
+  const wanted: Sidecar = {
+    format: 1,
+    dimensions: opts.dimensions,
+    metric: opts.metric,
+    quantization: opts.quantization,
+  };
   const exists = existsSync(opts.path) && statSync(opts.path).size > 0;
   if (existsSync(sidecarPath)) {
     const found = JSON.parse(readFileSync(sidecarPath, 'utf8')) as Partial<Sidecar>;
@@ -82,7 +87,9 @@ export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
       throw new VectorIndexMismatchError(`${opts.path} was built with ${what}; rebuild the collection's index`);
     }
   } else if (exists) {
-    throw new VectorIndexMismatchError(`${opts.path} has no ${sidecarPath} describing it; rebuild the collection's index`);
+    throw new VectorIndexMismatchError(
+      `${opts.path} has no ${sidecarPath} describing it; rebuild the collection's index`,
+    );
   }
 
   const index = new usearch.Index({
@@ -99,7 +106,9 @@ export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
     if (opts.view) index.view(opts.path);
     else index.load(opts.path);
     if (index.dimensions() !== opts.dimensions) {
-      throw new VectorIndexMismatchError(`${opts.path} holds ${index.dimensions()}-d vectors, not ${opts.dimensions}-d`);
+      throw new VectorIndexMismatchError(
+        `${opts.path} holds ${index.dimensions()}-d vectors, not ${opts.dimensions}-d`,
+      );
     }
   }
   const threads = opts.threads ?? 0;
@@ -117,7 +126,9 @@ export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
       writable();
       const flat = vectors instanceof Float32Array ? vectors : concat(vectors, opts.dimensions);
       if (flat.length !== keys.length * opts.dimensions) {
-        throw new Error(`add: ${keys.length} keys but ${flat.length / opts.dimensions} vectors of ${opts.dimensions} dimensions`);
+        throw new Error(
+          `add: ${keys.length} keys but ${flat.length / opts.dimensions} vectors of ${opts.dimensions} dimensions`,
+        );
       }
       if (keys.length === 0) return;
       const keyArray = BigUint64Array.from(keys);
@@ -135,7 +146,8 @@ export function openVectorIndex(opts: VectorIndexOptions): VectorIndex {
     },
     has: (key) => index.contains(key) as boolean,
     search(vector, k) {
-      if (vector.length !== opts.dimensions) throw new Error(`search: a ${vector.length}-d query for a ${opts.dimensions}-d index`);
+      if (vector.length !== opts.dimensions)
+        throw new Error(`search: a ${vector.length}-d query for a ${opts.dimensions}-d index`);
       if (index.size() === 0) return { keys: [], distances: [] };
       const m = index.search(vector, Math.min(k, index.size()), threads);
       return { keys: Array.from(m.keys), distances: Array.from(m.distances) };

@@ -54,11 +54,27 @@ export function extraction(over: Partial<Extraction> = {}): Extraction {
   return {
     pages: [
       { page: 1, width: 612, height: 792, rotation: 0, needs_ocr: false, ocr: null },
-      { page: 2, width: 612, height: 792, rotation: 90, needs_ocr: true, ocr: { language: 'eng', confidence: 88.5, rotation: 0 } },
+      {
+        page: 2,
+        width: 612,
+        height: 792,
+        rotation: 90,
+        needs_ocr: true,
+        ocr: { language: 'eng', confidence: 88.5, rotation: 0 },
+      },
     ],
     blocks: [0, 1, 2, 3].map((n) => newBlock(n)),
     chunks: [newChunk(0, ['b0', 'b1'], [1]), newChunk(1, ['b2', 'b3'], [2])],
-    job: { status: 'ready_for_review', total_pages: 2, pages_done: 2, total_blocks: 4, total_chunks: 2, title: 'A title', finished_at: at(9), updated_at: at(9) },
+    job: {
+      status: 'ready_for_review',
+      total_pages: 2,
+      pages_done: 2,
+      total_blocks: 4,
+      total_chunks: 2,
+      title: 'A title',
+      finished_at: at(9),
+      updated_at: at(9),
+    },
     ...over,
   };
 }

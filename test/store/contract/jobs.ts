@@ -8,11 +8,31 @@ export function jobsContract(open: StoreFactory): void {
       const store = await open();
       const job = await store.jobs.insert(newJob('j1', 1, { bot_id: null, source: { kind: 'upload', review: true } }));
       expect(job).toMatchObject({
-        job_id: 'j1', status: 'queued', source_file: 'j1.pdf', format: 'pdf', size_bytes: 1234, title: null,
-        total_pages: 0, pages_done: 0, total_blocks: 0, total_chunks: 0, options: { chunk_size: 256, chunk_overlap: 32 },
-        warnings: [], error_code: null, error_message: null, finalize_policy: null, created_at: at(1), updated_at: at(1),
-        started_at: null, finished_at: null, finalized_at: null, bot_id: null, source: { kind: 'upload', review: true },
-        page_size: null, attempts: 0, detected_language: null,
+        job_id: 'j1',
+        status: 'queued',
+        source_file: 'j1.pdf',
+        format: 'pdf',
+        size_bytes: 1234,
+        title: null,
+        total_pages: 0,
+        pages_done: 0,
+        total_blocks: 0,
+        total_chunks: 0,
+        options: { chunk_size: 256, chunk_overlap: 32 },
+        warnings: [],
+        error_code: null,
+        error_message: null,
+        finalize_policy: null,
+        created_at: at(1),
+        updated_at: at(1),
+        started_at: null,
+        finished_at: null,
+        finalized_at: null,
+        bot_id: null,
+        source: { kind: 'upload', review: true },
+        page_size: null,
+        attempts: 0,
+        detected_language: null,
       });
       expect(await store.jobs.get('j1')).toEqual(job);
       expect(await store.jobs.get('nope')).toBeNull();
@@ -29,10 +49,19 @@ export function jobsContract(open: StoreFactory): void {
       const second = await store.jobs.list({ statuses: [], scope: null, skip: 1, limit: 1 });
       expect(second).toMatchObject({ total: 3, skip: 1, limit: 1 });
       expect(second.items.map((j) => j.job_id)).toEqual(['b']);
-      expect((await store.jobs.list({ statuses: ['queued'], scope: null, skip: 0, limit: 10 })).items.map((j) => j.job_id)).toEqual(['b', 'a']);
-      const scoped = await store.jobs.list({ statuses: [], scope: { jobs: ['c'], bots: ['bot-1'] }, skip: 0, limit: 10 });
+      expect(
+        (await store.jobs.list({ statuses: ['queued'], scope: null, skip: 0, limit: 10 })).items.map((j) => j.job_id),
+      ).toEqual(['b', 'a']);
+      const scoped = await store.jobs.list({
+        statuses: [],
+        scope: { jobs: ['c'], bots: ['bot-1'] },
+        skip: 0,
+        limit: 10,
+      });
       expect(scoped.items.map((j) => j.job_id)).toEqual(['c', 'b']);
-      expect((await store.jobs.list({ statuses: [], scope: { jobs: [], bots: [] }, skip: 0, limit: 10 })).total).toBe(0);
+      expect((await store.jobs.list({ statuses: [], scope: { jobs: [], bots: [] }, skip: 0, limit: 10 })).total).toBe(
+        0,
+      );
     });
 
     it('updates fields, and only from the states named when some are', async () => {
@@ -42,7 +71,9 @@ export function jobsContract(open: StoreFactory): void {
       expect(await store.jobs.get('j')).toMatchObject({ status: 'cancelled', finished_at: at(2), updated_at: at(2) });
       expect(await store.jobs.update('j', { status: 'ready_for_review' }, ['finalizing'])).toBe(false);
       expect((await store.jobs.get('j'))?.status).toBe('cancelled');
-      expect(await store.jobs.update('j', { error_code: 'X', error_message: 'why' }, ['cancelled', 'failed'])).toBe(true);
+      expect(await store.jobs.update('j', { error_code: 'X', error_message: 'why' }, ['cancelled', 'failed'])).toBe(
+        true,
+      );
       expect(await store.jobs.get('j')).toMatchObject({ error_code: 'X', error_message: 'why', status: 'cancelled' });
       expect(await store.jobs.update('nope', { status: 'failed' })).toBe(false);
     });
@@ -51,7 +82,13 @@ export function jobsContract(open: StoreFactory): void {
       const store = await open();
       await store.jobs.insert(newJob('j', 0));
       const claimed = await store.jobs.claim('j', at(3));
-      expect(claimed).toMatchObject({ status: 'processing', started_at: at(3), updated_at: at(3), pages_done: 0, attempts: 1 });
+      expect(claimed).toMatchObject({
+        status: 'processing',
+        started_at: at(3),
+        updated_at: at(3),
+        pages_done: 0,
+        attempts: 1,
+      });
       expect(await store.jobs.claim('j', at(4))).toBeNull();
       await store.jobs.uncountAttempt('j');
       await store.jobs.uncountAttempt('j');
@@ -78,13 +115,28 @@ export function jobsContract(open: StoreFactory): void {
       expect(await store.jobs.saveExtraction('j', extraction({ blocks: [newBlock(7)] }))).toBe(true);
       await store.jobs.update('j', { status: 'processing' });
       expect(await store.jobs.saveExtraction('j', extraction())).toBe(true);
-      expect(await store.jobs.get('j')).toMatchObject({ status: 'ready_for_review', total_blocks: 4, total_chunks: 2, title: 'A title', finished_at: at(9) });
+      expect(await store.jobs.get('j')).toMatchObject({
+        status: 'ready_for_review',
+        total_blocks: 4,
+        total_chunks: 2,
+        title: 'A title',
+        finished_at: at(9),
+      });
       expect((await store.blocks.find('j')).map((b) => b.block_id)).toEqual(['b0', 'b1', 'b2', 'b3']);
       expect(await store.blocks.get('j', 'b0')).toEqual({
-        ...newBlock(0), job_id: 'j', status: 'pending', edited_text: null, edited_type: null, reviewer_note: null, version: 1, current_revision_id: null,
+        ...newBlock(0),
+        job_id: 'j',
+        status: 'pending',
+        edited_text: null,
+        edited_type: null,
+        reviewer_note: null,
+        version: 1,
+        current_revision_id: null,
         updated_at: expect.any(String),
       });
-      expect((await store.chunks.find('j')).map((c) => [c.chunk_id, c.block_ids, c.status, c.version, c.stale])).toEqual([
+      expect(
+        (await store.chunks.find('j')).map((c) => [c.chunk_id, c.block_ids, c.status, c.version, c.stale]),
+      ).toEqual([
         ['c0', ['b0', 'b1'], 'pending', 1, false],
         ['c1', ['b2', 'b3'], 'pending', 1, false],
       ]);
@@ -94,7 +146,17 @@ export function jobsContract(open: StoreFactory): void {
     it('deletes a job with everything it holds', async () => {
       const store = await open();
       await readyJob(store, 'j');
-      await store.revisions.insert({ job_id: 'j', entity_type: 'job', entity_id: 'j', previous_revision_id: null, action: 'rechunk', before: null, after: null, reviewer_id: 'r', timestamp: at(5) });
+      await store.revisions.insert({
+        job_id: 'j',
+        entity_type: 'job',
+        entity_id: 'j',
+        previous_revision_id: null,
+        action: 'rechunk',
+        before: null,
+        after: null,
+        reviewer_id: 'r',
+        timestamp: at(5),
+      });
       await store.jobs.delete('j');
       expect(await store.jobs.get('j')).toBeNull();
       expect(await store.blocks.find('j')).toEqual([]);
@@ -137,22 +199,39 @@ export function jobsContract(open: StoreFactory): void {
       const page = await store.blocks.list('j', { skip: 1, limit: 2 });
       expect(page).toMatchObject({ total: 4, skip: 1, limit: 2 });
       expect(page.items.map((b) => b.block_id)).toEqual(['b1', 'b2']);
-      const ids = async (f: Parameters<typeof store.blocks.list>[1]) => (await store.blocks.list('j', f)).items.map((b) => b.block_id);
+      const ids = async (f: Parameters<typeof store.blocks.list>[1]) =>
+        (await store.blocks.list('j', f)).items.map((b) => b.block_id);
       expect(await ids({ type: 'heading', skip: 0, limit: 10 })).toEqual(['b1']);
       expect(await ids({ status: 'pending', skip: 0, limit: 10 })).toEqual(['b0', 'b2', 'b3']);
       expect(await ids({ page: 2, skip: 0, limit: 10 })).toEqual(['b2', 'b3']);
       expect(await ids({ flagged: true, skip: 0, limit: 10 })).toEqual(['b2']);
       expect(await ids({ source: 'ocr', skip: 0, limit: 10 })).toEqual(['b2', 'b3']);
       expect(await ids({ sort: 'confidence', skip: 0, limit: 10 })).toEqual(['b2', 'b3', 'b0', 'b1']);
-      expect((await store.blocks.find('j', { not_status: 'edited' })).map((b) => b.block_id)).toEqual(['b0', 'b2', 'b3']);
+      expect((await store.blocks.find('j', { not_status: 'edited' })).map((b) => b.block_id)).toEqual([
+        'b0',
+        'b2',
+        'b3',
+      ]);
       expect((await store.blocks.find('j', { page: 1, status: 'pending' })).map((b) => b.block_id)).toEqual(['b0']);
     });
 
     it('updates at a version only while the block is at it', async () => {
       const store = await open();
       await readyJob(store, 'j');
-      const updated = await store.blocks.update('j', 'b0', { status: 'approved', version: 2, current_revision_id: 'r1', updated_at: at(30) }, 1);
-      expect(updated).toMatchObject({ block_id: 'b0', status: 'approved', version: 2, current_revision_id: 'r1', updated_at: at(30), text: 'Block 0 text' });
+      const updated = await store.blocks.update(
+        'j',
+        'b0',
+        { status: 'approved', version: 2, current_revision_id: 'r1', updated_at: at(30) },
+        1,
+      );
+      expect(updated).toMatchObject({
+        block_id: 'b0',
+        status: 'approved',
+        version: 2,
+        current_revision_id: 'r1',
+        updated_at: at(30),
+        text: 'Block 0 text',
+      });
       expect(await store.blocks.update('j', 'b0', { status: 'rejected', version: 2 }, 1)).toBeNull();
       expect((await store.blocks.get('j', 'b0'))?.status).toBe('approved');
       expect(await store.blocks.update('j', 'nope', { status: 'rejected' })).toBeNull();
@@ -168,10 +247,32 @@ export function jobsContract(open: StoreFactory): void {
       expect(await store.blocks.firstOrderIndex('none')).toBe(0);
       await store.blocks.shiftFrom('j', 2, null);
       const { job_id: _j, ...b1 } = (await store.blocks.get('j', 'b1'))!;
-      const inserted = await store.blocks.insert('j', { ...b1, block_id: 'b1.x', order_index: 2, text: 'Inserted', indent_level: 2, version: 1, current_revision_id: 'rx' });
-      expect(inserted).toMatchObject({ job_id: 'j', block_id: 'b1.x', order_index: 2, text: 'Inserted', indent_level: 2, current_revision_id: 'rx', page: 1 });
+      const inserted = await store.blocks.insert('j', {
+        ...b1,
+        block_id: 'b1.x',
+        order_index: 2,
+        text: 'Inserted',
+        indent_level: 2,
+        version: 1,
+        current_revision_id: 'rx',
+      });
+      expect(inserted).toMatchObject({
+        job_id: 'j',
+        block_id: 'b1.x',
+        order_index: 2,
+        text: 'Inserted',
+        indent_level: 2,
+        current_revision_id: 'rx',
+        page: 1,
+      });
       const placed = async () => (await store.blocks.find('j')).map((b) => [b.block_id, b.order_index]);
-      expect(await placed()).toEqual([['b0', 0], ['b1', 1], ['b1.x', 2], ['b2', 3], ['b3', 4]]);
+      expect(await placed()).toEqual([
+        ['b0', 0],
+        ['b1', 1],
+        ['b1.x', 2],
+        ['b2', 3],
+        ['b3', 4],
+      ]);
       // The block being placed is left where it is.
       await store.blocks.shiftFrom('j', 3, 'b3');
       expect((await store.blocks.get('j', 'b2'))?.order_index).toBe(4);
@@ -179,7 +280,12 @@ export function jobsContract(open: StoreFactory): void {
       await store.blocks.update('j', 'b3', { order_index: 5 });
       await store.blocks.delete('j', 'b0');
       await store.blocks.compactOrder('j');
-      expect(await placed()).toEqual([['b1', 0], ['b1.x', 1], ['b2', 2], ['b3', 3]]);
+      expect(await placed()).toEqual([
+        ['b1', 0],
+        ['b1.x', 1],
+        ['b2', 2],
+        ['b3', 3],
+      ]);
       expect(await store.blocks.firstOrderIndex('j')).toBe(0);
       const prints = [await store.blocks.fingerprint('j')];
       await store.blocks.update('j', 'b1', { version: 2 });
@@ -198,10 +304,18 @@ export function jobsContract(open: StoreFactory): void {
     it('gets, lists with filters and paging, finds by block, and lists ids', async () => {
       const store = await open();
       await readyJob(store, 'j');
-      expect(await store.chunks.get('j', 'c0')).toMatchObject({ chunk_id: 'c0', text: 'Chunk 0 text', original_text: 'Chunk 0 text', edited_text: null, page_numbers: [1], review_status: 'pending' });
+      expect(await store.chunks.get('j', 'c0')).toMatchObject({
+        chunk_id: 'c0',
+        text: 'Chunk 0 text',
+        original_text: 'Chunk 0 text',
+        edited_text: null,
+        page_numbers: [1],
+        review_status: 'pending',
+      });
       expect(await store.chunks.get('j', 'nope')).toBeNull();
       await store.chunks.update('j', 'c1', { stale: true, status: 'approved' });
-      const ids = async (f: Parameters<typeof store.chunks.list>[1]) => (await store.chunks.list('j', f)).items.map((c) => c.chunk_id);
+      const ids = async (f: Parameters<typeof store.chunks.list>[1]) =>
+        (await store.chunks.list('j', f)).items.map((c) => c.chunk_id);
       expect(await ids({ skip: 0, limit: 10 })).toEqual(['c0', 'c1']);
       expect(await ids({ skip: 1, limit: 10 })).toEqual(['c1']);
       expect(await ids({ page: 2, skip: 0, limit: 10 })).toEqual(['c1']);
@@ -218,9 +332,19 @@ export function jobsContract(open: StoreFactory): void {
       await store.chunks.insertMany('j', [newChunk(2, ['b3'], [2]), newChunk(3, ['b0', 'b3'], [1, 2])]);
       expect((await store.chunks.find('j')).map((c) => c.chunk_id)).toEqual(['c0', 'c1', 'c2', 'c3']);
       const edited = await store.chunks.update('j', 'c0', { edited_text: 'Better', status: 'edited', version: 2 }, 1);
-      expect(edited).toMatchObject({ text: 'Better', original_text: 'Chunk 0 text', edited_text: 'Better', status: 'edited', version: 2 });
+      expect(edited).toMatchObject({
+        text: 'Better',
+        original_text: 'Chunk 0 text',
+        edited_text: 'Better',
+        status: 'edited',
+        version: 2,
+      });
       expect(await store.chunks.update('j', 'c0', { status: 'approved' }, 1)).toBeNull();
-      expect(await store.chunks.update('j', 'c0', { original_text: 'Rewritten', block_ids: ['b1'] })).toMatchObject({ original_text: 'Rewritten', block_ids: ['b1'], text: 'Better' });
+      expect(await store.chunks.update('j', 'c0', { original_text: 'Rewritten', block_ids: ['b1'] })).toMatchObject({
+        original_text: 'Rewritten',
+        block_ids: ['b1'],
+        text: 'Better',
+      });
       expect(await store.chunks.markStale('j', [])).toBe(0);
       expect(await store.chunks.markStale('j', ['b3', 'b9'])).toBe(3);
       expect((await store.chunks.find('j', { stale: true })).map((c) => c.chunk_id)).toEqual(['c1', 'c2', 'c3']);

@@ -17,8 +17,20 @@ export function keysContract(open: StoreFactory): void {
     it('inserts, lists oldest first, finds by hash, touches and revokes', async () => {
       const store = await open();
       const a = await store.keys.insert(record('alpha', 'a'.repeat(64), 1));
-      expect(a).toEqual({ name: 'alpha', role: 'reader', scope: { bots: [], jobs: [] }, prefix: 'lk_aaaaaaaa', created_at: at(1), revoked_at: null, last_used_at: null });
-      await store.keys.insert({ ...record('beta', 'b'.repeat(64), 0), role: 'admin', scope: { bots: ['x'], jobs: [] } });
+      expect(a).toEqual({
+        name: 'alpha',
+        role: 'reader',
+        scope: { bots: [], jobs: [] },
+        prefix: 'lk_aaaaaaaa',
+        created_at: at(1),
+        revoked_at: null,
+        last_used_at: null,
+      });
+      await store.keys.insert({
+        ...record('beta', 'b'.repeat(64), 0),
+        role: 'admin',
+        scope: { bots: ['x'], jobs: [] },
+      });
       expect((await store.keys.list()).map((k) => k.name)).toEqual(['beta', 'alpha']);
       const found = await store.keys.findActiveByHash('a'.repeat(64));
       expect(found).toMatchObject({ name: 'alpha', key_id: 'id-alpha-' + 'a'.repeat(64) });
@@ -36,7 +48,10 @@ export function keysContract(open: StoreFactory): void {
       await expect(store.keys.insert(record('gamma', 'd'.repeat(64)))).rejects.toMatchObject({ code: 'KEY_EXISTS' });
       await store.keys.revoke('gamma', at(1));
       await store.keys.insert(record('gamma', 'e'.repeat(64), 2));
-      expect((await store.keys.list()).filter((k) => k.name === 'gamma').map((k) => k.revoked_at)).toEqual([at(1), null]);
+      expect((await store.keys.list()).filter((k) => k.name === 'gamma').map((k) => k.revoked_at)).toEqual([
+        at(1),
+        null,
+      ]);
     });
   });
 }

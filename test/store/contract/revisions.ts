@@ -4,8 +4,16 @@ import type { StoreFactory } from './harness.js';
 import { at, readyJob } from './job-fixtures.js';
 
 const change = (over: Partial<NewRevision>): NewRevision => ({
-  job_id: 'j', entity_type: 'block', entity_id: 'b0', previous_revision_id: null, action: 'approved',
-  before: { status: 'pending', version: 1 }, after: { status: 'approved', version: 2 }, reviewer_id: 'ann', timestamp: at(10), ...over,
+  job_id: 'j',
+  entity_type: 'block',
+  entity_id: 'b0',
+  previous_revision_id: null,
+  action: 'approved',
+  before: { status: 'pending', version: 1 },
+  after: { status: 'approved', version: 2 },
+  reviewer_id: 'ann',
+  timestamp: at(10),
+  ...over,
 });
 
 export function revisionsContract(open: StoreFactory): void {
@@ -14,18 +22,46 @@ export function revisionsContract(open: StoreFactory): void {
       const store = await open();
       await readyJob(store, 'j');
       const first = await store.revisions.insert(change({ original_text: 'Block 0 text', reviewer_note: 'fine' }));
-      const second = await store.revisions.insert(change({ entity_id: 'b1', action: 'edited', edited_text: 'New words', edited_type: 'heading', previous_revision_id: null, undoes_revision_id: first }));
-      const third = await store.revisions.insert(change({ entity_type: 'job', entity_id: 'j', action: 'finalize', before: null, after: null }));
+      const second = await store.revisions.insert(
+        change({
+          entity_id: 'b1',
+          action: 'edited',
+          edited_text: 'New words',
+          edited_type: 'heading',
+          previous_revision_id: null,
+          undoes_revision_id: first,
+        }),
+      );
+      const third = await store.revisions.insert(
+        change({ entity_type: 'job', entity_id: 'j', action: 'finalize', before: null, after: null }),
+      );
       const all = await store.revisions.list('j', { skip: 0, limit: 10 });
       expect(all.total).toBe(3);
       expect(all.items.map((r) => r.revision_id)).toEqual([third, second, first]);
       expect(all.items[2]).toEqual({
-        revision_id: first, entity_type: 'block', entity_id: 'b0', previous_revision_id: null, action: 'approved',
-        before: { status: 'pending', version: 1 }, after: { status: 'approved', version: 2 }, original_text: 'Block 0 text',
-        edited_text: null, edited_type: null, reviewer_id: 'ann', reviewer_note: 'fine', timestamp: at(10), undoes_revision_id: null,
+        revision_id: first,
+        entity_type: 'block',
+        entity_id: 'b0',
+        previous_revision_id: null,
+        action: 'approved',
+        before: { status: 'pending', version: 1 },
+        after: { status: 'approved', version: 2 },
+        original_text: 'Block 0 text',
+        edited_text: null,
+        edited_type: null,
+        reviewer_id: 'ann',
+        reviewer_note: 'fine',
+        timestamp: at(10),
+        undoes_revision_id: null,
       });
-      expect(all.items[1]).toMatchObject({ edited_text: 'New words', edited_type: 'heading', undoes_revision_id: first });
-      expect((await store.revisions.list('j', { skip: 1, limit: 1 })).items.map((r) => r.revision_id)).toEqual([second]);
+      expect(all.items[1]).toMatchObject({
+        edited_text: 'New words',
+        edited_type: 'heading',
+        undoes_revision_id: first,
+      });
+      expect((await store.revisions.list('j', { skip: 1, limit: 1 })).items.map((r) => r.revision_id)).toEqual([
+        second,
+      ]);
       expect((await store.revisions.all('j')).map((r) => r.revision_id)).toEqual([first, second, third]);
       expect(await store.revisions.all('other')).toEqual([]);
     });
@@ -35,8 +71,11 @@ export function revisionsContract(open: StoreFactory): void {
       await readyJob(store, 'j');
       await store.revisions.insert(change({ entity_id: 'b0', original_text: '50% of it' }));
       await store.revisions.insert(change({ entity_id: 'b2', reviewer_id: 'bob', edited_text: 'Rewritten Words' }));
-      await store.revisions.insert(change({ entity_type: 'chunk', entity_id: 'c1', action: 'rejected', reviewer_note: 'noise' }));
-      const ids = async (f: object) => (await store.revisions.list('j', { skip: 0, limit: 10, ...f })).items.map((r) => r.entity_id);
+      await store.revisions.insert(
+        change({ entity_type: 'chunk', entity_id: 'c1', action: 'rejected', reviewer_note: 'noise' }),
+      );
+      const ids = async (f: object) =>
+        (await store.revisions.list('j', { skip: 0, limit: 10, ...f })).items.map((r) => r.entity_id);
       expect(await ids({ entity_type: 'chunk' })).toEqual(['c1']);
       expect(await ids({ entity_id: 'b2' })).toEqual(['b2']);
       expect(await ids({ action: 'rejected' })).toEqual(['c1']);
@@ -52,38 +91,59 @@ export function revisionsContract(open: StoreFactory): void {
       expect(await ids({ q: 'c1' })).toEqual(['c1']);
     });
 
-    it('gets revisions by id, finds an operation\'s group, and rewrites contents', async () => {
+    it("gets revisions by id, finds an operation's group, and rewrites contents", async () => {
       const store = await open();
       await readyJob(store, 'j');
       const structure = { op: 'split', group: 'g1' };
-      const a = await store.revisions.insert(change({ action: 'split', before: { status: 'pending', structure }, after: { status: 'pending', structure } }));
-      const b = await store.revisions.insert(change({ entity_id: 'b0.x', action: 'split', before: null, after: { structure } }));
+      const a = await store.revisions.insert(
+        change({ action: 'split', before: { status: 'pending', structure }, after: { status: 'pending', structure } }),
+      );
+      const b = await store.revisions.insert(
+        change({ entity_id: 'b0.x', action: 'split', before: null, after: { structure } }),
+      );
       await store.revisions.insert(change({ action: 'undo', before: { structure }, after: { structure } }));
       await store.revisions.insert(change({ action: 'split', after: { structure: { op: 'split', group: 'g2' } } }));
-      expect((await store.revisions.getMany('j', [b, 'nope', a])).map((r) => r.revision_id).sort()).toEqual([a, b].sort());
+      expect((await store.revisions.getMany('j', [b, 'nope', a])).map((r) => r.revision_id).sort()).toEqual(
+        [a, b].sort(),
+      );
       expect(await store.revisions.getMany('j', [])).toEqual([]);
       expect(await store.revisions.getMany('other', [a])).toEqual([]);
       expect((await store.revisions.structureGroup('j', 'g1')).map((r) => r.revision_id)).toEqual([a, b]);
       await store.revisions.update(a, { before: null, original_text: null, reviewer_note: '[redacted]' });
       const [rewritten] = await store.revisions.getMany('j', [a]);
-      expect(rewritten).toMatchObject({ before: null, after: { status: 'pending', structure }, original_text: null, reviewer_note: '[redacted]' });
+      expect(rewritten).toMatchObject({
+        before: null,
+        after: { status: 'pending', structure },
+        original_text: null,
+        reviewer_note: '[redacted]',
+      });
     });
   });
 
   describe('pages', () => {
-    it('lists a job\'s pages in order, tells whether one exists, and which were OCRed', async () => {
+    it("lists a job's pages in order, tells whether one exists, and which were OCRed", async () => {
       const store = await open();
       await readyJob(store, 'j');
       const listed = await store.pages.list('j', { skip: 0, limit: 10 });
       expect(listed).toMatchObject({ total: 2, skip: 0, limit: 10 });
       expect(listed.items).toEqual([
         { page: 1, width: 612, height: 792, rotation: 0, needs_ocr: false, ocr: null },
-        { page: 2, width: 612, height: 792, rotation: 90, needs_ocr: true, ocr: { language: 'eng', confidence: 88.5, rotation: 0 } },
+        {
+          page: 2,
+          width: 612,
+          height: 792,
+          rotation: 90,
+          needs_ocr: true,
+          ocr: { language: 'eng', confidence: 88.5, rotation: 0 },
+        },
       ]);
       expect((await store.pages.list('j', { skip: 1, limit: 1 })).items.map((p) => p.page)).toEqual([2]);
       expect(await store.pages.has('j', 2)).toBe(true);
       expect(await store.pages.has('j', 3)).toBe(false);
-      expect(await store.pages.ocrPages('j')).toEqual({ needing: [2], read: [{ page: 2, language: 'eng', confidence: 88.5, rotation: 0 }] });
+      expect(await store.pages.ocrPages('j')).toEqual({
+        needing: [2],
+        read: [{ page: 2, language: 'eng', confidence: 88.5, rotation: 0 }],
+      });
       expect(await store.pages.ocrPages('none')).toEqual({ needing: [], read: [] });
     });
   });

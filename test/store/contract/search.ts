@@ -6,7 +6,13 @@ import type { SeedsOf } from './seeds.js';
 
 const at = (minute: number) => `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
 const collection = (name: string, dimensions = 4) => ({
-  name, provider: 'local', base_url: null, model: 'm', dimensions, quantization: 'f32' as const, created_at: at(0),
+  name,
+  provider: 'local',
+  base_url: null,
+  model: 'm',
+  dimensions,
+  quantization: 'f32' as const,
+  created_at: at(0),
 });
 /** A chunk of a seeded job; what is left out takes the usual defaults (approved, a section on page 1). */
 interface SeedChunk {
@@ -20,15 +26,33 @@ interface SeedChunk {
 }
 
 /** A job (finalized unless told) holding these chunks, in this order. */
-async function chunkedJob(seedsOf: SeedsOf, store: Store, jobId: string, chunks: readonly SeedChunk[], status = 'finalized') {
+async function chunkedJob(
+  seedsOf: SeedsOf,
+  store: Store,
+  jobId: string,
+  chunks: readonly SeedChunk[],
+  status = 'finalized',
+) {
   const seeds = seedsOf(store);
   await seeds.job({ job_id: jobId, bot_id: null, status, created_at: at(0) });
-  for (const [i, c] of chunks.entries()) await seeds.chunk({ ...c, job_id: jobId, order_index: i, status: c.status ?? 'approved' });
+  for (const [i, c] of chunks.entries())
+    await seeds.chunk({ ...c, job_id: jobId, order_index: i, status: c.status ?? 'approved' });
 }
 
-const chunk = (chunk_id: string, text: string, more: Partial<SeedChunk> = {}): SeedChunk => ({ chunk_id, text, section_path: ['Intro'], ...more });
+const chunk = (chunk_id: string, text: string, more: Partial<SeedChunk> = {}): SeedChunk => ({
+  chunk_id,
+  text,
+  section_path: ['Intro'],
+  ...more,
+});
 const row = (c: string, key: number, job_id: string, chunk_id: string, text: string): NewChunkVector => ({
-  collection: c, key, job_id, chunk_id, text, text_hash: `h-${chunk_id}-${text.length}`, created_at: at(1),
+  collection: c,
+  key,
+  job_id,
+  chunk_id,
+  text,
+  text_hash: `h-${chunk_id}-${text.length}`,
+  created_at: at(1),
 });
 const cosine = (a: number[], b: number[]) => {
   const dot = a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -42,8 +66,17 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       expect(await store.collections.find('a')).toBeNull();
       const a = await store.collections.ensure({ ...collection('a'), base_url: 'http://embed.example' });
       expect(a).toEqual({
-        name: 'a', provider: 'local', base_url: 'http://embed.example', model: 'm', dimensions: 4, quantization: 'f32', metric: 'cos',
-        next_key: 1, index_version: 0, created_at: at(0), updated_at: at(0),
+        name: 'a',
+        provider: 'local',
+        base_url: 'http://embed.example',
+        model: 'm',
+        dimensions: 4,
+        quantization: 'f32',
+        metric: 'cos',
+        next_key: 1,
+        index_version: 0,
+        created_at: at(0),
+        updated_at: at(0),
       });
       // A second ensure of the name keeps the collection as it is.
       expect(await store.collections.ensure({ ...collection('a', 8), model: 'other' })).toEqual(a);
@@ -72,20 +105,43 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       expect(await store.collections.beginEmbed('j1', 'a', 5, embeddable, at(1))).toBe(true);
       // It is embedding now: a second start is refused.
       expect(await store.collections.beginEmbed('j1', 'a', 5, embeddable, at(1))).toBe(false);
-      expect(await store.collections.jobIndex('j1')).toEqual({ job_id: 'j1', collection: 'a', chunks_embedded: 0, chunks_total: 5, indexed_at: null, updated_at: at(1) });
+      expect(await store.collections.jobIndex('j1')).toEqual({
+        job_id: 'j1',
+        collection: 'a',
+        chunks_embedded: 0,
+        chunks_total: 5,
+        indexed_at: null,
+        updated_at: at(1),
+      });
       await store.collections.progress('j1', 3, at(2));
-      expect(await store.collections.jobIndex('j1')).toMatchObject({ chunks_embedded: 3, chunks_total: 5, updated_at: at(2) });
+      expect(await store.collections.jobIndex('j1')).toMatchObject({
+        chunks_embedded: 3,
+        chunks_total: 5,
+        updated_at: at(2),
+      });
       // Never indexed before: a failed embed leaves it finalized.
       await store.collections.restEmbed('j1', { code: 'EMBEDDING_PROVIDER_FAILED', message: 'down' }, at(3));
       expect(await store.collections.beginEmbed('j1', 'a', 5, ['indexed'], at(4))).toBe(false);
       expect(await store.collections.beginEmbed('j1', 'a', 5, ['finalized'], at(4))).toBe(true);
       expect(await store.collections.finishEmbed('j1', 4, at(5))).toBe(true);
       expect(await store.collections.finishEmbed('j1', 4, at(6))).toBe(false);
-      expect(await store.collections.jobIndex('j1')).toEqual({ job_id: 'j1', collection: 'a', chunks_embedded: 4, chunks_total: 4, indexed_at: at(5), updated_at: at(5) });
+      expect(await store.collections.jobIndex('j1')).toEqual({
+        job_id: 'j1',
+        collection: 'a',
+        chunks_embedded: 4,
+        chunks_total: 4,
+        indexed_at: at(5),
+        updated_at: at(5),
+      });
       // Indexed before: a re-embed into another collection that fails goes back to indexed, where it was.
       await store.collections.ensure(collection('b'));
       expect(await store.collections.beginEmbed('j1', 'b', 2, ['indexed'], at(7))).toBe(true);
-      expect(await store.collections.jobIndex('j1')).toMatchObject({ collection: 'b', chunks_embedded: 0, chunks_total: 2, indexed_at: at(5) });
+      expect(await store.collections.jobIndex('j1')).toMatchObject({
+        collection: 'b',
+        chunks_embedded: 0,
+        chunks_total: 2,
+        indexed_at: at(5),
+      });
       await store.collections.restEmbed('j1', null, at(8));
       expect(await store.collections.beginEmbed('j1', 'b', 2, ['finalized'], at(9))).toBe(false);
       // restEmbed leaves a job that is not embedding alone.
@@ -119,9 +175,19 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       await chunkedJob(seedsOf, store, 'j2', [chunk('c1', 'gamma')]);
       await store.collections.ensure(collection('a'));
       await store.collections.ensure(collection('b'));
-      await store.collections.replaceVectors([], [row('a', 1, 'j1', 'c1', 'alpha'), row('a', 2, 'j1', 'c2', 'beta'), row('b', 1, 'j1', 'c1', 'alpha'), row('a', 3, 'j2', 'c1', 'gamma')]);
+      await store.collections.replaceVectors(
+        [],
+        [
+          row('a', 1, 'j1', 'c1', 'alpha'),
+          row('a', 2, 'j1', 'c2', 'beta'),
+          row('b', 1, 'j1', 'c1', 'alpha'),
+          row('a', 3, 'j2', 'c1', 'gamma'),
+        ],
+      );
       const rows = await store.collections.vectorsOfJob('j1');
-      expect(rows.map(({ id: _, ...r }) => r).sort((x, y) => x.collection.localeCompare(y.collection) || x.key - y.key)).toEqual([
+      expect(
+        rows.map(({ id: _, ...r }) => r).sort((x, y) => x.collection.localeCompare(y.collection) || x.key - y.key),
+      ).toEqual([
         { collection: 'a', key: 1, job_id: 'j1', chunk_id: 'c1', text_hash: 'h-c1-5' },
         { collection: 'a', key: 2, job_id: 'j1', chunk_id: 'c2', text_hash: 'h-c2-4' },
         { collection: 'b', key: 1, job_id: 'j1', chunk_id: 'c1', text_hash: 'h-c1-5' },
@@ -132,22 +198,41 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       const a1 = rows.find((r) => r.collection === 'a' && r.key === 1)!;
       const hits = await store.collections.hits([a1.id, 999_999]);
       expect(hits).toEqual([
-        { id: a1.id, key: 1, job_id: 'j1', chunk_id: 'c1', text: 'alpha', text_hash: 'h-c1-5', chunk_type: 'table', page_numbers: [2, 3], section_path: ['A', 'B'], block_ids: [] },
+        {
+          id: a1.id,
+          key: 1,
+          job_id: 'j1',
+          chunk_id: 'c1',
+          text: 'alpha',
+          text_hash: 'h-c1-5',
+          chunk_type: 'table',
+          page_numbers: [2, 3],
+          section_path: ['A', 'B'],
+          block_ids: [],
+        },
       ]);
       expect(await store.collections.hits([])).toEqual([]);
       // Removing and adding together: the changed chunk gets a new key.
       await store.collections.replaceVectors([a1.id], [row('a', 4, 'j1', 'c1', 'alpha!')]);
-      expect((await store.collections.vectorsOfJob('j1')).filter((r) => r.collection === 'a').map((r) => r.key).sort()).toEqual([2, 4]);
+      expect(
+        (await store.collections.vectorsOfJob('j1'))
+          .filter((r) => r.collection === 'a')
+          .map((r) => r.key)
+          .sort(),
+      ).toEqual([2, 4]);
       expect(await store.collections.hits([a1.id])).toEqual([]);
     });
 
-    it('removes a collection with its vector rows and the jobs\' membership in it', async () => {
+    it("removes a collection with its vector rows and the jobs' membership in it", async () => {
       const store = await open();
       await chunkedJob(seedsOf, store, 'j1', [chunk('c1', 'volcano ash')]);
       await store.collections.ensure(collection('a'));
       await store.collections.ensure(collection('b'));
       await store.collections.beginEmbed('j1', 'a', 1, ['finalized'], at(1));
-      await store.collections.replaceVectors([], [row('a', 1, 'j1', 'c1', 'volcano ash'), row('b', 1, 'j1', 'c1', 'volcano ash')]);
+      await store.collections.replaceVectors(
+        [],
+        [row('a', 1, 'j1', 'c1', 'volcano ash'), row('b', 1, 'j1', 'c1', 'volcano ash')],
+      );
       await store.collections.remove('a');
       expect(await store.collections.find('a')).toBeNull();
       expect(await store.collections.jobIndex('j1')).toBeNull();
@@ -174,8 +259,12 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       ]);
       expect(await store.collections.indexableChunks('nope')).toEqual([]);
       const refs = [
-        { job_id: 'j1', chunk_id: 'c1' }, { job_id: 'j1', chunk_id: 'c2' }, { job_id: 'j1', chunk_id: 'c3' },
-        { job_id: 'j2', chunk_id: 'c1' }, { job_id: 'j2', chunk_id: 'c2' }, { job_id: 'j3', chunk_id: 'c1' },
+        { job_id: 'j1', chunk_id: 'c1' },
+        { job_id: 'j1', chunk_id: 'c2' },
+        { job_id: 'j1', chunk_id: 'c3' },
+        { job_id: 'j2', chunk_id: 'c1' },
+        { job_id: 'j2', chunk_id: 'c2' },
+        { job_id: 'j3', chunk_id: 'c1' },
       ];
       const still = await store.collections.stillIndexable(refs);
       expect(still.map((r) => `${r.job_id}/${r.chunk_id}`).sort()).toEqual(['j1/c1', 'j1/c3', 'j2/c2']);
@@ -191,25 +280,50 @@ const QUERY = Float32Array.from([1, 0, 0, 0]);
 /** Job j1 (c1…c4) and job j2 (c1) in collection `a`, rows committed and vectors written, keys 1…5. */
 async function indexedCollection(store: Store, seedsOf: SeedsOf) {
   await chunkedJob(seedsOf, store, 'j1', [
-    chunk('c1', 'Magma rises and erupts as lava', { chunk_type: 'section', page_numbers: [1], section_path: ['Volcanoes'] }),
-    chunk('c2', 'Lava cools into basalt rock', { chunk_type: 'table', page_numbers: [2, 3], section_path: ['Volcanoes', 'Rocks'] }),
-    chunk('c3', 'Bread dough rises in a warm oven', { chunk_type: 'list', page_numbers: [4], section_path: ['Baking 100%_done'] }),
+    chunk('c1', 'Magma rises and erupts as lava', {
+      chunk_type: 'section',
+      page_numbers: [1],
+      section_path: ['Volcanoes'],
+    }),
+    chunk('c2', 'Lava cools into basalt rock', {
+      chunk_type: 'table',
+      page_numbers: [2, 3],
+      section_path: ['Volcanoes', 'Rocks'],
+    }),
+    chunk('c3', 'Bread dough rises in a warm oven', {
+      chunk_type: 'list',
+      page_numbers: [4],
+      section_path: ['Baking 100%_done'],
+    }),
     chunk('c4', 'Income tax deadlines', { chunk_type: 'section', page_numbers: [5], section_path: ['Taxes'] }),
   ]);
   await chunkedJob(seedsOf, store, 'j2', [chunk('c1', 'Volcanic ash and lava in the second job')]);
   const spec = await store.collections.ensure(collection('a'));
   const first = await store.collections.reserveKeys('a', 5);
-  const entries = [['j1', 'c1'], ['j1', 'c2'], ['j1', 'c3'], ['j1', 'c4'], ['j2', 'c1']] as const;
+  const entries = [
+    ['j1', 'c1'],
+    ['j1', 'c2'],
+    ['j1', 'c3'],
+    ['j1', 'c4'],
+    ['j2', 'c1'],
+  ] as const;
   const vectors = new Float32Array(entries.length * 4);
   entries.forEach(([job, c], i) => vectors.set(job === 'j2' ? [1, 0.2, 0, 0] : VECTORS[c]!, i * 4));
   await store.search.vectors.write(spec, { add: { keys: entries.map((_, i) => first + i), vectors } });
   const texts = new Map<string, string>([
-    ['j1/c1', 'Magma rises and erupts as lava'], ['j1/c2', 'Lava cools into basalt rock'], ['j1/c3', 'Bread dough rises in a warm oven'],
-    ['j1/c4', 'Income tax deadlines'], ['j2/c1', 'Volcanic ash and lava in the second job'],
+    ['j1/c1', 'Magma rises and erupts as lava'],
+    ['j1/c2', 'Lava cools into basalt rock'],
+    ['j1/c3', 'Bread dough rises in a warm oven'],
+    ['j1/c4', 'Income tax deadlines'],
+    ['j2/c1', 'Volcanic ash and lava in the second job'],
   ]);
-  await store.collections.replaceVectors([], entries.map(([job, c], i) => row('a', first + i, job, c, texts.get(`${job}/${c}`)!)));
+  await store.collections.replaceVectors(
+    [],
+    entries.map(([job, c], i) => row('a', first + i, job, c, texts.get(`${job}/${c}`)!)),
+  );
   const ids = new Map<string, number>();
-  for (const job of ['j1', 'j2']) for (const r of await store.collections.vectorsOfJob(job)) ids.set(`${job}/${r.chunk_id}`, r.id);
+  for (const job of ['j1', 'j2'])
+    for (const r of await store.collections.vectorsOfJob(job)) ids.set(`${job}/${r.chunk_id}`, r.id);
   const name = (id: number) => [...ids].find(([, v]) => v === id)![0];
   return { spec, ids, name };
 }
@@ -227,7 +341,8 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
       expect(all[4]!.score).toBeCloseTo(0, 5);
       expect((await vectors.nearest(spec, QUERY, 2)).map((c) => name(c.id))).toEqual(['j1/c1', 'j2/c1']);
       expect((await vectors.nearest(spec, QUERY, 10, { job_id: 'j2' })).map((c) => name(c.id))).toEqual(['j2/c1']);
-      const only = async (filters: object) => (await vectors.nearest(spec, QUERY, 10, { job_id: 'j1', filters })).map((c) => name(c.id));
+      const only = async (filters: object) =>
+        (await vectors.nearest(spec, QUERY, 10, { job_id: 'j1', filters })).map((c) => name(c.id));
       expect(await only({ chunk_type: 'table' })).toEqual(['j1/c2']);
       expect(await only({ chunk_type: ['list', 'section'] })).toEqual(['j1/c1', 'j1/c3', 'j1/c4']);
       expect(await only({ pages: [3, 5] })).toEqual(['j1/c2', 'j1/c4']);
@@ -284,7 +399,7 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
   });
 
   describe('search: full text', () => {
-    it('ranks rows holding more of the query\'s words first, over one collection, within a job or filters', async () => {
+    it("ranks rows holding more of the query's words first, over one collection, within a job or filters", async () => {
       const store = await open();
       const { name } = await indexedCollection(store, seedsOf);
       const { fullText } = store.search;
@@ -295,9 +410,17 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
       expect(lava.every((c) => c.score > 0)).toBe(true);
       expect((await fullText.candidates('a', 'lava magma', 1)).map((c) => name(c.id))).toEqual(['j1/c1']);
       expect((await fullText.candidates('a', 'lava', 10, { job_id: 'j2' })).map((c) => name(c.id))).toEqual(['j2/c1']);
-      expect((await fullText.candidates('a', 'lava rises', 10, { job_id: 'j1', filters: { chunk_type: 'table' } })).map((c) => name(c.id))).toEqual(['j1/c2']);
-      expect((await fullText.candidates('a', 'rises', 10, { filters: { page_from: 4 } })).map((c) => name(c.id))).toEqual(['j1/c3']);
-      expect((await fullText.candidates('a', 'lava', 10, { filters: { section: 'volcano' } })).map((c) => name(c.id)).sort()).toEqual(['j1/c1', 'j1/c2']);
+      expect(
+        (await fullText.candidates('a', 'lava rises', 10, { job_id: 'j1', filters: { chunk_type: 'table' } })).map(
+          (c) => name(c.id),
+        ),
+      ).toEqual(['j1/c2']);
+      expect(
+        (await fullText.candidates('a', 'rises', 10, { filters: { page_from: 4 } })).map((c) => name(c.id)),
+      ).toEqual(['j1/c3']);
+      expect(
+        (await fullText.candidates('a', 'lava', 10, { filters: { section: 'volcano' } })).map((c) => name(c.id)).sort(),
+      ).toEqual(['j1/c1', 'j1/c2']);
       // Words stem: "erupting" finds "erupts".
       expect((await fullText.candidates('a', 'erupting', 10)).map((c) => name(c.id))).toEqual(['j1/c1']);
       expect(await fullText.candidates('b', 'lava', 10)).toEqual([]);
@@ -308,7 +431,10 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
       const { ids, name } = await indexedCollection(store, seedsOf);
       const { fullText } = store.search;
       for (const q of ['NEAR(lava basalt)', 'lava* OR "', 'title: (lava)', 'AND lava OR NOT', '-lava']) {
-        expect((await fullText.candidates('a', q, 10)).map((c) => name(c.id)), q).toContain('j1/c2');
+        expect(
+          (await fullText.candidates('a', q, 10)).map((c) => name(c.id)),
+          q,
+        ).toContain('j1/c2');
       }
       expect(await fullText.candidates('a', '  ?! ', 10)).toEqual([]);
       // A row replaced by one with other text: the old words go with it, the new ones come.
@@ -316,7 +442,11 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
       expect(await fullText.candidates('a', 'deadlines', 10)).toEqual([]);
       const found = await fullText.candidates('a', 'returns', 10);
       expect(found).toHaveLength(1);
-      expect((await store.collections.hits(found.map((c) => c.id)))[0]).toMatchObject({ chunk_id: 'c4', key: 6, text: 'Tax returns about lava' });
+      expect((await store.collections.hits(found.map((c) => c.id)))[0]).toMatchObject({
+        chunk_id: 'c4',
+        key: 6,
+        text: 'Tax returns about lava',
+      });
     });
   });
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { StoreFactory } from './harness.js';
 
 const key = (name: string) => ({
-  key_id: `tx-${name}`, name, role: 'reader' as const, scope: { bots: [], jobs: [] }, hash: `hash-${name}`, prefix: 'lk_tx', created_at: '2026-01-01T00:00:00.000Z',
+  key_id: `tx-${name}`,
+  name,
+  role: 'reader' as const,
+  scope: { bots: [], jobs: [] },
+  hash: `hash-${name}`,
+  prefix: 'lk_tx',
+  created_at: '2026-01-01T00:00:00.000Z',
 });
 
 export function transactionsContract(open: StoreFactory): void {

@@ -38,7 +38,11 @@ export async function signIn(page: Page, server: { url: string; key: string }): 
 type PageOptions = NonNullable<Parameters<Browser['newPage']>[0]>;
 
 /** A new tab of the usual window size (unless `options` say otherwise), its console and requests watched, signed in. */
-export async function deskPage(browser: Browser, server: { url: string; key: string }, options: PageOptions = {}): Promise<{ page: Page; logs: string[]; requests: string[] }> {
+export async function deskPage(
+  browser: Browser,
+  server: { url: string; key: string },
+  options: PageOptions = {},
+): Promise<{ page: Page; logs: string[]; requests: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...options });
   const logs = watchConsole(page);
   const requests = recordRequests(page);
@@ -47,7 +51,10 @@ export async function deskPage(browser: Browser, server: { url: string; key: str
 }
 
 /** Chromium with one such signed-in tab, for a test file that drives the desk in a single tab. */
-export async function deskSession(server: { url: string; key: string }, options: PageOptions = {}): Promise<{ browser: Browser; page: Page; logs: string[]; requests: string[] }> {
+export async function deskSession(
+  server: { url: string; key: string },
+  options: PageOptions = {},
+): Promise<{ browser: Browser; page: Page; logs: string[]; requests: string[] }> {
   const browser = await launchChromium();
   try {
     return { browser, ...(await deskPage(browser, server, options)) };

@@ -37,12 +37,17 @@ export function ensureRendererBuilt(): void {
       break;
     } catch {
       // A lock older than two minutes belongs to a process that died while building.
-      if (existsSync(lockDir) && Date.now() - statSync(lockDir).mtimeMs > 120_000) rmSync(lockDir, { recursive: true, force: true });
+      if (existsSync(lockDir) && Date.now() - statSync(lockDir).mtimeMs > 120_000)
+        rmSync(lockDir, { recursive: true, force: true });
       pause(200);
     }
   }
   try {
-    if (stale()) execFileSync(join(repoRoot, 'node_modules', '.bin', 'electron-vite'), ['build'], { cwd: repoRoot, stdio: 'pipe' });
+    if (stale())
+      execFileSync(join(repoRoot, 'node_modules', '.bin', 'electron-vite'), ['build'], {
+        cwd: repoRoot,
+        stdio: 'pipe',
+      });
   } finally {
     rmSync(lockDir, { recursive: true, force: true });
   }

@@ -52,7 +52,9 @@ function isValidUtf8(data: Uint8Array, partial: boolean): boolean {
  */
 function declaredCharset(data: Uint8Array): string | null {
   const ascii = new TextDecoder('windows-1252').decode(data.subarray(0, 2048));
-  const m = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(ascii) ?? /<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)/i.exec(ascii);
+  const m =
+    /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(ascii) ??
+    /<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)/i.exec(ascii);
   if (!m?.[1]) return null;
   try {
     const encoding = new TextDecoder(m[1]).encoding;
@@ -87,7 +89,9 @@ function decodeWindows1252(data: Uint8Array): string {
   const CHUNK = 8192;
   let out = '';
   for (let i = 0; i < data.length; i += CHUNK) {
-    const codes = Array.from(data.subarray(i, i + CHUNK), (b) => (b >= 0x80 && b <= 0x9f ? CP1252_HIGH.charCodeAt(b - 0x80) : b));
+    const codes = Array.from(data.subarray(i, i + CHUNK), (b) =>
+      b >= 0x80 && b <= 0x9f ? CP1252_HIGH.charCodeAt(b - 0x80) : b,
+    );
     out += String.fromCharCode(...codes);
   }
   return out;

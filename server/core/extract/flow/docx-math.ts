@@ -81,10 +81,18 @@ function tex(node: DomNode): string {
     case 'm':
       return `\\begin{matrix}${el.children
         .filter((r): r is DomElement => isElement(r) && local(r) === 'mr')
-        .map((r) => r.children.filter((c): c is DomElement => isElement(c) && local(c) === 'e').map(tex).join(' & '))
+        .map((r) =>
+          r.children
+            .filter((c): c is DomElement => isElement(c) && local(c) === 'e')
+            .map(tex)
+            .join(' & '),
+        )
         .join(' \\\\ ')}\\end{matrix}`;
     case 'eqArr':
-      return el.children.filter((c): c is DomElement => isElement(c) && local(c) === 'e').map(tex).join(' \\\\ ');
+      return el.children
+        .filter((c): c is DomElement => isElement(c) && local(c) === 'e')
+        .map(tex)
+        .join(' \\\\ ');
     default:
       return el.children.map(tex).join('');
   }

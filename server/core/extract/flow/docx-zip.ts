@@ -28,7 +28,8 @@ function view(data: Uint8Array): DataView {
 
 /** Where the end-of-central-directory record starts, or -1. (It is 22 bytes plus a comment of at most 65535 bytes.) */
 export function findEndRecord(dv: DataView): number {
-  for (let i = dv.byteLength - 22; i >= Math.max(0, dv.byteLength - 22 - 0xffff); i--) if (dv.getUint32(i, true) === EOCD_SIG) return i;
+  for (let i = dv.byteLength - 22; i >= Math.max(0, dv.byteLength - 22 - 0xffff); i--)
+    if (dv.getUint32(i, true) === EOCD_SIG) return i;
   return -1;
 }
 
@@ -67,7 +68,12 @@ export function readCentralDirectory(data: Uint8Array): CentralEntry[] | null {
 }
 
 /** An entry's uncompressed bytes; null if it is missing, encrypted or inflates past `maxBytes`. */
-export function readEntry(data: Uint8Array, entries: CentralEntry[], name: string, maxBytes: number): Uint8Array | null {
+export function readEntry(
+  data: Uint8Array,
+  entries: CentralEntry[],
+  name: string,
+  maxBytes: number,
+): Uint8Array | null {
   const entry = entries.find((e) => e.name === name);
   if (!entry || entry.flags & 1) return null;
   const raw = data.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);

@@ -60,7 +60,10 @@ function invalid(data: Uint8Array, err: unknown): DocxExtractError {
   return new DocxExtractError(`Not a readable DOCX file${hint}: ${reason}`, { cause: err });
 }
 
-export async function extractDocx(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS): Promise<ExtractionResult> {
+export async function extractDocx(
+  data: Uint8Array,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+): Promise<ExtractionResult> {
   if (data.length === 0) throw new DocxExtractError('Not a readable DOCX file: the file is empty');
   // mammoth (JSZip) holds each part it reads whole, as a string: a part's real size is known before it starts.
   await checkZipInflation(data, limits);

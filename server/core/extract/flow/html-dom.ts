@@ -24,18 +24,89 @@ export function isTextNode(node: DomNode): node is DomText {
  * and <body> the parser leaves the real content inside <head>.
  */
 const IGNORED = new Set([
-  'script', 'style', 'template', 'noscript', 'title', 'meta', 'link', 'base',
-  'iframe', 'object', 'embed', 'audio', 'video', 'track', 'source', 'canvas', 'map', 'area',
-  'input', 'button', 'select', 'option', 'optgroup', 'datalist', 'textarea', 'output', 'rp', 'param',
+  'script',
+  'style',
+  'template',
+  'noscript',
+  'title',
+  'meta',
+  'link',
+  'base',
+  'iframe',
+  'object',
+  'embed',
+  'audio',
+  'video',
+  'track',
+  'source',
+  'canvas',
+  'map',
+  'area',
+  'input',
+  'button',
+  'select',
+  'option',
+  'optgroup',
+  'datalist',
+  'textarea',
+  'output',
+  'rp',
+  'param',
 ]);
 
 /** Elements that start and end a block of text (everything else is inline). */
 export const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div',
-  'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'listing', 'main', 'menu', 'nav', 'ol', 'p', 'plaintext',
-  'pre', 'search', 'section', 'summary', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th',
-  'ul', 'xmp',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'listing',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'plaintext',
+  'pre',
+  'search',
+  'section',
+  'summary',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'ul',
+  'xmp',
 ]);
 
 /** Embedded media that make a figure. */
@@ -159,7 +230,10 @@ export function preText(el: DomElement): string {
   };
   const raw = el.children.map(walk).join('').replace(/\r\n?/g, '\n');
   // The HTML parser drops one newline right after <pre>; trailing blank lines are layout only.
-  return raw.replace(/^\n/, '').replace(/\s+$/, '').replace(/^(?:[ \t]*\n)+/, '');
+  return raw
+    .replace(/^\n/, '')
+    .replace(/\s+$/, '')
+    .replace(/^(?:[ \t]*\n)+/, '');
 }
 
 /**
@@ -204,7 +278,8 @@ export function clampDepth(root: { children: DomNode[] }, maxDepth: number): voi
     while (pending.length > 0) {
       const n = pending.pop() as DomNode;
       if (isTextNode(n)) texts.push(n);
-      else if (isElement(n) && !isIgnored(n)) for (let i = n.children.length - 1; i >= 0; i--) pending.push(n.children[i] as DomNode);
+      else if (isElement(n) && !isIgnored(n))
+        for (let i = n.children.length - 1; i >= 0; i--) pending.push(n.children[i] as DomNode);
     }
     const first = texts[0];
     if (!first) {

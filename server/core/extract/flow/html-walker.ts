@@ -42,7 +42,20 @@ interface FigureContext {
 }
 
 /** Containers that, inside a list item, continue the item instead of starting a new block. */
-const SOFT_IN_ITEM = new Set(['p', 'div', 'blockquote', 'dl', 'dt', 'dd', 'address', 'details', 'summary', 'section', 'article', 'center']);
+const SOFT_IN_ITEM = new Set([
+  'p',
+  'div',
+  'blockquote',
+  'dl',
+  'dt',
+  'dd',
+  'address',
+  'details',
+  'summary',
+  'section',
+  'article',
+  'center',
+]);
 
 /** Marks a paragraph boundary inside a list item (U+2029 PARAGRAPH SEPARATOR, which \s matches). */
 const SOFT_BREAK = '\u2029';
@@ -279,7 +292,10 @@ export class HtmlWalker {
     this.figure = null;
     this.walkChildren(el);
     this.flush();
-    const text = this.blocks.map((b) => b.text).filter((t) => t !== '').join('\n');
+    const text = this.blocks
+      .map((b) => b.text)
+      .filter((t) => t !== '')
+      .join('\n');
     Object.assign(this, saved);
     if (text !== '') this.blocks.push(makeBlock(type, text));
   }

@@ -21,7 +21,10 @@ export function htmlBlocks(html: string): { blocks: ExtractedBlock[]; title: str
   const walker = new HtmlWalker();
   walker.walkChildren(doc);
   const blocks = walker.finish();
-  const titleEl = DomUtils.findOne((e) => e.name === 'title' && !hasAncestor(e, new Set(['svg', 'math'])), doc.children);
+  const titleEl = DomUtils.findOne(
+    (e) => e.name === 'title' && !hasAncestor(e, new Set(['svg', 'math'])),
+    doc.children,
+  );
   const title = titleEl ? oneLine(DomUtils.textContent(titleEl)) : '';
   return { blocks, title: title !== '' ? title : firstH1(blocks) };
 }

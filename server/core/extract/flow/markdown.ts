@@ -40,7 +40,12 @@ class MarkdownWalker {
         return this.paragraph(t as Tokens.Paragraph);
       case 'code': {
         const c = t as Tokens.Code;
-        const lang = (c.lang ?? '').trim().split(/\s+/)[0]?.replace(/^\{?\.?|\}$/g, '').toLowerCase() ?? '';
+        const lang =
+          (c.lang ?? '')
+            .trim()
+            .split(/\s+/)[0]
+            ?.replace(/^\{?\.?|\}$/g, '')
+            .toLowerCase() ?? '';
         if (MATH_LANGUAGES.has(lang)) {
           if (c.text.trim() !== '') this.push(makeBlock('equation', c.text.trim()));
           return;
@@ -63,7 +68,8 @@ class MarkdownWalker {
       case 'html':
         for (const block of htmlBlocks(String(t.text)).blocks) {
           // Lists inside an HTML block nest under the Markdown list they appear in.
-          if (block.type === 'list_item' && listDepth >= 0) block.indent_level = (block.indent_level ?? 0) + listDepth + 1;
+          if (block.type === 'list_item' && listDepth >= 0)
+            block.indent_level = (block.indent_level ?? 0) + listDepth + 1;
           this.push(block);
         }
         return;

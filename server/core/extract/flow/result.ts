@@ -56,7 +56,10 @@ export function collapseWhitespace(text: string): string {
 
 /** Collapses everything, line breaks included: for table cells, captions and other one-liners. */
 export function oneLine(text: string): string {
-  return text.replace(/\u00ad/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/\u00ad/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Makes a grid rectangular by padding short rows with empty cells. */

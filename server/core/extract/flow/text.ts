@@ -42,7 +42,10 @@ function isCapsHeading(text: string): boolean {
 function dedent(lines: string[]): string {
   const expanded = lines.map((l) => l.replace(/^[ \t]+/, (ws) => ' '.repeat(indentWidth(ws))));
   const min = Math.min(...expanded.filter((l) => !isBlank(l)).map((l) => indentWidth(l)));
-  return expanded.map((l) => l.slice(min).trimEnd()).join('\n').replace(/\n+$/, '');
+  return expanded
+    .map((l) => l.slice(min).trimEnd())
+    .join('\n')
+    .replace(/\n+$/, '');
 }
 
 interface OpenItem {
@@ -90,7 +93,15 @@ class TextWalker {
       }
       const inList = this.listIndents.length > 0;
       // Heading underlined with ==== or ----: the line above is the heading.
-      if (!list && indent < 4 && this.para.length === 0 && !this.item && next !== undefined && UNDERLINE.test(next) && (next.trim().length >= 3 || next.trim().length >= text.length)) {
+      if (
+        !list &&
+        indent < 4 &&
+        this.para.length === 0 &&
+        !this.item &&
+        next !== undefined &&
+        UNDERLINE.test(next) &&
+        (next.trim().length >= 3 || next.trim().length >= text.length)
+      ) {
         this.heading(text, next.trim().startsWith('=') ? 1 : 2);
         i++;
         continue;
@@ -100,7 +111,13 @@ class TextWalker {
         continue;
       }
       const isolated = blankBefore && (next === undefined || isBlank(next));
-      if (indent < 4 && this.para.length === 0 && !inList && isCapsHeading(text) && (!list || (isolated && NUMBERED.test(list[2] ?? '')))) {
+      if (
+        indent < 4 &&
+        this.para.length === 0 &&
+        !inList &&
+        isCapsHeading(text) &&
+        (!list || (isolated && NUMBERED.test(list[2] ?? '')))
+      ) {
         // "1. INTRODUCTION" alone between blank lines is a numbered heading, not a one-item list.
         const nextIsCaps = next !== undefined && !isBlank(next) && isCapsHeading(next.trim());
         if (!nextIsCaps) {
@@ -130,8 +147,10 @@ class TextWalker {
   }
 
   private openItem(match: RegExpExecArray, indent: number): void {
-    while (this.listIndents.length > 0 && (this.listIndents[this.listIndents.length - 1] ?? 0) > indent) this.listIndents.pop();
-    if (this.listIndents.length === 0 || (this.listIndents[this.listIndents.length - 1] ?? 0) < indent) this.listIndents.push(indent);
+    while (this.listIndents.length > 0 && (this.listIndents[this.listIndents.length - 1] ?? 0) > indent)
+      this.listIndents.pop();
+    if (this.listIndents.length === 0 || (this.listIndents[this.listIndents.length - 1] ?? 0) < indent)
+      this.listIndents.push(indent);
     const marker = match[2] ?? '';
     // Bullets are dropped; numbers and letters stay, as in the other flow formats (list-marker.ts).
     const first = /^[-*+•◦▪‣∙–]$/.test(marker) ? (match[3] ?? '') : `${marker} ${match[3] ?? ''}`;
@@ -173,7 +192,11 @@ class TextWalker {
 
 export function extractText(text: string): ExtractionResult {
   // Form feeds (page breaks in printed text) separate paragraphs like blank lines do.
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\f/g, '\n\n').split('\n');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/\f/g, '\n\n')
+    .split('\n');
   const walker = new TextWalker();
   walker.run(lines);
   return makeFlowResult('text', walker.blocks, firstH1(walker.blocks), []);

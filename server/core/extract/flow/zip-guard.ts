@@ -46,7 +46,9 @@ function readMember(dv: DataView, at: number, decoder: TextDecoder): { member: M
   const nameLength = dv.getUint16(at + 28, true);
   const extraLength = dv.getUint16(at + 30, true);
   const member: Member = {
-    name: decoder.decode(new Uint8Array(dv.buffer, dv.byteOffset + at + 46, Math.min(nameLength, dv.byteLength - at - 46))),
+    name: decoder.decode(
+      new Uint8Array(dv.buffer, dv.byteOffset + at + 46, Math.min(nameLength, dv.byteLength - at - 46)),
+    ),
     method: dv.getUint16(at + 10, true),
     compressedSize: dv.getUint32(at + 20, true),
     size: dv.getUint32(at + 24, true),
@@ -138,8 +140,11 @@ export async function checkZipInflation(
     total += size;
     if (xmlHeap.held(member.name)) xml += size;
     if (total > limits.maxDecompressedBytes) {
-      throw limitError('DECOMPRESSED_TOO_LARGE', `the package inflates to more than ${formatBytes(limits.maxDecompressedBytes)} in all (setting max_decompressed_bytes)`);
+      throw limitError(
+        'DECOMPRESSED_TOO_LARGE',
+        `the package inflates to more than ${formatBytes(limits.maxDecompressedBytes)} in all (setting max_decompressed_bytes)`,
+      );
     }
   }
-  checkParseSize(xml, xmlHeap.heapPerByte, 'the package\'s XML');
+  checkParseSize(xml, xmlHeap.heapPerByte, "the package's XML");
 }

@@ -29,9 +29,14 @@ function* decodedSlices(data: Uint8Array, sinceRecord: { bytes: number }): Gener
   const decode = streamDecoder(detectEncoding(data.subarray(0, 64 * 1024), true));
   for (let at = 0; at < data.length; at += SLICE) {
     if (sinceRecord.bytes > MAX_RECORD_BYTES) {
-      throw Object.assign(new Error(`Not a readable CSV file: a record runs past ${MAX_RECORD_BYTES / 2 ** 20} MB (a quote that never closes?)`), {
-        code: 'CSV_INVALID',
-      });
+      throw Object.assign(
+        new Error(
+          `Not a readable CSV file: a record runs past ${MAX_RECORD_BYTES / 2 ** 20} MB (a quote that never closes?)`,
+        ),
+        {
+          code: 'CSV_INVALID',
+        },
+      );
     }
     const slice = data.subarray(at, at + SLICE);
     sinceRecord.bytes += slice.length;
@@ -58,11 +63,15 @@ export function extractCsv(data: Uint8Array, limits: DocumentLimits = DEFAULT_LI
         delimiter = result.meta.delimiter;
         for (const e of result.errors) {
           // An undetectable delimiter is a one-column file; the rest (an unclosed quote) is worth saying.
-          if (e.code !== 'UndetectableDelimiter') warnings.push(`CSV: ${e.message}${e.row !== undefined ? ` (row ${e.row + 1})` : ''}`);
+          if (e.code !== 'UndetectableDelimiter')
+            warnings.push(`CSV: ${e.message}${e.row !== undefined ? ` (row ${e.row + 1})` : ''}`);
         }
         try {
           rows.ensureRoom(result.data.length);
-          const row: SparseRow = result.data.map((text, column) => [column, { text, kind: inferKind(text, delimiter === ';') }]);
+          const row: SparseRow = result.data.map((text, column) => [
+            column,
+            { text, kind: inferKind(text, delimiter === ';') },
+          ]);
           rows.add(row);
         } catch (err) {
           failure = err;

@@ -57,10 +57,20 @@ export class OoxmlPackage {
   ) {}
 
   /** `held`: the parts the reader keeps whole in memory, for the heap check before any is read. */
-  static async open(data: Uint8Array, limits: DocumentLimits, code: string, what: string, held: HeldXml): Promise<OoxmlPackage> {
+  static async open(
+    data: Uint8Array,
+    limits: DocumentLimits,
+    code: string,
+    what: string,
+    held: HeldXml,
+  ): Promise<OoxmlPackage> {
     await checkZipInflation(data, limits, held);
     const entries = readCentralDirectory(data);
-    if (!entries) throw packageError(code, `Not a readable ${what} file: its ZIP directory cannot be read (or it is a ZIP64 archive)`);
+    if (!entries)
+      throw packageError(
+        code,
+        `Not a readable ${what} file: its ZIP directory cannot be read (or it is a ZIP64 archive)`,
+      );
     return new OoxmlPackage(data, entries, limits.maxDecompressedPartBytes, code);
   }
 
@@ -72,7 +82,11 @@ export class OoxmlPackage {
   parse(name: string, handler: XmlHandler): boolean {
     if (!this.has(name)) return false;
     const bytes = readEntry(this.data, this.entries, name, this.maxPartBytes);
-    if (!bytes) throw packageError(this.code, `the part ${name} cannot be read (encrypted, or compressed in a way ZIP readers do not know)`);
+    if (!bytes)
+      throw packageError(
+        this.code,
+        `the part ${name} cannot be read (encrypted, or compressed in a way ZIP readers do not know)`,
+      );
     const parser = new Parser(
       {
         onopentag: (tag, attrs) => handler.open?.(localName(tag), attrs),
@@ -83,7 +97,8 @@ export class OoxmlPackage {
     );
     const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe;
     const decoder = new TextDecoder(utf16 ? 'utf-16le' : 'utf-8');
-    for (let at = 0; at < bytes.length; at += SLICE) parser.write(decoder.decode(bytes.subarray(at, at + SLICE), { stream: true }));
+    for (let at = 0; at < bytes.length; at += SLICE)
+      parser.write(decoder.decode(bytes.subarray(at, at + SLICE), { stream: true }));
     parser.end(decoder.decode());
     return true;
   }
@@ -98,7 +113,11 @@ export class OoxmlPackage {
       open(name, attrs) {
         if (name !== 'Relationship' || !attrs.Id || attrs.Target === undefined) return;
         const external = attrs.TargetMode === 'External';
-        rels.set(attrs.Id, { type: attrs.Type ?? '', target: external ? attrs.Target : resolvePart(dir, attrs.Target), external });
+        rels.set(attrs.Id, {
+          type: attrs.Type ?? '',
+          target: external ? attrs.Target : resolvePart(dir, attrs.Target),
+          external,
+        });
       },
     });
     return rels;
@@ -106,7 +125,8 @@ export class OoxmlPackage {
 
   /** The part the package's root relationship of this type (ends with `/officeDocument`, say) points to. */
   rootPart(typeSuffix: string): string | undefined {
-    for (const rel of this.relationships('').values()) if (!rel.external && rel.type.endsWith(typeSuffix)) return rel.target;
+    for (const rel of this.relationships('').values())
+      if (!rel.external && rel.type.endsWith(typeSuffix)) return rel.target;
     return undefined;
   }
 

@@ -39,7 +39,12 @@ const TITLE_PLACEHOLDERS = new Set(['title', 'ctrTitle']);
 /** Placeholders whose paragraphs are bulleted by default (the layout's body or content area). */
 const BULLETED_PLACEHOLDERS = new Set(['body', 'obj']);
 
-const paragraphText = (p: Paragraph): string => p.parts.join('').replace(/[^\S\n]+/g, ' ').replace(/ *\n */g, '\n').trim();
+const paragraphText = (p: Paragraph): string =>
+  p.parts
+    .join('')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .trim();
 
 function shapeBlocks(shape: Shape, page: number): ExtractedBlock[] {
   const kind = shape.placeholder;
@@ -50,10 +55,15 @@ function shapeBlocks(shape: Shape, page: number): ExtractedBlock[] {
   if (kind !== undefined && TITLE_PLACEHOLDERS.has(kind)) {
     return [onPage(makeBlock('heading', oneLine(texts.map((x) => x.text).join(' ')), { heading_level: 1 }))];
   }
-  if (kind === 'ftr' || kind === 'hdr') return [onPage(makeBlock(kind === 'ftr' ? 'footer' : 'header', texts.map((x) => x.text).join('\n')))];
+  if (kind === 'ftr' || kind === 'hdr')
+    return [onPage(makeBlock(kind === 'ftr' ? 'footer' : 'header', texts.map((x) => x.text).join('\n')))];
   const bulletedByDefault = kind !== undefined && BULLETED_PLACEHOLDERS.has(kind);
   return texts.map(({ p, text }) =>
-    onPage((p.bullet ?? bulletedByDefault) ? makeBlock('list_item', text, { indent_level: p.level }) : makeBlock('paragraph', text)),
+    onPage(
+      (p.bullet ?? bulletedByDefault)
+        ? makeBlock('list_item', text, { indent_level: p.level })
+        : makeBlock('paragraph', text),
+    ),
   );
 }
 
@@ -61,7 +71,13 @@ function shapeBlocks(shape: Shape, page: number): ExtractedBlock[] {
  * Reads the blocks of a slide part. `notes`: the part is a notes page, whose body placeholder holds the
  * speaker notes (read as paragraphs) and whose other shapes (the slide's picture, its number) are left out.
  */
-export function readSlide(pkg: OoxmlPackage, part: string, page: number, budget: SheetBudget, notes = false): SlideBlocks {
+export function readSlide(
+  pkg: OoxmlPackage,
+  part: string,
+  page: number,
+  budget: SheetBudget,
+  notes = false,
+): SlideBlocks {
   const out: SlideBlocks = { title: [], body: [] };
   const shapes: Shape[] = [];
   let paragraph: Paragraph | null = null;
@@ -79,7 +95,9 @@ export function readSlide(pkg: OoxmlPackage, part: string, page: number, budget:
       return;
     }
     const blocks = shapeBlocks(shape, page);
-    (shape.placeholder !== undefined && TITLE_PLACEHOLDERS.has(shape.placeholder) ? out.title : out.body).push(...blocks);
+    (shape.placeholder !== undefined && TITLE_PLACEHOLDERS.has(shape.placeholder) ? out.title : out.body).push(
+      ...blocks,
+    );
   };
 
   pkg.parse(part, {

@@ -28,7 +28,11 @@ function slideParts(pkg: OoxmlPackage, presentation: string): string[] {
   return slides;
 }
 
-export async function extractPptx(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS, onProgress?: ProgressFn): Promise<ExtractionResult> {
+export async function extractPptx(
+  data: Uint8Array,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+  onProgress?: ProgressFn,
+): Promise<ExtractionResult> {
   // Every part is streamed; none is held whole as XML.
   const pkg = await OoxmlPackage.open(data, limits, CODE, 'PPTX', { held: () => false, heapPerByte: 0 });
   const presentation = pkg.rootPart('/officeDocument') ?? 'ppt/presentation.xml';
@@ -45,7 +49,9 @@ export async function extractPptx(data: Uint8Array, limits: DocumentLimits = DEF
     }
     const slide = readSlide(pkg, part, page, budget);
     blocks.push(...slide.title, ...slide.body);
-    const notesPart = [...pkg.relationships(part).values()].find((r) => !r.external && r.type.endsWith('/notesSlide'))?.target;
+    const notesPart = [...pkg.relationships(part).values()].find(
+      (r) => !r.external && r.type.endsWith('/notesSlide'),
+    )?.target;
     if (notesPart && pkg.has(notesPart)) {
       const notes = readSlide(pkg, notesPart, page, budget, true).body;
       if (notes[0]) notes[0] = { ...notes[0], text: NOTES_LABEL + notes[0].text };
@@ -55,6 +61,11 @@ export async function extractPptx(data: Uint8Array, limits: DocumentLimits = DEF
   }
   const result = makeFlowResult('pptx', blocks, pkg.title() ?? firstH1(blocks), warnings);
   result.total_pages = Math.max(1, slides.length);
-  result.pages = Array.from({ length: result.total_pages }, (_, i) => ({ page: i + 1, width: 0, height: 0, needs_ocr: false }));
+  result.pages = Array.from({ length: result.total_pages }, (_, i) => ({
+    page: i + 1,
+    width: 0,
+    height: 0,
+    needs_ocr: false,
+  }));
   return result;
 }

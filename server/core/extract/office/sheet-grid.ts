@@ -30,7 +30,10 @@ export class SheetBudget {
   /** A row with at least one value was read (empty rows are free: they are dropped). */
   row(): void {
     if (++this.rows > this.limits.maxSheetRows) {
-      throw limitError('TOO_MANY_ROWS', `the document has more than ${this.limits.maxSheetRows} rows (setting max_sheet_rows)`);
+      throw limitError(
+        'TOO_MANY_ROWS',
+        `the document has more than ${this.limits.maxSheetRows} rows (setting max_sheet_rows)`,
+      );
     }
   }
 
@@ -43,7 +46,10 @@ export class SheetBudget {
   take(n: number): void {
     this.cells += n;
     if (this.cells > this.limits.maxSheetCells) {
-      throw limitError('TOO_MANY_CELLS', `the document's tables have more than ${this.limits.maxSheetCells} cells (setting max_sheet_cells)`);
+      throw limitError(
+        'TOO_MANY_CELLS',
+        `the document's tables have more than ${this.limits.maxSheetCells} cells (setting max_sheet_cells)`,
+      );
     }
   }
 }
@@ -110,7 +116,9 @@ export class SheetRows {
         return out;
       }),
       header_rows: headerRows,
-      column_types: used.map((c) => columnType((this.restKinds.get(c) ?? 0) | (headerRows ? 0 : (this.firstKinds.get(c) ?? 0)))),
+      column_types: used.map((c) =>
+        columnType((this.restKinds.get(c) ?? 0) | (headerRows ? 0 : (this.firstKinds.get(c) ?? 0))),
+      ),
     };
     this.rows.length = 0;
     return makeBlock('table', markdownTable(grid), { table: grid });

@@ -5,15 +5,19 @@
 import type { Cell } from './sheet-grid.js';
 
 /** Built-in number formats that are dates or times (ECMA-376 18.8.30, with the CJK ones). */
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const BUILTIN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56,
+  57, 58,
+]);
 
 /** Whether a custom format code shows a date or time: d, m, y, h or s outside quotes, escapes and [colour] brackets. */
 export function isDateFormat(code: string): boolean {
-  const bare = code
-    .replace(/"[^"]*"/g, '')
-    .replace(/\\./g, '')
-    .replace(/\[(?![hms]+\])[^\]]*\]/gi, '') // [Red], [$-409]; [h], [mm], [ss] (elapsed time) stay
-    .split(';')[0] ?? '';
+  const bare =
+    code
+      .replace(/"[^"]*"/g, '')
+      .replace(/\\./g, '')
+      .replace(/\[(?![hms]+\])[^\]]*\]/gi, '') // [Red], [$-409]; [h], [mm], [ss] (elapsed time) stay
+      .split(';')[0] ?? '';
   return /[dmyhs]/i.test(bare);
 }
 
@@ -46,7 +50,9 @@ export function serialToIso(serial: number, date1904: boolean): string {
 
 /** Excel writes characters XML cannot hold (a carriage return, say) as `_xHHHH_`; `_x005F_` escapes a literal one. */
 export function unescapeOoxml(text: string): string {
-  return text.includes('_x') ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
+  return text.includes('_x')
+    ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    : text;
 }
 
 /** Numbers as Excel shows them in General: 15 significant digits (0.1 + 0.2 is 0.3). */
@@ -58,7 +64,13 @@ function showNumber(value: number): string {
  * A cell from its type attribute (`t`), style and stored value (`<v>`, or the inline string's text).
  * `shared` resolves shared-string indices. Errors (#DIV/0!) are shown as text.
  */
-export function cellValue(type: string | undefined, style: number, raw: string, shared: readonly string[], formats: NumberFormats): Cell {
+export function cellValue(
+  type: string | undefined,
+  style: number,
+  raw: string,
+  shared: readonly string[],
+  formats: NumberFormats,
+): Cell {
   switch (type) {
     case 's':
       return { text: shared[Number(raw)] ?? '', kind: 'string' };
@@ -70,7 +82,13 @@ export function cellValue(type: string | undefined, style: number, raw: string, 
     case 'b':
       return { text: raw.trim() === '1' ? 'TRUE' : 'FALSE', kind: 'boolean' };
     case 'd':
-      return { text: raw.trim().replace('T', ' ').replace(/(?: 00:00:00)?(?:\.\d+)?Z?$/, ''), kind: 'date' };
+      return {
+        text: raw
+          .trim()
+          .replace('T', ' ')
+          .replace(/(?: 00:00:00)?(?:\.\d+)?Z?$/, ''),
+        kind: 'date',
+      };
     default: {
       const value = Number(raw);
       if (raw.trim() === '' || !Number.isFinite(value)) return { text: raw, kind: 'string' };

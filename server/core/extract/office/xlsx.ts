@@ -33,7 +33,11 @@ function columnIndex(ref: string): number {
   return i === 0 ? -1 : n - 1;
 }
 
-function readSheetsAndFormats(pkg: OoxmlPackage, workbook: string, rels: Map<string, Relationship>): { sheets: SheetRef[]; date1904: boolean } {
+function readSheetsAndFormats(
+  pkg: OoxmlPackage,
+  workbook: string,
+  rels: Map<string, Relationship>,
+): { sheets: SheetRef[]; date1904: boolean } {
   const sheets: SheetRef[] = [];
   let date1904 = false;
   const found = pkg.parse(workbook, {
@@ -42,7 +46,8 @@ function readSheetsAndFormats(pkg: OoxmlPackage, workbook: string, rels: Map<str
       if (name !== 'sheet') return;
       const rel = rels.get(relId(attrs));
       // Chart sheets and dialog sheets have no cells.
-      if (rel && !rel.external && rel.type.endsWith('/worksheet')) sheets.push({ name: attrs.name ?? rel.target, part: rel.target });
+      if (rel && !rel.external && rel.type.endsWith('/worksheet'))
+        sheets.push({ name: attrs.name ?? rel.target, part: rel.target });
     },
   });
   if (!found) throw packageError(CODE, `Not a readable XLSX file: it has no ${workbook}`);
@@ -58,7 +63,8 @@ function readSharedStrings(pkg: OoxmlPackage, part: string | undefined): string[
   pkg.parse(part, {
     open(name) {
       if (name === 'si') current = [];
-      else if (name === 'rPh') phonetic++; // furigana over Japanese text: not part of the value
+      else if (name === 'rPh')
+        phonetic++; // furigana over Japanese text: not part of the value
       else if (name === 't') inText = phonetic === 0;
     },
     text(t) {
@@ -95,7 +101,13 @@ function readDateStyles(pkg: OoxmlPackage, part: string | undefined): boolean[] 
 }
 
 /** Streams one worksheet's rows into `rows`. */
-function readSheet(pkg: OoxmlPackage, part: string, shared: readonly string[], formats: NumberFormats, rows: SheetRows): void {
+function readSheet(
+  pkg: OoxmlPackage,
+  part: string,
+  shared: readonly string[],
+  formats: NumberFormats,
+  rows: SheetRows,
+): void {
   let row: SparseRow = [];
   let column = -1;
   let cell: { column: number; type: string | undefined; style: number; raw?: string } | null = null;
@@ -144,7 +156,10 @@ function readSheet(pkg: OoxmlPackage, part: string, shared: readonly string[], f
   });
 }
 
-export async function extractXlsx(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS): Promise<ExtractionResult> {
+export async function extractXlsx(
+  data: Uint8Array,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+): Promise<ExtractionResult> {
   const pkg = await OoxmlPackage.open(data, limits, CODE, 'XLSX', {
     held: (name) => /sharedStrings\d*\.xml$/i.test(name),
     heapPerByte: SHARED_STRINGS_HEAP_PER_BYTE,

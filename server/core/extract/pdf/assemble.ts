@@ -99,7 +99,10 @@ function regionBlocks(region: Region, figures: BBox[], page: number, stats: DocS
     inside.forEach((l) => absorbed.add(l));
     // The text of a figure is whatever labels it carries; a bare image still gets a placeholder,
     // as every block has text.
-    const labels = inside.map((l) => l.text).join(' ').trim();
+    const labels = inside
+      .map((l) => l.text)
+      .join(' ')
+      .trim();
     figureBlocks.push({ type: 'figure', text: labels || '[figure]', page, bbox: fig });
   }
   const flow: Line[] = [];

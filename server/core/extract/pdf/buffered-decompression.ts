@@ -63,7 +63,8 @@ export class BufferedDecompressionStream extends TransformStream<BufferSource, U
     super({
       // Copied: the writer may reuse its buffer once the write has resolved.
       transform: (chunk) => void parts.push(Buffer.from(bytesOf(chunk))),
-      flush: (controller) => controller.enqueue(inflateWithin(inflate, parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))),
+      flush: (controller) =>
+        controller.enqueue(inflateWithin(inflate, parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))),
     });
   }
 }

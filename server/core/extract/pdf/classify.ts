@@ -161,7 +161,9 @@ export function equationText(lines: Line[]): string {
  * Heading levels: distinct heading styles of the whole document ranked by size, bold before
  * regular at equal size; the largest style is level 1. Sizes within 0.6 pt are one style.
  */
-export function headingLevels(styles: Array<{ size: number; bold: boolean }>): (s: { size: number; bold: boolean }) => number {
+export function headingLevels(
+  styles: Array<{ size: number; bold: boolean }>,
+): (s: { size: number; bold: boolean }) => number {
   const distinct: Array<{ size: number; bold: boolean }> = [];
   for (const s of styles) {
     if (!distinct.some((d) => d.bold === s.bold && Math.abs(d.size - s.size) < 0.6)) distinct.push(s);

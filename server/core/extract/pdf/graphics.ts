@@ -67,7 +67,13 @@ export interface PageGraphics {
  * Walks an operator list once for the page's images and weighted vector paths. `viewport` is the page's
  * scale-1 viewport transform, so that rotated pages and offset crop boxes come out right.
  */
-export function paintedGraphics(pdfjs: PdfJs, ops: OperatorListLike, viewport: readonly number[], width: number, height: number): PageGraphics {
+export function paintedGraphics(
+  pdfjs: PdfJs,
+  ops: OperatorListLike,
+  viewport: readonly number[],
+  width: number,
+  height: number,
+): PageGraphics {
   const OPS = pdfjs.OPS;
   const pageArea = width * height;
   const imageOps = new Set<number>([
@@ -196,7 +202,12 @@ function clusterPaths(paths: WeightedBox[], width: number, height: number): BBox
       if (c > c1) c1 = c;
       if (r < r0) r0 = r;
       if (r > r1) r1 = r;
-      for (const [dr, dc] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+      for (const [dr, dc] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ] as const) {
         const nr = r + dr;
         const nc = c + dc;
         if (nr < 0 || nc < 0 || nr >= rows || nc >= cols) continue;

@@ -83,7 +83,8 @@ async function readPage(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocSta
       const ops = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE });
       checkHeap();
       const toFrame = multiply(text.frameTransform, viewport.transform);
-      const graphics = sparse || wantsFigures ? paintedGraphics(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) : undefined;
+      const graphics =
+        sparse || wantsFigures ? paintedGraphics(pdfjs, ops, toFrame, text.frameWidth, text.frameHeight) : undefined;
       // A scan with a little text laid over it (a stamp, a banner, a partial OCR layer) is read by OCR,
       // which sees that text in the image too.
       if (sparse && graphics && largestImageShare(graphics) >= SCAN_IMAGE_SHARE) {
@@ -122,7 +123,8 @@ async function metadataTitle(doc: PdfDocument): Promise<string | undefined> {
     const info = meta.info as { Title?: unknown } | undefined;
     const title = typeof info?.Title === 'string' ? info.Title.replace(/\s+/g, ' ').trim() : '';
     // Producers fill Title with placeholders or the source file's name; those are no titles.
-    const junk = /^(?:untitled|unknown|title|document\d*|slide \d+)$|\.(?:docx?|rtf|odt|pptx?|xlsx?|pdf|tex|dvi|ps|indd|qxd)$/i;
+    const junk =
+      /^(?:untitled|unknown|title|document\d*|slide \d+)$|\.(?:docx?|rtf|odt|pptx?|xlsx?|pdf|tex|dvi|ps|indd|qxd)$/i;
     const clean = title.replace(/^Microsoft (?:Word|PowerPoint|Excel) - /, '');
     if (clean && !junk.test(clean)) return clean;
   } catch {
@@ -187,7 +189,11 @@ export interface PdfPages {
  * independent but for the font registry and column gutters, which each reader learns on its own, so
  * several workers can read parts of one document at once.
  */
-export function readPdfPages(data: Uint8Array, range?: { from: number; to: number }, opts: ExtractOptions = {}): Promise<PdfPages> {
+export function readPdfPages(
+  data: Uint8Array,
+  range?: { from: number; to: number },
+  opts: ExtractOptions = {},
+): Promise<PdfPages> {
   return withOpenPdf(data, opts, (pdfjs, doc) => {
     const from = Math.max(1, range?.from ?? 1);
     const to = Math.min(doc.numPages, range?.to ?? doc.numPages);
@@ -221,10 +227,17 @@ export const SHARE_RUN_PAGES = 16;
  * Every reader decides alike from the page count, so no thread has to count the pages for the others first.
  * Progress counts this reader's pages against the whole document's.
  */
-export function readPdfShare(data: Uint8Array, index: number, readers: number, nextRun: Int32Array, opts: ExtractOptions = {}): Promise<PdfPages | null> {
+export function readPdfShare(
+  data: Uint8Array,
+  index: number,
+  readers: number,
+  nextRun: Int32Array,
+  opts: ExtractOptions = {},
+): Promise<PdfPages | null> {
   return withOpenPdf(data, opts, async (pdfjs, doc) => {
     const total = doc.numPages;
-    if (total < SHARE_MIN_PAGES) return index === 0 ? readOpenPdfPages(pdfjs, doc, [{ from: 1, to: total }], opts, total) : null;
+    if (total < SHARE_MIN_PAGES)
+      return index === 0 ? readOpenPdfPages(pdfjs, doc, [{ from: 1, to: total }], opts, total) : null;
     // Each reader has its thread's budget: the document's is shared among them.
     shareInflateBudget(readers);
     const runs = (function* () {
@@ -236,7 +249,11 @@ export function readPdfShare(data: Uint8Array, index: number, readers: number, n
   });
 }
 
-async function withOpenPdf<T>(data: Uint8Array, opts: ExtractOptions, use: (pdfjs: PdfJs, doc: PdfDocument) => Promise<T>): Promise<T> {
+async function withOpenPdf<T>(
+  data: Uint8Array,
+  opts: ExtractOptions,
+  use: (pdfjs: PdfJs, doc: PdfDocument) => Promise<T>,
+): Promise<T> {
   const { pdfjs, doc } = await openPdf(data, opts.limits);
   try {
     return await use(pdfjs, doc);
@@ -249,7 +266,13 @@ async function withOpenPdf<T>(data: Uint8Array, opts: ExtractOptions, use: (pdfj
  * Reads runs of pages (within 1..numPages: the callers clamp them), each from fresh column gutters (DocState).
  * Progress counts the pages read so far against `progressTotal`.
  */
-async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, runs: Iterable<PageRun>, opts: ExtractOptions, progressTotal: number): Promise<PdfPages> {
+async function readOpenPdfPages(
+  pdfjs: PdfJs,
+  doc: PdfDocument,
+  runs: Iterable<PageRun>,
+  opts: ExtractOptions,
+  progressTotal: number,
+): Promise<PdfPages> {
   const total = doc.numPages;
   const fonts = new FontRegistry();
   const out: PdfPages = { total, layouts: [], warnings: [], failed: 0 };
@@ -269,7 +292,14 @@ async function readOpenPdfPages(pdfjs: PdfJs, doc: PdfDocument, runs: Iterable<P
 }
 
 /** Reads page `n` into `out`: its layout (or a failed page's place holder), and its OCR when asked for. */
-async function readPageInto(pdfjs: PdfJs, doc: PdfDocument, n: number, state: DocState, out: PdfPages, opts: ExtractOptions): Promise<void> {
+async function readPageInto(
+  pdfjs: PdfJs,
+  doc: PdfDocument,
+  n: number,
+  state: DocState,
+  out: PdfPages,
+  opts: ExtractOptions,
+): Promise<void> {
   try {
     out.layouts.push(await withTimeout(readPage(pdfjs, doc, n, state), PAGE_TIMEOUT_MS, () => new Error('timed out')));
   } catch (err) {
@@ -282,7 +312,16 @@ async function readPageInto(pdfjs: PdfJs, doc: PdfDocument, n: number, state: Do
     out.failed++;
     out.warnings.push(`page ${n}: text could not be read (${err instanceof Error ? err.message : String(err)})`);
     const size = await pageSize(doc, n);
-    out.layouts.push({ page: n, ...size, rotation: 0, frameWidth: size.width, frameHeight: size.height, needsOcr: true, regions: [], figures: [] });
+    out.layouts.push({
+      page: n,
+      ...size,
+      rotation: 0,
+      frameWidth: size.width,
+      frameHeight: size.height,
+      needsOcr: true,
+      regions: [],
+      figures: [],
+    });
   }
   if (opts.ocr) {
     if (!opts.pageOcr) throw new Error('extraction with OCR needs the page OCR reader (ExtractOptions.pageOcr)');
@@ -327,7 +366,8 @@ export function assemblePdf(parts: PdfPages[]): ExtractionResult {
   const ocrPages = pages.filter((p) => p.needs_ocr && !p.ocr).length;
   if (ocrPages > 0) warnings.push(`${ocrPages} of ${total} pages have no text layer and need OCR`);
   const result: ExtractionResult = { format: 'pdf', total_pages: total, pages, blocks, warnings };
-  const title = parts.find((p) => p.title)?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
+  const title =
+    parts.find((p) => p.title)?.title ?? blocks.find((b) => b.type === 'heading' && b.heading_level === 1)?.text;
   if (title) result.title = title;
   return result;
 }
@@ -347,7 +387,10 @@ export async function extractPdf(data: Uint8Array, opts: ExtractOptions = {}): P
   return assemblePdf([await readPdfPages(data, undefined, opts)]);
 }
 
-async function pageSize(doc: PdfDocument, n: number): Promise<{ width: number; height: number; viewRotation: PageLayout['viewRotation'] }> {
+async function pageSize(
+  doc: PdfDocument,
+  n: number,
+): Promise<{ width: number; height: number; viewRotation: PageLayout['viewRotation'] }> {
   try {
     const page = await doc.getPage(n);
     const vp = page.getViewport({ scale: 1 });

@@ -6,7 +6,8 @@ import { ASCENT, DESCENT, type Line, type Run } from './model.js';
 
 // Characters that mark mathematics even when the font's name is unknown: Greek, arithmetic and
 // relation signs, arrows, the math operator and symbol blocks, mathematical alphanumerics.
-const MATH_CHAR_RE = /[=<>^+±×÷√∞\u0391-\u03C9\u2190-\u21FF\u2200-\u22FF\u27C0-\u27FF\u2980-\u2AFF]|\uD835[\uDC00-\uDFFF]/gu;
+const MATH_CHAR_RE =
+  /[=<>^+±×÷√∞\u0391-\u03C9\u2190-\u21FF\u2200-\u22FF\u27C0-\u27FF\u2980-\u2AFF]|\uD835[\uDC00-\uDFFF]/gu;
 
 export function nonSpaceLength(text: string): number {
   let n = 0;

@@ -16,7 +16,14 @@ export interface PagesWithOcr {
 }
 
 /** OCRs page `n` when its layout (the last one read) says it needs it. One bad page only costs a warning. */
-export async function ocrPageWithoutText(doc: PdfDocument, out: PagesWithOcr, n: number, ocr: OcrOptions, readPage: PdfPageOcr, limits?: DocumentLimits): Promise<void> {
+export async function ocrPageWithoutText(
+  doc: PdfDocument,
+  out: PagesWithOcr,
+  n: number,
+  ocr: OcrOptions,
+  readPage: PdfPageOcr,
+  limits?: DocumentLimits,
+): Promise<void> {
   const layout = out.layouts[out.layouts.length - 1];
   if (!layout || layout.page !== n || !layout.needsOcr) return;
   try {
@@ -38,13 +45,17 @@ function byPage(parts: ReadonlyArray<{ ocr?: OcrPageResult[] }>): Map<number, Oc
  * Text blocks (in reading order, page by page) with each OCRed page's blocks inserted where the page
  * belongs: before the first text block of a later page.
  */
-export function withOcrBlocks(blocks: ExtractedBlock[], parts: ReadonlyArray<{ ocr?: OcrPageResult[] }>): ExtractedBlock[] {
+export function withOcrBlocks(
+  blocks: ExtractedBlock[],
+  parts: ReadonlyArray<{ ocr?: OcrPageResult[] }>,
+): ExtractedBlock[] {
   const ocr = [...byPage(parts).values()].sort((a, b) => a.page.page - b.page.page);
   if (ocr.length === 0) return blocks;
   const out: ExtractedBlock[] = [];
   let i = 0;
   for (const r of ocr) {
-    while (i < blocks.length && (blocks[i] as ExtractedBlock).page <= r.page.page) out.push(blocks[i++] as ExtractedBlock);
+    while (i < blocks.length && (blocks[i] as ExtractedBlock).page <= r.page.page)
+      out.push(blocks[i++] as ExtractedBlock);
     out.push(...r.blocks);
   }
   while (i < blocks.length) out.push(blocks[i++] as ExtractedBlock);

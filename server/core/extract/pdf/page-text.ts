@@ -89,7 +89,8 @@ function turnMatrix(turn: Rotation, width: number, height: number): Matrix {
 function nameFonts(styles: Record<string, unknown>, fonts: FontRegistry): void {
   for (const [id, style] of Object.entries(styles)) {
     const s = style as { fontName?: unknown; bold?: unknown; black?: unknown };
-    if (typeof s.fontName === 'string' && !fonts.isResolved(id)) fonts.resolve(id, { name: s.fontName, bold: s.bold, black: s.black });
+    if (typeof s.fontName === 'string' && !fonts.isResolved(id))
+      fonts.resolve(id, { name: s.fontName, bold: s.bold, black: s.black });
   }
 }
 

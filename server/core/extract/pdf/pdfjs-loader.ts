@@ -113,7 +113,10 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () =>
  * document (see inflate-budget.ts, heap-guard.ts), has pdf.js leave out images of more than twice
  * `maxImagePixels` pixels, and refuses a document of more than `maxPages` pages before any page is read.
  */
-export async function openPdf(data: Uint8Array, limits: DocumentLimits = DEFAULT_LIMITS): Promise<{ pdfjs: PdfJs; doc: PdfDocument }> {
+export async function openPdf(
+  data: Uint8Array,
+  limits: DocumentLimits = DEFAULT_LIMITS,
+): Promise<{ pdfjs: PdfJs; doc: PdfDocument }> {
   if (data.length === 0) throw new PdfExtractError('PDF_INVALID', 'Not a PDF: the file is empty');
   if (!hasPdfHeader(data)) {
     throw new PdfExtractError('PDF_INVALID', 'Not a PDF: no %PDF- header in the first 1 KB');
@@ -161,5 +164,10 @@ export async function openPdf(data: Uint8Array, limits: DocumentLimits = DEFAULT
 
 function isLimitError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'TOO_MANY_PAGES' || code === 'DECOMPRESSED_TOO_LARGE' || code === 'IMAGE_TOO_LARGE' || code === 'OUT_OF_MEMORY';
+  return (
+    code === 'TOO_MANY_PAGES' ||
+    code === 'DECOMPRESSED_TOO_LARGE' ||
+    code === 'IMAGE_TOO_LARGE' ||
+    code === 'OUT_OF_MEMORY'
+  );
 }

@@ -74,12 +74,14 @@ function edgeLines(p: PageLayout): Array<{ line: Line; zone: 'top' | 'bottom'; o
     }
     return out;
   };
-  const top = rowsOf([...lines].sort((a, b) => a.top - b.top), (l) => l.top).filter(
-    (l) => l.bottom <= p.frameHeight * ZONE,
-  );
-  const bottom = rowsOf([...lines].sort((a, b) => b.bottom - a.bottom), (l) => l.bottom).filter(
-    (l) => l.top >= p.frameHeight * (1 - ZONE),
-  );
+  const top = rowsOf(
+    [...lines].sort((a, b) => a.top - b.top),
+    (l) => l.top,
+  ).filter((l) => l.bottom <= p.frameHeight * ZONE);
+  const bottom = rowsOf(
+    [...lines].sort((a, b) => b.bottom - a.bottom),
+    (l) => l.bottom,
+  ).filter((l) => l.top >= p.frameHeight * (1 - ZONE));
   const firstTop = Math.min(...top.map((l) => l.top));
   const lastBottom = Math.max(...bottom.map((l) => l.bottom));
   const out: Array<{ line: Line; zone: 'top' | 'bottom'; outermost: boolean }> = top.map((line) => ({
@@ -140,8 +142,7 @@ export function markRunningHeads(pages: PageLayout[]): void {
   }
   for (const c of candidates) {
     // Words, not just numbers: rows of a matrix repeat on slides too.
-    const repeated =
-      textPages >= 2 && (pagesByKey.get(c.key)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(c.key);
+    const repeated = textPages >= 2 && (pagesByKey.get(c.key)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(c.key);
     // A bare number only on the outermost row ("—1—" under a running head opens a chapter).
     const pageNumber = c.outermost && PAGE_NUMBER_RE.test(c.line.text.trim());
     const tracksPage = edgeNumbers(c.line).some(
@@ -152,7 +153,9 @@ export function markRunningHeads(pages: PageLayout[]): void {
       textPages >= 2 &&
       keys.length >= 2 &&
       keys.some((k) => !/^\w+\|#$/.test(k)) &&
-      keys.every((k) => /^\w+\|#$/.test(k) || ((pagesByPiece.get(k)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(k)));
+      keys.every(
+        (k) => /^\w+\|#$/.test(k) || ((pagesByPiece.get(k)?.size ?? 0) >= minTextRepeat && /\p{L}{3}/u.test(k)),
+      );
     if (repeated || piecesRepeat || pageNumber || tracksPage) c.line.role = c.zone === 'top' ? 'header' : 'footer';
   }
 }

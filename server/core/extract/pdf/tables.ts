@@ -262,7 +262,8 @@ export function findTables(lines: Line[]): TableHit[] {
     ) {
       start = i - 1;
     }
-    const hit = j - i + 1 >= MIN_ROWS ? (tryTable(lines, start, j) ?? (start < i ? tryTable(lines, i, j) : null)) : null;
+    const hit =
+      j - i + 1 >= MIN_ROWS ? (tryTable(lines, start, j) ?? (start < i ? tryTable(lines, i, j) : null)) : null;
     if (hit) {
       hits.push(hit);
       i = j + 1;

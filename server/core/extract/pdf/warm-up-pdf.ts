@@ -25,13 +25,20 @@ const WORDS = (
 ).split(' ');
 
 /** Fonts by resource name: body, bold, italic (embedded), sans, sans bold, typewriter (standard). */
-const EMBEDDED = { F1: 'LWAAAA+LecternSerif', F2: 'LWAAAB+LecternSerif-Bold', F3: 'LWAAAC+LecternSerif-Italic' } as const;
+const EMBEDDED = {
+  F1: 'LWAAAA+LecternSerif',
+  F2: 'LWAAAB+LecternSerif-Bold',
+  F3: 'LWAAAC+LecternSerif-Italic',
+} as const;
 const STANDARD = { F4: 'Helvetica', F5: 'Helvetica-Bold', F6: 'Courier' } as const;
 /**
  * More faces of the serif program under fonts of their own (S0..S15), the way a TeX paper embeds a dozen or
  * more subsets (sizes, math, symbols): each is a font object of its own to the reader.
  */
-const SERIF_FACES = Array.from({ length: 16 }, (_, i) => [`S${i}`, `LWAB${String.fromCharCode(65 + i)}A+LecternSerif-${i}`] as const);
+const SERIF_FACES = Array.from(
+  { length: 16 },
+  (_, i) => [`S${i}`, `LWAB${String.fromCharCode(65 + i)}A+LecternSerif-${i}`] as const,
+);
 type FontKey = keyof typeof EMBEDDED | keyof typeof STANDARD | `S${number}`;
 
 /** The codes the embedded font's dictionary gives widths for: ASCII and the bullet (WinAnsi 149). */
@@ -74,7 +81,9 @@ class Page {
 
   /** A justified line as TJ with kerning between words, the way TeX and most producers write it. */
   kerned(font: FontKey, size: number, x: number, y: number, lineWords: string[]): void {
-    const parts = lineWords.map((w, i) => `(${escapeText(i < lineWords.length - 1 ? `${w} ` : w)})${i % 3 === 1 ? ' -12' : ''}`);
+    const parts = lineWords.map(
+      (w, i) => `(${escapeText(i < lineWords.length - 1 ? `${w} ` : w)})${i % 3 === 1 ? ' -12' : ''}`,
+    );
     this.ops.push(`BT /${font} ${size} Tf ${x.toFixed(2)} ${(HEIGHT - y).toFixed(2)} Td [${parts.join(' ')}] TJ ET`);
   }
 
@@ -123,18 +132,32 @@ function onePage(n: number, twoColumns: boolean): Page {
     y += 10;
     page.text('F4', 9, MARGIN + 60, y, 'Table 1: Pages read per second');
     y += 16;
-    const rows = [['Method', 'Pages', 'Seconds', 'Rate'], ...[1, 2, 3, 4, 5].map((r) => [`method ${r}`, `${r * 40 + n}`, `${(r * 1.7).toFixed(2)}`, `${(r * 23.5 + n).toFixed(1)}`])];
+    const rows = [
+      ['Method', 'Pages', 'Seconds', 'Rate'],
+      ...[1, 2, 3, 4, 5].map((r) => [
+        `method ${r}`,
+        `${r * 40 + n}`,
+        `${(r * 1.7).toFixed(2)}`,
+        `${(r * 23.5 + n).toFixed(1)}`,
+      ]),
+    ];
     for (const [r, row] of rows.entries()) {
       row.forEach((cell, c) => page.text(r === 0 ? 'F5' : 'F4', 9, MARGIN + 60 + c * 90, y, cell));
       y += 12;
     }
     y += 12;
-    for (const [i, code] of ['for (const page of pages) {', '  await readPage(page, fonts);', '}'].entries()) page.text('F6', 9, MARGIN + 20, y + i * 11, code);
+    for (const [i, code] of ['for (const page of pages) {', '  await readPage(page, fonts);', '}'].entries())
+      page.text('F6', 9, MARGIN + 20, y + i * 11, code);
     y += 46;
     // A plot drawn with vector paths, like a chart in a paper.
     const top = y;
-    const segments = Array.from({ length: 30 }, (_, i) => `${(MARGIN + 80 + i * 8).toFixed(1)} ${(HEIGHT - top - 90 + ((i * 37) % 70)).toFixed(1)} l`);
-    page.path(`0.5 w ${MARGIN + 80} ${HEIGHT - top - 100} m ${MARGIN + 330} ${HEIGHT - top - 100} l S ${MARGIN + 80} ${HEIGHT - top - 100} m ${MARGIN + 80} ${HEIGHT - top} l S`);
+    const segments = Array.from(
+      { length: 30 },
+      (_, i) => `${(MARGIN + 80 + i * 8).toFixed(1)} ${(HEIGHT - top - 90 + ((i * 37) % 70)).toFixed(1)} l`,
+    );
+    page.path(
+      `0.5 w ${MARGIN + 80} ${HEIGHT - top - 100} m ${MARGIN + 330} ${HEIGHT - top - 100} l S ${MARGIN + 80} ${HEIGHT - top - 100} m ${MARGIN + 80} ${HEIGHT - top} l S`,
+    );
     page.path(`1 w ${MARGIN + 80} ${HEIGHT - top - 90} m ${segments.join(' ')} S`);
     page.path(`${MARGIN + 90} ${HEIGHT - top - 40} 30 25 re f ${MARGIN + 150} ${HEIGHT - top - 60} 30 45 re f`);
     page.text('F3', 9, MARGIN + 80, top + 114, `Figure ${n}: Pages per second as the document grows.`);
@@ -151,7 +174,9 @@ export function warmUpPdf(pages = 6): Uint8Array {
   const catalog = add('');
   const pagesObj = add('');
   const program = type1Program('LecternSerif');
-  const fontFile = add(flateStream(program.bytes, `/Length1 ${program.length1} /Length2 ${program.length2} /Length3 ${program.length3} `));
+  const fontFile = add(
+    flateStream(program.bytes, `/Length1 ${program.length1} /Length2 ${program.length2} /Length3 ${program.length3} `),
+  );
   const toUnicode = add(flateStream(TO_UNICODE));
   const widths = winAnsiWidths(FIRST_CHAR, LAST_CHAR).join(' ');
   const embedded = [...Object.entries(EMBEDDED), ...SERIF_FACES].map(([key, base]) => {
@@ -168,13 +193,18 @@ export function warmUpPdf(pages = 6): Uint8Array {
     return `/${key} ${font} 0 R`;
   });
   const standard = Object.entries(STANDARD).map(
-    ([key, base]) => `/${key} ${add(`<< /Type /Font /Subtype /Type1 /BaseFont /${base} /Encoding /WinAnsiEncoding >>`)} 0 R`,
+    ([key, base]) =>
+      `/${key} ${add(`<< /Type /Font /Subtype /Type1 /BaseFont /${base} /Encoding /WinAnsiEncoding >>`)} 0 R`,
   );
   const fontRefs = [...embedded, ...standard];
   const kids: number[] = [];
   for (let n = 1; n <= pages; n++) {
     const stream = add(flateStream(onePage(n, n % 2 === 0).toString()));
-    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${WIDTH} ${HEIGHT}] /Resources << /Font << ${fontRefs.join(' ')} >> >> /Contents ${stream} 0 R >>`));
+    kids.push(
+      add(
+        `<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${WIDTH} ${HEIGHT}] /Resources << /Font << ${fontRefs.join(' ')} >> >> /Contents ${stream} 0 R >>`,
+      ),
+    );
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
   objects[pagesObj - 1] = `<< /Type /Pages /Count ${kids.length} /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] >>`;

@@ -61,11 +61,16 @@ function glyphProgram(name: string, index: number): number[] {
   const h = 400 + (index % 7) * 40;
   const inner = w - 80;
   return [
-    ...[0, w].flatMap(num), HSBW,
-    ...[40, 0].flatMap(num), RMOVETO,
-    ...[inner, 0].flatMap(num), RLINETO,
-    ...[0, h].flatMap(num), RLINETO,
-    ...[-inner / 4, 60, -inner / 2, 60, -(inner - inner / 4 - inner / 2), -60].map(Math.round).flatMap(num), RRCURVETO,
+    ...[0, w].flatMap(num),
+    HSBW,
+    ...[40, 0].flatMap(num),
+    RMOVETO,
+    ...[inner, 0].flatMap(num),
+    RLINETO,
+    ...[0, h].flatMap(num),
+    RLINETO,
+    ...[-inner / 4, 60, -inner / 2, 60, -(inner - inner / 4 - inner / 2), -60].map(Math.round).flatMap(num),
+    RRCURVETO,
     CLOSEPATH,
     ENDCHAR,
   ];
@@ -111,8 +116,15 @@ export function type1Program(fontName: string): Type1Program {
     const cs = encrypt(glyphProgram(name, i), 4330);
     parts.push(latin1(`/${name} ${cs.length} RD `), cs, latin1(' ND\n'));
   });
-  parts.push(latin1('end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n'));
+  parts.push(
+    latin1('end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n'),
+  );
   const secret = encrypt(Buffer.concat(parts), 55665);
   const trailer = latin1(`${'0'.repeat(64)}\n`.repeat(8) + 'cleartomark\n');
-  return { bytes: Buffer.concat([clear, secret, trailer]), length1: clear.length, length2: secret.length, length3: trailer.length };
+  return {
+    bytes: Buffer.concat([clear, secret, trailer]),
+    length1: clear.length,
+    length2: secret.length,
+    length3: trailer.length,
+  };
 }
