@@ -216,12 +216,16 @@ export const chunkVectors = pgTable(
     chunkId: text('chunk_id').notNull(),
     text: text('text').notNull(),
     textHash: text('text_hash').notNull(),
+    /** The language the text is indexed in for full text (ISO 639-3, as detected; null: not known). */
+    language: text('language'),
     createdAt: text('created_at').notNull().default(now),
   },
   (t) => [
     uniqueIndex('chunk_vectors_key_idx').on(t.collection, t.key),
     uniqueIndex('chunk_vectors_chunk_idx').on(t.collection, t.jobId, t.chunkId),
     index('chunk_vectors_job_idx').on(t.jobId),
+    // The languages a collection holds, read at each keyword search (a query's words are stemmed in them).
+    index('chunk_vectors_language_idx').on(t.collection, t.language),
   ],
 );
 

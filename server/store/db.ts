@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../drizzle/schema.js';
-import { fullTextWords } from './full-text-words.js';
+import { chunkFullText } from './full-text-stems.js';
 
 export type Db = BetterSQLite3Database<typeof schema>;
 
@@ -12,12 +12,16 @@ export interface OpenedDatabase {
   close(): void;
 }
 
-/** The SQL function the full-text triggers index a chunk's text through (drizzle/0018_full_text_words.sql). */
+/**
+ * The SQL function the full-text triggers index a chunk's text through: `(text)` its words
+ * (drizzle/0018_full_text_words.sql), `(text, language)` its words with their stems in its language
+ * (drizzle/0019_chunk_language.sql). Both forms stay, as a database may be migrated through both.
+ */
 export const FULL_TEXT_WORDS_FUNCTION = 'lectern_full_text_words';
 
 /**
  * Opens (or creates) the database in WAL mode and applies drizzle-kit's migrations. The full-text triggers
- * call a function of this process (`fullTextWords`), so every connection that writes must be opened here.
+ * call a function of this process (`chunkFullText`), so every connection that writes must be opened here.
  */
 export function openDatabase(file: string, migrationsFolder: string): OpenedDatabase {
   const sqlite = new Database(file);
@@ -25,8 +29,11 @@ export function openDatabase(file: string, migrationsFolder: string): OpenedData
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.function(FULL_TEXT_WORDS_FUNCTION, { deterministic: true }, (text: unknown) =>
-    typeof text === 'string' ? fullTextWords(text) : '',
+  sqlite.function(
+    FULL_TEXT_WORDS_FUNCTION,
+    { deterministic: true, varargs: true },
+    (text: unknown, language: unknown) =>
+      typeof text === 'string' ? chunkFullText(text, typeof language === 'string' ? language : null) : '',
   );
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });

@@ -36,5 +36,9 @@ export function fullTextWords(text: string): string {
     else out += ASCII_ONLY.test(segment) ? segment : ' ';
     afterWord = Boolean(isWordLike);
   }
-  return out.normalize('NFD').replace(LATIN_DIACRITICS, '$1').normalize('NFC');
+  return foldDiacritics(out);
 }
+
+/** `text` with the diacritics of its Latin letters taken off (ä → a, é → e), as FTS5's `remove_diacritics 2` does. */
+export const foldDiacritics = (text: string): string =>
+  text.normalize('NFD').replace(LATIN_DIACRITICS, '$1').normalize('NFC');

@@ -105,6 +105,7 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
     collection: CollectionRecord,
     plan: EmbeddingPlan,
     embedded: Float32Array,
+    language: string | null,
     hooks: EmbedHooks,
   ): Promise<boolean> {
     if (!(await jobExists(jobId)))
@@ -139,6 +140,7 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
             chunk_id: c.chunk_id,
             text: c.text,
             text_hash: c.text_hash,
+            language,
             created_at: now,
           })),
         );
@@ -179,7 +181,9 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
       if (signal.aborted) throw signal.reason;
       // Another node may have taken the embed while this one worked: it commits, not this one.
       if (!(await hooks.stillHeld())) return 'lost';
-      if (!(await commit(jobId, collection, plan, embedded, hooks))) return 'lost';
+      // The document's language, as detected when it was read: its chunks are found by their stems in it.
+      const language = job.detected_language?.code ?? null;
+      if (!(await commit(jobId, collection, plan, embedded, language, hooks))) return 'lost';
       log.info(
         { jobId, collection: collection.name, embedded: plan.todo.length, unchanged: plan.unchanged },
         'job indexed',

@@ -6,14 +6,15 @@
  * - `lectern_fts_<h>`: (id, tsv, len) for each chunk_vectors row of the collection, its embedded text as
  *   a tsvector (GIN-indexed) and its length in words, for BM25; rows leave with their chunk_vectors row.
  *   The tsvector is made of the text's words as full-text-words.ts gives them (Chinese and Japanese cut
- *   into words); the table's comment says so (TEXT_TABLE_WORDS), and one written before (no comment) is
- *   indexed again at start (full-text-upgrade.ts).
+ *   into words) with their stems in the row's language (full-text-stems.ts); the table's comment says so
+ *   (TEXT_TABLE_WORDS), and one written before (another comment or none) is indexed again at start
+ *   (full-text-upgrade.ts).
  * `<h>` is a hash of the collection's name: names may hold '.' and '-' and run past PostgreSQL's 63-byte
  * identifiers.
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import { fullTextWords } from '../full-text-words.js';
+import { chunkFullText } from '../full-text-stems.js';
 import type { VectorCollectionSpec } from '../repos/search-index.js';
 import type { PgConn } from './context.js';
 
@@ -61,8 +62,12 @@ export async function ensureVectorTable(conn: PgConn, c: VectorCollectionSpec): 
   ]);
 }
 
-/** The comment of a text table whose tsvectors were made of `fullTextWords`; tables without it predate them. */
-export const TEXT_TABLE_WORDS = 'lectern full-text words 1';
+/**
+ * The comment of a text table whose tsvectors were made of `chunkFullText` (words and stems); tables with the
+ * earlier comment hold words without stems, tables without one predate full-text words.
+ */
+export const TEXT_TABLE_WORDS = 'lectern full-text words 2';
+export const TEXT_TABLE_WORDS_WITHOUT_STEMS = 'lectern full-text words 1';
 
 /**
  * Call inside a transaction. A table made here is filled by `indexTexts` only, so it is marked as holding
@@ -79,17 +84,20 @@ export async function ensureTextTable(conn: PgConn, name: string): Promise<void>
   await conn.execute(sql`COMMENT ON TABLE ${t} IS ${sql.raw(`'${TEXT_TABLE_WORDS}'`)}`);
 }
 
-/** A tsvector and its length in words (for BM25) from values already made words (fullTextWords). */
+/** A tsvector and its length in words (for BM25) from values already made words (chunkFullText). */
 const TSV_AND_LEN = (words: SQL) => sql`
   SELECT v.tsv, (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) FROM unnest(v.tsv) u) AS len
   FROM (SELECT to_tsvector(${TS_CONFIG}, ${words}) AS tsv) v`;
 
-/** The text of these chunk_vectors rows, made words, as two arrays for `unnest`. */
+/** The text of these chunk_vectors rows, made words and stems in each row's language, as two arrays for `unnest`. */
 async function wordsOf(conn: PgConn, ids: readonly number[]): Promise<{ ids: number[]; words: string[] }> {
-  const res = await conn.execute<{ id: number; text: string }>(
-    sql`SELECT id, text FROM chunk_vectors WHERE id = ANY(${sql.param([...ids])}::integer[])`,
+  const res = await conn.execute<{ id: number; text: string; language: string | null }>(
+    sql`SELECT id, text, language FROM chunk_vectors WHERE id = ANY(${sql.param([...ids])}::integer[])`,
   );
-  return { ids: res.rows.map((r) => Number(r.id)), words: res.rows.map((r) => fullTextWords(r.text)) };
+  return {
+    ids: res.rows.map((r) => Number(r.id)),
+    words: res.rows.map((r) => chunkFullText(r.text, r.language)),
+  };
 }
 
 /**

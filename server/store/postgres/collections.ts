@@ -5,7 +5,7 @@ import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/
 import { indexTexts, textTable } from './collection-tables.js';
 import type { PgContext } from './context.js';
 
-/** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 7 columns a row. */
+/** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 8 columns a row. */
 const BATCH = 1000;
 
 /** A job's status after an embed that did not commit: `indexed` if it had been indexed before, else `finalized`. */

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { fullTextWords } from '../full-text-words.js';
+import { collectionLanguagesSql } from '../full-text-languages.js';
+import { queryFullText } from '../full-text-stems.js';
 import type { FullText } from '../repos/search-index.js';
 import { hasTextTable, textTable, TS_CONFIG } from './collection-tables.js';
 import type { PgContext } from './context.js';
@@ -15,7 +16,8 @@ const B = sql.raw('0.75');
  * query's words (GIN), ranked by BM25 computed here from the stored term positions and lengths, with the
  * collection's row count, mean length and each word's document frequency. The query's words are made
  * lexemes by the same configuration as the text and quoted, so user text is never tsquery syntax; the query
- * is cut into words first, as the text was (full-text-words.ts).
+ * is cut into words first, as the text was (full-text-words.ts), and its words' stems in the languages the
+ * collection holds are added (full-text-stems.ts).
  */
 export function pgFullText({ conn }: PgContext): FullText {
   return {
@@ -24,8 +26,11 @@ export function pgFullText({ conn }: PgContext): FullText {
       // A collection nothing was written to has no table yet: nothing matches.
       if (!(await hasTextTable(conn(), collection))) return [];
       const t = textTable(collection);
+      const languages = (await conn().execute<{ language: string }>(collectionLanguagesSql(collection))).rows.map(
+        (r) => r.language,
+      );
       const res = await conn().execute<{ id: number; score: number }>(sql`
-        WITH q AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector(${TS_CONFIG}, ${fullTextWords(query)})) u),
+        WITH q AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector(${TS_CONFIG}, ${queryFullText(query, languages)})) u),
         match AS (SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS tsq FROM q),
         stats AS (SELECT count(*)::float8 AS n, coalesce(avg(len), 0)::float8 AS avgdl FROM ${t}),
         -- Computed once: inlined, the planner re-counted each word's documents for every hit row (seconds a query).

@@ -62,6 +62,8 @@ export interface NewChunkVector {
   chunk_id: string;
   text: string;
   text_hash: string;
+  /** The language of the text (ISO 639-3, null: not known): full text indexes it with stems in that language. */
+  language: string | null;
   created_at: string;
 }
 

@@ -39,6 +39,7 @@ export const chunkVectorValues = (v: NewChunkVector) => ({
   chunkId: v.chunk_id,
   text: v.text,
   textHash: v.text_hash,
+  language: v.language,
   createdAt: v.created_at,
 });
 

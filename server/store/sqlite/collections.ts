@@ -5,7 +5,7 @@ import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
 import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
 import type { TxGate } from './tx-gate.js';
 
-/** Rows per statement: well under SQLite's 32,766 bound parameters at 7 columns a row. */
+/** Rows per statement: well under SQLite's 32,766 bound parameters at 8 columns a row. */
 const BATCH = 500;
 
 /** A job's status after an embed that did not commit: `indexed` if it had been indexed before, else `finalized`. */

@@ -52,6 +52,7 @@ const row = (c: string, key: number, job_id: string, chunk_id: string, text: str
   chunk_id,
   text,
   text_hash: `h-${chunk_id}-${text.length}`,
+  language: null,
   created_at: at(1),
 });
 const cosine = (a: number[], b: number[]) => {
@@ -447,6 +448,34 @@ export function searchContract(open: StoreFactory, seedsOf: SeedsOf): void {
         key: 6,
         text: 'Tax returns about lava',
       });
+    });
+
+    it("finds a row by its words' other forms in the row's language, and English rows by their own stems only", async () => {
+      const store = await open();
+      await chunkedJob(seedsOf, store, 'j1', [
+        chunk('de', 'Die alten Häusern am Fluss'),
+        chunk('fr', 'Les chevaux du village'),
+        chunk('en', 'Houses by the river'),
+      ]);
+      await store.collections.ensure(collection('a'));
+      await store.collections.replaceVectors(
+        [],
+        [
+          { ...row('a', 1, 'j1', 'de', 'Die alten Häusern am Fluss'), language: 'deu' },
+          { ...row('a', 2, 'j1', 'fr', 'Les chevaux du village'), language: 'fra' },
+          { ...row('a', 3, 'j1', 'en', 'Houses by the river'), language: 'eng' },
+        ],
+      );
+      const ids = new Map((await store.collections.vectorsOfJob('j1')).map((r) => [r.id, r.chunk_id]));
+      const found = async (q: string) =>
+        (await store.search.fullText.candidates('a', q, 10)).map((c) => ids.get(c.id)).sort();
+      // Neither word is in the text: Snowball's German and French stems join them to it.
+      expect(await found('Haus')).toEqual(['de']);
+      expect(await found('Hauses')).toEqual(['de']);
+      expect(await found('cheval')).toEqual(['fr']);
+      expect(await found('Flusses')).toEqual(['de']);
+      expect(await found('house')).toEqual(['en']);
+      expect(await found('rivers')).toEqual(['en']);
     });
   });
 }
