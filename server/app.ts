@@ -27,6 +27,7 @@ import { composeJobs } from './compose-jobs.js';
 import { createFileStore } from './store/file-store.js';
 import type { ObjectStore } from './store/objects/object-store.js';
 import { openCheckedObjectStore } from './store/objects/open.js';
+import type { CatalogModel } from './models/catalog.js';
 import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
@@ -68,6 +69,8 @@ export interface AppOptions {
   desktopOrigin?: string;
   /** Who holds the data folder's lock while the app runs (default: a server). */
   owner?: { kind: LockOwnerKind; command?: string };
+  /** The models this server lists and pulls (default: the built-in catalog, MODEL_CATALOG). */
+  catalog?: readonly CatalogModel[];
 }
 
 /**
@@ -139,6 +142,7 @@ async function composeApp(
     clock = systemClock,
     llmHostFile,
     desktopOrigin,
+    catalog,
   }: AppOptions,
   opened: OpenedStore,
   objects: ObjectStore,
@@ -170,6 +174,7 @@ async function composeApp(
   const models = createModelManager({
     modelsDir: modelsDirOf(settings.data_dir),
     net,
+    catalog,
     mirrorUrl: settings.model_mirror_url || undefined,
     // Built beside the worker bundle, like the llama host: it loads an imported GGUF once in a process of its own.
     ggufProbeFile: join(dirname(workerFile), 'gguf-probe.js'),

@@ -44,6 +44,10 @@ export const ERROR_STATUS = {
   /** An embedding model that needs what Lectern does not run: a tokenizer other than WordPiece, max pooling, a Dense module. */
   MODEL_UNSUPPORTED: 422,
   MODEL_DOWNLOAD_FAILED: 502,
+  /** POST /models/{id}/pull of a model imported from files of your own: it was imported, not pulled. */
+  MODEL_IMPORTED: 409,
+  /** A catalog model whose tokenizer Lectern does not run yet: listed, but refused at pull and at use. */
+  MODEL_NOT_RUNNABLE: 409,
   /** DELETE /models/{id}/pull when no pull of the model runs. */
   PULL_NOT_FOUND: 404,
   EMBEDDING_PROVIDER_FAILED: 502,
