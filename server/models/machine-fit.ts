@@ -1,4 +1,4 @@
-import { freemem, totalmem } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 import type { KnownModel, ModelStatus } from './manager.js';
 
 export interface MachineMemory {
@@ -43,9 +43,19 @@ export function memoryNeedOf(m: KnownModel, fileBytes: number): number {
   return Math.ceil(fileBytes * 1.5 + 150 * MIB);
 }
 
+/**
+ * Without a GPU a chat model's every token reads the whole file through the cores: about a GiB of weights
+ * per core still answers at a reading pace (a 3B Q4 on two cores), where an 8B on two cores fits in memory
+ * but answers a word a second. The suggestion stays within that.
+ */
+export const SUGGESTED_BYTES_PER_CORE = 1024 * MIB;
+
 export interface MemoryJudgement {
   memory: MachineMemory;
-  /** The largest chat model (by need) that fits comfortably, testing ones and those not runnable aside. */
+  /**
+   * The largest chat model (by need) that fits comfortably and answers at a reading pace on this machine's
+   * cores, testing ones and those not runnable aside.
+   */
   suggested: string | null;
   byId: Map<string, { needBytes: number; fit: MemoryFit }>;
 }
@@ -54,6 +64,7 @@ export interface MemoryJudgement {
 export function judgeMemory(
   listed: readonly { status: ModelStatus; model: KnownModel }[],
   memory: MachineMemory = machineMemory(),
+  cores: number = availableParallelism(),
 ): MemoryJudgement {
   const byId = new Map<string, { needBytes: number; fit: MemoryFit }>();
   for (const { status, model } of listed) {
@@ -63,6 +74,7 @@ export function judgeMemory(
   const fitting = listed
     .filter(({ status: s }) => s.task === 'chat' && !s.testOnly && !s.notRunnable)
     .filter(({ status: s }) => byId.get(s.id)?.fit === 'comfortably')
+    .filter(({ status: s }) => s.sizeBytes <= cores * SUGGESTED_BYTES_PER_CORE)
     .sort((a, b) => (byId.get(b.status.id)?.needBytes ?? 0) - (byId.get(a.status.id)?.needBytes ?? 0));
   return { memory, suggested: fitting[0]?.status.id ?? null, byId };
 }

@@ -1,7 +1,8 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryFit } from '../../server/models/machine-fit.js';
+import { availableParallelism } from 'node:os';
+import { memoryFit, SUGGESTED_BYTES_PER_CORE } from '../../server/models/machine-fit.js';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
@@ -68,7 +69,7 @@ describe('GET /models: the catalog', () => {
     );
   });
 
-  it("says whether each model fits this machine's memory, and suggests the largest chat model that fits comfortably", async () => {
+  it("says whether each model fits this machine's memory, and suggests the largest chat model that fits comfortably and runs at a reading pace on its cores", async () => {
     const body = await json(await server.call('GET', '/models'));
     const memory = { totalBytes: body.memory.total_bytes, freeBytes: body.memory.free_bytes };
     expect(memory.totalBytes).toBeGreaterThan(0);
@@ -76,7 +77,12 @@ describe('GET /models: the catalog', () => {
     expect(memory.freeBytes).toBeLessThanOrEqual(memory.totalBytes);
     for (const m of body.models) expect(m.fits, m.id).toBe(memoryFit(m.memory_bytes, memory));
     const candidates = body.models.filter(
-      (m: any) => m.task === 'chat' && m.runnable && m.fits === 'comfortably' && m.id !== 'stories260k',
+      (m: any) =>
+        m.task === 'chat' &&
+        m.runnable &&
+        m.fits === 'comfortably' &&
+        m.id !== 'stories260k' &&
+        m.size_bytes <= availableParallelism() * SUGGESTED_BYTES_PER_CORE,
     );
     const largest = candidates.sort((a: any, b: any) => b.memory_bytes - a.memory_bytes)[0];
     expect(body.suggested_chat_model).toBe(largest?.id ?? null);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryFit } from '../../server/models/machine-fit.js';
+import { availableParallelism } from 'node:os';
+import { memoryFit, SUGGESTED_BYTES_PER_CORE } from '../../server/models/machine-fit.js';
 import { tempDir } from '../helpers/app.js';
 import { cliEnv, lecternDone } from '../helpers/pty.js';
 
@@ -25,6 +26,7 @@ describe('lectern models list', () => {
     for (const m of body.models) expect(m.fits, m.id).toBe(memoryFit(m.memoryBytes, memory));
     const fitting = body.models
       .filter((m: any) => m.task === 'chat' && !m.testOnly && !m.notRunnable && m.fits === 'comfortably')
+      .filter((m: any) => m.sizeBytes <= availableParallelism() * SUGGESTED_BYTES_PER_CORE)
       .sort((a: any, b: any) => b.memoryBytes - a.memoryBytes);
     expect(body.suggested_chat_model).toBe(fitting[0]?.id ?? null);
     expect(body.models.find((m: any) => m.id === 'qwen2.5-7b-instruct-q4_k_m')).toMatchObject({

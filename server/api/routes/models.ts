@@ -137,7 +137,8 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'Install a model with POST /models/{model_id}/pull (downloads, resumes, checks sha256) or `lectern models pull <id>`; offline, ' +
           'POST /models/{model_id}/import or `lectern models import <id> <path>`. `pull` is the download running in this server, if any. ' +
           "`memory` is this server's memory now; each model's `memory_bytes` is what it needs to run (an estimate) and `fits` " +
-          'compares the two; `suggested_chat_model` is the largest chat model that fits comfortably. `runnable: false` marks a model ' +
+          'compares the two; `suggested_chat_model` is the largest chat model that fits comfortably, its file at most 1 GiB per core. ' +
+          '`runnable: false` marks a model ' +
           'this server cannot run yet (its tokenizer): it is listed, and its pull answers 409 MODEL_NOT_RUNNABLE.',
         response: { 200: ModelList, ...errors(401) },
       },
