@@ -3,7 +3,7 @@ import type * as Ort from 'onnxruntime-node';
 import { l2Normalize, poolRow, type Pooling } from './pooling.js';
 import { int8MatMuls } from './int8-matmul.js';
 import { dropSoftmaxNanGuards, hasExternalData } from './softmax-nan-guard.js';
-import { createWordPieceTokenizer, type Encoding } from './wordpiece.js';
+import { createTokenizer, type Encoding } from './tokenizer.js';
 
 export interface EmbedderOptions {
   modelPath: string;
@@ -48,7 +48,7 @@ export interface Embedder {
 }
 
 /**
- * Loads an ONNX sentence encoder (BERT family: MiniLM, bge, e5, with a WordPiece tokenizer) once; create it once per worker thread and
+ * Loads an ONNX sentence encoder (MiniLM, bge, e5, XLM-R…, with a WordPiece, Unigram or BPE tokenizer.json) once; create it once per worker thread and
  * reuse it. int8 and fp32 exports take the same int64 inputs and give float hidden states.
  */
 export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
@@ -56,7 +56,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   // thread ended while onnxruntime's binding is still starting (a short command closing its pool) must not
   // take the process with it; threads that never embed never load it.
   const ort = await import('onnxruntime-node');
-  const tokenizer = createWordPieceTokenizer(opts.tokenizerPath);
+  const tokenizer = createTokenizer(opts.tokenizerPath);
   const normalize = opts.normalize ?? true;
   const sessionOptions: Ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: opts.threads ?? 1,
@@ -89,19 +89,20 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     const n = encodings.length;
     const ids = new BigInt64Array(n * seqLen);
     const mask = new BigInt64Array(n * seqLen);
+    const types = new BigInt64Array(n * seqLen);
     encodings.forEach((e, r) => {
       for (let t = 0; t < e.ids.length; t++) {
         ids[r * seqLen + t] = BigInt(e.ids[t]!);
         mask[r * seqLen + t] = 1n;
+        types[r * seqLen + t] = BigInt(e.tokenTypeIds[t]!);
       }
     });
     const feeds: Record<string, Ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [n, seqLen]),
       attention_mask: new ort.Tensor('int64', mask, [n, seqLen]),
     };
-    // Single-sentence inputs: token types are all zero, as the tokenizer's template says.
-    if (inputs.has('token_type_ids'))
-      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
+    // Single-sentence inputs: token types as the tokenizer's template says (all zero for BERT's).
+    if (inputs.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [n, seqLen]);
     const result = await session.run(feeds);
     const out = result[outputName!];
     if (out?.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);

@@ -8,8 +8,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createEmbedder } from '../../core/embedding/onnx-embedder.js';
 import { fields, graphOf } from '../../core/embedding/onnx-wire.js';
-import { createWordPieceTokenizer } from '../../core/embedding/wordpiece.js';
+import { createTokenizer } from '../../core/embedding/tokenizer.js';
 import type { OnnxProbeRequest, OnnxProbeResult } from './onnx-probe-protocol.js';
+
+/** What an import refused for its tokenizer is told Lectern runs. */
+const TOKENIZERS_RUN = 'Lectern runs WordPiece, Unigram and BPE tokenizer.json files';
 
 const TEST_SENTENCE = 'Lectern checks an imported embedding model with this sentence.';
 
@@ -47,13 +50,12 @@ async function weightTypeOf(onnxPath: string): Promise<string> {
 async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   let tokens: number;
   try {
-    tokens = createWordPieceTokenizer(req.tokenizerPath).encode(TEST_SENTENCE, req.maxTokens).ids.length;
+    tokens = createTokenizer(req.tokenizerPath).encode(TEST_SENTENCE, req.maxTokens).ids.length;
   } catch (err) {
-    return {
-      ok: false,
-      code: 'MODEL_UNSUPPORTED',
-      message: `tokenizer.json: ${(err as Error).message.replace(`${req.tokenizerPath}: `, '')} (Lectern runs WordPiece tokenizers)`,
-    };
+    // A component Lectern does not run is MODEL_UNSUPPORTED; a file that is no tokenizer, MODEL_FILE_INVALID.
+    const code = (err as { code?: unknown }).code === 'MODEL_UNSUPPORTED' ? 'MODEL_UNSUPPORTED' : 'MODEL_FILE_INVALID';
+    const runs = code === 'MODEL_UNSUPPORTED' ? ` (${TOKENIZERS_RUN})` : '';
+    return { ok: false, code, message: `tokenizer.json: ${(err as Error).message}${runs}` };
   }
   let weights: string;
   try {
