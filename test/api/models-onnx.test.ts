@@ -85,6 +85,11 @@ beforeAll(async () => {
   const scripts = await writeMiniLmFolder(join(files, 'scripts-tokenizer'));
   const tok = JSON.parse(readFileSync(join(scripts, 'tokenizer.json'), 'utf8'));
   writeFileSync(join(scripts, 'tokenizer.json'), JSON.stringify({ ...tok, pre_tokenizer: { type: 'UnicodeScripts' } }));
+  // MiniLM's tokenizer with one more token than the graph's embedding table has rows (30,522).
+  const wide = await writeMiniLmFolder(join(files, 'wide-vocabulary'));
+  const wideTok = JSON.parse(readFileSync(join(wide, 'tokenizer.json'), 'utf8'));
+  wideTok.added_tokens.push({ id: 30522, content: '<extra>', special: true, normalized: false });
+  writeFileSync(join(wide, 'tokenizer.json'), JSON.stringify(wideTok));
   // modules.json pointing out of the folder: what lies there is not read.
   const outward = await writeMiniLmFolder(join(files, 'escape'));
   rmSync(join(outward, '1_Pooling'), { recursive: true });
@@ -324,6 +329,14 @@ describe('folders that are refused', () => {
         /gives 384-dimensional vectors; the request states 768/,
       ],
       ['escape', 'escape', {}, 422, 'MODEL_FILES_MISSING', /needs: \.\.\/minilm-st\/1_Pooling\/config\.json$/],
+      [
+        'wide-vocab',
+        'wide-vocabulary',
+        {},
+        422,
+        'MODEL_FILE_INVALID',
+        /tokenizer\.json gives ids up to 30522, which the model's embedding table does not hold/,
+      ],
       [
         'maxpool',
         'max-pooling',

@@ -43,6 +43,10 @@ export interface Embedder {
   readonly maxTokens: number;
   /** Vectors in the order of `texts` (unit length unless the embedder was made with `normalize: false`); batches hold at most `batchSize` texts and `maxBatchTokens`. */
   embed(texts: readonly string[], batchSize?: number): Promise<Float32Array[]>;
+  /** The same for texts already tokenized (ids as the model takes them, special tokens included). */
+  embedEncodings(encodings: readonly Encoding[], batchSize?: number): Promise<Float32Array[]>;
+  /** One past the highest id its tokenizer gives. */
+  readonly vocabSize: number;
   countTokens(text: string): number;
   close(): Promise<void>;
 }
@@ -126,36 +130,43 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     }
   }
 
+  async function embedEncodings(encodings: readonly Encoding[], batchSize = 32): Promise<Float32Array[]> {
+    // Sorting by length keeps padding (wasted compute) small inside each batch.
+    const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
+    const vectors = new Array<Float32Array>(encodings.length);
+    const maxBatchTokens = opts.maxBatchTokens ?? 1024;
+    for (let start = 0; start < order.length; ) {
+      let end = start + 1;
+      // Sorted ascending, so the text at `end` is the longest the batch would hold.
+      while (
+        end < order.length &&
+        end - start < batchSize &&
+        (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens
+      )
+        end++;
+      const slice = order.slice(start, end);
+      const pooled = await runBatch(slice.map((i) => encodings[i]!));
+      slice.forEach((i, j) => {
+        vectors[i] = pooled[j]!;
+      });
+      start = end;
+    }
+    return vectors;
+  }
+
   return {
     get dimensions() {
       return dimensions;
     },
     maxTokens: opts.maxTokens,
     countTokens: (text) => tokenizer.count(text),
-    async embed(texts, batchSize = 32) {
-      const encodings = texts.map((t) => tokenizer.encode(t, opts.maxTokens));
-      // Sorting by length keeps padding (wasted compute) small inside each batch.
-      const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
-      const vectors = new Array<Float32Array>(texts.length);
-      const maxBatchTokens = opts.maxBatchTokens ?? 1024;
-      for (let start = 0; start < order.length; ) {
-        let end = start + 1;
-        // Sorted ascending, so the text at `end` is the longest the batch would hold.
-        while (
-          end < order.length &&
-          end - start < batchSize &&
-          (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens
-        )
-          end++;
-        const slice = order.slice(start, end);
-        const pooled = await runBatch(slice.map((i) => encodings[i]!));
-        slice.forEach((i, j) => {
-          vectors[i] = pooled[j]!;
-        });
-        start = end;
-      }
-      return vectors;
-    },
+    vocabSize: tokenizer.vocabSize,
+    embed: (texts, batchSize = 32) =>
+      embedEncodings(
+        texts.map((t) => tokenizer.encode(t, opts.maxTokens)),
+        batchSize,
+      ),
+    embedEncodings,
     close: () => session.release(),
   };
 }

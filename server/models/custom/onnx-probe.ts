@@ -6,7 +6,7 @@
  * exit with no line, which the caller reports as a file onnxruntime cannot run.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { createEmbedder } from '../../core/embedding/onnx-embedder.js';
+import { createEmbedder, type Embedder } from '../../core/embedding/onnx-embedder.js';
 import { fields, graphOf } from '../../core/embedding/onnx-wire.js';
 import { createTokenizer } from '../../core/embedding/tokenizer.js';
 import type { OnnxProbeRequest, OnnxProbeResult } from './onnx-probe-protocol.js';
@@ -47,6 +47,21 @@ async function weightTypeOf(onnxPath: string): Promise<string> {
   return [...bytes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'unknown';
 }
 
+/**
+ * Why the highest id the tokenizer gives does not run, if it does not: a tokenizer.json from another model
+ * (a bigger vocabulary than the graph's embedding table) would fail only on the texts that reach those ids,
+ * at embed time; onnxruntime's Gather refuses an index past its table.
+ */
+async function idsBeyondTable(embedder: Embedder): Promise<string | undefined> {
+  const top = embedder.vocabSize - 1;
+  try {
+    await embedder.embedEncodings([{ ids: [top], attentionMask: [1], tokenTypeIds: [0] }]);
+    return undefined;
+  } catch (err) {
+    return `tokenizer.json gives ids up to ${top}, which the model's embedding table does not hold (${(err as Error).message})`;
+  }
+}
+
 async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   let tokens: number;
   try {
@@ -65,10 +80,15 @@ async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   }
   try {
     const embedder = await createEmbedder({ ...req, modelPath: req.onnxPath, threads: 1 });
-    const [v] = await embedder.embed([TEST_SENTENCE]);
-    await embedder.close();
-    if (!v) return { ok: false, code: 'MODEL_FILE_INVALID', message: 'the model gave no vector for a test sentence' };
-    return { ok: true, dimensions: v.length, finite: v.every(Number.isFinite), weights, tokens };
+    try {
+      const [v] = await embedder.embed([TEST_SENTENCE]);
+      if (!v) return { ok: false, code: 'MODEL_FILE_INVALID', message: 'the model gave no vector for a test sentence' };
+      const beyond = await idsBeyondTable(embedder);
+      if (beyond) return { ok: false, code: 'MODEL_FILE_INVALID', message: beyond };
+      return { ok: true, dimensions: v.length, finite: v.every(Number.isFinite), weights, tokens };
+    } finally {
+      await embedder.close();
+    }
   } catch (err) {
     return {
       ok: false,
