@@ -41,7 +41,7 @@ export const ERROR_STATUS = {
   MODEL_NO_CHAT_TEMPLATE: 422,
   /** An embedding model's folder without the files that say how to run it (details.missing names them). */
   MODEL_FILES_MISSING: 422,
-  /** An embedding model that needs what Lectern does not run: a tokenizer other than WordPiece, max pooling, a Dense module. */
+  /** An embedding model that needs what Lectern does not run: a tokenizer.json component Lectern does not run, max pooling, a Dense module. */
   MODEL_UNSUPPORTED: 422,
   MODEL_DOWNLOAD_FAILED: 502,
   /** POST /models/{id}/pull of a model imported from files of your own: it was imported, not pulled. */

@@ -41,7 +41,7 @@ interface CatalogModelBase {
 }
 
 /** The tokenizers of the embedding models listed; Lectern runs those in `RUNNABLE_TOKENIZERS` (runnable.ts). */
-export type TokenizerModel = 'WordPiece' | 'Unigram';
+export type TokenizerModel = 'WordPiece' | 'Unigram' | 'BPE' | 'WordLevel';
 
 export interface EmbeddingCatalogModel extends CatalogModelBase {
   task: 'embedding';

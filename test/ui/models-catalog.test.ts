@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
+import { UNRUNNABLE_ID, UNRUNNABLE_MODEL } from '../helpers/unrunnable-model.js';
 import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
@@ -16,7 +17,7 @@ let logs: string[];
 
 beforeAll(async () => {
   ensureRendererBuilt();
-  server = await startServer({ settings: { workers: 1 } });
+  server = await startServer({ settings: { workers: 1 }, catalog: [UNRUNNABLE_MODEL] });
   ({ browser, page, logs } = await deskSession(server));
 }, 300_000);
 afterAll(async () => {
@@ -59,12 +60,15 @@ describe('the Models screen', () => {
   });
 
   it('shows a model whose tokenizer is not run here as not yet runnable, with no Download', async () => {
-    const row = page.locator('.model-list tr[data-model="multilingual-e5-small-int8"]');
+    const row = page.locator(`.model-list tr[data-model="${UNRUNNABLE_ID}"]`);
     expect(await row.locator('.model-state').textContent()).toBe('not yet runnable here');
-    expect(await row.locator('.not-runnable').textContent()).toMatch(/Unigram/);
+    expect(await row.locator('.not-runnable').textContent()).toMatch(/WordLevel/);
     expect(await row.locator('button.pull-start').count()).toBe(0);
     // A runnable one beside it still offers its download.
     expect(await page.locator('.model-list tr[data-model="bge-small-en-v1.5-int8"] button.pull-start').count()).toBe(1);
+    expect(
+      await page.locator('.model-list tr[data-model="multilingual-e5-small-int8"] button.pull-start').count(),
+    ).toBe(1);
     expect(logs).toEqual([]);
   });
 });

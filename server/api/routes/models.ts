@@ -311,7 +311,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           "it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot's `llm.model` or as the setting chat_model. " +
           'A folder under a new id (JSON {path} of the folder, or multipart with one `file` field per file, each named by its path in the folder: ' +
           '`1_Pooling/config.json`) imports an ONNX sentence-embedding model of your own, laid out as sentence-transformers saves one: ' +
-          '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece: BERT, MiniLM, bge, e5), `config.json`, `modules.json` (a Normalize ' +
+          '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece, Unigram or BPE: BERT, MiniLM, bge, e5, XLM-R, RoBERTa), `config.json`, `modules.json` (a Normalize ' +
           'module: unit-length vectors) and `1_Pooling/config.json` (mean, CLS or last-token pooling, the dimensions); `sentence_bert_config.json` ' +
           '(max_seq_length) and `config_sentence_transformers.json` (prompts.query / prompts.passage: e5\'s "query: " and "passage: ") when ' +
           'present. The fields pooling, normalize, max_tokens, dimensions, query_prefix and passage_prefix state what the files do not, or ' +
