@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { memoryFit, SUGGESTED_BYTES_PER_CORE } from '../../server/models/machine-fit.js';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { UNRUNNABLE_ID, UNRUNNABLE_MODEL } from '../helpers/unrunnable-model.js';
+import { CATALOG_WITH_UNRUNNABLE, UNRUNNABLE_ID } from '../helpers/unrunnable-model.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
 // The catalog people choose from, through GET /models: what each model is, what it needs and whether it
@@ -45,7 +45,7 @@ let server: TestServer;
 let roots = '';
 beforeAll(async () => {
   roots = tempDir('lectern-catalog-roots-');
-  server = await startServer({ settings: { workers: 1, document_roots: [roots] }, catalog: [UNRUNNABLE_MODEL] });
+  server = await startServer({ settings: { workers: 1, document_roots: [roots] }, catalog: CATALOG_WITH_UNRUNNABLE });
 });
 afterAll(async () => server?.close());
 

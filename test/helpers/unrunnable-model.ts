@@ -1,5 +1,5 @@
 import { EMBEDDING_MODELS } from '../../server/models/embedding-catalog.js';
-import type { CatalogModel } from '../../server/models/catalog.js';
+import { type CatalogModel, MODEL_CATALOG } from '../../server/models/catalog.js';
 
 /**
  * A catalog entry whose tokenizer Lectern does not run (a WordLevel tokenizer.json): every published
@@ -14,3 +14,6 @@ export const UNRUNNABLE_MODEL: CatalogModel = {
   name: 'An embedding model with a WordLevel tokenizer',
   tokenizerModel: 'WordLevel',
 };
+
+/** The built-in catalog and that entry: a test server's `catalog`. */
+export const CATALOG_WITH_UNRUNNABLE: readonly CatalogModel[] = [...MODEL_CATALOG, UNRUNNABLE_MODEL];

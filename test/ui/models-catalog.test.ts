@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
-import { UNRUNNABLE_ID, UNRUNNABLE_MODEL } from '../helpers/unrunnable-model.js';
+import { CATALOG_WITH_UNRUNNABLE, UNRUNNABLE_ID } from '../helpers/unrunnable-model.js';
 import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
@@ -17,7 +17,7 @@ let logs: string[];
 
 beforeAll(async () => {
   ensureRendererBuilt();
-  server = await startServer({ settings: { workers: 1 }, catalog: [UNRUNNABLE_MODEL] });
+  server = await startServer({ settings: { workers: 1 }, catalog: CATALOG_WITH_UNRUNNABLE });
   ({ browser, page, logs } = await deskSession(server));
 }, 300_000);
 afterAll(async () => {
