@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL } from '../helpers/embed-flow.js';
+import { openApiChecker, type OpenApiChecker, type OpenApiDoc } from '../helpers/openapi-check.js';
 import { writeMiniLmFolder } from '../helpers/st-folder.js';
 import { testStore } from '../helpers/test-database.js';
 
@@ -26,8 +27,21 @@ let files = '';
 let dataDir = '';
 
 const reindexPath = (name: string) => `/collections/${name}/reindex`;
-const post = (name: string, body: unknown) => server.call('POST', reindexPath(name), { json: body });
-const status = async (name: string) => json(await server.call('GET', reindexPath(name)));
+let doc: OpenApiDoc;
+let check: OpenApiChecker;
+/** Every status each reindex operation was seen to answer, each answer checked against the OpenAPI document. */
+const seen = new Map<string, Set<number>>();
+async function reindexCall(method: 'GET' | 'POST' | 'DELETE', name: string, body?: unknown): Promise<Response> {
+  const res = await server.call(method, reindexPath(name), body === undefined ? {} : { json: body });
+  const op = doc.paths['/collections/{name}/reindex']?.[method.toLowerCase()];
+  expect(op, `${method} is in the document`).toBeDefined();
+  const text = await res.clone().text();
+  expect(check.answerMismatch(res.status, res.headers.get('content-type') ?? '', text, op!), text).toBeUndefined();
+  seen.set(method, (seen.get(method) ?? new Set()).add(res.status));
+  return res;
+}
+const post = (name: string, body: unknown) => reindexCall('POST', name, body);
+const status = async (name: string) => json(await reindexCall('GET', name));
 
 /** What a search answers, as compared: the model and every hit's chunk and score. */
 async function answer(collection: string) {
@@ -71,6 +85,8 @@ beforeAll(async () => {
   server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [files] } });
   const imported = await server.call('POST', `/models/${OTHER}/import`, { json: { path: join(files, 'cls') } });
   expect(imported.status, await imported.clone().text()).toBe(200);
+  doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDoc;
+  check = openApiChecker(doc);
 }, 300_000);
 afterAll(async () => server?.close());
 
@@ -132,14 +148,14 @@ describe('POST /collections/{name}/reindex', () => {
     await collectionOf('kept');
     const before = await answer('kept');
     expect((await post('kept', { embedding_model: OTHER })).status).toBe(202);
-    const res = await server.call('DELETE', reindexPath('kept'));
+    const res = await reindexCall('DELETE', 'kept');
     const cancelled = await json(res);
     expect(res.status, JSON.stringify(cancelled)).toBe(200);
     expect(cancelled).toMatchObject({ state: 'cancelled', collection: { model: TEST_MODEL } });
     expect(await answer('kept')).toEqual(before);
     expect(await status('kept')).toMatchObject({ state: 'cancelled' });
     expect(reindexFiles().filter((f) => f.startsWith('c-kept'))).toEqual([]);
-    const again = await server.call('DELETE', reindexPath('kept'));
+    const again = await reindexCall('DELETE', 'kept');
     expect(again.status).toBe(409);
     expect((await json(again)).error.code).toBe('INVALID_STATE');
   }, 300_000);
@@ -151,12 +167,9 @@ describe('POST /collections/{name}/reindex', () => {
       404,
       'COLLECTION_NOT_FOUND',
     ]);
-    expect(await code(await server.call('GET', reindexPath('no-such-collection')))).toEqual([
-      404,
-      'COLLECTION_NOT_FOUND',
-    ]);
-    expect(await code(await server.call('GET', reindexPath('busy')))).toEqual([404, 'REINDEX_NOT_FOUND']);
-    expect(await code(await server.call('DELETE', reindexPath('busy')))).toEqual([404, 'REINDEX_NOT_FOUND']);
+    expect(await code(await reindexCall('GET', 'no-such-collection'))).toEqual([404, 'COLLECTION_NOT_FOUND']);
+    expect(await code(await reindexCall('GET', 'busy'))).toEqual([404, 'REINDEX_NOT_FOUND']);
+    expect(await code(await reindexCall('DELETE', 'busy'))).toEqual([404, 'REINDEX_NOT_FOUND']);
     expect(await code(await post('busy', { embedding_model: TEST_MODEL }))).toEqual([409, 'SAME_MODEL']);
     expect(await code(await post('busy', { embedding_model: 'all-minilm-l6-v2' }))).toEqual([
       409,
@@ -185,4 +198,18 @@ describe('POST /collections/{name}/reindex', () => {
     expect(done).toMatchObject({ state: 'done', collection: { model: OTHER } });
     expect((await answer('resumed')).model).toBe(OTHER);
   }, 300_000);
+
+  it('was seen succeeding and failing as the OpenAPI document declares, each operation', () => {
+    for (const method of ['POST', 'GET', 'DELETE']) {
+      const statuses = [...(seen.get(method) ?? [])];
+      expect(
+        statuses.some((x) => x < 300),
+        `${method} succeeded`,
+      ).toBe(true);
+      expect(
+        statuses.some((x) => x >= 400),
+        `${method} failed`,
+      ).toBe(true);
+    }
+  });
 });
