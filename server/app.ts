@@ -32,6 +32,7 @@ import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
 import { createIndexer } from './core/indexing/indexer.js';
+import { createReindexer } from './core/indexing/reindexer.js';
 import { createSearch } from './core/search/search.js';
 import { availableParallelism, loadavg } from 'node:os';
 import { llmThreads } from './models/llm/llm-threads.js';
@@ -192,6 +193,7 @@ async function composeApp(
     );
   const indexer = createIndexer({ ...embedding, clock, log, runner, watch: jobWatch });
   await indexer.start();
+  const reindexer = createReindexer({ ...embedding, clock, log, runner: jobs.reindexes, work: jobs.reindexWork });
   const rechunk = createRechunk({ store, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const threads = llmThreads(settings.llm_threads, availableParallelism());
@@ -301,6 +303,7 @@ async function composeApp(
       pageImages: createPageImages({ store, pool, files, log }),
       reocr: createReocr({ store, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
+      reindexer,
       search,
       chat: createChat({ ...providers, store, search, clock, cipher: chatCipher }),
       purge: createPurge({ store, clock, cipher: chatCipher }),
@@ -311,6 +314,7 @@ async function composeApp(
     log,
   );
   await runner.resumeUnfinished();
+  await jobs.reindexes.start();
   await botPipeline.resume();
   let closed = false;
   return {

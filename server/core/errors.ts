@@ -30,6 +30,14 @@ export const ERROR_STATUS = {
   COLLECTION_NOT_FOUND: 404,
   MODEL_NOT_INSTALLED: 409,
   INDEX_MISMATCH: 409,
+  /**
+   * POST /collections/{name}/reindex while one runs, or an embed into a collection being reindexed (its
+   * vectors would be of the old model); GET/DELETE of a reindex when the collection never had one / none runs.
+   */
+  REINDEX_RUNNING: 409,
+  REINDEX_NOT_FOUND: 404,
+  /** A reindex to the model the collection already has. */
+  SAME_MODEL: 409,
   MODEL_IMPORT_FAILED: 400,
   MODEL_CHECKSUM_MISMATCH: 422,
   /** Importing your own GGUF under a new name: the name is no valid id, or a model already has it. */
