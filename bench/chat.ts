@@ -12,11 +12,16 @@
  * The document: tugboat-babelbib (10 pages), finalized with everything approved, embedded with the int8
  * MiniLM; questions are built from the headings of chunks spread over it, so every one reaches the model.
  *
- * Usage: npm run bench:chat -- [--questions 5] [--max-tokens 64] [--only before,sentences,default] [--json FILE]
+ * --models names the chat models measured in each configuration (default SmolLM2-135M): catalog models are
+ * put in place from the test weights, and --gguf NAME=FILE,… imports GGUF files of your own first (through
+ * POST /models/import, as `lectern models import` does), so that any chat model can be set beside another.
+ *
+ * Usage: npm run bench:chat -- [--questions 5] [--max-tokens 64] [--only before,sentences,default]
+ *        [--models id,id] [--gguf NAME=FILE,NAME=FILE] [--json FILE]
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sentenceStarts } from '../server/core/chunking/sentences.js';
 import { contentWords } from '../server/core/chat/words.js';
@@ -32,12 +37,26 @@ const { values: args } = parseArgs({
     questions: { type: 'string', default: '5' },
     'max-tokens': { type: 'string', default: '64' },
     only: { type: 'string', default: 'before,sentences,default' },
+    models: { type: 'string', default: SMOLLM2 },
+    gguf: { type: 'string', default: '' },
     json: { type: 'string' },
   },
 });
 const questionCount = Number(args.questions);
 const maxTokens = Number(args['max-tokens']);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+const chatModels = args.models.split(',').filter(Boolean);
+/** GGUF files of one's own, imported under their names. */
+const ggufs = new Map(
+  args.gguf
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--gguf takes NAME=FILE, not ${pair}`);
+      return [pair.slice(0, at), resolve(pair.slice(at + 1))] as const;
+    }),
+);
 
 const CONFIGS = [
   { name: 'before', label: 'whole chunks, 1 thread', settings: { llm_threads: 1, llm_source_text: 'chunks' } },
@@ -83,10 +102,21 @@ const results: Record<string, { cold: Run; warm: Run[] }> = {};
 let questions: string[] = [];
 
 for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name))) {
-  const server = await startServer({ settings: { embedding_model: TEST_MODEL, workers: 2, ...config.settings } });
+  const server = await startServer({
+    settings: {
+      embedding_model: TEST_MODEL,
+      workers: 2,
+      document_roots: [...new Set([...ggufs.values()].map((f) => dirname(f)))],
+      ...config.settings,
+    },
+  });
   try {
     await installTestModel(server.dataDir);
     for (const id of [SMOLLM2, STORIES] as const) await installChatModel(server.dataDir, id);
+    for (const [name, path] of ggufs) {
+      const imported = await server.call('POST', '/models/import', { json: { name, path } });
+      if (imported.status !== 200) throw new Error(`importing ${path} as ${name}: ${await imported.text()}`);
+    }
     const job = await ingest(server, 'tugboat-babelbib.pdf', paper);
     await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } });
     await embedAndWait(server, job.job_id);
@@ -132,9 +162,10 @@ for (const config of CONFIGS.filter((c) => args.only.split(',').includes(c.name)
       };
     };
 
-    const variants: { name: string; provider: Record<string, unknown> }[] = [
-      { name: `${config.label}: ${SMOLLM2}`, provider: { llm_provider: 'local', llm_model: SMOLLM2 } },
-    ];
+    const variants: { name: string; provider: Record<string, unknown> }[] = chatModels.map((id) => ({
+      name: `${config.label}: ${id}`,
+      provider: { llm_provider: 'local', llm_model: id },
+    }));
     if (config.name === 'default') {
       variants.push({
         name: `${config.label}: ${STORIES} (plumbing only)`,

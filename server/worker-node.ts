@@ -67,6 +67,7 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
       net,
     });
     await jobs.runner.resumeUnfinished();
+    await jobs.reindexes.start();
     log.info(
       { worker_id: jobs.workerId, threads: pool.threads, embeds: jobs.embedSlots, store: opened.location },
       'lectern worker reading',

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
+import type { Tokenizer } from '../../server/core/embedding/tokenizer.js';
 
 /**
  * Real English prose cut into chunks of `tokens` WordPiece tokens ([CLS]/[SEP] included): the licence
  * texts every Debian machine has. Whitespace-split words tokenize independently, so counts add up.
  */
 export function proseChunks(
-  tokenizer: WordPieceTokenizer,
+  tokenizer: Tokenizer,
   count: number,
   tokens: number,
   dir = '/usr/share/common-licenses',

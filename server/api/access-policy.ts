@@ -60,6 +60,10 @@ export const ACCESS_POLICY = {
   'GET /jobs/:job_id/export': reader,
   'GET /jobs/:job_id/audit': reader,
   'POST /jobs/:job_id/embed': reviewer,
+  // A collection may hold jobs of many scopes: a reindex is the whole collection's, so no scoped key reaches it.
+  'POST /collections/:name/reindex': { role: 'reviewer', scoped: 'refused' },
+  'GET /collections/:name/reindex': { role: 'reader', scoped: 'refused' },
+  'DELETE /collections/:name/reindex': { role: 'admin', scoped: 'refused' },
   // A purge destroys content for good (LongParser: admin keys only).
   'POST /jobs/:job_id/blocks/:block_id/purge': admin,
   'POST /jobs/:job_id/chunks/:chunk_id/purge': admin,

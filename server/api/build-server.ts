@@ -15,6 +15,7 @@ import { keysRoutes } from './routes/keys.js';
 import { modelsRoutes } from './routes/models.js';
 import { ocrLanguagesRoutes } from './routes/ocr-languages.js';
 import { embedRoutes } from './routes/embed.js';
+import { collectionsRoutes } from './routes/collections.js';
 import { searchRoutes } from './routes/search.js';
 import { chatRoutes } from './routes/chat.js';
 import { purgeRoutes } from './routes/purge.js';
@@ -96,6 +97,7 @@ export async function buildServer(deps: ServerDeps, logger: FastifyBaseLogger) {
   await app.register(ocrLanguagesRoutes, deps);
   await app.register(keysRoutes, deps);
   await app.register(embedRoutes, deps);
+  await app.register(collectionsRoutes, deps);
   await app.register(searchRoutes, deps);
   await app.register(chatRoutes, deps);
   await app.register(purgeRoutes, deps);

@@ -21,6 +21,7 @@ import type { PageImages } from '../core/pages/page-images.js';
 import type { PageList } from '../core/pages/page-list.js';
 import type { Reocr } from '../core/pages/reocr-page.js';
 import type { Indexer } from '../core/indexing/indexer.js';
+import type { Reindexer } from '../core/indexing/reindexer.js';
 import type { Search } from '../core/search/search.js';
 import type { TaskPool } from '../core/pool.js';
 import type { Chat } from '../core/chat/chat-service.js';
@@ -71,6 +72,8 @@ export interface ServerDeps {
   pageImages: PageImages;
   reocr: Reocr;
   indexer: Indexer;
+  /** Re-embedding a collection with another model (POST/GET/DELETE /collections/{name}/reindex). */
+  reindexer: Reindexer;
   search: Search;
   chat: Chat;
   purge: Purge;

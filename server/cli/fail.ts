@@ -36,7 +36,10 @@ const HINTS: Record<string, (details: Record<string, unknown>) => string> = {
   MODEL_FILES_MISSING: () =>
     'a sentence-transformers folder has them; or state what a file would with --pooling, --normalize, --dimensions',
   MODEL_UNSUPPORTED: () =>
-    'Lectern runs ONNX encoders with a WordPiece tokenizer (BERT, MiniLM, bge, e5) and mean, CLS or last-token pooling',
+    'Lectern runs ONNX encoders with a WordPiece, Unigram or BPE tokenizer.json (BERT, MiniLM, bge, e5, XLM-R, RoBERTa) and mean, CLS or last-token pooling',
+  MODEL_NOT_RUNNABLE: () => '`lectern models list` marks the models this machine can run',
+  MODEL_IMPORTED: (d) =>
+    typeof d.id === 'string' ? `import a new file with lectern models import ${d.id} FILE` : 'import a new file',
   MODEL_NO_CHAT_TEMPLATE: () => 'a base model cannot hold a chat: import the instruct (chat) version of the model',
   PATH_NOT_ALLOWED: () => 'add its folder to document_roots in lectern.yaml (or LECTERN_DOCUMENT_ROOTS)',
   FILE_NOT_FOUND: () => 'check the path; a relative path is read from the current folder',

@@ -7,6 +7,7 @@ import { netPolicyOf } from '../config/net-policy.js';
 import { createGuardedFetch } from '../core/net/guarded-fetch.js';
 import { POOLINGS, type Pooling } from '../core/embedding/pooling.js';
 import { MODEL_CATALOG } from '../models/catalog.js';
+import { judgeMemory } from '../models/machine-fit.js';
 import type { EmbeddingImportOptions } from '../models/custom/st-folder.js';
 import { createModelManager, type ModelManager, type VerifyResult } from '../models/manager.js';
 import type { PullProgress } from '../models/model-pulls.js';
@@ -107,25 +108,51 @@ async function pullThrough(client: ApiClient, id: string, flags: CommonFlags): P
   pulled(id, result, `the server at ${client.url}`, flags);
 }
 
+const FIT_WORDS = { comfortably: 'fits', tight: 'tight', no: 'too big' } as const;
+
 async function list(flags: CommonFlags): Promise<void> {
   const { manager, defaultModel, defaultChat } = managerFor(flags);
   const rows = await manager.list();
-  if (flags.json) return out(JSON.stringify({ models_dir: manager.modelsDir, models: rows }));
-  out(`models in ${manager.modelsDir}`);
+  const listed = await Promise.all(rows.map(async (status) => ({ status, model: await manager.find(status.id) })));
+  const { memory, suggested, byId } = judgeMemory(listed);
+  const judged = (id: string) => byId.get(id) ?? { needBytes: 0, fit: 'no' as const };
+  if (flags.json)
+    return out(
+      JSON.stringify({
+        models_dir: manager.modelsDir,
+        memory: { total_bytes: memory.totalBytes, free_bytes: memory.freeBytes },
+        suggested_chat_model: suggested,
+        models: rows.map((r) => ({
+          ...r,
+          memoryBytes: judged(r.id).needBytes,
+          fits: judged(r.id).fit,
+          suggested: r.id === suggested,
+        })),
+      }),
+    );
+  out(`models in ${manager.modelsDir}; this machine: ${mib(memory.freeBytes)} free of ${mib(memory.totalBytes)}`);
   for (const r of rows) {
-    const files = MODEL_CATALOG.find((m) => m.id === r.id)?.files.length ?? 1;
     const from = r.custom
       ? 'architecture' in r.custom
         ? r.custom.architecture
         : `ONNX, ${r.embedding?.pooling} pooling`
       : '';
-    const state = `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${files} files missing)`}${from ? `, imported (${from})` : ''}`;
+    const state = r.notRunnable
+      ? 'not yet runnable here (its tokenizer)'
+      : `${r.installed ? 'installed' : `not installed (${r.missing.length} of ${r.files.length} files missing)`}${from ? `, imported (${from})` : ''}`;
     const kind = r.dimensions === null ? `${r.task}`.padStart(6) : `${String(r.dimensions).padStart(4)}-d`;
+    const size = `${r.sizeApproximate ? '~' : ''}${mib(r.sizeBytes)}`;
+    const { needBytes, fit } = judged(r.id);
+    const mark = r.id === defaultModel || r.id === defaultChat ? '*' : r.id === suggested ? '+' : ' ';
     out(
-      `${r.id === defaultModel || r.id === defaultChat ? '*' : ' '} ${r.id.padEnd(28)} ${kind}  ${r.weights.padEnd(6)} ${mib(r.sizeBytes).padStart(9)}  ${r.licence.padEnd(10)} ${state}`,
+      `${mark} ${r.id.padEnd(32)} ${kind}  ${r.weights.padEnd(6)} ${size.padStart(10)}  needs ${mib(needBytes).padStart(9)} ${FIT_WORDS[fit].padEnd(7)}  ${r.licence.padEnd(12)} ${state}`,
     );
   }
   out('* default embedding model (setting embedding_model) and chat model (setting chat_model)');
+  if (suggested) out(`+ suggested chat model for this machine: the largest that fits comfortably (${suggested})`);
+  out(
+    'fits: needs at most 3/4 of the free memory; tight: fits the machine, not what is free now; ~: size as published',
+  );
 }
 
 async function verify(id: string, flags: CommonFlags): Promise<void> {

@@ -9,6 +9,7 @@ import { addInitCommand } from './commands/init.js';
 import { addKeysCommands } from './commands/keys.js';
 import { addLanguagesCommands } from './commands/languages.js';
 import { addMigrateCommand } from './commands/migrate.js';
+import { addReindexCommand } from './commands/reindex.js';
 import { addServeCommand } from './commands/serve.js';
 import { addWorkerCommand } from './commands/worker.js';
 import { addModelsCommands } from './models.js';
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
   addKeysCommands(program);
   addLanguagesCommands(program);
   addMigrateCommand(program);
+  addReindexCommand(program);
   oneLineUsageErrors(program, []);
   return program;
 }

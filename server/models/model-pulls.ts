@@ -57,7 +57,7 @@ const downloadSize = (f: CatalogModel['files'][number]): number => f.archive?.si
  * sha256-checked before anything is renamed into place).
  */
 export function createModelPulls(deps: { models: ModelManager; catalog?: readonly CatalogModel[] }): ModelPulls {
-  const catalog = deps.catalog ?? MODEL_CATALOG;
+  const catalog = deps.catalog ?? deps.models.catalog ?? MODEL_CATALOG;
   const pulls = new Map<string, ModelPull & { abort(): void }>();
 
   function begin(m: CatalogModel): ModelPull & { abort(): void } {

@@ -66,6 +66,25 @@ export const ModelStatus = Type.Object(
         'Embedding: longer inputs are truncated to this many tokens. Chat: the context opened (prompt and answer)',
     }),
     size_bytes: Type.Integer(),
+    size_approximate: Type.Boolean({
+      description:
+        "true while some file's size is the publisher's rounded figure: the first pull records the exact one",
+    }),
+    memory_bytes: Type.Integer({
+      description:
+        'Memory the model needs to run, an estimate: the file, the context cache Lectern opens, runtime buffers',
+    }),
+    fits: StringEnum(['comfortably', 'tight', 'no'] as const, {
+      description:
+        "memory_bytes against this server's memory: `comfortably` (at most 3/4 of the free memory), `tight` (fits the machine, " +
+        'not what is free now), `no` (more than the machine has)',
+    }),
+    suggested: Type.Boolean({ description: 'The chat model suggested for this machine (suggested_chat_model)' }),
+    runnable: Type.Boolean({
+      description:
+        'false: this server cannot run the model yet (its tokenizer); its pull answers 409 MODEL_NOT_RUNNABLE',
+    }),
+    not_runnable_reason: Nullable(Type.String()),
     installed: Type.Boolean({
       description: 'Every file present with its catalogued size (`lectern models verify` hashes them)',
     }),
@@ -77,8 +96,16 @@ export const ModelStatus = Type.Object(
       Type.Object({
         path: Type.String(),
         url: Type.String({ description: 'Empty for a model imported from a file of your own' }),
-        size: Type.Integer(),
-        sha256: Type.String(),
+        size: Type.Integer({ description: 'Bytes: exact, or rounded as published while size_approximate' }),
+        size_approximate: Type.Boolean(),
+        sha256: Nullable(
+          Type.String({ description: 'Null: the publisher states none and no pull has recorded one yet' }),
+        ),
+        checksum: Nullable(
+          StringEnum(['catalog', 'recorded'] as const, {
+            description: 'Where the sha256 comes from: the catalog (the publisher), or the first pull on this server',
+          }),
+        ),
       }),
     ),
     description: Type.String({ description: 'What the model is for, in a sentence' }),
@@ -245,5 +272,15 @@ export const ImportResult = Type.Object({
 
 export const ModelList = Type.Object({
   models: Type.Array(Type.Ref('ModelStatus')),
+  memory: Type.Object(
+    {
+      total_bytes: Type.Integer(),
+      free_bytes: Type.Integer({ description: 'What the system could give a model now' }),
+    },
+    { description: "This server's memory, as each model's `fits` was judged" },
+  ),
+  suggested_chat_model: Nullable(
+    Type.String({ description: 'The largest chat model that fits comfortably; null when none does' }),
+  ),
   models_dir: Type.String({ description: 'Where installed models live (under the data directory)' }),
 });

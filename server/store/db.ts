@@ -3,6 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../drizzle/schema.js';
 import { chunkFullText } from './full-text-stems.js';
+import { newestAppliedMigration, newestKnownMigration, SchemaTooNewError } from './schema-version.js';
 
 export type Db = BetterSQLite3Database<typeof schema>;
 
@@ -20,11 +21,16 @@ export interface OpenedDatabase {
 export const FULL_TEXT_WORDS_FUNCTION = 'lectern_full_text_words';
 
 /**
- * Opens (or creates) the database in WAL mode and applies drizzle-kit's migrations. The full-text triggers
- * call a function of this process (`chunkFullText`), so every connection that writes must be opened here.
+ * Opens (or creates) the database in WAL mode and applies drizzle-kit's migrations; refuses one a newer version
+ * migrated (SchemaTooNewError), which it would misread. The full-text triggers call a function of this process
+ * (`chunkFullText`), so every connection that writes must be opened here.
  */
 export function openDatabase(file: string, migrationsFolder: string): OpenedDatabase {
   const sqlite = new Database(file);
+  if (newestAppliedMigration(sqlite) > newestKnownMigration(migrationsFolder)) {
+    sqlite.close();
+    throw new SchemaTooNewError(file);
+  }
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');

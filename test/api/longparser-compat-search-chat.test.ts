@@ -208,10 +208,16 @@ describe('LongParser clients: embed, search, chat, session delete and purge', ()
     const chroma = await call('POST', `/jobs/${jobId}/embed`, { ...EMBED, vector_db: 'chroma' });
     expect(chroma.status).toBe(400);
     expect(chroma.body.detail).toMatch(/vector_db chroma is not offered.*usearch/);
-    const unknown = await call('POST', `/jobs/${jobId}/embed`, { ...EMBED, model: 'BAAI/bge-base-en-v1.5' });
+    // In the catalog but not installed: how to get it, not "unknown".
+    const notPulled = await call('POST', `/jobs/${jobId}/embed`, { ...EMBED, model: 'BAAI/bge-base-en-v1.5' });
+    expect(notPulled.status).toBe(409);
+    expect(notPulled.body.detail).toContain('lectern models pull bge-base-en-v1.5-int8');
+    expect(notPulled.body.detail).toContain('POST /models/bge-base-en-v1.5-int8/pull');
+    const unknown = await call('POST', `/jobs/${jobId}/embed`, { ...EMBED, model: 'BAAI/bge-large-en-v1.5' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.detail).toContain('BAAI/bge-base-en-v1.5');
+    expect(unknown.body.detail).toContain('BAAI/bge-large-en-v1.5');
     expect(unknown.body.detail).toContain('sentence-transformers/all-MiniLM-L6-v2');
+    expect(unknown.body.detail).toContain('BAAI/bge-base-en-v1.5');
 
     const accepted = await embedAndWait(jobId, EMBED);
     expect(accepted).toMatchObject({

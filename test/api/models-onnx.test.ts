@@ -71,13 +71,25 @@ beforeAll(async () => {
   const half = await writeMiniLmFolder(join(files, 'half-onnx'));
   const graph = readFileSync(models.minilm.onnx);
   writeFileSync(join(half, 'onnx/model_quantized.onnx'), graph.subarray(0, Math.floor(graph.length / 2)));
-  // A byte-level BPE tokenizer (GPT-2's kind): a real tokenizer.json shape Lectern does not run.
-  const bpe = await writeMiniLmFolder(join(files, 'bpe-tokenizer'));
-  const tok = JSON.parse(readFileSync(join(bpe, 'tokenizer.json'), 'utf8'));
-  writeFileSync(
-    join(bpe, 'tokenizer.json'),
-    JSON.stringify({ ...tok, model: { type: 'BPE', vocab: tok.model.vocab, merges: [] } }),
-  );
+  // MiniLM's vocabulary as a sentencepiece Unigram tokenizer.json, id for id (made by the Python `tokenizers`):
+  // the kind XLM-R and multilingual-e5 have, whose ids index MiniLM's embedding table.
+  const unigramJson = join(files, 'minilm-unigram-tokenizer.json');
+  await promisify(execFile)(join(repoRoot, '.venv', 'bin', 'python'), [
+    '-B',
+    join(repoRoot, 'test', 'helpers', 'minilm_unigram.py'),
+    models.minilm.tokenizer,
+    unigramJson,
+  ]);
+  await writeMiniLmFolder(join(files, 'minilm-unigram'), { tokenizer: unigramJson });
+  // A pre-tokenizer Lectern does not run (UnicodeScripts) in a real tokenizer.json.
+  const scripts = await writeMiniLmFolder(join(files, 'scripts-tokenizer'));
+  const tok = JSON.parse(readFileSync(join(scripts, 'tokenizer.json'), 'utf8'));
+  writeFileSync(join(scripts, 'tokenizer.json'), JSON.stringify({ ...tok, pre_tokenizer: { type: 'UnicodeScripts' } }));
+  // MiniLM's tokenizer with one more token than the graph's embedding table has rows (30,522).
+  const wide = await writeMiniLmFolder(join(files, 'wide-vocabulary'));
+  const wideTok = JSON.parse(readFileSync(join(wide, 'tokenizer.json'), 'utf8'));
+  wideTok.added_tokens.push({ id: 30522, content: '<extra>', special: true, normalized: false });
+  writeFileSync(join(wide, 'tokenizer.json'), JSON.stringify(wideTok));
   // modules.json pointing out of the folder: what lies there is not read.
   const outward = await writeMiniLmFolder(join(files, 'escape'));
   rmSync(join(outward, '1_Pooling'), { recursive: true });
@@ -237,6 +249,24 @@ describe('importing an ONNX embedding model of your own', () => {
   });
 });
 
+describe('an ONNX model with a sentencepiece Unigram tokenizer', () => {
+  it('imports (its tokenizer runs: no MODEL_UNSUPPORTED) and finds each topic by meaning', async () => {
+    const res = await importPath('minilm-unigram', join(files, 'minilm-unigram'));
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+    expect(await listed('minilm-unigram')).toMatchObject({ custom: true, dimensions: 384, pooling: 'mean' });
+    const embedded = await embedAndWait(server, jobId, { model: 'minilm-unigram', collection_name: 'unigram' });
+    expect(embedded.job.status).toBe('indexed');
+    for (const [query, section] of [
+      ['how do plants make sugar from light', 'Photosynthesis'],
+      ['molten rock coming out of a mountain', 'Volcanoes'],
+      ['paying less to the government each year', 'Tax returns'],
+    ] as const) {
+      const hits = await vectorSearch('unigram', query);
+      expect(hits[0]?.section_path, query).toEqual([section]);
+    }
+  });
+});
+
 describe('lectern models import through the running server', () => {
   it("sends the folder's path and the flags; vectors left unnormalised still find the right chunk (search is by cosine)", async () => {
     const { stdout } = await cliOfServer(
@@ -300,6 +330,14 @@ describe('folders that are refused', () => {
       ],
       ['escape', 'escape', {}, 422, 'MODEL_FILES_MISSING', /needs: \.\.\/minilm-st\/1_Pooling\/config\.json$/],
       [
+        'wide-vocab',
+        'wide-vocabulary',
+        {},
+        422,
+        'MODEL_FILE_INVALID',
+        /tokenizer\.json gives ids up to 30522, which the model's embedding table does not hold/,
+      ],
+      [
         'maxpool',
         'max-pooling',
         {},
@@ -307,7 +345,14 @@ describe('folders that are refused', () => {
         'MODEL_UNSUPPORTED',
         /pooling_mode_max_tokens: Lectern pools by one of mean, CLS or last token/,
       ],
-      ['bpe', 'bpe-tokenizer', {}, 422, 'MODEL_UNSUPPORTED', /tokenizer\.json: model BPE is not WordPiece/],
+      [
+        'scripts',
+        'scripts-tokenizer',
+        {},
+        422,
+        'MODEL_UNSUPPORTED',
+        /tokenizer\.json: pre-tokenizer UnicodeScripts is not supported \(Lectern runs WordPiece, Unigram and BPE/,
+      ],
     ];
     for (const [id, folder, extra, status, code, message] of cases) {
       const byPath = await importPath(id, join(files, folder), extra);

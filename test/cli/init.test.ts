@@ -144,7 +144,7 @@ describe('lectern init', () => {
       [['--llm-provider', 'anthropic'], /Allowed choices are local, openai, ollama, extractive/],
       [
         ['--model-name', 'gpt-4o'],
-        /gpt-4o is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1\)/,
+        /gpt-4o is not a local chat model Lectern knows \(allowed: smollm2-135m-instruct-q4_1, .*, llama-3\.1-8b-instruct-q4_k_m\)/,
       ],
       [['--vectorstore-provider', 'faiss'], /Allowed choices are usearch/],
       [['--chunk-size', '10'], /the chunk size must be a whole number from 32 to 8192/],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type Embedder } from '../../server/core/embedding/onnx-embedder.js';
-import { createWordPieceTokenizer, type WordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
+import { createTokenizer, type Tokenizer } from '../../server/core/embedding/tokenizer.js';
 import { bytes, encoderModel, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
@@ -71,12 +71,12 @@ const REFERENCE_VECTORS: [string, number[]][] = [
 
 const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
-let tokenizer: WordPieceTokenizer;
+let tokenizer: Tokenizer;
 let embedder: Embedder;
 
 beforeAll(async () => {
   const models = await ensureTestModels();
-  tokenizer = createWordPieceTokenizer(models.minilm.tokenizer);
+  tokenizer = createTokenizer(models.minilm.tokenizer);
   embedder = await createEmbedder({
     modelPath: models.minilm.onnx,
     tokenizerPath: models.minilm.tokenizer,

@@ -141,6 +141,9 @@ describe('model catalog', () => {
     const shared = fileURLToPath(new URL('../../../shared/models/all-MiniLM-L6-v2/', import.meta.url));
     for (const m of MODEL_CATALOG) {
       if (m.task !== 'embedding') continue;
+      expect(m.files.map((f) => f.path)).toEqual(expect.arrayContaining([m.onnx, m.tokenizer]));
+      // The other embedding models ship tokenizers of their own (unpinned: their first pull records them).
+      if (!m.homepage.endsWith('/all-MiniLM-L6-v2')) continue;
       for (const f of m.files.filter((x) => !x.path.endsWith('.onnx'))) {
         expect(await sha256OfFile(join(shared, f.path)), `${m.id} ${f.path}`).toBe(f.sha256);
         expect(readFileSync(join(shared, f.path)).length).toBe(f.size);

@@ -5,7 +5,7 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { dropSoftmaxNanGuards, hasExternalData } from '../../server/core/embedding/softmax-nan-guard.js';
-import { createWordPieceTokenizer } from '../../server/core/embedding/wordpiece.js';
+import { createTokenizer } from '../../server/core/embedding/tokenizer.js';
 import { bytes, encoderModel, int, node, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels, PADDED_BATCH_TEXTS as TEXTS } from '../helpers/test-models.js';
 
@@ -18,7 +18,7 @@ describe('softmax NaN guards (the real MiniLM export)', () => {
     expect(dropSoftmaxNanGuards(model).dropped).toBe(0);
     expect(hasExternalData(original)).toBe(false);
 
-    const tokenizer = createWordPieceTokenizer(models.minilm.tokenizer);
+    const tokenizer = createTokenizer(models.minilm.tokenizer);
     const encodings = TEXTS.map((t) => tokenizer.encode(t, 256));
     const seq = Math.max(...encodings.map((e) => e.ids.length));
     const ids = new BigInt64Array(TEXTS.length * seq);
@@ -103,7 +103,7 @@ function guardedOnnx(vocab: number, external?: string): { model: Uint8Array; tab
 describe('softmax NaN guards (generated graphs)', () => {
   it('rewrites a guard whose value is a graph output, and loads models with external weights from their path', async () => {
     const models = await ensureTestModels();
-    const vocab = createWordPieceTokenizer(models.minilm.tokenizer).vocabSize;
+    const vocab = createTokenizer(models.minilm.tokenizer).vocabSize;
     const dir = mkdtempSync(join(tmpdir(), 'lectern-nan-guard-'));
     try {
       const inline = guardedOnnx(vocab);

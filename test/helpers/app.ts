@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp, type LecternApp } from '../../server/app.js';
 import { providerKeysFrom } from '../../server/core/chat/chat-providers.js';
+import type { CatalogModel } from '../../server/models/catalog.js';
 import { parseSettings, type Settings } from '../../server/schemas/settings.js';
 import { databaseFor, objectStoreFor, TEST_TASK_LEASE_MS } from './test-database.js';
 
@@ -77,7 +78,15 @@ export function tempDir(prefix = 'lectern-test-'): string {
  * pool) listening on a free loopback port.
  */
 export async function startServer(
-  opts: { dataDir?: string; settings?: Partial<Settings>; key?: string; desktopOrigin?: string; chatKey?: string } = {},
+  opts: {
+    dataDir?: string;
+    settings?: Partial<Settings>;
+    key?: string;
+    desktopOrigin?: string;
+    chatKey?: string;
+    /** More models than the built-in catalog's (a file a test serves from its own mirror). */
+    catalog?: readonly CatalogModel[];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const key = opts.key ?? randomBytes(16).toString('hex');
@@ -104,6 +113,7 @@ export async function startServer(
     workerFile,
     logger: pino({ level: 'silent' }),
     desktopOrigin: opts.desktopOrigin,
+    catalog: opts.catalog,
   });
   const url = await app.server.listen({ host: '127.0.0.1', port: 0 });
   // As `lectern serve` does: commands run against this data folder talk to this server.

@@ -13,6 +13,8 @@ export interface MirrorPlan {
   holdAt?: number;
   /** Serves these bytes instead of the real file (a corrupted mirror). */
   corrupt?: boolean;
+  /** Serves the file cut short or padded to this many bytes (another file under the same name). */
+  bytes?: number;
 }
 
 export interface ModelMirror extends LoopbackServer {
@@ -45,7 +47,11 @@ export async function startModelMirror(files: string[]): Promise<ModelMirror> {
     if (!real) return void res.writeHead(404).end();
     const plan = plans.get(name) ?? {};
     plans.delete(name);
-    const body = plan.corrupt ? Buffer.from(real).fill(7, 1000, 2000) : real;
+    const sized =
+      plan.bytes === undefined
+        ? real
+        : Buffer.concat([real.subarray(0, plan.bytes), Buffer.alloc(Math.max(0, plan.bytes - real.length), 7)]);
+    const body = plan.corrupt ? Buffer.from(sized).fill(7, 1000, 2000) : sized;
     const from = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? '')?.[1] ?? 0);
     const slice = body.subarray(from);
     res.writeHead(from ? 206 : 200, {

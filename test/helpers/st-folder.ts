@@ -7,11 +7,17 @@ import { ensureTestModels } from './test-models.js';
  * the real int8 graph and tokenizer of the test cache, with the module files the published
  * sentence-transformers/all-MiniLM-L6-v2 has (Transformer, mean Pooling, Normalize; max_seq_length 256).
  * No weights of another sentence-embedding model can be fetched here, so imports are proven with this one
- * under names the catalog does not know. `prompts` writes config_sentence_transformers.json with them.
+ * under names the catalog does not know. `prompts` writes config_sentence_transformers.json with them;
+ * `tokenizer` is a tokenizer.json to put in place of MiniLM's.
  */
 export async function writeMiniLmFolder(
   dir: string,
-  opts: { onnxAt?: string; pooling?: 'mean' | 'cls' | 'max'; prompts?: Record<string, string> } = {},
+  opts: {
+    onnxAt?: string;
+    pooling?: 'mean' | 'cls' | 'max';
+    prompts?: Record<string, string>;
+    tokenizer?: string;
+  } = {},
 ): Promise<string> {
   const { minilm } = await ensureTestModels();
   const onnxAt = opts.onnxAt ?? 'onnx/model_quantized.onnx';
@@ -20,6 +26,7 @@ export async function writeMiniLmFolder(
   copyFileSync(minilm.onnx, join(dir, onnxAt));
   for (const f of ['tokenizer.json', 'config.json', 'tokenizer_config.json', 'special_tokens_map.json'])
     copyFileSync(join(minilm.dir, f), join(dir, f));
+  if (opts.tokenizer) copyFileSync(opts.tokenizer, join(dir, 'tokenizer.json'));
   const modules = [
     { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
     { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, repoRoot, serverClient, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installTestModel } from '../helpers/embed-flow.js';
+import { lecternDone } from '../helpers/pty.js';
 import { differences, type KnownChange } from './compare.js';
 import { PUMP_MANUAL_MD } from './fixture-documents.js';
 import { readEverything, type FixtureQueries } from './read-back.js';
@@ -159,5 +161,27 @@ describe(`a data folder written by ${setup.made_by.commit.slice(0, 7)}`, () => {
       await s.call('POST', `/bots/${setup.ids.bot}/documents/path`, { json: { path: join(root, 'pump-manual.md') } }),
     );
     expect(again).toMatchObject({ status: 'duplicate', job_id: setup.ids.bot_document });
+  });
+
+  it('is refused, untouched, by a version older than the one that last migrated it', async () => {
+    await server?.close();
+    server = undefined;
+    const newer = tempDir('lectern-upgrade-newer-');
+    cpSync(dataDir, newer, { recursive: true });
+    const file = join(newer, 'lectern.db');
+    const db = new Database(file);
+    db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
+      'a later version',
+      Date.UTC(2100, 0, 1),
+    );
+    db.close();
+    const sha = () => createHash('sha256').update(readFileSync(file)).digest('hex');
+    const before = sha();
+    const refused = await lecternDone(['serve', '--data-dir', newer, '-p', '0'], { cwd: newer });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `lectern serve: ${file} was written by a newer version of Lectern than this one (hint: start the newer version of Lectern that last opened it; a library is never migrated backwards)`,
+    );
+    expect(sha()).toBe(before);
   });
 });

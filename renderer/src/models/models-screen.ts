@@ -3,11 +3,18 @@ import type { ModelStatus } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { bytes } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
+import { machineLine, memoryCell } from './model-fit.js';
 import { onPullsChanged, runningPull, startPull, type PullProgress } from './pull-store.js';
 import { pullView } from './pull-view.js';
 
 /** ModelStatus as GET /models sends it (its `pull` is a $ref the static type cannot follow). */
-type Model = Omit<ModelStatus, 'pull'> & { pull: PullProgress | null };
+export type Model = Omit<ModelStatus, 'pull'> & { pull: PullProgress | null };
+export interface ModelListing {
+  models: Model[];
+  models_dir: string;
+  memory: { total_bytes: number; free_bytes: number };
+  suggested_chat_model: string | null;
+}
 
 /**
  * The Models screen: the catalog with what each model is for, its size and whether it is installed;
@@ -19,6 +26,7 @@ export function modelsScreen(ctx: AppContext): Screen {
   const rows = h('tbody');
   const views: { dispose(): void }[] = [];
   const dir = h('p', { class: 'muted models-dir' });
+  const machine = h('div', { class: 'machine' });
 
   async function importFile(m: Model, file: File): Promise<void> {
     const form = new FormData();
@@ -65,6 +73,8 @@ export function modelsScreen(ctx: AppContext): Screen {
       return cell;
     }
     if (m.installed) return cell;
+    // Downloading it would be for nothing: the server cannot run it yet.
+    if (!m.runnable) return cell;
     if (ctx.caps.modelPull) {
       const resume = m.partial_bytes > 0;
       cell.append(
@@ -96,20 +106,34 @@ export function modelsScreen(ctx: AppContext): Screen {
   }
 
   function row(m: Model): HTMLElement {
-    const state = m.installed
-      ? h('span', { class: 'badge ok' }, 'installed')
-      : h('span', { class: 'badge' }, m.partial_bytes > 0 ? 'partly downloaded' : 'not installed');
+    const state = !m.runnable
+      ? h('span', { class: 'badge warn', title: m.not_runnable_reason ?? '' }, 'not yet runnable here')
+      : m.installed
+        ? h('span', { class: 'badge ok' }, 'installed')
+        : h('span', { class: 'badge' }, m.partial_bytes > 0 ? 'partly downloaded' : 'not installed');
     return h(
       'tr',
-      { 'data-model': m.id, class: m.installed ? 'installed' : '' },
+      {
+        'data-model': m.id,
+        'data-fits': m.fits,
+        class: [m.installed ? 'installed' : '', m.suggested ? 'suggested' : ''].filter(Boolean).join(' '),
+      },
       h(
         'td',
         {},
-        h('div', { class: 'model-name' }, m.name, m.default ? h('span', { class: 'badge' }, 'default') : null),
+        h(
+          'div',
+          { class: 'model-name' },
+          m.name,
+          m.default ? h('span', { class: 'badge' }, 'default') : null,
+          m.suggested ? h('span', { class: 'badge ok suggested-badge' }, 'suggested for this machine') : null,
+        ),
         h('div', { class: 'muted' }, m.description ?? ''),
+        m.not_runnable_reason ? h('div', { class: 'muted not-runnable' }, m.not_runnable_reason) : null,
       ),
       h('td', {}, m.task),
-      h('td', { class: 'num' }, bytes(m.size_bytes)),
+      h('td', { class: 'num' }, `${m.size_approximate ? '~' : ''}${bytes(m.size_bytes)}`),
+      memoryCell(m),
       h('td', { class: 'muted' }, m.licence),
       h('td', { class: 'model-state' }, state),
       actions(m),
@@ -118,9 +142,10 @@ export function modelsScreen(ctx: AppContext): Screen {
 
   async function refresh(): Promise<void> {
     try {
-      const list = await api.get<{ models: Model[]; models_dir: string }>('/models');
+      const list = await api.get<ModelListing>('/models');
       for (const v of views.splice(0)) v.dispose();
       dir.textContent = `Installed models live in ${list.models_dir}.`;
+      machine.replaceChildren(machineLine(list));
       rows.replaceChildren(...list.models.map(row));
     } catch (err) {
       toast(`Could not list models: ${errorText(err)}`, 'error');
@@ -138,6 +163,7 @@ export function modelsScreen(ctx: AppContext): Screen {
       { class: 'muted' },
       'Embedding models index documents for search; chat models write answers on this machine. Every file is checked by sha256 before it is used.',
     ),
+    machine,
     dir,
     h(
       'div',
@@ -145,7 +171,11 @@ export function modelsScreen(ctx: AppContext): Screen {
       h(
         'table',
         { class: 'jobs model-list' },
-        h('thead', {}, h('tr', {}, ...['Model', 'Task', 'Size', 'Licence', 'State', ''].map((t) => h('th', {}, t)))),
+        h(
+          'thead',
+          {},
+          h('tr', {}, ...['Model', 'Task', 'Size', 'Memory', 'Licence', 'State', ''].map((t) => h('th', {}, t))),
+        ),
         rows,
       ),
     ),

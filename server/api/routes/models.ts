@@ -4,9 +4,10 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../../core/errors.js';
 import { documentRootsOf, resolveInRoots } from '../../core/bots/document-roots.js';
-import { MODEL_CATALOG, findCatalogModel, type CatalogModel } from '../../models/catalog.js';
+import { findCatalogModel, maxBytesOf, type CatalogModel } from '../../models/catalog.js';
 import type { EmbeddingImportOptions } from '../../models/custom/st-folder.js';
-import { embeddingOf, type KnownModel } from '../../models/manager.js';
+import { judgeMemory } from '../../models/machine-fit.js';
+import { embeddingOf, type KnownModel, type ModelManager } from '../../models/manager.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import {
   EmbeddingImportForm,
@@ -25,8 +26,9 @@ import type { ServerDeps } from '../services.js';
 
 const tags = ['models'];
 
-/** What a model is for, as the desk's Models screen says it. */
+/** What a model is for, as the desk's Models screen says it: the catalog's own line, else its task's. */
 function purposeOf(m: KnownModel): string {
+  if (m.summary) return m.summary;
   if (m.task === 'embedding' && 'custom' in m) {
     return `Embedding, imported from an ONNX model of your own (${m.dimensions} dimensions, ${m.pooling} pooling): for Embed, Search and Chat like the catalog's.`;
   }
@@ -39,12 +41,12 @@ function purposeOf(m: KnownModel): string {
   return 'Chat: writes the answers of Chat and of bots on this machine, from the sources retrieved.';
 }
 
-function catalogModel(id: string): CatalogModel {
-  const m = findCatalogModel(MODEL_CATALOG, id);
+function catalogModel(models: ModelManager, id: string): CatalogModel {
+  const m = findCatalogModel(models.catalog, id);
   if (!m)
     throw new AppError(
       'MODEL_NOT_FOUND',
-      `Unknown model ${id}; known models: ${MODEL_CATALOG.map((c) => c.id).join(', ')}`,
+      `Unknown model ${id}; known models: ${models.catalog.map((c) => c.id).join(', ')}`,
       { id },
     );
   return m;
@@ -130,10 +132,14 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
     {
       schema: {
         tags,
-        summary: 'Known embedding and chat models and whether each is installed',
+        summary: 'Known embedding and chat models, whether each is installed and whether it fits this machine',
         description:
           'Install a model with POST /models/{model_id}/pull (downloads, resumes, checks sha256) or `lectern models pull <id>`; offline, ' +
-          'POST /models/{model_id}/import or `lectern models import <id> <path>`. `pull` is the download running in this server, if any.',
+          'POST /models/{model_id}/import or `lectern models import <id> <path>`. `pull` is the download running in this server, if any. ' +
+          "`memory` is this server's memory now; each model's `memory_bytes` is what it needs to run (an estimate) and `fits` " +
+          'compares the two; `suggested_chat_model` is the largest chat model that fits comfortably, its file at most 1 GiB per core. ' +
+          '`runnable: false` marks a model ' +
+          'this server cannot run yet (its tokenizer): it is listed, and its pull answers 409 MODEL_NOT_RUNNABLE.',
         response: { 200: ModelList, ...errors(401) },
       },
     },
@@ -142,12 +148,16 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       const models = await Promise.all(
         statuses.map(async (s) => ({
           s,
-          m: MODEL_CATALOG.find((c) => c.id === s.id) ?? (await deps.models.find(s.id)),
+          m: deps.models.catalog.find((c) => c.id === s.id) ?? (await deps.models.find(s.id)),
         })),
       );
+      const { memory, suggested, byId } = judgeMemory(models.map(({ s, m }) => ({ status: s, model: m })));
       return {
         models_dir: deps.models.modelsDir,
+        memory: { total_bytes: memory.totalBytes, free_bytes: memory.freeBytes },
+        suggested_chat_model: suggested,
         models: models.map(({ s, m }) => {
+          const { needBytes, fit } = byId.get(s.id) ?? { needBytes: 0, fit: 'no' as const };
           const c = 'custom' in m && 'architecture' in m.custom ? m.custom : undefined;
           const onnx = m.task === 'embedding' && 'custom' in m ? m : undefined;
           const e = m.task === 'embedding' ? embeddingOf(m) : undefined;
@@ -165,10 +175,23 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             passage_prefix: e?.passagePrefix ?? null,
             max_tokens: m.task === 'embedding' ? m.maxTokens : m.contextTokens,
             size_bytes: s.sizeBytes,
+            size_approximate: s.sizeApproximate,
+            memory_bytes: needBytes,
+            fits: fit,
+            suggested: s.id === suggested,
+            runnable: !s.notRunnable,
+            not_runnable_reason: s.notRunnable ?? null,
             installed: s.installed,
             missing: s.missing,
             default: s.id === (m.task === 'embedding' ? deps.settings.embedding_model : deps.settings.chat_model),
-            files: m.files.map((f) => ({ path: f.path, url: f.url, size: f.size, sha256: f.sha256 })),
+            files: s.files.map((f) => ({
+              path: f.path,
+              url: f.url,
+              size: f.size,
+              size_approximate: f.sizeApproximate,
+              sha256: f.sha256,
+              checksum: f.checksum,
+            })),
             description: purposeOf(m),
             partial_bytes: s.partialBytes,
             pull: deps.modelPulls.running(s.id)?.progress() ?? null,
@@ -209,7 +232,10 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           'second caller joins the running one (`joined: true`) and gets the same events. A download that broke off resumes from the bytes on ' +
           'disk (a Range request); a file whose sha256 does not match is deleted and never used. The pull stops (PULL_CANCELLED, bytes kept) on ' +
           'DELETE /models/{model_id}/pull, or when every caller following it has closed its connection. Files come from their public addresses, ' +
-          'or from the setting model_mirror_url. An unknown model answers 404 MODEL_NOT_FOUND before the stream starts. ' +
+          'or from the setting model_mirror_url. A file whose publisher states no sha256 (GET /models: `checksum: null`) is held to the ' +
+          "size the host announces, which must be near the published one, and the sha256 it arrives with is recorded (`checksum: 'recorded'`) " +
+          'for every later check. Before the stream starts: 404 MODEL_NOT_FOUND for an unknown model, 409 MODEL_IMPORTED for a model imported ' +
+          'from files of your own, 409 MODEL_NOT_RUNNABLE for one this server cannot run yet. ' +
           '`curl -N -X POST -H "X-API-Key: …" …/models/<id>/pull` shows the events as they come.',
         params: ModelParams,
         response: {
@@ -217,12 +243,14 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             { pull: PullStarted, progress: Type.Ref('PullProgress'), done: PullDone, error: StreamError },
             "The pull's events",
           ),
-          ...errors(400, 401, 403, 404),
+          ...errors(400, 401, 403, 404, 409),
         },
       },
     },
     async (req, reply) => {
-      const { pull, joined } = deps.modelPulls.start(req.params.model_id); // 404 here, as JSON
+      // Refused here, as JSON: an unknown, imported or not yet runnable model.
+      await deps.models.pullable(req.params.model_id);
+      const { pull, joined } = deps.modelPulls.start(req.params.model_id);
       const sse = openSse(reply);
       sse.send('pull', { model_id: pull.modelId, joined });
       // A caller joining late is shown where the pull stands; a new pull tells its first bytes at once.
@@ -255,7 +283,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       },
     },
     async (req, reply) => {
-      const m = catalogModel(req.params.model_id);
+      const m = catalogModel(deps.models, req.params.model_id);
       const running = deps.modelPulls.running(m.id);
       if (!running || !deps.modelPulls.cancel(m.id))
         throw new AppError('PULL_NOT_FOUND', `no pull of ${m.id} is running`, { id: m.id });
@@ -283,7 +311,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
           "it), 422 MODEL_NO_CHAT_TEMPLATE (a base model). Then name it as a bot's `llm.model` or as the setting chat_model. " +
           'A folder under a new id (JSON {path} of the folder, or multipart with one `file` field per file, each named by its path in the folder: ' +
           '`1_Pooling/config.json`) imports an ONNX sentence-embedding model of your own, laid out as sentence-transformers saves one: ' +
-          '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece: BERT, MiniLM, bge, e5), `config.json`, `modules.json` (a Normalize ' +
+          '`model.onnx` or `onnx/model*.onnx`, `tokenizer.json` (WordPiece, Unigram or BPE: BERT, MiniLM, bge, e5, XLM-R, RoBERTa), `config.json`, `modules.json` (a Normalize ' +
           'module: unit-length vectors) and `1_Pooling/config.json` (mean, CLS or last-token pooling, the dimensions); `sentence_bert_config.json` ' +
           '(max_seq_length) and `config_sentence_transformers.json` (prompts.query / prompts.passage: e5\'s "query: " and "passage: ") when ' +
           'present. The fields pooling, normalize, max_tokens, dimensions, query_prefix and passage_prefix state what the files do not, or ' +
@@ -299,14 +327,14 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
       },
       preValidation: async (req) => {
         if (!req.isMultipart()) return;
-        const m = findCatalogModel(MODEL_CATALOG, (req.params as { model_id: string }).model_id);
+        const m = findCatalogModel(deps.models.catalog, (req.params as { model_id: string }).model_id);
         if (m)
           uploads.set(
             req,
             await receiveModelFile(
               req,
               deps.files.tmpDir,
-              Math.max(...m.files.map((f) => Math.max(f.size, f.archive?.size ?? 0))),
+              Math.max(...m.files.map((f) => Math.max(maxBytesOf(f), f.archive?.size ?? 0))),
             ),
           );
         else uploads.set(req, await receiveCustom(req, deps.files.tmpDir));
@@ -369,7 +397,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
         source = resolveInRoots(path, documentRootsOf(deps.settings.document_roots)).real;
       }
       const result = await deps.models.importFrom(id, source, { fileName: uploaded?.fileName || undefined, embedding });
-      const custom = !findCatalogModel(MODEL_CATALOG, id);
+      const custom = !findCatalogModel(deps.models.catalog, id);
       return {
         model_id: id,
         imported: result.imported,

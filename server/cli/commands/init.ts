@@ -5,6 +5,8 @@ import { LLM_PROVIDERS } from '../../core/chat/chat-providers.js';
 import { EMBEDDING_PROVIDERS, VECTOR_STORES, yesNo } from '../../config/config-file-keys.js';
 import { defaultDataDir } from '../../config/load-settings.js';
 import { MODEL_CATALOG } from '../../models/catalog.js';
+import { readRecordedFilesSync } from '../../models/recorded-files.js';
+import { notRunnableReason } from '../../models/runnable.js';
 import { CUSTOM_RECORD, readCustomModels } from '../../models/custom/custom-models.js';
 import { parseSettings, SettingsSchema, type Settings } from '../../schemas/settings.js';
 import { modelsDirOf } from '../../store/app-paths.js';
@@ -35,7 +37,10 @@ interface InitFlags {
 }
 
 const CHAT_MODEL_IDS = MODEL_CATALOG.filter((m) => m.task === 'chat' && !m.testOnly).map((m) => m.id);
-const EMBEDDING_MODEL_IDS = MODEL_CATALOG.filter((m) => m.task === 'embedding').map((m) => m.id);
+// A model listed as not yet runnable here (its tokenizer) is no choice for a new configuration.
+const EMBEDDING_MODEL_IDS = MODEL_CATALOG.filter((m) => m.task === 'embedding' && !notRunnableReason(m)).map(
+  (m) => m.id,
+);
 const REMOTE_MODEL_DEFAULT: Record<string, string> = { openai: 'gpt-4o-mini', ollama: 'llama3.2' };
 const limits = (key: 'chunk_size' | 'chunk_overlap' | 'port') =>
   SettingsSchema.properties[key] as unknown as { minimum: number; maximum: number };
@@ -249,10 +254,13 @@ function installed(dataDir: string, id: string): boolean {
   // An imported model is recorded only once it loaded: its record is enough.
   if (existsSync(join(modelsDirOf(dataDir), id, CUSTOM_RECORD))) return true;
   const model = MODEL_CATALOG.find((m) => m.id === id);
+  // A file published with a rounded size is held to the size its pull recorded.
+  const recorded = readRecordedFilesSync(join(modelsDirOf(dataDir), id));
   return Boolean(
     model?.files.every((f) => {
       const p = join(modelsDirOf(dataDir), id, f.path);
-      return existsSync(p) && statSync(p).size === f.size;
+      const size = f.approximate ? recorded[f.path]?.size : f.size;
+      return existsSync(p) && statSync(p).size === size;
     }),
   );
 }

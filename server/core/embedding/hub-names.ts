@@ -70,10 +70,18 @@ export async function localModelForHubName(
       },
     );
   }
-  const status = new Map((await models.list()).map((s) => [s.id, s.installed]));
+  const listed = await models.list();
+  const status = new Map(listed.map((s) => [s.id, s.installed]));
   const installed = candidates.find((m) => status.get(m.id));
   if (installed) return installed.id;
-  const first = candidates[0]!;
+  // An export this server cannot run yet (its tokenizer) is named as such, not offered for download.
+  const notRunnable = new Map(listed.map((s) => [s.id, s.notRunnable]));
+  const runnable = candidates.filter((m) => !notRunnable.get(m.id));
+  if (runnable.length === 0) {
+    const id = candidates[0]!.id;
+    throw new AppError('MODEL_NOT_RUNNABLE', `${name}: ${notRunnable.get(id)}`, { id, hub_name: name });
+  }
+  const first = runnable[0]!;
   throw new AppError(
     'MODEL_NOT_INSTALLED',
     `${name} runs here as the ONNX model ${first.id}, which is not installed. Get it in the desk under Models, with POST /models/${first.id}/pull, ` +

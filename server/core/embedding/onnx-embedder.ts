@@ -3,7 +3,7 @@ import type * as Ort from 'onnxruntime-node';
 import { l2Normalize, poolRow, type Pooling } from './pooling.js';
 import { int8MatMuls } from './int8-matmul.js';
 import { dropSoftmaxNanGuards, hasExternalData } from './softmax-nan-guard.js';
-import { createWordPieceTokenizer, type Encoding } from './wordpiece.js';
+import { createTokenizer, type Encoding } from './tokenizer.js';
 
 export interface EmbedderOptions {
   modelPath: string;
@@ -43,12 +43,16 @@ export interface Embedder {
   readonly maxTokens: number;
   /** Vectors in the order of `texts` (unit length unless the embedder was made with `normalize: false`); batches hold at most `batchSize` texts and `maxBatchTokens`. */
   embed(texts: readonly string[], batchSize?: number): Promise<Float32Array[]>;
+  /** The same for texts already tokenized (ids as the model takes them, special tokens included). */
+  embedEncodings(encodings: readonly Encoding[], batchSize?: number): Promise<Float32Array[]>;
+  /** One past the highest id its tokenizer gives. */
+  readonly vocabSize: number;
   countTokens(text: string): number;
   close(): Promise<void>;
 }
 
 /**
- * Loads an ONNX sentence encoder (BERT family: MiniLM, bge, e5, with a WordPiece tokenizer) once; create it once per worker thread and
+ * Loads an ONNX sentence encoder (MiniLM, bge, e5, XLM-R…, with a WordPiece, Unigram or BPE tokenizer.json) once; create it once per worker thread and
  * reuse it. int8 and fp32 exports take the same int64 inputs and give float hidden states.
  */
 export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
@@ -56,7 +60,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   // thread ended while onnxruntime's binding is still starting (a short command closing its pool) must not
   // take the process with it; threads that never embed never load it.
   const ort = await import('onnxruntime-node');
-  const tokenizer = createWordPieceTokenizer(opts.tokenizerPath);
+  const tokenizer = createTokenizer(opts.tokenizerPath);
   const normalize = opts.normalize ?? true;
   const sessionOptions: Ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: opts.threads ?? 1,
@@ -89,19 +93,20 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     const n = encodings.length;
     const ids = new BigInt64Array(n * seqLen);
     const mask = new BigInt64Array(n * seqLen);
+    const types = new BigInt64Array(n * seqLen);
     encodings.forEach((e, r) => {
       for (let t = 0; t < e.ids.length; t++) {
         ids[r * seqLen + t] = BigInt(e.ids[t]!);
         mask[r * seqLen + t] = 1n;
+        types[r * seqLen + t] = BigInt(e.tokenTypeIds[t]!);
       }
     });
     const feeds: Record<string, Ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [n, seqLen]),
       attention_mask: new ort.Tensor('int64', mask, [n, seqLen]),
     };
-    // Single-sentence inputs: token types are all zero, as the tokenizer's template says.
-    if (inputs.has('token_type_ids'))
-      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * seqLen), [n, seqLen]);
+    // Single-sentence inputs: token types as the tokenizer's template says (all zero for BERT's).
+    if (inputs.has('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [n, seqLen]);
     const result = await session.run(feeds);
     const out = result[outputName!];
     if (out?.type !== 'float32') throw new Error(`${opts.modelPath}: output ${outputName} is not float32`);
@@ -125,36 +130,43 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     }
   }
 
+  async function embedEncodings(encodings: readonly Encoding[], batchSize = 32): Promise<Float32Array[]> {
+    // Sorting by length keeps padding (wasted compute) small inside each batch.
+    const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
+    const vectors = new Array<Float32Array>(encodings.length);
+    const maxBatchTokens = opts.maxBatchTokens ?? 1024;
+    for (let start = 0; start < order.length; ) {
+      let end = start + 1;
+      // Sorted ascending, so the text at `end` is the longest the batch would hold.
+      while (
+        end < order.length &&
+        end - start < batchSize &&
+        (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens
+      )
+        end++;
+      const slice = order.slice(start, end);
+      const pooled = await runBatch(slice.map((i) => encodings[i]!));
+      slice.forEach((i, j) => {
+        vectors[i] = pooled[j]!;
+      });
+      start = end;
+    }
+    return vectors;
+  }
+
   return {
     get dimensions() {
       return dimensions;
     },
     maxTokens: opts.maxTokens,
     countTokens: (text) => tokenizer.count(text),
-    async embed(texts, batchSize = 32) {
-      const encodings = texts.map((t) => tokenizer.encode(t, opts.maxTokens));
-      // Sorting by length keeps padding (wasted compute) small inside each batch.
-      const order = encodings.map((_, i) => i).sort((a, b) => encodings[a]!.ids.length - encodings[b]!.ids.length);
-      const vectors = new Array<Float32Array>(texts.length);
-      const maxBatchTokens = opts.maxBatchTokens ?? 1024;
-      for (let start = 0; start < order.length; ) {
-        let end = start + 1;
-        // Sorted ascending, so the text at `end` is the longest the batch would hold.
-        while (
-          end < order.length &&
-          end - start < batchSize &&
-          (end - start + 1) * encodings[order[end]!]!.ids.length <= maxBatchTokens
-        )
-          end++;
-        const slice = order.slice(start, end);
-        const pooled = await runBatch(slice.map((i) => encodings[i]!));
-        slice.forEach((i, j) => {
-          vectors[i] = pooled[j]!;
-        });
-        start = end;
-      }
-      return vectors;
-    },
+    vocabSize: tokenizer.vocabSize,
+    embed: (texts, batchSize = 32) =>
+      embedEncodings(
+        texts.map((t) => tokenizer.encode(t, opts.maxTokens)),
+        batchSize,
+      ),
+    embedEncodings,
     close: () => session.release(),
   };
 }

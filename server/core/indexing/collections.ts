@@ -1,5 +1,5 @@
 import type { CollectionRecord } from '../../store/repos/collections-repo.js';
-import type { Store } from '../../store/store.js';
+import type { Repositories, Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 
 export type { CollectionRecord };
@@ -34,5 +34,19 @@ export function assertSameModel(
     'INDEX_MISMATCH',
     `collection ${c.name} was built with ${clashes.join(', ')}; embed into another collection_name, or with the collection's own model`,
     { collection_name: c.name, provider: c.provider, model: c.model, dimensions: c.dimensions, requested: wanted },
+  );
+}
+
+/**
+ * An embed into a collection being reindexed is refused (409): its vectors would be of the model the
+ * collection is leaving. The reindex also waits for embeds begun before it (core/indexing/reindex-work.ts).
+ */
+export async function refuseWhileReindexing(tx: Pick<Repositories, 'collections'>, name: string): Promise<void> {
+  const r = await tx.collections.lastReindex(name);
+  if (r?.state !== 'running') return;
+  throw new AppError(
+    'REINDEX_RUNNING',
+    `collection ${name} is being reindexed with ${r.model}; embed into it once that ends (GET /collections/${name}/reindex)`,
+    { collection_name: name, reindex_id: r.reindex_id },
   );
 }

@@ -131,6 +131,12 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
         const now = isoNow(clock);
         if (!(await tx.collections.finishEmbed(jobId, n, now)))
           throw new AppError('INVALID_STATE', `job ${jobId} is no longer embedding`);
+        // A reindex switched the collection to another index while this embed ran: its vectors went to the old one.
+        if ((await tx.collections.find(collection.name))?.vector_index !== collection.vector_index)
+          throw new AppError(
+            'INDEX_MISMATCH',
+            `collection ${collection.name} was reindexed meanwhile; embed the job again`,
+          );
         await tx.collections.replaceVectors(
           plan.remove.map((r) => r.id),
           plan.todo.map((c, i) => ({

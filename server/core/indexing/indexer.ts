@@ -7,7 +7,8 @@ import type { EmbedOrder } from '../jobs/job-queue.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { JobWatch } from '../jobs/job-watch.js';
 import { requireState } from '../review/review-state.js';
-import { assertSameModel, defaultCollectionName } from './collections.js';
+import { vectorIndexName } from '../../store/repos/search-index.js';
+import { assertSameModel, defaultCollectionName, refuseWhileReindexing } from './collections.js';
 import { planEmbedding } from './plan.js';
 import type { EmbedWorkDeps } from './embed-work.js';
 
@@ -76,6 +77,7 @@ export function createIndexer(deps: IndexerDeps) {
         created_at: isoNow(clock),
       });
       assertSameModel(collection, { ...provider, dimensions });
+      await refuseWhileReindexing(tx, name);
       const plan = await planEmbedding({ collections: tx.collections, vectors }, jobId, collection);
       if (!(await tx.collections.beginEmbed(jobId, name, plan.todo.length, EMBEDDABLE, isoNow(clock)))) {
         // Another request got there first (or the job went): say why, and leave no collection behind.
@@ -176,10 +178,12 @@ export function createIndexer(deps: IndexerDeps) {
       return rows.length;
     },
 
-    /** Removes a collection whose jobs are gone: its record and its vectors (a bot's, on delete). */
+    /** Removes a collection whose jobs are gone: its record and its vectors (a bot's, on delete), a reindex's too. */
     async dropCollection(name: string): Promise<void> {
+      const [c, reindex] = await Promise.all([store.collections.find(name), store.collections.lastReindex(name)]);
       await store.collections.remove(name);
-      await vectors.drop(name);
+      const names = new Set([c ? vectorIndexName(c) : name, reindex?.vector_index, reindex?.drop_index]);
+      for (const n of names) if (n) await vectors.drop(n);
     },
 
     /** Opens every collection's vectors (jobs whose embed a stop cut off are put back to rest by the job runner's resume). */

@@ -98,10 +98,30 @@ export function createSearch(deps: SearchDeps) {
     }
   }
 
-  return async function search(req: SearchRequest) {
+  /**
+   * A reindex switches a collection to another model and index at once, then drops the old index: a search
+   * that read the collection before the switch and its vectors after the drop found them gone (no results,
+   * or PostgreSQL's missing table). Such a search is answered again from the new index, so every answer
+   * comes wholly from one index, before the switch or after.
+   */
+  async function search(req: SearchRequest) {
+    for (let tries = 1; ; tries++) {
+      const c = await collectionFor(deps, req);
+      const switched = async () => (await store.collections.find(c.name))?.vector_index !== c.vector_index;
+      try {
+        const answer = await searchIn(c, req);
+        if (tries < 3 && (await switched())) continue;
+        return answer;
+      } catch (err) {
+        if (tries < 3 && (await switched())) continue;
+        throw err;
+      }
+    }
+  }
+
+  async function searchIn(c: CollectionRecord, req: SearchRequest) {
     const mode = req.mode ?? 'hybrid';
     const topK = req.top_k ?? DEFAULT_TOP_K;
-    const c = await collectionFor(deps, req);
     const indexVersion = String(c.index_version);
     if (req.index_version !== undefined && String(req.index_version) !== indexVersion) {
       throw new AppError(
@@ -190,6 +210,8 @@ export function createSearch(deps: SearchDeps) {
       results,
       total: results.length,
     };
-  };
+  }
+
+  return search;
 }
 export type Search = ReturnType<typeof createSearch>;

@@ -14,7 +14,7 @@ import { hasGgufMagic, probeGguf } from './gguf-probe-run.js';
  * folder a model (a folder without one is ignored), and it is written last, so a half-done import is never
  * listed.
  */
-export interface CustomChatModel extends Omit<ChatCatalogModel, 'weights'> {
+export interface CustomChatModel extends Omit<ChatCatalogModel, 'weights' | 'kvBytesPerToken'> {
   /** The file type read from the GGUF (q4_k_m, q8_0…), `unknown` when it states none. */
   weights: string;
   custom: Omit<GgufFacts, 'chatTemplate' | 'sizeBytes' | 'licence'> & { chatTemplate: string; importedAt: string };

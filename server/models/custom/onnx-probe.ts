@@ -6,10 +6,13 @@
  * exit with no line, which the caller reports as a file onnxruntime cannot run.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { createEmbedder } from '../../core/embedding/onnx-embedder.js';
+import { createEmbedder, type Embedder } from '../../core/embedding/onnx-embedder.js';
 import { fields, graphOf } from '../../core/embedding/onnx-wire.js';
-import { createWordPieceTokenizer } from '../../core/embedding/wordpiece.js';
+import { createTokenizer } from '../../core/embedding/tokenizer.js';
 import type { OnnxProbeRequest, OnnxProbeResult } from './onnx-probe-protocol.js';
+
+/** What an import refused for its tokenizer is told Lectern runs. */
+const TOKENIZERS_RUN = 'Lectern runs WordPiece, Unigram and BPE tokenizer.json files';
 
 const TEST_SENTENCE = 'Lectern checks an imported embedding model with this sentence.';
 
@@ -44,16 +47,30 @@ async function weightTypeOf(onnxPath: string): Promise<string> {
   return [...bytes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'unknown';
 }
 
+/**
+ * Why the highest id the tokenizer gives does not run, if it does not: a tokenizer.json from another model
+ * (a bigger vocabulary than the graph's embedding table) would fail only on the texts that reach those ids,
+ * at embed time; onnxruntime's Gather refuses an index past its table.
+ */
+async function idsBeyondTable(embedder: Embedder): Promise<string | undefined> {
+  const top = embedder.vocabSize - 1;
+  try {
+    await embedder.embedEncodings([{ ids: [top], attentionMask: [1], tokenTypeIds: [0] }]);
+    return undefined;
+  } catch (err) {
+    return `tokenizer.json gives ids up to ${top}, which the model's embedding table does not hold (${(err as Error).message})`;
+  }
+}
+
 async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   let tokens: number;
   try {
-    tokens = createWordPieceTokenizer(req.tokenizerPath).encode(TEST_SENTENCE, req.maxTokens).ids.length;
+    tokens = createTokenizer(req.tokenizerPath).encode(TEST_SENTENCE, req.maxTokens).ids.length;
   } catch (err) {
-    return {
-      ok: false,
-      code: 'MODEL_UNSUPPORTED',
-      message: `tokenizer.json: ${(err as Error).message.replace(`${req.tokenizerPath}: `, '')} (Lectern runs WordPiece tokenizers)`,
-    };
+    // A component Lectern does not run is MODEL_UNSUPPORTED; a file that is no tokenizer, MODEL_FILE_INVALID.
+    const code = (err as { code?: unknown }).code === 'MODEL_UNSUPPORTED' ? 'MODEL_UNSUPPORTED' : 'MODEL_FILE_INVALID';
+    const runs = code === 'MODEL_UNSUPPORTED' ? ` (${TOKENIZERS_RUN})` : '';
+    return { ok: false, code, message: `tokenizer.json: ${(err as Error).message}${runs}` };
   }
   let weights: string;
   try {
@@ -63,10 +80,15 @@ async function probe(req: OnnxProbeRequest): Promise<OnnxProbeResult> {
   }
   try {
     const embedder = await createEmbedder({ ...req, modelPath: req.onnxPath, threads: 1 });
-    const [v] = await embedder.embed([TEST_SENTENCE]);
-    await embedder.close();
-    if (!v) return { ok: false, code: 'MODEL_FILE_INVALID', message: 'the model gave no vector for a test sentence' };
-    return { ok: true, dimensions: v.length, finite: v.every(Number.isFinite), weights, tokens };
+    try {
+      const [v] = await embedder.embed([TEST_SENTENCE]);
+      if (!v) return { ok: false, code: 'MODEL_FILE_INVALID', message: 'the model gave no vector for a test sentence' };
+      const beyond = await idsBeyondTable(embedder);
+      if (beyond) return { ok: false, code: 'MODEL_FILE_INVALID', message: beyond };
+      return { ok: true, dimensions: v.length, finite: v.every(Number.isFinite), weights, tokens };
+    } finally {
+      await embedder.close();
+    }
   } catch (err) {
     return {
       ok: false,

@@ -30,7 +30,7 @@ export interface VectorEnd {
 export async function copyVectors(from: VectorEnd, to: VectorEnd): Promise<VectorReport[]> {
   const reports: VectorReport[] = [];
   for (const c of await from.store.collections.list()) {
-    const spec = { name: c.name, dimensions: c.dimensions, quantization: c.quantization };
+    const spec = { name: c.name, dimensions: c.dimensions, quantization: c.quantization, vector_index: c.vector_index };
     const report: VectorReport = { collection: c.name, copied: 0, skipped: 0, absent: 0 };
     let after: Record<string, unknown> | null = null;
     for (;;) {

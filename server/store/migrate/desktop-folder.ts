@@ -3,13 +3,14 @@
  * the copy runs (a running desktop app or `lectern serve` holds it: refused), its SQLite checked to be no
  * newer than this Lectern and then migrated by the normal start-up path.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { acquireDataLock, type DataLock } from '../data-lock.js';
 import { openDatabase, type OpenedDatabase } from '../db.js';
 import { createLocalFolderStore } from '../objects/local-folder.js';
 import type { ObjectStore } from '../objects/object-store.js';
+import { newestAppliedMigration, newestKnownMigration } from '../schema-version.js';
 import { createSqliteStore } from '../sqlite/sqlite-store.js';
 import type { Store } from '../store.js';
 
@@ -33,29 +34,15 @@ export interface DesktopFolder {
   close(): void;
 }
 
-/** The newest migration applied to the folder's database (drizzle records the journal's `when`), 0 for none. */
+/** The newest migration applied to the folder's database, 0 for none. */
 function appliedMigration(file: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const table = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
-      .get();
-    if (!table) return 0;
-    const row = db.prepare('SELECT max(created_at) AS newest FROM __drizzle_migrations').get() as {
-      newest: number | null;
-    };
-    return Number(row.newest ?? 0);
+    return newestAppliedMigration(db);
   } finally {
     db.close();
   }
 }
-
-const newestKnown = (migrations: string): number =>
-  Math.max(
-    ...(
-      JSON.parse(readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] }
-    ).entries.map((e) => e.when),
-  );
 
 function checkFolder(dir: string, role: 'source' | 'target'): void {
   const hasDb = existsSync(join(dir, DATABASE_FILE));
@@ -86,7 +73,7 @@ export function openDesktopFolder(dir: string, role: 'source' | 'target', migrat
   const lock: DataLock = acquireDataLock(dir, { kind: 'cli', command: 'migrate' });
   try {
     const file = join(dir, DATABASE_FILE);
-    if (existsSync(file) && appliedMigration(file) > newestKnown(migrations)) {
+    if (existsSync(file) && appliedMigration(file) > newestKnownMigration(migrations)) {
       throw new MigrateRefusal(
         'SCHEMA_TOO_NEW',
         `${dir} was last opened by a newer version of Lectern than this one`,

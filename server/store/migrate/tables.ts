@@ -3,7 +3,9 @@
  * (foreign keys: pages, blocks, chunks, revisions → jobs; chunk_vectors, job_indexes → collections and
  * jobs; conversations → jobs and bots; messages → conversations). The PostgreSQL schema mirrors the
  * SQLite one column for column (drizzle/pg/schema.ts), so a row read from one side is written to the other
- * as it is, under the same property names. The team server's task queue has no desktop counterpart.
+ * as it is, under the same property names. The team server's task queue has no desktop counterpart. Reindex
+ * records (collection_reindexes) are not copied: a collection comes over with the model and vector index it
+ * has (collections.vector_index), and a reindex under way is left behind, to be started again on the target.
  */
 import { getTableColumns, type Column } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';

@@ -9,13 +9,13 @@
  *   into words) with their stems in the row's language (full-text-stems.ts); the table's comment says so
  *   (TEXT_TABLE_WORDS), and one written before (another comment or none) is indexed again at start
  *   (full-text-upgrade.ts).
- * `<h>` is a hash of the collection's name: names may hold '.' and '-' and run past PostgreSQL's 63-byte
- * identifiers.
+ * The vector table is named by the collection's `vectorIndexName` (another name after a reindex). `<h>` is a
+ * hash of the name: names may hold '.' and '-' and run past PostgreSQL's 63-byte identifiers.
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { chunkFullText } from '../full-text-stems.js';
-import type { VectorCollectionSpec } from '../repos/search-index.js';
+import { vectorIndexName, type VectorCollectionSpec } from '../repos/search-index.js';
 import type { PgConn } from './context.js';
 
 const suffix = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 24);
@@ -54,11 +54,12 @@ async function createOnce(conn: PgConn, name: string, statements: SQL[]): Promis
 
 /** Call inside a transaction. */
 export async function ensureVectorTable(conn: PgConn, c: VectorCollectionSpec): Promise<void> {
-  const t = vectorTable(c.name);
+  const name = vectorIndexName(c);
+  const t = vectorTable(name);
   const ops = sql.raw(c.quantization === 'f32' ? 'vector_cosine_ops' : 'halfvec_cosine_ops');
-  await createOnce(conn, `vec:${c.name}`, [
+  await createOnce(conn, `vec:${name}`, [
     sql`CREATE TABLE IF NOT EXISTS ${t} (key integer PRIMARY KEY, embedding ${vectorType(c)} NOT NULL)`,
-    sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_vec_${suffix(c.name)}_hnsw`)} ON ${t} USING hnsw (embedding ${ops}) ${sql.raw(HNSW)}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.identifier(`lectern_vec_${suffix(name)}_hnsw`)} ON ${t} USING hnsw (embedding ${ops}) ${sql.raw(HNSW)}`,
   ]);
 }
 

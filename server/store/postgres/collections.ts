@@ -3,6 +3,7 @@ import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../dr
 import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
 import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
 import { indexTexts, textTable } from './collection-tables.js';
+import { pgCollectionReindexes } from './collection-reindexes.js';
 import type { PgContext } from './context.js';
 
 /** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 8 columns a row. */
@@ -18,6 +19,7 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
     return row ? collectionOf(row) : null;
   };
   return {
+    ...pgCollectionReindexes(ctx),
     find,
     list: async () => (await conn().select().from(collections).orderBy(asc(collections.name))).map(collectionOf),
     async ensure(c) {

@@ -8,8 +8,6 @@
  * A node that dies while migrating drops its connection and with it the lock; the migration's own
  * transaction rolls back.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -18,6 +16,7 @@ import { SettingsError } from '../../schemas/settings.js';
 import { boundedPoolConfig, connectionConfig } from './bounded-waits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 import { upgradeTextTables } from './full-text-upgrade.js';
+import { newestKnownMigration } from '../schema-version.js';
 
 /** The database, with the pool (or the one connection) it runs on. */
 export type PgDb = NodePgDatabase<typeof schema> & { $client: pg.Pool | pg.PoolClient | pg.Client };
@@ -44,14 +43,6 @@ export function redactUrl(url: string): string {
 
 const refuse = (url: string, why: string): SettingsError => new SettingsError(`database_url ${redactUrl(url)}: ${why}`);
 
-/** The newest migration this version knows (drizzle's journal `when`, which the migrator records as created_at). */
-function newestKnown(migrationsFolder: string): number {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
-    entries: { when: number }[];
-  };
-  return Math.max(...journal.entries.map((e) => e.when));
-}
-
 async function checkAndMigrate(client: pg.Client, url: string, migrationsFolder: string): Promise<void> {
   const vector = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
   if (vector.rowCount === 0) {
@@ -71,7 +62,7 @@ async function checkAndMigrate(client: pg.Client, url: string, migrationsFolder:
         )
       : undefined;
     const newest = Number(applied?.rows[0]?.newest ?? 0);
-    if (newest > newestKnown(migrationsFolder)) {
+    if (newest > newestKnownMigration(migrationsFolder)) {
       throw refuse(
         url,
         'the database was migrated by a newer version of Lectern; start that version (a database is never migrated backwards)',

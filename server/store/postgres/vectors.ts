@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { VectorCollections, VectorCollectionSpec } from '../repos/search-index.js';
+import { vectorIndexName, type VectorCollections, type VectorCollectionSpec } from '../repos/search-index.js';
 import { ensureVectorTable, hasVectorTable, vectorTable, vectorType } from './collection-tables.js';
 import type { PgContext } from './context.js';
 import { scopeSql } from './search-filters.js';
@@ -31,7 +31,7 @@ export function pgVectors(ctx: PgContext): VectorCollections {
     write: (c, change) =>
       ctx.transaction(async () => {
         await ensureVectorTable(conn(), c);
-        const t = vectorTable(c.name);
+        const t = vectorTable(vectorIndexName(c));
         if (change.remove?.length)
           await conn().execute(sql`DELETE FROM ${t} WHERE key = ANY(${sql.param([...change.remove])}::integer[])`);
         const add = change.add;
@@ -50,23 +50,23 @@ export function pgVectors(ctx: PgContext): VectorCollections {
       }),
 
     async present(c, keys) {
-      if (keys.length === 0 || !(await hasVectorTable(conn(), c.name))) return new Set();
+      if (keys.length === 0 || !(await hasVectorTable(conn(), vectorIndexName(c)))) return new Set();
       const res = await conn().execute<{ key: number }>(
-        sql`SELECT key FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
+        sql`SELECT key FROM ${vectorTable(vectorIndexName(c))} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
       );
       return new Set(res.rows.map((r) => Number(r.key)));
     },
 
     nearest: (c, query, limit, scope) =>
       ctx.transaction(async () => {
-        if (limit <= 0 || !(await hasVectorTable(conn(), c.name))) return [];
+        if (limit <= 0 || !(await hasVectorTable(conn(), vectorIndexName(c)))) return [];
         const ef = Math.min(EF_SEARCH_MAX, Math.max(EF_SEARCH, Math.trunc(limit)));
         await conn().execute(sql.raw(`SET LOCAL hnsw.ef_search = ${ef}`));
         await conn().execute(sql.raw(`SET LOCAL hnsw.iterative_scan = relaxed_order`));
         const q = queryParam(c, query);
         const res = await conn().execute<{ id: number; score: number }>(sql`
           SELECT cv.id AS id, (1 - (v.embedding <=> ${q}))::float8 AS score
-          FROM ${vectorTable(c.name)} v
+          FROM ${vectorTable(vectorIndexName(c))} v
           JOIN chunk_vectors cv ON cv.collection = ${c.name} AND cv.key = v.key
           JOIN chunks c ON c.job_id = cv.job_id AND c.chunk_id = cv.chunk_id
           WHERE true ${scopeSql(scope)}
@@ -76,19 +76,19 @@ export function pgVectors(ctx: PgContext): VectorCollections {
       }),
 
     async similarities(c, query, keys) {
-      if (keys.length === 0 || !(await hasVectorTable(conn(), c.name))) return new Map();
+      if (keys.length === 0 || !(await hasVectorTable(conn(), vectorIndexName(c)))) return new Map();
       const res = await conn().execute<{ key: number; score: number }>(sql`
         SELECT key, (1 - (embedding <=> ${queryParam(c, query)}))::float8 AS score
-        FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`);
+        FROM ${vectorTable(vectorIndexName(c))} WHERE key = ANY(${sql.param([...keys])}::integer[])`);
       return new Map(res.rows.map((r) => [Number(r.key), Number(r.score)]));
     },
 
     async read(c, keys) {
       const out = new Map<number, Float32Array>();
-      if (keys.length === 0 || !(await hasVectorTable(conn(), c.name))) return out;
+      if (keys.length === 0 || !(await hasVectorTable(conn(), vectorIndexName(c)))) return out;
       // As text ('[0.1,…]'), which reads the same for vector and halfvec columns.
       const res = await conn().execute<{ key: number; embedding: string }>(
-        sql`SELECT key, embedding::text AS embedding FROM ${vectorTable(c.name)} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
+        sql`SELECT key, embedding::text AS embedding FROM ${vectorTable(vectorIndexName(c))} WHERE key = ANY(${sql.param([...keys])}::integer[])`,
       );
       for (const r of res.rows) out.set(Number(r.key), Float32Array.from(r.embedding.slice(1, -1).split(','), Number));
       return out;

@@ -19,6 +19,8 @@ export interface CollectionRecord {
   next_key: number;
   /** Bumped at every change of the collection's vectors; search reports it as `index_version`. */
   index_version: number;
+  /** The name its vectors are kept under when not the collection's own (since a reindex); see search-index.ts. */
+  vector_index: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -99,6 +101,50 @@ export interface EmbedFailure {
   message: string;
 }
 
+export type ReindexState = 'running' | 'done' | 'cancelled' | 'failed';
+
+/** A re-embedding of a collection with another model (core/indexing/reindex-work.ts). */
+export interface ReindexRecord {
+  reindex_id: string;
+  collection: string;
+  provider: string;
+  base_url: string | null;
+  model: string;
+  dimensions: number;
+  /** The collection's vector index when the reindex began; the switch happens only if it still is. */
+  from_index: string | null;
+  /** Where the new vectors go. */
+  vector_index: string;
+  state: ReindexState;
+  chunks_done: number;
+  chunks_total: number;
+  error: EmbedFailure | null;
+  /** An index still to be removed: the old one after the switch, the partial one after a cancel or failure. */
+  drop_index: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export type NewReindex = Pick<
+  ReindexRecord,
+  | 'reindex_id'
+  | 'collection'
+  | 'provider'
+  | 'base_url'
+  | 'model'
+  | 'dimensions'
+  | 'from_index'
+  | 'vector_index'
+  | 'created_at'
+>;
+
+/** A vector's key in its collection and the text it was embedded from. */
+export interface KeyedText {
+  key: number;
+  text: string;
+}
+
 export interface CollectionsRepo {
   find(name: string): Promise<CollectionRecord | null>;
   /** Every collection, by name. */
@@ -144,4 +190,40 @@ export interface CollectionsRepo {
   indexableChunks(jobId: string): Promise<IndexableChunk[]>;
   /** Which of these chunks are still approved or edited (a reviewer may reject one after it was embedded). */
   stillIndexable(refs: readonly ChunkRef[]): Promise<ChunkRef[]>;
+
+  /** How many jobs are embedding into the collection now. */
+  embeddingInto(name: string): Promise<number>;
+  /** The collection's vector rows with keys above `afterKey`, by key, at most `limit`. */
+  keyedTexts(name: string, afterKey: number, limit: number): Promise<KeyedText[]>;
+  /** How many vector rows the collection has. */
+  countKeys(name: string): Promise<number>;
+
+  /** Records a reindex as running; null when one of the collection is running already (decided by the database). */
+  beginReindex(r: NewReindex): Promise<ReindexRecord | null>;
+  reindex(reindexId: string): Promise<ReindexRecord | null>;
+  /** The collection's latest reindex, running or ended. */
+  lastReindex(name: string): Promise<ReindexRecord | null>;
+  /** Every running reindex, oldest first. */
+  runningReindexes(): Promise<ReindexRecord[]>;
+  reindexProgress(reindexId: string, done: number, total: number, at: string): Promise<void>;
+  /**
+   * Ends a running reindex without switching: cancelled, or failed with why; its partial index is to be
+   * dropped (`drop_index`). False when it was not running.
+   */
+  endReindex(
+    reindexId: string,
+    state: 'cancelled' | 'failed',
+    failure: EmbedFailure | null,
+    at: string,
+  ): Promise<boolean>;
+  /**
+   * The switch, in one statement each, to call in one transaction: the collection takes the reindex's model
+   * and vector index (its index version bumped) if its vector index is still the one the reindex began from,
+   * and the reindex is done with the old index to drop. False (nothing changed) when either had moved on.
+   */
+  switchToReindex(reindexId: string, at: string): Promise<boolean>;
+  /** Reindexes whose `drop_index` is still there. */
+  indexesToDrop(): Promise<{ reindex_id: string; drop_index: string }[]>;
+  /** The index a reindex named in `drop_index` is gone. */
+  droppedIndex(reindexId: string, at: string): Promise<void>;
 }

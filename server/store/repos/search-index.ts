@@ -18,10 +18,20 @@ import type { VectorQuantization } from './collections-repo.js';
 
 /** What a backend needs to know of a collection to hold its vectors. */
 export interface VectorCollectionSpec {
+  /** The collection: its `chunk_vectors` rows map the keys. */
   name: string;
   dimensions: number;
   quantization: VectorQuantization;
+  /**
+   * The name the vectors are kept under (a file, a table), when not the collection's own: a reindex writes
+   * another model's vectors beside the collection's index, under a name of its own, until it switches.
+   */
+  vector_index?: string | null;
 }
+
+/** The name a collection's vectors are kept under: what `drop` takes. */
+export const vectorIndexName = (c: Pick<VectorCollectionSpec, 'name' | 'vector_index'>): string =>
+  c.vector_index ?? c.name;
 
 /** Which of a collection's chunks a search may answer with. */
 export interface SearchScope {
@@ -63,8 +73,8 @@ export interface VectorCollections {
    * out. For copying a collection into another store as it was embedded (`lectern migrate`).
    */
   read(c: VectorCollectionSpec, keys: readonly number[]): Promise<Map<number, Float32Array>>;
-  /** Removes the collection's vectors and whatever holds them. */
-  drop(name: string): Promise<void>;
+  /** Removes the vectors kept under this name (`vectorIndexName`) and whatever holds them. */
+  drop(vectorIndex: string): Promise<void>;
 }
 
 export interface FullText {

@@ -1,13 +1,17 @@
-import type { collections, jobIndexes } from '../../../drizzle/schema.js';
+import type { collectionReindexes, collections, jobIndexes } from '../../../drizzle/schema.js';
 import type {
   CollectionRecord,
   JobIndexRecord,
   NewChunkVector,
+  NewReindex,
+  ReindexRecord,
+  ReindexState,
   VectorQuantization,
 } from '../repos/collections-repo.js';
 
 type CollectionRow = typeof collections.$inferSelect;
 type JobIndexRow = typeof jobIndexes.$inferSelect;
+type ReindexRow = typeof collectionReindexes.$inferSelect;
 
 export const collectionOf = (r: CollectionRow): CollectionRecord => ({
   name: r.name,
@@ -19,6 +23,7 @@ export const collectionOf = (r: CollectionRow): CollectionRecord => ({
   metric: r.metric,
   next_key: r.nextKey,
   index_version: r.indexVersion,
+  vector_index: r.vectorIndex,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
@@ -45,3 +50,36 @@ export const chunkVectorValues = (v: NewChunkVector) => ({
 
 /** The chunk statuses whose chunks belong in an index. */
 export const INDEXABLE = ['approved', 'edited'];
+
+export const reindexOf = (r: ReindexRow): ReindexRecord => ({
+  reindex_id: r.reindexId,
+  collection: r.collection,
+  provider: r.provider,
+  base_url: r.baseUrl,
+  model: r.model,
+  dimensions: r.dimensions,
+  from_index: r.fromIndex,
+  vector_index: r.vectorIndex,
+  state: r.state as ReindexState,
+  chunks_done: r.chunksDone,
+  chunks_total: r.chunksTotal,
+  error: r.errorCode ? { code: r.errorCode, message: r.errorMessage ?? '' } : null,
+  drop_index: r.dropIndex,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+  finished_at: r.finishedAt,
+});
+
+export const reindexValues = (r: NewReindex) => ({
+  reindexId: r.reindex_id,
+  collection: r.collection,
+  provider: r.provider,
+  baseUrl: r.base_url,
+  model: r.model,
+  dimensions: r.dimensions,
+  fromIndex: r.from_index,
+  vectorIndex: r.vector_index,
+  state: 'running',
+  createdAt: r.created_at,
+  updatedAt: r.created_at,
+});

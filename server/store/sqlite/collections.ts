@@ -3,6 +3,7 @@ import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../dr
 import type { Db } from '../db.js';
 import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
 import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
+import { sqliteCollectionReindexes } from './collection-reindexes.js';
 import type { TxGate } from './tx-gate.js';
 
 /** Rows per statement: well under SQLite's 32,766 bound parameters at 8 columns a row. */
@@ -17,6 +18,7 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     return row ? collectionOf(row) : null;
   };
   return {
+    ...sqliteCollectionReindexes(db, gate),
     find: (name) => gate.call(() => find(name)),
     list: () => gate.call(() => db.select().from(collections).orderBy(asc(collections.name)).all().map(collectionOf)),
     ensure: (c) =>

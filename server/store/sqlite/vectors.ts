@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
-import type { Candidate, VectorCollections } from '../repos/search-index.js';
+import { vectorIndexName, type Candidate, type VectorCollections } from '../repos/search-index.js';
 import type { CollectionIndexes } from '../usearch/collection-indexes.js';
 import { createSavedFiles } from '../usearch/saved-files.js';
 import { indexSimilarities } from '../usearch/similarities.js';
@@ -73,7 +73,7 @@ export function usearchVectors(db: Db, gate: TxGate, indexes: CollectionIndexes)
     async read(c, keys) {
       // Read from the saved file, not the open index (the binding cannot hand a vector back): writes save
       // the file at once, so it holds what the index holds, and reading it needs no index loaded in RAM.
-      const saved = savedFiles.open(indexes.pathOf(c.name));
+      const saved = savedFiles.open(indexes.pathOf(vectorIndexName(c)));
       return saved ? saved.read(keys) : new Map();
     },
 

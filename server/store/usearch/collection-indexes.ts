@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { VectorCollectionSpec } from '../repos/search-index.js';
+import { vectorIndexName, type VectorCollectionSpec } from '../repos/search-index.js';
 import { openVectorIndex, type VectorIndex } from './vector-index.js';
 
 /**
@@ -11,23 +11,25 @@ import { openVectorIndex, type VectorIndex } from './vector-index.js';
 export function createCollectionIndexes(dir: string, opts: { expansionSearch?: number } = {}) {
   const open = new Map<string, VectorIndex>();
   let made = false;
-  // Collection names are checked by the API schema ([A-Za-z0-9_.-]); the prefix keeps '.'/'..' harmless.
+  // Collection names are checked by the API schema ([A-Za-z0-9_.-]), a reindex's index adds `~<id>`; the
+  // prefix keeps '.'/'..' harmless. Indexes are named by `vectorIndexName`, the collection's own by default.
   const pathOf = (name: string) => join(dir, `c-${name}.usearch`);
 
   function get(spec: VectorCollectionSpec): VectorIndex {
-    let index = open.get(spec.name);
+    const name = vectorIndexName(spec);
+    let index = open.get(name);
     if (!index) {
       if (!made) mkdirSync(dir, { recursive: true });
       made = true;
       index = openVectorIndex({
-        path: pathOf(spec.name),
+        path: pathOf(name),
         dimensions: spec.dimensions,
         metric: 'cos',
         quantization: spec.quantization,
         // At a million vectors the default breadth (64) loses recall; 128 costs ~1 ms more (BENCHMARKS.md).
         expansionSearch: opts.expansionSearch ?? 128,
       });
-      open.set(spec.name, index);
+      open.set(name, index);
     }
     return index;
   }
@@ -39,7 +41,7 @@ export function createCollectionIndexes(dir: string, opts: { expansionSearch?: n
     openAll(specs: readonly VectorCollectionSpec[]): void {
       for (const s of specs) get(s);
     },
-    /** Forgets a collection and removes its files. */
+    /** Forgets an index (by `vectorIndexName`) and removes its files. */
     drop(name: string): void {
       open.delete(name);
       for (const suffix of ['', '.json', '.tmp', '.json.tmp']) rmSync(pathOf(name) + suffix, { force: true });

@@ -8,6 +8,7 @@ import { botsContract } from './bots.js';
 import { conversationsContract } from './conversations.js';
 import { jobsContract } from './jobs.js';
 import { keysContract } from './keys.js';
+import { reindexesContract } from './reindexes.js';
 import { collectionsContract, searchContract } from './search.js';
 import type { SeedsOf } from './seeds.js';
 import { revisionsContract } from './revisions.js';
@@ -24,4 +25,5 @@ export function storeContract(open: StoreFactory, seedsOf: SeedsOf): void {
   transactionsContract(open);
   collectionsContract(open, seedsOf);
   searchContract(open, seedsOf);
+  reindexesContract(open, seedsOf);
 }

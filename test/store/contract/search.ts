@@ -76,6 +76,7 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
         metric: 'cos',
         next_key: 1,
         index_version: 0,
+        vector_index: null,
         created_at: at(0),
         updated_at: at(0),
       });
