@@ -16,7 +16,7 @@ export interface OpenedDatabase {
 /**
  * The SQL function the full-text triggers index a chunk's text through: `(text)` its words
  * (drizzle/0018_full_text_words.sql), `(text, language)` its words with their stems in its language
- * (drizzle/0019_chunk_language.sql). Both forms stay, as a database may be migrated through both.
+ * (drizzle/0020_chunk_language.sql). Both forms stay, as a database may be migrated through both.
  */
 export const FULL_TEXT_WORDS_FUNCTION = 'lectern_full_text_words';
 

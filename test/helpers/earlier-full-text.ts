@@ -1,7 +1,7 @@
 /**
  * A stopped test server's store put back to the full text an earlier version wrote, so that its next start
  * upgrades it as it would a real library of that version:
- * - `words`: the version before stems (drizzle/0019_chunk_language.sql, drizzle/pg/0003_chunk_language.sql
+ * - `words`: the version before stems (drizzle/0020_chunk_language.sql, drizzle/pg/0004_chunk_language.sql
  *   not applied): chunk_vectors without `language`, every row indexed as `fullTextWords` gives its text;
  * - `runs`: the version before full-text words as well (drizzle/0018_full_text_words.sql not applied on the
  *   desktop, text tables without their comment on a team server): the text indexed as it is.
@@ -45,8 +45,10 @@ export function writeSqliteFullTextAsEarlier(file: string, earlier: EarlierFullT
         for (const s of statements('0002_search_fts.sql')) db.exec(s);
         db.exec(`INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`);
       }
-      const since = migrationTime('drizzle', earlier === 'runs' ? '0018_full_text_words' : '0019_chunk_language');
-      db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(since);
+      // Only the migrations undone here are marked not applied: others between them (collection reindexes) stay.
+      const undone = earlier === 'runs' ? ['0018_full_text_words', '0020_chunk_language'] : ['0020_chunk_language'];
+      const forget = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at = ?');
+      for (const tag of undone) forget.run(migrationTime('drizzle', tag));
     })();
   } finally {
     db.close();
@@ -83,8 +85,8 @@ export async function writePostgresFullTextAsEarlier(
     );
     await client.query('DROP INDEX chunk_vectors_language_idx');
     await client.query('ALTER TABLE chunk_vectors DROP COLUMN language');
-    await client.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= $1', [
-      migrationTime(join('drizzle', 'pg'), '0003_chunk_language'),
+    await client.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at = $1', [
+      migrationTime(join('drizzle', 'pg'), '0004_chunk_language'),
     ]);
     await client.query('COMMIT');
   } finally {

@@ -4,7 +4,7 @@
  * - written before full-text words (no comment): rows whose text holds a non-ASCII character (`fullTextWords`
  *   gives ASCII text as it is), so that Chinese and Japanese words in them are found;
  * - either: rows in a language indexed with stems (full-text-stems.ts; each row's language is its job's,
- *   set by the migration drizzle/pg/0003_chunk_language.sql), so that their inflected forms are found.
+ *   set by the migration drizzle/pg/0004_chunk_language.sql), so that their inflected forms are found.
  * English rows keep the entries they had.
  *
  * Lifetimes: it runs while the node holds the migration lock (connection.ts), so nodes starting together do

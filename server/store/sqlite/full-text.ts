@@ -23,7 +23,7 @@ export function ftsQuery(text: string, languages: readonly string[] = []): strin
 
 /**
  * Keyword search over FTS5 table `chunk_fts` (drizzle/0018_full_text_words.sql): it indexes the words of
- * chunk_vectors.text with their stems in the row's language (drizzle/0019_chunk_language.sql), kept in step by
+ * chunk_vectors.text with their stems in the row's language (drizzle/0020_chunk_language.sql), kept in step by
  * triggers, so keyword and vector search see exactly the same chunks.
  */
 export function sqliteFullText(db: Db, gate: TxGate): FullText {
