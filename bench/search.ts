@@ -21,7 +21,7 @@
  * Usage: tsx bench/search.ts [--sizes 100000,1000000] [--quant f16] [--ef 64,128,256] [--queries 1000]
  *        [--recall-queries 200] [--threads 2] [--json FILE]
  *        [--backends usearch,pgvector] [--pg-types vector,halfvec] [--pg-ef 40,100,200] [--pg-m 16]
- *        [--pg-ef-construction 64] [--pg-build-workers 2] [--pg-maintenance-work-mem 3000MB]
+ *        [--pg-ef-construction 128] [--pg-build-workers 2] [--pg-maintenance-work-mem 3000MB]
  *        [--pg-shared-buffers 4000MB]
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ const { values: args } = parseArgs({
     'pg-types': { type: 'string', default: 'vector,halfvec' },
     'pg-ef': { type: 'string', default: '40,100,200' },
     'pg-m': { type: 'string', default: '16' },
-    'pg-ef-construction': { type: 'string', default: '64' },
+    'pg-ef-construction': { type: 'string', default: '128' },
     'pg-build-workers': { type: 'string', default: '2' },
     'pg-maintenance-work-mem': { type: 'string' },
     'pg-shared-buffers': { type: 'string' },
