@@ -1,24 +1,8 @@
 import { and, asc, count, desc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import { chunkVectors, collectionReindexes, jobIndexes, jobs } from '../../../drizzle/pg/schema.js';
-import type { CollectionsRepo } from '../repos/collections-repo.js';
+import type { ReindexMethods } from '../repos/collections-repo.js';
 import { reindexOf, reindexValues } from '../rows/collections.js';
 import type { PgContext } from './context.js';
-
-type ReindexMethods = Pick<
-  CollectionsRepo,
-  | 'embeddingInto'
-  | 'keyedTexts'
-  | 'countKeys'
-  | 'beginReindex'
-  | 'reindex'
-  | 'lastReindex'
-  | 'runningReindexes'
-  | 'reindexProgress'
-  | 'endReindex'
-  | 'switchToReindex'
-  | 'indexesToDrop'
-  | 'droppedIndex'
->;
 
 /** The collections repository's reindex methods on PostgreSQL (collections.ts composes them). */
 export function pgCollectionReindexes(ctx: PgContext): ReindexMethods {

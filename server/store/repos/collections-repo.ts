@@ -227,3 +227,20 @@ export interface CollectionsRepo {
   /** The index a reindex named in `drop_index` is gone. */
   droppedIndex(reindexId: string, at: string): Promise<void>;
 }
+
+/** The methods a reindex uses, which each store keeps in a file of their own (collection-reindexes.ts). */
+export type ReindexMethods = Pick<
+  CollectionsRepo,
+  | 'embeddingInto'
+  | 'keyedTexts'
+  | 'countKeys'
+  | 'beginReindex'
+  | 'reindex'
+  | 'lastReindex'
+  | 'runningReindexes'
+  | 'reindexProgress'
+  | 'endReindex'
+  | 'switchToReindex'
+  | 'indexesToDrop'
+  | 'droppedIndex'
+>;

@@ -1,25 +1,9 @@
 import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { chunkVectors, collectionReindexes, collections, jobIndexes, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
-import type { CollectionsRepo } from '../repos/collections-repo.js';
+import type { ReindexMethods } from '../repos/collections-repo.js';
 import { reindexOf, reindexValues } from '../rows/collections.js';
 import type { TxGate } from './tx-gate.js';
-
-type ReindexMethods = Pick<
-  CollectionsRepo,
-  | 'embeddingInto'
-  | 'keyedTexts'
-  | 'countKeys'
-  | 'beginReindex'
-  | 'reindex'
-  | 'lastReindex'
-  | 'runningReindexes'
-  | 'reindexProgress'
-  | 'endReindex'
-  | 'switchToReindex'
-  | 'indexesToDrop'
-  | 'droppedIndex'
->;
 
 /** Thrown inside the switch's transaction to roll it back when the collection or the reindex moved on. */
 const MOVED_ON = new Error('moved on');
