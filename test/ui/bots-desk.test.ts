@@ -93,7 +93,7 @@ describe('bots in the desk', () => {
     expect(await page.textContent('table.bot-list tbody')).toContain('No bots yet');
     await page.fill('input[name=bot-name]', 'Science tutor');
     await page.fill('textarea[name=bot-prompt]', 'You answer from the course documents, briefly.');
-    await expect.poll(() => page.locator('select[name=bot-model] option[value^="local:smollm2"]').count()).toBe(1);
+    await expect.poll(() => page.locator(`select[name=bot-model] option[value="local:${SMOLLM2}"]`).count()).toBe(1);
     await page.selectOption('select[name=bot-model]', 'extractive:');
     await page.click('form.bot-form button[type=submit]');
     await page.waitForURL(/#\/bots\/[^/]+$/);
