@@ -5,12 +5,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { acquireDataLock, type DataLock } from '../data-lock.js';
 import { openDatabase, type OpenedDatabase } from '../db.js';
 import { createLocalFolderStore } from '../objects/local-folder.js';
 import type { ObjectStore } from '../objects/object-store.js';
-import { newestAppliedMigration, newestKnownMigration } from '../schema-version.js';
+import { SchemaTooNewError } from '../schema-version.js';
 import { createSqliteStore } from '../sqlite/sqlite-store.js';
 import type { Store } from '../store.js';
 
@@ -32,16 +31,6 @@ export interface DesktopFolder {
   store: Store;
   objects: ObjectStore;
   close(): void;
-}
-
-/** The newest migration applied to the folder's database, 0 for none. */
-function appliedMigration(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return newestAppliedMigration(db);
-  } finally {
-    db.close();
-  }
 }
 
 function checkFolder(dir: string, role: 'source' | 'target'): void {
@@ -67,20 +56,26 @@ function checkFolder(dir: string, role: 'source' | 'target'): void {
     );
 }
 
+/** The folder's database, opened (and migrated) as the server opens it; one a newer version migrated is refused. */
+function openFolderDatabase(dir: string, migrations: string): OpenedDatabase {
+  try {
+    return openDatabase(join(dir, DATABASE_FILE), migrations);
+  } catch (err) {
+    if (!(err instanceof SchemaTooNewError)) throw err;
+    throw new MigrateRefusal(
+      'SCHEMA_TOO_NEW',
+      `${dir} was last opened by a newer version of Lectern than this one`,
+      'run `lectern migrate` of that version (a data folder is never migrated backwards)',
+    );
+  }
+}
+
 /** Opens the folder under its lock; `close` lets go of both. Throws MigrateRefusal or DATA_DIR_LOCKED in one line. */
 export function openDesktopFolder(dir: string, role: 'source' | 'target', migrations: string): DesktopFolder {
   checkFolder(dir, role);
   const lock: DataLock = acquireDataLock(dir, { kind: 'cli', command: 'migrate' });
   try {
-    const file = join(dir, DATABASE_FILE);
-    if (existsSync(file) && appliedMigration(file) > newestKnownMigration(migrations)) {
-      throw new MigrateRefusal(
-        'SCHEMA_TOO_NEW',
-        `${dir} was last opened by a newer version of Lectern than this one`,
-        'run `lectern migrate` of that version (a data folder is never migrated backwards)',
-      );
-    }
-    const database = openDatabase(file, migrations);
+    const database = openFolderDatabase(dir, migrations);
     const store = createSqliteStore(database, { indexesDir: join(dir, 'indexes') });
     return {
       dir,
