@@ -34,6 +34,61 @@ export interface EmbedHooks {
 /** How an embed ended without failing: indexed; the job was not embedding (nothing to do); or taken away. */
 export type EmbedOutcome = 'indexed' | 'not_embedding' | 'lost';
 
+/** Batches in flight at once: as many as the pool has threads (local), or two requests (remote). */
+export const embedWidth = (provider: EmbeddingProvider, poolThreads: number): number =>
+  provider.provider === 'local' ? Math.max(1, poolThreads) : 2;
+
+/**
+ * Embeds texts in the provider's batches, `width` batches in flight, into one array in the texts' order;
+ * `onBatch` hears how many are done after each batch. Every batch in flight ends before this does (a failure
+ * stops the others taking more): work that was stopped leaves no model run behind on the pool, which
+ * closing the pool would cut off mid-way.
+ */
+export async function embedInBatches(
+  provider: EmbeddingProvider,
+  texts: string[],
+  dimensions: number,
+  width: number,
+  signal: AbortSignal,
+  onBatch?: (done: number) => Promise<void>,
+): Promise<Float32Array> {
+  const out = new Float32Array(texts.length * dimensions);
+  let done = 0;
+  const starts: number[] = [];
+  for (let i = 0; i < texts.length; i += provider.batchSize) starts.push(i);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < starts.length && !failed) {
+      const at = starts[next++]!;
+      const batch = texts.slice(at, at + provider.batchSize);
+      const got = await provider.embed(batch, signal);
+      if (signal.aborted) throw signal.reason;
+      got.forEach((v, j) => {
+        if (v.length !== dimensions)
+          throw new AppError(
+            'INDEX_MISMATCH',
+            `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`,
+          );
+        out.set(v, (at + j) * dimensions);
+      });
+      done += batch.length;
+      await onBatch?.(done);
+    }
+  };
+  const ended = await Promise.allSettled(
+    Array.from({ length: Math.min(width, starts.length) }, () =>
+      worker().catch((err: unknown) => {
+        failed = true;
+        throw err;
+      }),
+    ),
+  );
+  const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failure) throw failure.reason;
+  return out;
+}
+
 /**
  * The work of an embed, on whichever node runs it (the job runner calls it for the queue's embed claims):
  * the plan is made from the job's rows as they are now, so an embed taken over from a node that died does
@@ -52,49 +107,17 @@ export function createEmbedWork(deps: EmbedWorkDeps) {
     signal: AbortSignal,
     hooks: EmbedHooks,
   ) {
-    const out = new Float32Array(todo.length * dimensions);
-    let done = 0;
-    const batches: ChunkToEmbed[][] = [];
-    for (let i = 0; i < todo.length; i += provider.batchSize) batches.push(todo.slice(i, i + provider.batchSize));
-    // As many batches in flight as the pool has threads (local) or two requests (remote), in order.
-    const width = provider.provider === 'local' ? Math.max(1, deps.pool.threads) : 2;
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (next < batches.length && !failed) {
-        const b = next++;
-        const batch = batches[b]!;
-        const got = await provider.embed(
-          batch.map((c) => c.text),
-          signal,
-        );
-        if (signal.aborted) throw signal.reason;
-        got.forEach((v, j) => {
-          if (v.length !== dimensions)
-            throw new AppError(
-              'INDEX_MISMATCH',
-              `${provider.model} returned ${v.length}-d vectors for a ${dimensions}-d collection`,
-            );
-          out.set(v, (b * provider.batchSize + j) * dimensions);
-        });
-        done += batch.length;
+    return embedInBatches(
+      provider,
+      todo.map((c) => c.text),
+      dimensions,
+      embedWidth(provider, deps.pool.threads),
+      signal,
+      async (done) => {
         await store.collections.progress(jobId, done, isoNow(clock));
         hooks.progress(done, todo.length);
-      }
-    };
-    // Every batch in flight ends before this does (a failure stops the others taking more): an embed that
-    // was stopped leaves no model run behind on the pool, which closing the pool would cut off mid-way.
-    const ended = await Promise.allSettled(
-      Array.from({ length: Math.min(width, batches.length) }, () =>
-        worker().catch((err: unknown) => {
-          failed = true;
-          throw err;
-        }),
-      ),
+      },
     );
-    const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-    if (failure) throw failure.reason;
-    return out;
   }
 
   const jobExists = async (jobId: string) => (await store.lookups.existingJobs([jobId])).has(jobId);

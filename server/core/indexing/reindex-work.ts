@@ -3,7 +3,7 @@ import { vectorIndexName, type VectorCollectionSpec } from '../../store/repos/se
 import { isoNow } from '../clock.js';
 import { AppError } from '../errors.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderName } from '../embedding/providers.js';
-import type { EmbedWorkDeps } from './embed-work.js';
+import { embedInBatches, embedWidth, type EmbedWorkDeps } from './embed-work.js';
 
 /** How a reindex run ended without failing: switched; found ended (cancelled, or the collection gone); or taken away. */
 export type ReindexOutcome = 'done' | 'ended' | 'lost';
@@ -35,26 +35,6 @@ export function createReindexWork(deps: EmbedWorkDeps) {
   const { store, clock, log } = deps;
   const vectors = store.search.vectors;
 
-  /** Embeds the batches of one page, as many at once as the pool has threads; every batch ends before this does. */
-  async function embedPage(provider: EmbeddingProvider, texts: string[], dimensions: number, signal: AbortSignal) {
-    const out = new Float32Array(texts.length * dimensions);
-    const starts: number[] = [];
-    for (let i = 0; i < texts.length; i += provider.batchSize) starts.push(i);
-    const ended = await Promise.allSettled(
-      starts.map(async (at) => {
-        const got = await provider.embed(texts.slice(at, at + provider.batchSize), signal);
-        got.forEach((v, j) => {
-          if (v.length !== dimensions)
-            throw new AppError('INDEX_MISMATCH', `${provider.model} returned ${v.length}-d vectors, not ${dimensions}`);
-          out.set(v, (at + j) * dimensions);
-        });
-      }),
-    );
-    const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-    if (failure) throw failure.reason;
-    return out;
-  }
-
   /** One pass over the collection's rows: what the new index lacks is embedded into it. */
   async function embedMissing(
     r: ReindexRecord,
@@ -64,7 +44,8 @@ export function createReindexWork(deps: EmbedWorkDeps) {
     stillHeld: () => Promise<boolean>,
   ): Promise<boolean> {
     const total = await store.collections.countKeys(r.collection);
-    const page = provider.batchSize * Math.max(1, provider.provider === 'local' ? deps.pool.threads : 2);
+    const width = embedWidth(provider, deps.pool.threads);
+    const page = provider.batchSize * width;
     let done = 0;
     for (let after = 0; ; ) {
       const rows = await store.collections.keyedTexts(r.collection, after, page);
@@ -77,10 +58,11 @@ export function createReindexWork(deps: EmbedWorkDeps) {
       );
       const todo = rows.filter((x) => !present.has(x.key));
       if (todo.length > 0) {
-        const embedded = await embedPage(
+        const embedded = await embedInBatches(
           provider,
           todo.map((x) => x.text),
           target.dimensions,
+          width,
           signal,
         );
         if (signal.aborted) throw signal.reason;
