@@ -5,7 +5,7 @@ import { buildServer } from './api/build-server.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createExporter } from './core/export/export-job.js';
 import { createJobsService } from './core/jobs/jobs-service.js';
-import { createTaskPool } from './core/pool.js';
+import { createSettingsPool } from './settings-pool.js';
 import { languagesDirOf } from './core/ocr/ocr-languages.js';
 import { createBlocksBulk } from './core/review/blocks-bulk.js';
 import { createBlockStructure } from './core/review/block-structure.js';
@@ -41,7 +41,6 @@ import type { ProviderKeys } from './core/chat/chat-providers.js';
 import { createPurge } from './core/purge/purge.js';
 import { createLlmRuntime } from './models/llm/llm-runtime.js';
 import { netPolicyOf } from './config/net-policy.js';
-import { documentLimitsOf } from './config/document-limits.js';
 import { createGuardedFetch } from './core/net/guarded-fetch.js';
 import { createBotsService } from './core/bots/bots-service.js';
 import { createBotDocuments } from './core/bots/bot-documents.js';
@@ -163,13 +162,7 @@ async function composeApp(
     }),
     settings.encrypt_chats,
   );
-  const pool = createTaskPool(workerFile, settings.workers, {
-    warmUpRounds: settings.warm_up_rounds,
-    limits: documentLimitsOf(settings),
-    workerHeapMb: settings.worker_heap_mb,
-    ocrLanguagesDir: languagesDirOf(settings.data_dir),
-    onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
-  });
+  const pool = createSettingsPool(workerFile, settings, log);
   // The one way out of the process: remote providers, model downloads and (bots) link and search readers.
   const net = createGuardedFetch(netPolicyOf(settings));
   const models = createModelManager({

@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { systemClock } from './core/clock.js';
-import { documentLimitsOf } from './config/document-limits.js';
-import { languagesDirOf } from './core/ocr/ocr-languages.js';
-import { createTaskPool } from './core/pool.js';
+import { createSettingsPool } from './settings-pool.js';
 import { netPolicyOf } from './config/net-policy.js';
 import { createGuardedFetch } from './core/net/guarded-fetch.js';
 import { createModelManager } from './models/manager.js';
@@ -42,13 +40,7 @@ export async function startWorkerNode({ settings, workerFile, logger }: WorkerNo
   markTeamFolder(settings.data_dir, settings.database_url);
   const files = createFileStore(settings.data_dir, { objects });
   try {
-    const pool = createTaskPool(workerFile, settings.workers, {
-      warmUpRounds: settings.warm_up_rounds,
-      limits: documentLimitsOf(settings),
-      workerHeapMb: settings.worker_heap_mb,
-      ocrLanguagesDir: languagesDirOf(settings.data_dir),
-      onThreadError: (err) => log.error({ err }, 'a worker thread failed between tasks; it was replaced'),
-    });
+    const pool = createSettingsPool(workerFile, settings, log);
     // Embeds use the folder's models (every node mounts it) and reach remote providers as the API nodes do.
     const net = createGuardedFetch(netPolicyOf(settings));
     const models = createModelManager({

@@ -8,6 +8,7 @@ import { createClient, type ApiClient } from './client.js';
 import { CliError } from './fail.js';
 import { err, note } from './term.js';
 import { refuseTeamFolderWithoutDatabase } from '../store/team-folder.js';
+import { sleep } from '../core/sleep.js';
 
 /** Flags every command takes. */
 export interface CommonFlags {
@@ -43,8 +44,6 @@ export function settingsFor(flags: CommonFlags, extra: Partial<Record<keyof Sett
     onWarning: (message) => note(`${err.yellow('warning:')} ${message}`),
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A server that is still starting writes its address into the lock once it listens. */
 async function waitForAddress(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { enc, json, type TestServer } from '../helpers/app.js';
+import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 
 // POST /bots/{id}/documents/upload over HTTP against the real server and real MiniLM embeddings: a file sent
 // from a client becomes the bot's document, searchable on its own or held for review, checked as POST /jobs.
@@ -9,9 +9,7 @@ let server: TestServer;
 const MAX_BYTES = 64 * 1024;
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, max_upload_bytes: MAX_BYTES } });
+  server = await startServerWithModel({ max_upload_bytes: MAX_BYTES });
 });
 afterAll(async () => server?.close());
 

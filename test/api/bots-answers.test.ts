@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_NOT_FOUND_ANSWER } from '../../server/core/bots/bot-chat.js';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { json, tempDir, type TestServer } from '../helpers/app.js';
+import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, readJson, type LoopbackServer } from '../helpers/loopback-server.js';
 import { sseRequest } from '../helpers/sse.js';
 
@@ -35,16 +35,10 @@ beforeAll(async () => {
   });
   root = tempDir('lectern-bot-answers-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      document_roots: [root],
-      allowed_private_hosts: [new URL(ollama.url).host],
-      web_search_url: '',
-    },
+  server = await startServerWithModel({
+    document_roots: [root],
+    allowed_private_hosts: [new URL(ollama.url).host],
+    web_search_url: '',
   });
   botId = await newBot();
   jobId = await addTopics(botId);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { json, tempDir, type TestServer } from '../helpers/app.js';
+import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 
 // A bot's answers can be held for approval as a job chat's are: one conversation model, one resume.
 
@@ -12,9 +12,7 @@ let botId = '';
 beforeAll(async () => {
   const root = tempDir('lectern-bot-approval-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [root] } });
+  server = await startServerWithModel({ document_roots: [root] });
   botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id;
   const added = await json(
     await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),

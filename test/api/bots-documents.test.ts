@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listAll, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { TEST_MODEL, TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { startMediaWikiServer, WIKI_PAGES, type MediaWikiServer } from '../helpers/mediawiki-server.js';
@@ -31,17 +31,11 @@ beforeAll(async () => {
   });
   root = tempDir('lectern-bot-docs-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      document_roots: [root],
-      max_folder_files: MAX_FOLDER_FILES,
-      allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(redirector.url)],
-      encyclopedia_url: wiki.apiUrl,
-    },
+  server = await startServerWithModel({
+    document_roots: [root],
+    max_folder_files: MAX_FOLDER_FILES,
+    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(redirector.url)],
+    encyclopedia_url: wiki.apiUrl,
   });
 });
 afterAll(async () => {

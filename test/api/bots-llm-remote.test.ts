@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, tempDir, type TestServer } from '../helpers/app.js';
 import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { TOPICS_MD, startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, readJson, type LoopbackServer } from '../helpers/loopback-server.js';
 import { sseRequest } from '../helpers/sse.js';
 
@@ -58,15 +58,9 @@ beforeAll(async () => {
   process.env.OPENAI_API_KEY = KEY;
   const root = tempDir('lectern-bot-remote-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      document_roots: [root],
-      allowed_private_hosts: [new URL(openai.url).host, new URL(breaking.url).host],
-    },
+  server = await startServerWithModel({
+    document_roots: [root],
+    allowed_private_hosts: [new URL(openai.url).host, new URL(breaking.url).host],
   });
   botId = await newBot({
     name: 'Remote tutor',

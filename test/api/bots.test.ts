@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, listPage, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, listPage, tempDir, type TestServer } from '../helpers/app.js';
 import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
@@ -53,17 +53,11 @@ beforeAll(async () => {
   symlinkSync(join(outside, 'secret.md'), join(root, 'escape.md'));
   symlinkSync(join(outside, 'secret.md'), join(root, 'folder', 'out.md'));
   symlinkSync(outside, join(root, 'outside-link'));
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      document_roots: [root],
-      allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url), hostOf(redirector.url)],
-      encyclopedia_url: wiki.apiUrl,
-      web_search_url: searx.url,
-    },
+  server = await startServerWithModel({
+    document_roots: [root],
+    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url), hostOf(redirector.url)],
+    encyclopedia_url: wiki.apiUrl,
+    web_search_url: searx.url,
   });
 });
 afterAll(async () => {

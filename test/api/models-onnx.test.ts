@@ -5,8 +5,15 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { cosineSimilarity, readableScore } from '../../server/core/search/similarity.js';
-import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { json, repoRoot, tempDir, type TestServer } from '../helpers/app.js';
+import {
+  embedAndWait,
+  finalizedJob,
+  search,
+  TEST_MODEL,
+  TOPICS_MD,
+  startServerWithModel,
+} from '../helpers/embed-flow.js';
 import { filesUnder, writeMiniLmFolder } from '../helpers/st-folder.js';
 import { databaseFor } from '../helpers/test-database.js';
 import { ensureTestModels, type TestModels } from '../helpers/test-models.js';
@@ -100,9 +107,7 @@ beforeAll(async () => {
   copyFileSync(models.minilm.onnx, join(files, 'graph-only', 'model.onnx'));
   writeFileSync(join(files, 'topics.md'), TOPICS_MD);
 
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [files] } });
+  server = await startServerWithModel({ document_roots: [files] });
   jobId = (await finalizedJob(server, 'topics.md', TOPICS_MD)).job_id;
 }, 300_000);
 afterAll(async () => server?.close());

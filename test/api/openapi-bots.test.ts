@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enc, fixturesDir, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { TEST_MODEL, TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 import { pngPixelBomb } from '../helpers/hostile-files.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
@@ -73,19 +73,13 @@ beforeAll(async () => {
     join(root, 'slide'),
   ]);
   slide = readFileSync(join(root, 'slide.png'));
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
   const allowed = [web, searx, openai, redirector].map((s) => hostOf(s.url)).concat(hostOf(wiki.apiUrl));
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      document_roots: [root],
-      allowed_private_hosts: allowed,
-      encyclopedia_url: wiki.apiUrl,
-      web_search_url: searx.url,
-      max_upload_bytes: MAX_BYTES,
-    },
+  server = await startServerWithModel({
+    document_roots: [root],
+    allowed_private_hosts: allowed,
+    encyclopedia_url: wiki.apiUrl,
+    web_search_url: searx.url,
+    max_upload_bytes: MAX_BYTES,
   });
   // No web_search_url; the encyclopedia is a page that answers 500.
   bare = await startServer({

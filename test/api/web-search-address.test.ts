@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
+import { json, type TestServer } from '../helpers/app.js';
+import { startServerWithModel } from '../helpers/embed-flow.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 
 // `web_search_url` written as the instance's search endpoint, as many guides and other tools' settings
@@ -11,15 +11,9 @@ let server: TestServer;
 
 beforeAll(async () => {
   searx = await startSearxServer();
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({
-    dataDir,
-    settings: {
-      embedding_model: TEST_MODEL,
-      allowed_private_hosts: [new URL(searx.url).host],
-      web_search_url: `${searx.url}/search`,
-    },
+  server = await startServerWithModel({
+    allowed_private_hosts: [new URL(searx.url).host],
+    web_search_url: `${searx.url}/search`,
   });
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import { createModelManager } from '../../server/models/manager.js';
-import { enc, ingest, json, type ServerClient, type TestServer } from './app.js';
+import { enc, ingest, json, type ServerClient, startServer, type TestServer, tempDir } from './app.js';
 import { ensureTestModels } from './test-models.js';
 
 /** The real int8 MiniLM the fetch script provides; the catalog knows it by this id. */
@@ -16,6 +16,15 @@ export async function installTestModel(dataDir: string): Promise<void> {
     modelsDir: join(dataDir, 'models'),
     net: createGuardedFetch(DEFAULT_NET_POLICY),
   }).importFrom(TEST_MODEL, minilm.dir);
+}
+
+/** A server of its own data folder with the test weights installed and named as its embedding model. */
+export async function startServerWithModel(
+  settings: NonNullable<Parameters<typeof startServer>[0]>['settings'] = {},
+  dataDir = tempDir(),
+): Promise<TestServer> {
+  await installTestModel(dataDir);
+  return startServer({ dataDir, settings: { embedding_model: TEST_MODEL, ...settings } });
 }
 
 /** Uploads a Markdown document, approves everything by finalizing, and returns the finalized job. */

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { enc, json, type TestServer } from '../helpers/app.js';
 import { indexedJob } from '../helpers/chat-flow.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
 import { deskSession } from './helpers/browser.js';
 import { ensureRendererBuilt } from './helpers/renderer-build.js';
 import { screenshotDir, shot } from './helpers/screens.js';
@@ -58,9 +58,7 @@ const Q = {
 
 beforeAll(async () => {
   ensureRendererBuilt();
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL } });
+  server = await startServerWithModel();
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
   botId = (
     await json(await server.call('POST', '/bots', { json: { name: 'Topics', llm: { provider: 'extractive' } } }))

@@ -6,6 +6,7 @@ import { withConnection, type Connection, type CommonFlags } from '../owner.js';
 import { createProgress, type BarState } from '../progress.js';
 import { err, note, out, print } from '../term.js';
 import type { BotView } from './bot.js';
+import { sleep } from '../../core/sleep.js';
 
 interface AddDocFlags extends CommonFlags {
   review?: boolean;
@@ -35,16 +36,6 @@ interface Outcome extends Added {
 }
 
 const isUrl = (s: string): boolean => /^https?:\/\//i.test(s);
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const wake = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', wake);
-      resolve();
-    };
-    const timer = setTimeout(wake, ms);
-    signal.addEventListener('abort', wake, { once: true });
-  });
 
 /** A model the bot needs, installed where the data is (else the install hint, before anything is added). */
 export async function requireModel(c: Connection, id: string, what: string): Promise<void> {

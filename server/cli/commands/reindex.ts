@@ -3,6 +3,7 @@ import { action, CliError } from '../fail.js';
 import { withConnection, type Connection, type CommonFlags } from '../owner.js';
 import { createProgress } from '../progress.js';
 import { err, note, out, print } from '../term.js';
+import { sleep } from '../../core/sleep.js';
 
 interface ReindexFlags extends CommonFlags {
   model: string;
@@ -21,7 +22,6 @@ interface ReindexView {
 }
 
 const POLL_MS = 250;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Follows the reindex until it ends; Ctrl-C asks the server to cancel it and waits for that. */
 async function follow(c: Connection, path: string, name: string): Promise<ReindexView> {

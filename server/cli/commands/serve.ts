@@ -5,6 +5,7 @@ import { action, CliError } from '../fail.js';
 import { settingsFor } from '../owner.js';
 import { superviseReload, type ReloadFlags } from '../reload.js';
 import { err, note } from '../term.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 export interface ServeFlags extends ReloadFlags {
   reload?: boolean;
@@ -64,21 +65,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   note(
     `${err.green('lectern serve:')} ${settings.data_dir} on ${address} (${key}; explorer ${address}/docs; review desk ${address}/). Ctrl-C stops.`,
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    app.close().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        app.log.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals({ log: app.log, close: () => app.close() });
 }
 
 const EXAMPLES = `

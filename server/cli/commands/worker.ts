@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { action, CliError } from '../fail.js';
 import { settingsFor, type CommonFlags } from '../owner.js';
 import { err, note } from '../term.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 interface WorkerFlags extends CommonFlags {
   databaseUrl?: string;
@@ -29,21 +30,7 @@ async function worker(flags: WorkerFlags): Promise<void> {
   note(
     `${err.green('lectern worker:')} ${node.workerId} reading documents and embedding jobs from the team queue, files in ${settings.object_store_url || settings.data_dir}. Ctrl-C stops.`,
   );
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    node.log.info({ signal }, 'shutting down');
-    node.close().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        node.log.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(node);
 }
 
 const EXAMPLES = `

@@ -43,6 +43,15 @@ export interface AddedDocument {
   error?: { code: string; message: string };
 }
 
+/** A document copied into the tmp folder, with the first bytes its format is told by and its hash. */
+interface TmpFile {
+  tmpPath: string;
+  name: string;
+  head: Uint8Array;
+  hash: string;
+  size: number;
+}
+
 const sha256 = (data: Uint8Array | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /**
@@ -71,25 +80,13 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   }
 
   /** Makes a job of a file already in the tmp folder; the caller has hashed it. */
-  function createJob(
-    botId: string,
-    tmpPath: string,
-    name: string,
-    head: Uint8Array,
-    hash: string,
-    size: number,
-    source: JobSource,
-  ): Promise<AddedDocument> {
-    return oneAtATime(botId, () => createJobNow(botId, tmpPath, name, head, hash, size, source));
+  function createJob(botId: string, file: TmpFile, source: JobSource): Promise<AddedDocument> {
+    return oneAtATime(botId, () => createJobNow(botId, file, source));
   }
 
   async function createJobNow(
     botId: string,
-    tmpPath: string,
-    name: string,
-    head: Uint8Array,
-    hash: string,
-    size: number,
+    { tmpPath, name, head, hash, size }: TmpFile,
     source: JobSource,
   ): Promise<AddedDocument> {
     const label = source.url ?? source.title ?? source.path ?? name;
@@ -125,7 +122,11 @@ export function createBotDocuments(d: BotDocumentsDeps) {
   function fromBytes(botId: string, bytes: Uint8Array, name: string, source: JobSource): Promise<AddedDocument> {
     const tmpPath = join(d.files.tmpDir, `bot-${randomUUID()}`);
     writeFileSync(tmpPath, bytes);
-    return createJob(botId, tmpPath, name, bytes.subarray(0, 64 * 1024), sha256(bytes), bytes.length, source);
+    return createJob(
+      botId,
+      { tmpPath, name, head: bytes.subarray(0, 64 * 1024), hash: sha256(bytes), size: bytes.length },
+      source,
+    );
   }
 
   async function fromFile(botId: string, path: string, size: number, review: boolean): Promise<AddedDocument> {
@@ -148,7 +149,11 @@ export function createBotDocuments(d: BotDocumentsDeps) {
     } finally {
       closeSync(fd);
     }
-    return createJob(botId, tmpPath, basename(path), head, hash.digest('hex'), size, { kind: 'path', path, review });
+    return createJob(
+      botId,
+      { tmpPath, name: basename(path), head, hash: hash.digest('hex'), size },
+      { kind: 'path', path, review },
+    );
   }
 
   function failed(source: string, err: unknown): AddedDocument {

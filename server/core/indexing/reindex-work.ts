@@ -2,6 +2,7 @@ import type { ReindexRecord } from '../../store/repos/collections-repo.js';
 import { vectorIndexName, type VectorCollectionSpec } from '../../store/repos/search-index.js';
 import { isoNow } from '../clock.js';
 import { AppError } from '../errors.js';
+import { sleep } from '../sleep.js';
 import { resolveProvider, type EmbeddingProvider, type ProviderName } from '../embedding/providers.js';
 import { embedInBatches, embedWidth, type EmbedWorkDeps } from './embed-work.js';
 
@@ -10,17 +11,6 @@ export type ReindexOutcome = 'done' | 'ended' | 'lost';
 
 /** Wait before looking again whether the embeds begun before the reindex have ended. */
 const EMBEDS_WAIT_MS = 500;
-
-const delay = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * The work of a reindex, on whichever node runs it: every vector row of the collection is embedded with
@@ -127,7 +117,7 @@ export function createReindexWork(deps: EmbedWorkDeps) {
           await dropLeftIndex(reindexId);
           return 'done';
         }
-        if (step === 'wait') await delay(EMBEDS_WAIT_MS, signal);
+        if (step === 'wait') await sleep(EMBEDS_WAIT_MS, signal);
         if (signal.aborted) throw signal.reason;
       }
     },

@@ -7,6 +7,7 @@ import { saveExtraction } from './save-extraction.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 import { JOB_LIMIT_DEFAULTS } from '../extract/limits.js';
 import type { JobWatch } from './job-watch.js';
+import { sleep } from '../sleep.js';
 import {
   MAX_ATTEMPTS,
   type EmbedClaim,
@@ -120,15 +121,7 @@ export function createJobRunner({
           );
         told = true;
         // Cut short when the runner closes, which then gives up at once.
-        await new Promise<void>((r) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            stopping.signal.removeEventListener('abort', done);
-            r();
-          };
-          const timer = setTimeout(done, wait);
-          stopping.signal.addEventListener('abort', done, { once: true });
-        });
+        await sleep(wait, stopping.signal);
         wait = Math.min(wait * 2, UNAVAILABLE_MAX_WAIT_MS);
       }
     }
