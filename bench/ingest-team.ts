@@ -118,7 +118,7 @@ async function main(): Promise<number> {
     let teamSum = 0;
     try {
       await waitForWarmWorkers(desktop);
-      // The worker warms its pool as it starts; the first document through each side is left out.
+      // Both pools are warm by now; the first document through each side is still left out.
       await Promise.all([timed(desktop, warmup), timed(team.api, warmup)]);
       for (const file of files) {
         const d: IngestResult[] = [];

@@ -113,7 +113,7 @@ function spawnLectern(repoRoot: string, command: string[], opts: StartOptions) {
   return { child, apiKey, logFile, logTail, stop };
 }
 
-/** A process that only runs tasks (`lectern worker`): no HTTP; it is ready once its pool is (the caller's warm-up shows it). */
+/** A process that only runs tasks (`lectern worker`): no HTTP; it is ready once its log says its threads are warm. */
 export interface WorkerHandle {
   pid: number;
   memory(): PeakMemory;
@@ -123,18 +123,26 @@ export interface WorkerHandle {
 
 /** Starts `lectern worker` with `opts.args` (its database at least). */
 export async function startWorker(repoRoot: string, opts: StartOptions): Promise<WorkerHandle> {
-  const { child, logTail, stop } = spawnLectern(repoRoot, ['worker'], opts);
+  const { child, logFile, logTail, stop } = spawnLectern(repoRoot, ['worker'], opts);
   const pid = child.pid;
   if (pid === undefined) {
     await stop();
     throw new Error('could not spawn the worker');
   }
-  // A worker refused at start (no database, a wrong one) exits at once: say so here, not as a bench that never ends.
-  await sleep(1500);
-  if (child.exitCode !== null || child.signalCode !== null) {
-    const tail = logTail();
-    await stop();
-    throw new Error(`worker exited during start-up (code ${child.exitCode}):\n${tail}`);
+  // Timed like a desktop server whose threads are warm (waitForWarmWorkers); a worker refused at start (no
+  // database, a wrong one) exits at once: say so here, not as a bench that never ends.
+  for (const end = performance.now() + (opts.startTimeoutMs ?? 120_000); ; await sleep(100)) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const tail = logTail();
+      await stop();
+      throw new Error(`worker exited during start-up (code ${child.exitCode}):\n${tail}`);
+    }
+    if (readFileSync(logFile, 'utf8').includes('worker threads warm')) break;
+    if (performance.now() > end) {
+      const tail = logTail();
+      await stop();
+      throw new Error(`worker threads still warming up after start-up:\n${tail}`);
+    }
   }
   return { pid, memory: () => peakMemory(pid), logTail, stop };
 }

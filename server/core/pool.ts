@@ -42,6 +42,8 @@ export interface TaskPoolOptions {
   ocrLanguagesDir?: string;
   /** Each thread's V8 old-generation heap, in MB. */
   workerHeapMb?: number;
+  /** Called once every thread has finished its start-up warm-up: from then on the pool reads at full speed. */
+  onWarm?: () => void;
   /** Told of a thread that failed with no task to fail (it is replaced); the server must not die of it. */
   onThreadError?: (err: unknown) => void;
 }
@@ -123,7 +125,9 @@ export function createTaskPool(workerFile: string, threads: number, opts: TaskPo
   warmUp.unref();
   warmUp.onmessage = (event: unknown) => {
     warm.add((event as { data: WarmUpMessage }).data.threadId);
-    if (warm.size >= size) warmUp.close();
+    if (warm.size < size) return;
+    warmUp.close();
+    opts.onWarm?.();
   };
 
   /** Tasks sent and not yet settled: a PDF is split only among threads that nothing else waits for. */

@@ -106,6 +106,11 @@ describe('API nodes and workers on one database and one folder', () => {
       n.logs.some((l) => l.msg === 'job ready for review' && l.jobId === jobId),
     );
     expect(readers).toHaveLength(1);
+    // The reader says how long the pages and the save took, and every reading node said when it was warm.
+    const ready = readers[0]!.logs.find((l) => l.msg === 'job ready for review' && l.jobId === jobId)!;
+    expect(ready.read_ms).toBeGreaterThan(0);
+    expect(ready.save_ms).toBeGreaterThanOrEqual(0);
+    for (const n of [a, w1, w2]) await n.logged((l) => l.msg === 'worker threads warm');
     expect(b.logs.some((l) => l.msg === 'job ready for review')).toBe(false);
 
     const [block] = await blocksOf(b, jobId);

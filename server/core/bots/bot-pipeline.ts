@@ -70,12 +70,9 @@ export function createBotPipeline(d: BotPipelineDeps) {
       // Finalized (just now, or before) or indexed into another collection: into the bot's. The embedding runs
       // on in the background and tells no one when it ends: wait for it here (this job's later notices wait
       // their turn behind it) and look at how it ended.
-      if (
-        !(await take('embed', () =>
-          d.indexer.embedJob(jobId, { collection_name: collection, model: bot.embedding_model }),
-        ))
-      )
-        return;
+      // The collection's model once it has one: a reindex may have moved it off the bot's first model.
+      const model = (await d.store.collections.find(collection))?.model ?? bot.embedding_model;
+      if (!(await take('embed', () => d.indexer.embedJob(jobId, { collection_name: collection, model })))) return;
       await d.indexer.finished(jobId);
       status = await statusNow();
     }

@@ -50,7 +50,9 @@ export function createBotsService({
   async function get(botId: string): Promise<BotRecord> {
     const bot = await store.bots.get(botId);
     if (!bot) throw new AppError('BOT_NOT_FOUND', `bot ${botId} does not exist`);
-    return bot;
+    // A reindex of the bot's collection moves it to another model: that is the one its documents embed with.
+    const model = (await store.collections.find(botCollection(botId)))?.model;
+    return model && model !== bot.embedding_model ? { ...bot, embedding_model: model } : bot;
   }
   return {
     get,

@@ -274,9 +274,12 @@ export function createJobRunner({
     const gaveUp = (): boolean => kept.lost || controller.signal.reason === 'cancel';
     const progress = progressWriter(jobId, claim);
     try {
+      const readFrom = performance.now();
       const out = await extract(jobId, claim, controller.signal, progress);
       clearTimeout(timer);
       await progress.settled();
+      // Said with the outcome, so that a slow document can be told from a slow database in the log.
+      const saveFrom = performance.now();
       // Tried again while the database is unavailable: the pages read are kept until it is back.
       const saved = await persist(
         jobId,
@@ -284,9 +287,18 @@ export function createJobRunner({
         async () => {
           // Another node may have taken the job while this one read it: it saves, not this one.
           if (!(await claim.heartbeat())) return false;
-          if (await saveExtraction(store, jobId, out, isoNow(clock)))
-            log.info({ jobId, blocks: out.blocks.length }, 'job ready for review');
+          const ready = await saveExtraction(store, jobId, out, isoNow(clock));
           await claim.finish();
+          if (ready)
+            log.info(
+              {
+                jobId,
+                blocks: out.blocks.length,
+                read_ms: Math.round(saveFrom - readFrom),
+                save_ms: Math.round(performance.now() - saveFrom),
+              },
+              'job ready for review',
+            );
           return true;
         },
         gaveUp,
