@@ -5,7 +5,7 @@ import { err } from './term.js';
 /** A document add-doc added, as far as the hint reads it: how it ended and the language it was read in. */
 export interface AddedDocument {
   outcome: string;
-  language?: { code: string } | null;
+  language?: { code: string; confidence?: number } | null;
 }
 
 /**

@@ -8,6 +8,12 @@ import type { EmbeddingLanguages } from './catalog.js';
 /** The catalog's model for about a hundred languages: the one offered when none is installed. */
 export const MULTILINGUAL_EMBEDDING_MODEL = 'multilingual-e5-small-int8';
 
+/**
+ * Read as English here. franc takes plain English prose for Scots now and then (the two share most of their
+ * trigrams), and Scots is near enough to English for an English model anyway.
+ */
+const ENGLISH = new Set(['eng', 'sco']);
+
 /** The fields of GET /models this decision reads. */
 export interface ModelLanguages {
   id: string;
@@ -38,15 +44,16 @@ export function languageName(code: string): string {
 
 /**
  * The offer for a document detected as `detected` (a job's detected_language) that `embeddingModel` would
- * embed, among `models` (GET /models); null when it reads English, was not detected, or the model is not
- * known to be English-only (a model of your own, or a multilingual one), or no multilingual model can run.
+ * embed, among `models` (GET /models); null when it reads English, was not detected, or the detector's best
+ * two guesses tied (confidence 0), or the model is not known to be English-only (a model of your own, or a
+ * multilingual one), or no multilingual model can run.
  */
 export function multilingualOffer(
-  detected: { code: string } | null | undefined,
+  detected: { code: string; confidence?: number } | null | undefined,
   embeddingModel: string,
   models: readonly ModelLanguages[],
 ): MultilingualOffer | null {
-  if (!detected || detected.code === 'eng') return null;
+  if (!detected || ENGLISH.has(detected.code) || detected.confidence === 0) return null;
   const current = models.find((m) => m.id === embeddingModel);
   if (current?.languages !== 'english') return null;
   const candidates = models.filter((m) => m.task === 'embedding' && m.languages === 'multilingual' && m.runnable);

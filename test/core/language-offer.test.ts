@@ -47,6 +47,12 @@ describe('multilingualOffer', () => {
     expect(multilingualOffer(GERMAN, MULTILINGUAL_EMBEDDING_MODEL, listed())).toBeNull();
   });
 
+  it('takes Scots for English (franc mistakes English prose for it), and a tie of the detector for no answer', () => {
+    expect(multilingualOffer({ code: 'sco' }, DEFAULT_EMBEDDING_MODEL, listed())).toBeNull();
+    expect(multilingualOffer({ code: 'deu', confidence: 0 }, DEFAULT_EMBEDDING_MODEL, listed())).toBeNull();
+    expect(multilingualOffer({ code: 'deu', confidence: 0.1 }, DEFAULT_EMBEDDING_MODEL, listed())).not.toBeNull();
+  });
+
   it('says nothing of a model whose languages are not known (one of your own) or that is not listed', () => {
     const mine: ModelLanguages = {
       id: 'my-e5',

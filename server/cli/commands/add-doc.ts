@@ -28,14 +28,14 @@ interface JobView {
   progress: { pages_done: number; total_pages: number };
   error: { code: string; message: string } | null;
   index?: { progress: { chunks_embedded: number; chunks_total: number } } | null;
-  detected_language?: { code: string } | null;
+  detected_language?: { code: string; confidence: number } | null;
 }
 
 interface Outcome extends Added {
   outcome: 'searchable' | 'ready_for_review' | 'failed' | 'skipped' | 'waiting';
   message?: string;
   /** The language the document was read in (GET /jobs/{id}: detected_language), once it is done. */
-  language?: { code: string } | null;
+  language?: { code: string; confidence: number } | null;
 }
 
 const isUrl = (s: string): boolean => /^https?:\/\//i.test(s);
