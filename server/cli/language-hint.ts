@@ -21,7 +21,11 @@ export async function multilingualHint(
   const added = docs.filter((d) => d.outcome === 'searchable' || d.outcome === 'ready_for_review');
   const language = added.find((d) => d.language && d.language.code !== 'eng')?.language;
   if (!language) return null;
-  const { models } = await c.client.get<{ models: ModelLanguages[] }>('/models');
+  // A hint is never worth failing the command for: the documents are in.
+  const models = await c.client
+    .get<{ models: ModelLanguages[] }>('/models')
+    .then((r) => r.models)
+    .catch(() => []);
   const offer = multilingualOffer(language, bot.embedding_model, models);
   if (!offer) return null;
   const id = offer.model.id;
