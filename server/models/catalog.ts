@@ -60,7 +60,15 @@ export interface EmbeddingCatalogModel extends CatalogModelBase {
   tokenizer: string;
   /** The tokenizer.json's model; unset means WordPiece (BERT, MiniLM, bge, e5, gte, nomic). */
   tokenizerModel?: TokenizerModel;
+  /**
+   * What it was trained to read: English text only, or about a hundred languages. Unset for a model of your
+   * own, whose files do not say.
+   */
+  languages?: EmbeddingLanguages;
 }
+
+/** The languages an embedding model reads well (language-offer.ts offers a multilingual one where it matters). */
+export type EmbeddingLanguages = 'english' | 'multilingual';
 
 /** A GGUF language model run by node-llama-cpp for chat. */
 export interface ChatCatalogModel extends CatalogModelBase {
@@ -119,6 +127,7 @@ const MINILM_COMMON = {
   // sentence-transformers runs this model with max_seq_length 256 (it was trained on 128-token pairs).
   maxTokens: 256,
   tokenizer: 'tokenizer.json',
+  languages: 'english',
   summary: 'Small, fast English sentence embeddings (384 dimensions): a sound default on any machine.',
 } as const;
 

@@ -35,6 +35,7 @@ const INT8 = {
 export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   {
     ...INT8,
+    languages: 'english',
     id: 'bge-small-en-v1.5-int8',
     name: 'bge-small-en-v1.5 (int8 ONNX)',
     licence: 'MIT',
@@ -48,6 +49,7 @@ export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   },
   {
     ...INT8,
+    languages: 'english',
     id: 'bge-base-en-v1.5-int8',
     name: 'bge-base-en-v1.5 (int8 ONNX)',
     licence: 'MIT',
@@ -61,6 +63,7 @@ export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   },
   {
     ...INT8,
+    languages: 'english',
     id: 'e5-small-v2-int8',
     name: 'e5-small-v2 (int8 ONNX)',
     licence: 'MIT',
@@ -76,6 +79,7 @@ export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   {
     ...INT8,
     id: 'multilingual-e5-small-int8',
+    languages: 'multilingual',
     name: 'multilingual-e5-small (int8 ONNX)',
     licence: 'MIT',
     homepage: `${HF}intfloat/multilingual-e5-small`,
@@ -95,6 +99,7 @@ export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   },
   {
     ...INT8,
+    languages: 'english',
     id: 'gte-small-int8',
     name: 'gte-small (int8 ONNX)',
     licence: 'MIT',
@@ -107,6 +112,7 @@ export const EMBEDDING_MODELS: readonly EmbeddingCatalogModel[] = [
   },
   {
     ...INT8,
+    languages: 'english',
     id: 'nomic-embed-text-v1.5-int8',
     name: 'nomic-embed-text-v1.5 (int8 ONNX)',
     licence: 'Apache-2.0',

@@ -61,6 +61,13 @@ export const ModelStatus = Type.Object(
         description: 'Embedding models: put before each chunk embedded (e5\'s "passage: "); empty for none',
       }),
     ),
+    languages: Nullable(
+      StringEnum(['english', 'multilingual'] as const, {
+        description:
+          'Embedding models of the catalog: what they were trained to read, English only or about a hundred languages (a job whose ' +
+          '`detected_language` is another is offered a multilingual one). Null for chat models and models of your own',
+      }),
+    ),
     max_tokens: Type.Integer({
       description:
         'Embedding: longer inputs are truncated to this many tokens. Chat: the context opened (prompt and answer)',

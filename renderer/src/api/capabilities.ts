@@ -19,6 +19,8 @@ export interface Capabilities {
   /** POST /models/{id}/pull and /import: models downloaded and installed from the desk. */
   modelPull: boolean;
   modelImport: boolean;
+  /** POST /models/import: a model the catalog does not know (a GGUF, an ONNX embedding folder), under a name given. */
+  customModelImport: boolean;
   search: boolean;
   chat: boolean;
   chatResume: boolean;
@@ -77,6 +79,7 @@ export function readCapabilities(doc: OpenApiDoc): Capabilities {
     models: has('get', '/models'),
     modelPull: has('post', '/models/{}/pull'),
     modelImport: has('post', '/models/{}/import'),
+    customModelImport: has('post', '/models/import'),
     search: has('post', '/search'),
     chat: has('post', '/chat') && has('post', '/chat/sessions'),
     chatResume: has('post', '/chat/resume'),

@@ -1,8 +1,10 @@
+import { multilingualOffer } from '../../../server/models/language-offer.js';
 import type { AppContext } from '../app-context.js';
-import type { EmbedAccepted, Job, ModelList } from '../api/types.js';
+import type { EmbedAccepted, Job, ModelList, ModelStatus } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { errorText } from '../ui/toast.js';
 import { missingModelOffer } from '../models/missing-model.js';
+import { languageOfferView, offerDismissed } from './language-offer-view.js';
 
 /** Progress of the job's current or last embed, from GET /jobs/{id}. */
 function progressText(j: Job): string {
@@ -13,9 +15,28 @@ function progressText(j: Job): string {
   return `The job is ${j.status}.`;
 }
 
+/** The select's options: the server's default, then the embedding models (installed ones selectable, the default first). */
+function modelOptions(models: readonly ModelStatus[]): HTMLOptionElement[] {
+  // The catalog also lists language models for chat: only embedding models belong here.
+  const embedding = models.filter((m) => m.task === 'embedding');
+  return [
+    h('option', { value: '' }, 'Server default'),
+    ...embedding
+      .sort((a, b) => Number(b.default) - Number(a.default))
+      .map((m) =>
+        h(
+          'option',
+          { value: m.id, disabled: !m.installed },
+          `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`,
+        ),
+      ),
+  ];
+}
+
 /**
  * Embedding, shown only when the server has POST /jobs/{id}/embed: a model from GET /models (installed
- * ones selectable, the default first), then the job's progress until it is indexed.
+ * ones selectable, the default first), then the job's progress until it is indexed. A document in another
+ * language than English that an English-only model would embed first gets the offer of a multilingual one.
  */
 export function embedPanel(
   ctx: AppContext,
@@ -34,24 +55,32 @@ export function embedPanel(
     job.index || job.status === 'embedding' ? progressText(job) : '',
   );
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Embedding progress' });
-  if (ctx.caps.models) {
-    void ctx.api
-      .get<ModelList>('/models')
-      .then((res) => {
-        // The catalog also lists language models for chat: only embedding models belong here.
-        const embedding = res.models.filter((m) => (m.task as string) === 'embedding');
-        for (const m of embedding.sort((a, b) => Number(b.default) - Number(a.default))) {
-          model.append(
-            h(
-              'option',
-              { value: m.id, disabled: !m.installed },
-              `${m.name}${m.default ? ' (default)' : ''}${m.installed ? '' : ' — not installed'}`,
-            ),
-          );
-        }
-      })
-      .catch(() => undefined);
-  }
+  const offerSlot = h('div', { class: 'language-offer-slot' });
+  let listed: ModelStatus[] = [];
+  const loadModels = async (): Promise<void> => {
+    listed = (await ctx.api.get<ModelList>('/models')).models;
+    const chosen = model.value;
+    model.replaceChildren(...modelOptions(listed));
+    model.value = chosen;
+  };
+  // Offered before the first embed only: a job indexed already keeps its collection's model.
+  const showOffer = (): void => {
+    if (job.index || offerDismissed()) return void offerSlot.replaceChildren();
+    const embeddingModel = model.value || listed.find((m) => m.task === 'embedding' && m.default)?.id || '';
+    const offer = multilingualOffer(job.detected_language, embeddingModel, listed);
+    if (!offer) return void offerSlot.replaceChildren();
+    const use = async (id: string): Promise<void> => {
+      // Downloaded just now, perhaps: its option is selectable only in a fresh list.
+      await loadModels();
+      model.value = id;
+    };
+    offerSlot.replaceChildren(languageOfferView(ctx, offer, use));
+  };
+  model.addEventListener('change', showOffer);
+  if (ctx.caps.models)
+    void loadModels()
+      .then(showOffer, () => undefined)
+      .then(() => (element.dataset.models = 'loaded'));
   let timer = 0;
   let stopped = false;
   const poll = async (): Promise<void> => {
@@ -94,6 +123,7 @@ export function embedPanel(
       { class: 'muted' },
       'Approved and edited chunks go into the job’s vector index; unchanged ones are not embedded again.',
     ),
+    offerSlot,
     model,
     ' ',
     h(

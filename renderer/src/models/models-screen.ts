@@ -3,6 +3,7 @@ import type { ModelStatus } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { bytes } from '../ui/format.js';
 import { errorText, toast } from '../ui/toast.js';
+import { importForm } from './import-form.js';
 import { machineLine, memoryCell } from './model-fit.js';
 import { onPullsChanged, runningPull, startPull, type PullProgress } from './pull-store.js';
 import { pullView } from './pull-view.js';
@@ -19,7 +20,8 @@ export interface ModelListing {
 /**
  * The Models screen: the catalog with what each model is for, its size and whether it is installed;
  * Download (Resume when a broken download left bytes on disk) with a progress bar and Cancel, and Import
- * of a model file from this machine, checked by sha256 on the server.
+ * of a model file from this machine, checked by sha256 on the server; above the list, the import of a model
+ * the catalog does not know, listed then as your own.
  */
 export function modelsScreen(ctx: AppContext): Screen {
   const { api } = ctx;
@@ -127,6 +129,12 @@ export function modelsScreen(ctx: AppContext): Screen {
           m.name,
           m.default ? h('span', { class: 'badge' }, 'default') : null,
           m.suggested ? h('span', { class: 'badge ok suggested-badge' }, 'suggested for this machine') : null,
+          m.custom
+            ? h('span', { class: 'badge own-badge', title: 'Imported from files of your own' }, 'your own')
+            : null,
+          // The name it was imported under, which is what a bot or a setting names it by.
+          m.custom && m.name !== m.id ? h('code', { class: 'model-id' }, m.id) : null,
+          m.languages === 'multilingual' ? h('span', { class: 'badge languages-badge' }, 'about 100 languages') : null,
         ),
         h('div', { class: 'muted' }, m.description ?? ''),
         m.not_runnable_reason ? h('div', { class: 'muted not-runnable' }, m.not_runnable_reason) : null,
@@ -165,6 +173,13 @@ export function modelsScreen(ctx: AppContext): Screen {
     ),
     machine,
     dir,
+    ctx.caps.customModelImport
+      ? importForm(api, async (id) => {
+          toast(`${id} is imported and listed`);
+          await refresh();
+          rows.querySelector(`tr[data-model="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'nearest' });
+        })
+      : null,
     h(
       'div',
       { class: 'table-wrap' },

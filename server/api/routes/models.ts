@@ -173,6 +173,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, d
             normalize: e?.normalize ?? null,
             query_prefix: e?.queryPrefix ?? null,
             passage_prefix: e?.passagePrefix ?? null,
+            languages: m.task === 'embedding' ? (m.languages ?? null) : null,
             max_tokens: m.task === 'embedding' ? m.maxTokens : m.contextTokens,
             size_bytes: s.sizeBytes,
             size_approximate: s.sizeApproximate,

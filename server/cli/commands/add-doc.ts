@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, CliError } from '../fail.js';
+import { multilingualHint } from '../language-hint.js';
 import { withConnection, type Connection, type CommonFlags } from '../owner.js';
 import { createProgress, type BarState } from '../progress.js';
 import { err, note, out, print } from '../term.js';
@@ -28,11 +29,14 @@ interface JobView {
   progress: { pages_done: number; total_pages: number };
   error: { code: string; message: string } | null;
   index?: { progress: { chunks_embedded: number; chunks_total: number } } | null;
+  detected_language?: { code: string; confidence: number } | null;
 }
 
 interface Outcome extends Added {
   outcome: 'searchable' | 'ready_for_review' | 'failed' | 'skipped' | 'waiting';
   message?: string;
+  /** The language the document was read in (GET /jobs/{id}: detected_language), once it is done. */
+  language?: { code: string; confidence: number } | null;
 }
 
 const isUrl = (s: string): boolean => /^https?:\/\//i.test(s);
@@ -154,7 +158,10 @@ async function follow(
         } else if (review ? job.status === 'ready_for_review' || job.status === 'indexed' : job.status === 'indexed') {
           const phase =
             job.status === 'indexed' ? 'searchable' : `ready for review: ${deskUrl}/#/jobs/${job.job_id}/review`;
-          Object.assign(o, { outcome: job.status === 'indexed' ? 'searchable' : 'ready_for_review' });
+          Object.assign(o, {
+            outcome: job.status === 'indexed' ? 'searchable' : 'ready_for_review',
+            language: job.detected_language ?? null,
+          });
           Object.assign(bar, { state: 'done', fraction: 1, phase });
         }
         progress.update(i, bar);
@@ -168,7 +175,7 @@ async function follow(
 
 async function addDoc(botId: string, target: string, flags: AddDocFlags): Promise<void> {
   const stop = new AbortController();
-  const outcomes = await withConnection(
+  const { outcomes, hint } = await withConnection(
     flags,
     'add-doc',
     async (c) => {
@@ -179,6 +186,8 @@ async function addDoc(botId: string, target: string, flags: AddDocFlags): Promis
       const desk =
         c.serverUrl ?? `http://${c.settings.host === '0.0.0.0' ? '127.0.0.1' : c.settings.host}:${c.settings.port}`;
       const result = await follow(c, docs, flags.review ?? false, stop.signal, desk);
+      // Said once the documents are done, beside the summary (not on a --json run, which prints JSON only).
+      const hint = stop.signal.aborted || flags.json ? null : await multilingualHint(c, bot, result);
       if (stop.signal.aborted) {
         note(
           c.mode === 'server'
@@ -192,7 +201,7 @@ async function addDoc(botId: string, target: string, flags: AddDocFlags): Promis
             : `Review them in the desk: run ${err.bold('lectern serve')} and open ${desk}/; finalized documents become searchable.`,
         );
       }
-      return result;
+      return { outcomes: result, hint };
     },
     { readsDocuments: true },
   );
@@ -225,6 +234,7 @@ async function addDoc(botId: string, target: string, flags: AddDocFlags): Promis
       `${done.length === total ? out.green('✔') : out.red('✖')} ${done.length} of ${total} document${total === 1 ? '' : 's'} ${word}${extra ? `; ${extra}` : ''}`,
     );
   }
+  if (hint) note(hint);
   if (stop.signal.aborted) process.exitCode = 130;
   else if (failed.length) {
     const first = failed[0]!;
