@@ -23,7 +23,14 @@ import { startTeamServices } from '../test/helpers/team-services-script.js';
 import { freshDatabase } from './lib/bench-stores.js';
 import { ms, num, table } from './lib/format.js';
 import { ingestFile, type IngestResult } from './lib/ingest-job.js';
-import { startServer, startWorker, waitForWarmWorkers, type ServerHandle, type WorkerHandle } from './lib/server.js';
+import {
+  readTimes,
+  startServer,
+  startWorker,
+  waitForWarmWorkers,
+  type ServerHandle,
+  type WorkerHandle,
+} from './lib/server.js';
 import { median } from './lib/stats.js';
 
 const TEAM_RATIO_GOAL = 1.15;
@@ -42,9 +49,17 @@ async function ingested(server: ServerHandle, file: string): Promise<IngestResul
 }
 const timed = async (server: ServerHandle, file: string): Promise<number> => (await ingested(server, file)).wallMs;
 
-/** Where a reading's time went, as the client saw it: queued (to first seen processing) / pages / after the pages. */
-const phases = (r: IngestResult): string =>
-  r.phases ? [r.phases.queuedMs, r.phases.pagesMs, r.phases.afterPagesMs].map((v) => Math.round(v)).join('/') : '-';
+/**
+ * Where a reading's time went, as the client saw it: queued (to first seen processing) / pages / after the pages;
+ * then, as the node that read it logged: its pages / its save.
+ */
+const phases = (r: IngestResult, logFiles: string[]): string => {
+  const seen = r.phases
+    ? [r.phases.queuedMs, r.phases.pagesMs, r.phases.afterPagesMs].map((v) => Math.round(v)).join('/')
+    : '-';
+  const read = logFiles.map((f) => readTimes(f, r.job.job_id)).find((t) => t !== null);
+  return read ? `${seen}; read ${read.readMs}, save ${read.saveMs}` : seen;
+};
 
 /** Uploads every file at once and waits for all of them: the batch's wall time. */
 async function batch(server: ServerHandle, files: string[]): Promise<number> {
@@ -131,15 +146,23 @@ async function main(): Promise<number> {
         desktopSum += dm;
         teamSum += tm;
         rows.push([path.basename(file), ms(dm), ms(tm), `${num(tm / dm, 2)}x`]);
-        const runs = (rs: IngestResult[]) => rs.map((r) => `${ms(r.wallMs)} (${phases(r)})`).join(', ');
-        log(`  ${path.basename(file)}: desktop ${runs(d)}; team ${runs(t)}`);
+        const runs = (rs: IngestResult[], logs: string[]) =>
+          rs.map((r) => `${ms(r.wallMs)} (${phases(r, logs)})`).join(', ');
+        log(
+          `  ${path.basename(file)}: desktop ${runs(d, [desktop.logFile])}; team ${runs(
+            t,
+            team.nodes.map((n) => n.logFile),
+          )}`,
+        );
       }
     } finally {
       await Promise.all([desktop.stop(), team.stop()]);
     }
     const ratio = teamSum / desktopSum;
     rows.push(['TOTAL (medians)', ms(desktopSum), ms(teamSum), `${num(ratio, 2)}x`]);
-    log('  (each run: upload to ready_for_review, and in brackets queued / pages / after the pages, ms)');
+    log(
+      "  (each run: upload to ready_for_review, and in brackets queued / pages / after the pages as the client saw them, then the reading node's own pages and save, ms)",
+    );
     log(`\n${table(['file', 'desktop', 'team (API node + worker)', 'ratio'], rows, new Set([1, 2, 3]))}`);
     log(
       `goal: the team server within ${TEAM_RATIO_GOAL}x of the desktop, one file at a time: ${ratio <= TEAM_RATIO_GOAL ? 'PASS' : 'FAIL'} (${num(ratio, 2)}x)`,

@@ -20,6 +20,27 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
+/** How long a job's pages and its save took on the node that read it, from its 'job ready for review' log line. */
+export function readTimes(logFile: string, jobId: string): { readMs: number; saveMs: number } | null {
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.includes(jobId) || !line.includes('job ready for review')) continue;
+    try {
+      const l = JSON.parse(line) as { read_ms?: number; save_ms?: number };
+      if (typeof l.read_ms === 'number' && typeof l.save_ms === 'number')
+        return { readMs: l.read_ms, saveMs: l.save_ms };
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return null;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -116,6 +137,7 @@ function spawnLectern(repoRoot: string, command: string[], opts: StartOptions) {
 /** A process that only runs tasks (`lectern worker`): no HTTP; it is ready once its log says its threads are warm. */
 export interface WorkerHandle {
   pid: number;
+  logFile: string;
   memory(): PeakMemory;
   logTail(lines?: number): string;
   stop(): Promise<void>;
@@ -144,7 +166,7 @@ export async function startWorker(repoRoot: string, opts: StartOptions): Promise
       throw new Error(`worker threads still warming up after start-up:\n${tail}`);
     }
   }
-  return { pid, memory: () => peakMemory(pid), logTail, stop };
+  return { pid, logFile, memory: () => peakMemory(pid), logTail, stop };
 }
 
 /** Starts `node [launcher flags] bin/lectern.js serve` and resolves once GET /health answers 200. */
