@@ -42,10 +42,15 @@ if (!args.base) throw new Error('name the earlier commit: --base REV');
 const log = (s = ''): void => void process.stdout.write(`${s}\n`);
 const git = (...a: string[]): string => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
 
-/** A figure read from a bench's JSON; `higher` when more is better. */
+/**
+ * A figure read from a bench's JSON; `higher` when more is better. `samples`: the single measurements behind
+ * it (each answer's time to first token, say), pooled over the rounds so that the median is taken over all
+ * of them rather than over each round's median.
+ */
 interface Figure {
   name: string;
   value: number;
+  samples?: number[];
   higher?: boolean;
 }
 interface Bench {
@@ -76,9 +81,11 @@ const BENCHES: Record<string, Bench> = {
       const results = (out as { results: Record<string, { warm: { ttftMs: number; tokensPerS: number }[] }> }).results;
       const [warm] = Object.values(results).map((r) => r.warm);
       if (!warm?.length) throw new Error('chat: no warm answers');
+      const ttft = warm.map((w) => w.ttftMs);
+      const decode = warm.map((w) => w.tokensPerS);
       return [
-        { name: 'chat: TTFT, ms', value: median(warm.map((w) => w.ttftMs)) },
-        { name: 'chat: decode tokens/s', value: median(warm.map((w) => w.tokensPerS)), higher: true },
+        { name: 'chat: TTFT, ms', value: median(ttft), samples: ttft },
+        { name: 'chat: decode tokens/s', value: median(decode), samples: decode, higher: true },
       ];
     },
   },
@@ -166,7 +173,7 @@ for (let round = 1; round <= rounds; round++)
     for (const tree of order)
       for (const figure of run(tree, name, round)) {
         const entry = seen.get(figure.name) ?? { figure, base: [], head: [] };
-        (tree === base ? entry.base : entry.head).push(figure.value);
+        (tree === base ? entry.base : entry.head).push(...(figure.samples ?? [figure.value]));
         seen.set(figure.name, entry);
       }
   }
@@ -179,7 +186,7 @@ const rows = [...seen.values()].map(({ figure, base: b, head: h }) => {
   const worse = (figure.higher ? before / after - 1 : after / before - 1) * 100;
   return { name: figure.name, before, after, worse, holds: worse <= tolerance, runs: [b, h] };
 });
-log(`\n## ${head.label} beside ${base.label}, medians of ${rounds} round(s)\n`);
+log(`\n## ${head.label} beside ${base.label}, medians over ${rounds} round(s) (chat: over every answer)\n`);
 log(
   table(
     ['figure', base.label, head.label, 'worse by', `within ${tolerance} %`],
