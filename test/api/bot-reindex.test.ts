@@ -36,7 +36,8 @@ afterAll(async () => server?.close());
 
 describe("a bot's collection reindexed to another model", () => {
   it('is the model the bot shows and embeds its next documents with; its search finds them', async () => {
-    const bot = await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }));
+    const created = await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }));
+    const bot = await json(await server.call('GET', `/bots/${created.bot_id}`));
     expect(bot.embedding_model).toBe(TEST_MODEL);
     expect((await addDocument(bot.bot_id, 'topics.md')).ingest_status).toBe('success');
 
