@@ -174,9 +174,8 @@ export async function createSharedJobQueue({
 
   /** The job's row for a task just claimed; null (the task is dropped) when the job was cancelled, deleted or finished meanwhile. */
   async function claimRow(jobId: string, claim: TaskClaim): Promise<JobClaim['job'] | null> {
-    // A row left processing by a node that died is taken over as it stands.
-    await store.jobs.update(jobId, { status: 'queued' }, ['processing']);
-    const job = await store.jobs.claim(jobId, isoNow(clock));
+    // A row left processing by a node that died is taken over as it stands, in the same statement.
+    const job = await store.jobs.claim(jobId, isoNow(clock), ['queued', 'processing']);
     if (!job) await tasks.complete(claim);
     return job;
   }

@@ -111,7 +111,7 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
         ).length > 0
       );
     },
-    async claim(jobId, now) {
+    async claim(jobId, now, from = ['queued']) {
       const [row] = await conn()
         .update(jobs)
         .set({
@@ -121,7 +121,7 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
           pagesDone: 0,
           attempts: sql`${jobs.attempts} + 1`,
         })
-        .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'queued')))
+        .where(and(eq(jobs.jobId, jobId), inArray(jobs.status, [...from])))
         .returning();
       return row ? jobRecord(row) : null;
     },

@@ -207,8 +207,11 @@ export interface JobsRepo {
   list(q: JobListQuery): Promise<PageOf<JobRecord>>;
   /** Sets fields of a job; with `whenStatus`, only while it is in one of those states. Whether a row changed. */
   update(jobId: string, set: JobChanges, whenStatus?: readonly string[]): Promise<boolean>;
-  /** Moves a queued job to processing, counting the attempt (pages_done back to 0); null when it is not queued. */
-  claim(jobId: string, now: string): Promise<JobRecord | null>;
+  /**
+   * Moves a queued job (or one in any of `from`) to processing, counting the attempt (pages_done back to 0);
+   * null when it is in none of them. A team server's claimer takes over a row a dead node left processing.
+   */
+  claim(jobId: string, now: string, from?: readonly string[]): Promise<JobRecord | null>;
   /** Takes back one counted attempt (never below 0): the work was stopped, it did not fail. */
   uncountAttempt(jobId: string): Promise<void>;
   /** Jobs left queued or processing, oldest first, all queued again. */

@@ -49,7 +49,7 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
         );
       }),
 
-    claim: (jobId, now) =>
+    claim: (jobId, now, from = ['queued']) =>
       gate.call(() => {
         const row = db
           .update(jobs)
@@ -60,7 +60,7 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
             pagesDone: 0,
             attempts: sql`${jobs.attempts} + 1`,
           })
-          .where(and(eq(jobs.jobId, jobId), eq(jobs.status, 'queued')))
+          .where(and(eq(jobs.jobId, jobId), inArray(jobs.status, [...from])))
           .returning()
           .get();
         return row ? jobRecord(row) : null;
