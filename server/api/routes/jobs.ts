@@ -115,10 +115,14 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
   );
 
+  // Read side by side: on a team server each is a round trip of its own, and followers read the job at every change.
   const jobStatus = async (jobId: string) => {
-    const job = await jobs.get(jobId);
-    const review = await store.jobs.reviewCounts(jobId);
-    return { ...job, review, review_progress: review.blocks, index: await deps.indexer.status(jobId) };
+    const [job, review, index] = await Promise.all([
+      jobs.get(jobId),
+      store.jobs.reviewCounts(jobId),
+      deps.indexer.status(jobId),
+    ]);
+    return { ...job, review, review_progress: review.blocks, index };
   };
 
   app.get(

@@ -43,8 +43,8 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
 
   /** The job as GET /jobs/{id} answers it, with its OCR pages. */
   async function view(jobId: string): Promise<JobView> {
-    const job = await row(jobId);
-    return jobView(job, await store.pages.ocrPages(jobId));
+    const [job, ocrPages] = await Promise.all([row(jobId), store.pages.ocrPages(jobId)]);
+    return jobView(job, ocrPages);
   }
 
   /**
