@@ -281,6 +281,7 @@ export function createJobRunner({
       // Said with the outcome, so that a slow document can be told from a slow database in the log.
       const saveFrom = performance.now();
       // Tried again while the database is unavailable: the pages read are kept until it is back.
+      let told = false;
       const saved = await persist(
         jobId,
         'save',
@@ -288,6 +289,12 @@ export function createJobRunner({
           // Another node may have taken the job while this one read it: it saves, not this one.
           if (!(await claim.heartbeat())) return false;
           const ready = await saveExtraction(store, jobId, out, isoNow(clock));
+          // Followers hear of the saved job before the task is closed: a node that dies in between leaves a
+          // task whose next claimer finds the job read and only closes it.
+          if (ready) {
+            watch.changed(jobId);
+            told = true;
+          }
           await claim.finish();
           if (ready)
             log.info(
@@ -303,7 +310,7 @@ export function createJobRunner({
         },
         gaveUp,
       );
-      if (saved) watch.changed(jobId);
+      if (saved && !told) watch.changed(jobId);
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
       if (unavailable(err)) {
