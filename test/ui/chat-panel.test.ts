@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { enc, json } from '../helpers/app.js';
 import { indexedJob } from '../helpers/chat-flow.js';
 import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { sendQuestion } from './helpers/chat-pane.js';
 import { useDesk } from './helpers/desk.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
@@ -75,12 +76,7 @@ async function openPanel(kind: Kind, reload = false): Promise<void> {
 async function ask(question: string) {
   if (await desk.page.locator('.panel.chat select.provider').count())
     await desk.page.selectOption('.panel.chat select.provider', 'extractive');
-  await desk.page.fill('.panel.chat textarea[name=question]', question);
-  await desk.page.click('.panel.chat button.ask');
-  const turn = desk.page
-    .locator('.panel.chat .turn')
-    .filter({ has: desk.page.locator('.question', { hasText: question }) })
-    .last();
+  const turn = await sendQuestion(desk.page, '.panel.chat', question);
   await expect.poll(() => turn.getAttribute('data-status'), LONG).toBe('complete');
   return turn;
 }

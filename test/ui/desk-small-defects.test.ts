@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listAll } from '../helpers/app.js';
+import { ingest, listAll } from '../helpers/app.js';
 import { makeManyBlocksPdf } from '../helpers/make-pdf.js';
 import { signIn } from './helpers/browser.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, readBlock } from './helpers/review.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
 // The smaller things a reviewer meets in the desk. The key form fits a 1280x720 window and reads
@@ -93,8 +94,7 @@ describe('smaller defects of the desk', () => {
   });
 
   it('tells the reviewer when "Flagged first" finds nothing flagged', async () => {
-    await desk.page.goto(`${desk.server.url}/#/jobs/${onePage}/review`);
-    await desk.page.waitForSelector('.review[data-loaded=true]');
+    await openReview(desk.page, desk.server, onePage);
     await desk.page.click('.review-toolbar button:has-text("Flagged first")');
     await expect.poll(() => desk.page.textContent('.toasts')).toContain('No block is flagged for low OCR confidence');
     expect(await desk.page.textContent('.toasts')).toContain('12 pending');
@@ -105,8 +105,7 @@ describe('smaller defects of the desk', () => {
   it("asks a one-page document for page 1's image only, never page 2's", async () => {
     const requests = recordRequests(desk.page);
     await desk.page.goto('about:blank');
-    await desk.page.goto(`${desk.server.url}/#/jobs/${onePage}/review`);
-    await desk.page.waitForSelector('.review[data-loaded=true]');
+    await openReview(desk.page, desk.server, onePage);
     await expect.poll(() => desk.page.textContent('.review-toolbar')).toContain('/ 1');
     await expect.poll(() => requests.some((u) => u.includes(`/jobs/${onePage}/pages/1/image`))).toBe(true);
     // The next page is asked for in the same step that shows page 1's image (page-view.ts), so once it is
@@ -127,7 +126,7 @@ describe('the audit trail after finalize', () => {
   beforeAll(async () => {
     jobId = (await ingest(desk.server, 'audit.pdf', await makeManyBlocksPdf(75))).job_id;
     const patch = async (id: string, reviewer: string, body: Record<string, unknown>) => {
-      const b = await json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+      const b = await readBlock(desk.server, jobId, id);
       const res = await desk.server.call('PATCH', `/jobs/${jobId}/blocks/${id}`, {
         json: { version: b.version, ...body },
         headers: { 'x-reviewer': reviewer },
@@ -153,6 +152,9 @@ describe('the audit trail after finalize', () => {
     await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/audit${query}`);
     await desk.page.waitForSelector('.audit[data-loaded=true]');
   }
+  /** The entities whose cards the audit shows, in its order. */
+  const timelineEntities = () =>
+    desk.page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')));
 
   it('folds the auto-approvals of finalize into one card per kind, items opened on demand', async () => {
     await openAudit();
@@ -174,28 +176,14 @@ describe('the audit trail after finalize', () => {
   it('filters by action, reviewer, page and words, on the server', async () => {
     await openAudit();
     await desk.page.selectOption('.audit .filter-action', 'rejected');
-    await expect
-      .poll(() =>
-        desk.page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity'))),
-      )
-      .toEqual(['b2']);
+    await expect.poll(() => timelineEntities()).toEqual(['b2']);
     await desk.page.selectOption('.audit .filter-action', '');
     await desk.page.fill('.audit .filter-reviewer', 'alice');
     await desk.page.press('.audit .filter-reviewer', 'Enter');
-    await expect
-      .poll(() =>
-        desk.page
-          .locator('.timeline[data-entity]')
-          .evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')).sort()),
-      )
-      .toEqual(['b40', 'b41']);
+    await expect.poll(async () => (await timelineEntities()).sort()).toEqual(['b40', 'b41']);
     await desk.page.fill('.audit .filter-text', 'PRINTED copy');
     await desk.page.press('.audit .filter-text', 'Enter');
-    await expect
-      .poll(() =>
-        desk.page.locator('.timeline[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity'))),
-      )
-      .toEqual(['b41']);
+    await expect.poll(() => timelineEntities()).toEqual(['b41']);
     await desk.page.fill('.audit .filter-text', 'no such words anywhere');
     await desk.page.press('.audit .filter-text', 'Enter');
     await expect.poll(() => desk.page.textContent('.audit .timelines')).toContain('No change matches these filters.');
@@ -208,9 +196,7 @@ describe('the audit trail after finalize', () => {
       .poll(() => desk.page.locator('.timeline.bulk .bulk-title').allTextContents())
       .toContain('29 blocks auto-approved at finalize');
     // Chunks spanning page 1 are there too: folded when three or more, else a card each, named by their text.
-    const items = await desk.page
-      .locator('.timeline[data-entity]')
-      .evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')));
+    const items = await timelineEntities();
     const chunkCards = items.filter((id) => id !== 'b2');
     expect(items).toContain('b2');
     if (pageOneChunks.length < 3) expect(chunkCards.sort()).toEqual([...pageOneChunks].sort());

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { ingest } from '../helpers/app.js';
 import { makePptx, makeXlsx } from '../helpers/make-office.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 const shots = screenshotDir('formats-desk');
 const desk = useDesk({ timeout: 300_000 });
 
-async function openReview(jobId: string): Promise<void> {
+async function openJob(jobId: string): Promise<void> {
   await desk.page.goto('about:blank');
-  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/review`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
+  await openReview(desk.page, desk.server, jobId);
 }
 
 describe('spreadsheets and slides in the desk', () => {
@@ -26,7 +26,7 @@ describe('spreadsheets and slides in the desk', () => {
       },
     ]);
     const job = await ingest(desk.server, 'sales.xlsx', data);
-    await openReview(job.job_id);
+    await openJob(job.job_id);
     const rows = desk.page.locator('.vlist .block-row');
     await expect.poll(() => rows.count()).toBe(2);
     const table = rows.nth(1);
@@ -43,7 +43,7 @@ describe('spreadsheets and slides in the desk', () => {
       { title: 'Closing', text: 'Thank you.' },
     ]);
     const job = await ingest(desk.server, 'talk.pptx', data);
-    await openReview(job.job_id);
+    await openJob(job.job_id);
     const rows = desk.page.locator('.vlist .block-row');
     await expect.poll(() => rows.count()).toBe(5);
     const texts = await rows.allTextContents();

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fixturesDir, ingest, listPage } from '../helpers/app.js';
 import { signIn, watchedTab } from './helpers/browser.js';
 import { useDeskBrowser } from './helpers/desk.js';
+import { selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The desk on a scanned PDF read by the real OCR: the rendered page image under the block boxes and the
@@ -81,7 +82,7 @@ describe('a scanned document on a server with page images and OCR confidence', (
     await page.keyboard.press('q');
     for (const [i, b] of flagged.entries()) {
       if (i) await page.keyboard.press('j');
-      expect(await page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe(b.block_id);
+      expect(await selectedBlock(page)).toBe(b.block_id);
       expect(await page.locator('.vlist .block-row.selected .conf.flagged').count()).toBe(1);
     }
     expect(await page.locator('.page-sheet .box.flagged').count()).toBe(flagged.length);

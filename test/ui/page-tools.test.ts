@@ -5,6 +5,7 @@ import { ingest, json, listPage } from '../helpers/app.js';
 import { makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { deskPage } from './helpers/browser.js';
 import { useDeskBrowser } from './helpers/desk.js';
+import { type BBox, drawnBoxes, openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The page side of the desk, as a reviewer uses it: zoom (keys, buttons, Ctrl+wheel) and pan by dragging
@@ -33,30 +34,17 @@ const desk = useDeskBrowser({
   timeout: 300_000,
 });
 
-type BBox = { x0: number; y0: number; x1: number; y1: number };
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  page: number;
-  bbox: BBox | null;
-  type: string;
-};
+type Block = ReviewBlock & { bbox: BBox | null; type: string };
 
-const block = async (jobId: string, id: string): Promise<Block> =>
-  json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+const block = (jobId: string, id: string) => readBlock<Block>(desk.server, jobId, id);
 /** A page's blocks (fewer than 500). */
 async function blocksOn(jobId: string, page: number): Promise<Block[]> {
   return (await listPage(desk.server, `/jobs/${jobId}/blocks?page=${page}&limit=500`)).items;
 }
-const selected = (tab: Page) => tab.locator('.vlist .block-row.selected').getAttribute('data-block');
 
 /** Opens the desk on a job (at a block or page when given) and waits for the page image and its boxes. */
 async function openDesk(tab: Page, jobId: string, query = ''): Promise<void> {
-  await tab.goto(`${desk.server.url}/#/jobs/${jobId}/review${query}`);
-  await tab.waitForSelector('.review[data-loaded=true]');
+  await openReview(tab, desk.server, jobId, query);
   await imageDrawn(tab);
 }
 
@@ -75,24 +63,6 @@ async function imageDrawn(tab: Page): Promise<void> {
     undefined,
     { polling: 100, timeout: 60_000 },
   );
-}
-
-/** Each drawn box as fractions of the drawn page image, by block id. */
-function drawnBoxes(tab: Page): Promise<Record<string, BBox>> {
-  return tab.evaluate(() => {
-    const img = document.querySelector('.review .page-image')!.getBoundingClientRect();
-    const out: Record<string, { x0: number; y0: number; x1: number; y1: number }> = {};
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('.review .page-sheet .box'))) {
-      const r = el.getBoundingClientRect();
-      out[el.dataset.block ?? ''] = {
-        x0: (r.left - img.left) / img.width,
-        y0: (r.top - img.top) / img.height,
-        x1: (r.right - img.left) / img.width,
-        y1: (r.bottom - img.top) / img.height,
-      };
-    }
-    return out;
-  });
 }
 
 const zoom = (tab: Page) => tab.getAttribute('.page-scroll', 'data-zoom');
@@ -196,7 +166,7 @@ describe('zoom and pan', () => {
     expect(Math.abs(after.fy - before.fy)).toBeLessThan(0.005);
 
     // Dragging pans, even when the press lands on a box, and selects nothing.
-    const chosen = await selected(tab);
+    const chosen = await selectedBlock(tab);
     // From the middle of what can be scrolled, so the drag has room both ways.
     await tab.evaluate(() => {
       const s = document.querySelector<HTMLElement>('.page-scroll')!;
@@ -229,14 +199,14 @@ describe('zoom and pan', () => {
     const s4 = await scroller(tab);
     expect(s3.left - s4.left).toBeGreaterThan(100);
     expect(s3.top - s4.top).toBeGreaterThan(75);
-    expect(await selected(tab)).toBe(chosen);
+    expect(await selectedBlock(tab)).toBe(chosen);
     await shot(tab, shots, '2-zoom-250-panned');
 
     // A plain click still selects the box under it.
     const target = tab.locator('.page-sheet .box:not(.selected)').first();
     const targetId = await target.getAttribute('data-block');
     await target.click();
-    await expect.poll(() => selected(tab)).toBe(targetId);
+    await expect.poll(() => selectedBlock(tab)).toBe(targetId);
 
     // 0 fits the page again; - goes below fit, where the sheet is centred; the buttons step too.
     await tab.locator('.vlist').focus();
@@ -271,7 +241,7 @@ describe('the selected block beside the list', () => {
   it("shows the selected block's region cut from the page image, and follows the selection and the editor", async () => {
     const { page: tab, logs } = await deskPage(desk.browser, desk.server);
     await openDesk(tab, structuredId);
-    const first = await selected(tab);
+    const first = await selectedBlock(tab);
     await expect.poll(() => tab.getAttribute('.region-crop', 'data-block')).toBe(first);
     expect(await tab.isVisible('.region-crop canvas')).toBe(true);
     /** The crop's shape and how much of it is ink. */
@@ -308,7 +278,7 @@ describe('the selected block beside the list', () => {
     };
     const f1 = await check(first!);
     await tab.keyboard.press('j');
-    const second = await selected(tab);
+    const second = await selectedBlock(tab);
     expect(second).not.toBe(first);
     await expect.poll(() => tab.getAttribute('.region-crop', 'data-block')).toBe(second);
     const f2 = await check(second!);
@@ -375,7 +345,7 @@ describe('page thumbnails', () => {
     await thumb(3).click();
     await expect.poll(() => tab.textContent('.page-caption')).toBe('Page 3');
     const p3 = await onPage(3);
-    await expect.poll(() => selected(tab)).toBe(p3[0]!.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(p3[0]!.block_id);
     await expect.poll(() => thumb(3).getAttribute('class')).toContain('current');
     // Reject one block of page 3: its thumbnail counts it.
     await tab.locator('.vlist').focus();
@@ -418,7 +388,7 @@ describe('re-read a region', () => {
     const para = blocks.find((b) => b.text.startsWith(STRUCTURED_PDF.paragraphs[0]!.text.slice(0, 30)))!;
     expect(para?.bbox).toBeTruthy();
     await openDesk(tab, rereadId, `?block=${para.block_id}`);
-    await expect.poll(() => selected(tab)).toBe(para.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(para.block_id);
     const box = para.bbox!;
 
     /** Drags a region over the page from one page point to another (in points). */
@@ -509,7 +479,7 @@ describe('re-read a region', () => {
     await expect.poll(async () => (await block(rereadId, para.block_id)).edited_text).toBe(offered);
     await tab.reload();
     await tab.waitForSelector('.review[data-loaded=true]');
-    await expect.poll(() => selected(tab)).toBe(para.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(para.block_id);
     await expect
       .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
       .toBe(offered);

@@ -6,6 +6,7 @@ import { onePagePdf } from '../helpers/make-pdf.js';
 import { textThenScanPdf } from '../helpers/make-scan.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Filters by confidence: the desk's confidence filter (below 80%, below 50%, read by OCR, not
@@ -112,11 +113,10 @@ const listRows = () =>
   desk.page
     .locator('.vlist .block-row[data-block]')
     .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const selected = () => selectedBlock(desk.page);
 
 beforeAll(async () => {
-  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/review`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
+  await openReview(desk.page, desk.server, jobId);
 });
 
 describe('the confidence filter', () => {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listPage } from '../helpers/app.js';
+import { ingest, listPage } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Conflicting edits in the review desk, in Debian's chromium against the real server on a generated PDF:
@@ -17,9 +18,8 @@ const desk = useDesk({
   },
 });
 
-type Block = { block_id: string; version: number; text: string; edited_text: string | null; status: string };
-const block = async (id: string): Promise<Block> => json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const block = (id: string) => readBlock(desk.server, jobId, id);
+const selected = () => selectedBlock(desk.page);
 const dialog = () => desk.page.locator('dialog.conflict[open]');
 const marks = (side: 'mine' | 'theirs', tag: 'ins' | 'del') =>
   desk.page.locator(`dialog.conflict .conflict-side.${side} .conflict-text ${tag}`).allTextContents();
@@ -39,8 +39,7 @@ async function editTo(text: string): Promise<void> {
 beforeAll(async () => {
   await desk.page.fill('input.reviewer', 'ada');
   await desk.page.press('input.reviewer', 'Enter');
-  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/review`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
+  await openReview(desk.page, desk.server, jobId);
 });
 
 describe('the conflict dialog', () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { fixturesDir, json, listPage } from '../helpers/app.js';
 import { startServerWithModel, TEST_MODEL } from '../helpers/embed-flow.js';
 import { useDesk } from './helpers/desk.js';
+import { selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // End to end in Debian's chromium against the real server (real SQLite, real worker pool) on a real PDF:
@@ -27,7 +28,7 @@ const blockAt = async (n: number) => {
     status: string;
   };
 };
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const selected = () => selectedBlock(desk.page);
 
 describe('the review desk in a browser', () => {
   it('asks for the API key once per tab', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ingest, json, listPage } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { useDesk } from './helpers/desk.js';
+import { selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Finalizing from the review desk, in Debian's chromium against the real server on generated PDFs:
@@ -111,7 +112,7 @@ describe('a finalized job in the desk', () => {
     expect(await desk.page.locator('.review-toolbar .approve-all').isDisabled()).toBe(true);
     expect(await desk.page.locator('.review-toolbar .approve-page').isDisabled()).toBe(true);
     await desk.page.keyboard.press('j');
-    await expect.poll(() => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe('b2');
+    await expect.poll(() => selectedBlock(desk.page)).toBe('b2');
     await shot(desk.page, shots, '4-read-only-desk');
     expect(desk.requests.slice(sent).filter((u) => /\/blocks\/(b\d+|review|undo)$/.test(u))).toEqual([]);
     expect(JSON.stringify((await listPage(desk.server, `/jobs/${doneId}/blocks?limit=500`)).items)).toBe(before);

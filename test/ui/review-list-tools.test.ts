@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, listAll } from '../helpers/app.js';
+import { fixturesDir, ingest, listAll } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The review list's tools, as reviewers know them from other review tools, in Debian's chromium against the
@@ -21,19 +22,11 @@ const desk = useDesk({
   },
 });
 
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  reviewer_note: string | null;
-  flagged?: boolean;
-};
-const block = async (id: string): Promise<Block> => json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+type Block = ReviewBlock & { reviewer_note: string | null; flagged?: boolean };
+const block = (id: string) => readBlock<Block>(desk.server, jobId, id);
 const ids = async (job = jobId) => (await listAll(desk.server, `/jobs/${job}/blocks`)).map((b) => b.block_id as string);
 const effective = (b: Block) => b.edited_text ?? b.text;
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const selected = () => selectedBlock(desk.page);
 const row = (id: string) => desk.page.locator(`.vlist .block-row[data-block="${id}"]`);
 const toasts = () => desk.page.textContent('.toasts');
 const progressText = () => desk.page.textContent('.review-progress .progress-text');
@@ -44,8 +37,7 @@ const listRows = () =>
 const sentence = manyBlocksSentence;
 
 async function openDesk(job = jobId): Promise<void> {
-  await desk.page.goto(`${desk.server.url}/#/jobs/${job}/review`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
+  await openReview(desk.page, desk.server, job);
 }
 
 /** Selects paragraph n by finding its number, as a reviewer would, then gives the keys back to the list. */

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listPage } from '../helpers/app.js';
+import { ingest, listPage } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { useDesk } from './helpers/desk.js';
+import { readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Finding one's place again in the review desk, in Debian's chromium against the real
@@ -19,9 +20,8 @@ const desk = useDesk({
   },
 });
 
-const block = async (id: string) =>
-  json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`)) as Promise<{ status: string; version: number }>;
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const block = (id: string) => readBlock(desk.server, jobId, id);
+const selected = () => selectedBlock(desk.page);
 const focused = () => desk.page.evaluate(() => document.activeElement?.className ?? '');
 const b = (n: number) => `b${n}`;
 

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, listAll } from '../helpers/app.js';
+import { fixturesDir, ingest, listAll } from '../helpers/app.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Tables in the desk: a table block reads as a table in the list (never as "| | |"
@@ -31,15 +32,8 @@ const desk = useDesk({
   timeout: 300_000,
 });
 
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  table: { rows: string[][]; header_rows: number } | null;
-};
-const block = async (id: string): Promise<Block> => json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+type Block = ReviewBlock & { table: { rows: string[][]; header_rows: number } | null };
+const block = (id: string) => readBlock<Block>(desk.server, jobId, id);
 const row = (id: string) => desk.page.locator(`.vlist .block-row[data-block="${id}"]`);
 const cell = (r: number, c: number) =>
   desk.page.locator(`.block-row.editing input.grid-cell[data-r="${r}"][data-c="${c}"]`);
@@ -52,9 +46,8 @@ const gridValues = () =>
 async function openAt(id: string): Promise<void> {
   // A full load each time: a hash change alone would leave the old desk's element to be waited on.
   await desk.page.goto('about:blank');
-  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/review?block=${id}`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
-  await expect.poll(() => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe(id);
+  await openReview(desk.page, desk.server, jobId, `?block=${id}`);
+  await expect.poll(() => selectedBlock(desk.page)).toBe(id);
 }
 
 async function typeInto(r: number, c: number, text: string): Promise<void> {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest, json, listAll, listPage } from '../helpers/app.js';
 import { makeManyBlocksPdf, MANY_BLOCKS_PER_PAGE } from '../helpers/make-pdf.js';
 import { useDesk } from './helpers/desk.js';
+import { openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The desk must never lose a reviewer's work: undo gives back exactly what was there (never a blank
@@ -21,22 +22,13 @@ const desk = useDesk({
   page: { acceptDownloads: true },
 });
 
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  page: number;
-};
-const block = async (id: string): Promise<Block> => json(await desk.server.call('GET', `/jobs/${jobId}/blocks/${id}`));
-const selected = () => desk.page.locator('.vlist .block-row.selected').getAttribute('data-block');
+const block = (id: string) => readBlock(desk.server, jobId, id);
+const selected = () => selectedBlock(desk.page);
 const rowText = (id: string) => desk.page.locator(`.vlist .block-row[data-block="${id}"] .row-text`).textContent();
 const counts = () => desk.page.textContent('.review-toolbar .counts');
 
 async function openDesk(): Promise<void> {
-  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/review`);
-  await desk.page.waitForSelector('.review[data-loaded=true]');
+  await openReview(desk.page, desk.server, jobId);
 }
 
 beforeAll(async () => {
@@ -61,7 +53,7 @@ describe("the desk keeps the reviewer's work", () => {
   it('approves a page with Shift+A in one request and undoes it: every block keeps its text', async () => {
     await desk.page.keyboard.press('k');
     await expect.poll(() => selected()).toBe('b1');
-    const before = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=1`)) as Block[];
+    const before = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=1`)) as ReviewBlock[];
     const sent = desk.requests.length;
     await desk.page.keyboard.press('Shift+A');
     await expect
@@ -75,7 +67,7 @@ describe("the desk keeps the reviewer's work", () => {
     expect(calls.filter((u) => /\/blocks\/b\d+$/.test(u))).toEqual([]);
     await desk.page.keyboard.press('u');
     await expect.poll(() => counts()).toMatch(new RegExp(`^${BLOCKS} pending`));
-    const after = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=1`)) as Block[];
+    const after = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=1`)) as ReviewBlock[];
     expect(after.map((b) => [b.block_id, b.status, b.edited_text, b.text])).toEqual(
       before.map((b) => [b.block_id, 'pending', null, b.text]),
     );
@@ -141,12 +133,10 @@ describe("the desk keeps the reviewer's work", () => {
   it('saves an empty block when the reviewer confirms it, as an edit that undoes, survives a reload and leaves the export', async () => {
     // A job of its own: it is finalized at the end to be exported.
     const small = (await ingest(desk.server, 'blank-one.pdf', await makeManyBlocksPdf(MANY_BLOCKS_PER_PAGE))).job_id;
-    const get = async (id: string): Promise<Block> =>
-      json(await desk.server.call('GET', `/jobs/${small}/blocks/${id}`));
+    const get = (id: string) => readBlock(desk.server, small, id);
     const smallRow = (id: string) => desk.page.locator(`.vlist .block-row[data-block="${id}"]`);
     try {
-      await desk.page.goto(`${desk.server.url}/#/jobs/${small}/review`);
-      await desk.page.waitForSelector('.review[data-loaded=true]');
+      await openReview(desk.page, desk.server, small);
       await expect.poll(() => selected()).toBe('b1');
       await desk.page.keyboard.press('j');
       await desk.page.keyboard.press('j');
@@ -225,8 +215,7 @@ describe("the desk keeps the reviewer's work", () => {
     const patchOfB1 = `**/jobs/${own}/blocks/b1`;
     const fixed = 'Saved while the reviewer moved on.';
     try {
-      await desk.page.goto(`${desk.server.url}/#/jobs/${own}/review`);
-      await desk.page.waitForSelector('.review[data-loaded=true]');
+      await openReview(desk.page, desk.server, own);
       await expect.poll(() => selected()).toBe('b1');
       await desk.page.keyboard.press('e');
       await desk.page.waitForSelector('.block-row.editing textarea:focus');
@@ -256,7 +245,7 @@ describe("the desk keeps the reviewer's work", () => {
       await desk.page.keyboard.press('j');
       release();
       await expect.poll(() => selected()).toBe('b2');
-      const b1 = (await json(await desk.server.call('GET', `/jobs/${own}/blocks/b1`))) as Block;
+      const b1 = await readBlock(desk.server, own, 'b1');
       expect(b1).toMatchObject({ status: 'edited', edited_text: fixed });
       await expect
         .poll(() => desk.page.locator('.vlist .block-row[data-block="b1"] .row-text').textContent())
@@ -400,7 +389,7 @@ describe("the desk keeps the reviewer's work", () => {
     await desk.page.fill('.review-toolbar .page-input', '2');
     await desk.page.press('.review-toolbar .page-input', 'Enter');
     await expect.poll(() => selected()).toBe(`b${MANY_BLOCKS_PER_PAGE + 1}`);
-    const kept = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=2`)) as Block[];
+    const kept = (await listAll(desk.server, `/jobs/${jobId}/blocks?page=2`)) as ReviewBlock[];
     for (const b of kept.slice(0, 8)) {
       await expect.poll(() => rowText(b.block_id)).toBe(b.edited_text ?? b.text);
       expect(await desk.page.getAttribute(`.vlist .block-row[data-block="${b.block_id}"]`, 'class')).toContain(
