@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll } from '../helpers/app.js';
 import { exportedMarkdown, finalizedExport } from '../helpers/job-flow.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Split, merge and move: what the server keeps, the audit, undo of the whole operation, the chunks and the
 // exported document must all agree, and no words may be lost or doubled on the way.
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 /** Paragraphs with words of their own, so each block can be found in the export. */
 const doc = (n: number) =>

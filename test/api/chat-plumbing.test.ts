@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { json, listAll, startServer } from '../helpers/app.js';
 import {
   chat,
   chatStream,
@@ -10,17 +10,18 @@ import {
   waitForTurn,
 } from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { useServer } from '../helpers/use-server.js';
 
 // stories260K tells stories and answers nothing: here it only proves loading, streaming and cancelling
 // through the real llama host. Answers that must be right are in chat.test.ts with SmolLM2.
-let server: TestServer;
+const server = useServer(() =>
+  startServer({ settings: { embedding_model: TEST_MODEL, chat_model: STORIES, llm_threads: 1 } }),
+);
 let jobId: string;
 beforeAll(async () => {
-  server = await startServer({ settings: { embedding_model: TEST_MODEL, chat_model: STORIES, llm_threads: 1 } });
   await installChatModel(server.dataDir, STORIES);
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
 });
-afterAll(async () => server.close());
 
 describe('chat plumbing: streaming, cancellation, the extractive provider', () => {
   it('streams sources first, then tokens, then done with the stored answer', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { json, listAll, startServer } from '../helpers/app.js';
 import {
   chat,
   chatStream,
@@ -10,16 +10,13 @@ import {
   waitForTurn,
 } from '../helpers/chat-flow.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The real SmolLM2-135M-Instruct (Q4_1, from its PyPI wheel) through the real llama host. Answers are
 // greedy (temperature 0), so they are the same on every run; max_tokens stays small for 2 shared cores.
-let server: TestServer;
+const server = useServer(() => startServer({ settings: { embedding_model: TEST_MODEL, llm_threads: 1 } }));
 let jobId: string;
 let chunkOf: (section: string) => string;
-beforeAll(async () => {
-  server = await startServer({ settings: { embedding_model: TEST_MODEL, llm_threads: 1 } });
-});
-afterAll(async () => server.close());
 
 const health = async () => {
   const res = await server.call('GET', '/health');

@@ -5,16 +5,13 @@
  * export; CSV told from prose by content; and a CSV of more rows than max_sheet_rows failing as a job.
  */
 import { strFromU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, listAll, startServer } from '../helpers/app.js';
 import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { bigCsv, csvOpenQuote } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { max_sheet_rows: 5000 } });
-});
-afterAll(async () => server.close());
+const server = useServer(() => startServer({ settings: { max_sheet_rows: 5000 } }));
 
 async function tableOf(name: string, data: Uint8Array) {
   const job = await ingest(server, name, data);

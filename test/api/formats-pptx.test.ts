@@ -5,16 +5,15 @@
  * more slides than max_pages fail as jobs with their codes.
  */
 import { strFromU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { ingest, json, listAll, startServer } from '../helpers/app.js';
 import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { makePptx, pptxZipBomb } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_pages: 20 } });
-});
-afterAll(async () => server.close());
+const server = useServer(() =>
+  startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_pages: 20 } }),
+);
 
 const failedJob = (name: string, data: Uint8Array, code: string) => failedUpload(server, name, data, code, 'pptx');
 

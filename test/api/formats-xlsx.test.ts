@@ -5,17 +5,16 @@
  * inflates past the part limit and a sheet whose grid is too big fail as jobs with their codes.
  */
 import { strFromU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, listAll, startServer } from '../helpers/app.js';
 import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { makeXlsx, xlsxDiagonal, xlsxZipBomb } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  // A small part limit keeps the bomb quick; the default limits are tested in formats-hostile.test.ts.
-  server = await startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_sheet_cells: 100_000 } });
-});
-afterAll(async () => server.close());
+// A small part limit keeps the bomb quick; the default limits are tested in formats-hostile.test.ts.
+const server = useServer(() =>
+  startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_sheet_cells: 100_000 } }),
+);
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
 

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll, listPage } from '../helpers/app.js';
 import { exportedMarkdown, finalizedExport } from '../helpers/job-flow.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { useServer } from '../helpers/use-server.js';
 
 // What a reviewer's corrections and undos leave behind: the block the server keeps, the audit trail and
 // the exported document must agree, and nothing the machine read may go blank on the way.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 /** Paragraphs with words of their own, so each block's text can be found in the export. */
 const doc = (n: number) =>
