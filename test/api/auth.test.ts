@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/app.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  // Every route is tried with wrong keys from one address: far past the default 10 a minute, whose
-  // 429s test/api/keys-rate-limit.test.ts checks.
-  server = await startServer({ settings: { auth_failures_per_minute: 100_000 } });
-});
-afterAll(async () => server.close());
+// Every route is tried with wrong keys from one address: far past the default 10 a minute, whose
+// 429s test/api/keys-rate-limit.test.ts checks.
+const server = useServer(() => startServer({ settings: { auth_failures_per_minute: 100_000 } }));
 
 const concrete = (url: string) => url.replace(/:(\w+)/g, 'x-$1');
 

@@ -1,16 +1,12 @@
-import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll } from '../helpers/app.js';
+import { exportedMarkdown, finalizedExport } from '../helpers/job-flow.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Split, merge and move: what the server keeps, the audit, undo of the whole operation, the chunks and the
 // exported document must all agree, and no words may be lost or doubled on the way.
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 /** Paragraphs with words of their own, so each block can be found in the export. */
 const doc = (n: number) =>
@@ -51,16 +47,7 @@ const undo = (jobId: string, items: unknown[]) =>
 const staleChunks = async (jobId: string) =>
   (await listAll(server, `/jobs/${jobId}/chunks`)).filter((c) => c.stale).length;
 
-async function exportedDocument(jobId: string): Promise<string> {
-  const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
-    json: { finalize_policy: 'auto_approve_pending' },
-  });
-  expect(fin.status).toBe(200);
-  const res = await server.call('GET', `/jobs/${jobId}/export`);
-  expect(res.status).toBe(200);
-  const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-  return strFromU8(Object.entries(files).find(([name]) => name.endsWith('document.md'))![1]);
-}
+const exportedDocument = async (jobId: string) => exportedMarkdown(await finalizedExport(server, jobId));
 
 describe('split', () => {
   it('cuts a block in two right after itself, keeps the status, marks chunks stale, and undo of either part restores it whole', async () => {

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, json, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, json } from '../helpers/app.js';
 import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { useServer } from '../helpers/use-server.js';
 
 // POST /bots/{id}/documents/upload over HTTP against the real server and real MiniLM embeddings: a file sent
 // from a client becomes the bot's document, searchable on its own or held for review, checked as POST /jobs.
 
-let server: TestServer;
 const MAX_BYTES = 64 * 1024;
-
-beforeAll(async () => {
-  server = await startServerWithModel({ max_upload_bytes: MAX_BYTES });
-});
-afterAll(async () => server?.close());
+const server = useServer(() => startServerWithModel({ max_upload_bytes: MAX_BYTES }));
 
 const newBot = async () =>
   (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id as string;

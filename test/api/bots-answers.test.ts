@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_NOT_FOUND_ANSWER } from '../../server/core/bots/bot-chat.js';
-import { json, tempDir, type TestServer } from '../helpers/app.js';
-import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { json, type TestServer } from '../helpers/app.js';
+import { addBotDocument, topicsRoot } from '../helpers/bot-flow.js';
+import { startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, readJson, type LoopbackServer } from '../helpers/loopback-server.js';
 import { sseRequest } from '../helpers/sse.js';
 
@@ -33,8 +33,7 @@ beforeAll(async () => {
       );
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
   });
-  root = tempDir('lectern-bot-answers-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  root = topicsRoot('lectern-bot-answers-');
   server = await startServerWithModel({
     document_roots: [root],
     allowed_private_hosts: [new URL(ollama.url).host],
@@ -52,13 +51,7 @@ async function newBot(body: Record<string, unknown> = {}): Promise<string> {
   return (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' }, ...body } })))
     .bot_id;
 }
-async function addTopics(bot: string): Promise<string> {
-  const added = await json(
-    await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-  );
-  expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
-  return added.job_id;
-}
+const addTopics = (bot: string) => addBotDocument(server, bot, join(root, 'topics.md'));
 const newChat = async (bot = botId): Promise<string> =>
   (await json(await server.call('POST', `/bots/${bot}/chats`))).chat_id;
 const ask = (chat: string, body: Record<string, unknown>, bot = botId) =>

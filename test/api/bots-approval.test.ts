@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, tempDir, type TestServer } from '../helpers/app.js';
-import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { json, type TestServer } from '../helpers/app.js';
+import { addBotDocument, topicsRoot } from '../helpers/bot-flow.js';
+import { startServerWithModel } from '../helpers/embed-flow.js';
 
 // A bot's answers can be held for approval as a job chat's are: one conversation model, one resume.
 
@@ -10,14 +10,10 @@ let server: TestServer;
 let botId = '';
 
 beforeAll(async () => {
-  const root = tempDir('lectern-bot-approval-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  const root = topicsRoot('lectern-bot-approval-');
   server = await startServerWithModel({ document_roots: [root] });
   botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id;
-  const added = await json(
-    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-  );
-  await waitForIngest(server, added.job_id);
+  await addBotDocument(server, botId, join(root, 'topics.md'));
 });
 afterAll(async () => {
   await server?.close();

@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, listAll, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { TEST_MODEL, TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
-import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
+import { json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { topicsRoot } from '../helpers/bot-flow.js';
+import { TEST_MODEL, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { type RedirectToPrivate, startRedirectToPrivate } from '../helpers/loopback-server.js';
 import { STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { startMediaWikiServer, WIKI_PAGES, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { ensureTestModels } from '../helpers/test-models.js';
@@ -16,31 +17,26 @@ import { startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-s
 let server: TestServer;
 let web: WebPagesServer;
 let wiki: MediaWikiServer;
-let privateListener: LoopbackServer;
-let redirector: LoopbackServer;
 let root = '';
 const MAX_FOLDER_FILES = 3;
+/** A listener the policy does not allow, and an allowed site that redirects to it. */
+let toPrivate: RedirectToPrivate;
 const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
   [web, wiki] = await Promise.all([startWebPagesServer(), startMediaWikiServer()]);
-  privateListener = await listenOnLoopback((_req, res) => res.end('private'));
-  redirector = await listenOnLoopback((_req, res) => {
-    res.writeHead(302, { location: `${privateListener.url}/inside` });
-    res.end();
-  });
-  root = tempDir('lectern-bot-docs-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  toPrivate = await startRedirectToPrivate();
+  root = topicsRoot('lectern-bot-docs-');
   server = await startServerWithModel({
     document_roots: [root],
     max_folder_files: MAX_FOLDER_FILES,
-    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(redirector.url)],
+    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(toPrivate.redirector.url)],
     encyclopedia_url: wiki.apiUrl,
   });
 });
 afterAll(async () => {
   await server?.close();
-  await Promise.all([web?.close(), wiki?.close(), privateListener?.close(), redirector?.close()]);
+  await Promise.all([web?.close(), wiki?.close(), toPrivate?.close()]);
 });
 
 const newBot = async (body: Record<string, unknown> = {}) =>
@@ -124,7 +120,7 @@ describe('links read by their own extractors', () => {
 
   it('answers 502 LINK_FETCH_FAILED listing every link with its reason when none could be read, adding nothing', async () => {
     const botId = await newBot();
-    const links = [`${redirector.url}/go`, `${web.url}/missing`, `${web.url}/loop`, `${web.url}/anim.gif`];
+    const links = [`${toPrivate.redirector.url}/go`, `${web.url}/missing`, `${web.url}/loop`, `${web.url}/anim.gif`];
     const res = await server.call('POST', `/bots/${botId}/documents/link`, { json: { links } });
     expect(res.status).toBe(502);
     const { error } = await json(res);
@@ -140,7 +136,7 @@ describe('links read by their own extractors', () => {
     // The 404 and the redirect loop say which they are.
     expect(error.details.documents[1].error.message).toMatch(/404/);
     expect(error.details.documents[2].error.message).toMatch(/redirect/i);
-    expect(privateListener.connections()).toBe(0);
+    expect(toPrivate.privateListener.connections()).toBe(0);
     expect(await json(await server.call('GET', `/bots/${botId}`))).toMatchObject({ documents: 0, document_list: [] });
   });
 });

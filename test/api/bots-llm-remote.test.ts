@@ -1,11 +1,12 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, tempDir, type TestServer } from '../helpers/app.js';
-import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
-import { TOPICS_MD, startServerWithModel } from '../helpers/embed-flow.js';
+import { json, type TestServer } from '../helpers/app.js';
+import { addBotDocument, topicsRoot } from '../helpers/bot-flow.js';
+import { startChatServer } from '../helpers/chat-servers.js';
+import { startServerWithModel } from '../helpers/embed-flow.js';
 import { listenOnLoopback, readJson, type LoopbackServer } from '../helpers/loopback-server.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 import { sseRequest } from '../helpers/sse.js';
 
 // Bots answering through a remote provider of the OpenAI protocol, over HTTP: a real chat server on
@@ -15,7 +16,7 @@ import { sseRequest } from '../helpers/sse.js';
 
 const KEY = 'sk-bots-remote';
 let server: TestServer;
-let openai: ChatProtocolServer;
+let openai: ProviderServer;
 /** Streams one piece of an answer, then drops the connection: a provider failing mid-stream. */
 let breaking: LoopbackServer & { requests: number };
 let botId = '';
@@ -25,17 +26,6 @@ async function newBot(body: Record<string, unknown>): Promise<string> {
   const res = await server.call('POST', '/bots', { json: body });
   expect(res.status).toBe(200);
   return (await json(res)).bot_id as string;
-}
-
-async function addTopics(id: string, root: string): Promise<void> {
-  const added = await json(
-    await server.call('POST', `/bots/${id}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-  );
-  const end = Date.now() + 120_000;
-  while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
-    if (Date.now() > end) throw new Error('the document never became searchable');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const newChat = async (id: string) => (await json(await server.call('POST', `/bots/${id}/chats`))).chat_id as string;
@@ -56,8 +46,7 @@ beforeAll(async () => {
   breaking = Object.assign(b, { requests: 0 });
   // A bot stores no provider key: it comes from the environment, read when the server starts.
   process.env.OPENAI_API_KEY = KEY;
-  const root = tempDir('lectern-bot-remote-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  const root = topicsRoot('lectern-bot-remote-');
   server = await startServerWithModel({
     document_roots: [root],
     allowed_private_hosts: [new URL(openai.url).host, new URL(breaking.url).host],
@@ -67,12 +56,12 @@ beforeAll(async () => {
     prompt_template: 'You are a science tutor.',
     llm: { provider: 'openai', model: 'gpt-local', base_url: openai.url },
   });
-  await addTopics(botId, root);
+  await addBotDocument(server, botId, join(root, 'topics.md'));
   const brokenBot = await newBot({
     name: 'Broken line',
     llm: { provider: 'openai', model: 'gpt-local', base_url: breaking.url },
   });
-  await addTopics(brokenBot, root);
+  await addBotDocument(server, brokenBot, join(root, 'topics.md'));
   breakingBotId = brokenBot;
 });
 afterAll(async () => {

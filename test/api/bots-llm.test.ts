@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { addBotDocument, topicsRoot } from '../helpers/bot-flow.js';
+import { installChatModel, SMOLLM2, streamedAnswer } from '../helpers/chat-flow.js';
+import { installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
 import { sseRequest } from '../helpers/sse.js';
 
 // A bot answering with the real local model (SmolLM2-135M under llama.cpp): plain, under a JSON schema
@@ -15,8 +15,7 @@ let botId = '';
 let chatId = '';
 
 beforeAll(async () => {
-  const root = tempDir('lectern-bot-llm-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  const root = topicsRoot('lectern-bot-llm-');
   const dataDir = tempDir();
   await Promise.all([installTestModel(dataDir), installChatModel(dataDir, SMOLLM2)]);
   server = await startServer({
@@ -30,14 +29,7 @@ beforeAll(async () => {
       }),
     )
   ).bot_id;
-  const added = await json(
-    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-  );
-  const end = Date.now() + 120_000;
-  while ((await json(await server.call('GET', `/jobs/${added.job_id}`))).ingest_status !== 'success') {
-    if (Date.now() > end) throw new Error('the document never became searchable');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await addBotDocument(server, botId, join(root, 'topics.md'));
   chatId = (await json(await server.call('POST', `/bots/${botId}/chats`))).chat_id;
 });
 afterAll(async () => server?.close());
@@ -118,13 +110,7 @@ describe('a bot with the local model', () => {
     expect(names[0]).toBe('sources');
     expect(names.at(-1)).toBe('done');
     expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1);
-    expect(
-      whole.events
-        .filter((e) => e.event === 'token')
-        .map((e) => e.data.text)
-        .join('')
-        .trim(),
-    ).toBe(whole.events.at(-1)!.data.answer);
+    expect(streamedAnswer(whole.events)).toBe(whole.events.at(-1)!.data.answer);
     const cut = await sseRequest(
       `${server.url}/bots/${botId}/chats/${chatId}`,
       {

@@ -1,9 +1,10 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listPage, startServer, tempDir, waitForProgress, type TestServer } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { extractiveBotChat, finalizeBotDocument, topicsRoot } from '../helpers/bot-flow.js';
+import { installTestModel, TEST_MODEL, waitForIngest } from '../helpers/embed-flow.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
 
 // Learning from chats with a person in between, through HTTP against the real server and real MiniLM: the
@@ -17,8 +18,7 @@ let dataDir = '';
 let longPdf: Buffer;
 
 beforeAll(async () => {
-  root = tempDir('lectern-training-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  root = topicsRoot('lectern-training-');
   dataDir = tempDir();
   [longPdf] = await Promise.all([makeLongPdf(400), installTestModel(dataDir)]);
   server = await startServer({
@@ -39,20 +39,14 @@ interface Block {
 
 /** An extractive bot holding topics.md, and one chat in which it answered each question. */
 async function botWithAnswers(questions: string[]) {
-  const botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
-    .bot_id as string;
-  const added = await json(
-    await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-  );
-  expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
-  const { chat_id } = await json(await server.call('POST', `/bots/${botId}/chats`));
+  const { botId, chatId } = await extractiveBotChat(server, join(root, 'topics.md'));
   const answers = [];
   for (const query of questions) {
-    const m = await json(await server.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query } }));
+    const m = await json(await server.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query } }));
     expect(m.not_found, query).toBe(false);
     answers.push(m as { message_id: string; answer: string; citations: unknown[] });
   }
-  return { botId, chatId: chat_id as string, answers };
+  return { botId, chatId, answers };
 }
 
 const train = async (botId: string) => {
@@ -214,14 +208,7 @@ describe('learning from chats', () => {
     const third = await train(botId);
     expect(third.pairs).toBe(2);
     expect(pairIds(await server.waitFor(third.job_id))).toEqual(ids);
-    expect(
-      (
-        await server.call('POST', `/jobs/${third.job_id}/finalize`, {
-          json: { finalize_policy: 'auto_approve_pending' },
-        })
-      ).status,
-    ).toBe(200);
-    expect((await waitForIngest(server, third.job_id)).ingest_status).toBe('success');
+    await finalizeBotDocument(server, third.job_id);
     expect((await learned(botId, 'What does chlorophyll capture?')).join('\n')).toContain(
       'Q1. What does chlorophyll capture?',
     );
@@ -260,14 +247,7 @@ describe('learning from chats', () => {
     expect(again.pairs).toBe(1);
     expect(pairIds(await server.waitFor(again.job_id))).toEqual([answers[0]!.message_id]);
     // Learnt this time: trained, and not offered again.
-    expect(
-      (
-        await server.call('POST', `/jobs/${again.job_id}/finalize`, {
-          json: { finalize_policy: 'auto_approve_pending' },
-        })
-      ).status,
-    ).toBe(200);
-    expect((await waitForIngest(server, again.job_id)).ingest_status).toBe('success');
+    await finalizeBotDocument(server, again.job_id);
     expect((await learned(botId, 'How do volcanoes erupt?')).join('\n')).toContain('Q1. How do volcanoes erupt?');
     expect(await train(botId)).toMatchObject({ pairs: 0, message: 'No new chats found for training.' });
   });

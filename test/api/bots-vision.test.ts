@@ -1,12 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
 import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
-import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
+import { startChatServer } from '../helpers/chat-servers.js';
 import { installTestModel, TEST_MODEL, waitForIngest } from '../helpers/embed-flow.js';
+import { writeSlidePng } from '../helpers/fixture-slide.js';
 import { pngPixelBomb } from '../helpers/hostile-files.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 
 // Vision chats on a real scan (the beamer slide of the fixtures, rendered to PNG by pdftoppm): the image is
@@ -16,8 +17,8 @@ import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 // results (a local SearxNG-protocol server) are listed apart.
 
 let server: TestServer;
-let openai: ChatProtocolServer;
-let ollama: ChatProtocolServer;
+let openai: ProviderServer;
+let ollama: ProviderServer;
 let searx: SearxServer;
 let root = '';
 let png: Buffer;
@@ -25,15 +26,7 @@ const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
   root = tempDir('lectern-vision-');
-  execFileSync('pdftoppm', [
-    '-r',
-    '100',
-    '-png',
-    '-singlefile',
-    join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'),
-    join(root, 'slide'),
-  ]);
-  png = readFileSync(join(root, 'slide.png'));
+  png = writeSlidePng(root);
   // A bot document on the slide's subject that the slide itself does not hold: the phasing programs.
   writeFileSync(join(root, 'haplotyping.md'), PHASING_MD);
   const dataDir = tempDir();

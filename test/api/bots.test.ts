@@ -2,14 +2,15 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, listPage, tempDir, type TestServer } from '../helpers/app.js';
-import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
+import { addBotDocument, finalizeBotDocument } from '../helpers/bot-flow.js';
 import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
-import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
+import { type RedirectToPrivate, startRedirectToPrivate } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
-import { sseRequest } from '../helpers/sse.js';
-import { ARTICLE, startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
 import { storeCount, collectionStored } from '../helpers/server-db.js';
+import { sseRequest } from '../helpers/sse.js';
+import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
+import { ARTICLE, startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
 
 // The bots API through HTTP against the real server, real MiniLM embeddings, and local servers that speak
 // each remote protocol (a web site, a MediaWiki API, a SearxNG API).
@@ -20,18 +21,13 @@ let wiki: MediaWikiServer;
 let searx: SearxServer;
 let root = '';
 let outside = '';
-let privateListener: LoopbackServer;
-let redirector: LoopbackServer;
+/** A listener the policy does not allow, and an allowed site that redirects to it. */
+let toPrivate: RedirectToPrivate;
 const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
   [web, wiki, searx] = await Promise.all([startWebPagesServer(), startMediaWikiServer(), startSearxServer()]);
-  // A listener the policy does not allow, and an allowed site that redirects to it.
-  privateListener = await listenOnLoopback((_req, res) => res.end('private'));
-  redirector = await listenOnLoopback((_req, res) => {
-    res.writeHead(302, { location: `${privateListener.url}/inside` });
-    res.end();
-  });
+  toPrivate = await startRedirectToPrivate();
   root = tempDir('lectern-roots-');
   outside = tempDir('lectern-outside-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
@@ -55,14 +51,14 @@ beforeAll(async () => {
   symlinkSync(outside, join(root, 'outside-link'));
   server = await startServerWithModel({
     document_roots: [root],
-    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url), hostOf(redirector.url)],
+    allowed_private_hosts: [hostOf(web.url), hostOf(wiki.apiUrl), hostOf(searx.url), hostOf(toPrivate.redirector.url)],
     encyclopedia_url: wiki.apiUrl,
     web_search_url: searx.url,
   });
 });
 afterAll(async () => {
   await server?.close();
-  await Promise.all([web?.close(), wiki?.close(), searx?.close(), privateListener?.close(), redirector?.close()]);
+  await Promise.all([web?.close(), wiki?.close(), searx?.close(), toPrivate?.close()]);
 });
 
 const newBot = async (body: Record<string, unknown> = {}) =>
@@ -201,20 +197,23 @@ describe('bots', () => {
   it('refuses a link to a private address or one redirecting there, sending nothing to it', async () => {
     const botId = await newBot();
     const direct = await server.call('POST', `/bots/${botId}/documents/link`, {
-      json: { links: [`${privateListener.url}/x`] },
+      json: { links: [`${toPrivate.privateListener.url}/x`] },
     });
     expect(direct.status).toBe(403);
     expect((await json(direct)).error).toMatchObject({ code: 'URL_NOT_ALLOWED' });
     // An allowed site redirecting to a private address: the redirect is checked like the first URL.
     const redirected = await server.call('POST', `/bots/${botId}/documents/link`, {
-      json: { links: [`${redirector.url}/go`, `${web.url}/missing`] },
+      json: { links: [`${toPrivate.redirector.url}/go`, `${web.url}/missing`] },
     });
     expect(redirected.status).toBe(502);
     const err = (await json(redirected)).error;
     expect(err.code).toBe('LINK_FETCH_FAILED');
-    expect(err.details.documents[0]).toMatchObject({ url: `${redirector.url}/go`, error: { code: 'URL_NOT_ALLOWED' } });
-    expect(redirector.connections()).toBeGreaterThan(0);
-    expect(privateListener.connections()).toBe(0);
+    expect(err.details.documents[0]).toMatchObject({
+      url: `${toPrivate.redirector.url}/go`,
+      error: { code: 'URL_NOT_ALLOWED' },
+    });
+    expect(toPrivate.redirector.connections()).toBeGreaterThan(0);
+    expect(toPrivate.privateListener.connections()).toBe(0);
   });
 
   it('adds encyclopedia articles whole, skipping disambiguation pages, each with its title, URL and revision', async () => {
@@ -237,10 +236,7 @@ describe('bot chats', () => {
   let botId = '';
   beforeAll(async () => {
     botId = await newBot({ prompt_template: 'You answer from the notes.' });
-    const added = await json(
-      await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-    );
-    await searchable(added.job_id);
+    await addBotDocument(server, botId, join(root, 'topics.md'));
   });
 
   it('answers with citations naming the source, remembers the chat, and says when nothing is relevant', async () => {
@@ -332,14 +328,7 @@ describe('bot chats', () => {
         )
       ).not_found,
     ).toBe(true);
-    expect(
-      (
-        await server.call('POST', `/jobs/${added.job_id}/finalize`, {
-          json: { finalize_policy: 'auto_approve_pending' },
-        })
-      ).status,
-    ).toBe(200);
-    expect((await searchable(added.job_id)).ingest_status).toBe('success');
+    await finalizeBotDocument(server, added.job_id);
     expect((await vectorstore(bot, 'lighthouse keeper lamp')).documents[0].content).toContain('lamp wick');
   });
 
@@ -370,10 +359,7 @@ describe('bot chats', () => {
 
   it('learns from chats only what a person kept: ratings, a review job of the pairs, trained once in the index', async () => {
     const bot = await newBot();
-    const added = await json(
-      await server.call('POST', `/bots/${bot}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-    );
-    await searchable(added.job_id);
+    await addBotDocument(server, bot, join(root, 'topics.md'));
     const { chat_id } = await json(await server.call('POST', `/bots/${bot}/chats`));
     const askBot = async (query: string) =>
       json(await server.call('POST', `/bots/${bot}/chats/${chat_id}`, { json: { query } }));
@@ -413,14 +399,7 @@ describe('bot chats', () => {
       'heading',
       'Q1. ',
     ]);
-    expect(
-      (
-        await server.call('POST', `/jobs/${trained.job_id}/finalize`, {
-          json: { finalize_policy: 'auto_approve_pending' },
-        })
-      ).status,
-    ).toBe(200);
-    expect((await searchable(trained.job_id)).ingest_status).toBe('success');
+    await finalizeBotDocument(server, trained.job_id);
     const hits = await vectorstore(bot, 'What does chlorophyll capture?');
     expect(hits.documents.map((h: { metadata: { source: string } }) => h.metadata.source)).toContain(
       'Learned from chats',

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { extractiveBotChat, topicsRoot } from '../helpers/bot-flow.js';
 import { chat, indexedJob } from '../helpers/chat-flow.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { storeRows } from '../helpers/server-db.js';
 
 // encrypt_chats: a bot's questions and answers are sealed before they reach SQLite, read back as they were
@@ -11,8 +12,7 @@ import { storeRows } from '../helpers/server-db.js';
 // CHAT_KEY_MISSING, never garbled, under another key.
 
 const QUESTION = 'What does chlorophyll capture?';
-const root = tempDir('lectern-enc-roots-');
-writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+const root = topicsRoot('lectern-enc-roots-');
 let dataDir = '';
 let server: TestServer | undefined;
 afterAll(async () => server?.close());
@@ -41,23 +41,17 @@ describe('encrypt_chats', () => {
     dataDir = tempDir();
     await installTestModel(dataDir);
     const s = await start({ encrypt_chats: true });
-    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
-      .bot_id as string;
-    const added = await json(
-      await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-    );
-    expect((await waitForIngest(s, added.job_id)).ingest_status).toBe('success');
-    const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
-    const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: QUESTION } }));
+    const { botId, chatId } = await extractiveBotChat(s, join(root, 'topics.md'));
+    const answer = await json(await s.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: QUESTION } }));
     expect(answer.answer).toContain('sunlight');
     const follow = await json(
-      await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'And what else?' } }),
+      await s.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'And what else?' } }),
     );
     expect(follow.answer.length).toBeGreaterThan(0);
 
     expect(await stored()).toHaveLength(4);
     for (const text of await stored()) expect(text).toMatch(/^enc:v1:[A-Za-z0-9+/=]+$/);
-    expect((await json(await s.call('GET', `/chats/${chat_id}`))).messages[0]).toMatchObject({
+    expect((await json(await s.call('GET', `/chats/${chatId}`))).messages[0]).toMatchObject({
       question: QUESTION,
       answer: answer.answer,
     });
@@ -65,13 +59,13 @@ describe('encrypt_chats', () => {
 
     // Off: new messages are stored plain, the sealed ones still open with the key in the data folder.
     const off = await start({ encrypt_chats: false });
-    expect((await json(await off.call('GET', `/chats/${chat_id}`))).messages[0].question).toBe(QUESTION);
-    await off.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'Plain question about bread?' } });
+    expect((await json(await off.call('GET', `/chats/${chatId}`))).messages[0].question).toBe(QUESTION);
+    await off.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'Plain question about bread?' } });
     expect((await stored())[4]).toBe('Plain question about bread?');
 
     // Another key (LECTERN_CHAT_KEY wins over the file): the sealed messages are refused, not garbled.
     const other = await start({ encrypt_chats: true }, Buffer.alloc(32, 7).toString('base64'));
-    const refused = await other.call('GET', `/chats/${chat_id}`);
+    const refused = await other.call('GET', `/chats/${chatId}`);
     expect(refused.status).toBe(409);
     expect((await json(refused)).error.code).toBe('CHAT_KEY_MISSING');
   });

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
 import { chat, chatStream, indexedJob } from '../helpers/chat-flow.js';
-import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
+import { startChatServer } from '../helpers/chat-servers.js';
 import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 
 let server: TestServer;
-let openai: ChatProtocolServer;
-let ollama: ChatProtocolServer;
+let openai: ProviderServer;
+let ollama: ProviderServer;
 /** A loopback listener nobody allowed: a chat naming it must not reach it. */
 let stranger: LoopbackServer;
 let jobId: string;
@@ -29,12 +30,20 @@ afterAll(async () => {
 });
 
 const question = 'What does chlorophyll capture?';
+/** The question on the indexed job, through the provider `via` names. */
+const ask = (via: Record<string, unknown>) => chat(server, { job_id: jobId, question, ...via });
+const askStreamed = (via: Record<string, unknown>) => chatStream(server, { job_id: jobId, question, ...via });
+/** The OpenAI-protocol server with a key it refuses. */
+const refusedKey = () => ({
+  llm_provider: 'openai',
+  llm_model: 'gpt-local',
+  base_url: openai.url,
+  api_key: 'sk-wrong',
+});
 
 describe('remote chat providers', () => {
   it('openai: streams /v1/chat/completions with the bearer key; the prompt carries the retrieved sources', async () => {
-    const res = await chat(server, {
-      job_id: jobId,
-      question,
+    const res = await ask({
       config: { llm_provider: 'openai', llm_model: 'gpt-local', top_k: 2, max_tokens: 20 },
       base_url: `${openai.url}/v1`,
       api_key: 'sk-test-123',
@@ -56,9 +65,7 @@ describe('remote chat providers', () => {
     expect(res.body.usage.completion_tokens).toBeGreaterThan(0);
     expect(res.body.sources[0].section_path).toEqual(['Photosynthesis']);
 
-    const { events } = await chatStream(server, {
-      job_id: jobId,
-      question,
+    const { events } = await askStreamed({
       llm_provider: 'openai',
       llm_model: 'gpt-local',
       base_url: openai.url,
@@ -71,9 +78,7 @@ describe('remote chat providers', () => {
   });
 
   it('ollama: streams /api/chat line by line, base URL without /v1', async () => {
-    const res = await chat(server, {
-      job_id: jobId,
-      question,
+    const res = await ask({
       llm_provider: 'ollama',
       llm_model: 'llama-local',
       base_url: ollama.url,
@@ -93,54 +98,32 @@ describe('remote chat providers', () => {
   });
 
   it('a failing provider is 502 LLM_PROVIDER_FAILED (wrong key, unknown model, unreachable); no model name is 400', async () => {
-    const wrongKey = await chat(server, {
-      job_id: jobId,
-      question,
-      llm_provider: 'openai',
-      llm_model: 'gpt-local',
-      base_url: openai.url,
-      api_key: 'sk-wrong',
-    });
+    const wrongKey = await ask(refusedKey());
     expect(wrongKey.status).toBe(502);
     expect(wrongKey.body.error.code).toBe('LLM_PROVIDER_FAILED');
     expect(wrongKey.body.error.message).toContain('401');
-    const unknown = await chat(server, {
-      job_id: jobId,
-      question,
+    const unknown = await ask({
       llm_provider: 'ollama',
       llm_model: 'nope',
       base_url: ollama.url,
     });
     expect(unknown.status).toBe(502);
-    const unreachable = await chat(server, {
-      job_id: jobId,
-      question,
+    const unreachable = await ask({
       llm_provider: 'ollama',
       llm_model: 'llama-local',
       base_url: 'http://127.0.0.1:9',
     });
     expect(unreachable.status).toBe(502);
-    expect((await chat(server, { job_id: jobId, question, llm_provider: 'openai', base_url: openai.url })).status).toBe(
-      400,
-    );
+    expect((await ask({ llm_provider: 'openai', base_url: openai.url })).status).toBe(400);
     // Streamed, the same failure arrives as an error event after the sources.
-    const { events } = await chatStream(server, {
-      job_id: jobId,
-      question,
-      llm_provider: 'openai',
-      llm_model: 'gpt-local',
-      base_url: openai.url,
-      api_key: 'sk-wrong',
-    });
+    const { events } = await askStreamed(refusedKey());
     expect(events.map((e) => e.event)).toEqual(['sources', 'error']);
     expect(events[1]!.data.code).toBe('LLM_PROVIDER_FAILED');
   });
 
   it('a base_url on a host not allowed is 403 URL_NOT_ALLOWED and nothing reaches it; a malformed one is 400 before anything runs', async () => {
     for (const provider of ['openai', 'ollama']) {
-      const refused = await chat(server, {
-        job_id: jobId,
-        question,
+      const refused = await ask({
         llm_provider: provider,
         llm_model: 'm',
         base_url: stranger.url,
@@ -150,9 +133,7 @@ describe('remote chat providers', () => {
       expect(refused.body.error.code).toBe('URL_NOT_ALLOWED');
       expect(refused.body.error.message).toContain('allowed_private_hosts');
     }
-    const { events } = await chatStream(server, {
-      job_id: jobId,
-      question,
+    const { events } = await askStreamed({
       llm_provider: 'ollama',
       llm_model: 'm',
       base_url: `http://localhost:${new URL(stranger.url).port}`,
@@ -161,9 +142,7 @@ describe('remote chat providers', () => {
     expect(stranger.connections()).toBe(0);
 
     for (const base_url of ['not a url', 'ftp://127.0.0.1/', `http://user:secret@${new URL(openai.url).host}`]) {
-      const bad = await chat(server, {
-        job_id: jobId,
-        question,
+      const bad = await ask({
         llm_provider: 'openai',
         llm_model: 'gpt-local',
         base_url,
@@ -179,14 +158,7 @@ describe('remote chat providers', () => {
   });
 
   it('a provider error is reported by status without quoting what the provider sent', async () => {
-    const wrongKey = await chat(server, {
-      job_id: jobId,
-      question,
-      llm_provider: 'openai',
-      llm_model: 'gpt-local',
-      base_url: openai.url,
-      api_key: 'sk-wrong',
-    });
+    const wrongKey = await ask(refusedKey());
     expect(wrongKey.body.error.message).toMatch(/answered 401: the key is missing or refused$/);
     expect(wrongKey.body.error.message).not.toContain('Incorrect API key');
   });

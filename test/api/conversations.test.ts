@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { json, startServer, type TestServer } from '../helpers/app.js';
+import { addBotDocument, topicsRoot } from '../helpers/bot-flow.js';
 import { chat, indexedJob } from '../helpers/chat-flow.js';
-import { TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 
 // Past conversations of a job and of a bot through one route family over the one conversation model:
 // listed with titles and sizes, renamed, deleted; a scoped key sees only its own.
@@ -13,19 +13,11 @@ let jobId = '';
 let botId = '';
 
 beforeAll(async () => {
-  const root = tempDir('lectern-conversations-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
+  const root = topicsRoot('lectern-conversations-');
   server = await startServer({ settings: { embedding_model: TEST_MODEL, document_roots: [root] } });
   jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
   botId = (await json(await server.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } }))).bot_id;
-  await waitForIngest(
-    server,
-    (
-      await json(
-        await server.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-      )
-    ).job_id,
-  );
+  await addBotDocument(server, botId, join(root, 'topics.md'));
 });
 afterAll(async () => {
   await server?.close();

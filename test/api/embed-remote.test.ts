@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
-import { startEmbeddingServer, type ProtocolServer } from '../helpers/embedding-servers.js';
+import { json, type TestServer } from '../helpers/app.js';
+import {
+  embedAndWait,
+  finalizedJob,
+  startServerWithModel,
+  search,
+  TEST_MODEL,
+  TOPICS_MD,
+} from '../helpers/embed-flow.js';
+import { startEmbeddingServer } from '../helpers/embedding-servers.js';
 import { listenOnLoopback, readJson, type LoopbackServer } from '../helpers/loopback-server.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 
 let server: TestServer;
-let openai: ProtocolServer;
-let ollama: ProtocolServer;
+let openai: ProviderServer;
+let ollama: ProviderServer;
 /** Another Ollama serving a different "all-minilm": 3-d vectors. */
 let small: LoopbackServer;
 const smallSeen: unknown[] = [];
@@ -26,8 +34,7 @@ beforeAll(async () => {
   stranger = await listenOnLoopback((_req, res) => res.writeHead(200).end());
   // Outbound requests may reach the provider servers and port 9 (where nothing listens), no other loopback port.
   const allowed = [openai.url, ollama.url, small.url].map((u) => new URL(u).host).concat('127.0.0.1:9');
-  server = await startServer({ settings: { embedding_model: TEST_MODEL, allowed_private_hosts: allowed } });
-  await installTestModel(server.dataDir);
+  server = await startServerWithModel({ allowed_private_hosts: allowed });
 });
 afterAll(async () => {
   await server.close();
@@ -36,6 +43,23 @@ afterAll(async () => {
   await small.close();
   await stranger.close();
 });
+
+/** POST /jobs/{id}/embed: the answer, whatever its status. */
+const embed = (jobId: string, body: Record<string, unknown>) =>
+  server.call('POST', `/jobs/${jobId}/embed`, { json: body });
+
+/**
+ * A job of TOPICS_MD embedded into `collection` as `first` says, then another whose embedding there as `then` says
+ * is refused (409); returns that other job and the error the refusal carries.
+ */
+async function refusedBeside(collection: string, first: Record<string, unknown>, then: Record<string, unknown>) {
+  const embedded = await finalizedJob(server, `${collection}-a.md`, TOPICS_MD);
+  await embedAndWait(server, embedded.job_id, { ...first, collection_name: collection });
+  const other = await finalizedJob(server, `${collection}-b.md`, TOPICS_MD);
+  const res = await embed(other.job_id, { ...then, collection_name: collection });
+  expect(res.status).toBe(409);
+  return { other, error: (await json(res)).error };
+}
 
 describe('remote embedding providers', () => {
   it('openai: embeds through /v1/embeddings with the bearer key, and search embeds the query there too', async () => {
@@ -96,55 +120,40 @@ describe('remote embedding providers', () => {
   });
 
   it('refuses to mix models in one collection (409 INDEX_MISMATCH) and reports a failing provider (502)', async () => {
-    const local = await finalizedJob(server, 'local.md', TOPICS_MD);
-    await embedAndWait(server, local.job_id, { collection_name: 'local-only' });
-    const other = await finalizedJob(server, 'other.md', TOPICS_MD);
-    const mixed = await server.call('POST', `/jobs/${other.job_id}/embed`, {
-      json: { provider: 'ollama', model: 'all-minilm', base_url: ollama.url, collection_name: 'local-only' },
-    });
-    expect(mixed.status).toBe(409);
-    const body = await json(mixed);
-    expect(body.error).toMatchObject({
+    const ollamaMiniLm = { provider: 'ollama', model: 'all-minilm', base_url: ollama.url };
+    const { other, error } = await refusedBeside('local-only', {}, ollamaMiniLm);
+    expect(error).toMatchObject({
       code: 'INDEX_MISMATCH',
       details: { collection_name: 'local-only', provider: 'local', model: TEST_MODEL, dimensions: 384 },
     });
     expect((await server.call('GET', `/jobs/${other.job_id}`)).status).toBe(200);
     expect((await json(await server.call('GET', `/jobs/${other.job_id}`))).status).toBe('finalized');
 
-    const wrongModel = await server.call('POST', `/jobs/${other.job_id}/embed`, {
-      json: { provider: 'ollama', model: 'no-such', base_url: ollama.url },
-    });
+    const wrongModel = await embed(other.job_id, { provider: 'ollama', model: 'no-such', base_url: ollama.url });
     expect(wrongModel.status).toBe(502);
     expect((await json(wrongModel)).error.code).toBe('EMBEDDING_PROVIDER_FAILED');
-    const unreachable = await server.call('POST', `/jobs/${other.job_id}/embed`, {
-      json: { provider: 'ollama', model: 'all-minilm', base_url: 'http://127.0.0.1:9' },
+    const unreachable = await embed(other.job_id, {
+      provider: 'ollama',
+      model: 'all-minilm',
+      base_url: 'http://127.0.0.1:9',
     });
     expect(unreachable.status).toBe(502);
-    const noModel = await server.call('POST', `/jobs/${other.job_id}/embed`, {
-      json: { provider: 'openai', base_url: openai.url },
-    });
+    const noModel = await embed(other.job_id, { provider: 'openai', base_url: openai.url });
     expect(noModel.status).toBe(400);
   });
 
   it('refuses (409) a model of the same name that answers with another dimension, before accepting the job', async () => {
-    const first = await finalizedJob(server, 'dims-a.md', TOPICS_MD);
-    await embedAndWait(server, first.job_id, {
-      provider: 'ollama',
-      model: 'all-minilm',
-      base_url: ollama.url,
-      collection_name: 'ollama-384',
-    });
-    const second = await finalizedJob(server, 'dims-b.md', TOPICS_MD);
-    const res = await server.call('POST', `/jobs/${second.job_id}/embed`, {
-      json: { provider: 'ollama', model: 'all-minilm', base_url: small.url, collection_name: 'ollama-384' },
-    });
-    expect(res.status).toBe(409);
-    const body = await json(res);
-    expect(body.error).toMatchObject({
+    const ollamaMiniLm = { provider: 'ollama', model: 'all-minilm' };
+    const { other: second, error } = await refusedBeside(
+      'ollama-384',
+      { ...ollamaMiniLm, base_url: ollama.url },
+      { ...ollamaMiniLm, base_url: small.url },
+    );
+    expect(error).toMatchObject({
       code: 'INDEX_MISMATCH',
       details: { collection_name: 'ollama-384', dimensions: 384, requested: { dimensions: 3 } },
     });
-    expect(body.error.message).toContain('384 dimensions, not 3');
+    expect(error.message).toContain('384 dimensions, not 3');
     expect(smallSeen).toHaveLength(1);
     expect((await json(await server.call('GET', `/jobs/${second.job_id}`))).status).toBe('finalized');
     expect((await search(server, { collection_name: 'ollama-384', query: 'lava', mode: 'keyword' })).body.total).toBe(
@@ -162,17 +171,18 @@ describe('remote embedding providers', () => {
       ['ollama', `http://[::ffff:127.0.0.1]:${port}`],
       ['ollama', `http://localhost:${port}`],
     ]) {
-      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, {
-        json: { provider, model: 'all-minilm', base_url, api_key: provider === 'openai' ? 'sk-test-123' : undefined },
+      const res = await embed(job.job_id, {
+        provider,
+        model: 'all-minilm',
+        base_url,
+        api_key: provider === 'openai' ? 'sk-test-123' : undefined,
       });
       expect(res.status, base_url).toBe(403);
       expect((await json(res)).error.code).toBe('URL_NOT_ALLOWED');
     }
     expect(stranger.connections()).toBe(0);
     for (const base_url of ['not a url', 'file:///etc/passwd', `http://user:pw@${new URL(ollama.url).host}`]) {
-      const res = await server.call('POST', `/jobs/${job.job_id}/embed`, {
-        json: { provider: 'ollama', model: 'all-minilm', base_url },
-      });
+      const res = await embed(job.job_id, { provider: 'ollama', model: 'all-minilm', base_url });
       expect(res.status, base_url).toBe(400);
       expect((await json(res)).error.code).toBe('URL_INVALID');
     }

@@ -1,18 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
-import { ensureTestModels } from '../helpers/test-models.js';
-import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
+import { describe, expect, it } from 'vitest';
+import { fixturesDir, ingest, json, listAll } from '../helpers/app.js';
+import {
+  embedAndWait,
+  finalizedJob,
+  miniLmEmbedder,
+  NOTE_TOPICS,
+  search,
+  startServerWithModel,
+  TEST_MODEL,
+  TOPICS_MD,
+} from '../helpers/embed-flow.js';
 import { cosineSimilarity, readableScore } from '../../server/core/search/similarity.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { embedding_model: TEST_MODEL } });
-  await installTestModel(server.dataDir);
-});
-afterAll(async () => server.close());
+const server = useServer(() => startServerWithModel());
+
+/** A finalized and embedded job of TOPICS_MD, and its chunk of the section `section`. */
+async function embeddedTopics(name: string, section: string) {
+  const job = await finalizedJob(server, name, TOPICS_MD);
+  await embedAndWait(server, job.job_id);
+  const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
+  return { job, chunk: chunks.find((c) => c.section_path[0] === section)! };
+}
+
+/** PATCHes a chunk at the version it was read at. */
+const patchChunk = (jobId: string, chunk: Record<string, any>, body: Record<string, unknown>) =>
+  server.call('PATCH', `/jobs/${jobId}/chunks/${chunk.chunk_id}`, { json: { version: chunk.version, ...body } });
 
 describe('embed and search with the real MiniLM', () => {
   it('embeds a finalized job (202, progress, indexed) and finds each topic by meaning, keyword and both', async () => {
@@ -139,15 +154,9 @@ describe('embed and search with the real MiniLM', () => {
   });
 
   it('re-embedding after one chunk edit embeds only that chunk, and search sees the new text', async () => {
-    const job = await finalizedJob(server, 'edit.md', TOPICS_MD);
-    await embedAndWait(server, job.job_id);
-    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
-    const tax = chunks.find((c) => c.section_path[0] === 'Tax returns')!;
-    const patched = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${tax.chunk_id}`, {
-      json: {
-        version: tax.version,
-        edited_text: 'Tax returns\n\nMigrating geese fly south in V formations every autumn.',
-      },
+    const { job, chunk: tax } = await embeddedTopics('edit.md', 'Tax returns');
+    const patched = await patchChunk(job.job_id, tax, {
+      edited_text: 'Tax returns\n\nMigrating geese fly south in V formations every autumn.',
     });
     expect(patched.status).toBe(200);
     const again = await embedAndWait(server, job.job_id);
@@ -160,13 +169,8 @@ describe('embed and search with the real MiniLM', () => {
   });
 
   it('indexes only approved and edited chunks: a chunk rejected after indexing loses its vector at the next embed', async () => {
-    const job = await finalizedJob(server, 'reject.md', TOPICS_MD);
-    await embedAndWait(server, job.job_id);
-    const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
-    const bread = chunks.find((c) => c.section_path[0] === 'Baking bread')!;
-    const patched = await server.call('PATCH', `/jobs/${job.job_id}/chunks/${bread.chunk_id}`, {
-      json: { version: bread.version, status: 'rejected' },
-    });
+    const { job, chunk: bread } = await embeddedTopics('reject.md', 'Baking bread');
+    const patched = await patchChunk(job.job_id, bread, { status: 'rejected' });
     expect(patched.status).toBe(200);
     const again = await embedAndWait(server, job.job_id);
     expect(again.accepted.chunks).toEqual({ accepted: 4, to_embed: 0, unchanged: 4, removed: 1 });
@@ -203,22 +207,9 @@ describe('embed and search with the real MiniLM', () => {
   });
 
   it('reports the cosine of keyword hits beyond the vector list in an index of 1,100 chunks, and a short answer is the start of a long one', async () => {
-    const topics = [
-      'rivers',
-      'volcanoes',
-      'chess',
-      'bread',
-      'comets',
-      'violins',
-      'glaciers',
-      'bees',
-      'tax law',
-      'sailing',
-      'printing',
-    ];
     const notes = Array.from(
       { length: 1_100 },
-      (_, i) => `## Note ${i}\n\nA note on ${topics[i % topics.length]}, number ${i}.\n`,
+      (_, i) => `## Note ${i}\n\nA note on ${NOTE_TOPICS[i % NOTE_TOPICS.length]}, number ${i}.\n`,
     );
     const job = await finalizedJob(server, 'notes.md', notes.join('\n'));
     expect((await embedAndWait(server, job.job_id)).job.index.vectors).toBe(1_100);
@@ -236,13 +227,7 @@ describe('embed and search with the real MiniLM', () => {
     // (Not a filtered search: HNSW may not reach a poorly linked chunk at all, which is why it was missed.)
     const beyond = byKeyword.filter((r) => !cosine.has(r.chunk_id));
     expect(beyond.length).toBeGreaterThan(0);
-    const models = await ensureTestModels();
-    const model = await createEmbedder({
-      modelPath: models.minilm.onnx,
-      tokenizerPath: models.minilm.tokenizer,
-      pooling: 'mean',
-      maxTokens: 256,
-    });
+    const model = await miniLmEmbedder();
     try {
       const [q, ...texts] = await model.embed([query.query, ...beyond.map((r) => r.text)]);
       beyond.forEach((r, i) => expect(r.score).toBeCloseTo(readableScore(cosineSimilarity(q!, texts[i]!)), 2));

@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll, listPage } from '../helpers/app.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 const DOC =
   '# Report\n\nFirst paragraph.\n\nSecond paragraph.\n\n## Details\n\n- point one\n- point two\n\nClosing words.\n';

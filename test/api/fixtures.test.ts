@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assemblePdf, extractPdf, readPdfPages, SHARE_RUN_PAGES } from '../../server/core/extract/pdf/index.js';
-import { fixturesDir, ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { fixturesDir, ingest, listAll } from '../helpers/app.js';
+import { useServer } from '../helpers/use-server.js';
 
 interface FixtureDoc {
   id: string;
@@ -26,11 +27,7 @@ const EXPECTED_TYPES: Record<string, string[]> = {
   'survival-tiedtimes': [],
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 describe('every fixture PDF through the API', () => {
   it.each(pdfs.map((d) => [d.id, d] as const))('%s', async (_id, doc) => {

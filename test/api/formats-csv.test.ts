@@ -4,16 +4,14 @@
  * breaks; one table block with its header and column types; chunks by rows with the header repeated; the
  * export; CSV told from prose by content; and a CSV of more rows than max_sheet_rows failing as a job.
  */
-import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { strFromU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, listAll, startServer } from '../helpers/app.js';
+import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { bigCsv, csvOpenQuote } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { max_sheet_rows: 5000 } });
-});
-afterAll(async () => server.close());
+const server = useServer(() => startServer({ settings: { max_sheet_rows: 5000 } }));
 
 async function tableOf(name: string, data: Uint8Array) {
   const job = await ingest(server, name, data);
@@ -91,13 +89,7 @@ describe('CSV', () => {
     expect(rows).toHaveLength(400);
     expect(rows[399]).toBe('| 399 | item 399 | 39.9 |');
 
-    expect(
-      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
-        .status,
-    ).toBe(200);
-    const files = unzipSync(
-      new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()),
-    );
+    const files = await finalizedExport(server, job.job_id);
     const exported = JSON.parse(strFromU8(files['chunks.json']!)) as Array<{ text: string }>;
     expect(exported.map((c) => c.text)).toEqual(chunks.map((c) => c.text));
     expect(strFromU8(files['document.md']!)).toContain('| 0 | item 0 | 0 |');
@@ -111,11 +103,7 @@ describe('CSV', () => {
   });
 
   it('fails a CSV of more rows than max_sheet_rows with TOO_MANY_ROWS, and keeps serving', async () => {
-    const res = await server.upload('huge.csv', bigCsv(1_000_000));
-    expect(res.status).toBe(201);
-    const job = await server.waitFor((await json(res)).job_id);
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('TOO_MANY_ROWS');
+    const job = await failedUpload(server, 'huge.csv', bigCsv(1_000_000), 'TOO_MANY_ROWS');
     expect(job.error.message).toMatch(/more than 5000 rows \(setting max_sheet_rows\)/);
     expect((await ingest(server, 'after.csv', enc('a,b\n1,2\n'))).status).toBe('ready_for_review');
   });
@@ -123,16 +111,11 @@ describe('CSV', () => {
   it('fails a record of more fields than max_sheet_cells with TOO_MANY_CELLS before building its row', async () => {
     const line = new Array(1_500_000).fill('x').join(',');
     const wide = `${line}\n${line}\n`;
-    const res = await server.upload('wide.csv', enc(wide));
-    const job = await server.waitFor((await json(res)).job_id);
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('TOO_MANY_CELLS');
+    await failedUpload(server, 'wide.csv', enc(wide), 'TOO_MANY_CELLS');
   });
 
   it('fails a quote that never closes with CSV_INVALID instead of reading the rest as one field', async () => {
-    const res = await server.upload('open.csv', csvOpenQuote(20));
-    const job = await server.waitFor((await json(res)).job_id);
-    expect(job.status).toBe('failed');
+    const job = await failedUpload(server, 'open.csv', csvOpenQuote(20), 'CSV_INVALID');
     expect(job.error).toMatchObject({ code: 'CSV_INVALID', message: expect.stringMatching(/never closes/) });
   });
 });

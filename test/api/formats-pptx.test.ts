@@ -4,24 +4,18 @@
  * their page, chunks per slide, and the export; a slide that inflates past the part limit and a deck of
  * more slides than max_pages fail as jobs with their codes.
  */
-import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { strFromU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { ingest, json, listAll, startServer } from '../helpers/app.js';
+import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { makePptx, pptxZipBomb } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_pages: 20 } });
-});
-afterAll(async () => server.close());
+const server = useServer(() =>
+  startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_pages: 20 } }),
+);
 
-async function failedJob(name: string, data: Uint8Array) {
-  const res = await server.upload(name, data);
-  expect(res.status).toBe(201);
-  const body = await json(res);
-  expect(body.format).toBe('pptx');
-  return server.waitFor(body.job_id);
-}
+const failedJob = (name: string, data: Uint8Array, code: string) => failedUpload(server, name, data, code, 'pptx');
 
 describe('PPTX', () => {
   it('reads slides in order: title heading, text, lists, tables and speaker notes, each on its slide number', async () => {
@@ -90,13 +84,7 @@ describe('PPTX', () => {
     expect(chunks.find((c) => c.text.includes('Pause for questions here.'))!.page_numbers).toEqual([3]);
     expect(chunks.find((c) => c.chunk_type === 'table')!.page_numbers).toEqual([2]);
 
-    expect(
-      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
-        .status,
-    ).toBe(200);
-    const files = unzipSync(
-      new Uint8Array(await (await server.call('GET', `/jobs/${job.job_id}/export`)).arrayBuffer()),
-    );
+    const files = await finalizedExport(server, job.job_id);
     const exported = JSON.parse(strFromU8(files['blocks.json']!)) as Array<Record<string, any>>;
     expect(exported.map((b) => b.page)).toEqual(blocks.map((b) => b.page));
     expect(exported.find((b) => b.type === 'table')?.table.rows[1]).toEqual(['North', '120']);
@@ -114,18 +102,15 @@ describe('PPTX', () => {
   });
 
   it('fails a slide that inflates past max_decompressed_part_bytes with DECOMPRESSED_TOO_LARGE', async () => {
-    const job = await failedJob('bomb.pptx', pptxZipBomb(64));
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('DECOMPRESSED_TOO_LARGE');
+    const job = await failedJob('bomb.pptx', pptxZipBomb(64), 'DECOMPRESSED_TOO_LARGE');
     expect(job.error.message).toMatch(/ppt\/slides\/slide1\.xml/);
   });
 
   it('fails a deck of more slides than max_pages with TOO_MANY_PAGES', async () => {
-    const job = await failedJob(
+    await failedJob(
       'long.pptx',
       await makePptx(Array.from({ length: 21 }, (_, i) => ({ title: `Slide ${i + 1}` }))),
+      'TOO_MANY_PAGES',
     );
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('TOO_MANY_PAGES');
   });
 });

@@ -4,27 +4,21 @@
  * by rows, its header in every chunk) and the export; the type is sniffed from the content; a member that
  * inflates past the part limit and a sheet whose grid is too big fail as jobs with their codes.
  */
-import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { strFromU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, listAll, startServer } from '../helpers/app.js';
+import { failedUpload, finalizedExport } from '../helpers/job-flow.js';
 import { makeXlsx, xlsxDiagonal, xlsxZipBomb } from '../helpers/make-office.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  // A small part limit keeps the bomb quick; the default limits are tested in formats-hostile.test.ts.
-  server = await startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_sheet_cells: 100_000 } });
-});
-afterAll(async () => server.close());
+// A small part limit keeps the bomb quick; the default limits are tested in formats-hostile.test.ts.
+const server = useServer(() =>
+  startServer({ settings: { max_decompressed_part_bytes: 8 * 1024 * 1024, max_sheet_cells: 100_000 } }),
+);
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
 
-async function failedJob(name: string, data: Uint8Array) {
-  const res = await server.upload(name, data);
-  expect(res.status).toBe(201);
-  const body = await json(res);
-  expect(body.format).toBe('xlsx');
-  return server.waitFor(body.job_id);
-}
+const failedJob = (name: string, data: Uint8Array, code: string) => failedUpload(server, name, data, code, 'xlsx');
 
 describe('XLSX', () => {
   it('reads each sheet as a heading and a table block with its header and column types, and exports them', async () => {
@@ -87,13 +81,7 @@ describe('XLSX', () => {
     const chunks = await listAll(server, `/jobs/${job.job_id}/chunks`);
     expect(chunks.filter((c) => c.chunk_type === 'table').map((c) => c.section_path)).toEqual([['Sales'], ['Codes']]);
 
-    expect(
-      (await server.call('POST', `/jobs/${job.job_id}/finalize`, { json: { finalize_policy: 'auto_approve_pending' } }))
-        .status,
-    ).toBe(200);
-    const res = await server.call('GET', `/jobs/${job.job_id}/export`);
-    expect(res.status).toBe(200);
-    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const files = await finalizedExport(server, job.job_id);
     expect(Buffer.from(files['original-figures.bin']!).equals(Buffer.from(data))).toBe(true);
     const exported = JSON.parse(strFromU8(files['blocks.json']!)) as Array<Record<string, any>>;
     expect(exported.find((b) => b.block_id === sales.block_id)?.table).toEqual(sales.table);
@@ -132,17 +120,13 @@ describe('XLSX', () => {
   });
 
   it('fails a sheet that inflates past max_decompressed_part_bytes with DECOMPRESSED_TOO_LARGE', async () => {
-    const job = await failedJob('bomb.xlsx', xlsxZipBomb(64));
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('DECOMPRESSED_TOO_LARGE');
+    const job = await failedJob('bomb.xlsx', xlsxZipBomb(64), 'DECOMPRESSED_TOO_LARGE');
     expect(job.error.message).toMatch(/xl\/worksheets\/sheet1\.xml/);
   });
 
   it('fails a sheet whose grid has more cells than max_sheet_cells with TOO_MANY_CELLS', async () => {
     // 400 values on the diagonal make a 400 x 400 grid.
-    const job = await failedJob('diagonal.xlsx', xlsxDiagonal(400));
-    expect(job.status).toBe('failed');
-    expect(job.error.code).toBe('TOO_MANY_CELLS');
+    const job = await failedJob('diagonal.xlsx', xlsxDiagonal(400), 'TOO_MANY_CELLS');
     expect(job.error.message).toMatch(/max_sheet_cells/);
   });
 });

@@ -1,19 +1,20 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP_ORIGIN } from '../../server/api/plugins/cors.js';
 import { loadSettings } from '../../server/config/load-settings.js';
-import { enc, ingest, json, startServer, type TestServer } from '../helpers/app.js';
+import { enc, ingest, json, startServer } from '../helpers/app.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The HTTP surface as a browser or a hostile page meets it: which Host names are served, which origins get
 // CORS, what a wrong method answers, and inputs that used to be 500s.
 
-let server: TestServer;
+const server = useServer(() =>
+  startServer({ settings: { workers: 1, allowed_hosts: ['lectern.lan', 'proxy.lan:8443'] } }),
+);
 let port = 0;
 beforeAll(async () => {
-  server = await startServer({ settings: { workers: 1, allowed_hosts: ['lectern.lan', 'proxy.lan:8443'] } });
   port = Number(new URL(server.url).port);
 });
-afterAll(async () => server?.close());
 
 interface RawAnswer {
   status: number;

@@ -1,19 +1,16 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
-import { sseRequest, type SseEvent } from '../helpers/sse.js';
-import { makeDocx } from '../helpers/make-docx.js';
+import { describe, expect, it } from 'vitest';
 import { extractPdf } from '../../server/core/extract/pdf/index.js';
+import { enc, ingest, json, listAll, startServer } from '../helpers/app.js';
+import { makeDocx } from '../helpers/make-docx.js';
 import { makeBlankPagePdf, makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
 import { storeCount } from '../helpers/server-db.js';
+import { sseRequest, type SseEvent } from '../helpers/sse.js';
+import { filesInBucket, storedKeys } from '../helpers/stored-files.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { max_upload_bytes: 2 * 1024 * 1024 } });
-});
-afterAll(async () => server.close());
+const server = useServer(() => startServer({ settings: { max_upload_bytes: 2 * 1024 * 1024 } }));
 
 describe('upload', () => {
   it('answers 201 with the job, then processes it to ready_for_review with per-page progress', async () => {

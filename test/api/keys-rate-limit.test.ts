@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { json, startServer } from '../helpers/app.js';
 import { createKey } from '../helpers/keys-cli.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The real server with the default limit: 10 wrong keys a minute per client address.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { workers: 1 } });
-});
-afterAll(async () => server?.close());
+const server = useServer(() => startServer({ settings: { workers: 1 } }));
 
 const health = (headers: Record<string, string>) => fetch(`${server.url}/health`, { headers });
 

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { json, startServer } from '../helpers/app.js';
+import { useServer } from '../helpers/use-server.js';
 
 // GET/POST /keys and DELETE /keys/{name}: the way `lectern keys` changes keys while a server owns the
 // data folder. Admin keys only, and never one limited to some bots or jobs.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ settings: { workers: 1 } });
-});
-afterAll(async () => server?.close());
+const server = useServer(() => startServer({ settings: { workers: 1 } }));
 
 const as = (secret: string, method: string, path: string, body?: unknown) =>
   server.call(method, path, { json: body, headers: { 'x-api-key': secret } });

@@ -6,10 +6,10 @@ import { authPlugin } from '../../server/api/plugins/auth.js';
 import { errorsPlugin } from '../../server/api/plugins/errors.js';
 import { createKeyAuth } from '../../server/core/keys/key-auth.js';
 import { createKeysService } from '../../server/core/keys/keys-service.js';
-import { createSqliteStore } from '../../server/store/sqlite/sqlite-store.js';
 import { openDatabase } from '../../server/store/db.js';
-import { enc, ingest, json, listPage, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { createSqliteStore } from '../../server/store/sqlite/sqlite-store.js';
+import { enc, ingest, json, listPage, repoRoot, type TestServer } from '../helpers/app.js';
+import { embedAndWait, finalizedJob, startServerWithModel, TOPICS_MD } from '../helpers/embed-flow.js';
 import { createKey, lecternAsync } from '../helpers/keys-cli.js';
 import { storeRows } from '../helpers/server-db.js';
 
@@ -25,9 +25,7 @@ const as = (
 ) => server.call(method, path, { ...opts, headers: { 'x-api-key': secret, ...opts.headers } });
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { workers: 1, embedding_model: TEST_MODEL } });
+  server = await startServerWithModel({ workers: 1 });
 });
 afterAll(async () => server?.close());
 

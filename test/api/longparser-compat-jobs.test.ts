@@ -1,18 +1,15 @@
 import { createHash } from 'node:crypto';
 import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc } from '../helpers/app.js';
+import { useServer } from '../helpers/use-server.js';
 
 // A client written the way LongParser 0.1.4's own clients talk to its FastAPI server: X-API-Key on every
 // request, a multipart `file` upload, its pydantic request bodies (BlockReviewUpdate, ChunkReviewUpdate,
 // FinalizeRequest) and its reading of the answers: lists are JSON arrays, errors are read from `detail`,
 // audit actions are review statuses. Nothing here uses a Lectern-only header or field to get its work done.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server?.close());
+const server = useServer();
 
 const DOC = [
   '# Field guide',

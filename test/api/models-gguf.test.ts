@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { streamedAnswer } from '../helpers/chat-flow.js';
 import { installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
 import { sseRequest } from '../helpers/sse.js';
 import { databaseFor } from '../helpers/test-database.js';
@@ -67,10 +68,13 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => server?.close());
 
+/** What an import of the SmolLM2 GGUF under the name `id` answers: that one file, the model ready to use. */
+const importedSmol = (id: string) => ({ model_id: id, imported: [SMOL], missing: [], installed: true, custom: true });
+
 describe('importing a GGUF of your own', () => {
   it('lectern models import NAME FILE.gguf records it as a chat model: listed with what its metadata says, verified by sha256', async () => {
     const done = JSON.parse((await cliOfServer('models', 'import', 'my-smol', join(files, SMOL), '--json')).stdout);
-    expect(done).toEqual({ model_id: 'my-smol', imported: [SMOL], missing: [], installed: true, custom: true });
+    expect(done).toEqual(importedSmol('my-smol'));
     const listed = (await cliOfServer('models', 'list')).stdout;
     expect(listed).toMatch(/my-smol\s+chat\s+q4_1\s.*installed, imported \(llama\)/);
     const verified = JSON.parse((await cliOfServer('models', 'verify', 'my-smol', '--json')).stdout);
@@ -98,13 +102,7 @@ describe('importing a GGUF of your own', () => {
   it('POST /models/{new id}/import with the file uploaded does the same; the catalog models stay listed as they were', async () => {
     const res = await upload('smol.upload_2', SMOL, readFileSync(models.smollm2.gguf));
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({
-      model_id: 'smol.upload_2',
-      imported: [SMOL],
-      missing: [],
-      installed: true,
-      custom: true,
-    });
+    expect(await json(res)).toEqual(importedSmol('smol.upload_2'));
     const all = (await json(await server.call('GET', '/models'))).models as {
       id: string;
       custom: boolean;
@@ -122,13 +120,7 @@ describe('importing a GGUF of your own', () => {
   it('POST /models/import takes the id in the body: {name, path} as JSON, or a name field before the uploaded file', async () => {
     const res = await server.call('POST', '/models/import', { json: { name: 'by-name', path: join(files, SMOL) } });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({
-      model_id: 'by-name',
-      imported: [SMOL],
-      missing: [],
-      installed: true,
-      custom: true,
-    });
+    expect(await json(res)).toEqual(importedSmol('by-name'));
     const form = new FormData();
     form.append('name', 'my-smol');
     form.append('file', new Blob([readFileSync(join(files, 'random.gguf'))]), 'random.gguf');
@@ -227,13 +219,7 @@ describe('a bot answering with an imported model', () => {
     expect(names.filter((n) => n === 'token').length).toBeGreaterThan(1);
     const done = events.at(-1)!.data;
     expect(done.answer.length).toBeGreaterThan(0);
-    expect(
-      events
-        .filter((e) => e.event === 'token')
-        .map((e) => e.data.text)
-        .join('')
-        .trim(),
-    ).toBe(done.answer);
+    expect(streamedAnswer(events)).toBe(done.answer);
     expect(done.citations[0]).toMatchObject({ source: 'topics.md' });
   });
 

@@ -3,12 +3,12 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder } from '../../server/core/embedding/onnx-embedder.js';
 import { cosineSimilarity, readableScore } from '../../server/core/search/similarity.js';
 import { json, repoRoot, tempDir, type TestServer } from '../helpers/app.js';
 import {
   embedAndWait,
   finalizedJob,
+  miniLmEmbedder,
   search,
   TEST_MODEL,
   TOPICS_MD,
@@ -195,12 +195,7 @@ describe('importing an ONNX embedding model of your own', () => {
     const query = 'how do plants make sugar from light';
     const hits = await vectorSearch('e5', query);
     expect(hits[0]?.section_path).toEqual(['Photosynthesis']);
-    const embedder = await createEmbedder({
-      modelPath: models.minilm.onnx,
-      tokenizerPath: models.minilm.tokenizer,
-      pooling: 'mean',
-      maxTokens: 256,
-    });
+    const embedder = await miniLmEmbedder();
     try {
       const texts = hits.map((h) => h.text);
       const [q, ...passages] = await embedder.embed([`query: ${query}`, ...texts.map((t) => `passage: ${t}`)]);
@@ -239,12 +234,7 @@ describe('importing an ONNX embedding model of your own', () => {
     await embedAndWait(server, jobId, { model: 'minilm-cls', collection_name: 'cls' });
     const query = 'how do plants make sugar from light';
     const hits = await vectorSearch('cls', query);
-    const embedder = await createEmbedder({
-      modelPath: models.minilm.onnx,
-      tokenizerPath: models.minilm.tokenizer,
-      pooling: 'cls',
-      maxTokens: 128,
-    });
+    const embedder = await miniLmEmbedder({ pooling: 'cls', maxTokens: 128 });
     try {
       const [q, ...texts] = await embedder.embed([instruction + query, ...hits.map((h) => h.text)]);
       hits.forEach((h, i) => expect(h.score).toBeCloseTo(readableScore(cosineSimilarity(q!, texts[i]!)), 2));

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { json, repoRoot, tempDir } from '../helpers/app.js';
 import { storeEnvFor } from '../helpers/test-database.js';
 import { ensureTestModels } from '../helpers/test-models.js';
+import { useServer } from '../helpers/use-server.js';
 
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
@@ -19,11 +20,7 @@ const cliOfServer = async (...args: string[]) => {
 };
 const PYPI_MODEL = 'all-minilm-l6-v2-int8-pypi';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 describe('models', () => {
   it('GET /models lists the catalog with files, checksums and what is installed', async () => {

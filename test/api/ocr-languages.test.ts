@@ -9,21 +9,20 @@
  * after `languages remove`.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { ingest, json, listAll, repoRoot, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, json, listAll, repoRoot, startServer } from '../helpers/app.js';
 import { lecternAsync } from '../helpers/keys-cli.js';
 import { rtlTextPdf, scriptScan, SCRIPT_FONTS } from '../helpers/make-script-scan.js';
+import { useServer } from '../helpers/use-server.js';
 
 const localCopy = (code: string) => join(repoRoot, 'node_modules', '@tesseract.js-data', code);
 
-let server: TestServer;
-beforeAll(async () => {
-  // The server owns its folder, so `lectern languages add --from` goes through it: it reads the local
-  // copies itself, from inside its document_roots.
-  server = await startServer({ settings: { document_roots: [join(repoRoot, 'node_modules', '@tesseract.js-data')] } });
-});
-afterAll(async () => server?.close());
+// The server owns its folder, so `lectern languages add --from` goes through it: it reads the local
+// copies itself, from inside its document_roots.
+const server = useServer(() =>
+  startServer({ settings: { document_roots: [join(repoRoot, 'node_modules', '@tesseract.js-data')] } }),
+);
 
 const languages = (...args: string[]) =>
   lecternAsync(['languages', ...args, '--data-dir', server.dataDir], { env: { SERVICE_API_KEY: server.key } });

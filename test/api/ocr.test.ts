@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { enc, fixturesDir, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
-import { storedKeys } from '../helpers/stored-files.js';
 import { cer } from '../../bench/lib/ocr-cer.js';
+import { enc, fixturesDir, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
 import { formulaPagePdf } from '../helpers/make-formula-scan.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { greyTiff, makeScan, scanGrey, scansToPdf, textThenScanPdf, type Scan } from '../helpers/make-scan.js';
+import { storedKeys } from '../helpers/stored-files.js';
+import { useServer } from '../helpers/use-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const booktabs = new Uint8Array(readFileSync(join(fixturesDir, 'scanned/scan02-booktabs-p2.pdf')));
@@ -24,16 +25,13 @@ function pngSize(bytes: Uint8Array): { width: number; height: number } {
   return { width: view.getUint32(16), height: view.getUint32(20) };
 }
 
-let server: TestServer;
+const server = useServer();
 let scan: Scan;
 let scanned: Record<string, any>;
-
 beforeAll(async () => {
-  server = await startServer();
   scan = await makeScan(await makeStructuredPdf(), 1, { dpi: 200, noise: 12, specks: 0.001, skewDeg: 0.8, seed: 3 });
   scanned = await ingest(server, 'booktabs-scan.pdf', booktabs);
 });
-afterAll(async () => server?.close());
 
 describe('OCR of scanned documents', () => {
   it('turns an image-only PDF into typed OCR blocks with boxes and confidence, and says so on the job', async () => {

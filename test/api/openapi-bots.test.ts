@@ -1,14 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, fixturesDir, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
+import { enc, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { startChatServer } from '../helpers/chat-servers.js';
 import { TEST_MODEL, TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
+import { writeSlidePng } from '../helpers/fixture-slide.js';
 import { pngPixelBomb } from '../helpers/hostile-files.js';
-import { listenOnLoopback, type LoopbackServer } from '../helpers/loopback-server.js';
+import { type RedirectToPrivate, startRedirectToPrivate } from '../helpers/loopback-server.js';
 import { startMediaWikiServer, type MediaWikiServer } from '../helpers/mediawiki-server.js';
 import { openApiChecker, type OpenApiChecker, type OpenApiDoc } from '../helpers/openapi-check.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 import { startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 import { startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
 
@@ -24,15 +25,15 @@ let bare: TestServer;
 let web: WebPagesServer;
 let wiki: MediaWikiServer;
 let searx: SearxServer;
-let openai: ChatProtocolServer;
-let privateListener: LoopbackServer;
-let redirector: LoopbackServer;
+let openai: ProviderServer;
 let doc: OpenApiDoc;
 let check: OpenApiChecker;
 let root = '';
 let outside = '';
 let slide: Buffer;
 const MAX_BYTES = 1 << 20;
+/** A listener the policy does not allow, and an allowed site that redirects to it. */
+let toPrivate: RedirectToPrivate;
 const hostOf = (url: string) => new URL(url).host;
 
 beforeAll(async () => {
@@ -42,10 +43,7 @@ beforeAll(async () => {
     startSearxServer(),
     startChatServer('openai', { model: 'tiny' }),
   ]);
-  privateListener = await listenOnLoopback((_req, res) => res.end('private'));
-  redirector = await listenOnLoopback((_req, res) =>
-    res.writeHead(302, { location: `${privateListener.url}/inside` }).end(),
-  );
+  toPrivate = await startRedirectToPrivate();
   root = tempDir('lectern-openapi-bots-');
   outside = tempDir('lectern-openapi-outside-');
   writeFileSync(join(root, 'topics.md'), TOPICS_MD);
@@ -64,16 +62,8 @@ beforeAll(async () => {
   writeFileSync(join(outside, 'secret.md'), '# Secret\n\nNot for bots.\n');
   symlinkSync(join(outside, 'secret.md'), join(root, 'escape.md'));
   // A real scan for the vision chat: the beamer slide of the fixtures, rendered to PNG.
-  execFileSync('pdftoppm', [
-    '-r',
-    '100',
-    '-png',
-    '-singlefile',
-    join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf'),
-    join(root, 'slide'),
-  ]);
-  slide = readFileSync(join(root, 'slide.png'));
-  const allowed = [web, searx, openai, redirector].map((s) => hostOf(s.url)).concat(hostOf(wiki.apiUrl));
+  slide = writeSlidePng(root);
+  const allowed = [web, searx, openai, toPrivate.redirector].map((s) => hostOf(s.url)).concat(hostOf(wiki.apiUrl));
   server = await startServerWithModel({
     document_roots: [root],
     allowed_private_hosts: allowed,
@@ -95,14 +85,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([server?.close(), bare?.close()]);
-  await Promise.all([
-    web?.close(),
-    wiki?.close(),
-    searx?.close(),
-    openai?.close(),
-    privateListener?.close(),
-    redirector?.close(),
-  ]);
+  await Promise.all([web?.close(), wiki?.close(), searx?.close(), openai?.close(), toPrivate?.close()]);
 });
 
 /** Every status each operation was seen to answer, checked against the document: `POST /bots/{bot_id}/build` -> {200, 400, 404}. */
@@ -340,16 +323,18 @@ describe('the OpenAPI document of the bots routes', () => {
     });
     for (const d of added.documents.slice(0, 2))
       expect((await waitForIngest(server, d.job_id)).ingest_status).toBe('success');
-    const refused = await fails(403, 'URL_NOT_ALLOWED', ...linkOp, { json: { links: [`${privateListener.url}/x`] } });
+    const refused = await fails(403, 'URL_NOT_ALLOWED', ...linkOp, {
+      json: { links: [`${toPrivate.privateListener.url}/x`] },
+    });
     expect(refused.details.documents).toEqual([
       expect.objectContaining({
-        url: `${privateListener.url}/x`,
+        url: `${toPrivate.privateListener.url}/x`,
         job_id: null,
         error: expect.objectContaining({ code: 'URL_NOT_ALLOWED' }),
       }),
     ]);
     const none = await fails(502, 'LINK_FETCH_FAILED', ...linkOp, {
-      json: { links: [`${redirector.url}/go`, `${web.url}/broken`] },
+      json: { links: [`${toPrivate.redirector.url}/go`, `${web.url}/broken`] },
     });
     expect(none.details.documents.map((d: { error: { code: string } }) => d.error.code)).toEqual([
       'URL_NOT_ALLOWED',
@@ -364,7 +349,7 @@ describe('the OpenAPI document of the bots routes', () => {
       { bot_id: 'no-such-bot' },
       { json: { links: [`${web.url}/old/heat`] } },
     );
-    expect(privateListener.connections()).toBe(0);
+    expect(toPrivate.privateListener.connections()).toBe(0);
   });
 
   it('declares what adding encyclopedia articles answers: 200, 400, 404, and 502 when the encyclopedia fails', async () => {

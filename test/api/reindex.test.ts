@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, search, TEST_MODEL } from '../helpers/embed-flow.js';
+import { embedAndWait, finalizedJob, startServerWithModel, search, TEST_MODEL } from '../helpers/embed-flow.js';
 import { openApiChecker, type OpenApiChecker, type OpenApiDoc } from '../helpers/openapi-check.js';
 import { writeMiniLmFolder } from '../helpers/st-folder.js';
 import { testStore } from '../helpers/test-database.js';
@@ -81,8 +81,7 @@ beforeAll(async () => {
   files = tempDir('lectern-reindex-files-');
   await writeMiniLmFolder(join(files, 'cls'), { pooling: 'cls' });
   dataDir = tempDir();
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [files] } });
+  server = await startServerWithModel({ document_roots: [files] }, dataDir);
   const imported = await server.call('POST', `/models/${OTHER}/import`, { json: { path: join(files, 'cls') } });
   expect(imported.status, await imported.clone().text()).toBe(200);
   doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDoc;

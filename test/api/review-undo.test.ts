@@ -1,16 +1,13 @@
-import { strFromU8, unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll, listPage } from '../helpers/app.js';
+import { exportedMarkdown, finalizedExport } from '../helpers/job-flow.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { useServer } from '../helpers/use-server.js';
 
 // What a reviewer's corrections and undos leave behind: the block the server keeps, the audit trail and
 // the exported document must agree, and nothing the machine read may go blank on the way.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 /** Paragraphs with words of their own, so each block's text can be found in the export. */
 const doc = (n: number) =>
@@ -42,17 +39,8 @@ const undo = (jobId: string, items: { block_id: string; version: number; revisio
 const bulk = (jobId: string, body: Record<string, unknown>) =>
   server.call('POST', `/jobs/${jobId}/blocks/review`, { json: body });
 
-async function exportedDocument(jobId: string): Promise<string> {
-  const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
-    json: { finalize_policy: 'auto_reject_pending' },
-  });
-  expect(fin.status).toBe(200);
-  const res = await server.call('GET', `/jobs/${jobId}/export`);
-  expect(res.status).toBe(200);
-  const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-  const md = Object.entries(files).find(([name]) => name.endsWith('document.md'));
-  return strFromU8(md![1]);
-}
+const exportedDocument = async (jobId: string) =>
+  exportedMarkdown(await finalizedExport(server, jobId, 'auto_reject_pending'));
 
 describe('clearing an edit', () => {
   it('null brings back the extracted text, an edit back to the original is no edit, and an empty text needs allow_empty', async () => {

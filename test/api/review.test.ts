@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, ingest, json, listAll, listPage, startServer, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, ingest, json, listAll, listPage } from '../helpers/app.js';
 import { makeManyBlocksPdf, manyBlocksSentence } from '../helpers/make-pdf.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => server.close());
+const server = useServer();
 
 /** Three sections of two paragraphs each: every section is one chunk at the default size. */
 const SECTIONS_MD = ['Alpha', 'Beta', 'Gamma']

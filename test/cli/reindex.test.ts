@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startServer, tempDir, type TestServer } from '../helpers/app.js';
-import { embedAndWait, finalizedJob, installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
+import { json, tempDir, type TestServer } from '../helpers/app.js';
+import { embedAndWait, finalizedJob, startServerWithModel, TEST_MODEL } from '../helpers/embed-flow.js';
 import { cliEnv, KEY, lecternInPty } from '../helpers/pty.js';
 import { writeMiniLmFolder } from '../helpers/st-folder.js';
 
@@ -35,8 +35,7 @@ beforeAll(async () => {
   cwd = tempDir('lectern-cli-reindex-');
   await writeMiniLmFolder(join(cwd, 'cls'), { pooling: 'cls' });
   const dataDir = join(cwd, 'data');
-  await installTestModel(dataDir);
-  server = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [cwd] } });
+  server = await startServerWithModel({ document_roots: [cwd] }, dataDir);
   expect((await server.call('POST', `/models/${OTHER}/import`, { json: { path: join(cwd, 'cls') } })).status).toBe(200);
 }, 300_000);
 afterAll(async () => server?.close());

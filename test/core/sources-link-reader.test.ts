@@ -7,8 +7,9 @@ import type { GuardedFetch, NetPolicy } from '../../server/core/net/types.js';
 import { linkFileName } from '../../server/core/sources/link-format.js';
 import { readLink } from '../../server/core/sources/link-reader.js';
 import { readablePage } from '../../server/core/sources/readable-html.js';
-import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { TINY_PNG } from '../helpers/make-docx.js';
+import { makeStructuredPdf } from '../helpers/make-pdf.js';
+import { readerPolicy } from '../helpers/net-policy.js';
 import { ARTICLE, startWebPagesServer, type WebPagesServer } from '../helpers/web-pages-server.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -21,13 +22,7 @@ let policy: NetPolicy;
 
 beforeAll(async () => {
   site = await startWebPagesServer();
-  policy = {
-    allowedPrivateHosts: [new URL(site.url).host],
-    connectTimeoutMs: 2000,
-    totalTimeoutMs: 10000,
-    maxBytes: 20 << 20,
-    maxRedirects: 5,
-  };
+  policy = readerPolicy(site.url);
   fetch = createGuardedFetch(policy);
 });
 afterAll(() => site.close());

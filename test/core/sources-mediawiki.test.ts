@@ -15,6 +15,7 @@ import {
   WIKI_PAGES,
   type MediaWikiServer,
 } from '../helpers/mediawiki-server.js';
+import { readerPolicy } from '../helpers/net-policy.js';
 
 let wiki: MediaWikiServer;
 let fetch: GuardedFetch;
@@ -22,13 +23,7 @@ let policy: NetPolicy;
 
 beforeAll(async () => {
   wiki = await startMediaWikiServer();
-  policy = {
-    allowedPrivateHosts: [new URL(wiki.apiUrl).host],
-    connectTimeoutMs: 2000,
-    totalTimeoutMs: 10000,
-    maxBytes: 20 << 20,
-    maxRedirects: 5,
-  };
+  policy = readerPolicy(wiki.apiUrl);
   fetch = createGuardedFetch(policy);
 });
 afterAll(() => wiki.close());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import type { GuardedFetch, NetPolicy } from '../../server/core/net/types.js';
 import { webSearch } from '../../server/core/sources/web-search.js';
+import { readerPolicy } from '../helpers/net-policy.js';
 import { startJsonDisabledSearx, startSearxServer, type SearxServer } from '../helpers/searx-server.js';
 
 let searx: SearxServer;
@@ -12,13 +13,7 @@ let policy: NetPolicy;
 beforeAll(async () => {
   searx = await startSearxServer();
   disabled = await startJsonDisabledSearx();
-  policy = {
-    allowedPrivateHosts: [new URL(searx.url).host, new URL(disabled.url).host],
-    connectTimeoutMs: 2000,
-    totalTimeoutMs: 10000,
-    maxBytes: 20 << 20,
-    maxRedirects: 5,
-  };
+  policy = readerPolicy(searx.url, disabled.url);
   fetch = createGuardedFetch(policy);
 });
 afterAll(async () => {

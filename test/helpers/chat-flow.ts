@@ -59,6 +59,28 @@ export function expectCompleteStream({ res, events }: { res: Response; events: S
   expect(kinds.filter((k) => k === 'token').length).toBeGreaterThan(1);
 }
 
+/** What the stream sent as the answer: its `token` events' text, joined and trimmed of the model's leading space. */
+export function streamedAnswer(events: SseEvent[]): string {
+  return events
+    .filter((e) => e.event === 'token')
+    .map((e) => e.data.text)
+    .join('')
+    .trim();
+}
+
+/**
+ * A complete answer stream (expectCompleteStream) whose `done` closes, complete, the turn its `sources` opened, with
+ * the streamed tokens as its answer; returns both events' data for what the test checks further.
+ */
+export function expectStreamedAnswer(stream: { res: Response; events: SseEvent[] }) {
+  expectCompleteStream(stream);
+  const sources = stream.events[0]!.data;
+  const done = stream.events.at(-1)!.data;
+  expect(done).toMatchObject({ session_id: sources.session_id, turn_id: sources.turn_id, status: 'complete' });
+  expect(streamedAnswer(stream.events)).toBe(done.answer);
+  return { sources, done };
+}
+
 /** Polls the session until its turn number `seq` exists (a cancelled answer is stored as it stops). */
 export async function waitForTurn(server: TestServer, sessionId: string, seq: number, timeoutMs = 30_000) {
   const end = Date.now() + timeoutMs;

@@ -1,18 +1,11 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
 import { grammarSchemaOf } from '../../server/core/bots/grammar-schema.js';
+import type { ChatMessage } from '../../server/models/llm/llm-protocol.js';
 import { createLlmRuntime } from '../../server/models/llm/llm-runtime.js';
 import { repoRoot } from './app.js';
-import { listenOnLoopback, readJson } from './loopback-server.js';
+import { type ProviderServer, startProviderServer } from './provider-request.js';
 import { ensureTestModels } from './test-models.js';
-
-export interface ChatProtocolServer {
-  url: string;
-  /** Every request: path, authorization header, JSON body, and the text the model generated for it. */
-  requests: { path: string; authorization?: string; body: any; generated?: string }[];
-  close(): Promise<void>;
-}
 
 /**
  * A real chat server on loopback, generating with llama.cpp (the stories260K GGUF through Lectern's own
@@ -24,68 +17,34 @@ export interface ChatProtocolServer {
 export async function startChatServer(
   protocol: 'openai' | 'ollama',
   opts: { apiKey?: string; model: string },
-): Promise<ChatProtocolServer> {
+): Promise<ProviderServer> {
   const { stories260k } = await ensureTestModels();
   const llm = createLlmRuntime({
     hostFile: join(repoRoot, 'dist', 'llm-host.js'),
     threads: 1,
     log: pino({ level: 'silent' }),
   });
-  const requests: ChatProtocolServer['requests'] = [];
-  const server = await listenOnLoopback(
-    (req, res) => {
-      void (async () => {
-        const body = await readJson(req);
-        const seen: ChatProtocolServer['requests'][number] = {
-          path: req.url ?? '',
-          authorization: req.headers.authorization,
-          body,
-        };
-        requests.push(seen);
-        const fail = (status: number, payload: unknown) =>
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-        const wantPath = protocol === 'openai' ? '/v1/chat/completions' : '/api/chat';
-        if (req.method !== 'POST' || req.url !== wantPath) return fail(404, { error: 'not found' });
-        if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`)
-          return fail(401, { error: { message: 'Incorrect API key provided' } });
-        if (body.model !== opts.model) return fail(404, { error: `model "${body.model}" not found` });
-        const stop = new AbortController();
-        res.on('close', () => stop.abort());
-        // The model here reads text only: OpenAI's content parts give their text (the images stay in `requests`).
-        const messages = (
-          body.messages as { role: ChatMessage['role']; content: string | { type: string; text?: string }[] }[]
-        ).map((m) => ({
-          role: m.role,
-          content:
-            typeof m.content === 'string'
-              ? m.content
-              : m.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n'),
-        }));
-        const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
-        const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
-        const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;
-        if (protocol === 'openai') {
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          const r = await llm.generate({
-            modelPath: stories260k.gguf,
-            contextTokens: 512,
-            messages,
-            maxTokens,
-            jsonSchema,
-            signal: stop.signal,
-            onToken: (text) =>
-              res.write(
-                `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`,
-              ),
-          });
-          seen.generated = r.text;
-          const finish = r.stopReason === 'maxTokens' ? 'length' : 'stop';
-          res.write(
-            `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: finish }], usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens } })}\n\n`,
-          );
-          return res.end('data: [DONE]\n\n');
-        }
-        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  const path = protocol === 'openai' ? '/v1/chat/completions' : '/api/chat';
+  return startProviderServer(
+    { path, ...opts },
+    async (seen, res) => {
+      const { body } = seen;
+      const stop = new AbortController();
+      res.on('close', () => stop.abort());
+      // The model here reads text only: OpenAI's content parts give their text (the images stay in `requests`).
+      const messages = (
+        body.messages as { role: ChatMessage['role']; content: string | { type: string; text?: string }[] }[]
+      ).map((m) => ({
+        role: m.role,
+        content:
+          typeof m.content === 'string'
+            ? m.content
+            : m.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n'),
+      }));
+      const maxTokens = protocol === 'openai' ? body.max_tokens : body.options?.num_predict;
+      const schema = protocol === 'openai' ? body.response_format?.json_schema?.schema : body.format;
+      const jsonSchema = typeof schema === 'object' && schema !== null ? grammarSchemaOf(schema) : undefined;
+      const generate = async (piece: (text: string) => string) => {
         const r = await llm.generate({
           modelPath: stories260k.gguf,
           contextTokens: 512,
@@ -93,19 +52,31 @@ export async function startChatServer(
           maxTokens,
           jsonSchema,
           signal: stop.signal,
-          onToken: (text) =>
-            res.write(
-              `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`,
-            ),
+          onToken: (text) => res.write(piece(text)),
         });
         seen.generated = r.text;
-        const reason = r.stopReason === 'maxTokens' ? 'length' : 'stop';
-        return res.end(
-          `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: reason, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`,
+        return { ...r, finish: r.stopReason === 'maxTokens' ? 'length' : 'stop' };
+      };
+      if (protocol === 'openai') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const r = await generate(
+          (text) =>
+            `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`,
         );
-      })().catch((err: unknown) => res.writeHead(500).end(String(err)));
+        res.write(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: r.finish }], usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens } })}\n\n`,
+        );
+        return res.end('data: [DONE]\n\n');
+      }
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const r = await generate(
+        (text) =>
+          `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: text }, done: false })}\n`,
+      );
+      return res.end(
+        `${JSON.stringify({ model: opts.model, message: { role: 'assistant', content: '' }, done: true, done_reason: r.finish, prompt_eval_count: r.promptTokens, eval_count: r.completionTokens })}\n`,
+      );
     },
     () => llm.close(),
   );
-  return { ...server, requests };
 }

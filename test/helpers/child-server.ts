@@ -7,24 +7,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, serverClient, tempDir } from './app.js';
+import { repoRoot, type ServerClient, serverClient, tempDir } from './app.js';
 import { storeEnvFor, TEST_TASK_LEASE_MS } from './test-database.js';
 
-export interface ChildServer {
+/** Driven over HTTP as a server in the test's own process is (ServerClient). */
+export interface ChildServer extends ServerClient {
   readonly pid: number;
   readonly url: string;
   readonly key: string;
   readonly dataDir: string;
   /** Every line the server logged (pino JSON), parsed. */
   readonly logs: Record<string, unknown>[];
-  call(
-    method: string,
-    path: string,
-    opts?: { json?: unknown; body?: BodyInit; headers?: Record<string, string> },
-  ): Promise<Response>;
-  upload(name: string, data: Uint8Array, fields?: Record<string, string>): Promise<Response>;
-  /** Polls GET /jobs/{id} until its status is one of `until`. */
-  waitFor(jobId: string, until?: string[], timeoutMs?: number): Promise<Record<string, any>>;
   /** Highest resident set size (MB) since the start or the last `resetPeak` (VmHWM). */
   peakRssMb(): number;
   rssMb(): number;
@@ -38,6 +31,38 @@ export interface ChildServer {
 function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/**
+ * The address a starting `lectern serve` logs once it listens, read from its stdout (pino JSON, one entry a line,
+ * each also given to `onEntry` as long as the process runs); rejects with what it wrote to stderr if it exits first.
+ */
+export function listeningAddress(
+  child: ChildProcess,
+  onEntry: (entry: Record<string, unknown>) => void = () => {},
+): Promise<string> {
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  return new Promise<string>((resolve, reject) => {
+    let rest = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        onEntry(entry);
+        if (entry.msg === 'lectern listening') resolve(String(entry.address));
+      }
+    });
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the server exited (${code ?? signal}) before listening: ${stderr.join('')}`)),
+    );
+  });
 }
 
 /** Starts `lectern serve` on a free port with two workers (or `workers`) and no warm-up; resolves once it listens. */
@@ -78,31 +103,10 @@ export async function startChildServer(
   const pid = child.pid;
   if (pid === undefined) throw new Error('the server process did not start');
   const logs: Record<string, unknown>[] = [];
-  const stderr: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let rest = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString('utf8')).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) {
-        let entry: Record<string, unknown>;
-        try {
-          entry = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          continue;
-        }
-        logs.push(entry);
-        if (entry.msg === 'lectern listening') resolve(String(entry.address));
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`the server exited (${code ?? signal}) before listening: ${stderr.join('')}`)),
-    );
-  });
+  const url = await listeningAddress(child, (entry) => logs.push(entry));
 
   return {
     pid,

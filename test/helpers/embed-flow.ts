@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createEmbedder, type Embedder, type EmbedderOptions } from '../../server/core/embedding/onnx-embedder.js';
 import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
 import { createGuardedFetch } from '../../server/core/net/guarded-fetch.js';
 import { createModelManager } from '../../server/models/manager.js';
@@ -16,6 +17,21 @@ export async function installTestModel(dataDir: string): Promise<void> {
     modelsDir: join(dataDir, 'models'),
     net: createGuardedFetch(DEFAULT_NET_POLICY),
   }).importFrom(TEST_MODEL, minilm.dir);
+}
+
+/**
+ * The real MiniLM test weights in this process's ONNX embedder, set up as the catalog runs them (mean pooling, 256
+ * tokens) unless `options` say otherwise: what a test compares a server's vectors and scores with.
+ */
+export async function miniLmEmbedder(options: Partial<EmbedderOptions> = {}): Promise<Embedder> {
+  const { minilm } = await ensureTestModels();
+  return createEmbedder({
+    modelPath: minilm.onnx,
+    tokenizerPath: minilm.tokenizer,
+    pooling: 'mean',
+    maxTokens: 256,
+    ...options,
+  });
 }
 
 /** A server of its own data folder with the test weights installed and named as its embedding model. */
@@ -92,3 +108,18 @@ export const TOPICS_MD = [
 ]
   .map(([h, p]) => `# ${h}\n\n${p}\n`)
   .join('\n');
+
+/** Eleven unrelated subjects, for documents of many short notes that search has to tell apart. */
+export const NOTE_TOPICS = [
+  'rivers',
+  'volcanoes',
+  'chess',
+  'bread',
+  'comets',
+  'violins',
+  'glaciers',
+  'bees',
+  'tax law',
+  'sailing',
+  'printing',
+];

@@ -1,8 +1,9 @@
 import { listenOnLoopback, readJson, type LoopbackServer } from './loopback-server.js';
+import type { ProviderRequest } from './provider-request.js';
 
 export interface GatedChatServer extends LoopbackServer {
-  /** Every request: path, authorization header and JSON body. */
-  requests: { path: string; authorization?: string; body: any }[];
+  /** Every request, in the order received. */
+  requests: ProviderRequest[];
   /** Resolves when the n-th request (1-based) has arrived. */
   arrived(n: number): Promise<void>;
   /** Lets every request waiting for an answer have it; later ones are answered at once. */

@@ -35,3 +35,28 @@ export async function listenOnLoopback(
     },
   };
 }
+
+/** A listener no policy allows, and a site (for the policy to allow) that redirects every request into it. */
+export interface RedirectToPrivate {
+  privateListener: LoopbackServer;
+  redirector: LoopbackServer;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts both: a guarded fetch sent to the redirector must refuse the hop, and the listener's `connections()` proves
+ * that nothing reached it.
+ */
+export async function startRedirectToPrivate(): Promise<RedirectToPrivate> {
+  const privateListener = await listenOnLoopback((_req, res) => res.end('private'));
+  const redirector = await listenOnLoopback((_req, res) =>
+    res.writeHead(302, { location: `${privateListener.url}/inside` }).end(),
+  );
+  return {
+    privateListener,
+    redirector,
+    async close() {
+      await Promise.all([redirector.close(), privateListener.close()]);
+    },
+  };
+}

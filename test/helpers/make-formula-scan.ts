@@ -6,6 +6,7 @@
  * punctuation-heavy lines that a dictionary does not help with.
  */
 import PDFDocument from 'pdfkit';
+import { finish } from './make-pdf.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu';
 
@@ -57,18 +58,18 @@ const PAGE: readonly Part[] = [
 /** The page as a born-digital PDF and its text. */
 export async function formulaPagePdf(): Promise<FormulaPage> {
   const doc = new PDFDocument({ size: 'A4', margin: 0, info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
-  const parts: Buffer[] = [];
-  doc.on('data', (b: Buffer) => parts.push(b));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(parts)));
-    doc.on('error', reject);
-  });
   doc.registerFont('serif', `${DEJAVU}/DejaVuSerif.ttf`);
   doc.registerFont('serif-bold', `${DEJAVU}/DejaVuSerif-Bold.ttf`);
   doc.registerFont('serif-italic', `${DEJAVU}/DejaVuSerif-Italic.ttf`);
   doc.registerFont('mono', `${DEJAVU}/DejaVuSansMono.ttf`);
   const left = 72;
   const right = 595.28 - 72;
+  const rule = (at: number, width: number) =>
+    doc
+      .moveTo(left, at)
+      .lineTo(left + 400, at)
+      .lineWidth(width)
+      .stroke();
   const lines: string[] = [];
   let y = 80;
   for (const part of PAGE) {
@@ -93,11 +94,7 @@ export async function formulaPagePdf(): Promise<FormulaPage> {
     } else {
       y += 8;
       const widths = [120, 60, 60, 50, 70, 40];
-      doc
-        .moveTo(left, y)
-        .lineTo(left + 400, y)
-        .lineWidth(0.8)
-        .stroke();
+      rule(y, 0.8);
       y += 6;
       for (const [r, row] of part.rows.entries()) {
         let x = left + 4;
@@ -108,24 +105,15 @@ export async function formulaPagePdf(): Promise<FormulaPage> {
         }
         y += 16;
         if (r === 0) {
-          doc
-            .moveTo(left, y - 3)
-            .lineTo(left + 400, y - 3)
-            .lineWidth(0.4)
-            .stroke();
+          rule(y - 3, 0.4);
           y += 3;
         }
       }
-      doc
-        .moveTo(left, y)
-        .lineTo(left + 400, y)
-        .lineWidth(0.8)
-        .stroke();
+      rule(y, 0.8);
       y += 16;
     }
     if (part.kind === 'table') lines.push(...part.rows.map((row) => row.join(' ')));
     else lines.push(part.kind === 'formula' ? `${part.text} ${part.number}` : part.text);
   }
-  doc.end();
-  return { pdf: await done, text: lines.join('\n') };
+  return { pdf: await finish(doc), text: lines.join('\n') };
 }

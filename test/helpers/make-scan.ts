@@ -7,6 +7,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import PDFDocument from 'pdfkit';
 
 import { renderPdfPage } from '../../server/core/ocr/render-page.js';
+import { finish } from './make-pdf.js';
 import { seededRandom } from './seeded-random.js';
 
 export interface ScanOptions {
@@ -74,20 +75,16 @@ export async function scansToPdf(scans: readonly Scan[]): Promise<Buffer> {
     margin: 0,
     info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) },
   });
-  const parts: Buffer[] = [];
-  doc.on('data', (b: Buffer) => parts.push(b));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(parts)));
-    doc.on('error', reject);
-  });
-  for (const s of scans) {
-    const w = (s.width * 72) / s.dpi;
-    const h = (s.height * 72) / s.dpi;
-    doc.addPage({ size: [w, h], margin: 0 });
-    doc.image(s.png, 0, 0, { width: w, height: h });
-  }
-  doc.end();
-  return done;
+  for (const s of scans) addScanPage(doc, s);
+  return finish(doc);
+}
+
+/** A page sized so that the scan's image fills it at its dpi. */
+function addScanPage(doc: PDFKit.PDFDocument, scan: Scan): void {
+  const w = (scan.width * 72) / scan.dpi;
+  const h = (scan.height * 72) / scan.dpi;
+  doc.addPage({ size: [w, h], margin: 0 });
+  doc.image(scan.png, 0, 0, { width: w, height: h });
 }
 
 /** 8-bit grey pixels of a scan (for writing TIFFs). */
@@ -175,12 +172,6 @@ export async function textThenScanPdf(
     margin: 0,
     info: { CreationDate: new Date(Date.UTC(2026, 0, 1)) },
   });
-  const parts: Buffer[] = [];
-  doc.on('data', (b: Buffer) => parts.push(b));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(parts)));
-    doc.on('error', reject);
-  });
   doc.addPage({ size: 'A4', margin: 0 });
   if (typeof page1 === 'function') page1(doc);
   else
@@ -190,11 +181,7 @@ export async function textThenScanPdf(
         .fontSize(11)
         .text(line, 72, 72 + i * 16, { lineBreak: false }),
     );
-  const w = (scan.width * 72) / scan.dpi;
-  const h = (scan.height * 72) / scan.dpi;
-  doc.addPage({ size: [w, h], margin: 0 });
-  doc.image(scan.png, 0, 0, { width: w, height: h });
+  addScanPage(doc, scan);
   if (stamp) doc.font('Helvetica').fontSize(7).text(stamp, 36, 14, { lineBreak: false });
-  doc.end();
-  return done;
+  return finish(doc);
 }

@@ -20,8 +20,26 @@ afterEach(async () => {
   while (children.length) await children.pop()!.kill();
 });
 
+/**
+ * A `start` for runSmokeTest over a fresh data folder that keeps the address the server got, so that the test can
+ * check afterwards that the run stopped it; `change` alters what the smoke test is given.
+ */
+function trackedStart(change: (server: DesktopServer) => DesktopServer = (server) => server) {
+  const dataDir = tempDir();
+  const run = {
+    dataDir,
+    url: '',
+    start: async (): Promise<DesktopServer> => {
+      const server = await startIn(dataDir);
+      run.url = server.url;
+      return change(server);
+    },
+  };
+  return run;
+}
+
 /** What a run left behind: its data folder let go (the server closed) and its address answering nothing. */
-async function expectStopped(dataDir: string, url: string): Promise<void> {
+async function expectStopped({ dataDir, url }: { dataDir: string; url: string }): Promise<void> {
   expect(readDataLock(dataDir)).toBeNull();
   await expect(fetch(`${url}/health`)).rejects.toThrow();
 }
@@ -37,14 +55,9 @@ describe('smoke test (--smoke-test), all but the window', () => {
   });
 
   it('passes when the app’s server answers /health and serves the desk, then stops it', async () => {
-    const dataDir = tempDir();
-    let url = '';
+    const run = trackedStart();
     const outcome = await runSmokeTest({
-      start: async () => {
-        const server = await startIn(dataDir);
-        url = server.url;
-        return server;
-      },
+      start: run.start,
       // The window's check runs while the server still answers, and its word ends the line.
       desk: async (server) => {
         expect((await fetch(`${server.url}/health`, { headers: { 'x-api-key': server.key } })).status).toBe(200);
@@ -53,10 +66,10 @@ describe('smoke test (--smoke-test), all but the window', () => {
     });
     expect(outcome).toEqual({
       code: 0,
-      line: `smoke test passed: Lectern ${version} at ${url} answered /health and served the desk; the window loaded the desk`,
+      line: `smoke test passed: Lectern ${version} at ${run.url} answered /health and served the desk; the window loaded the desk`,
     });
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await expectStopped(dataDir, url);
+    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expectStopped(run);
   });
 
   it('fails with the reason when the server cannot start: its data folder is held by another server', async () => {
@@ -72,30 +85,18 @@ describe('smoke test (--smoke-test), all but the window', () => {
   });
 
   it('fails when /health refuses the key, and still stops the server', async () => {
-    const dataDir = tempDir();
-    let url = '';
-    const outcome = await runSmokeTest({
-      start: async () => {
-        const server = await startIn(dataDir);
-        url = server.url;
-        return { ...server, key: 'not-the-session-key' };
-      },
-    });
+    const run = trackedStart((server) => ({ ...server, key: 'not-the-session-key' }));
+    const outcome = await runSmokeTest({ start: run.start });
     expect(outcome.code).toBe(1);
     expect(outcome.line).toMatch(/^smoke test failed: \/health answered 401: \{"error":\{"code":"[A-Z_]+"/);
     expect(outcome.line).not.toContain('\n');
-    await expectStopped(dataDir, url);
+    await expectStopped(run);
   });
 
   it('fails with the window’s reason on one line, and still stops the server', async () => {
-    const dataDir = tempDir();
-    let url = '';
+    const run = trackedStart();
     const outcome = await runSmokeTest({
-      start: async () => {
-        const server = await startIn(dataDir);
-        url = server.url;
-        return server;
-      },
+      start: run.start,
       desk: async () => {
         throw new Error('the window did not load the desk: Lectern could not start:\n  the server refused the key');
       },
@@ -104,7 +105,7 @@ describe('smoke test (--smoke-test), all but the window', () => {
       code: 1,
       line: 'smoke test failed: the window did not load the desk: Lectern could not start: the server refused the key',
     });
-    await expectStopped(dataDir, url);
+    await expectStopped(run);
   });
 
   it('fails when the server cannot be reached', async () => {

@@ -56,6 +56,20 @@ async function freshDatabase(): Promise<{ url: string; node: () => Promise<Node>
   };
 }
 
+/**
+ * Two nodes on a fresh database: `worker` listening for tasks of `kinds` (its listener closed after the case) and
+ * `api` beside it; `cancelled` holds the jobs whose cancellation the listener heard.
+ */
+async function listeningNodes(kinds: Parameters<TaskQueue['listen']>[0]) {
+  const db = await freshDatabase();
+  const [worker, api] = [await db.node(), await db.node()];
+  const listener = await worker.queue.listen(kinds);
+  closers.push(() => listener.close());
+  const cancelled: string[] = [];
+  listener.onCancel((jobId) => cancelled.push(jobId));
+  return { db, worker, api, listener, cancelled };
+}
+
 const claimOf = (task: TaskView, workerId: string): TaskClaim => ({
   task_id: task.task_id,
   worker_id: workerId,
@@ -238,10 +252,7 @@ describe('task queue', () => {
   });
 
   it('enqueues a task already held by its enqueuer: nobody else is woken or takes it until its lease runs out', async () => {
-    const db = await freshDatabase();
-    const [a, b] = [await db.node(), await db.node()];
-    const listener = await b.queue.listen(['embed']);
-    closers.push(() => listener.close());
+    const { worker: b, api: a, listener } = await listeningNodes(['embed']);
     const { task, created } = await a.queue.enqueue({
       kind: 'embed',
       job_id: 'job-1',
@@ -277,10 +288,7 @@ describe('task queue', () => {
   });
 
   it('reclaimExpired puts a task whose lease ran out back in the queue, shown as such, and wakes idle workers', async () => {
-    const db = await freshDatabase();
-    const [a, b] = [await db.node(), await db.node()];
-    const listener = await b.queue.listen(['read']);
-    closers.push(() => listener.close());
+    const { worker: b, api: a, listener } = await listeningNodes(['read']);
     const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
     expect(await listener.wait(600_000)).toBe('task');
     ran(await a.queue.claim(['read'], 'w1', 1000));
@@ -356,12 +364,7 @@ describe('task queue', () => {
   });
 
   it('cancels a job: its queued and running tasks stop, the holder is told at once on another node, other jobs go on', async () => {
-    const db = await freshDatabase();
-    const [worker, api] = [await db.node(), await db.node()];
-    const listener = await worker.queue.listen(['read']);
-    closers.push(() => listener.close());
-    const cancelled: string[] = [];
-    listener.onCancel((jobId) => cancelled.push(jobId));
+    const { worker, api, cancelled } = await listeningNodes(['read']);
     await api.queue.enqueue({ kind: 'read', job_id: 'job-a' });
     await api.queue.enqueue({ kind: 'ocr', job_id: 'job-a' });
     const other = (await api.queue.enqueue({ kind: 'read', job_id: 'job-b' })).task;
@@ -405,13 +408,8 @@ describe('task queue', () => {
   });
 
   it('wakes an idle worker by NOTIFY, not by its poll; keeps a wake-up that came while it worked; sends it at commit', async () => {
-    const db = await freshDatabase();
-    const [worker, api] = [await db.node(), await db.node()];
-    const listener = await worker.queue.listen(['ocr']);
-    closers.push(() => listener.close());
+    const { worker, api, listener, cancelled } = await listeningNodes(['ocr']);
     // Notifications reach a connection in commit order: once a cancellation sent after them has arrived, so have they.
-    const cancelled: string[] = [];
-    listener.onCancel((jobId) => cancelled.push(jobId));
     const marker = async (jobId: string) => {
       await api.queue.enqueue({ kind: 'train', job_id: jobId });
       expect(await api.queue.cancel(jobId)).toBe(1);
@@ -450,12 +448,7 @@ describe('task queue', () => {
   }, 20_000);
 
   it('a listener whose connection was cut reconnects, wakes its worker for what it may have missed, and hears again', async () => {
-    const db = await freshDatabase();
-    const [worker, api] = [await db.node(), await db.node()];
-    const listener = await worker.queue.listen(['ocr']);
-    closers.push(() => listener.close());
-    const cancelled: string[] = [];
-    listener.onCancel((jobId) => cancelled.push(jobId));
+    const { db, api, listener, cancelled } = await listeningNodes(['ocr']);
     let reconnected = 0;
     listener.onReconnect(() => reconnected++);
     const listening = async () =>

@@ -8,17 +8,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vectorTableName } from '../../server/store/postgres/collection-tables.js';
 import { enc, json, tempDir } from '../helpers/app.js';
-import { installTestModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
-import { startEmbeddingServer, type ProtocolServer } from '../helpers/embedding-servers.js';
-import { TEST_TASK_LEASE_MS } from '../helpers/test-database.js';
+import { installTestModel, NOTE_TOPICS, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
+import { startEmbeddingServer } from '../helpers/embedding-servers.js';
+import type { ProviderServer } from '../helpers/provider-request.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
+import { TEST_TASK_LEASE_MS } from '../helpers/test-database.js';
 import { teamNodes, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
 let db: pg.Pool;
 /** An OpenAI-protocol embedding server that wants a key: the key a request brings must reach it, and no table. */
-let openai: ProtocolServer;
+let openai: ProviderServer;
 const OPENAI_KEY = 'sk-team-embed-456';
 let shared: Omit<TeamNodeOptions, 'kind'>;
 const { nodes, api: startApi, worker, killAll } = teamNodes(() => shared);
@@ -28,23 +29,10 @@ const { nodes, api: startApi, worker, killAll } = teamNodes(() => shared);
  * few seconds a node takes to start (and a test to kill one), while reading and finalizing them stay quick.
  */
 const NOTES = 2_400;
-const TOPICS = [
-  'rivers',
-  'volcanoes',
-  'chess',
-  'bread',
-  'comets',
-  'violins',
-  'glaciers',
-  'bees',
-  'tax law',
-  'sailing',
-  'printing',
-];
 const NOTES_MD = Array.from(
   { length: NOTES },
   (_, i) =>
-    `## Note ${i}\n\nA note on ${TOPICS[i % TOPICS.length]}, number ${i}, written down for the embedding test; it says a little more about ${TOPICS[(i * 7) % TOPICS.length]} than a title would, as the paragraphs of a real document do, so that the model takes a while over each one.\n`,
+    `## Note ${i}\n\nA note on ${NOTE_TOPICS[i % NOTE_TOPICS.length]}, number ${i}, written down for the embedding test; it says a little more about ${NOTE_TOPICS[(i * 7) % NOTE_TOPICS.length]} than a title would, as the paragraphs of a real document do, so that the model takes a while over each one.\n`,
 ).join('\n');
 
 beforeAll(async () => {

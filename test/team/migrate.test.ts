@@ -5,12 +5,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/db.js';
 import { json, listAll, listPage, repoRoot, startServer, tempDir, type TestServer } from '../helpers/app.js';
+import { ingest } from '../helpers/app.js';
+import { extractiveBotChat, topicsRoot } from '../helpers/bot-flow.js';
 import { chat } from '../helpers/chat-flow.js';
-import { embedAndWait, installTestModel, TEST_MODEL, TOPICS_MD, waitForIngest } from '../helpers/embed-flow.js';
+import { embedAndWait, startServerWithModel, TEST_MODEL, TOPICS_MD } from '../helpers/embed-flow.js';
 import { lecternAsync, type CliRun } from '../helpers/keys-cli.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
-import { ingest } from '../helpers/app.js';
 
 // `lectern migrate` as a person runs it (bin/lectern.js), between a desktop data folder written by the real
 // server on SQLite and a team server's real PostgreSQL (scripts/team-services.sh), read back through the API.
@@ -34,10 +35,8 @@ interface Library {
 
 /** A desktop library with a reviewed, finalized and embedded PDF, a job chat, a bot with a document and a rated chat, and a key. */
 async function buildDesktop(dataDir: string): Promise<Library> {
-  const root = tempDir('lectern-migrate-docs-');
-  writeFileSync(join(root, 'topics.md'), TOPICS_MD);
-  await installTestModel(dataDir);
-  const s = await startServer({ dataDir, settings: { embedding_model: TEST_MODEL, document_roots: [root] } });
+  const root = topicsRoot('lectern-migrate-docs-');
+  const s = await startServerWithModel({ document_roots: [root] }, dataDir);
   try {
     const job = await ingest(s, 'report.pdf', await makeStructuredPdf());
     const blocks = await listAll(s, `/jobs/${job.job_id}/blocks`);
@@ -66,19 +65,13 @@ async function buildDesktop(dataDir: string): Promise<Library> {
     });
     expect(asked.status).toBe(200);
 
-    const botId = (await json(await s.call('POST', '/bots', { json: { llm: { provider: 'extractive' } } })))
-      .bot_id as string;
-    const added = await json(
-      await s.call('POST', `/bots/${botId}/documents/path`, { json: { path: join(root, 'topics.md') } }),
-    );
-    expect((await waitForIngest(s, added.job_id)).ingest_status).toBe('success');
-    const { chat_id } = await json(await s.call('POST', `/bots/${botId}/chats`));
+    const { botId, chatId, documentJobId } = await extractiveBotChat(s, join(root, 'topics.md'));
     const answer = await json(
-      await s.call('POST', `/bots/${botId}/chats/${chat_id}`, { json: { query: 'What does chlorophyll capture?' } }),
+      await s.call('POST', `/bots/${botId}/chats/${chatId}`, { json: { query: 'What does chlorophyll capture?' } }),
     );
     expect(
       (
-        await s.call('POST', `/chats/${chat_id}/messages/${answer.message_id}/feedback`, {
+        await s.call('POST', `/chats/${chatId}/messages/${answer.message_id}/feedback`, {
           json: { rating: 'up', note: 'right' },
         })
       ).status,
@@ -88,9 +81,9 @@ async function buildDesktop(dataDir: string): Promise<Library> {
     return {
       jobId: job.job_id,
       botId,
-      botJobId: added.job_id,
+      botJobId: documentJobId,
       sessionId: asked.body.session_id,
-      chatId: chat_id,
+      chatId,
       secret: key.secret,
     };
   } finally {
@@ -225,8 +218,7 @@ describe('lectern migrate', () => {
     ]);
     expect(plain.stderr).toContain('source and target agree on every table');
 
-    await installTestModel(teamDir);
-    const team = await startServer({ dataDir: teamDir, settings: { database_url, embedding_model: TEST_MODEL } });
+    const team = await startServerWithModel({ database_url }, teamDir);
     let afterJobId = '';
     try {
       expect(await readLibrary(team, lib)).toEqual(before);
@@ -260,8 +252,7 @@ describe('lectern migrate', () => {
     expect(afterJobId).not.toBe('');
     const back = await migrate(['--to-data-dir', backDir, '--database-url', database_url, '--data-dir', teamDir]);
     everyTableAgrees(back);
-    await installTestModel(backDir);
-    const home = await startServer({ dataDir: backDir, settings: { embedding_model: TEST_MODEL } });
+    const home = await startServerWithModel({}, backDir);
     try {
       expect(await readLibrary(home, lib)).toEqual(before);
       // The job added on the team server came back too, searchable in the collection it was embedded into.

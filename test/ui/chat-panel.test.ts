@@ -1,10 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, json, type TestServer } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { enc, json } from '../helpers/app.js';
 import { indexedJob } from '../helpers/chat-flow.js';
 import { TOPICS_MD, waitForIngest, startServerWithModel } from '../helpers/embed-flow.js';
-import { deskSession } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { sendQuestion } from './helpers/chat-pane.js';
+import { useDesk } from './helpers/desk.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The one chat panel, for a job's chat and for a bot's, in Debian's chromium against the real server: real
@@ -14,13 +13,23 @@ import { screenshotDir, shot } from './helpers/screens.js';
 
 const shots = screenshotDir('chat-panel');
 const LONG = { timeout: 60_000 };
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let logs: string[];
 let jobId = '';
 let botId = '';
-const get = async (path: string) => json(await server.call('GET', path));
+const desk = useDesk({
+  start: () => startServerWithModel(),
+  seed: async (server) => {
+    jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
+    botId = (
+      await json(await server.call('POST', '/bots', { json: { name: 'Topics', llm: { provider: 'extractive' } } }))
+    ).bot_id;
+    const form = new FormData();
+    form.append('file', new Blob([enc(TOPICS_MD) as Uint8Array<ArrayBuffer>]), 'topics.md');
+    const added = await json(await server.call('POST', `/bots/${botId}/documents/upload`, { body: form }));
+    expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
+  },
+  timeout: 300_000,
+});
+const get = async (path: string) => json(await desk.server.call('GET', path));
 
 interface Kind {
   name: 'job' | 'bot';
@@ -56,55 +65,34 @@ const Q = {
   chess: 'Which defence answers the king pawn?',
 };
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServerWithModel();
-  jobId = (await indexedJob(server, 'topics.md', TOPICS_MD)).job_id;
-  botId = (
-    await json(await server.call('POST', '/bots', { json: { name: 'Topics', llm: { provider: 'extractive' } } }))
-  ).bot_id;
-  const form = new FormData();
-  form.append('file', new Blob([enc(TOPICS_MD) as Uint8Array<ArrayBuffer>]), 'topics.md');
-  const added = await json(await server.call('POST', `/bots/${botId}/documents/upload`, { body: form }));
-  expect((await waitForIngest(server, added.job_id)).ingest_status).toBe('success');
-  ({ browser, page, logs } = await deskSession(server));
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 /** Opens (or reloads) the owner's page and waits until the panel has read its conversations and the open one. */
 async function openPanel(kind: Kind, reload = false): Promise<void> {
-  if (reload) await page.reload();
-  else await page.goto(`${server.url}/${kind.address()}`);
-  await page.waitForSelector('.panel.chat[data-ready=true]');
+  if (reload) await desk.page.reload();
+  else await desk.page.goto(`${desk.server.url}/${kind.address()}`);
+  await desk.page.waitForSelector('.panel.chat[data-ready=true]');
 }
 
 /** Asks in the panel and waits until the answer is complete; the job's chat answers with quotes (no model). */
 async function ask(question: string) {
-  if (await page.locator('.panel.chat select.provider').count())
-    await page.selectOption('.panel.chat select.provider', 'extractive');
-  await page.fill('.panel.chat textarea[name=question]', question);
-  await page.click('.panel.chat button.ask');
-  const turn = page
-    .locator('.panel.chat .turn')
-    .filter({ has: page.locator('.question', { hasText: question }) })
-    .last();
+  if (await desk.page.locator('.panel.chat select.provider').count())
+    await desk.page.selectOption('.panel.chat select.provider', 'extractive');
+  const turn = await sendQuestion(desk.page, '.panel.chat', question);
   await expect.poll(() => turn.getAttribute('data-status'), LONG).toBe('complete');
   return turn;
 }
 
 const openId = async () => {
-  const open = page.locator('.panel.chat .conversation.selected');
+  const open = desk.page.locator('.panel.chat .conversation.selected');
   await open.waitFor();
   return (await open.getAttribute('data-conversation')) ?? '';
 };
 const listed = () =>
-  page.$$eval('.panel.chat .conversation', (items) => items.map((li) => li.getAttribute('data-conversation') ?? ''));
+  desk.page.$$eval('.panel.chat .conversation', (items) =>
+    items.map((li) => li.getAttribute('data-conversation') ?? ''),
+  );
 const questions = () =>
-  page.$$eval('.panel.chat .chat-log .turn .question', (qs) => qs.map((q) => q.textContent ?? ''));
-const row = (id: string) => page.locator(`.panel.chat .conversation[data-conversation="${id}"]`);
+  desk.page.$$eval('.panel.chat .chat-log .turn .question', (qs) => qs.map((q) => q.textContent ?? ''));
+const row = (id: string) => desk.page.locator(`.panel.chat .conversation[data-conversation="${id}"]`);
 
 describe.each(KINDS)('the chat panel of a $name', (kind) => {
   let first = '';
@@ -112,14 +100,14 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
 
   it('asks two questions in one conversation, then starts a second one', async () => {
     await openPanel(kind);
-    expect(await page.locator('.panel.chat .conversation-none').count()).toBe(1);
+    expect(await desk.page.locator('.panel.chat .conversation-none').count()).toBe(1);
     const lava = await ask(Q.lava);
     expect(await lava.locator('.answer').textContent()).toMatch(/lava/i);
     await ask(Q.bread);
     first = await openId();
     expect(await questions()).toEqual([Q.lava, Q.bread]);
-    await page.click('.panel.chat button.new-conversation');
-    await expect.poll(() => page.locator('.panel.chat .chat-log .turn').count()).toBe(0);
+    await desk.page.click('.panel.chat button.new-conversation');
+    await expect.poll(() => desk.page.locator('.panel.chat .chat-log .turn').count()).toBe(0);
     await ask(Q.chess);
     await expect.poll(() => openId()).not.toBe(first);
     second = await openId();
@@ -131,19 +119,19 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
         [second, 1],
       ].sort(),
     );
-    await shot(page, shots, `${kind.name}-1-two-conversations`);
+    await shot(desk.page, shots, `${kind.name}-1-two-conversations`);
   });
 
   it('rates an answer and, after a reload, lists both conversations and opens each with its turns, citations and rating', async () => {
-    await page.locator(`.panel.chat .turn .feedback button.thumb-up`).click();
-    await expect.poll(() => page.locator('.panel.chat .turn .feedback').getAttribute('data-rating')).toBe('up');
+    await desk.page.locator(`.panel.chat .turn .feedback button.thumb-up`).click();
+    await expect.poll(() => desk.page.locator('.panel.chat .turn .feedback').getAttribute('data-rating')).toBe('up');
     await openPanel(kind, true);
     // Newest first, the newest open; each named by its first question, with its size and when it was last used.
     expect(await listed()).toEqual([second, first]);
     expect(await openId()).toBe(second);
     expect(await questions()).toEqual([Q.chess]);
-    expect(await page.locator('.panel.chat .turn .feedback').getAttribute('data-rating')).toBe('up');
-    expect(await page.locator('.panel.chat .turn button.thumb-up').getAttribute('aria-pressed')).toBe('true');
+    expect(await desk.page.locator('.panel.chat .turn .feedback').getAttribute('data-rating')).toBe('up');
+    expect(await desk.page.locator('.panel.chat .turn button.thumb-up').getAttribute('aria-pressed')).toBe('true');
     await expect.poll(() => row(first).locator('.conversation-open').textContent()).toBe(Q.lava);
     expect(await row(second).locator('.conversation-open').textContent()).toBe(Q.chess);
     expect(await row(first).locator('.conversation-turns').textContent()).toBe('2 turns');
@@ -151,7 +139,7 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     expect(await row(first).locator('time').getAttribute('datetime')).toMatch(/^\d{4}-/);
     await row(first).locator('.conversation-open').click();
     await expect.poll(() => questions()).toEqual([Q.lava, Q.bread]);
-    const turns = page.locator('.panel.chat .chat-log .turn');
+    const turns = desk.page.locator('.panel.chat .chat-log .turn');
     for (const i of [0, 1]) {
       expect(await turns.nth(i).getAttribute('data-status')).toBe('complete');
       expect((await turns.nth(i).locator('.answer').textContent())?.trim().length).toBeGreaterThan(10);
@@ -162,7 +150,7 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     await openPanel(kind, true);
     expect(await openId()).toBe(first);
     expect(await questions()).toEqual([Q.lava, Q.bread]);
-    await shot(page, shots, `${kind.name}-2-after-reload`);
+    await shot(desk.page, shots, `${kind.name}-2-after-reload`);
   });
 
   it('renames a conversation on the server; the name holds after a reload', async () => {
@@ -177,73 +165,73 @@ describe.each(KINDS)('the chat panel of a $name', (kind) => {
     expect(onServer.title).toBe('Volcanoes and bread');
     await openPanel(kind, true);
     expect(await row(first).locator('.conversation-open').textContent()).toBe('Volcanoes and bread');
-    await shot(page, shots, `${kind.name}-3-renamed`);
+    await shot(desk.page, shots, `${kind.name}-3-renamed`);
   });
 
   it('deletes a conversation only once confirmed; after a reload it is gone, as on the server', async () => {
     await row(second).locator('button.conversation-delete').click();
-    await page.waitForSelector('dialog[open]');
-    await page.click('dialog button[data-value=false]');
+    await desk.page.waitForSelector('dialog[open]');
+    await desk.page.click('dialog button[data-value=false]');
     expect(await listed()).toEqual([second, first]);
     await row(second).locator('button.conversation-delete').click();
-    await page.click('dialog button[data-value=true]');
+    await desk.page.click('dialog button[data-value=true]');
     await expect.poll(() => listed()).toEqual([first]);
     await openPanel(kind, true);
     expect(await listed()).toEqual([first]);
     expect(
       (await get(kind.listPath())).conversations.map((c: { conversation_id: string }) => c.conversation_id),
     ).toEqual([first]);
-    expect((await server.call('GET', kind.turnsPath(second))).status).toBe(404);
+    expect((await desk.server.call('GET', kind.turnsPath(second))).status).toBe(404);
     expect(await questions()).toEqual([Q.lava, Q.bread]);
-    await shot(page, shots, `${kind.name}-4-deleted`);
+    await shot(desk.page, shots, `${kind.name}-4-deleted`);
   });
 
   it("says the server's error in the panel: a conversation deleted elsewhere can be neither asked in nor renamed", async () => {
     // Deleted through the API while the panel still shows it.
-    expect((await server.call('DELETE', `/conversations/${first}`)).status).toBe(200);
-    if (await page.locator('.panel.chat select.provider').count())
-      await page.selectOption('.panel.chat select.provider', 'extractive');
-    await page.fill('.panel.chat textarea[name=question]', 'Is it still there?');
-    await page.click('.panel.chat button.ask');
-    const turn = page.locator('.panel.chat .turn').last();
+    expect((await desk.server.call('DELETE', `/conversations/${first}`)).status).toBe(200);
+    if (await desk.page.locator('.panel.chat select.provider').count())
+      await desk.page.selectOption('.panel.chat select.provider', 'extractive');
+    await desk.page.fill('.panel.chat textarea[name=question]', 'Is it still there?');
+    await desk.page.click('.panel.chat button.ask');
+    const turn = desk.page.locator('.panel.chat .turn').last();
     await expect.poll(() => turn.getAttribute('data-status'), LONG).toBe('failed');
     expect(await turn.locator('.turn-note').textContent()).toMatch(new RegExp(`^Error: .*${first}`));
     // The list follows the server, and the next question starts a new conversation instead of failing again.
     await expect.poll(() => listed()).toEqual([]);
-    expect(await page.textContent('.panel.chat .chat-notice')).toContain('the next question starts a new one');
-    await shot(page, shots, `${kind.name}-5-error-asking`);
+    expect(await desk.page.textContent('.panel.chat .chat-notice')).toContain('the next question starts a new one');
+    await shot(desk.page, shots, `${kind.name}-5-error-asking`);
     const again = await ask(Q.lava);
     expect(await again.locator('.answer').textContent()).toMatch(/lava/i);
     const third = await openId();
     expect(third).not.toBe(first);
 
-    expect((await server.call('DELETE', `/conversations/${third}`)).status).toBe(200);
+    expect((await desk.server.call('DELETE', `/conversations/${third}`)).status).toBe(200);
     await row(third).locator('button.conversation-rename').click();
     await row(third).locator('input.rename-box').fill('Gone');
     await row(third).locator('input.rename-box').press('Enter');
     await expect
-      .poll(() => page.textContent('.panel.chat .chat-notice'))
+      .poll(() => desk.page.textContent('.panel.chat .chat-notice'))
       .toBe(`Could not rename the conversation: conversation ${third} does not exist`);
     await expect.poll(() => listed()).toEqual([]);
-    await shot(page, shots, `${kind.name}-6-error-renaming`);
+    await shot(desk.page, shots, `${kind.name}-6-error-renaming`);
   });
 });
 
 describe("a bot's answers held for approval", () => {
   it('holds an answer until it is approved here, also after a reload', async () => {
     await openPanel(KINDS[1]!);
-    await page.click('.panel.chat button.new-conversation');
-    await page.check('.panel.chat input.hold');
-    await page.fill('.panel.chat textarea[name=question]', Q.lava);
-    await page.click('.panel.chat button.ask');
-    const held = page.locator('.panel.chat .turn').last();
+    await desk.page.click('.panel.chat button.new-conversation');
+    await desk.page.check('.panel.chat input.hold');
+    await desk.page.fill('.panel.chat textarea[name=question]', Q.lava);
+    await desk.page.click('.panel.chat button.ask');
+    const held = desk.page.locator('.panel.chat .turn').last();
     await expect.poll(() => held.getAttribute('data-status'), LONG).toBe('pending_review');
     expect(await held.locator('.answer').textContent()).toMatch(/lava/i);
     expect(await held.locator('.feedback').count()).toBe(0);
     const chatId = await openId();
     // The held answer comes back from the server as it was left.
     await openPanel(KINDS[1]!, true);
-    const turn = page.locator('.panel.chat .turn').last();
+    const turn = desk.page.locator('.panel.chat .turn').last();
     expect(await turn.getAttribute('data-status')).toBe('pending_review');
     await turn.locator('button.approve-answer').click();
     await expect.poll(() => turn.locator('.badge.resumed').textContent()).toMatch(/^approved by /);
@@ -252,15 +240,15 @@ describe("a bot's answers held for approval", () => {
     const stored = (await get(`/chats/${chatId}`)).messages[0];
     expect(stored).toMatchObject({ status: 'complete', review: { action: 'approve' } });
     expect(await turn.locator('.answer').textContent()).toBe(stored.answer);
-    await shot(page, shots, 'bot-held-approved');
+    await shot(desk.page, shots, 'bot-held-approved');
   });
 });
 
 describe('a bot that does not exist', () => {
   it("says the server's message in the chat panel instead of leaving it blank", async () => {
-    await page.goto(`${server.url}/#/bots/no-such-bot`);
-    await page.waitForSelector('.panel.chat[data-ready=true]');
-    expect(await page.textContent('.panel.chat .chat-notice')).toBe(
+    await desk.page.goto(`${desk.server.url}/#/bots/no-such-bot`);
+    await desk.page.waitForSelector('.panel.chat[data-ready=true]');
+    expect(await desk.page.textContent('.panel.chat .chat-notice')).toBe(
       'Could not read the conversations: bot no-such-bot does not exist',
     );
   });
@@ -268,6 +256,6 @@ describe('a bot that does not exist', () => {
 
 describe('the page', () => {
   it('broke nowhere', () => {
-    expect(logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
+    expect(desk.logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
   });
 });

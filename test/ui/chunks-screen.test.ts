@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, listAll } from '../helpers/app.js';
 import { makeLongPdf } from '../helpers/make-pdf.js';
-import { deskPage, launchChromium } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { deskPage } from './helpers/browser.js';
+import { useDeskBrowser } from './helpers/desk.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The Chunks list fills the screen: it was once 2 px tall at every window size, so the reviewer pressed a, r
@@ -19,9 +19,15 @@ const SIZES = [
 ] as const;
 const ROW = 96; // renderer/src/chunks/chunks-screen.ts
 const shots = screenshotDir('chunks-screen');
-let server: TestServer;
-let browser: Browser;
 let jobId = '';
+const desk = useDeskBrowser({
+  seed: async (server) => {
+    // Small chunks so there are many more than the tallest window shows: moving the selection must scroll.
+    jobId = (await ingest(server, 'long.pdf', await makeLongPdf(12), { chunk_size: '128', chunk_overlap: '16' }))
+      .job_id;
+  },
+  timeout: 180_000,
+});
 
 interface ChunkItem {
   chunk_id: string;
@@ -29,7 +35,7 @@ interface ChunkItem {
   text: string;
   edited_text: string | null;
 }
-const chunksOf = async () => (await listAll(server, `/jobs/${jobId}/chunks`)) as ChunkItem[];
+const chunksOf = async () => (await listAll(desk.server, `/jobs/${jobId}/chunks`)) as ChunkItem[];
 
 /** Where the toolbar ends, the list's box, and each drawn row's box and whether the browser hit-tests it. */
 function geometry(page: Page) {
@@ -67,24 +73,12 @@ const seenRows = (g: Geometry, vh: number, vw: number) =>
   );
 
 async function openChunks(size: { width: number; height: number }): Promise<{ page: Page; logs: string[] }> {
-  const { page, logs } = await deskPage(browser, server, { viewport: size });
+  const { page, logs } = await deskPage(desk.browser, desk.server, { viewport: size });
   await page.waitForSelector(`tr[data-job="${jobId}"]`);
   await page.evaluate((id) => (location.hash = `#/jobs/${id}/chunks`), jobId);
   await page.waitForSelector('.chunks[data-loaded=true]');
   return { page, logs };
 }
-
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  // Small chunks so there are many more than the tallest window shows: moving the selection must scroll.
-  jobId = (await ingest(server, 'long.pdf', await makeLongPdf(12), { chunk_size: '128', chunk_overlap: '16' })).job_id;
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 describe.each(SIZES)('the Chunks screen at $width x $height', (size) => {
   const name = `${size.width}x${size.height}`;

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { APP_ORIGIN, appFiles } from '../../main/app-protocol.js';
 import { cspOf } from '../../server/api/routes/ui.js';
-import { fixturesDir, ingest, listPage, startServer, type TestServer } from '../helpers/app.js';
-import { launchChromium, watchConsole } from './helpers/browser.js';
-import { ensureRendererBuilt, rendererOut } from './helpers/renderer-build.js';
+import { fixturesDir, ingest, listPage, startServer } from '../helpers/app.js';
+import { watchConsole } from './helpers/browser.js';
+import { useDeskBrowser } from './helpers/desk.js';
+import { rendererOut } from './helpers/renderer-build.js';
 import { recordRequests, screenshotDir, shot } from './helpers/screens.js';
 
 // The built renderer loaded the way Electron's window loads it: every file from the `lectern://app` scheme's
@@ -18,8 +19,6 @@ const EXPECTED_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self' http://127.0.0.1:*; font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
 
 const shots = screenshotDir('desktop');
-let server: TestServer;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let requests: string[];
@@ -31,14 +30,17 @@ const WINDOW_ORIGIN = 'http://lectern-window.localhost';
 const indexUrl = `${WINDOW_ORIGIN}/index.html`;
 const appFile = appFiles(rendererOut);
 
+const desk = useDeskBrowser({
+  start: () => startServer({ desktopOrigin: WINDOW_ORIGIN }),
+  seed: async (server) => {
+    jobId = (
+      await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))
+    ).job_id;
+  },
+});
+
 beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer({ desktopOrigin: WINDOW_ORIGIN });
-  jobId = (
-    await ingest(server, 'survival-tiedtimes.pdf', readFileSync(join(fixturesDir, 'pdfs', 'survival-tiedtimes.pdf')))
-  ).job_id;
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context = await desk.browser.newContext({ viewport: { width: 1280, height: 800 } });
   // What the window's permission handler gives the app's page alone (main/app-protocol.ts permissionAllowed):
   // a page without an address of its own reaches 127.0.0.1 only with Local Network Access.
   await context.grantPermissions(['local-network-access'], { origin: WINDOW_ORIGIN });
@@ -61,7 +63,7 @@ beforeAll(async () => {
         }),
       });
     },
-    { url: server.url, key: server.key },
+    { url: desk.server.url, key: desk.server.key },
   );
   await context.route('**/*', async (route) => {
     const url = route.request().url();
@@ -73,17 +75,13 @@ beforeAll(async () => {
       answer.headers.forEach((value, name) => (headers[name] = value));
       return route.fulfill({ status: answer.status, headers, body: Buffer.from(await answer.arrayBuffer()) });
     }
-    if (url.startsWith(`${server.url}/`)) return route.continue();
+    if (url.startsWith(`${desk.server.url}/`)) return route.continue();
     tripwire.push(url);
     return route.abort();
   });
   page = await context.newPage();
   requests = recordRequests(page);
   logs = watchConsole(page);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 describe('the renderer as the desktop window loads it', () => {
@@ -105,7 +103,7 @@ describe('the renderer as the desktop window loads it', () => {
     await page.waitForSelector('.review[data-loaded=true]');
     await page.keyboard.press('a');
     await expect
-      .poll(async () => (await listPage(server, `/jobs/${jobId}/blocks?limit=1`)).items[0]?.status)
+      .poll(async () => (await listPage(desk.server, `/jobs/${jobId}/blocks?limit=1`)).items[0]?.status)
       .toBe('approved');
     await shot(page, shots, '2-review');
   });
@@ -114,7 +112,7 @@ describe('the renderer as the desktop window loads it', () => {
     const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     expect(meta).toBe(EXPECTED_CSP);
     expect(cspOf(readFileSync(join(rendererOut, 'index.html'), 'utf8'))).toBe(EXPECTED_CSP);
-    const served = await fetch(`${server.url}/`);
+    const served = await fetch(`${desk.server.url}/`);
     expect(served.headers.get('content-security-policy')).toBe(EXPECTED_CSP);
   });
 
@@ -156,7 +154,7 @@ describe('the renderer as the desktop window loads it', () => {
 
   it('cannot talk to the API from a web origin or a file page ("null"): CORS answers only the window\'s origin', async () => {
     const preflight = (origin: string) =>
-      fetch(`${server.url}/jobs`, {
+      fetch(`${desk.server.url}/jobs`, {
         method: 'OPTIONS',
         headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
       });
@@ -169,7 +167,7 @@ describe('the renderer as the desktop window loads it', () => {
   });
 
   it('saves the export through the bridge in the desktop app', async () => {
-    const finalized = await server.call('POST', `/jobs/${jobId}/finalize`, {
+    const finalized = await desk.server.call('POST', `/jobs/${jobId}/finalize`, {
       json: { finalize_policy: 'auto_approve_pending' },
     });
     expect(finalized.status).toBe(200);
@@ -190,14 +188,14 @@ describe('the renderer as the desktop window loads it', () => {
     const outside = requests.filter(
       (u) =>
         !u.startsWith(`${WINDOW_ORIGIN}/`) &&
-        !u.startsWith(`${server.url}/`) &&
+        !u.startsWith(`${desk.server.url}/`) &&
         !u.startsWith('blob:') &&
         !u.startsWith('data:'),
     );
     expect(outside).toEqual([]);
     for (const u of requests.filter((r) => r.startsWith('http') && !r.startsWith(`${WINDOW_ORIGIN}/`)))
       expect(new URL(u).hostname).toBe('127.0.0.1');
-    expect(requests.some((u) => u.startsWith(`${server.url}/jobs/${jobId}/blocks`))).toBe(true);
+    expect(requests.some((u) => u.startsWith(`${desk.server.url}/jobs/${jobId}/blocks`))).toBe(true);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   });
 });

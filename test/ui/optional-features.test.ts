@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, listPage, startServer, type TestServer } from '../helpers/app.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixturesDir, ingest, listPage } from '../helpers/app.js';
+import { signIn, watchedTab } from './helpers/browser.js';
+import { useDeskBrowser } from './helpers/desk.js';
+import { selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The desk on a scanned PDF read by the real OCR: the rendered page image under the block boxes and the
@@ -15,40 +16,32 @@ import { screenshotDir, shot } from './helpers/screens.js';
 const SCAN = join(fixturesDir, 'scanned', 'scan05-beamer-slide4.pdf');
 const OPTIONAL = /\/pages\/\{[^}]+\}\/image$|\/embed$|^\/models$|^\/search$|^\/chat/;
 const shots = screenshotDir('optional-features');
-let server: TestServer;
-let browser: Browser;
 let jobId = '';
+const desk = useDeskBrowser({
+  seed: async (server) => {
+    jobId = (await ingest(server, 'scan05-beamer-slide4.pdf', readFileSync(SCAN))).job_id;
+  },
+  timeout: 180_000,
+});
 
 async function openDesk(stripOptional: boolean): Promise<{ page: Page; logs: string[]; images: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const logs = watchConsole(page);
+  const { page, logs } = await watchedTab(desk.browser);
   const images: string[] = [];
   page.on('request', (r) => {
     if (r.url().includes('/pages/')) images.push(new URL(r.url()).pathname + new URL(r.url()).search);
   });
   if (stripOptional) {
-    await page.route(`${server.url}/openapi.json`, async (route) => {
+    await page.route(`${desk.server.url}/openapi.json`, async (route) => {
       const doc = (await (await route.fetch()).json()) as { paths: Record<string, unknown> };
       for (const p of Object.keys(doc.paths)) if (OPTIONAL.test(p)) delete doc.paths[p];
       await route.fulfill({ json: doc });
     });
   }
-  await signIn(page, server);
+  await signIn(page, desk.server);
   await page.click(`tr[data-job="${jobId}"] a.button`);
   await page.waitForSelector('.review[data-loaded=true]');
   return { page, logs, images };
 }
-
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  jobId = (await ingest(server, 'scan05-beamer-slide4.pdf', readFileSync(SCAN))).job_id;
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 describe('a scanned document on a server with page images and OCR confidence', () => {
   let page: Page;
@@ -63,7 +56,7 @@ describe('a scanned document on a server with page images and OCR confidence', (
       .locator('.page-image')
       .evaluate((el: HTMLImageElement) => ({ blob: el.src.startsWith('blob:'), w: el.naturalWidth }));
     expect(img).toEqual({ blob: true, w: 800 });
-    const blocks = await listPage(server, `/jobs/${jobId}/blocks?limit=500`);
+    const blocks = await listPage(desk.server, `/jobs/${jobId}/blocks?limit=500`);
     expect(await page.locator('.page-sheet .box').count()).toBe(
       blocks.items.filter((b: { bbox: unknown }) => b.bbox).length,
     );
@@ -81,14 +74,15 @@ describe('a scanned document on a server with page images and OCR confidence', (
   });
 
   it('puts the flagged blocks first, least confident first, as the server flagged them', async () => {
-    const flagged = (await listPage(server, `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`)).items as {
+    const flagged = (await listPage(desk.server, `/jobs/${jobId}/blocks?flagged=true&sort=confidence&limit=500`))
+      .items as {
       block_id: string;
     }[];
     expect(flagged.length).toBeGreaterThanOrEqual(2);
     await page.keyboard.press('q');
     for (const [i, b] of flagged.entries()) {
       if (i) await page.keyboard.press('j');
-      expect(await page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe(b.block_id);
+      expect(await selectedBlock(page)).toBe(b.block_id);
       expect(await page.locator('.vlist .block-row.selected .conf.flagged').count()).toBe(1);
     }
     expect(await page.locator('.page-sheet .box.flagged').count()).toBe(flagged.length);

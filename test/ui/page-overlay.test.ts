@@ -2,12 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixturesDir, ingest, json, listPage } from '../helpers/app.js';
 import { makePagesPdf, PAPER } from '../helpers/make-pdf.js';
-import { launchChromium, signIn, watchConsole } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { signIn, watchConsole } from './helpers/browser.js';
+import { useDesk } from './helpers/desk.js';
+import { type BBox, drawnBoxes } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Do the desk's block boxes sit on the text of the page? Every fixture PDF (pdfs/ and the OCRed scans/, and
@@ -44,22 +45,45 @@ interface Grey {
   height: number;
   data: Uint8Array;
 }
-interface BBox {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let logs: string[];
 const docs: Doc[] = [];
 const figures: Record<string, unknown> = {};
-
 const everyPage = (total: number): number[] => Array.from({ length: total }, (_, i) => i + 1);
 const pagesToShoot = (total: number): number[] => [...new Set([1, 2, Math.ceil(total / 2)])].filter((p) => p <= total);
+const desk = useDesk({
+  seed: async (server) => {
+    const generated = join(scratch, 'letter-a4-turned.pdf');
+    writeFileSync(
+      generated,
+      await makePagesPdf([
+        { size: PAPER.letter, title: 'A Letter page' },
+        { size: PAPER.a4, title: 'An A4 page' },
+        { size: PAPER.a4, rotate: 90, title: 'An A4 page turned a quarter' },
+        { size: PAPER.letter, rotate: 270, title: 'A Letter page turned back' },
+        { size: PAPER.a4, rotate: 180, title: 'An A4 page upside down' },
+      ]),
+    );
+    const pdfsIn = (dir: string) =>
+      readdirSync(join(fixturesDir, dir))
+        .filter((f) => f.endsWith('.pdf'))
+        .sort()
+        .map((f) => join(fixturesDir, dir, f));
+    // The scans are read by OCR, whose boxes come from pixels: the same check holds for them.
+    const files = [...pdfsIn('pdfs'), ...pdfsIn('scanned'), generated];
+    const jobs = await Promise.all(files.map((f) => ingest(server, basename(f), readFileSync(f))));
+    for (const [i, job] of jobs.entries()) {
+      const file = files[i] ?? '';
+      docs.push({
+        name: basename(file, '.pdf'),
+        file,
+        jobId: job.job_id,
+        pages: everyPage(job.total_pages),
+        shots: file === generated ? everyPage(job.total_pages) : pagesToShoot(job.total_pages),
+      });
+    }
+  },
+  timeout: 300_000,
+});
 
 /** Poppler's rendering of one page as 8-bit grey, 72 dpi (PGM: a text header, then one byte a pixel). */
 function popplerPage(file: string, n: number): Grey {
@@ -122,7 +146,7 @@ function overlayFit(grey: Grey, region: BBox, drawn: BBox): { ink: number; cover
 }
 
 /** Opens the desk on page `n` of the job and waits until its image and all its boxes are drawn. */
-async function openPage(jobId: string, n: number, boxes: number, tab: Page = page): Promise<void> {
+async function openPage(jobId: string, n: number, boxes: number, tab: Page = desk.page): Promise<void> {
   await tab.evaluate(([id, p]) => (location.hash = `#/jobs/${id}/review?page=${p}`), [jobId, n] as const);
   await pageDrawn(n, boxes, tab);
 }
@@ -153,76 +177,21 @@ async function pageDrawn(n: number, boxes: number, tab: Page): Promise<void> {
   );
 }
 
-/** Each drawn box as fractions of the drawn page image, by block id. */
-function drawnBoxes(): Promise<Record<string, BBox>> {
-  return page.evaluate(() => {
-    const img = document.querySelector('.review .page-image')!.getBoundingClientRect();
-    const out: Record<string, { x0: number; y0: number; x1: number; y1: number }> = {};
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('.review .page-sheet .box'))) {
-      const r = el.getBoundingClientRect();
-      out[el.dataset.block ?? ''] = {
-        x0: (r.left - img.left) / img.width,
-        y0: (r.top - img.top) / img.height,
-        x1: (r.right - img.left) / img.width,
-        y1: (r.bottom - img.top) / img.height,
-      };
-    }
-    return out;
-  });
-}
-
 /** A tab with the key given, recording what it asks the server for; `prepare` may reroute answers first. */
 async function newDesk(
   prepare?: (p: Page) => Promise<void>,
 ): Promise<{ page: Page; logs: string[]; requests: string[] }> {
-  const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const p = await desk.browser.newPage({ viewport: { width: 1400, height: 900 } });
   const requests: string[] = [];
   p.on('request', (r) => requests.push(new URL(r.url()).pathname + new URL(r.url()).search));
   const tabLogs = watchConsole(p);
   await prepare?.(p);
-  await signIn(p, server);
+  await signIn(p, desk.server);
   return { page: p, logs: tabLogs, requests };
 }
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  const generated = join(scratch, 'letter-a4-turned.pdf');
-  writeFileSync(
-    generated,
-    await makePagesPdf([
-      { size: PAPER.letter, title: 'A Letter page' },
-      { size: PAPER.a4, title: 'An A4 page' },
-      { size: PAPER.a4, rotate: 90, title: 'An A4 page turned a quarter' },
-      { size: PAPER.letter, rotate: 270, title: 'A Letter page turned back' },
-      { size: PAPER.a4, rotate: 180, title: 'An A4 page upside down' },
-    ]),
-  );
-  const pdfsIn = (dir: string) =>
-    readdirSync(join(fixturesDir, dir))
-      .filter((f) => f.endsWith('.pdf'))
-      .sort()
-      .map((f) => join(fixturesDir, dir, f));
-  // The scans are read by OCR, whose boxes come from pixels: the same check holds for them.
-  const files = [...pdfsIn('pdfs'), ...pdfsIn('scanned'), generated];
-  const jobs = await Promise.all(files.map((f) => ingest(server, basename(f), readFileSync(f))));
-  for (const [i, job] of jobs.entries()) {
-    const file = files[i] ?? '';
-    docs.push({
-      name: basename(file, '.pdf'),
-      file,
-      jobId: job.job_id,
-      pages: everyPage(job.total_pages),
-      shots: file === generated ? everyPage(job.total_pages) : pagesToShoot(job.total_pages),
-    });
-  }
-  browser = await launchChromium();
-  ({ page, logs } = await newDesk());
-}, 300_000);
-afterAll(async () => {
+afterAll(() => {
   writeFileSync(join(shots, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
-  await browser?.close();
-  await server?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -233,13 +202,13 @@ describe('block boxes on the page image', () => {
     for (const doc of docs) {
       const docStarted = performance.now();
       for (const n of doc.pages) {
-        const blocks = (await listPage(server, `/jobs/${doc.jobId}/blocks?page=${n}&limit=500`)).items.filter(
+        const blocks = (await listPage(desk.server, `/jobs/${doc.jobId}/blocks?page=${n}&limit=500`)).items.filter(
           (b: { bbox: BBox | null }) => b.bbox,
         ) as { block_id: string; bbox: BBox; text: string }[];
         if (blocks.length === 0) continue;
         await openPage(doc.jobId, n, blocks.length);
-        if (doc.shots.includes(n)) await shot(page, shots, `${doc.name}-p${n}`);
-        const drawn = await drawnBoxes();
+        if (doc.shots.includes(n)) await shot(desk.page, shots, `${doc.name}-p${n}`);
+        const drawn = await drawnBoxes(desk.page);
         const grey = popplerPage(doc.file, n);
         let worstCover = 1;
         let worstOverhang = 0;
@@ -279,7 +248,7 @@ describe('block boxes on the page image', () => {
     expect(
       docs.filter((d) => !Object.keys(figures).some((k) => k.startsWith(`${d.name} p`))).map((d) => d.name),
     ).toEqual([]);
-    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    expect(desk.logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     // Every page of ~140 is opened in the desk and rendered by pdftoppm: about 2-3 s a page on a busy 2-core machine.
   }, 900_000);
 });
@@ -287,13 +256,14 @@ describe('block boxes on the page image', () => {
 describe('where the desk gets page sizes', () => {
   const doc = (name: string) => docs.find((d) => d.name === name) as Doc;
   const boxesOn = async (jobId: string, n: number) =>
-    (await listPage(server, `/jobs/${jobId}/blocks?page=${n}&limit=500`)).items.filter((b: { bbox: unknown }) => b.bbox)
-      .length as number;
+    (await listPage(desk.server, `/jobs/${jobId}/blocks?page=${n}&limit=500`)).items.filter(
+      (b: { bbox: unknown }) => b.bbox,
+    ).length as number;
 
   it('takes one size from the job when every page has it, and the pages listing a window at a time when they differ', async () => {
     const { page: tab, requests } = await newDesk();
     const uniform = doc('booktabs-manual');
-    const job = await json(await server.call('GET', `/jobs/${uniform.jobId}`));
+    const job = await json(await desk.server.call('GET', `/jobs/${uniform.jobId}`));
     expect(job.page_size.pages).toBe(job.total_pages);
     await openPage(uniform.jobId, 2, await boxesOn(uniform.jobId, 2), tab);
     expect(requests.filter((r) => /\/pages\?/.test(r))).toEqual([]);
@@ -312,12 +282,12 @@ describe('where the desk gets page sizes', () => {
       requests,
       logs: tabLogs,
     } = await newDesk(async (p) => {
-      await p.route(`${server.url}/openapi.json`, async (route) => {
+      await p.route(`${desk.server.url}/openapi.json`, async (route) => {
         const spec = (await (await route.fetch()).json()) as { paths: Record<string, unknown> };
         delete spec.paths['/jobs/{job_id}/pages'];
         await route.fulfill({ json: spec });
       });
-      await p.route(`${server.url}/jobs/${mixed.jobId}`, async (route) => {
+      await p.route(`${desk.server.url}/jobs/${mixed.jobId}`, async (route) => {
         const { page_size: _, ...job } = (await (await route.fetch()).json()) as Record<string, unknown>;
         await route.fulfill({ json: job });
       });

@@ -1,10 +1,11 @@
 import { strFromU8, unzipSync } from 'fflate';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, json, listPage, startServer, type TestServer } from '../helpers/app.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { ingest, json, listPage } from '../helpers/app.js';
 import { makeLongPdf, makeStructuredPdf, STRUCTURED_PDF } from '../helpers/make-pdf.js';
-import { deskPage, launchChromium } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { deskPage } from './helpers/browser.js';
+import { useDeskBrowser } from './helpers/desk.js';
+import { type BBox, drawnBoxes, openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // The page side of the desk, as a reviewer uses it: zoom (keys, buttons, Ctrl+wheel) and pan by dragging
@@ -15,36 +16,35 @@ import { screenshotDir, shot } from './helpers/screens.js';
 
 const LONG_PAGES = 60;
 const shots = screenshotDir('page-tools');
-let server: TestServer;
-let browser: Browser;
 let structuredId = '';
 let rereadId = '';
 let longId = '';
+const desk = useDeskBrowser({
+  seed: async (server) => {
+    const structured = await makeStructuredPdf();
+    const [a, b, c] = await Promise.all([
+      ingest(server, 'structured.pdf', structured),
+      ingest(server, 'structured-reread.pdf', structured),
+      ingest(server, 'long.pdf', await makeLongPdf(LONG_PAGES)),
+    ]);
+    structuredId = a.job_id;
+    rereadId = b.job_id;
+    longId = c.job_id;
+  },
+  timeout: 300_000,
+});
 
-type BBox = { x0: number; y0: number; x1: number; y1: number };
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  page: number;
-  bbox: BBox | null;
-  type: string;
-};
+type Block = ReviewBlock & { bbox: BBox | null; type: string };
 
-const block = async (jobId: string, id: string): Promise<Block> =>
-  json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
+const block = (jobId: string, id: string) => readBlock<Block>(desk.server, jobId, id);
 /** A page's blocks (fewer than 500). */
 async function blocksOn(jobId: string, page: number): Promise<Block[]> {
-  return (await listPage(server, `/jobs/${jobId}/blocks?page=${page}&limit=500`)).items;
+  return (await listPage(desk.server, `/jobs/${jobId}/blocks?page=${page}&limit=500`)).items;
 }
-const selected = (tab: Page) => tab.locator('.vlist .block-row.selected').getAttribute('data-block');
 
 /** Opens the desk on a job (at a block or page when given) and waits for the page image and its boxes. */
 async function openDesk(tab: Page, jobId: string, query = ''): Promise<void> {
-  await tab.goto(`${server.url}/#/jobs/${jobId}/review${query}`);
-  await tab.waitForSelector('.review[data-loaded=true]');
+  await openReview(tab, desk.server, jobId, query);
   await imageDrawn(tab);
 }
 
@@ -63,24 +63,6 @@ async function imageDrawn(tab: Page): Promise<void> {
     undefined,
     { polling: 100, timeout: 60_000 },
   );
-}
-
-/** Each drawn box as fractions of the drawn page image, by block id. */
-function drawnBoxes(tab: Page): Promise<Record<string, BBox>> {
-  return tab.evaluate(() => {
-    const img = document.querySelector('.review .page-image')!.getBoundingClientRect();
-    const out: Record<string, { x0: number; y0: number; x1: number; y1: number }> = {};
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('.review .page-sheet .box'))) {
-      const r = el.getBoundingClientRect();
-      out[el.dataset.block ?? ''] = {
-        x0: (r.left - img.left) / img.width,
-        y0: (r.top - img.top) / img.height,
-        x1: (r.right - img.left) / img.width,
-        y1: (r.bottom - img.top) / img.height,
-      };
-    }
-    return out;
-  });
 }
 
 const zoom = (tab: Page) => tab.getAttribute('.page-scroll', 'data-zoom');
@@ -103,33 +85,17 @@ const scroller = (tab: Page) =>
 
 /** Where a page point (in PDF points) is on screen now. */
 async function screenPoint(tab: Page, jobId: string, x: number, y: number): Promise<{ x: number; y: number }> {
-  const size = (await json(await server.call('GET', `/jobs/${jobId}`))).page_size as { width: number; height: number };
+  const size = (await json(await desk.server.call('GET', `/jobs/${jobId}`))).page_size as {
+    width: number;
+    height: number;
+  };
   const s = await scroller(tab);
   return { x: s.sheetLeft + (x / size.width) * s.sheetWidth, y: s.sheetTop + (y / size.height) * s.sheetHeight };
 }
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  const structured = await makeStructuredPdf();
-  const [a, b, c] = await Promise.all([
-    ingest(server, 'structured.pdf', structured),
-    ingest(server, 'structured-reread.pdf', structured),
-    ingest(server, 'long.pdf', await makeLongPdf(LONG_PAGES)),
-  ]);
-  structuredId = a.job_id;
-  rereadId = b.job_id;
-  longId = c.job_id;
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 describe('zoom and pan', () => {
   it('zooms with keys, buttons and Ctrl+wheel, pans by dragging, and keeps every box on its text', async () => {
-    const { page: tab, logs, requests } = await deskPage(browser, server);
+    const { page: tab, logs, requests } = await deskPage(desk.browser, desk.server);
     await openDesk(tab, structuredId);
     const fit = await drawnBoxes(tab);
     expect(Object.keys(fit).length).toBeGreaterThan(3);
@@ -200,7 +166,7 @@ describe('zoom and pan', () => {
     expect(Math.abs(after.fy - before.fy)).toBeLessThan(0.005);
 
     // Dragging pans, even when the press lands on a box, and selects nothing.
-    const chosen = await selected(tab);
+    const chosen = await selectedBlock(tab);
     // From the middle of what can be scrolled, so the drag has room both ways.
     await tab.evaluate(() => {
       const s = document.querySelector<HTMLElement>('.page-scroll')!;
@@ -233,14 +199,14 @@ describe('zoom and pan', () => {
     const s4 = await scroller(tab);
     expect(s3.left - s4.left).toBeGreaterThan(100);
     expect(s3.top - s4.top).toBeGreaterThan(75);
-    expect(await selected(tab)).toBe(chosen);
+    expect(await selectedBlock(tab)).toBe(chosen);
     await shot(tab, shots, '2-zoom-250-panned');
 
     // A plain click still selects the box under it.
     const target = tab.locator('.page-sheet .box:not(.selected)').first();
     const targetId = await target.getAttribute('data-block');
     await target.click();
-    await expect.poll(() => selected(tab)).toBe(targetId);
+    await expect.poll(() => selectedBlock(tab)).toBe(targetId);
 
     // 0 fits the page again; - goes below fit, where the sheet is centred; the buttons step too.
     await tab.locator('.vlist').focus();
@@ -273,9 +239,9 @@ describe('zoom and pan', () => {
 
 describe('the selected block beside the list', () => {
   it("shows the selected block's region cut from the page image, and follows the selection and the editor", async () => {
-    const { page: tab, logs } = await deskPage(browser, server);
+    const { page: tab, logs } = await deskPage(desk.browser, desk.server);
     await openDesk(tab, structuredId);
-    const first = await selected(tab);
+    const first = await selectedBlock(tab);
     await expect.poll(() => tab.getAttribute('.region-crop', 'data-block')).toBe(first);
     expect(await tab.isVisible('.region-crop canvas')).toBe(true);
     /** The crop's shape and how much of it is ink. */
@@ -293,7 +259,7 @@ describe('the selected block beside the list', () => {
         };
       });
     const blocks = await blocksOn(structuredId, 1);
-    const size = (await json(await server.call('GET', `/jobs/${structuredId}`))).page_size as {
+    const size = (await json(await desk.server.call('GET', `/jobs/${structuredId}`))).page_size as {
       width: number;
       height: number;
     };
@@ -312,7 +278,7 @@ describe('the selected block beside the list', () => {
     };
     const f1 = await check(first!);
     await tab.keyboard.press('j');
-    const second = await selected(tab);
+    const second = await selectedBlock(tab);
     expect(second).not.toBe(first);
     await expect.poll(() => tab.getAttribute('.region-crop', 'data-block')).toBe(second);
     const f2 = await check(second!);
@@ -331,7 +297,7 @@ describe('the selected block beside the list', () => {
 
 describe('page thumbnails', () => {
   it('show each page with its review status, fetch only those in view, go to a page on click, and follow approve, undo and a reload', async () => {
-    const { page: tab, logs, requests } = await deskPage(browser, server);
+    const { page: tab, logs, requests } = await deskPage(desk.browser, desk.server);
     await openDesk(tab, longId);
     const thumbImages = () => requests.filter((u) => u.includes(`/jobs/${longId}/pages/`) && u.includes('size=160'));
     // The thumbnails in view get their images; no more than those (and a couple around) are asked for.
@@ -379,7 +345,7 @@ describe('page thumbnails', () => {
     await thumb(3).click();
     await expect.poll(() => tab.textContent('.page-caption')).toBe('Page 3');
     const p3 = await onPage(3);
-    await expect.poll(() => selected(tab)).toBe(p3[0]!.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(p3[0]!.block_id);
     await expect.poll(() => thumb(3).getAttribute('class')).toContain('current');
     // Reject one block of page 3: its thumbnail counts it.
     await tab.locator('.vlist').focus();
@@ -417,12 +383,12 @@ describe('page thumbnails', () => {
 
 describe('re-read a region', () => {
   it('offers the new reading beside the old text; using it is an edit that undoes, survives a reload and reaches the export', async () => {
-    const { page: tab, logs } = await deskPage(browser, server);
+    const { page: tab, logs } = await deskPage(desk.browser, desk.server);
     const blocks = await blocksOn(rereadId, 1);
     const para = blocks.find((b) => b.text.startsWith(STRUCTURED_PDF.paragraphs[0]!.text.slice(0, 30)))!;
     expect(para?.bbox).toBeTruthy();
     await openDesk(tab, rereadId, `?block=${para.block_id}`);
-    await expect.poll(() => selected(tab)).toBe(para.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(para.block_id);
     const box = para.bbox!;
 
     /** Drags a region over the page from one page point to another (in points). */
@@ -467,7 +433,7 @@ describe('re-read a region', () => {
     await expect
       .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
       .toBe(offered);
-    const actions = (await listPage(server, `/jobs/${rereadId}/audit?entity_id=${para.block_id}`)).items.map(
+    const actions = (await listPage(desk.server, `/jobs/${rereadId}/audit?entity_id=${para.block_id}`)).items.map(
       (e: { action: string }) => e.action,
     );
     // Only the reviewer's edit: the region was read without writing (apply: false).
@@ -513,16 +479,18 @@ describe('re-read a region', () => {
     await expect.poll(async () => (await block(rereadId, para.block_id)).edited_text).toBe(offered);
     await tab.reload();
     await tab.waitForSelector('.review[data-loaded=true]');
-    await expect.poll(() => selected(tab)).toBe(para.block_id);
+    await expect.poll(() => selectedBlock(tab)).toBe(para.block_id);
     await expect
       .poll(() => tab.textContent(`.vlist .block-row[data-block="${para.block_id}"] .row-text`))
       .toBe(offered);
     await shot(tab, shots, '7-reread-used-reloaded');
-    const fin = await server.call('POST', `/jobs/${rereadId}/finalize`, {
+    const fin = await desk.server.call('POST', `/jobs/${rereadId}/finalize`, {
       json: { finalize_policy: 'auto_approve_pending' },
     });
     expect(fin.status).toBe(200);
-    const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${rereadId}/export`)).arrayBuffer()));
+    const zip = unzipSync(
+      new Uint8Array(await (await desk.server.call('GET', `/jobs/${rereadId}/export`)).arrayBuffer()),
+    );
     const md = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);
     expect(md).toContain(offered);
     expect(md).not.toContain(para.text);

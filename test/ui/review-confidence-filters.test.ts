@@ -1,13 +1,12 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderPdfPage } from '../../server/core/ocr/render-page.js';
-import { ingest, listAll, startServer, type TestServer } from '../helpers/app.js';
+import { ingest, listAll } from '../helpers/app.js';
 import { onePagePdf } from '../helpers/make-pdf.js';
 import { textThenScanPdf } from '../helpers/make-scan.js';
 import { seededRandom } from '../helpers/seeded-random.js';
-import { deskSession } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { useDesk } from './helpers/desk.js';
+import { openReview, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Filters by confidence: the desk's confidence filter (below 80%, below 50%, read by OCR, not
@@ -100,29 +99,24 @@ async function makeUnevenScanPdf(): Promise<Buffer> {
 
 type Block = { block_id: string; page: number; source: string; confidence: number | null; text: string };
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let logs: string[];
 let jobId = '';
 let blocks: Block[] = [];
+const desk = useDesk({
+  seed: async (server) => {
+    jobId = (await ingest(server, 'uneven-scan.pdf', await makeUnevenScanPdf())).job_id;
+    blocks = (await listAll(server, `/jobs/${jobId}/blocks`)) as Block[];
+  },
+  timeout: 300_000,
+});
 
 const listRows = () =>
-  page.locator('.vlist .block-row[data-block]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
-const selected = () => page.locator('.vlist .block-row.selected').getAttribute('data-block');
+  desk.page
+    .locator('.vlist .block-row[data-block]')
+    .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.block!));
+const selected = () => selectedBlock(desk.page);
 
 beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  jobId = (await ingest(server, 'uneven-scan.pdf', await makeUnevenScanPdf())).job_id;
-  blocks = (await listAll(server, `/jobs/${jobId}/blocks`)) as Block[];
-  ({ browser, page, logs } = await deskSession(server));
-  await page.goto(`${server.url}/#/jobs/${jobId}/review`);
-  await page.waitForSelector('.review[data-loaded=true]');
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await openReview(desk.page, desk.server, jobId);
 });
 
 describe('the confidence filter', () => {
@@ -151,24 +145,24 @@ describe('the confidence filter', () => {
 
     await expect.poll(() => listRows()).toEqual(all);
     for (const choice of ['lt80', 'lt50', 'ocr', 'text'] as const) {
-      await page.selectOption('.list-filters .filter-confidence', choice);
+      await desk.page.selectOption('.list-filters .filter-confidence', choice);
       await expect.poll(() => listRows()).toEqual(want[choice]);
-      expect(await page.textContent('.list-filters .filter-count')).toBe(
+      expect(await desk.page.textContent('.list-filters .filter-count')).toBe(
         `${want[choice]!.length} of ${all.length} shown`,
       );
       // j steps through what the filter shows, and only that.
-      await page.click(`.vlist .block-row[data-block="${want[choice]![0]}"]`);
+      await desk.page.click(`.vlist .block-row[data-block="${want[choice]![0]}"]`);
       await expect.poll(() => selected()).toBe(want[choice]![0]);
-      await page.locator('.vlist').focus();
+      await desk.page.locator('.vlist').focus();
       for (const next of want[choice]!.slice(1)) {
-        await page.keyboard.press('j');
+        await desk.page.keyboard.press('j');
         await expect.poll(() => selected()).toBe(next);
       }
-      await shot(page, shots, `filter-${choice}`);
+      await shot(desk.page, shots, `filter-${choice}`);
     }
-    await page.click('.list-filters .filter-clear');
+    await desk.page.click('.list-filters .filter-clear');
     await expect.poll(() => listRows()).toEqual(all);
-    expect(await page.textContent('.list-filters .filter-count')).toBe('');
-    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    expect(await desk.page.textContent('.list-filters .filter-count')).toBe('');
+    expect(desk.logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   });
 });

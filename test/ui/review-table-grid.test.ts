@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, ingest, json, listAll, startServer, type TestServer } from '../helpers/app.js';
-import { deskSession } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { describe, expect, it } from 'vitest';
+import { fixturesDir, ingest, listAll } from '../helpers/app.js';
+import { useDesk } from './helpers/desk.js';
+import { openReview, type ReviewBlock, readBlock, selectedBlock } from './helpers/review.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Tables in the desk: a table block reads as a table in the list (never as "| | |"
@@ -14,64 +13,48 @@ import { screenshotDir, shot } from './helpers/screens.js';
 // head row (the extractor writes an empty placeholder head) and one with a two-row head.
 
 const shots = screenshotDir('review-table-grid');
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let logs: string[];
 let jobId = '';
 let headless: Block;
 let headed: Block;
+const desk = useDesk({
+  seed: async (server) => {
+    const job = await ingest(
+      server,
+      'booktabs-manual.pdf',
+      readFileSync(join(fixturesDir, 'pdfs', 'booktabs-manual.pdf')),
+    );
+    jobId = job.job_id;
+    const tables = (await listAll(server, `/jobs/${jobId}/blocks?type=table&page=2`)) as Block[];
+    headless = tables.find((b) => b.table?.header_rows === 0)!;
+    headed = tables.find((b) => (b.table?.header_rows ?? 0) > 0)!;
+    expect(headless.text.split('\n')[0]).toMatch(/^\|( \|)+$/);
+  },
+  timeout: 300_000,
+});
 
-type Block = {
-  block_id: string;
-  version: number;
-  text: string;
-  edited_text: string | null;
-  status: string;
-  table: { rows: string[][]; header_rows: number } | null;
-};
-const block = async (id: string): Promise<Block> => json(await server.call('GET', `/jobs/${jobId}/blocks/${id}`));
-const row = (id: string) => page.locator(`.vlist .block-row[data-block="${id}"]`);
-const cell = (r: number, c: number) => page.locator(`.block-row.editing input.grid-cell[data-r="${r}"][data-c="${c}"]`);
-const focusedCell = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+type Block = ReviewBlock & { table: { rows: string[][]; header_rows: number } | null };
+const block = (id: string) => readBlock<Block>(desk.server, jobId, id);
+const row = (id: string) => desk.page.locator(`.vlist .block-row[data-block="${id}"]`);
+const cell = (r: number, c: number) =>
+  desk.page.locator(`.block-row.editing input.grid-cell[data-r="${r}"][data-c="${c}"]`);
+const focusedCell = () => desk.page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
 const gridValues = () =>
-  page.$$eval('.block-row.editing .grid-cells tr', (trs) =>
+  desk.page.$$eval('.block-row.editing .grid-cells tr', (trs) =>
     trs.map((tr) => Array.from(tr.querySelectorAll('input'), (i) => i.value)),
   );
 
 async function openAt(id: string): Promise<void> {
   // A full load each time: a hash change alone would leave the old desk's element to be waited on.
-  await page.goto('about:blank');
-  await page.goto(`${server.url}/#/jobs/${jobId}/review?block=${id}`);
-  await page.waitForSelector('.review[data-loaded=true]');
-  await expect.poll(() => page.locator('.vlist .block-row.selected').getAttribute('data-block')).toBe(id);
+  await desk.page.goto('about:blank');
+  await openReview(desk.page, desk.server, jobId, `?block=${id}`);
+  await expect.poll(() => selectedBlock(desk.page)).toBe(id);
 }
 
 async function typeInto(r: number, c: number, text: string): Promise<void> {
   await cell(r, c).click();
-  await page.keyboard.press('Control+a');
-  await page.keyboard.type(text);
+  await desk.page.keyboard.press('Control+a');
+  await desk.page.keyboard.type(text);
 }
-
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer();
-  const job = await ingest(
-    server,
-    'booktabs-manual.pdf',
-    readFileSync(join(fixturesDir, 'pdfs', 'booktabs-manual.pdf')),
-  );
-  jobId = job.job_id;
-  const tables = (await listAll(server, `/jobs/${jobId}/blocks?type=table&page=2`)) as Block[];
-  headless = tables.find((b) => b.table?.header_rows === 0)!;
-  headed = tables.find((b) => (b.table?.header_rows ?? 0) > 0)!;
-  expect(headless.text.split('\n')[0]).toMatch(/^\|( \|)+$/);
-  ({ browser, page, logs } = await deskSession(server));
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 describe('tables in the review desk', () => {
   it('shows a table block as a table in the list, without the empty placeholder head', async () => {
@@ -84,72 +67,72 @@ describe('tables in the review desk', () => {
     const withHead = row(headed.block_id).locator('table.table-preview thead th');
     await expect.poll(() => withHead.count()).toBe(3);
     expect(await withHead.first().textContent()).toBe('Animal');
-    await shot(page, shots, '1-list');
+    await shot(desk.page, shots, '1-list');
   });
 
   it('opens a grid editor; saving it unchanged writes nothing (the same Markdown as the extractor)', async () => {
-    await page.locator('.vlist').focus();
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.locator('.vlist').focus();
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
     const rows = headless.table!.rows;
     expect(await gridValues()).toEqual([rows[0]!.map(() => ''), ...rows]);
     expect(await focusedCell()).toBe('Row 1, column 1');
-    await page.keyboard.press('Control+Enter');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await desk.page.keyboard.press('Control+Enter');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     expect(await block(headless.block_id)).toMatchObject({ version: headless.version, edited_text: null });
     // A two-row head merges into one head row: reading it back and writing it again gives the same text.
     await openAt(headed.block_id);
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
     expect((await gridValues())[0]).toEqual(['Animal', 'Item Description', 'Price ($)']);
-    await page.keyboard.press('Control+Enter');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await desk.page.keyboard.press('Control+Enter');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     expect(await block(headed.block_id)).toMatchObject({ version: headed.version, edited_text: null });
   });
 
   it('edits cells, moves with Tab, adds and removes rows and columns, and saves a Markdown table', async () => {
     await openAt(headless.block_id);
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
     // The head row is kept: filling it gives the table a head.
     await typeInto(0, 0, 'Item');
-    await page.keyboard.press('Tab');
+    await desk.page.keyboard.press('Tab');
     expect(await focusedCell()).toBe('Head, column 2');
-    await page.keyboard.type('Unit');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('Price');
-    await page.keyboard.press('Tab');
+    await desk.page.keyboard.type('Unit');
+    await desk.page.keyboard.press('Tab');
+    await desk.page.keyboard.type('Price');
+    await desk.page.keyboard.press('Tab');
     expect(await focusedCell()).toBe('Row 1, column 1');
-    await page.keyboard.press('Control+a');
-    await page.keyboard.type('gnat | small');
-    await page.keyboard.press('Shift+Tab');
+    await desk.page.keyboard.press('Control+a');
+    await desk.page.keyboard.type('gnat | small');
+    await desk.page.keyboard.press('Shift+Tab');
     expect(await focusedCell()).toBe('Head, column 3');
     // Remove row 2 ("", "each", ".01"); the head row cannot be removed.
     await cell(2, 1).click();
-    await page.click('.block-row.editing .grid-remove-row');
+    await desk.page.click('.block-row.editing .grid-remove-row');
     expect((await gridValues()).length).toBe(5);
     await cell(0, 1).click();
-    await page.click('.block-row.editing .grid-remove-row');
+    await desk.page.click('.block-row.editing .grid-remove-row');
     expect((await gridValues()).length).toBe(5);
     // A row after the last, filled with Tab.
     await cell(4, 0).click();
-    await page.click('.block-row.editing .grid-add-row');
+    await desk.page.click('.block-row.editing .grid-add-row');
     expect(await focusedCell()).toBe('Row 5, column 1');
-    await page.keyboard.type('yak');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('each');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('1.00');
+    await desk.page.keyboard.type('yak');
+    await desk.page.keyboard.press('Tab');
+    await desk.page.keyboard.type('each');
+    await desk.page.keyboard.press('Tab');
+    await desk.page.keyboard.type('1.00');
     // A column added right of the first, then removed again, leaves the cells as they were.
     await cell(1, 0).click();
-    await page.click('.block-row.editing .grid-add-col');
+    await desk.page.click('.block-row.editing .grid-add-col');
     expect(await focusedCell()).toBe('Row 1, column 2');
     expect((await gridValues())[0]).toEqual(['Item', '', 'Unit', 'Price']);
-    await page.click('.block-row.editing .grid-remove-col');
+    await desk.page.click('.block-row.editing .grid-remove-col');
     expect((await gridValues())[0]).toEqual(['Item', 'Unit', 'Price']);
-    await shot(page, shots, '2-grid-editing');
-    await page.keyboard.press('Control+Enter');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await shot(desk.page, shots, '2-grid-editing');
+    await desk.page.keyboard.press('Control+Enter');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     const expected = [
       '| Item | Unit | Price |',
       '| --- | --- | --- |',
@@ -164,58 +147,58 @@ describe('tables in the review desk', () => {
     const preview = row(headless.block_id).locator('table.table-preview');
     await expect.poll(() => preview.locator('thead th').allTextContents()).toEqual(['Item', 'Unit', 'Price']);
     expect(await preview.locator('tbody tr').first().locator('td').first().textContent()).toBe('gnat | small');
-    await shot(page, shots, '3-saved');
+    await shot(desk.page, shots, '3-saved');
   });
 
   it('keeps the edit over a reload, undoes it to the extracted table, and exports the edited table', async () => {
-    await page.reload();
-    await page.waitForSelector('.review[data-loaded=true]');
+    await desk.page.reload();
+    await desk.page.waitForSelector('.review[data-loaded=true]');
     await expect
       .poll(() => row(headless.block_id).locator('table.table-preview thead th').allTextContents())
       .toEqual(['Item', 'Unit', 'Price']);
-    await page.locator('.vlist').focus();
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.locator('.vlist').focus();
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
     expect((await gridValues()).at(-1)).toEqual(['yak', 'each', '1.00']);
-    await page.keyboard.press('Escape');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await desk.page.keyboard.press('Escape');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     // Undo lives in the tab that made the change, and survives the reload only on the server: make a
     // second change here, then undo it back to the first.
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
     await typeInto(5, 0, 'bison');
-    await page.keyboard.press('Control+Enter');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await desk.page.keyboard.press('Control+Enter');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     await expect
       .poll(async () => (await block(headless.block_id)).edited_text)
       .toMatch(/\| bison \| each \| 1\.00 \|$/);
-    await page.keyboard.press('u');
+    await desk.page.keyboard.press('u');
     await expect.poll(async () => (await block(headless.block_id)).edited_text).toMatch(/\| yak \| each \| 1\.00 \|$/);
     await expect
       .poll(() => row(headless.block_id).locator('tbody tr').last().locator('td').first().textContent())
       .toBe('yak');
     // The Markdown stays one click away, and reads back as a grid.
-    await page.keyboard.press('e');
-    await page.waitForSelector('.block-row.editing .table-grid');
-    await page.click('.block-row.editing .grid-toggle');
-    const md = await page.inputValue('.block-row.editing textarea.edit-text');
+    await desk.page.keyboard.press('e');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.click('.block-row.editing .grid-toggle');
+    const md = await desk.page.inputValue('.block-row.editing textarea.edit-text');
     expect(md).toBe((await block(headless.block_id)).edited_text);
-    await page.click('.block-row.editing .grid-toggle');
-    await page.waitForSelector('.block-row.editing .table-grid');
-    await page.keyboard.press('Escape');
-    await page.waitForSelector('.block-row.editing', { state: 'detached' });
-    await shot(page, shots, '4-after-undo');
+    await desk.page.click('.block-row.editing .grid-toggle');
+    await desk.page.waitForSelector('.block-row.editing .table-grid');
+    await desk.page.keyboard.press('Escape');
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
+    await shot(desk.page, shots, '4-after-undo');
 
     const edited = (await block(headless.block_id)).edited_text!;
-    const fin = await server.call('POST', `/jobs/${jobId}/finalize`, {
+    const fin = await desk.server.call('POST', `/jobs/${jobId}/finalize`, {
       json: { finalize_policy: 'auto_approve_pending' },
     });
     expect(fin.status).toBe(200);
-    const zip = unzipSync(new Uint8Array(await (await server.call('GET', `/jobs/${jobId}/export`)).arrayBuffer()));
+    const zip = unzipSync(new Uint8Array(await (await desk.server.call('GET', `/jobs/${jobId}/export`)).arrayBuffer()));
     const doc = strFromU8(zip[Object.keys(zip).find((n) => n.endsWith('document.md'))!]!);
     expect(doc).toContain(edited);
     expect(doc).not.toContain(headless.text);
     expect(doc).toContain(headed.text);
-    expect(logs.filter((l) => /pageerror/.test(l))).toEqual([]);
+    expect(desk.logs.filter((l) => /pageerror/.test(l))).toEqual([]);
   });
 });

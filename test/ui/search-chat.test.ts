@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, fixturesDir, ingest, json, startServer, type TestServer } from '../helpers/app.js';
-import { embedAndWait, installTestModel, TEST_MODEL } from '../helpers/embed-flow.js';
-import { deskSession } from './helpers/browser.js';
-import { ensureRendererBuilt } from './helpers/renderer-build.js';
+import { describe, expect, it } from 'vitest';
+import { enc, fixturesDir, ingest, json } from '../helpers/app.js';
+import { embedAndWait, startServerWithModel } from '../helpers/embed-flow.js';
+import { useDesk } from './helpers/desk.js';
 import { screenshotDir, shot } from './helpers/screens.js';
 
 // Search and chat in the desk, in Debian's chromium against the real server: the amsmath user guide (a fixture PDF
@@ -16,57 +14,49 @@ import { screenshotDir, shot } from './helpers/screens.js';
 // the desk, and an answer the extractive reader cannot quote says "not found".
 
 const shots = screenshotDir('search-chat');
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let logs: string[];
 let manualId = '';
 let menuId = '';
+const desk = useDesk({
+  start: () => startServerWithModel(),
+  seed: async () => {
+    manualId = await indexed('amsmath-userguide.pdf', readFileSync(join(fixturesDir, 'pdfs', 'amsmath-userguide.pdf')));
+    // Every "sentence" here is one word: nothing the extractive reader can quote.
+    menuId = await indexed('menu.md', enc('# Menu\n\nTea. Cake. Buns. Scones.\n'));
+  },
+  page: { viewport: { width: 1280, height: 720 } },
+  timeout: 600_000,
+});
 
 async function indexed(name: string, data: Uint8Array): Promise<string> {
-  const job = await ingest(server, name, data);
-  const done = await server.call('POST', `/jobs/${job.job_id}/finalize`, {
+  const job = await ingest(desk.server, name, data);
+  const done = await desk.server.call('POST', `/jobs/${job.job_id}/finalize`, {
     json: { finalize_policy: 'auto_approve_pending' },
   });
   expect(done.status).toBe(200);
-  const { job: after } = await embedAndWait(server, job.job_id);
+  const { job: after } = await embedAndWait(desk.server, job.job_id);
   expect(after.status).toBe('indexed');
   return job.job_id;
 }
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  server = await startServer({ settings: { embedding_model: TEST_MODEL } });
-  await installTestModel(server.dataDir);
-  manualId = await indexed('amsmath-userguide.pdf', readFileSync(join(fixturesDir, 'pdfs', 'amsmath-userguide.pdf')));
-  // Every "sentence" here is one word: nothing the extractive reader can quote.
-  menuId = await indexed('menu.md', enc('# Menu\n\nTea. Cake. Buns. Scones.\n'));
-  ({ browser, page, logs } = await deskSession(server, { viewport: { width: 1280, height: 720 } }));
-}, 600_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 async function openSearch(jobId: string): Promise<void> {
-  await page.goto(`${server.url}/#/jobs/${jobId}/search`);
-  await page.waitForSelector('section.search-chat .panel.chat textarea');
+  await desk.page.goto(`${desk.server.url}/#/jobs/${jobId}/search`);
+  await desk.page.waitForSelector('section.search-chat .panel.chat textarea');
 }
 
 async function searchFor(query: string): Promise<void> {
-  await page.fill('input[aria-label="Search query"]', query);
-  await page.press('input[aria-label="Search query"]', 'Enter');
-  await page.waitForFunction(() =>
+  await desk.page.fill('input[aria-label="Search query"]', query);
+  await desk.page.press('input[aria-label="Search query"]', 'Enter');
+  await desk.page.waitForFunction(() =>
     /result\(s\)/.test(document.querySelector('.panel.search p[aria-live]')?.textContent ?? ''),
   );
 }
 
 async function ask(question: string, provider: '' | 'extractive'): Promise<void> {
-  const turns = await page.locator('.chat-log .turn').count();
-  await page.selectOption('select.provider', provider);
-  await page.fill('textarea[aria-label="Question"]', question);
-  await page.click('button.ask');
-  await page.waitForFunction((n) => {
+  const turns = await desk.page.locator('.chat-log .turn').count();
+  await desk.page.selectOption('select.provider', provider);
+  await desk.page.fill('textarea[aria-label="Question"]', question);
+  await desk.page.click('button.ask');
+  await desk.page.waitForFunction((n) => {
     const turn = document.querySelectorAll('.chat-log .turn')[n];
     // Finished: a status past asking and streaming, a model offered, or an error said.
     return Boolean(
@@ -83,9 +73,11 @@ describe('search and chat in the desk', () => {
     await openSearch(manualId);
     await searchFor('how to number equations');
     const api = await json(
-      await server.call('POST', '/search', { json: { job_id: manualId, query: 'how to number equations', top_k: 20 } }),
+      await desk.server.call('POST', '/search', {
+        json: { job_id: manualId, query: 'how to number equations', top_k: 20 },
+      }),
     );
-    const shown = await page.$$eval('.results li.source', (items) =>
+    const shown = await desk.page.$$eval('.results li.source', (items) =>
       items.map((li) => ({
         text: li.querySelector('.relevance-text')?.textContent ?? '',
         meter: Number(li.querySelector('meter')?.getAttribute('value') ?? NaN),
@@ -100,14 +92,16 @@ describe('search and chat in the desk', () => {
       expect(s.all).not.toMatch(/score 0\.\d{3}/);
     });
     expect(shown[0]!.text).toMatch(/^[3-9]\d% /); // a passage about numbering equations reads as a real match
-    await shot(page, shots, 'relevance');
+    await shot(desk.page, shots, 'relevance');
   });
 
   it('does not let tables of contents top the results: passages come first, the contents pages after them', async () => {
     const query = 'Split equations without alignment';
     await searchFor(query);
     // Every chunk of the manual, in the order search gives them.
-    const api = await json(await server.call('POST', '/search', { json: { job_id: manualId, query, top_k: 500 } }));
+    const api = await json(
+      await desk.server.call('POST', '/search', { json: { job_id: manualId, query, top_k: 500 } }),
+    );
     // The contents pages as extracted: table rows under the Contents heading (its running head "CONTENTS iii" is not one).
     const isContents = (r: { section_path: string[]; text: string }) =>
       r.section_path.includes('Contents') && r.text.includes('| --- |');
@@ -120,18 +114,20 @@ describe('search and chat in the desk', () => {
     // ...and come after every passage.
     const firstContents = api.results.findIndex(isContents);
     expect(api.results.slice(firstContents).every(isContents)).toBe(true);
-    const titles = await page.$$eval('.results li.source > a', (as) => as.map((a) => a.textContent ?? ''));
+    const titles = await desk.page.$$eval('.results li.source > a', (as) => as.map((a) => a.textContent ?? ''));
     expect(titles).toHaveLength(20);
     expect(titles.filter((t) => t.includes('Contents'))).toEqual([]);
     // The first result is a passage about split equations, as on the screen.
     expect(api.results[0].text.toLowerCase()).toContain('split');
-    expect(await page.locator('.results li.source').first().getAttribute('data-chunk')).toBe(api.results[0].chunk_id);
-    await shot(page, shots, 'contents-demoted');
+    expect(await desk.page.locator('.results li.source').first().getAttribute('data-chunk')).toBe(
+      api.results[0].chunk_id,
+    );
+    await shot(desk.page, shots, 'contents-demoted');
   });
 
   it('keeps the chat on screen beside 20 results: the two panes scroll on their own', async () => {
     await searchFor('alignment of equations');
-    const g = await page.evaluate(() => {
+    const g = await desk.page.evaluate(() => {
       const box = (sel: string) => document.querySelector(sel)!.getBoundingClientRect();
       const results = document.querySelector('.results')!;
       const main = document.querySelector('main > section.search-chat')!;
@@ -155,15 +151,15 @@ describe('search and chat in the desk', () => {
       expect(b.right).toBeLessThanOrEqual(g.vw);
     }
     // Scrolling the results moves only them.
-    const before = await page.locator('textarea[aria-label="Question"]').boundingBox();
-    await page.locator('.results').evaluate((el) => el.scrollTo(0, el.scrollHeight));
-    expect(await page.locator('textarea[aria-label="Question"]').boundingBox()).toEqual(before);
-    await shot(page, shots, 'twenty-results-and-chat');
+    const before = await desk.page.locator('textarea[aria-label="Question"]').boundingBox();
+    await desk.page.locator('.results').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    expect(await desk.page.locator('textarea[aria-label="Question"]').boundingBox()).toEqual(before);
+    await shot(desk.page, shots, 'twenty-results-and-chat');
   });
 
   it('turns [S1] in an answer into a link that shows and highlights that source', async () => {
     await ask('How do I number equations in a multiline display?', 'extractive');
-    const turn = page.locator('.chat-log .turn').last();
+    const turn = desk.page.locator('.chat-log .turn').last();
     const cite = turn.locator('.answer a.cite').first();
     await cite.waitFor();
     const label = await cite.getAttribute('data-label');
@@ -180,13 +176,13 @@ describe('search and chat in the desk', () => {
     expect(inView).toBe(true);
     // Still on this screen (the address names only the open conversation besides): the link shows the source,
     // the source's own link opens the desk.
-    expect(new URL(page.url()).hash.split('?')[0]).toBe(`#/jobs/${manualId}/search`);
-    await shot(page, shots, 'citation-highlighted');
+    expect(new URL(desk.page.url()).hash.split('?')[0]).toBe(`#/jobs/${manualId}/search`);
+    await shot(desk.page, shots, 'citation-highlighted');
   });
 
   it('says what to do in the desk when the default provider has no model: get it here or answer now with quotes, no CLI commands', async () => {
     await ask('How do I number equations?', '');
-    const notice = page.locator('.chat-log .turn').last().locator('.missing-model');
+    const notice = desk.page.locator('.chat-log .turn').last().locator('.missing-model');
     await notice.waitFor();
     const text = await notice.textContent();
     expect(text).toMatch(/is not installed/);
@@ -200,20 +196,20 @@ describe('search and chat in the desk', () => {
       return r.top >= pane.top - 1 && r.bottom <= pane.bottom + 1;
     });
     expect(seen).toBe(true);
-    await shot(page, shots, 'model-missing');
+    await shot(desk.page, shots, 'model-missing');
     await notice.locator('button.answer-with-quotes').click();
-    await page.locator('.chat-log .turn').last().locator('.answer a.cite').first().waitFor();
+    await desk.page.locator('.chat-log .turn').last().locator('.answer a.cite').first().waitFor();
   });
 
   it('says "not found" plainly when the extractive reader finds nothing to quote, instead of an empty answer', async () => {
     await openSearch(menuId);
     await ask('Is there tea on the menu?', 'extractive');
-    const turn = page.locator('.chat-log .turn').last();
+    const turn = desk.page.locator('.chat-log .turn').last();
     expect(await turn.getAttribute('class')).toContain('not-found');
     expect(await turn.locator('.answer .not-found-label').textContent()).toBe('Not found. ');
     expect((await turn.locator('.answer').textContent())!.length).toBeGreaterThan('Not found. '.length);
     const session = await json(
-      await server.call('POST', '/chat', {
+      await desk.server.call('POST', '/chat', {
         json: { job_id: menuId, question: 'Is there tea on the menu?', llm_provider: 'extractive' },
       }),
     );
@@ -221,7 +217,7 @@ describe('search and chat in the desk', () => {
     expect(session.sources.length).toBeGreaterThan(0);
     expect(session).toMatchObject({ not_found: true, citations: [] });
     expect(session.answer.trim()).not.toBe('');
-    await shot(page, shots, 'not-found');
-    expect(logs.filter((l) => !/Failed to load resource/.test(l))).toEqual([]);
+    await shot(desk.page, shots, 'not-found');
+    expect(desk.logs.filter((l) => !/Failed to load resource/.test(l))).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { enc, listPage, repoRoot, serverClient, tempDir, type ServerClient } from '../helpers/app.js';
+import { listeningAddress } from '../helpers/child-server.js';
 import { installTestModel, TEST_MODEL, waitForIngest } from '../helpers/embed-flow.js';
 import { makeStructuredPdf } from '../helpers/make-pdf.js';
 import { DRAFT_NOTES_MD, FIELD_GUIDE_MD, PUMP_MANUAL_MD, ratingPlatePng } from './fixture-documents.js';
@@ -56,24 +57,7 @@ async function startPrevious(encryptChats: boolean): Promise<Client> {
     },
   );
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const stderr: string[] = [];
-  child.stderr!.on('data', (b: Buffer) => stderr.push(b.toString('utf8')));
-  const url = await new Promise<string>((done, fail) => {
-    let rest = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      const lines = (rest + b.toString('utf8')).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) {
-        try {
-          const entry = JSON.parse(line) as { msg?: string; address?: string };
-          if (entry.msg === 'lectern listening') done(String(entry.address));
-        } catch {
-          // not a log line
-        }
-      }
-    });
-    void exited.then(() => fail(new Error(`the earlier server exited before listening: ${stderr.join('')}`)));
-  });
+  const url = await listeningAddress(child);
   running = {
     url,
     ...serverClient(url, serviceKey),

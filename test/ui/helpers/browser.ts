@@ -35,19 +35,30 @@ export async function signIn(page: Page, server: { url: string; key: string }): 
   await page.waitForSelector('section.library');
 }
 
-type PageOptions = NonNullable<Parameters<Browser['newPage']>[0]>;
+export type PageOptions = NonNullable<Parameters<Browser['newPage']>[0]>;
 
-/** A new tab of the usual window size (unless `options` say otherwise), its console and requests watched, signed in. */
+/** A tab with what it logged and every URL it asked for. */
+export interface WatchedTab {
+  page: Page;
+  logs: string[];
+  requests: string[];
+}
+
+/** A new tab of the usual window size (unless `options` say otherwise), its console and requests watched. */
+export async function watchedTab(browser: Browser, options: PageOptions = {}): Promise<WatchedTab> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...options });
+  return { page, logs: watchConsole(page), requests: recordRequests(page) };
+}
+
+/** Such a watched tab, signed in. */
 export async function deskPage(
   browser: Browser,
   server: { url: string; key: string },
   options: PageOptions = {},
-): Promise<{ page: Page; logs: string[]; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...options });
-  const logs = watchConsole(page);
-  const requests = recordRequests(page);
-  await signIn(page, server);
-  return { page, logs, requests };
+): Promise<WatchedTab> {
+  const tab = await watchedTab(browser, options);
+  await signIn(tab.page, server);
+  return tab;
 }
 
 /** Chromium with one such signed-in tab, for a test file that drives the desk in a single tab. */
