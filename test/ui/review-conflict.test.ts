@@ -96,6 +96,9 @@ describe('the conflict dialog', () => {
     expect(await desk.page.inputValue('dialog.conflict .merge-text')).toBe(both);
     await desk.page.click('dialog.conflict button[data-value=merge]');
     await expect.poll(async () => (await block('b2')).edited_text).toBe(both);
+    // The desk closes the editor once the merged text is saved: the next test starts from a settled desk,
+    // not from an editor still closing.
+    await desk.page.waitForSelector('.block-row.editing', { state: 'detached' });
     const audit = await listPage(desk.server, `/jobs/${jobId}/audit?entity_id=b2&limit=1`);
     expect(audit.items[0]).toMatchObject({ reviewer_id: 'ada' });
     expect(desk.logs.filter((l) => /pageerror|Content Security Policy/.test(l))).toEqual([]);
