@@ -68,7 +68,7 @@ export const botsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
       },
     },
     async (req) => {
-      const bot = await deps.bots.get(req.params.bot_id);
+      const bot = await deps.bots.shown(req.params.bot_id);
       const [documents, counts] = await Promise.all([deps.bots.documents(bot.bot_id), deps.bots.counts(bot.bot_id)]);
       return {
         ...botView(bot),

@@ -50,12 +50,19 @@ export function createBotsService({
   async function get(botId: string): Promise<BotRecord> {
     const bot = await store.bots.get(botId);
     if (!bot) throw new AppError('BOT_NOT_FOUND', `bot ${botId} does not exist`);
-    // A reindex of the bot's collection moves it to another model: that is the one its documents embed with.
-    const model = (await store.collections.find(botCollection(botId)))?.model;
-    return model && model !== bot.embedding_model ? { ...bot, embedding_model: model } : bot;
+    return bot;
   }
   return {
     get,
+    /**
+     * The bot as GET /bots/{id} shows it: a reindex of its collection moves it to another model, which is the
+     * one its documents embed with (read here, not in `get`, which every chat of the bot calls).
+     */
+    async shown(botId: string): Promise<BotRecord> {
+      const bot = await get(botId);
+      const model = (await store.collections.find(botCollection(botId)))?.model;
+      return model && model !== bot.embedding_model ? { ...bot, embedding_model: model } : bot;
+    },
     create(b: NewBot): Promise<BotRecord> {
       const now = isoNow(clock);
       // A bot that names no provider takes the configured one with its model and server.
