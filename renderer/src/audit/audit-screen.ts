@@ -4,6 +4,7 @@ import type { Revision } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { when } from '../ui/format.js';
 import { isMissingJob, noSuchJob } from '../ui/no-such-job.js';
+import { screenFrame } from '../ui/screen-frame.js';
 import { errorText, toast } from '../ui/toast.js';
 import { actionPhrase, auditCards, bulkTitle, itemLabel, type AuditCard } from './audit-groups.js';
 
@@ -50,13 +51,17 @@ function heading(type: string, entityId: string, text: string): string {
 export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchParams): Screen {
   const id = encodeURIComponent(jobId);
   const stop = (e: Event) => e.stopPropagation();
-  const entity = h('input', {
-    type: 'search',
-    class: 'filter-entity',
-    'aria-label': 'Block or chunk id',
-    placeholder: 'Block or chunk id',
-    value: params.get('entity') ?? '',
-  });
+  // Each filter starts from the address, so a link (the desk's H key) opens the trail already filtered.
+  const filterBox = (param: string, cls: string, label: string, attrs: Record<string, string | number> = {}) =>
+    h('input', {
+      type: 'search',
+      class: cls,
+      'aria-label': label,
+      placeholder: label,
+      value: params.get(param) ?? '',
+      ...attrs,
+    });
+  const entity = filterBox('entity', 'filter-entity', 'Block or chunk id');
   const action = h(
     'select',
     { class: 'filter-action', 'aria-label': 'Action' },
@@ -64,29 +69,9 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
     ...AUDIT_ACTIONS.map((a) => h('option', { value: a, selected: a === params.get('action') }, actionPhrase(a))),
   );
   const reviewers = h('datalist', { id: 'audit-reviewers' });
-  const reviewer = h('input', {
-    type: 'search',
-    class: 'filter-reviewer',
-    list: 'audit-reviewers',
-    'aria-label': 'Reviewer',
-    placeholder: 'Reviewer',
-    value: params.get('reviewer') ?? '',
-  });
-  const page = h('input', {
-    type: 'number',
-    min: 1,
-    class: 'filter-page',
-    'aria-label': 'Page',
-    placeholder: 'Page',
-    value: params.get('page') ?? '',
-  });
-  const words = h('input', {
-    type: 'search',
-    class: 'filter-text',
-    'aria-label': 'Text',
-    placeholder: 'Words in the text or note',
-    value: params.get('q') ?? '',
-  });
+  const reviewer = filterBox('reviewer', 'filter-reviewer', 'Reviewer', { list: 'audit-reviewers' });
+  const page = filterBox('page', 'filter-page', 'Page', { type: 'number', min: 1 });
+  const words = filterBox('q', 'filter-text', 'Text', { placeholder: 'Words in the text or note' });
   const summary = h('span', { class: 'muted audit-count', 'aria-live': 'polite' });
   const groups = h('div', { class: 'timelines' });
   const more = h('button', { type: 'button', hidden: true }, 'Load older');
@@ -204,21 +189,9 @@ export function auditScreen(ctx: AppContext, jobId: string, params: URLSearchPar
   }
   action.addEventListener('change', () => void load(true));
   more.addEventListener('click', () => void load(false));
-  const element = h(
-    'section',
-    { class: 'audit', 'aria-label': 'Audit trail' },
-    h(
-      'div',
-      { class: 'toolbar audit-filters' },
-      h('h1', {}, 'Audit trail'),
-      entity,
-      action,
-      reviewer,
-      reviewers,
-      page,
-      words,
-      summary,
-    ),
+  const element = screenFrame(
+    { class: 'audit', title: 'Audit trail', toolbarClass: 'audit-filters' },
+    [entity, action, reviewer, reviewers, page, words, summary],
     groups,
     more,
   );

@@ -3,6 +3,7 @@ import { loadAll } from '../api/load-all.js';
 import type { Chunk, RechunkResult } from '../api/types.js';
 import { h, isTyping } from '../ui/dom.js';
 import { label } from '../ui/format.js';
+import { screenFrame } from '../ui/screen-frame.js';
 import { errorText, toast } from '../ui/toast.js';
 import { VirtualList } from '../ui/virtual-list.js';
 import { chunkText, patchChunk, type ChunkChange } from './chunk-actions.js';
@@ -163,18 +164,9 @@ export function chunksScreen(ctx: AppContext, jobId: string): Screen {
   };
   document.addEventListener('keydown', onKey);
 
-  const element = h(
-    'section',
-    { class: 'chunks', 'aria-label': 'Chunks' },
-    h(
-      'div',
-      { class: 'toolbar' },
-      h('h1', {}, 'Chunks'),
-      summary,
-      stale,
-      rechunk,
-      h('span', { class: 'muted' }, 'J/K move · A approve · R reject · E edit'),
-    ),
+  const element = screenFrame(
+    { class: 'chunks', title: 'Chunks' },
+    [summary, stale, rechunk, h('span', { class: 'muted' }, 'J/K move · A approve · R reject · E edit')],
     list.element,
   );
   load().catch((err: unknown) => toast(`Could not load chunks: ${errorText(err)}`, 'error'));

@@ -3,6 +3,7 @@ import type { Job, JobListAnswer, UploadAccepted } from '../api/types.js';
 import { h } from '../ui/dom.js';
 import { confirmDialog } from '../ui/dialog.js';
 import { bytes, label, when } from '../ui/format.js';
+import { screenFrame } from '../ui/screen-frame.js';
 import { errorText, toast } from '../ui/toast.js';
 import { OPENABLE, pagesProgress, WORKING } from './job-progress.js';
 import { acceptDrops, documentPicker, uploadAll, uploadItems, type UploadItem } from './upload.js';
@@ -116,17 +117,13 @@ export function libraryScreen(ctx: AppContext): Screen {
   }
   filter.addEventListener('change', () => void refresh());
 
-  const element = h(
-    'section',
-    { class: 'library', 'aria-label': 'Library' },
-    h(
-      'div',
-      { class: 'toolbar' },
-      h('h1', {}, 'Library'),
+  const element = screenFrame(
+    { class: 'library', title: 'Library' },
+    [
       h('button', { type: 'button', class: 'primary', onclick: () => void picker.pick() }, 'Upload…'),
       picker.input,
       filter,
-    ),
+    ],
     h(
       'p',
       { class: 'drop-hint muted' },
