@@ -167,7 +167,8 @@ export const BotSourcesEvent = Type.Object({
   sources: Type.Array(Type.Record(Type.String(), Type.Unknown())),
 });
 export const ChatIds = Type.Array(Type.String(), { description: "The bot's chat ids, oldest first" });
-const Citation = Type.Object({
+/** A source an answer cites; the OpenAI-compatible answer cites the same way (openai.ts). */
+export const Citation = Type.Object({
   chunk_id: Type.String(),
   job_id: Type.String(),
   source: Type.String(),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Citation } from './bots.js';
 import { StringEnum } from './common.js';
 
 // The subset of OpenAI's chat completions API a bot answers; other fields callers send are accepted and ignored.
@@ -43,13 +44,6 @@ export const CompletionBody = Type.Object(
   { additionalProperties: true },
 );
 
-const Citation = Type.Object({
-  chunk_id: Type.String(),
-  job_id: Type.String(),
-  source: Type.String(),
-  page_numbers: Type.Array(Type.Integer()),
-  quote: Type.String(),
-});
 export const Completion = Type.Object({
   id: Type.String(),
   object: Type.Literal('chat.completion'),
