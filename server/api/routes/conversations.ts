@@ -27,25 +27,23 @@ export const conversationsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async 
   };
 
   const listed = (summary: string) => ({ tags, summary, response: { 200: ConversationList, ...errors(401, 404) } });
+  /** The conversations of a job or a bot, which must exist. */
+  const summariesOf = async (owner: { job_id: string } | { bot_id: string }) => {
+    const [kind, id] = 'job_id' in owner ? (['job', owner.job_id] as const) : (['bot', owner.bot_id] as const);
+    const found = kind === 'job' ? deps.store.lookups.existingJobs([id]) : deps.store.lookups.existingBots([id]);
+    if (!(await found).has(id))
+      throw new AppError(kind === 'job' ? 'JOB_NOT_FOUND' : 'BOT_NOT_FOUND', `${kind} ${id} does not exist`);
+    return { conversations: await deps.conversations.summaries(owner) };
+  };
   app.get(
     '/jobs/:job_id/conversations',
     { schema: { ...listed("A job's chat sessions, oldest first, with their sizes"), params: JobParams } },
-    async (req) => {
-      const id = req.params.job_id;
-      if (!(await deps.store.lookups.existingJobs([id])).has(id))
-        throw new AppError('JOB_NOT_FOUND', `job ${id} does not exist`);
-      return { conversations: await deps.conversations.summaries({ job_id: id }) };
-    },
+    async (req) => summariesOf(req.params),
   );
   app.get(
     '/bots/:bot_id/conversations',
     { schema: { ...listed("A bot's chats (text and vision), oldest first, with their sizes"), params: BotParams } },
-    async (req) => {
-      const id = req.params.bot_id;
-      if (!(await deps.store.lookups.existingBots([id])).has(id))
-        throw new AppError('BOT_NOT_FOUND', `bot ${id} does not exist`);
-      return { conversations: await deps.conversations.summaries({ bot_id: id }) };
-    },
+    async (req) => summariesOf(req.params),
   );
 
   app.patch(
