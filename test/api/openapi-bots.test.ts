@@ -153,6 +153,10 @@ async function fails(
   return r.body.error as { code: string; message: string; details?: any };
 }
 
+/** Expects 404 BOT_NOT_FOUND from an operation on a bot that does not exist (its other parameters as given). */
+const noSuchBot = (method: string, template: string, o: Call = {}, params: Record<string, string> = {}) =>
+  fails(404, 'BOT_NOT_FOUND', method, template, { ...params, bot_id: 'no-such-bot' }, o);
+
 const upload = (name: string, data: Uint8Array | string) => {
   const form = new FormData();
   form.append('file', new Blob([(typeof data === 'string' ? enc(data) : data) as Uint8Array<ArrayBuffer>]), name);
@@ -191,44 +195,24 @@ describe('the OpenAPI document of the bots routes', () => {
       items: [{ bot_id: bot, name: 'openapi', top_k: 3, llm: { provider: 'extractive' } }],
     });
     await fails(400, 'VALIDATION_FAILED', 'GET', '/bots', {}, { query: '?limit=0' });
-    expect(
-      await ok(
-        'POST',
-        '/bots/{bot_id}/build',
-        { bot_id: bot },
-        { json: { prompt_template: 'Answer briefly from the notes.' } },
-      ),
-    ).toEqual({ status: 'ok', bot_id: bot });
-    await fails(400, 'NOT_SUPPORTED', 'POST', '/bots/{bot_id}/build', { bot_id: bot }, { json: { agent_mode: true } });
-    await fails(
-      400,
-      'NOT_SUPPORTED',
-      'POST',
-      '/bots/{bot_id}/build',
-      { bot_id: bot },
-      { json: { tools: [{ name: 'calculator' }] } },
-    );
-    await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/build', { bot_id: 'no-such-bot' }, { json: {} });
+    const build = ['POST', '/bots/{bot_id}/build', { bot_id: bot }] as const;
+    expect(await ok(...build, { json: { prompt_template: 'Answer briefly from the notes.' } })).toEqual({
+      status: 'ok',
+      bot_id: bot,
+    });
+    await fails(400, 'NOT_SUPPORTED', ...build, { json: { agent_mode: true } });
+    await fails(400, 'NOT_SUPPORTED', ...build, { json: { tools: [{ name: 'calculator' }] } });
+    await noSuchBot('POST', '/bots/{bot_id}/build', { json: {} });
     expect(await ok('POST', '/bots/{bot_id}/load', { bot_id: bot })).toEqual({ status: 'ok', bot_id: bot });
-    await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/load', { bot_id: 'no-such-bot' });
-    expect(
-      await ok(
-        'PUT',
-        '/bots/{bot_id}/prompt',
-        { bot_id: bot },
-        { json: { prompt_template: 'You answer from the notes.' } },
-      ),
-    ).toEqual({ status: 'ok', bot_id: bot });
-    await fails(400, 'VALIDATION_FAILED', 'PUT', '/bots/{bot_id}/prompt', { bot_id: bot }, { json: {} });
-    await fails(
-      404,
-      'BOT_NOT_FOUND',
-      'PUT',
-      '/bots/{bot_id}/prompt',
-      { bot_id: 'no-such-bot' },
-      { json: { prompt_template: 'x' } },
-    );
-    await fails(404, 'BOT_NOT_FOUND', 'GET', '/bots/{bot_id}', { bot_id: 'no-such-bot' });
+    await noSuchBot('POST', '/bots/{bot_id}/load');
+    const prompt = ['PUT', '/bots/{bot_id}/prompt', { bot_id: bot }] as const;
+    expect(await ok(...prompt, { json: { prompt_template: 'You answer from the notes.' } })).toEqual({
+      status: 'ok',
+      bot_id: bot,
+    });
+    await fails(400, 'VALIDATION_FAILED', ...prompt, { json: {} });
+    await noSuchBot('PUT', '/bots/{bot_id}/prompt', { json: { prompt_template: 'x' } });
+    await noSuchBot('GET', '/bots/{bot_id}');
   });
 
   it('declares what adding files and folders by path answers, and each refusal: 403, 404, 413, 415, 400', async () => {
@@ -262,14 +246,7 @@ describe('the OpenAPI document of the bots routes', () => {
     await fails(415, 'UNSUPPORTED_MEDIA_TYPE', ...pathOp, { json: { path: join(root, 'anim.gif') } });
     await fails(400, 'FILE_REQUIRED', ...pathOp, { json: { path: join(root, 'empty.md') } });
     await fails(400, 'VALIDATION_FAILED', ...pathOp, { json: { path: '' } });
-    await fails(
-      404,
-      'BOT_NOT_FOUND',
-      'POST',
-      '/bots/{bot_id}/documents/path',
-      { bot_id: 'no-such-bot' },
-      { json: { path: join(root, 'topics.md') } },
-    );
+    await noSuchBot('POST', '/bots/{bot_id}/documents/path', { json: { path: join(root, 'topics.md') } });
     // A bot document's job, as its clients poll it.
     await waitForIngest(server, topicsJob);
     for (const id of folder.job_ids) await waitForIngest(server, id);
@@ -293,7 +270,7 @@ describe('the OpenAPI document of the bots routes', () => {
       await ok(...up, { bot_id: other }, { body: upload('rivers.md', '# Rivers\n\nRivers carry water to the sea.\n') }),
     ).toEqual({ job_id: expect.any(String), status: 'pending' });
     await fails(400, 'FILE_REQUIRED', ...up, { bot_id: other }, { body: new FormData() });
-    await fails(404, 'BOT_NOT_FOUND', ...up, { bot_id: 'no-such-bot' }, { body: upload('a.md', '# A\n\nText.\n') });
+    await noSuchBot(...up, { body: upload('a.md', '# A\n\nText.\n') });
     await fails(
       413,
       'FILE_TOO_LARGE',
@@ -341,14 +318,7 @@ describe('the OpenAPI document of the bots routes', () => {
       'FETCH_FAILED',
     ]);
     await fails(400, 'VALIDATION_FAILED', ...linkOp, { json: { links: [] } });
-    await fails(
-      404,
-      'BOT_NOT_FOUND',
-      'POST',
-      '/bots/{bot_id}/documents/link',
-      { bot_id: 'no-such-bot' },
-      { json: { links: [`${web.url}/old/heat`] } },
-    );
+    await noSuchBot('POST', '/bots/{bot_id}/documents/link', { json: { links: [`${web.url}/old/heat`] } });
     expect(toPrivate.privateListener.connections()).toBe(0);
   });
 
@@ -377,7 +347,7 @@ describe('the OpenAPI document of the bots routes', () => {
       { bot_id: bot },
       { json: { search_query: 'heat', language: 'English!' } },
     );
-    await fails(404, 'BOT_NOT_FOUND', ...queryOp, { bot_id: 'no-such-bot' }, { json: { search_query: 'heat' } });
+    await noSuchBot(...queryOp, { json: { search_query: 'heat' } });
     const bareBot = (await ok('POST', '/bots', {}, { on: bare, json: { llm: { provider: 'extractive' } } })).bot_id;
     await fails(502, 'FETCH_FAILED', ...queryOp, { bot_id: bareBot }, { on: bare, json: { search_query: 'heat' } });
   });
@@ -399,12 +369,12 @@ describe('the OpenAPI document of the bots routes', () => {
     }
     await fails(400, 'VALIDATION_FAILED', ...vs, { bot_id: bot }, { json: { query: 'x', top_k: 0 } });
     await fails(400, 'VALIDATION_FAILED', ...vs, { bot_id: bot }, { json: { query: 'x', mode: 'psychic' } });
-    await fails(404, 'BOT_NOT_FOUND', ...vs, { bot_id: 'no-such-bot' }, { json: { query: 'x' } });
+    await noSuchBot(...vs, { json: { query: 'x' } });
   });
 
   it('declares what chats answer: plain, not found, streamed with web results; 400s, 404s, 409 WEB_SEARCH_UNAVAILABLE', async () => {
     chat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: bot })).chat_id;
-    await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/chats', { bot_id: 'no-such-bot' });
+    await noSuchBot('POST', '/bots/{bot_id}/chats');
     const ask = ['POST', '/bots/{bot_id}/chats/{chat_id}', { bot_id: bot, chat_id: chat }] as const;
     const m = await ok(...ask, { json: { query: 'What does chlorophyll capture?' } });
     expect(m).toMatchObject({
@@ -435,14 +405,7 @@ describe('the OpenAPI document of the bots routes', () => {
       { bot_id: bot, chat_id: 'no-such-chat' },
       { json: { query: 'x' } },
     );
-    await fails(
-      404,
-      'BOT_NOT_FOUND',
-      'POST',
-      '/bots/{bot_id}/chats/{chat_id}',
-      { bot_id: 'no-such-bot', chat_id: chat },
-      { json: { query: 'x' } },
-    );
+    await noSuchBot('POST', '/bots/{bot_id}/chats/{chat_id}', { json: { query: 'x' } }, { chat_id: chat });
     const bareBot = (await ok('POST', '/bots', {}, { on: bare, json: { llm: { provider: 'extractive' } } })).bot_id;
     const bareChat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: bareBot }, { on: bare })).chat_id;
     const unavailable = await fails(
@@ -475,7 +438,7 @@ describe('the OpenAPI document of the bots routes', () => {
     expect(missing.message).toContain('lectern models pull');
 
     expect(await ok('GET', '/bots/{bot_id}/chats', { bot_id: bot })).toEqual([chat]);
-    await fails(404, 'BOT_NOT_FOUND', 'GET', '/bots/{bot_id}/chats', { bot_id: 'no-such-bot' });
+    await noSuchBot('GET', '/bots/{bot_id}/chats');
     const oldest = await ok('GET', '/chats/{chat_id}', { chat_id: chat }, { query: '?order=oldest' });
     expect(oldest).toMatchObject({ chat_id: chat, bot_id: bot });
     expect(oldest.messages.map((x: { question: string }) => x.question)).toEqual([
@@ -549,7 +512,7 @@ describe('the OpenAPI document of the bots routes', () => {
 
   it('declares what vision chats answer: 200 on a real scan, 400, 403, 404, 409, 413, 415, 422', async () => {
     const vision = (await ok('POST', '/bots/{bot_id}/vision-chats', { bot_id: bot })).vision_chat_id;
-    await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/vision-chats', { bot_id: 'no-such-bot' });
+    await noSuchBot('POST', '/bots/{bot_id}/vision-chats');
     const ask = [
       'POST',
       '/bots/{bot_id}/vision-chats/{vision_chat_id}',
@@ -627,7 +590,7 @@ describe('the OpenAPI document of the bots routes', () => {
       csv_path: expect.stringMatching(/\.csv$/),
     });
     expect(trained.pairs).toBeGreaterThan(0);
-    await fails(404, 'BOT_NOT_FOUND', 'POST', '/bots/{bot_id}/train-chats', { bot_id: 'no-such-bot' });
+    await noSuchBot('POST', '/bots/{bot_id}/train-chats');
   });
 
   it('declares what resuming a held answer answers: 200 once, then 409; 400, 404', async () => {
