@@ -79,6 +79,14 @@ async function ok(res: Response, what: string): Promise<Json> {
 }
 
 const as = (name: string) => ({ 'x-reviewer': name });
+/** A request made as `who` (the X-Reviewer the audit trail names); its JSON answer, as `ok` gives it. */
+const sendAs = async (s: ServerClient, who: string, method: string, path: string, json: unknown, what: string) =>
+  ok(await s.call(method, path, { json, headers: as(who) }), what);
+/** Approves every block `filter` selects, in one bulk review. */
+const approveAll = (s: ServerClient, who: string, jobId: string, filter: Record<string, unknown>, what: string) =>
+  sendAs(s, who, 'POST', `/jobs/${jobId}/blocks/review`, { status: 'approved', filter }, what);
+const finalize = (s: ServerClient, who: string, jobId: string, finalize_policy: string, what: string) =>
+  sendAs(s, who, 'POST', `/jobs/${jobId}/finalize`, { finalize_policy }, what);
 
 async function blocksOf(s: ServerClient, jobId: string): Promise<Json[]> {
   return (await listPage(s, `/jobs/${jobId}/blocks?limit=500`)).items;
@@ -118,13 +126,7 @@ async function fieldGuide(s: ServerClient): Promise<string> {
   const id = await upload(s, 'field-guide.md', enc(FIELD_GUIDE_MD), { chunk_size: '64', chunk_overlap: '8' });
   await ready(s, id);
   const patch = async (b: Json, body: Record<string, unknown>, who: string) =>
-    ok(
-      await s.call('PATCH', `/jobs/${id}/blocks/${b.block_id}`, {
-        json: { version: b.version, ...body },
-        headers: as(who),
-      }),
-      `PATCH ${b.block_id}`,
-    );
+    sendAs(s, who, 'PATCH', `/jobs/${id}/blocks/${b.block_id}`, { version: b.version, ...body }, `PATCH ${b.block_id}`);
   let blocks = await blocksOf(s, id);
   await patch(
     find(blocks, 'Magma rises'),
@@ -133,22 +135,9 @@ async function fieldGuide(s: ServerClient): Promise<string> {
   );
   await patch(find(blocks, 'File the annual'), { status: 'rejected', reviewer_note: 'off topic' }, 'ada');
   const edited = await patch(find(blocks, 'Sicilian'), { edited_text: 'A wrong reading of the chess section.' }, 'bob');
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/undo`, {
-      json: {
-        items: [{ block_id: edited.block_id, version: edited.version, revision_id: edited.current_revision_id }],
-      },
-      headers: as('ada'),
-    }),
-    'undo',
-  );
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/review`, {
-      json: { status: 'approved', filter: { type: 'heading' } },
-      headers: as('ada'),
-    }),
-    'bulk approve',
-  );
+  const undone = { block_id: edited.block_id, version: edited.version, revision_id: edited.current_revision_id };
+  await sendAs(s, 'ada', 'POST', `/jobs/${id}/blocks/undo`, { items: [undone] }, 'undo');
+  await approveAll(s, 'ada', id, { type: 'heading' }, 'bulk approve');
   blocks = await blocksOf(s, id);
   await patch(find(blocks, 'This guide collects'), { edited_type: 'caption', status: 'approved' }, 'bob');
   await ok(await s.call('POST', `/jobs/${id}/rechunk`, { headers: as('ada') }), 'rechunk');
@@ -156,25 +145,14 @@ async function fieldGuide(s: ServerClient): Promise<string> {
     String(c.text).includes('Chlorophyll'),
   );
   if (!chunk) throw new Error('no chunk holds Chlorophyll');
-  await ok(
-    await s.call('PATCH', `/jobs/${id}/chunks/${chunk.chunk_id}`, {
-      json: {
-        version: chunk.version,
-        edited_text: `${chunk.text}\n\nPlants release the oxygen through their stomata.`,
-        status: 'approved',
-        reviewer_note: 'added the stomata',
-      },
-      headers: as('bob'),
-    }),
-    'PATCH chunk',
-  );
-  await ok(
-    await s.call('POST', `/jobs/${id}/finalize`, {
-      json: { finalize_policy: 'auto_approve_pending' },
-      headers: as('ada'),
-    }),
-    'finalize field guide',
-  );
+  const stomata = {
+    version: chunk.version,
+    edited_text: `${chunk.text}\n\nPlants release the oxygen through their stomata.`,
+    status: 'approved',
+    reviewer_note: 'added the stomata',
+  };
+  await sendAs(s, 'bob', 'PATCH', `/jobs/${id}/chunks/${chunk.chunk_id}`, stomata, 'PATCH chunk');
+  await finalize(s, 'ada', id, 'auto_approve_pending', 'finalize field guide');
   await embed(s, id);
   return id;
 }
@@ -186,73 +164,31 @@ async function report(s: ServerClient): Promise<string> {
   await ready(s, id);
   let blocks = await blocksOf(s, id);
   const method = find(blocks, 'The method is simple.');
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/${method.block_id}/split`, {
-      json: { version: method.version, at: String(method.text).indexOf('Each page') },
-      headers: as('ada'),
-    }),
-    'split',
-  );
+  const split = { version: method.version, at: String(method.text).indexOf('Each page') };
+  await sendAs(s, 'ada', 'POST', `/jobs/${id}/blocks/${method.block_id}/split`, split, 'split');
   const items = [find(blocks, 'item one'), find(blocks, 'item two')].map((b) => ({
     block_id: b.block_id,
     version: b.version,
   }));
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/merge`, { json: { items, separator: '; ' }, headers: as('ada') }),
-    'merge',
-  );
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/review`, {
-      json: { status: 'approved', filter: { page: 1 } },
-      headers: as('bob'),
-    }),
-    'approve page 1',
-  );
+  await sendAs(s, 'ada', 'POST', `/jobs/${id}/blocks/merge`, { items, separator: '; ' }, 'merge');
+  await approveAll(s, 'bob', id, { page: 1 }, 'approve page 1');
   blocks = await blocksOf(s, id);
   const caption = find(blocks, 'Table 1: Quarterly figures');
-  await ok(
-    await s.call('PATCH', `/jobs/${id}/blocks/${caption.block_id}`, {
-      json: { version: caption.version, edited_type: 'paragraph' },
-      headers: as('bob'),
-    }),
-    'caption type',
-  );
-  await ok(
-    await s.call('POST', `/jobs/${id}/blocks/review`, {
-      json: { status: 'approved', filter: { page: 2 } },
-      headers: as('bob'),
-    }),
-    'approve page 2',
-  );
+  const paragraph = { version: caption.version, edited_type: 'paragraph' };
+  await sendAs(s, 'bob', 'PATCH', `/jobs/${id}/blocks/${caption.block_id}`, paragraph, 'caption type');
+  await approveAll(s, 'bob', id, { page: 2 }, 'approve page 2');
   const right = find(blocks, 'RIGHT-COLUMN-START');
-  await ok(
-    await s.call('PATCH', `/jobs/${id}/blocks/${right.block_id}`, {
-      json: { version: right.version, status: 'rejected' },
-      headers: as('ada'),
-    }),
-    'reject',
-  );
-  await ok(
-    await s.call('POST', `/jobs/${id}/finalize`, {
-      json: { finalize_policy: 'auto_reject_pending' },
-      headers: as('ada'),
-    }),
-    'finalize report',
-  );
+  const rejected = { version: right.version, status: 'rejected' };
+  await sendAs(s, 'ada', 'PATCH', `/jobs/${id}/blocks/${right.block_id}`, rejected, 'reject');
+  await finalize(s, 'ada', id, 'auto_reject_pending', 'finalize report');
   await embed(s, id);
   return id;
 }
 
 const chat = async (s: ServerClient, body: Record<string, unknown>, who = 'ada') =>
-  ok(
-    await s.call('POST', '/chat', { json: { llm_provider: 'extractive', ...body }, headers: as(who) }),
-    `chat "${String(body.question)}"`,
-  );
+  sendAs(s, who, 'POST', '/chat', { llm_provider: 'extractive', ...body }, `chat "${String(body.question)}"`);
 const resume = async (s: ServerClient, session_id: string, thread_id: string, body: Record<string, unknown>) =>
-  ok(
-    await s.call('POST', '/chat/resume', { json: { session_id, thread_id, ...body }, headers: as('carol') }),
-    'resume',
-  );
+  sendAs(s, 'carol', 'POST', '/chat/resume', { session_id, thread_id, ...body }, 'resume');
 
 async function idempotent(s: ServerClient, body: Record<string, unknown>): Promise<void> {
   const first = await chat(s, body);
@@ -277,13 +213,8 @@ async function main(): Promise<void> {
   const draftId = await upload(s, 'draft-notes.md', enc(DRAFT_NOTES_MD));
   await ready(s, draftId);
   const lighthouse = find(await blocksOf(s, draftId), 'Lighthouses');
-  await ok(
-    await s.call('PATCH', `/jobs/${draftId}/blocks/${lighthouse.block_id}`, {
-      json: { version: lighthouse.version, status: 'approved' },
-      headers: as('bob'),
-    }),
-    'approve draft',
-  );
+  const approved = { version: lighthouse.version, status: 'approved' };
+  await sendAs(s, 'bob', 'PATCH', `/jobs/${draftId}/blocks/${lighthouse.block_id}`, approved, 'approve draft');
   const brokenId = await upload(
     s,
     'broken.pdf',
@@ -292,13 +223,8 @@ async function main(): Promise<void> {
   const broken = await s.waitFor(brokenId);
   if (broken.status !== 'failed') throw new Error(`the broken PDF ended ${broken.status}`);
 
-  const { session_id: session1 } = await ok(
-    await s.call('POST', '/chat/sessions', {
-      json: { job_id: fieldGuideId, title: 'Field guide questions' },
-      headers: as('ada'),
-    }),
-    'session',
-  );
+  const session = { job_id: fieldGuideId, title: 'Field guide questions' };
+  const { session_id: session1 } = await sendAs(s, 'ada', 'POST', '/chat/sessions', session, 'session');
   await chat(s, { session_id: session1, question: 'What does chlorophyll capture?' });
   const held = await chat(s, {
     session_id: session1,
@@ -343,13 +269,7 @@ async function main(): Promise<void> {
   const training = await ok(await s.call('POST', `/bots/${botId}/train-chats`), 'train');
   if (training.pairs !== 1) throw new Error(`training took ${training.pairs} pairs, not the liked one alone`);
   await ready(s, training.job_id);
-  await ok(
-    await s.call('POST', `/jobs/${training.job_id}/finalize`, {
-      json: { finalize_policy: 'auto_approve_pending' },
-      headers: as('carol'),
-    }),
-    'finalize training',
-  );
+  await finalize(s, 'carol', training.job_id, 'auto_approve_pending', 'finalize training');
   if ((await waitForIngest(s, training.job_id)).ingest_status !== 'success')
     throw new Error('the training job was not learned');
   for (let i = 0; ; i++) {
