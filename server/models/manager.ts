@@ -216,15 +216,9 @@ export function createModelManager(opts: {
         () => false,
       )
     ) {
-      if (!opts.onnxProbeFile)
-        throw new ModelError(
-          'MODEL_IMPORT_FAILED',
-          'this build cannot check ONNX models (dist/onnx-probe.js is missing)',
-          { id },
-        );
       const record = await importCustomOnnx({
         modelsDir: opts.modelsDir,
-        probeFile: opts.onnxProbeFile,
+        probeFile: probeOf(opts.onnxProbeFile, 'ONNX models', 'onnx-probe.js', id),
         id,
         source,
         given: o.embedding ?? {},
@@ -260,15 +254,9 @@ export function createModelManager(opts: {
         { id, source },
       );
     }
-    if (!opts.ggufProbeFile)
-      throw new ModelError(
-        'MODEL_IMPORT_FAILED',
-        'this build cannot check GGUF files (dist/gguf-probe.js is missing)',
-        { id },
-      );
     const record = await importCustomGguf({
       modelsDir: opts.modelsDir,
-      probeFile: opts.ggufProbeFile,
+      probeFile: probeOf(opts.ggufProbeFile, 'GGUF files', 'gguf-probe.js', id),
       id,
       source,
       fileName: o.fileName,
@@ -586,4 +574,11 @@ export function embeddingOf(m: EmbeddingCatalogModel | CustomEmbeddingModel): No
 export function mirrored(mirrorUrl: string, url: string): string {
   const name = new URL(url).pathname.split('/').pop() ?? '';
   return `${mirrorUrl.replace(/\/+$/, '')}/${encodeURIComponent(decodeURIComponent(name))}`;
+}
+
+/** The script that checks an imported model of a kind; a build without it cannot import that kind. */
+function probeOf(file: string | undefined, kind: string, script: string, id: string): string {
+  if (!file)
+    throw new ModelError('MODEL_IMPORT_FAILED', `this build cannot check ${kind} (dist/${script} is missing)`, { id });
+  return file;
 }
