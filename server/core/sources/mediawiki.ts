@@ -11,6 +11,7 @@
  */
 import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
+import { checkedQuery } from './search-query.js';
 import { fetchOk, objectAt, readJsonBody } from './source-fetch.js';
 import { wikiExtractToMarkdown } from './wiki-markdown.js';
 
@@ -208,11 +209,7 @@ export async function searchEncyclopedia(
   opts: EncyclopediaOptions = {},
 ): Promise<EncyclopediaArticle[]> {
   const maxPages = opts.maxPages ?? 2;
-  if (!Number.isInteger(maxPages) || maxPages < 1 || maxPages > 50) {
-    throw new AppError('VALIDATION_FAILED', 'maxPages must be a whole number from 1 to 50', { max_pages: maxPages });
-  }
-  const q = searchQuery.trim();
-  if (q === '') throw new AppError('VALIDATION_FAILED', 'the search query is empty');
+  const q = checkedQuery(searchQuery, 'maxPages', maxPages, { max_pages: maxPages });
   const api: Api = { fetch, url: encyclopediaApiUrl(apiUrl, opts.language), signal: opts.signal };
 
   const articles: EncyclopediaArticle[] = [];

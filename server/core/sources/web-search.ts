@@ -5,6 +5,7 @@
  */
 import { AppError } from '../errors.js';
 import type { GuardedFetch } from '../net/types.js';
+import { checkedQuery } from './search-query.js';
 import { fetchOk, readJsonBody } from './source-fetch.js';
 
 export interface WebResult {
@@ -60,11 +61,7 @@ export async function webSearch(
   opts: WebSearchOptions = {},
 ): Promise<WebResult[]> {
   const limit = opts.limit ?? 5;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 50) {
-    throw new AppError('VALIDATION_FAILED', 'limit must be a whole number from 1 to 50', { limit });
-  }
-  const q = query.trim();
-  if (q === '') throw new AppError('VALIDATION_FAILED', 'the search query is empty');
+  const q = checkedQuery(query, 'limit', limit, { limit });
   const url = searchUrl(searxUrl, q);
   const res = await fetchOk(
     fetch,
