@@ -248,22 +248,19 @@ async function main(): Promise<number> {
       `\n## Ingest (one file at a time, ${follow.follow === 'poll' ? `polling GET /jobs/{id} every ${follow.pollMs} ms` : 'following GET /jobs/{id}/events'})`,
     );
     started = performance.now();
+    // Each group on a server of its own.
+    const ingestGroup = (group: FileRun['group']) =>
+      ingestAll(
+        repoRoot,
+        runs.filter((r) => r.group === group),
+        warmup,
+        follow,
+        repeat,
+      );
     log(`server A: ${fixtures.length} fixture PDFs`);
-    const fixturesMem = await ingestAll(
-      repoRoot,
-      runs.filter((r) => r.group === 'fixtures'),
-      warmup,
-      follow,
-      repeat,
-    );
+    const fixturesMem = await ingestGroup('fixtures');
     log(`server B (fresh): ${path.basename(longFile)}`);
-    const longMem = await ingestAll(
-      repoRoot,
-      runs.filter((r) => r.group === 'long'),
-      warmup,
-      follow,
-      repeat,
-    );
+    const longMem = await ingestGroup('long');
     log(`ingest phase took ${ms(performance.now() - started)}; load average now: ${loadavg()}`);
 
     const outcome = report(runs, fixturesMem, longMem, longPages, repeat);

@@ -93,25 +93,22 @@ const rules: [string, Rule][] = [
   ['vector', (_, vec) => vec.map((p) => p[0])],
   ['rrf k60 d200 (the rank fusion before score fusion)', rrf(60, 1, 1, 200)],
 ];
+const NORMS = [
+  ['minmax', minMax],
+  ['z', zScore],
+  ['max', byMax],
+] as const;
 const grid = process.env.GRID === 'coarse';
 if (grid) {
   for (const k of [10, 20, 60])
     for (const wk of [1, 1.5, 2])
       for (const d of [100, 200, 1000]) rules.push([`rrf k${k} wk${wk} d${d}`, rrf(k, wk, 1, d)]);
-  for (const [name, norm] of [
-    ['minmax', minMax],
-    ['z', zScore],
-    ['max', byMax],
-  ] as const) {
+  for (const [name, norm] of NORMS) {
     for (const a of [0.3, 0.4, 0.5, 0.6, 0.7])
       for (const d of [100, 200, 1000]) rules.push([`${name} a${a} d${d}`, convex(norm, a, d)]);
   }
 } else {
-  for (const [name, norm] of [
-    ['minmax', minMax],
-    ['z', zScore],
-    ['max', byMax],
-  ] as const) {
+  for (const [name, norm] of NORMS) {
     for (const a of [0.35, 0.4, 0.45, 0.5, 0.55])
       for (const d of [100, 200])
         for (const zf of [false, true])
