@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/connection.js';
@@ -10,6 +9,7 @@ import { createPgTaskQueue } from '../../server/store/postgres/task-queue.js';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Claimed, TaskClaim, TaskQueue, TaskView } from '../../server/store/repos/task-queue.js';
 import { repoRoot } from '../helpers/app.js';
+import { jsonLines } from '../helpers/json-lines.js';
 import { freshDatabase as createDatabase, useTeamServices } from '../helpers/team-services.js';
 
 // The team server's task queue on a real PostgreSQL started by scripts/team-services.sh. Each case gets a
@@ -107,23 +107,7 @@ function spawnWorker(url: string, workerId: string, kind: string, leaseMs: numbe
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const events: WorkerEvent[] = [];
-  const listeners = new Set<() => void>();
-  let stderr = '';
-  let exit: string | undefined;
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    if (!line.startsWith('{')) return;
-    events.push(JSON.parse(line) as WorkerEvent);
-    for (const l of listeners) l();
-  });
-  const exited = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exit = `exited with ${code ?? signal}`;
-      for (const l of listeners) l();
-      resolve();
-    }),
-  );
+  const out = jsonLines<WorkerEvent>(child, workerId);
   const kill = (pid: number | undefined) => {
     try {
       if (pid) process.kill(pid, 'SIGKILL');
@@ -132,24 +116,13 @@ function spawnWorker(url: string, workerId: string, kind: string, leaseMs: numbe
     }
   };
   closers.push(async () => {
-    kill(events[0]?.pid);
+    kill(out.lines[0]?.pid);
     kill(child.pid);
-    await exited;
+    await out.exited;
   });
   return {
-    exited,
-    until: (event: string) =>
-      new Promise<WorkerEvent>((resolve, reject) => {
-        const check = () => {
-          const found = events.find((e) => e.event === event);
-          if (found) resolve(found);
-          else if (exit) reject(new Error(`${workerId} ${exit} before "${event}": ${stderr}`));
-          else return;
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      }),
+    exited: out.exited,
+    until: (event: string) => out.first((e) => e.event === event),
   };
 }
 

@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { listPage, repoRoot, serverClient, type ServerClient, type TestServer } from '../helpers/app.js';
+import { jsonLines } from '../helpers/json-lines.js';
 
 export interface TeamNodeOptions {
   kind: 'serve' | 'worker';
@@ -61,49 +61,17 @@ export async function startNode(name: string, o: TeamNodeOptions): Promise<TeamN
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${name} did not start`);
-  const logs: Record<string, any>[] = [];
-  const listeners = new Set<() => void>();
-  let stderr = '';
-  let gone: string | undefined;
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    if (!line.startsWith('{')) return;
-    logs.push(JSON.parse(line) as Record<string, any>);
-    for (const l of [...listeners]) l();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      gone = `exited with ${code ?? signal}`;
-      for (const l of [...listeners]) l();
-      resolve({ code, signal });
-    }),
-  );
-  const logged: TeamNode['logged'] = (match, timeoutMs = 120_000) =>
-    new Promise((resolve, reject) => {
-      let seen = 0;
-      const timer = setTimeout(() => done(new Error(`${name} logged no such line in ${timeoutMs} ms`)), timeoutMs);
-      const done = (result: Record<string, any> | Error): void => {
-        clearTimeout(timer);
-        listeners.delete(check);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      };
-      const check = (): void => {
-        for (; seen < logs.length; seen++) if (match(logs[seen]!)) return done(logs[seen]!);
-        if (gone) done(new Error(`${name} ${gone}: ${stderr}`));
-      };
-      listeners.add(check);
-      check();
-    });
+  const out = jsonLines<Record<string, any>>(child, name);
+  const logged: TeamNode['logged'] = (match, timeoutMs = 120_000) => out.first(match, timeoutMs);
   const node = {
     name,
     pid,
-    logs,
+    logs: out.lines,
     logged,
-    exited,
+    exited: out.exited,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      await out.exited;
     },
   };
   try {
