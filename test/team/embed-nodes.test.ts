@@ -14,6 +14,7 @@ import type { ProviderServer } from '../helpers/provider-request.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 import { TEST_TASK_LEASE_MS } from '../helpers/test-database.js';
 import { teamNodes, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { expectDiedTwice } from './worker-died.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -299,17 +300,7 @@ describe('embeds through the shared queue', () => {
     // Both are dead: a new worker finds the task's attempts used up and puts the job back to rest.
     w1 = await worker('w4');
     const job = await a.waitFor(jobId, ['finalized', 'indexed'], 60_000);
-    expect(job).toMatchObject({
-      status: 'finalized',
-      error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') },
-    });
-    expect(await embedTasks(jobId)).toEqual([
-      expect.objectContaining({
-        state: 'failed',
-        attempts: 3,
-        error: expect.objectContaining({ code: 'WORKER_DIED' }),
-      }),
-    ]);
+    expectDiedTwice(job, 'finalized', await embedTasks(jobId));
     expect((await db.query(`SELECT count(*)::int AS n FROM chunk_vectors WHERE job_id = $1`, [jobId])).rows[0].n).toBe(
       0,
     );

@@ -16,6 +16,7 @@ import { makeLongPdf } from '../helpers/make-pdf.js';
 import { sseRequest } from '../helpers/sse.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
 import { teamNodes, uploadJob, type ApiNode, type TeamNode, type TeamNodeOptions } from './team-node.js';
+import { expectDiedTwice } from './worker-died.js';
 
 const services = useTeamServices();
 const key = randomBytes(16).toString('hex');
@@ -212,6 +213,14 @@ describe('API nodes and workers on one database and one folder', () => {
   });
 
   describe('with only the workers reading', () => {
+    /** The worker reading the job now: one of the two. */
+    async function readerOf(jobId: string): Promise<TeamNode> {
+      const held = await holder(jobId);
+      const reader = [w1, w2].find((w) => w.workerId === held);
+      expect(reader).toBeDefined();
+      return reader!;
+    }
+
     beforeAll(async () => {
       // A leaves (its tasks, if any, go back to the queue) and comes back as an API node only.
       await a.kill('SIGTERM');
@@ -221,10 +230,8 @@ describe('API nodes and workers on one database and one folder', () => {
     it('gives the document of a worker killed mid-read to the other worker, which reads the same blocks', async () => {
       const jobId = await uploadJob(a, 'long.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
-      const held = await holder(jobId);
-      const victim = [w1, w2].find((w) => w.workerId === held)!;
+      const victim = await readerOf(jobId);
       const survivor = [w1, w2].find((w) => w !== victim)!;
-      expect(victim).toBeDefined();
       await victim.kill('SIGKILL');
 
       const job = await b.waitFor(jobId, undefined, 180_000);
@@ -249,9 +256,7 @@ describe('API nodes and workers on one database and one folder', () => {
     it('stops a worker reading a job cancelled through node B', async () => {
       const jobId = await uploadJob(a, 'cancel.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
-      const held = await holder(jobId);
-      const reader = [w1, w2].find((w) => w.workerId === held)!;
-      expect(reader).toBeDefined();
+      const reader = await readerOf(jobId);
 
       const res = await b.call('POST', `/jobs/${jobId}/cancel`);
       expect(res.status).toBe(200);
@@ -273,9 +278,7 @@ describe('API nodes and workers on one database and one folder', () => {
     it('stops a worker reading a job deleted through node B; the job, its task and its files are gone', async () => {
       const jobId = await uploadJob(a, 'delete.pdf', longPdf);
       await waitForProgress(a, jobId, 5);
-      const held = await holder(jobId);
-      const reader = [w1, w2].find((w) => w.workerId === held)!;
-      expect(reader).toBeDefined();
+      const reader = await readerOf(jobId);
       expect((await b.call('DELETE', `/jobs/${jobId}`)).status).toBe(204);
       await reader.logged((l) => l.msg === 'stopped reading a job' && l.jobId === jobId, 20_000);
       expect((await a.call('GET', `/jobs/${jobId}`)).status).toBe(404);
@@ -311,25 +314,12 @@ describe('API nodes and workers on one database and one folder', () => {
             { timeout: 60_000 },
           )
           .toMatchObject({ attempts: attempt, pages: expect.any(Number) });
-        const held = await holder(jobId);
-        const victim = [w1, w2].find((w) => w.workerId === held)!;
-        expect(victim).toBeDefined();
-        await victim.kill('SIGKILL');
+        await (await readerOf(jobId)).kill('SIGKILL');
       }
       // Both readers are dead: a new worker finds the task's attempts used up and fails the job.
       w1 = await worker('w-third');
       const job = await b.waitFor(jobId, ['failed', 'ready_for_review', 'cancelled'], 60_000);
-      expect(job).toMatchObject({
-        status: 'failed',
-        error: { code: 'WORKER_DIED', message: expect.stringContaining('2 times') },
-      });
-      expect(await tasksOf(jobId)).toEqual([
-        expect.objectContaining({
-          state: 'failed',
-          attempts: 3,
-          error: expect.objectContaining({ code: 'WORKER_DIED' }),
-        }),
-      ]);
+      expectDiedTwice(job, 'failed', await tasksOf(jobId));
     });
   });
 });
