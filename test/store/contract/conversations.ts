@@ -25,6 +25,25 @@ const message = (conversationId: string, id: string, second: number) => ({
   created_at: at(second),
 });
 
+/** The message columns a new message leaves null, in the table's order. */
+const NULL_UNTIL_SET = [
+  'answer',
+  'cited_by',
+  'model',
+  'error',
+  'thread_id',
+  'asked_by',
+  'reviewer_action',
+  'reviewer_id',
+  'reviewed_at',
+  'rating',
+  'rating_note',
+  'training_job_id',
+  'trained_at',
+  'idempotency_key',
+  'completed_at',
+] as const;
+
 export function conversationsContract(open: StoreFactory): void {
   describe('conversations', () => {
     it('creates, reads, renames and deletes a conversation with its messages', async () => {
@@ -57,30 +76,17 @@ export function conversationsContract(open: StoreFactory): void {
         question: 'question a',
         status: 'complete',
         draft: '',
-        answer: null,
         answer_format: 'text',
         not_found: false,
         sources: [],
         citations: [],
-        cited_by: null,
         web_sources: [],
         images: [],
         provider: 'extractive',
-        model: null,
         usage: {},
-        error: null,
-        thread_id: null,
-        asked_by: null,
-        reviewer_action: null,
-        reviewer_id: null,
-        reviewed_at: null,
-        rating: null,
-        rating_note: null,
-        training_job_id: null,
-        trained_at: null,
-        idempotency_key: null,
         created_at: at(1),
-        completed_at: null,
+        // Every other column starts null: nothing answered, reviewed, rated or trained on yet.
+        ...Object.fromEntries(NULL_UNTIL_SET.map((column) => [column, null])),
       });
       const second = await store.conversations.addMessage({
         ...message('conv-2', 'b', 2),
