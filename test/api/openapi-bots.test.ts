@@ -324,7 +324,8 @@ describe('the OpenAPI document of the bots routes', () => {
 
   it('declares what adding encyclopedia articles answers: 200, 400, 404, and 502 when the encyclopedia fails', async () => {
     const queryOp = ['POST', '/bots/{bot_id}/documents/query'] as const;
-    const found = await ok(...queryOp, { bot_id: bot }, { json: { search_query: 'heat' } });
+    const query = [...queryOp, { bot_id: bot }] as const;
+    const found = await ok(...query, { json: { search_query: 'heat' } });
     expect(found.documents).toHaveLength(2);
     expect(found.documents[0]).toMatchObject({
       status: 'pending',
@@ -333,20 +334,8 @@ describe('the OpenAPI document of the bots routes', () => {
       revision_id: expect.anything(),
     });
     for (const d of found.documents) expect((await waitForIngest(server, d.job_id)).ingest_status).toBe('success');
-    await fails(
-      400,
-      'VALIDATION_FAILED',
-      ...queryOp,
-      { bot_id: bot },
-      { json: { search_query: 'heat', max_pages: 0 } },
-    );
-    await fails(
-      400,
-      'VALIDATION_FAILED',
-      ...queryOp,
-      { bot_id: bot },
-      { json: { search_query: 'heat', language: 'English!' } },
-    );
+    await fails(400, 'VALIDATION_FAILED', ...query, { json: { search_query: 'heat', max_pages: 0 } });
+    await fails(400, 'VALIDATION_FAILED', ...query, { json: { search_query: 'heat', language: 'English!' } });
     await noSuchBot(...queryOp, { json: { search_query: 'heat' } });
     const bareBot = (await ok('POST', '/bots', {}, { on: bare, json: { llm: { provider: 'extractive' } } })).bot_id;
     await fails(502, 'FETCH_FAILED', ...queryOp, { bot_id: bareBot }, { on: bare, json: { search_query: 'heat' } });
@@ -602,20 +591,9 @@ describe('the OpenAPI document of the bots routes', () => {
     );
     expect(held).toMatchObject({ status: 'pending_review', thread_id: expect.any(String) });
     const resume = ['POST', '/chats/{chat_id}/resume'] as const;
-    await fails(
-      400,
-      'VALIDATION_FAILED',
-      ...resume,
-      { chat_id: chat },
-      { json: { thread_id: held.thread_id, action: 'edit' } },
-    );
-    await fails(
-      404,
-      'THREAD_NOT_FOUND',
-      ...resume,
-      { chat_id: chat },
-      { json: { thread_id: 'no-such-thread', action: 'approve' } },
-    );
+    const resumeChat = [...resume, { chat_id: chat }] as const;
+    await fails(400, 'VALIDATION_FAILED', ...resumeChat, { json: { thread_id: held.thread_id, action: 'edit' } });
+    await fails(404, 'THREAD_NOT_FOUND', ...resumeChat, { json: { thread_id: 'no-such-thread', action: 'approve' } });
     await fails(
       404,
       'CHAT_NOT_FOUND',
@@ -623,16 +601,11 @@ describe('the OpenAPI document of the bots routes', () => {
       { chat_id: 'no-such-chat' },
       { json: { thread_id: held.thread_id, action: 'approve' } },
     );
-    expect(
-      await ok(...resume, { chat_id: chat }, { json: { thread_id: held.thread_id, action: 'approve' } }),
-    ).toMatchObject({ status: 'complete', message_id: held.message_id });
-    await fails(
-      409,
-      'INVALID_STATE',
-      ...resume,
-      { chat_id: chat },
-      { json: { thread_id: held.thread_id, action: 'reject' } },
-    );
+    expect(await ok(...resumeChat, { json: { thread_id: held.thread_id, action: 'approve' } })).toMatchObject({
+      status: 'complete',
+      message_id: held.message_id,
+    });
+    await fails(409, 'INVALID_STATE', ...resumeChat, { json: { thread_id: held.thread_id, action: 'reject' } });
   });
 
   it('declares what the OpenAI-compatible routes answer: models, a completion, its chunks, 400, 404', async () => {
