@@ -157,6 +157,10 @@ async function fails(
 const noSuchBot = (method: string, template: string, o: Call = {}, params: Record<string, string> = {}) =>
   fails(404, 'BOT_NOT_FOUND', method, template, { ...params, bot_id: 'no-such-bot' }, o);
 
+/** Asking in a bot's chat: the operation with its parameters. */
+const askIn = (bot_id: string, chat_id: string) =>
+  ['POST', '/bots/{bot_id}/chats/{chat_id}', { bot_id, chat_id }] as const;
+
 const upload = (name: string, data: Uint8Array | string) => {
   const form = new FormData();
   form.append('file', new Blob([(typeof data === 'string' ? enc(data) : data) as Uint8Array<ArrayBuffer>]), name);
@@ -364,7 +368,7 @@ describe('the OpenAPI document of the bots routes', () => {
   it('declares what chats answer: plain, not found, streamed with web results; 400s, 404s, 409 WEB_SEARCH_UNAVAILABLE', async () => {
     chat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: bot })).chat_id;
     await noSuchBot('POST', '/bots/{bot_id}/chats');
-    const ask = ['POST', '/bots/{bot_id}/chats/{chat_id}', { bot_id: bot, chat_id: chat }] as const;
+    const ask = askIn(bot, chat);
     const m = await ok(...ask, { json: { query: 'What does chlorophyll capture?' } });
     expect(m).toMatchObject({
       not_found: false,
@@ -386,25 +390,14 @@ describe('the OpenAPI document of the bots routes', () => {
     await fails(400, 'SCHEMA_INVALID', ...ask, { json: { query: 'x', schema: { type: 'no-such-type' } } });
     await fails(400, 'VALIDATION_FAILED', ...ask, { json: { query: 'x', schema: { type: 'boolean' } } }); // the extractive provider has no model to shape an answer
     await fails(400, 'VALIDATION_FAILED', ...ask, { json: { query: '' } });
-    await fails(
-      404,
-      'CHAT_NOT_FOUND',
-      'POST',
-      '/bots/{bot_id}/chats/{chat_id}',
-      { bot_id: bot, chat_id: 'no-such-chat' },
-      { json: { query: 'x' } },
-    );
+    await fails(404, 'CHAT_NOT_FOUND', ...askIn(bot, 'no-such-chat'), { json: { query: 'x' } });
     await noSuchBot('POST', '/bots/{bot_id}/chats/{chat_id}', { json: { query: 'x' } }, { chat_id: chat });
     const bareBot = (await ok('POST', '/bots', {}, { on: bare, json: { llm: { provider: 'extractive' } } })).bot_id;
     const bareChat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: bareBot }, { on: bare })).chat_id;
-    const unavailable = await fails(
-      409,
-      'WEB_SEARCH_UNAVAILABLE',
-      'POST',
-      '/bots/{bot_id}/chats/{chat_id}',
-      { bot_id: bareBot, chat_id: bareChat },
-      { on: bare, json: { query: 'x', web_search: true } },
-    );
+    const unavailable = await fails(409, 'WEB_SEARCH_UNAVAILABLE', ...askIn(bareBot, bareChat), {
+      on: bare,
+      json: { query: 'x', web_search: true },
+    });
     expect(unavailable.message).toContain('web_search_url');
     // A bot whose local model is known but not installed here.
     const local = (
@@ -416,14 +409,10 @@ describe('the OpenAPI document of the bots routes', () => {
       )
     ).bot_id;
     const localChat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: local }, { on: bare })).chat_id;
-    const missing = await fails(
-      503,
-      'MODEL_NOT_INSTALLED',
-      'POST',
-      '/bots/{bot_id}/chats/{chat_id}',
-      { bot_id: local, chat_id: localChat },
-      { on: bare, json: { query: 'x' } },
-    );
+    const missing = await fails(503, 'MODEL_NOT_INSTALLED', ...askIn(local, localChat), {
+      on: bare,
+      json: { query: 'x' },
+    });
     expect(missing.message).toContain('lectern models pull');
 
     expect(await ok('GET', '/bots/{bot_id}/chats', { bot_id: bot })).toEqual([chat]);
@@ -466,7 +455,7 @@ describe('the OpenAPI document of the bots routes', () => {
     );
     await waitForIngest(server, doc1.job_id);
     const remoteChat = (await ok('POST', '/bots/{bot_id}/chats', { bot_id: remote })).chat_id;
-    const ask = ['POST', '/bots/{bot_id}/chats/{chat_id}', { bot_id: remote, chat_id: remoteChat }] as const;
+    const ask = askIn(remote, remoteChat);
     // A boolean: the grammar the remote server decodes under makes it valid.
     const yes = await ok(...ask, {
       json: { query: 'Does chlorophyll capture sunlight?', schema: { type: 'boolean' } },
@@ -583,12 +572,9 @@ describe('the OpenAPI document of the bots routes', () => {
   });
 
   it('declares what resuming a held answer answers: 200 once, then 409; 400, 404', async () => {
-    const held = await ok(
-      'POST',
-      '/bots/{bot_id}/chats/{chat_id}',
-      { bot_id: bot, chat_id: chat },
-      { json: { query: 'What does chlorophyll capture?', require_approval: true } },
-    );
+    const held = await ok(...askIn(bot, chat), {
+      json: { query: 'What does chlorophyll capture?', require_approval: true },
+    });
     expect(held).toMatchObject({ status: 'pending_review', thread_id: expect.any(String) });
     const resume = ['POST', '/chats/{chat_id}/resume'] as const;
     const resumeChat = [...resume, { chat_id: chat }] as const;
