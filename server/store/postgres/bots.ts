@@ -1,24 +1,9 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, notInArray } from 'drizzle-orm';
 import { blocks, bots, conversations, jobs } from '../../../drizzle/pg/schema.js';
+import { chatCount, documentColumns, documentCount } from '../queries/bots.js';
 import type { BotDocumentRecord, BotsRepo } from '../repos/bots-repo.js';
 import { botOf, botValues } from '../rows/bots.js';
 import type { PgContext } from './context.js';
-
-const documentColumns = {
-  job_id: jobs.jobId,
-  bot_id: jobs.botId,
-  source_file: jobs.sourceFile,
-  status: jobs.status,
-  source: jobs.source,
-  error_code: jobs.errorCode,
-  created_at: jobs.createdAt,
-};
-
-// As in the SQLite store: counted in the statement that lists the bots, the outer column named with its table.
-const documentCount = sql<number>`(SELECT COUNT(*) FROM jobs WHERE jobs.bot_id = bots.bot_id)`.mapWith(Number);
-const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(
-  Number,
-);
 
 export function pgBots({ conn, all }: PgContext): BotsRepo {
   return {
@@ -67,13 +52,13 @@ export function pgBots({ conn, all }: PgContext): BotsRepo {
 
     documents: async (botId) =>
       (await conn()
-        .select(documentColumns)
+        .select(documentColumns(jobs))
         .from(jobs)
         .where(eq(jobs.botId, botId))
         .orderBy(desc(jobs.createdAt), desc(jobs.jobId))) as BotDocumentRecord[],
     async document(jobId) {
       const [d] = await conn()
-        .select(documentColumns)
+        .select(documentColumns(jobs))
         .from(jobs)
         .where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId)));
       return (d as BotDocumentRecord | undefined) ?? null;

@@ -1,16 +1,14 @@
-import { and, asc, count, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/pg/schema.js';
 import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
-import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
+import { hitColumns, restingStatus, stillIndexableWhere, vectorChunk, vectorColumns } from '../queries/collections.js';
+import { chunkVectorValues, collectionOf, collectionValues, INDEXABLE, jobIndexOf } from '../rows/collections.js';
 import { indexTexts, textTable } from './collection-tables.js';
 import { pgCollectionReindexes } from './collection-reindexes.js';
 import type { PgContext } from './context.js';
 
 /** Rows per statement: well under PostgreSQL's 65,535 bound parameters at 8 columns a row. */
 const BATCH = 1000;
-
-/** A job's status after an embed that did not commit: `indexed` if it had been indexed before, else `finalized`. */
-const restingStatus = sql`CASE WHEN EXISTS (SELECT 1 FROM job_indexes ji WHERE ji.job_id = jobs.job_id AND ji.indexed_at IS NOT NULL) THEN 'indexed' ELSE 'finalized' END`;
 
 export function pgCollections(ctx: PgContext): CollectionsRepo {
   const { conn } = ctx;
@@ -23,19 +21,7 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
     find,
     list: async () => (await conn().select().from(collections).orderBy(asc(collections.name))).map(collectionOf),
     async ensure(c) {
-      await conn()
-        .insert(collections)
-        .values({
-          name: c.name,
-          provider: c.provider,
-          baseUrl: c.base_url,
-          model: c.model,
-          dimensions: c.dimensions,
-          quantization: c.quantization,
-          createdAt: c.created_at,
-          updatedAt: c.created_at,
-        })
-        .onConflictDoNothing();
+      await conn().insert(collections).values(collectionValues(c)).onConflictDoNothing();
       return (await find(c.name))!;
     },
     async reserveKeys(name, n) {
@@ -123,17 +109,7 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
       ).length,
 
     vectorsOfJob: (jobId) =>
-      conn()
-        .select({
-          id: chunkVectors.id,
-          collection: chunkVectors.collection,
-          key: chunkVectors.key,
-          job_id: chunkVectors.jobId,
-          chunk_id: chunkVectors.chunkId,
-          text_hash: chunkVectors.textHash,
-        })
-        .from(chunkVectors)
-        .where(eq(chunkVectors.jobId, jobId)),
+      conn().select(vectorColumns(chunkVectors)).from(chunkVectors).where(eq(chunkVectors.jobId, jobId)),
     countVectors: async (jobId, collection) =>
       (
         await conn()
@@ -163,20 +139,9 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
       for (let i = 0; i < ids.length; i += BATCH) {
         out.push(
           ...(await conn()
-            .select({
-              id: chunkVectors.id,
-              key: chunkVectors.key,
-              job_id: chunkVectors.jobId,
-              chunk_id: chunkVectors.chunkId,
-              text: chunkVectors.text,
-              text_hash: chunkVectors.textHash,
-              chunk_type: chunks.chunkType,
-              page_numbers: chunks.pageNumbers,
-              section_path: chunks.sectionPath,
-              block_ids: chunks.blockIds,
-            })
+            .select(hitColumns(chunkVectors, chunks))
             .from(chunkVectors)
-            .innerJoin(chunks, and(eq(chunks.jobId, chunkVectors.jobId), eq(chunks.chunkId, chunkVectors.chunkId)))
+            .innerJoin(chunks, vectorChunk(chunkVectors, chunks))
             .where(inArray(chunkVectors.id, ids.slice(i, i + BATCH)))),
         );
       }
@@ -193,17 +158,10 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
       ).map((c) => ({ chunk_id: c.chunk_id, text: c.editedText ?? c.text })),
     async stillIndexable(refs) {
       if (refs.length === 0) return [];
-      const byJob = new Map<string, string[]>();
-      for (const r of refs) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.chunk_id]);
       return conn()
         .select({ job_id: chunks.jobId, chunk_id: chunks.chunkId })
         .from(chunks)
-        .where(
-          and(
-            or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))),
-            inArray(chunks.status, INDEXABLE),
-          ),
-        );
+        .where(stillIndexableWhere(chunks, refs));
     },
   };
 }

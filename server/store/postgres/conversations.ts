@@ -1,11 +1,9 @@
-import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { conversations, messages } from '../../../drizzle/pg/schema.js';
+import { learnableWhere, messagesWhere, ownerWhere } from '../queries/conversations.js';
 import type { ConversationsRepo } from '../repos/conversations-repo.js';
 import { columnsOf, conversationOf, conversationValues, messageOf, valuesOf } from '../rows/conversations.js';
 import type { PgContext } from './context.js';
-
-const ownerWhere = (owner: { bot_id: string } | { job_id: string }): SQL =>
-  'bot_id' in owner ? eq(conversations.botId, owner.bot_id) : eq(conversations.jobId, owner.job_id);
 
 export function pgConversations(ctx: PgContext): ConversationsRepo {
   const { conn } = ctx;
@@ -33,11 +31,11 @@ export function pgConversations(ctx: PgContext): ConversationsRepo {
         await conn()
           .select()
           .from(conversations)
-          .where(ownerWhere(owner))
+          .where(ownerWhere(conversations, owner))
           .orderBy(asc(conversations.createdAt), asc(conversations.conversationId))
       ).map(conversationOf),
     countOf: async (owner) =>
-      (await conn().select({ n: count() }).from(conversations).where(ownerWhere(owner)))[0]?.n ?? 0,
+      (await conn().select({ n: count() }).from(conversations).where(ownerWhere(conversations, owner)))[0]?.n ?? 0,
     async messageCounts(ids) {
       const rows = ids.length
         ? await conn()
@@ -111,25 +109,20 @@ export function pgConversations(ctx: PgContext): ConversationsRepo {
     },
     async updateMessages(ids, change, whileTrainingJob) {
       if (!ids.length) return 0;
-      const byId = inArray(messages.messageId, [...ids]);
-      const where = whileTrainingJob
-        ? and(byId, eq(messages.trainingJobId, whileTrainingJob), isNull(messages.trainedAt))
-        : byId;
-      return (await conn().update(messages).set(columnsOf(change)).where(where).returning({ id: messages.messageId }))
-        .length;
+      return (
+        await conn()
+          .update(messages)
+          .set(columnsOf(change))
+          .where(messagesWhere(messages, ids, whileTrainingJob))
+          .returning({ id: messages.messageId })
+      ).length;
     },
     learnableMessages: async (botId) =>
       (
-        await joined(
-          and(
-            eq(conversations.botId, botId),
-            eq(messages.status, 'complete'),
-            eq(messages.notFound, false),
-            eq(messages.answerFormat, 'text'),
-            isNull(messages.trainedAt),
-            or(isNull(messages.rating), eq(messages.rating, 'up')),
-          )!,
-        ).orderBy(asc(conversations.createdAt), asc(messages.seq))
+        await joined(learnableWhere(conversations, messages, botId)!).orderBy(
+          asc(conversations.createdAt),
+          asc(messages.seq),
+        )
       ).map((r) => messageOf(r.m)),
     messagesAboutJob: async (jobId) =>
       (await joined(eq(conversations.jobId, jobId)).orderBy(asc(messages.conversationId), asc(messages.seq))).map((r) =>

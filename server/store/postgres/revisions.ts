@@ -1,35 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { blocks, chunks, revisions } from '../../../drizzle/pg/schema.js';
+import { auditConditions, structureGroupWhere } from '../queries/revisions.js';
 import type { AuditFilter, RevisionsRepo } from '../repos/revisions-repo.js';
 import { revisionSet, revisionValues, revisionView } from '../rows/revisions.js';
 import type { PgContext } from './context.js';
 
-/** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const conditions = (jobId: string, f: AuditFilter): SQL[] =>
+  auditConditions(
+    { revisions, blocks, chunks },
+    { chunkOnPage: (page) => sql`${chunks.pageNumbers} @> ${JSON.stringify([page])}::jsonb`, like: 'ILIKE' },
+    jobId,
+    f,
+  );
 
-/** As in the SQLite store; ILIKE ignores case as SQLite's LIKE does for ASCII (and beyond it). */
-function conditions(jobId: string, f: AuditFilter): SQL[] {
-  const conds: SQL[] = [eq(revisions.jobId, jobId)];
-  if (f.entity_type) conds.push(eq(revisions.entityType, f.entity_type));
-  if (f.entity_id) conds.push(eq(revisions.entityId, f.entity_id));
-  if (f.action) conds.push(eq(revisions.action, f.action));
-  if (f.reviewer) conds.push(eq(revisions.reviewerId, f.reviewer));
-  if (f.page !== undefined) {
-    conds.push(sql`(
-      (${revisions.entityType} = 'block' AND ${revisions.entityId} IN
-        (SELECT ${blocks.blockId} FROM ${blocks} WHERE ${blocks.jobId} = ${jobId} AND ${blocks.page} = ${f.page}))
-      OR (${revisions.entityType} = 'chunk' AND ${revisions.entityId} IN
-        (SELECT ${chunks.chunkId} FROM ${chunks} WHERE ${chunks.jobId} = ${jobId} AND ${chunks.pageNumbers} @> ${JSON.stringify([f.page])}::jsonb)))`);
-  }
-  const words = f.q?.trim();
-  if (words) {
-    const pattern = `%${likeLiteral(words)}%`;
-    conds.push(sql`(${revisions.originalText} ILIKE ${pattern} ESCAPE '\\' OR ${revisions.editedText} ILIKE ${pattern} ESCAPE '\\'
-      OR ${revisions.reviewerNote} ILIKE ${pattern} ESCAPE '\\' OR ${revisions.entityId} ILIKE ${pattern} ESCAPE '\\')`);
-  }
-  return conds;
-}
+/** The structure group a revision belongs to, read from its JSON: the state after it, else (a removal) before it. */
+const groupOfRevision = sql`COALESCE(${revisions.after}, ${revisions.before}) -> 'structure' ->> 'group'`;
 
 export function pgRevisions({ conn }: PgContext): RevisionsRepo {
   return {
@@ -71,13 +57,7 @@ export function pgRevisions({ conn }: PgContext): RevisionsRepo {
         await conn()
           .select()
           .from(revisions)
-          .where(
-            and(
-              eq(revisions.jobId, jobId),
-              ne(revisions.action, 'undo'),
-              sql`COALESCE(${revisions.after}, ${revisions.before}) -> 'structure' ->> 'group' = ${group}`,
-            ),
-          )
+          .where(structureGroupWhere(revisions, jobId, groupOfRevision, group))
           .orderBy(asc(revisions.seq))
       ).map(revisionView),
     async update(revisionId, set) {

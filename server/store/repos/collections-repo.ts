@@ -25,15 +25,10 @@ export interface CollectionRecord {
   updated_at: string;
 }
 
-export interface NewCollection {
-  name: string;
-  provider: string;
-  base_url: string | null;
-  model: string;
-  dimensions: number;
-  quantization: VectorQuantization;
-  created_at: string;
-}
+export type NewCollection = Pick<
+  CollectionRecord,
+  'name' | 'provider' | 'base_url' | 'model' | 'dimensions' | 'quantization' | 'created_at'
+>;
 
 /** Where a job is embedded and how far its embed has got. */
 export interface JobIndexRecord {

@@ -3,6 +3,7 @@ import type {
   CollectionRecord,
   JobIndexRecord,
   NewChunkVector,
+  NewCollection,
   NewReindex,
   ReindexRecord,
   ReindexState,
@@ -26,6 +27,17 @@ export const collectionOf = (r: CollectionRow): CollectionRecord => ({
   vector_index: r.vectorIndex,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
+});
+
+export const collectionValues = (c: NewCollection) => ({
+  name: c.name,
+  provider: c.provider,
+  baseUrl: c.base_url,
+  model: c.model,
+  dimensions: c.dimensions,
+  quantization: c.quantization,
+  createdAt: c.created_at,
+  updatedAt: c.created_at,
 });
 
 export const jobIndexOf = (r: JobIndexRow): JobIndexRecord => ({

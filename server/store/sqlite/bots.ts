@@ -1,26 +1,10 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, notInArray } from 'drizzle-orm';
 import { blocks, bots, conversations, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
+import { chatCount, documentColumns, documentCount } from '../queries/bots.js';
 import type { BotDocumentRecord, BotsRepo } from '../repos/bots-repo.js';
 import { botOf, botValues } from '../rows/bots.js';
 import type { TxGate } from './tx-gate.js';
-
-const documentColumns = {
-  job_id: jobs.jobId,
-  bot_id: jobs.botId,
-  source_file: jobs.sourceFile,
-  status: jobs.status,
-  source: jobs.source,
-  error_code: jobs.errorCode,
-  created_at: jobs.createdAt,
-};
-
-// Counted in the same statement as the bots they belong to, not one read per bot of a page. The outer
-// column is named with its table: drizzle would write a bare "bot_id", which inside the subquery means its own.
-const documentCount = sql<number>`(SELECT COUNT(*) FROM jobs WHERE jobs.bot_id = bots.bot_id)`.mapWith(Number);
-const chatCount = sql<number>`(SELECT COUNT(*) FROM conversations WHERE conversations.bot_id = bots.bot_id)`.mapWith(
-  Number,
-);
 
 export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
   return {
@@ -70,7 +54,7 @@ export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
       gate.call(
         () =>
           db
-            .select(documentColumns)
+            .select(documentColumns(jobs))
             .from(jobs)
             .where(eq(jobs.botId, botId))
             .orderBy(desc(jobs.createdAt), desc(jobs.jobId))
@@ -80,7 +64,7 @@ export function sqliteBots(db: Db, gate: TxGate): BotsRepo {
       gate.call(
         () =>
           (db
-            .select(documentColumns)
+            .select(documentColumns(jobs))
             .from(jobs)
             .where(and(eq(jobs.jobId, jobId), isNotNull(jobs.botId)))
             .get() as BotDocumentRecord | undefined) ?? null,

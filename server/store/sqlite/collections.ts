@@ -1,16 +1,14 @@
-import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
-import { chunkVectorValues, collectionOf, INDEXABLE, jobIndexOf } from '../rows/collections.js';
+import { hitColumns, restingStatus, stillIndexableWhere, vectorChunk, vectorColumns } from '../queries/collections.js';
+import { chunkVectorValues, collectionOf, collectionValues, INDEXABLE, jobIndexOf } from '../rows/collections.js';
 import { sqliteCollectionReindexes } from './collection-reindexes.js';
 import type { TxGate } from './tx-gate.js';
 
 /** Rows per statement: well under SQLite's 32,766 bound parameters at 8 columns a row. */
 const BATCH = 500;
-
-/** A job's status after an embed that did not commit: `indexed` if it had been indexed before, else `finalized`. */
-const restingStatus = sql`CASE WHEN EXISTS (SELECT 1 FROM job_indexes ji WHERE ji.job_id = jobs.job_id AND ji.indexed_at IS NOT NULL) THEN 'indexed' ELSE 'finalized' END`;
 
 export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
   const find = (name: string) => {
@@ -23,19 +21,7 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     list: () => gate.call(() => db.select().from(collections).orderBy(asc(collections.name)).all().map(collectionOf)),
     ensure: (c) =>
       gate.call(() => {
-        db.insert(collections)
-          .values({
-            name: c.name,
-            provider: c.provider,
-            baseUrl: c.base_url,
-            model: c.model,
-            dimensions: c.dimensions,
-            quantization: c.quantization,
-            createdAt: c.created_at,
-            updatedAt: c.created_at,
-          })
-          .onConflictDoNothing()
-          .run();
+        db.insert(collections).values(collectionValues(c)).onConflictDoNothing().run();
         return find(c.name)!;
       }),
     reserveKeys: (name, n) =>
@@ -128,18 +114,7 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
 
     vectorsOfJob: (jobId) =>
       gate.call(() =>
-        db
-          .select({
-            id: chunkVectors.id,
-            collection: chunkVectors.collection,
-            key: chunkVectors.key,
-            job_id: chunkVectors.jobId,
-            chunk_id: chunkVectors.chunkId,
-            text_hash: chunkVectors.textHash,
-          })
-          .from(chunkVectors)
-          .where(eq(chunkVectors.jobId, jobId))
-          .all(),
+        db.select(vectorColumns(chunkVectors)).from(chunkVectors).where(eq(chunkVectors.jobId, jobId)).all(),
       ),
     countVectors: (jobId, collection) =>
       gate.call(
@@ -170,20 +145,9 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
         for (let i = 0; i < ids.length; i += BATCH) {
           out.push(
             ...db
-              .select({
-                id: chunkVectors.id,
-                key: chunkVectors.key,
-                job_id: chunkVectors.jobId,
-                chunk_id: chunkVectors.chunkId,
-                text: chunkVectors.text,
-                text_hash: chunkVectors.textHash,
-                chunk_type: chunks.chunkType,
-                page_numbers: chunks.pageNumbers,
-                section_path: chunks.sectionPath,
-                block_ids: chunks.blockIds,
-              })
+              .select(hitColumns(chunkVectors, chunks))
               .from(chunkVectors)
-              .innerJoin(chunks, and(eq(chunks.jobId, chunkVectors.jobId), eq(chunks.chunkId, chunkVectors.chunkId)))
+              .innerJoin(chunks, vectorChunk(chunkVectors, chunks))
               .where(inArray(chunkVectors.id, ids.slice(i, i + BATCH)))
               .all(),
           );
@@ -204,17 +168,10 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
     stillIndexable: (refs) =>
       gate.call(() => {
         if (refs.length === 0) return [];
-        const byJob = new Map<string, string[]>();
-        for (const r of refs) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.chunk_id]);
         return db
           .select({ job_id: chunks.jobId, chunk_id: chunks.chunkId })
           .from(chunks)
-          .where(
-            and(
-              or(...[...byJob].map(([jobId, ids]) => and(eq(chunks.jobId, jobId), inArray(chunks.chunkId, ids)))),
-              inArray(chunks.status, INDEXABLE),
-            ),
-          )
+          .where(stillIndexableWhere(chunks, refs))
           .all();
       }),
   };

@@ -1,12 +1,10 @@
-import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { conversations, messages } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
+import { learnableWhere, messagesWhere, ownerWhere } from '../queries/conversations.js';
 import type { ConversationsRepo } from '../repos/conversations-repo.js';
 import { columnsOf, conversationOf, conversationValues, messageOf, valuesOf } from '../rows/conversations.js';
 import type { TxGate } from './tx-gate.js';
-
-const ownerWhere = (owner: { bot_id: string } | { job_id: string }): SQL =>
-  'bot_id' in owner ? eq(conversations.botId, owner.bot_id) : eq(conversations.jobId, owner.job_id);
 
 export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
   const one = (where: SQL) => {
@@ -29,13 +27,15 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
         db
           .select()
           .from(conversations)
-          .where(ownerWhere(owner))
+          .where(ownerWhere(conversations, owner))
           .orderBy(asc(conversations.createdAt), asc(conversations.conversationId))
           .all()
           .map(conversationOf),
       ),
     countOf: (owner) =>
-      gate.call(() => db.select({ n: count() }).from(conversations).where(ownerWhere(owner)).get()?.n ?? 0),
+      gate.call(
+        () => db.select({ n: count() }).from(conversations).where(ownerWhere(conversations, owner)).get()?.n ?? 0,
+      ),
     messageCounts: (ids) =>
       gate.call(() => {
         const rows = ids.length
@@ -109,11 +109,11 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
     updateMessages: (ids, change, whileTrainingJob) =>
       gate.call(() => {
         if (!ids.length) return 0;
-        const byId = inArray(messages.messageId, [...ids]);
-        const where = whileTrainingJob
-          ? and(byId, eq(messages.trainingJobId, whileTrainingJob), isNull(messages.trainedAt))
-          : byId;
-        return db.update(messages).set(columnsOf(change)).where(where).run().changes;
+        return db
+          .update(messages)
+          .set(columnsOf(change))
+          .where(messagesWhere(messages, ids, whileTrainingJob))
+          .run().changes;
       }),
     learnableMessages: (botId) =>
       gate.call(() =>
@@ -121,16 +121,7 @@ export function sqliteConversations(db: Db, gate: TxGate): ConversationsRepo {
           .select({ m: messages })
           .from(messages)
           .innerJoin(conversations, eq(conversations.conversationId, messages.conversationId))
-          .where(
-            and(
-              eq(conversations.botId, botId),
-              eq(messages.status, 'complete'),
-              eq(messages.notFound, false),
-              eq(messages.answerFormat, 'text'),
-              isNull(messages.trainedAt),
-              or(isNull(messages.rating), eq(messages.rating, 'up')),
-            ),
-          )
+          .where(learnableWhere(conversations, messages, botId))
           .orderBy(asc(conversations.createdAt), asc(messages.seq))
           .all()
           .map((r) => messageOf(r.m)),

@@ -10,6 +10,10 @@ import type { TxGate } from './tx-gate.js';
 const countOf = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) =>
   db.select({ n: count() }).from(table).where(eq(table.jobId, jobId)).get()?.n ?? 0;
 
+/** How many of the job's blocks or chunks are in each review status. */
+const statusCounts = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) =>
+  db.select({ status: table.status, n: count() }).from(table).where(eq(table.jobId, jobId)).groupBy(table.status).all();
+
 export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
   return {
     insert: (job) =>
@@ -138,18 +142,8 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
 
     reviewCounts: (jobId) =>
       gate.call(() => {
-        const b = db
-          .select({ status: blocks.status, n: count() })
-          .from(blocks)
-          .where(eq(blocks.jobId, jobId))
-          .groupBy(blocks.status)
-          .all();
-        const c = db
-          .select({ status: chunks.status, n: count() })
-          .from(chunks)
-          .where(eq(chunks.jobId, jobId))
-          .groupBy(chunks.status)
-          .all();
+        const b = statusCounts(db, blocks, jobId);
+        const c = statusCounts(db, chunks, jobId);
         const stale =
           db
             .select({ n: count() })

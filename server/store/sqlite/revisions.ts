@@ -1,42 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { blocks, chunks, revisions } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import { paginate } from '../paginate.js';
+import { auditConditions, structureGroupWhere } from '../queries/revisions.js';
 import type { AuditFilter, RevisionChanges, RevisionsRepo } from '../repos/revisions-repo.js';
 import { revisionSet, revisionValues, revisionView } from '../rows/revisions.js';
 import type { TxGate } from './tx-gate.js';
 
-/** `%`, `_` and the escape itself taken literally in a LIKE pattern. */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const conditions = (jobId: string, f: AuditFilter): SQL[] =>
+  auditConditions(
+    { revisions, blocks, chunks },
+    {
+      chunkOnPage: (page) =>
+        sql`EXISTS (SELECT 1 FROM json_each(${chunks.pageNumbers}) WHERE json_each.value = ${page})`,
+      like: 'LIKE',
+    },
+    jobId,
+    f,
+  );
 
-/**
- * A page has no column of its own on a revision: it is the page of the block changed, or any page of the
- * chunk changed (a chunk can span several).
- */
-function conditions(jobId: string, f: AuditFilter): SQL[] {
-  const conds: SQL[] = [eq(revisions.jobId, jobId)];
-  if (f.entity_type) conds.push(eq(revisions.entityType, f.entity_type));
-  if (f.entity_id) conds.push(eq(revisions.entityId, f.entity_id));
-  if (f.action) conds.push(eq(revisions.action, f.action));
-  if (f.reviewer) conds.push(eq(revisions.reviewerId, f.reviewer));
-  if (f.page !== undefined) {
-    conds.push(sql`(
-      (${revisions.entityType} = 'block' AND ${revisions.entityId} IN
-        (SELECT ${blocks.blockId} FROM ${blocks} WHERE ${blocks.jobId} = ${jobId} AND ${blocks.page} = ${f.page}))
-      OR (${revisions.entityType} = 'chunk' AND ${revisions.entityId} IN
-        (SELECT ${chunks.chunkId} FROM ${chunks} WHERE ${chunks.jobId} = ${jobId}
-          AND EXISTS (SELECT 1 FROM json_each(${chunks.pageNumbers}) WHERE json_each.value = ${f.page}))))`);
-  }
-  const words = f.q?.trim();
-  if (words) {
-    const pattern = `%${likeLiteral(words)}%`;
-    // LIKE is case-insensitive for ASCII in SQLite, as a person searching expects.
-    conds.push(sql`(${revisions.originalText} LIKE ${pattern} ESCAPE '\\' OR ${revisions.editedText} LIKE ${pattern} ESCAPE '\\'
-      OR ${revisions.reviewerNote} LIKE ${pattern} ESCAPE '\\' OR ${revisions.entityId} LIKE ${pattern} ESCAPE '\\')`);
-  }
-  return conds;
-}
+/** The structure group a revision belongs to, read from its JSON: the state after it, else (a removal) before it. */
+const groupOfRevision = sql`json_extract(COALESCE(${revisions.after}, ${revisions.before}), '$.structure.group')`;
 
 export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
   return {
@@ -90,13 +75,7 @@ export function sqliteRevisions(db: Db, gate: TxGate): RevisionsRepo {
         db
           .select()
           .from(revisions)
-          .where(
-            and(
-              eq(revisions.jobId, jobId),
-              ne(revisions.action, 'undo'),
-              sql`json_extract(COALESCE(${revisions.after}, ${revisions.before}), '$.structure.group') = ${group}`,
-            ),
-          )
+          .where(structureGroupWhere(revisions, jobId, groupOfRevision, group))
           .orderBy(asc(revisions.seq))
           .all()
           .map(revisionView),
