@@ -13,6 +13,7 @@ import type { Store } from '../../server/store/store.js';
 import { repoRoot } from '../helpers/app.js';
 import { freezePostgres, type FrozenPostgres } from '../helpers/freeze-postgres.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
+import { readerKey } from './contract/key-fixtures.js';
 
 const services = useTeamServices();
 const BOUND_MS = 1000;
@@ -38,16 +39,6 @@ async function openStore(o: PostgresOptions): Promise<{ store: Store; db: Opened
   opened.push(db);
   return { store: createPostgresStore(db), db, url };
 }
-
-const newKey = (name: string) => ({
-  key_id: `id-${name}`,
-  name,
-  role: 'reader' as const,
-  scope: { bots: [], jobs: [] },
-  hash: `hash-${name}`,
-  prefix: name.slice(0, 4),
-  created_at: '2026-01-01T00:00:00.000Z',
-});
 
 /** Holds the row of key `name` locked (FOR UPDATE) on a connection of its own until `release()`. */
 async function lockKey(url: string, name: string): Promise<{ release(): Promise<void> }> {
@@ -81,7 +72,7 @@ async function elapsed<T>(work: Promise<T>): Promise<{ ms: number; outcome: T | 
 describe('bounded waits on the team store', () => {
   it('fails a statement held past the bound with DATABASE_UNAVAILABLE at the bound; the database cancels it and the store goes on', async () => {
     const { store, db, url } = await openStore({ max: 2, timeoutMs: BOUND_MS });
-    await store.keys.insert(newKey('held'));
+    await store.keys.insert(readerKey('held'));
     const lock = await lockKey(url, 'held');
     try {
       const { ms, outcome } = await elapsed(store.keys.revoke('held', '2026-01-02T00:00:00.000Z'));
@@ -102,7 +93,7 @@ describe('bounded waits on the team store', () => {
 
   it('gives back the connection of a transaction whose statement ran past the bound: a pool of one goes on', async () => {
     const { store, url } = await openStore({ max: 1, timeoutMs: BOUND_MS });
-    await store.keys.insert(newKey('in-tx'));
+    await store.keys.insert(readerKey('in-tx'));
     const lock = await lockKey(url, 'in-tx');
     try {
       await expect(
@@ -111,7 +102,7 @@ describe('bounded waits on the team store', () => {
     } finally {
       await lock.release();
     }
-    for (const n of [1, 2]) await store.transaction((tx) => tx.keys.insert(newKey(`after-${n}`)));
+    for (const n of [1, 2]) await store.transaction((tx) => tx.keys.insert(readerKey(`after-${n}`)));
     // Listed by creation time, then name: all were made at the same instant.
     expect((await store.keys.list()).map((k) => [k.name, k.revoked_at])).toEqual([
       ['after-1', null],
@@ -122,7 +113,7 @@ describe('bounded waits on the team store', () => {
 
   it('lets a store opened for long statements (lectern migrate) wait for as long as a statement takes', async () => {
     const { store, url } = await openStore({ max: 2, timeoutMs: BOUND_MS, longStatements: true });
-    await store.keys.insert(newKey('slow'));
+    await store.keys.insert(readerKey('slow'));
     const lock = await lockKey(url, 'slow');
     // The lock is held for twice the bound, then let go.
     const released = new Promise((r) => setTimeout(r, 2 * BOUND_MS)).then(() => lock.release());
@@ -134,7 +125,7 @@ describe('bounded waits on the team store', () => {
 
   it('answers DATABASE_UNAVAILABLE within the bound while the database is frozen, and has all its connections once it thaws', async () => {
     const { store, db } = await openStore({ max: 2, timeoutMs: BOUND_MS });
-    await store.keys.insert(newKey('before'));
+    await store.keys.insert(readerKey('before'));
     // Both connections opened and idle in the pool, as on a node that has been serving.
     await Promise.all([1, 2].map(() => store.transaction(async (tx) => tx.keys.list())));
     frozen = await freezePostgres(join(services().dir, 'pg'));
@@ -143,7 +134,7 @@ describe('bounded waits on the team store', () => {
       const calls: (() => Promise<unknown>)[] = [
         () => store.transaction((tx) => tx.keys.list()),
         () => store.transaction((tx) => tx.keys.list()),
-        () => store.transaction((tx) => tx.keys.insert(newKey('during'))),
+        () => store.transaction((tx) => tx.keys.insert(readerKey('during'))),
         () => store.keys.list(),
       ];
       for (const call of calls) {
@@ -156,7 +147,7 @@ describe('bounded waits on the team store', () => {
       frozen.thaw();
     }
     const back = await Promise.all(
-      [1, 2, 3, 4].map((n) => store.transaction((tx) => tx.keys.insert(newKey(`back-${n}`)))),
+      [1, 2, 3, 4].map((n) => store.transaction((tx) => tx.keys.insert(readerKey(`back-${n}`)))),
     );
     expect(back.map((k) => k.name)).toEqual(['back-1', 'back-2', 'back-3', 'back-4']);
     // The insert sent while frozen never reached a commit.

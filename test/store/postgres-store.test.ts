@@ -5,9 +5,7 @@ import { openPostgres, type OpenedPostgres } from '../../server/store/postgres/c
 import { createPostgresStore } from '../../server/store/postgres/postgres-store.js';
 import { repoRoot } from '../helpers/app.js';
 import { freshDatabase, useTeamServices } from '../helpers/team-services.js';
-import { storeContract } from './contract/harness.js';
-import { sqlSeeds } from './contract/seeds.js';
-import type { Store } from '../../server/store/store.js';
+import { sqlStoreContract } from './contract/harness.js';
 
 // The repository contract on the team server's PostgreSQL (with pgvector), a real server started by
 // scripts/team-services.sh: each case gets a database of its own, created and migrated as a node would.
@@ -33,23 +31,16 @@ async function freshDatabaseUrl(): Promise<string> {
 }
 
 describe('postgres store', () => {
-  // Which database each store is over, for the seed rows of aggregates not yet in the store.
-  const databases = new WeakMap<Store, OpenedPostgres>();
-  storeContract(
+  sqlStoreContract(
     async () => {
       const database = await openPostgres(await freshDatabaseUrl(), migrations, { max: 4 });
       opened.push(database);
-      const store = createPostgresStore(database);
-      databases.set(store, database);
-      return store;
+      return { store: createPostgresStore(database), database };
     },
-    (store) =>
-      sqlSeeds(
-        async (sql, params) => {
-          await databases.get(store)!.pool.query(sql, params);
-        },
-        (n) => `$${n}`,
-      ),
+    async (database, sql, params) => {
+      await database.pool.query(sql, params);
+    },
+    (n) => `$${n}`,
   );
 
   it('migrates once when several nodes start together, and not again at the next start', async () => {

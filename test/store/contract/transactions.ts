@@ -1,23 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreFactory } from './harness.js';
-
-const key = (name: string) => ({
-  key_id: `tx-${name}`,
-  name,
-  role: 'reader' as const,
-  scope: { bots: [], jobs: [] },
-  hash: `hash-${name}`,
-  prefix: 'lk_tx',
-  created_at: '2026-01-01T00:00:00.000Z',
-});
+import { readerKey } from './key-fixtures.js';
 
 export function transactionsContract(open: StoreFactory): void {
   describe('transactions', () => {
     it('commits what the callback wrote when it resolves, and returns its value', async () => {
       const store = await open();
       const out = await store.transaction(async (tx) => {
-        await tx.keys.insert(key('one'));
-        await tx.keys.insert(key('two'));
+        await tx.keys.insert(readerKey('one'));
+        await tx.keys.insert(readerKey('two'));
         return 'done';
       });
       expect(out).toBe('done');
@@ -28,7 +19,7 @@ export function transactionsContract(open: StoreFactory): void {
       const store = await open();
       await expect(
         store.transaction(async (tx) => {
-          await tx.keys.insert(key('kept-out'));
+          await tx.keys.insert(readerKey('kept-out'));
           throw new Error('changed my mind');
         }),
       ).rejects.toThrow('changed my mind');
@@ -40,12 +31,12 @@ export function transactionsContract(open: StoreFactory): void {
       let letGo!: () => void;
       const gate = new Promise<void>((resolve) => (letGo = resolve));
       const tx = store.transaction(async (t) => {
-        await t.keys.insert(key('inside'));
+        await t.keys.insert(readerKey('inside'));
         await gate; // real waiting inside the transaction
         throw new Error('roll back');
       });
       await new Promise((r) => setTimeout(r, 20));
-      const outside = store.keys.insert(key('outside'));
+      const outside = store.keys.insert(readerKey('outside'));
       const listed = store.keys.list();
       letGo();
       await expect(tx).rejects.toThrow('roll back');
@@ -58,8 +49,8 @@ export function transactionsContract(open: StoreFactory): void {
       const store = await open();
       await expect(
         store.transaction(async (tx) => {
-          await store.transaction(async (inner) => inner.keys.insert(key('nested')));
-          await tx.keys.insert(key('outer'));
+          await store.transaction(async (inner) => inner.keys.insert(readerKey('nested')));
+          await tx.keys.insert(readerKey('outer'));
           throw new Error('undo both');
         }),
       ).rejects.toThrow('undo both');
