@@ -186,9 +186,13 @@ describe('lectern migrate in batches', () => {
         await pgStore.search.vectors.read(spec, sample),
       ];
       for (const k of sample) expect(Array.from(b.get(k)!)).toEqual(Array.from(a.get(k)!));
-      const query = vectorOf(1234);
-      const ids = async (s: typeof pgStore) => (await s.search.vectors.nearest(spec, query, 5)).map((c) => c.id);
-      expect(await ids(pgStore)).toEqual(await ids(liteStore));
+      // The vectors come round to the same phase every nine keys or so: past the first, neighbours are near ties
+      // that the desktop's f16 index and pgvector's f32 may order either way. The same key first, then the
+      // same similarities down the list.
+      const nearest = (s: typeof pgStore) => s.search.vectors.nearest(spec, vectorOf(1234), 5);
+      const [onPg, onLite] = [await nearest(pgStore), await nearest(liteStore)];
+      expect([onPg[0]?.id, onLite[0]?.id]).toEqual([1234, 1234]);
+      expect(onPg.map((c) => c.score)).toEqual(onLite.map((c) => expect.closeTo(c.score, 2)));
       // Full text came along with the rows.
       const lava = async (s: typeof pgStore) =>
         (await s.search.fullText.candidates('library', 'lava', 5000)).map((c) => c.id).sort((x, y) => x - y);
