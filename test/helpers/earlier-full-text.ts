@@ -85,7 +85,8 @@ export async function writePostgresFullTextAsEarlier(
     );
     await client.query('DROP INDEX chunk_vectors_language_idx');
     await client.query('ALTER TABLE chunk_vectors DROP COLUMN language');
-    await client.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at = $1', [
+    // That migration and every later one: the migrator applies only those after the last it finds.
+    await client.query('DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= $1', [
       migrationTime(join('drizzle', 'pg'), '0004_chunk_language'),
     ]);
     await client.query('COMMIT');

@@ -25,7 +25,12 @@ export interface JobClaim {
   heartbeat(): Promise<boolean>;
   /** Records pages read where other nodes see them (the runner writes the job's row itself). */
   progress(pagesDone: number, totalPages: number): Promise<void>;
-  /** The job was saved, or failed for good with `failure`: the claim ends. */
+  /**
+   * The job's reading is committing: called inside the transaction that saves it, so both happen or neither.
+   * False when the claim was taken away (the caller then rolls back: the holder saves).
+   */
+  complete(): Promise<boolean>;
+  /** The job failed for good with `failure`, or is gone: the claim ends. */
   finish(failure?: JobFailure): Promise<void>;
   /** Back to the queue after its worker thread failed (the runner set the job queued): the attempt counts. */
   retry(failure: JobFailure): Promise<void>;

@@ -4,6 +4,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { describeFailure } from '../errors.js';
 import type { TaskPool } from '../pool.js';
 import { saveExtraction } from './save-extraction.js';
+import type { ExtractTaskOutput } from '../tasks.js';
 import { DEFAULT_OCR_LANG } from '../ocr/ocr-languages.js';
 import { JOB_LIMIT_DEFAULTS } from '../extract/limits.js';
 import type { JobWatch } from './job-watch.js';
@@ -263,6 +264,26 @@ export function createJobRunner({
     return kept;
   }
 
+  /**
+   * Saves a reading and ends its claim in one transaction, so that both happen or neither: a node that dies
+   * between them leaves no saved job under a task still running. Whether the job was saved (false: it was
+   * cancelled or deleted meanwhile); 'lost', writing nothing, when another node took the job while this one read
+   * it: that node saves, not this one.
+   */
+  async function savedWithClaim(jobId: string, claim: JobClaim, out: ExtractTaskOutput): Promise<boolean | 'lost'> {
+    const lost = new Error('lost');
+    try {
+      return await store.transaction(async (tx) => {
+        const ready = await saveExtraction(tx, jobId, out, isoNow(clock));
+        if (!(await claim.complete())) throw lost;
+        return ready;
+      });
+    } catch (err) {
+      if (err === lost) return 'lost';
+      throw err;
+    }
+  }
+
   async function run(claim: JobClaim): Promise<void> {
     const jobId = claim.job.job_id;
     const controller = new AbortController();
@@ -281,21 +302,13 @@ export function createJobRunner({
       // Said with the outcome, so that a slow document can be told from a slow database in the log.
       const saveFrom = performance.now();
       // Tried again while the database is unavailable: the pages read are kept until it is back.
-      let told = false;
-      const saved = await persist(
+      await persist(
         jobId,
         'save',
         async () => {
-          // Another node may have taken the job while this one read it: it saves, not this one.
-          if (!(await claim.heartbeat())) return false;
-          const ready = await saveExtraction(store, jobId, out, isoNow(clock));
-          // Followers hear of the saved job before the task is closed: a node that dies in between leaves a
-          // task whose next claimer finds the job read and only closes it.
-          if (ready) {
-            watch.changed(jobId);
-            told = true;
-          }
-          await claim.finish();
+          const ready = await savedWithClaim(jobId, claim, out);
+          if (ready === 'lost') return;
+          watch.changed(jobId);
           if (ready)
             log.info(
               {
@@ -306,11 +319,9 @@ export function createJobRunner({
               },
               'job ready for review',
             );
-          return true;
         },
         gaveUp,
       );
-      if (saved && !told) watch.changed(jobId);
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
       if (unavailable(err)) {

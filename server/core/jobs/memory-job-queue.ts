@@ -55,6 +55,7 @@ export function createMemoryJobQueue({ store, clock }: { store: Store; clock: Cl
     job,
     heartbeat: async () => true,
     progress: async () => undefined,
+    complete: async () => true,
     finish: async () => undefined,
     retry: async () => give(job.job_id),
     // The job keeps its status: the next start resumes it.

@@ -93,6 +93,7 @@ export async function createSharedJobQueue({
     heartbeat: () => tasks.heartbeat(claim),
     progress: async (pagesDone, totalPages) =>
       void (await tasks.progress(claim, { pages_done: pagesDone, total_pages: totalPages })),
+    complete: () => tasks.complete(claim),
     finish: async (failure) => void (await (failure ? tasks.fail(claim, failure) : tasks.complete(claim))),
     retry: async (failure) => void (await tasks.release(claim, failure)),
     async release() {

@@ -28,10 +28,13 @@ export interface PgContext {
    * one connection answers one query at a time (node-postgres would queue them, a use it is dropping).
    */
   all<T extends readonly unknown[]>(queries: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T>;
+  /** Runs `fn` on the open transaction's connection, or on a pooled one: for what drizzle does not send (COPY). */
+  withClient<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T>;
 }
 
 export function createPgContext(db: PgDb): PgContext {
-  const current = new AsyncLocalStorage<PgConn>();
+  /** The open transaction, and the connection it runs on. */
+  const current = new AsyncLocalStorage<{ tx: PgConn; client: pg.ClientBase }>();
   const pool = db.$client instanceof pg.Pool ? db.$client : null;
   /** A drizzle over each pooled connection, made once: the pool hands the same clients out again and again. */
   const over = new WeakMap<pg.PoolClient, PgDb>();
@@ -41,7 +44,7 @@ export function createPgContext(db: PgDb): PgContext {
     if (!db1) over.set(client, (db1 = drizzle(client, { schema })));
     let lost: Error | undefined;
     try {
-      return await db1.transaction((tx) => current.run(tx, fn));
+      return await db1.transaction((tx) => current.run({ tx, client }, fn));
     } catch (err) {
       if (connectionLoss(err) !== undefined) lost = err as Error;
       throw err;
@@ -50,11 +53,11 @@ export function createPgContext(db: PgDb): PgContext {
     }
   }
   return {
-    conn: () => current.getStore() ?? db,
+    conn: () => current.getStore()?.tx ?? db,
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (current.getStore()) return fn();
       if (pool) return onPooledConnection(pool, fn);
-      return db.transaction((tx) => current.run(tx, fn));
+      return db.transaction((tx) => current.run({ tx, client: db.$client as pg.ClientBase }, fn));
     },
     async all<T extends readonly unknown[]>(queries: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T> {
       const run = queries as readonly (() => PromiseLike<unknown>)[];
@@ -62,6 +65,21 @@ export function createPgContext(db: PgDb): PgContext {
       const out: unknown[] = [];
       for (const q of run) out.push(await q());
       return out as unknown as T;
+    },
+    async withClient<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+      const open = current.getStore();
+      if (open) return fn(open.client);
+      if (!pool) return fn(db.$client as pg.ClientBase);
+      const client = await pool.connect();
+      let lost: Error | undefined;
+      try {
+        return await fn(client);
+      } catch (err) {
+        if (connectionLoss(err) !== undefined) lost = err as Error;
+        throw err;
+      } finally {
+        client.release(lost);
+      }
     },
   };
 }

@@ -34,18 +34,19 @@ import {
   tally,
 } from '../rows/jobs.js';
 import type { PgConn, PgContext } from './context.js';
+import { copyRows } from './copy-rows.js';
 
-/** Rows per INSERT: one JSON parameter each, kept to a few megabytes. */
-const INSERT_SLICE = 5000;
 /** Ids per IN list. */
 const ID_SLICE = 5000;
+/** From this many rows a table's rows go by COPY: below it, COPY's round trips cost more than it saves. */
+const COPY_FROM_ROWS = 500;
 
 /**
- * Inserts a document's rows, a slice per statement, each slice one JSON parameter that PostgreSQL unpacks
- * (json_populate_recordset): as bound parameters, a document's thousands of blocks of a dozen columns cost
- * several times more to build and send than the insert itself. Columns no row sets keep their defaults.
+ * The INSERT of rows as one JSON parameter that PostgreSQL unpacks (json_populate_recordset): as bound
+ * parameters, rows of a dozen columns cost several times more to build and send than the insert itself.
+ * Columns no row sets keep their defaults.
  */
-async function insertSliced<T extends object>(conn: PgConn, table: PgTable, rows: readonly T[]): Promise<void> {
+function insertOf(table: PgTable, rows: readonly object[]): SQL {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter(
     (k) => columns[k] && rows.some((r) => (r as Record<string, unknown>)[k] !== undefined),
@@ -55,14 +56,32 @@ async function insertSliced<T extends object>(conn: PgConn, table: PgTable, rows
     names.map((n) => sql.identifier(n)),
     sql`, `,
   );
-  for (let i = 0; i < rows.length; i += INSERT_SLICE) {
-    const data = rows
-      .slice(i, i + INSERT_SLICE)
-      .map((r) => Object.fromEntries(keys.map((k, j) => [names[j], (r as Record<string, unknown>)[k] ?? null])));
-    await conn.execute(
-      sql`INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(data)}::json)`,
-    );
+  const data = rows.map((r) =>
+    Object.fromEntries(keys.map((k, j) => [names[j], (r as Record<string, unknown>)[k] ?? null])),
+  );
+  return sql`INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(data)}::json)`;
+}
+
+/**
+ * Writes each table's rows, then runs `last`. A table of many rows goes by COPY (copy-rows.ts); the other
+ * tables' INSERTs and `last` go as one statement, each but the last a CTE of it: a round trip is most of a
+ * small document's save on a team server, so it costs one, not one a table.
+ */
+async function writeRows(
+  ctx: PgContext,
+  tables: readonly { table: PgTable; rows: readonly object[] }[],
+  last?: SQL,
+): Promise<void> {
+  const statements: SQL[] = [];
+  for (const { table, rows } of tables) {
+    if (rows.length >= COPY_FROM_ROWS) await ctx.withClient((client) => copyRows(client, table, rows));
+    else if (rows.length > 0) statements.push(insertOf(table, rows));
   }
+  if (last) statements.push(last);
+  const final = statements.pop();
+  if (!final) return;
+  const ctes = statements.map((s, i) => sql`${sql.identifier(`w${i}`)} AS (${s})`);
+  await ctx.conn().execute(ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)} ${final}` : final);
 }
 
 /** One page of `table`'s rows matching `where`, with the total count every list answer carries. */
@@ -88,7 +107,8 @@ async function paged<R, V>(
 /** A JSON array column holding this value (jsonb containment). */
 const holds = (column: PgColumn, value: string | number) => sql`${column} @> ${JSON.stringify([value])}::jsonb`;
 
-export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
+export function pgJobs(ctx: PgContext): JobsRepo {
+  const { conn, transaction, all } = ctx;
   const countOf = async (table: typeof blocks | typeof chunks, jobId: string) =>
     (await conn().select({ n: count() }).from(table).where(eq(table.jobId, jobId)))[0]?.n ?? 0;
   return {
@@ -162,32 +182,27 @@ export function pgJobs({ conn, transaction, all }: PgContext): JobsRepo {
     },
     saveExtraction: (jobId, x) =>
       transaction(async () => {
-        // The job's row locked first: a cancel or delete from another node waits for the save, or wins before it.
-        const [job] = await conn()
-          .select({ status: jobs.status })
-          .from(jobs)
-          .where(eq(jobs.jobId, jobId))
-          .for('update');
+        // The job's row locked first: a cancel or delete from another node waits for the save, or wins before
+        // it. What an earlier attempt may have left goes in the same statement.
+        const processing = sql`(SELECT status FROM locked) = 'processing'`;
+        const [job] = (
+          await conn().execute(sql`
+            WITH locked AS (SELECT status FROM ${jobs} WHERE job_id = ${jobId} FOR UPDATE),
+              p AS (DELETE FROM ${pages} WHERE job_id = ${jobId} AND ${processing}),
+              b AS (DELETE FROM ${blocks} WHERE job_id = ${jobId} AND ${processing}),
+              c AS (DELETE FROM ${chunks} WHERE job_id = ${jobId} AND ${processing})
+            SELECT status FROM locked`)
+        ).rows as { status: string }[];
         if (job?.status !== 'processing') return false;
-        await conn().delete(pages).where(eq(pages.jobId, jobId));
-        await conn().delete(blocks).where(eq(blocks.jobId, jobId));
-        await conn().delete(chunks).where(eq(chunks.jobId, jobId));
-        await insertSliced(
-          conn(),
-          pages,
-          x.pages.map((p) => newPageRow(jobId, p)),
+        await writeRows(
+          ctx,
+          [
+            { table: pages, rows: x.pages.map((p) => newPageRow(jobId, p)) },
+            { table: blocks, rows: x.blocks.map((b) => newBlockRow(jobId, b)) },
+            { table: chunks, rows: x.chunks.map((c) => newChunkRow(jobId, c)) },
+          ],
+          conn().update(jobs).set(jobSet(x.job)).where(eq(jobs.jobId, jobId)).getSQL(),
         );
-        await insertSliced(
-          conn(),
-          blocks,
-          x.blocks.map((b) => newBlockRow(jobId, b)),
-        );
-        await insertSliced(
-          conn(),
-          chunks,
-          x.chunks.map((c) => newChunkRow(jobId, c)),
-        );
-        await conn().update(jobs).set(jobSet(x.job)).where(eq(jobs.jobId, jobId));
         return true;
       }),
     async blockTallies(jobIds) {
@@ -352,7 +367,8 @@ function chunkConditions(jobId: string, f: ChunkFilter): SQL[] {
   return conds;
 }
 
-export function pgChunks({ conn }: PgContext): ChunksRepo {
+export function pgChunks(ctx: PgContext): ChunksRepo {
+  const { conn } = ctx;
   const one = (jobId: string, chunkId: string) => and(eq(chunks.jobId, jobId), eq(chunks.chunkId, chunkId));
   return {
     async get(jobId, chunkId) {
@@ -371,12 +387,7 @@ export function pgChunks({ conn }: PgContext): ChunksRepo {
       ).map(chunkView),
     ids: async (jobId) =>
       (await conn().select({ id: chunks.chunkId }).from(chunks).where(eq(chunks.jobId, jobId))).map((r) => r.id),
-    insertMany: (jobId, list) =>
-      insertSliced(
-        conn(),
-        chunks,
-        list.map((c) => newChunkRow(jobId, c)),
-      ),
+    insertMany: (jobId, list) => writeRows(ctx, [{ table: chunks, rows: list.map((c) => newChunkRow(jobId, c)) }]),
     async update(jobId, chunkId, set, ifVersion) {
       const where =
         ifVersion === undefined ? one(jobId, chunkId) : and(one(jobId, chunkId), eq(chunks.version, ifVersion));

@@ -143,6 +143,79 @@ export function jobsContract(open: StoreFactory): void {
       expect((await store.pages.list('j', { skip: 0, limit: 10 })).total).toBe(2);
     });
 
+    it("saves a long document's rows as given, whatever their text holds", async () => {
+      const store = await open();
+      // Enough rows that every table takes the store's bulk path, and text that a bulk format must escape.
+      const awkward = (n: number) => `tab\there\nnew line\r\nback\\slash \\N "quoted" 'single' ${n} 漢字 Ünïcode 🙂`;
+      const pageCount = 700;
+      const pages = Array.from({ length: pageCount }, (_, i) => ({
+        page: i + 1,
+        width: 612.5,
+        height: 792,
+        rotation: i % 4 === 0 ? 90 : 0,
+        needs_ocr: i % 3 === 0,
+        ocr: i % 3 === 0 ? { language: 'deu', confidence: 71.25, rotation: 0 } : null,
+      }));
+      const blocks = Array.from({ length: 1400 }, (_, n) =>
+        newBlock(n, {
+          page: 1 + Math.floor(n / 2),
+          text: awkward(n),
+          heading_level: n % 7 === 0 ? 2 : null,
+          hierarchy_path: [`Part\t${n % 5}`, 'Sec "2"'],
+          table_grid:
+            n % 11 === 0
+              ? {
+                  rows: [
+                    ['a\tb', 'c\nd'],
+                    ['\\', ''],
+                  ],
+                  header_rows: 1,
+                }
+              : null,
+          language: n % 2 ? 'deu' : null,
+          confidence: n % 3 ? 0.875 : null,
+          flagged: n % 13 === 0,
+        }),
+      );
+      const chunks = Array.from({ length: 600 }, (_, n) =>
+        newChunk(n, [`b${2 * n}`, `b${2 * n + 1}`], [n + 1], { text: awkward(n).repeat(20), section_path: ['A\tB'] }),
+      );
+      await store.jobs.insert(newJob('long', 0));
+      await store.jobs.claim('long', at(1));
+      const job = { ...extraction().job, total_pages: pageCount, total_blocks: 1400, total_chunks: 600 };
+      expect(await store.jobs.saveExtraction('long', { pages, blocks, chunks, job })).toBe(true);
+      const savedBlocks = await store.blocks.find('long');
+      expect(
+        savedBlocks.map(
+          ({
+            job_id,
+            status,
+            edited_text,
+            edited_type,
+            reviewer_note,
+            version,
+            current_revision_id,
+            updated_at,
+            ...b
+          }) => b,
+        ),
+      ).toEqual(blocks);
+      const savedChunks = await store.chunks.find('long');
+      expect(
+        savedChunks.map((c) => [c.chunk_id, c.text, c.section_path, c.page_numbers, c.block_ids, c.token_count]),
+      ).toEqual(chunks.map((c) => [c.chunk_id, c.text, c.section_path, c.page_numbers, c.block_ids, c.token_count]));
+      const listed = await store.pages.list('long', { skip: 0, limit: 1000 });
+      expect(listed.total).toBe(pageCount);
+      expect(await store.pages.ocrPages('long')).toEqual({
+        needing: pages.filter((p) => p.needs_ocr).map((p) => p.page),
+        read: pages.filter((p) => p.ocr).map((p) => ({ page: p.page, ...p.ocr })),
+      });
+      // Chunks added later in bulk take the same path.
+      const more = Array.from({ length: 600 }, (_, n) => newChunk(600 + n, ['b0'], [1], { text: awkward(n) }));
+      await store.chunks.insertMany('long', more);
+      expect((await store.chunks.find('long')).slice(600).map((c) => c.text)).toEqual(more.map((c) => c.text));
+    });
+
     it('deletes a job with everything it holds', async () => {
       const store = await open();
       await readyJob(store, 'j');
