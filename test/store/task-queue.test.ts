@@ -260,6 +260,27 @@ describe('task queue', () => {
     expect(await a.queue.complete(held)).toBe(false);
   });
 
+  it('wakes a waiter only for the kinds it waits for, and keeps a notice of a kind nobody waited for', async () => {
+    const { api: a, listener } = await listeningNodes(['read', 'embed']);
+    let embedWoke = false;
+    const embedWait = listener.wait(600_000, undefined, ['embed']).then((outcome) => {
+      embedWoke = true;
+      return outcome;
+    });
+    const readWait = listener.wait(600_000, undefined, ['read']);
+    await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });
+    expect(await readWait).toBe('task');
+    // Woken in the same breath as the read waiter, had it been.
+    await new Promise((r) => setImmediate(r));
+    expect(embedWoke).toBe(false);
+    await a.queue.enqueue({ kind: 'embed', job_id: 'job-1' });
+    expect(await embedWait).toBe('task');
+    // Queued while nobody waited for it: the next wait for its kind returns at once, one for another kind does not.
+    await a.queue.enqueue({ kind: 'read', job_id: 'job-2' });
+    await expect.poll(() => listener.wait(0, undefined, ['read'])).toBe('task');
+    expect(await listener.wait(100, undefined, ['embed'])).toBe('timeout');
+  });
+
   it('reclaimExpired puts a task whose lease ran out back in the queue, shown as such, and wakes idle workers', async () => {
     const { worker: b, api: a, listener } = await listeningNodes(['read']);
     const { task } = await a.queue.enqueue({ kind: 'read', job_id: 'job-1' });

@@ -183,8 +183,10 @@ export function createJobRunner({
   function extract(jobId: string, claim: JobClaim, signal: AbortSignal, progress: ReturnType<typeof progressWriter>) {
     const claimed = claim.job;
     // A commit per page would cost the main thread more than the pages cost the workers on a long PDF;
-    // a few writes a second keep the progress live (the last page is written when the job is saved).
-    let progressWrittenAt = -Infinity;
+    // a few writes a second keep the progress live. A document read within the first beat writes none (its
+    // save says it all, a moment later); a longer one writes its last page too, which it then chunks.
+    let progressWrittenAt = performance.now();
+    let wroteProgress = false;
     // The pool reads a local file: the original's own in a folder store, else a copy removed once read.
     return files.useOriginal(jobId, claimed.source_file, (path) =>
       pool.extract(
@@ -199,8 +201,10 @@ export function createJobRunner({
           signal,
           onProgress: ({ pagesDone, totalPages }) => {
             const at = performance.now();
-            if (at - progressWrittenAt < PROGRESS_WRITE_MS && pagesDone < totalPages) return;
+            const last = pagesDone >= totalPages && wroteProgress;
+            if (at - progressWrittenAt < PROGRESS_WRITE_MS && !last) return;
             progressWrittenAt = at;
+            wroteProgress = true;
             progress.write(pagesDone, totalPages);
           },
         },

@@ -157,7 +157,7 @@ export async function createSharedJobQueue({
         });
         return { action: 'fail', jobId: task.job_id, error };
       }
-      if ((await listener.wait(pollMs, signal)) === 'closed') return null;
+      if ((await listener.wait(pollMs, signal, [EMBED_TASK])) === 'closed') return null;
     }
     return null;
   }
@@ -192,7 +192,7 @@ export async function createSharedJobQueue({
         if (job) return { action: 'run', claim: claimOf({ ...job, attempts: got.task.attempts }, claim) };
         continue;
       }
-      if ((await listener.wait(pollMs, signal)) === 'closed') return null;
+      if ((await listener.wait(pollMs, signal, READ_KINDS)) === 'closed') return null;
     }
     return null;
   }

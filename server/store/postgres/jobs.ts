@@ -108,7 +108,7 @@ async function paged<R, V>(
 const holds = (column: PgColumn, value: string | number) => sql`${column} @> ${JSON.stringify([value])}::jsonb`;
 
 export function pgJobs(ctx: PgContext): JobsRepo {
-  const { conn, transaction, all } = ctx;
+  const { conn, transaction } = ctx;
   const countOf = async (table: typeof blocks | typeof chunks, jobId: string) =>
     (await conn().select({ n: count() }).from(table).where(eq(table.jobId, jobId)))[0]?.n ?? 0;
   return {
@@ -215,27 +215,18 @@ export function pgJobs(ctx: PgContext): JobsRepo {
         : [];
       return new Map(jobIds.map((id) => [id, tally(rows.filter((r) => r.jobId === id))]));
     },
+    // One statement, not one a count: followers read a job's counts at every change of it, on every node.
     async reviewCounts(jobId) {
-      const [b, c, [stale]] = await all([
-        () =>
-          conn()
-            .select({ status: blocks.status, n: count() })
-            .from(blocks)
-            .where(eq(blocks.jobId, jobId))
-            .groupBy(blocks.status),
-        () =>
-          conn()
-            .select({ status: chunks.status, n: count() })
-            .from(chunks)
-            .where(eq(chunks.jobId, jobId))
-            .groupBy(chunks.status),
-        () =>
-          conn()
-            .select({ n: count() })
-            .from(chunks)
-            .where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true))),
-      ]);
-      return { blocks: tally(b), chunks: { ...tally(c), stale: stale?.n ?? 0 } };
+      const { rows } = await conn().execute(sql`
+        SELECT 'block' AS of, status, count(*)::int AS n FROM ${blocks} WHERE job_id = ${jobId} GROUP BY status
+        UNION ALL SELECT 'chunk', status, count(*)::int FROM ${chunks} WHERE job_id = ${jobId} GROUP BY status
+        UNION ALL SELECT 'stale', '', count(*)::int FROM ${chunks} WHERE job_id = ${jobId} AND stale`);
+      const counted = rows as { of: string; status: string; n: number }[];
+      const of = (kind: string) => counted.filter((r) => r.of === kind);
+      return {
+        blocks: tally(of('block')),
+        chunks: { ...tally(of('chunk')), stale: of('stale')[0]?.n ?? 0 },
+      };
     },
     async recount(jobId, now) {
       const totals = { total_blocks: await countOf(blocks, jobId), total_chunks: await countOf(chunks, jobId) };
@@ -414,7 +405,7 @@ export function pgChunks(ctx: PgContext): ChunksRepo {
   };
 }
 
-export function pgPages({ conn, all }: PgContext): PagesRepo {
+export function pgPages({ conn }: PgContext): PagesRepo {
   return {
     list: (jobId, paging) => paged(conn(), pages, eq(pages.jobId, jobId), [asc(pages.page)], paging, pageView),
     has: async (jobId, page) =>
@@ -425,26 +416,29 @@ export function pgPages({ conn, all }: PgContext): PagesRepo {
           .where(and(eq(pages.jobId, jobId), eq(pages.page, page)))
       ).length > 0,
     async ocrPages(jobId) {
-      const [needing, read] = await all([
-        () =>
-          conn()
-            .select({ page: pages.page })
-            .from(pages)
-            .where(and(eq(pages.jobId, jobId), eq(pages.needsOcr, true)))
-            .orderBy(asc(pages.page)),
-        () =>
-          conn()
-            .select({
-              page: pages.page,
-              language: pages.ocrLanguage,
-              confidence: pages.ocrConfidence,
-              rotation: pages.ocrRotation,
-            })
-            .from(pages)
-            .where(and(eq(pages.jobId, jobId), isNotNull(pages.ocrLanguage)))
-            .orderBy(asc(pages.page)),
-      ]);
-      return { needing: needing.map((p) => p.page), read: read.map((p) => ({ ...p, language: p.language ?? '' })) };
+      // One read for both lists: a job's status carries them at every change of the job.
+      const rows = await conn()
+        .select({
+          page: pages.page,
+          needsOcr: pages.needsOcr,
+          language: pages.ocrLanguage,
+          confidence: pages.ocrConfidence,
+          rotation: pages.ocrRotation,
+        })
+        .from(pages)
+        .where(and(eq(pages.jobId, jobId), or(eq(pages.needsOcr, true), isNotNull(pages.ocrLanguage))))
+        .orderBy(asc(pages.page));
+      return {
+        needing: rows.filter((p) => p.needsOcr).map((p) => p.page),
+        read: rows
+          .filter((p) => p.language !== null)
+          .map(({ page, language, confidence, rotation }) => ({
+            page,
+            language: language ?? '',
+            confidence,
+            rotation,
+          })),
+      };
     },
   };
 }

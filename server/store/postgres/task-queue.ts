@@ -269,25 +269,29 @@ export function createPgTaskQueue({
 /** A listener on a pooled connection of its own (see Lifetimes above). */
 async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: number): Promise<TaskListener> {
   const wanted = new Set(kinds);
-  const waiters = new Set<(outcome: 'task' | 'closed') => void>();
+  /** Each waiter, and the kinds it waits for. */
+  const waiters = new Map<(outcome: 'task' | 'closed') => void, ReadonlySet<string>>();
+  /** Kinds notified while nobody of theirs waited: the next wait for one returns at once. */
+  const pending = new Set<string>();
   const cancelFns: ((jobId: string) => void)[] = [];
   const reconnectFns: (() => void)[] = [];
-  let pending = false;
   let closed = false;
   let client: pg.PoolClient | null = null;
   let retry: NodeJS.Timeout | undefined;
   let unhook = (): void => undefined;
   let stopProbing = (): void => undefined;
 
-  const wake = (outcome: 'task' | 'closed'): void => {
-    if (waiters.size === 0) {
-      pending = outcome === 'task';
-      return;
-    }
-    for (const w of [...waiters]) w(outcome);
+  /** Wakes the waiters for `kind` (every waiter when none is given: closed, or notifications were lost). */
+  const wake = (outcome: 'task' | 'closed', kind?: string): void => {
+    const woken = [...waiters].filter(([, of]) => kind === undefined || of.has(kind)).map(([w]) => w);
+    if (outcome === 'task')
+      for (const k of kind === undefined ? wanted : [kind])
+        if (!woken.some((w) => waiters.get(w)!.has(k))) pending.add(k);
+    for (const w of woken) w(outcome);
   };
   const onNotification = (msg: pg.Notification): void => {
-    if (msg.channel === TASKS_CHANNEL && msg.payload !== undefined && wanted.has(msg.payload)) wake('task');
+    if (msg.channel === TASKS_CHANNEL && msg.payload !== undefined && wanted.has(msg.payload))
+      wake('task', msg.payload);
     if (msg.channel === CANCEL_CHANNEL && msg.payload) for (const fn of cancelFns) fn(msg.payload);
   };
   const lost = (c: pg.PoolClient, err: Error): void => {
@@ -349,10 +353,12 @@ async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: nu
 
   await connect(false);
   return {
-    wait(timeoutMs, signal) {
+    wait(timeoutMs, signal, kinds = [...wanted]) {
       if (closed || signal?.aborted) return Promise.resolve('closed');
-      if (pending) {
-        pending = false;
+      const of = new Set(kinds);
+      const noted = [...of].filter((k) => pending.has(k));
+      if (noted.length > 0) {
+        for (const k of noted) pending.delete(k);
         return Promise.resolve('task');
       }
       return new Promise((resolve) => {
@@ -364,7 +370,7 @@ async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: nu
         };
         const aborted = (): void => done('closed');
         const timer = setTimeout(() => done('timeout'), timeoutMs);
-        waiters.add(done);
+        waiters.set(done, of);
         signal?.addEventListener('abort', aborted, { once: true });
       });
     },

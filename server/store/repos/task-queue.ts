@@ -72,8 +72,10 @@ export interface TaskListener {
    * Resolves 'task' as soon as a task of the listener's kinds was enqueued (or came back to the queue) since
    * the last call, or 'timeout' after `timeoutMs`: the slow poll that covers a notification lost while the
    * listener's connection was down. Resolves 'closed' once the listener is closed or `signal` aborts.
+   * With `kinds` (some of the listener's), only a task of those wakes it: a node's reading slots are not
+   * woken, each to claim in vain, by an embed queued, nor its embed slots by a document.
    */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<'task' | 'timeout' | 'closed'>;
+  wait(timeoutMs: number, signal?: AbortSignal, kinds?: readonly string[]): Promise<'task' | 'timeout' | 'closed'>;
   /** Calls `fn` with a job's id when its tasks are cancelled, on any node, so a worker stops at once. */
   onCancel(fn: (jobId: string) => void): void;
   /**
