@@ -107,3 +107,16 @@ export function keepProbing(client: pg.ClientBase, everyMs: number): () => void 
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * Gives a listening connection back to the pool with its LISTENs undone (`channels`: one, or `*`); one that
+ * cannot even do that is given back with the error, so the pool drops it rather than hand it out listening.
+ */
+export async function releaseListening(client: pg.PoolClient, channels: string): Promise<void> {
+  try {
+    await client.query(`UNLISTEN ${channels}`);
+    client.release();
+  } catch (err) {
+    client.release(err as Error);
+  }
+}

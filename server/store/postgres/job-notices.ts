@@ -15,7 +15,7 @@
  * other. The connection, and the LISTEN, die with the process.
  */
 import type pg from 'pg';
-import { keepProbing } from './bounded-waits.js';
+import { keepProbing, releaseListening } from './bounded-waits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 
 const CHANNEL = 'lectern_job_changed';
@@ -88,12 +88,7 @@ export async function openJobNotices(
     client = null;
     if (!c) return;
     unhook();
-    try {
-      await c.query(`UNLISTEN ${CHANNEL}`);
-      c.release();
-    } catch (err) {
-      c.release(err as Error);
-    }
+    await releaseListening(c, CHANNEL);
   }
 
   await connect();

@@ -18,7 +18,7 @@ import {
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { blocks, chunks, jobs, pages } from '../../../drizzle/pg/schema.js';
 import type { PageOf, Paging } from '../repos/paging.js';
-import type { BlockFilter, BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo } from '../repos/jobs-repo.js';
+import type { BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo } from '../repos/jobs-repo.js';
 import type { PagesRepo } from '../repos/pages-repo.js';
 import {
   blockRecord,
@@ -35,6 +35,7 @@ import {
 } from '../rows/jobs.js';
 import type { PgConn, PgContext } from './context.js';
 import { copyRows } from './copy-rows.js';
+import { blockConditions, claimable, claimSet } from '../queries/jobs.js';
 
 /** Ids per IN list. */
 const ID_SLICE = 5000;
@@ -149,14 +150,8 @@ export function pgJobs(ctx: PgContext): JobsRepo {
     async claim(jobId, now, from = ['queued']) {
       const [row] = await conn()
         .update(jobs)
-        .set({
-          status: 'processing',
-          startedAt: now,
-          updatedAt: now,
-          pagesDone: 0,
-          attempts: sql`${jobs.attempts} + 1`,
-        })
-        .where(and(eq(jobs.jobId, jobId), inArray(jobs.status, [...from])))
+        .set(claimSet(jobs, now))
+        .where(claimable(jobs, jobId, from))
         .returning();
       return row ? jobRecord(row) : null;
     },
@@ -239,17 +234,6 @@ export function pgJobs(ctx: PgContext): JobsRepo {
   };
 }
 
-function blockConditions(jobId: string, f: BlockFilter): SQL[] {
-  const conds: SQL[] = [eq(blocks.jobId, jobId)];
-  if (f.status) conds.push(eq(blocks.status, f.status));
-  if (f.not_status) conds.push(ne(blocks.status, f.not_status));
-  if (f.type) conds.push(sql`COALESCE(${blocks.editedType}, ${blocks.type}) = ${f.type}`);
-  if (f.page !== undefined) conds.push(eq(blocks.page, f.page));
-  if (f.flagged !== undefined) conds.push(eq(blocks.flagged, f.flagged));
-  if (f.source) conds.push(eq(blocks.source, f.source));
-  return conds;
-}
-
 export function pgBlocks({ conn }: PgContext): BlocksRepo {
   const one = (jobId: string, blockId: string) => and(eq(blocks.jobId, jobId), eq(blocks.blockId, blockId));
   return {
@@ -273,14 +257,14 @@ export function pgBlocks({ conn }: PgContext): BlocksRepo {
         q.sort === 'confidence'
           ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)]
           : [asc(blocks.orderIndex)];
-      return paged(conn(), blocks, and(...blockConditions(jobId, q)), order, q, blockRecord);
+      return paged(conn(), blocks, and(...blockConditions(blocks, jobId, q)), order, q, blockRecord);
     },
     find: async (jobId, filter = {}) =>
       (
         await conn()
           .select()
           .from(blocks)
-          .where(and(...blockConditions(jobId, filter)))
+          .where(and(...blockConditions(blocks, jobId, filter)))
           .orderBy(asc(blocks.orderIndex))
       ).map(blockRecord),
     async neighbour(jobId, orderIndex, side) {

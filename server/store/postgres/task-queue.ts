@@ -29,18 +29,9 @@
  */
 import type pg from 'pg';
 import { sql, type SQL } from 'drizzle-orm';
-import type {
-  Claimed,
-  NewTask,
-  TaskClaim,
-  TaskError,
-  TaskListener,
-  TaskQueue,
-  TaskState,
-  TaskView,
-} from '../repos/task-queue.js';
+import type { Claimed, NewTask, TaskClaim, TaskListener, TaskQueue, TaskView } from '../repos/task-queue.js';
 import type { PgContext } from './context.js';
-import { keepProbing } from './bounded-waits.js';
+import { keepProbing, releaseListening } from './bounded-waits.js';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from './defaults.js';
 import { guardUnavailable } from './unavailable.js';
 
@@ -79,40 +70,15 @@ const json = (value: unknown): SQL => sql`${JSON.stringify(value)}::jsonb`;
 /** Why an attempt ended when its holder's lease ran out. */
 const diedError = sql`jsonb_build_object('code', 'WORKER_DIED', 'message', format('worker %s stopped renewing its lease (it died or lost the database)', t.worker_id))`;
 
-interface TaskRow extends Record<string, unknown> {
+/** A task's row as node-postgres reads it: the id, a bigint, comes as text. */
+interface TaskRow extends Omit<TaskView, 'task_id'>, Record<string, unknown> {
   task_id: string | number;
-  kind: string;
-  job_id: string;
-  payload: Record<string, unknown>;
-  dedupe_key: string | null;
-  state: TaskState;
-  attempts: number;
-  worker_id: string | null;
-  progress: Record<string, unknown> | null;
-  error: TaskError | null;
-  lease_until: string | null;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
 }
 
 const view = (r: TaskRow): TaskView => ({
+  ...r,
   task_id: Number(r.task_id),
-  kind: r.kind,
-  job_id: r.job_id,
-  payload: r.payload,
-  dedupe_key: r.dedupe_key,
-  state: r.state,
-  attempts: r.attempts,
-  worker_id: r.worker_id,
   lease_until: r.state === 'running' ? r.lease_until : null,
-  progress: r.progress,
-  error: r.error,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  started_at: r.started_at,
-  finished_at: r.finished_at,
 });
 
 const checkLease = (leaseMs: number): void => {
@@ -343,12 +309,7 @@ async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: nu
     client = null;
     if (!c) return;
     unhook();
-    try {
-      await c.query('UNLISTEN *');
-      c.release();
-    } catch (err) {
-      c.release(err as Error);
-    }
+    await releaseListening(c, '*');
   }
 
   await connect(false);

@@ -1,27 +1,16 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, ne, sql } from 'drizzle-orm';
 import { blocks } from '../../../drizzle/schema.js';
 import type { Db } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { BlockFilter, BlockRecord, BlocksRepo } from '../repos/jobs-repo.js';
+import type { BlockRecord, BlocksRepo } from '../repos/jobs-repo.js';
 import { blockRecord as record, blockSet } from '../rows/jobs.js';
 import type { TxGate } from './tx-gate.js';
+import { blockConditions } from '../queries/jobs.js';
 
 type BlockInsert = typeof blocks.$inferInsert;
 
 /** SQLite binds at most 32,766 variables: long id lists are read in slices. */
 const SLICE = 5000;
-
-function conditions(jobId: string, f: BlockFilter): SQL[] {
-  const conds: SQL[] = [eq(blocks.jobId, jobId)];
-  if (f.status) conds.push(eq(blocks.status, f.status));
-  if (f.not_status) conds.push(ne(blocks.status, f.not_status));
-  // The type that counts, so a block retyped by a reviewer is found under its new type.
-  if (f.type) conds.push(sql`COALESCE(${blocks.editedType}, ${blocks.type}) = ${f.type}`);
-  if (f.page !== undefined) conds.push(eq(blocks.page, f.page));
-  if (f.flagged !== undefined) conds.push(eq(blocks.flagged, f.flagged));
-  if (f.source) conds.push(eq(blocks.source, f.source));
-  return conds;
-}
 
 export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
   const one = (jobId: string, blockId: string) => and(eq(blocks.jobId, jobId), eq(blocks.blockId, blockId));
@@ -53,7 +42,7 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
           q.sort === 'confidence'
             ? [sql`${blocks.confidence} IS NULL`, asc(blocks.confidence), asc(blocks.orderIndex)]
             : [asc(blocks.orderIndex)];
-        return paginate(db, blocks, and(...conditions(jobId, q)), order, q, record);
+        return paginate(db, blocks, and(...blockConditions(blocks, jobId, q)), order, q, record);
       }),
 
     find: (jobId, filter = {}) =>
@@ -61,7 +50,7 @@ export function sqliteBlocks(db: Db, gate: TxGate): BlocksRepo {
         db
           .select()
           .from(blocks)
-          .where(and(...conditions(jobId, filter)))
+          .where(and(...blockConditions(blocks, jobId, filter)))
           .orderBy(asc(blocks.orderIndex))
           .all()
           .map(record),

@@ -6,6 +6,7 @@ import type { JobsRepo } from '../repos/jobs-repo.js';
 import { jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, tally } from '../rows/jobs.js';
 import { insertMany } from './insert-many.js';
 import type { TxGate } from './tx-gate.js';
+import { claimable, claimSet } from '../queries/jobs.js';
 
 const countOf = (db: DbLike, table: typeof blocks | typeof chunks, jobId: string) =>
   db.select({ n: count() }).from(table).where(eq(table.jobId, jobId)).get()?.n ?? 0;
@@ -57,14 +58,8 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
       gate.call(() => {
         const row = db
           .update(jobs)
-          .set({
-            status: 'processing',
-            startedAt: now,
-            updatedAt: now,
-            pagesDone: 0,
-            attempts: sql`${jobs.attempts} + 1`,
-          })
-          .where(and(eq(jobs.jobId, jobId), inArray(jobs.status, [...from])))
+          .set(claimSet(jobs, now))
+          .where(claimable(jobs, jobId, from))
           .returning()
           .get();
         return row ? jobRecord(row) : null;
