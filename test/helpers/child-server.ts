@@ -26,7 +26,15 @@ export interface ChildServer extends ServerClient {
   /** Sends the signal and waits for the process to end. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Null while the process runs; once it ended, how (code or signal) with the end of what it wrote to stderr
+   * and its last warnings and errors: what a test that finds the server gone reports.
+   */
+  deathNote(): string | null;
 }
+
+/** How much of the server's stderr is kept for a death note. */
+const STDERR_KEPT = 16_384;
 
 function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
@@ -103,8 +111,13 @@ export async function startChildServer(
   const pid = child.pid;
   if (pid === undefined) throw new Error('the server process did not start');
   const logs: Record<string, unknown>[] = [];
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
+  });
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => resolve((ended = { code, signal }))),
   );
   const url = await listeningAddress(child, (entry) => logs.push(entry));
 
@@ -119,6 +132,15 @@ export async function startChildServer(
     peakRssMb: () => statusField(pid, 'VmHWM'),
     rssMb: () => statusField(pid, 'VmRSS'),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    deathNote() {
+      if (!ended) return null;
+      const warnings = logs.filter((e) => Number(e.level) >= 40).slice(-5);
+      return [
+        `the server (pid ${pid}) exited (${ended.code ?? ended.signal})`,
+        `stderr: ${stderrTail.trim() || '(nothing)'}`,
+        `last warnings: ${warnings.map((e) => JSON.stringify(e)).join('\n') || '(none)'}`,
+      ].join('\n');
+    },
     async kill(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

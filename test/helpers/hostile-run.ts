@@ -48,6 +48,8 @@ function watchHealth(server: ChildServer) {
 /** Uploads the file `copies` times at once and waits for every job; returns them and the peak RSS. */
 async function run(server: ChildServer, c: HostileCase, copies: number) {
   const data = c.make();
+  const died = server.deathNote();
+  if (died) throw new Error(died);
   server.resetPeak();
   const stopHealth = watchHealth(server);
   const ids: string[] = [];
@@ -98,6 +100,8 @@ export function useChildServer(): () => ChildServer {
 
 /** A harmless document the server, after the hostile ones, must still read. */
 export async function expectStillReads(server: ChildServer, file: string, text: string): Promise<void> {
+  const died = server.deathNote();
+  if (died) throw new Error(died);
   const res = await server.upload(file, new TextEncoder().encode(text));
   const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
   expect(job.status).toBe('ready_for_review');
