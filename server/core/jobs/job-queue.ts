@@ -30,8 +30,8 @@ export interface JobClaim {
    * False when the claim was taken away (the caller then rolls back: the holder saves).
    */
   complete(): Promise<boolean>;
-  /** The job failed for good with `failure`, or is gone: the claim ends. */
-  finish(failure?: JobFailure): Promise<void>;
+  /** The job failed for good with `failure`: the claim ends. */
+  finish(failure: JobFailure): Promise<void>;
   /** Back to the queue after its worker thread failed (the runner set the job queued): the attempt counts. */
   retry(failure: JobFailure): Promise<void>;
   /** Back to the queue as this node stops: the attempt does not count. */

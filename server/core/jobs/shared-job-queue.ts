@@ -94,7 +94,7 @@ export async function createSharedJobQueue({
     progress: async (pagesDone, totalPages) =>
       void (await tasks.progress(claim, { pages_done: pagesDone, total_pages: totalPages })),
     complete: () => tasks.complete(claim),
-    finish: async (failure) => void (await (failure ? tasks.fail(claim, failure) : tasks.complete(claim))),
+    finish: async (failure) => void (await tasks.fail(claim, failure)),
     retry: async (failure) => void (await tasks.release(claim, failure)),
     async release() {
       // Another node may take it at once: the row shows it waiting, its attempt not counted.
