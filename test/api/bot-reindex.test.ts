@@ -52,6 +52,11 @@ describe("a bot's collection reindexed to another model", () => {
       expect(Date.now()).toBeLessThan(end);
     }
     expect((await json(await server.call('GET', `/bots/${bot.bot_id}`))).embedding_model).toBe(OTHER);
+    const listed = (await json(await server.call('GET', '/bots'))).items as {
+      bot_id: string;
+      embedding_model: string;
+    }[];
+    expect(listed.find((b) => b.bot_id === bot.bot_id)?.embedding_model).toBe(OTHER);
 
     const rivers = await addDocument(bot.bot_id, 'rivers.md');
     expect(rivers.ingest_status, JSON.stringify(rivers.error)).toBe('success');

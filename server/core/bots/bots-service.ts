@@ -87,7 +87,14 @@ export function createBotsService({
     /** Bots, newest first, with their counts; `only`: a key's scope (its bots). */
     async list(q: Paging, only: { bots: string[] } | null = null) {
       const page = await store.bots.list(q, only ? only.bots : null);
-      return { ...page, items: page.items.map(botView) };
+      // As shown() shows each: the model of its collection, which a reindex may have moved off the bot's first.
+      const models = new Map((await store.collections.list()).map((c) => [c.name, c.model]));
+      return {
+        ...page,
+        items: page.items.map((b) =>
+          botView({ ...b, embedding_model: models.get(botCollection(b.bot_id)) ?? b.embedding_model }),
+        ),
+      };
     },
     counts: (botId: string) => store.bots.counts(botId),
     async setPrompt(botId: string, prompt: string): Promise<BotRecord> {
