@@ -47,6 +47,9 @@ export function createBotsService({
   defaultEmbeddingModel: string;
   defaultLlm?: DefaultLlm;
 }) {
+  /** The bot with its collection's model, when it has one: a reindex may have moved it off the bot's first. */
+  const withModel = <B extends BotRecord>(bot: B, model: string | null | undefined): B =>
+    model && model !== bot.embedding_model ? { ...bot, embedding_model: model } : bot;
   async function get(botId: string): Promise<BotRecord> {
     const bot = await store.bots.get(botId);
     if (!bot) throw new AppError('BOT_NOT_FOUND', `bot ${botId} does not exist`);
@@ -60,8 +63,7 @@ export function createBotsService({
      */
     async shown(botId: string): Promise<BotRecord> {
       const bot = await get(botId);
-      const model = (await store.collections.find(botCollection(botId)))?.model;
-      return model && model !== bot.embedding_model ? { ...bot, embedding_model: model } : bot;
+      return withModel(bot, (await store.collections.find(botCollection(botId)))?.model);
     },
     create(b: NewBot): Promise<BotRecord> {
       const now = isoNow(clock);
@@ -87,14 +89,9 @@ export function createBotsService({
     /** Bots, newest first, with their counts; `only`: a key's scope (its bots). */
     async list(q: Paging, only: { bots: string[] } | null = null) {
       const page = await store.bots.list(q, only ? only.bots : null);
-      // As shown() shows each: the model of its collection, which a reindex may have moved off the bot's first.
+      // Each as shown() shows it, from one read of the collections.
       const models = new Map((await store.collections.list()).map((c) => [c.name, c.model]));
-      return {
-        ...page,
-        items: page.items.map((b) =>
-          botView({ ...b, embedding_model: models.get(botCollection(b.bot_id)) ?? b.embedding_model }),
-        ),
-      };
+      return { ...page, items: page.items.map((b) => botView(withModel(b, models.get(botCollection(b.bot_id))))) };
     },
     counts: (botId: string) => store.bots.counts(botId),
     async setPrompt(botId: string, prompt: string): Promise<BotRecord> {

@@ -38,16 +38,19 @@ function* lines(columns: readonly [string, PgColumn][], rows: readonly object[])
   if (out) yield out;
 }
 
+/** The table's columns that some row sets (drizzle field name, column): the others keep their defaults. */
+export const givenColumns = (table: PgTable, rows: readonly object[]): [string, PgColumn][] =>
+  Object.entries(getTableColumns(table) as Record<string, PgColumn>).filter(([key]) =>
+    rows.some((r) => (r as Record<string, unknown>)[key] !== undefined),
+  );
+
 /**
  * Copies `rows` (keyed as the table's drizzle fields) into `table` on `client`, inside whatever transaction
  * it has open. Only the columns some row sets are named: the others keep their defaults.
  */
 export async function copyRows(client: pg.ClientBase, table: PgTable, rows: readonly object[]): Promise<void> {
   if (rows.length === 0) return;
-  const given = new Set(rows.flatMap((r) => Object.keys(r)));
-  const columns = Object.entries(getTableColumns(table) as Record<string, PgColumn>).filter(
-    ([key]) => given.has(key) && rows.some((r) => (r as Record<string, unknown>)[key] !== undefined),
-  );
+  const columns = givenColumns(table, rows);
   const list = columns.map(([, c]) => quoted(c.name)).join(', ');
   const stream = client.query(copyFrom(`COPY ${quoted(getTableName(table))} (${list}) FROM STDIN`));
   await pipeline(Readable.from(lines(columns, rows)), stream);

@@ -4,7 +4,6 @@ import {
   count,
   desc,
   eq,
-  getTableColumns,
   gt,
   gte,
   inArray,
@@ -34,7 +33,7 @@ import {
   tally,
 } from '../rows/jobs.js';
 import type { PgConn, PgContext } from './context.js';
-import { copyRows } from './copy-rows.js';
+import { copyRows, givenColumns } from './copy-rows.js';
 import { blockConditions, claimable, claimSet } from '../queries/jobs.js';
 
 /** Ids per IN list. */
@@ -48,17 +47,13 @@ const COPY_FROM_ROWS = 500;
  * Columns no row sets keep their defaults.
  */
 function insertOf(table: PgTable, rows: readonly object[]): SQL {
-  const columns = getTableColumns(table) as Record<string, PgColumn>;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter(
-    (k) => columns[k] && rows.some((r) => (r as Record<string, unknown>)[k] !== undefined),
-  );
-  const names = keys.map((k) => columns[k]!.name);
+  const columns = givenColumns(table, rows);
   const list = sql.join(
-    names.map((n) => sql.identifier(n)),
+    columns.map(([, c]) => sql.identifier(c.name)),
     sql`, `,
   );
   const data = rows.map((r) =>
-    Object.fromEntries(keys.map((k, j) => [names[j], (r as Record<string, unknown>)[k] ?? null])),
+    Object.fromEntries(columns.map(([key, c]) => [c.name, (r as Record<string, unknown>)[key] ?? null])),
   );
   return sql`INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(data)}::json)`;
 }

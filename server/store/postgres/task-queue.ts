@@ -249,11 +249,10 @@ async function openListener(pool: pg.Pool, kinds: readonly string[], probeMs: nu
 
   /** Wakes the waiters for `kind` (every waiter when none is given: closed, or notifications were lost). */
   const wake = (outcome: 'task' | 'closed', kind?: string): void => {
-    const woken = [...waiters].filter(([, of]) => kind === undefined || of.has(kind)).map(([w]) => w);
+    const woken = [...waiters].filter(([, of]) => kind === undefined || of.has(kind));
     if (outcome === 'task')
-      for (const k of kind === undefined ? wanted : [kind])
-        if (!woken.some((w) => waiters.get(w)!.has(k))) pending.add(k);
-    for (const w of woken) w(outcome);
+      for (const k of kind === undefined ? wanted : [kind]) if (!woken.some(([, of]) => of.has(k))) pending.add(k);
+    for (const [w] of woken) w(outcome);
   };
   const onNotification = (msg: pg.Notification): void => {
     if (msg.channel === TASKS_CHANNEL && msg.payload !== undefined && wanted.has(msg.payload))
