@@ -89,8 +89,9 @@ export function createBotsService({
     /** Bots, newest first, with their counts; `only`: a key's scope (its bots). */
     async list(q: Paging, only: { bots: string[] } | null = null) {
       const page = await store.bots.list(q, only ? only.bots : null);
-      // Each as shown() shows it, from one read of the collections.
-      const models = new Map((await store.collections.list()).map((c) => [c.name, c.model]));
+      // Each as shown() shows it, from one read of the page's collections.
+      const names = page.items.map((b) => botCollection(b.bot_id));
+      const models = new Map((await store.collections.list(names)).map((c) => [c.name, c.model]));
       return { ...page, items: page.items.map((b) => botView(withModel(b, models.get(botCollection(b.bot_id))))) };
     },
     counts: (botId: string) => store.bots.counts(botId),

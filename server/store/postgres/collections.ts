@@ -19,7 +19,11 @@ export function pgCollections(ctx: PgContext): CollectionsRepo {
   return {
     ...pgCollectionReindexes(ctx),
     find,
-    list: async () => (await conn().select().from(collections).orderBy(asc(collections.name))).map(collectionOf),
+    async list(names) {
+      if (names?.length === 0) return [];
+      const only = names ? inArray(collections.name, [...names]) : undefined;
+      return (await conn().select().from(collections).where(only).orderBy(asc(collections.name))).map(collectionOf);
+    },
     async ensure(c) {
       await conn().insert(collections).values(collectionValues(c)).onConflictDoNothing();
       return (await find(c.name))!;

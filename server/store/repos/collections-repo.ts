@@ -142,8 +142,8 @@ export interface KeyedText {
 
 export interface CollectionsRepo {
   find(name: string): Promise<CollectionRecord | null>;
-  /** Every collection, by name. */
-  list(): Promise<CollectionRecord[]>;
+  /** Every collection by name, or only those of `names` (a page of bots reads its own, not every job's). */
+  list(names?: readonly string[]): Promise<CollectionRecord[]>;
   /** Creates the collection unless one of that name exists (decided by the database); returns the one that is there. */
   ensure(c: NewCollection): Promise<CollectionRecord>;
   /** Hands out `n` consecutive vector keys of the collection; returns the first. */

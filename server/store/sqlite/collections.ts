@@ -18,7 +18,12 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
   return {
     ...sqliteCollectionReindexes(db, gate),
     find: (name) => gate.call(() => find(name)),
-    list: () => gate.call(() => db.select().from(collections).orderBy(asc(collections.name)).all().map(collectionOf)),
+    list: (names) =>
+      gate.call(() => {
+        if (names?.length === 0) return [];
+        const only = names ? inArray(collections.name, [...names]) : undefined;
+        return db.select().from(collections).where(only).orderBy(asc(collections.name)).all().map(collectionOf);
+      }),
     ensure: (c) =>
       gate.call(() => {
         db.insert(collections).values(collectionValues(c)).onConflictDoNothing().run();

@@ -84,6 +84,8 @@ export function collectionsContract(open: StoreFactory, seedsOf: SeedsOf): void 
       expect(await store.collections.ensure({ ...collection('a', 8), model: 'other' })).toEqual(a);
       await store.collections.ensure(collection('0b'));
       expect((await store.collections.list()).map((c) => c.name)).toEqual(['0b', 'a']);
+      expect((await store.collections.list(['a', 'missing'])).map((c) => c.name)).toEqual(['a']);
+      expect(await store.collections.list([])).toEqual([]);
       expect(await store.collections.reserveKeys('a', 3)).toBe(1);
       expect(await store.collections.reserveKeys('a', 0)).toBe(4);
       expect(await store.collections.reserveKeys('a', 2)).toBe(4);
