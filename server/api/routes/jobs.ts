@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
+import { findJobStatus } from '../../core/jobs/find-job.js';
+import { jobView } from '../../core/views.js';
 import { languagesDirOf, ocrLanguageOption } from '../../core/ocr/ocr-languages.js';
 import { errors, eventStream, StreamError } from '../../schemas/common.js';
 import { JobList, JobListQuery, JobParams, UploadAccepted } from '../../schemas/jobs.js';
@@ -115,14 +117,10 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<ServerDeps> = async (app, dep
     },
   );
 
-  // Read side by side: on a team server each is a round trip of its own, and followers read the job at every change.
+  // Read together (on a team server one statement): followers read the job at every change.
   const jobStatus = async (jobId: string) => {
-    const [job, review, index] = await Promise.all([
-      jobs.get(jobId),
-      store.jobs.reviewCounts(jobId),
-      deps.indexer.status(jobId),
-    ]);
-    return { ...job, review, review_progress: review.blocks, index };
+    const { job, ocr, review, index } = await findJobStatus(store, jobId);
+    return { ...jobView(job, ocr), review, review_progress: review.blocks, index: await deps.indexer.statusOf(index) };
   };
 
   app.get(

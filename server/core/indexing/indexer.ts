@@ -1,4 +1,4 @@
-import type { VectorQuantization } from '../../store/repos/collections-repo.js';
+import type { JobIndexRecord, VectorQuantization } from '../../store/repos/collections-repo.js';
 import { isoNow } from '../clock.js';
 import { AppError } from '../errors.js';
 import { resolveProvider, type ProviderChoice } from '../embedding/providers.js';
@@ -111,6 +111,24 @@ export function createIndexer(deps: IndexerDeps) {
     };
   }
 
+  /** What GET /jobs/{job_id} shows of the job's index row (null: not embedded). */
+  async function statusOf(row: JobIndexRecord | null) {
+    if (!row) return null;
+    const [c, count] = await Promise.all([
+      store.collections.find(row.collection),
+      store.collections.countVectors(row.job_id, row.collection),
+    ]);
+    return {
+      collection_name: row.collection,
+      provider: c?.provider ?? null,
+      model: c?.model ?? null,
+      dimensions: c?.dimensions ?? null,
+      vectors: count,
+      progress: { chunks_embedded: row.chunks_embedded, chunks_total: row.chunks_total },
+      indexed_at: row.indexed_at,
+    };
+  }
+
   return {
     embedJob,
 
@@ -151,22 +169,9 @@ export function createIndexer(deps: IndexerDeps) {
 
     /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}. */
     async status(jobId: string) {
-      const row = await store.collections.jobIndex(jobId);
-      if (!row) return null;
-      const [c, count] = await Promise.all([
-        store.collections.find(row.collection),
-        store.collections.countVectors(jobId, row.collection),
-      ]);
-      return {
-        collection_name: row.collection,
-        provider: c?.provider ?? null,
-        model: c?.model ?? null,
-        dimensions: c?.dimensions ?? null,
-        vectors: count,
-        progress: { chunks_embedded: row.chunks_embedded, chunks_total: row.chunks_total },
-        indexed_at: row.indexed_at,
-      };
+      return statusOf(await store.collections.jobIndex(jobId));
     },
+    statusOf,
 
     /** Takes a job's vectors out of every collection (before its rows go with the job; its embed was stopped by the runner's abort). */
     async removeJob(jobId: string): Promise<number> {

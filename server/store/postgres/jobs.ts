@@ -1,9 +1,26 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  lt,
+  ne,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { blocks, chunks, jobs, pages } from '../../../drizzle/pg/schema.js';
+import { blocks, chunks, jobIndexes, jobs, pages } from '../../../drizzle/pg/schema.js';
 import type { PageOf, Paging } from '../repos/paging.js';
-import type { BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo } from '../repos/jobs-repo.js';
-import type { PagesRepo } from '../repos/pages-repo.js';
+import type { JobIndexRecord } from '../repos/collections-repo.js';
+import type { BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo, ReviewCounts } from '../repos/jobs-repo.js';
+import type { OcrPages, PagesRepo } from '../repos/pages-repo.js';
 import {
   blockRecord,
   blockSet,
@@ -87,6 +104,33 @@ async function paged<R, V>(
 
 /** A JSON array column holding this value (jsonb containment). */
 const holds = (column: PgColumn, value: string | number) => sql`${column} @> ${JSON.stringify([value])}::jsonb`;
+
+/** A job's review counts as one subquery's rows (`jobId`: the job's id, or its column in an outer query). */
+const countRows = (jobId: string | SQL): SQL => sql`
+  SELECT 'block' AS of, status, count(*)::int AS n FROM ${blocks} WHERE job_id = ${jobId} GROUP BY status
+  UNION ALL SELECT 'chunk', status, count(*)::int FROM ${chunks} WHERE job_id = ${jobId} GROUP BY status
+  UNION ALL SELECT 'stale', '', count(*)::int FROM ${chunks} WHERE job_id = ${jobId} AND stale`;
+
+function countsOf(counted: { of: string; status: string; n: number }[]): ReviewCounts {
+  const of = (kind: string) => counted.filter((r) => r.of === kind);
+  return { blocks: tally(of('block')), chunks: { ...tally(of('chunk')), stale: of('stale')[0]?.n ?? 0 } };
+}
+
+interface OcrRow {
+  page: number;
+  needsOcr: boolean;
+  language: string | null;
+  confidence: number | null;
+  rotation: number | null;
+}
+
+/** Both OCR lists from one read of the pages that need OCR or were OCRed, in page order. */
+const ocrListsOf = (rows: OcrRow[]): OcrPages => ({
+  needing: rows.filter((p) => p.needsOcr).map((p) => p.page),
+  read: rows
+    .filter((p) => p.language !== null)
+    .map(({ page, language, confidence, rotation }) => ({ page, language: language ?? '', confidence, rotation })),
+});
 
 export function pgJobs(ctx: PgContext): JobsRepo {
   const { conn, transaction } = ctx;
@@ -192,16 +236,29 @@ export function pgJobs(ctx: PgContext): JobsRepo {
     },
     // One statement, not one a count: followers read a job's counts at every change of it, on every node.
     async reviewCounts(jobId) {
-      const { rows } = await conn().execute(sql`
-        SELECT 'block' AS of, status, count(*)::int AS n FROM ${blocks} WHERE job_id = ${jobId} GROUP BY status
-        UNION ALL SELECT 'chunk', status, count(*)::int FROM ${chunks} WHERE job_id = ${jobId} GROUP BY status
-        UNION ALL SELECT 'stale', '', count(*)::int FROM ${chunks} WHERE job_id = ${jobId} AND stale`);
-      const counted = rows as { of: string; status: string; n: number }[];
-      const of = (kind: string) => counted.filter((r) => r.of === kind);
-      return {
-        blocks: tally(of('block')),
-        chunks: { ...tally(of('chunk')), stale: of('stale')[0]?.n ?? 0 },
-      };
+      const { rows } = await conn().execute(countRows(jobId));
+      return countsOf(rows as { of: string; status: string; n: number }[]);
+    },
+    async status(jobId) {
+      // One statement: API nodes read it for every follower at every change of the job, on the same cores as the reading.
+      // The outer job's id, qualified: drizzle names a lone table's columns bare, which a subquery would take for its own.
+      const outer = sql`${jobs}.job_id`;
+      const [row] = await conn()
+        .select({
+          ...getTableColumns(jobs),
+          ocr: sql<OcrRow[]>`(SELECT coalesce(json_agg(json_build_object('page', p.page, 'needsOcr', p.needs_ocr,
+            'language', p.ocr_language, 'confidence', p.ocr_confidence, 'rotation', p.ocr_rotation) ORDER BY p.page), '[]')
+            FROM ${pages} p WHERE p.job_id = ${outer} AND (p.needs_ocr OR p.ocr_language IS NOT NULL))`,
+          counts: sql<
+            { of: string; status: string; n: number }[]
+          >`(SELECT coalesce(json_agg(c), '[]') FROM (${countRows(outer)}) c)`,
+          index: sql<JobIndexRecord | null>`(SELECT row_to_json(i) FROM (SELECT job_id, collection, chunks_embedded, chunks_total,
+            indexed_at, updated_at FROM ${jobIndexes} WHERE job_id = ${outer}) i)`,
+        })
+        .from(jobs)
+        .where(eq(jobs.jobId, jobId));
+      if (!row) return null;
+      return { job: jobRecord(row), ocr: ocrListsOf(row.ocr), review: countsOf(row.counts), index: row.index };
     },
     async recount(jobId, now) {
       const totals = { total_blocks: await countOf(blocks, jobId), total_chunks: await countOf(chunks, jobId) };
@@ -380,7 +437,7 @@ export function pgPages({ conn }: PgContext): PagesRepo {
           .where(and(eq(pages.jobId, jobId), eq(pages.page, page)))
       ).length > 0,
     async ocrPages(jobId) {
-      // One read for both lists: a job's status carries them at every change of the job.
+      // One read for both lists.
       const rows = await conn()
         .select({
           page: pages.page,
@@ -392,17 +449,7 @@ export function pgPages({ conn }: PgContext): PagesRepo {
         .from(pages)
         .where(and(eq(pages.jobId, jobId), or(eq(pages.needsOcr, true), isNotNull(pages.ocrLanguage))))
         .orderBy(asc(pages.page));
-      return {
-        needing: rows.filter((p) => p.needsOcr).map((p) => p.page),
-        read: rows
-          .filter((p) => p.language !== null)
-          .map(({ page, language, confidence, rotation }) => ({
-            page,
-            language: language ?? '',
-            confidence,
-            rotation,
-          })),
-      };
+      return ocrListsOf(rows);
     },
   };
 }

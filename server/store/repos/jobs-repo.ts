@@ -7,6 +7,8 @@ import type { JobSource } from '../../../drizzle/schema.js';
 import type { DetectedLanguage, DocumentFormat } from '../../core/extract/types.js';
 import type { JobState } from '../../core/jobs/job-states.js';
 import type { Block, Chunk, Job } from '../../schemas/jobs.js';
+import type { JobIndexRecord } from './collections-repo.js';
+import type { OcrPages } from './pages-repo.js';
 import type { PageOf, Paging } from './paging.js';
 
 export type { JobSource };
@@ -18,6 +20,14 @@ export type BlockView = Omit<Static<typeof Block>, 'stale_chunks'>;
 /** Each review state's count among a job's blocks (LongParser's review_progress), and among its chunks. */
 export type ReviewCounts = NonNullable<Static<typeof Job>['review']>;
 export type ReviewTally = ReviewCounts['blocks'];
+
+export interface JobStatusRecord {
+  job: JobRecord;
+  ocr: OcrPages;
+  review: ReviewCounts;
+  /** Where the job is embedded, if it is. */
+  index: JobIndexRecord | null;
+}
 
 export interface JobOptions {
   chunk_size: number;
@@ -226,6 +236,11 @@ export interface JobsRepo {
   /** Each job's blocks by review state, in one query for a page of jobs. */
   blockTallies(jobIds: readonly string[]): Promise<Map<string, ReviewTally>>;
   reviewCounts(jobId: string): Promise<ReviewCounts>;
+  /**
+   * What GET /jobs/{id} shows of a job, read together (its followers read it at every change of the job, on a
+   * team server on every API node): null for no such job.
+   */
+  status(jobId: string): Promise<JobStatusRecord | null>;
   /** Sets total_blocks and total_chunks to the rows the job holds. */
   recount(jobId: string, now: string): Promise<{ total_blocks: number; total_chunks: number }>;
 }

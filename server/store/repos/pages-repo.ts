@@ -6,6 +6,12 @@ import type { PageOf, Paging } from './paging.js';
 export type PageView = Static<typeof Page>;
 
 /** A page read by OCR: the language data used, tesseract's mean word confidence, the turn read upright. */
+/** A job's pages that need OCR, and those OCRed with how they were read. */
+export interface OcrPages {
+  needing: number[];
+  read: OcrPageView[];
+}
+
 export interface OcrPageView {
   page: number;
   language: string;
@@ -18,5 +24,5 @@ export interface PagesRepo {
   list(jobId: string, paging: Paging): Promise<PageOf<PageView>>;
   has(jobId: string, page: number): Promise<boolean>;
   /** Pages without a text layer, and pages read by OCR, each in page order. */
-  ocrPages(jobId: string): Promise<{ needing: number[]; read: OcrPageView[] }>;
+  ocrPages(jobId: string): Promise<OcrPages>;
 }

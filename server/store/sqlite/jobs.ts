@@ -1,8 +1,10 @@
 import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
+import { blocks, chunks, jobIndexes, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../db.js';
 import { paginate } from '../paginate.js';
-import type { JobsRepo } from '../repos/jobs-repo.js';
+import type { JobsRepo, ReviewCounts } from '../repos/jobs-repo.js';
+import { jobIndexOf } from '../rows/collections.js';
+import { readOcrPages } from './pages.js';
 import { jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, tally } from '../rows/jobs.js';
 import { insertMany } from './insert-many.js';
 import type { TxGate } from './tx-gate.js';
@@ -16,6 +18,17 @@ const statusCounts = (db: DbLike, table: typeof blocks | typeof chunks, jobId: s
   db.select({ status: table.status, n: count() }).from(table).where(eq(table.jobId, jobId)).groupBy(table.status).all();
 
 export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
+  const reviewCounts = (jobId: string): ReviewCounts => {
+    const b = statusCounts(db, blocks, jobId);
+    const c = statusCounts(db, chunks, jobId);
+    const stale =
+      db
+        .select({ n: count() })
+        .from(chunks)
+        .where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true)))
+        .get()?.n ?? 0;
+    return { blocks: tally(b), chunks: { ...tally(c), stale } };
+  };
   return {
     insert: (job) =>
       gate.call(() =>
@@ -135,17 +148,19 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
         return new Map(jobIds.map((id) => [id, tally(rows.filter((r) => r.jobId === id))]));
       }),
 
-    reviewCounts: (jobId) =>
+    reviewCounts: (jobId) => gate.call(() => reviewCounts(jobId)),
+
+    status: (jobId) =>
       gate.call(() => {
-        const b = statusCounts(db, blocks, jobId);
-        const c = statusCounts(db, chunks, jobId);
-        const stale =
-          db
-            .select({ n: count() })
-            .from(chunks)
-            .where(and(eq(chunks.jobId, jobId), eq(chunks.stale, true)))
-            .get()?.n ?? 0;
-        return { blocks: tally(b), chunks: { ...tally(c), stale } };
+        const row = db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
+        if (!row) return null;
+        const index = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
+        return {
+          job: jobRecord(row),
+          ocr: readOcrPages(db, jobId),
+          review: reviewCounts(jobId),
+          index: index ? jobIndexOf(index) : null,
+        };
       }),
 
     recount: (jobId, now) =>

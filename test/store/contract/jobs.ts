@@ -258,6 +258,48 @@ export function jobsContract(open: StoreFactory): void {
       expect(await store.jobs.recount('j', at(20))).toEqual({ total_blocks: 3, total_chunks: 1 });
       expect(await store.jobs.get('j')).toMatchObject({ total_blocks: 3, total_chunks: 1, updated_at: at(20) });
     });
+
+    it("reads a job's status together: its row, OCR pages, review counts and index, as each read alone gives them", async () => {
+      const store = await open();
+      await readyJob(store, 'j');
+      await store.jobs.insert(newJob('queued', 1));
+      await store.blocks.update('j', 'b1', { status: 'rejected' });
+      await store.chunks.update('j', 'c1', { status: 'edited', stale: true });
+      const alone = async (jobId: string) => ({
+        job: await store.jobs.get(jobId),
+        ocr: await store.pages.ocrPages(jobId),
+        review: await store.jobs.reviewCounts(jobId),
+        index: await store.collections.jobIndex(jobId),
+      });
+      // Page 2 OCRed, one block rejected, one chunk edited and stale; not embedded yet.
+      expect(await store.jobs.status('j')).toEqual(await alone('j'));
+      expect((await store.jobs.status('j'))?.ocr.read).toEqual([
+        { page: 2, language: 'eng', confidence: 88.5, rotation: 0 },
+      ]);
+      expect(await store.jobs.status('queued')).toEqual(await alone('queued'));
+      await store.collections.ensure({
+        name: 'c',
+        provider: 'local',
+        base_url: null,
+        model: 'm',
+        dimensions: 4,
+        quantization: 'f32',
+        created_at: at(30),
+      });
+      expect(await store.collections.beginEmbed('j', 'c', 2, ['ready_for_review'], at(31))).toBe(true);
+      await store.collections.progress('j', 1, at(32));
+      const embedding = await store.jobs.status('j');
+      expect(embedding?.index).toEqual({
+        job_id: 'j',
+        collection: 'c',
+        chunks_embedded: 1,
+        chunks_total: 2,
+        indexed_at: null,
+        updated_at: at(32),
+      });
+      expect(embedding).toEqual(await alone('j'));
+      expect(await store.jobs.status('none')).toBeNull();
+    });
   });
 
   describe('blocks', () => {
