@@ -38,7 +38,7 @@ import { createIndexer } from '../server/core/indexing/indexer.js';
 import { composeJobs } from '../server/compose-jobs.js';
 import { JOB_LIMIT_DEFAULTS } from '../server/core/extract/limits.js';
 import { createFileStore } from '../server/store/file-store.js';
-import { findJob } from '../server/core/jobs/find-job.js';
+import { findJobStatus } from '../server/core/jobs/find-job.js';
 import { createTaskPool } from '../server/core/pool.js';
 import { createSearch, SEARCH_MODES, type SearchMode } from '../server/core/search/search.js';
 import { requireCollection } from '../server/core/indexing/collections.js';
@@ -168,14 +168,13 @@ async function embed(
   const t = performance.now();
   const accepted = await indexer.embedJob(jobId, { provider: 'local', model, collection_name: `scifact-${model}` });
   for (;;) {
-    const status = await indexer.status(jobId);
-    const job = await findJob(store, jobId);
+    const { job, index } = await findJobStatus(store, jobId);
     if (job.status !== 'embedding') {
       if (job.status !== 'indexed') throw new Error(`embedding ended ${job.status}: ${job.error_message}`);
       break;
     }
     process.stderr.write(
-      `\r  ${model}: ${status?.progress.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`,
+      `\r  ${model}: ${index?.chunks_embedded ?? 0}/${accepted.chunks.to_embed} embedded (${ms(performance.now() - t)})`,
     );
     await new Promise((r) => setTimeout(r, 2000));
   }

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Job } from '../schemas/jobs.js';
 import type { BlockRecord, BlockView, JobRecord } from '../store/repos/jobs-repo.js';
-import type { OcrPageView } from '../store/repos/pages-repo.js';
+import type { OcrPages } from '../store/repos/pages-repo.js';
 import { ingestStatus } from './bots/ingest-status.js';
 import { DEFAULT_OCR_LANG } from './ocr/ocr-languages.js';
 
@@ -13,10 +13,7 @@ export type { RevisionView } from '../store/repos/revisions-repo.js';
 export type JobView = Static<typeof Job>;
 
 /** Stored job -> API shape. Field names follow the spec, with LongParser's names alongside for its clients. */
-export function jobView(
-  job: JobRecord,
-  ocr: { needing: number[]; read: OcrPageView[] } = { needing: [], read: [] },
-): JobView {
+export function jobView(job: JobRecord, ocr: OcrPages = { needing: [], read: [] }): JobView {
   return {
     job_id: job.job_id,
     status: job.status,

@@ -15,7 +15,7 @@ const TAKEN = {
 export interface BotPipelineDeps {
   store: Store;
   bots: BotsService;
-  indexer: Pick<Indexer, 'embedJob' | 'status' | 'finished'>;
+  indexer: Pick<Indexer, 'embedJob' | 'finished'>;
   finalize: (jobId: string, policy: string, reviewer: string) => Promise<unknown>;
   log: Logger;
   /** Told of each document once it is in its bot's index (chat training marks the pairs it taught then). */
@@ -42,7 +42,7 @@ export function createBotPipeline(d: BotPipelineDeps) {
     const collection = botCollection(bot.bot_id);
     const statusNow = async () => (await d.store.bots.document(jobId))?.status;
     const inBotIndex = async (status: string | undefined) =>
-      status === 'indexed' && (await d.indexer.status(jobId))?.collection_name === collection;
+      status === 'indexed' && (await d.store.collections.jobIndex(jobId))?.collection === collection;
     /**
      * On a team server every API node hears the change: one of them takes the step, the others find the job
      * moved on (INVALID_STATE) and leave it to that one; false then.

@@ -111,7 +111,7 @@ export function createIndexer(deps: IndexerDeps) {
     };
   }
 
-  /** What GET /jobs/{job_id} shows of the job's index row (null: not embedded). */
+  /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}, from its index row (null: not embedded). */
   async function statusOf(row: JobIndexRecord | null) {
     if (!row) return null;
     const [c, count] = await Promise.all([
@@ -167,10 +167,6 @@ export function createIndexer(deps: IndexerDeps) {
       });
     },
 
-    /** Where the job is indexed and how far an embed has got, for GET /jobs/{job_id}. */
-    async status(jobId: string) {
-      return statusOf(await store.collections.jobIndex(jobId));
-    },
     statusOf,
 
     /** Takes a job's vectors out of every collection (before its rows go with the job; its embed was stopped by the runner's abort). */

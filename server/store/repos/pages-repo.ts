@@ -5,13 +5,13 @@ import type { PageOf, Paging } from './paging.js';
 
 export type PageView = Static<typeof Page>;
 
-/** A page read by OCR: the language data used, tesseract's mean word confidence, the turn read upright. */
 /** A job's pages that need OCR, and those OCRed with how they were read. */
 export interface OcrPages {
   needing: number[];
   read: OcrPageView[];
 }
 
+/** A page read by OCR: the language data used, tesseract's mean word confidence, the turn read upright. */
 export interface OcrPageView {
   page: number;
   language: string;
