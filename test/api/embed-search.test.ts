@@ -8,6 +8,7 @@ import {
   miniLmEmbedder,
   NOTE_TOPICS,
   search,
+  searchHits,
   startServerWithModel,
   TEST_MODEL,
   TOPICS_MD,
@@ -214,9 +215,8 @@ describe('embed and search with the real MiniLM', () => {
     const job = await finalizedJob(server, 'notes.md', notes.join('\n'));
     expect((await embedAndWait(server, job.job_id)).job.index.vectors).toBe(1_100);
     const query = { job_id: job.job_id, query: 'a note about wild bees', top_k: 1_000 };
-    type Hit = { chunk_id: string; score: number; text: string };
-    const byVector = (await search(server, { ...query, mode: 'vector' })).body.results as Hit[];
-    const byKeyword = (await search(server, { ...query, mode: 'keyword' })).body.results as Hit[];
+    const byVector = await searchHits(server, { ...query, mode: 'vector' });
+    const byKeyword = await searchHits(server, { ...query, mode: 'keyword' });
     expect(byVector).toHaveLength(1_000);
     expect(byKeyword).toHaveLength(1_000);
     const cosine = new Map(byVector.map((r) => [r.chunk_id, r.score]));
@@ -237,12 +237,8 @@ describe('embed and search with the real MiniLM', () => {
     // Fusion lists as deep for every top_k up to 100, so ten results are the first ten of a hundred.
     // (This query's first ten differed when the lists went twice as deep as top_k.)
     const mixed = { ...query, query: 'printing bread and tax law' };
-    const ten = (await search(server, { ...mixed, top_k: 10 })).body.results.map(
-      (r: { chunk_id: string }) => r.chunk_id,
-    );
-    const hundred = (await search(server, { ...mixed, top_k: 100 })).body.results.map(
-      (r: { chunk_id: string }) => r.chunk_id,
-    );
+    const ten = (await searchHits(server, { ...mixed, top_k: 10 })).map((r) => r.chunk_id);
+    const hundred = (await searchHits(server, { ...mixed, top_k: 100 })).map((r) => r.chunk_id);
     expect(hundred.slice(0, 10)).toEqual(ten);
   });
 

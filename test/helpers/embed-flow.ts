@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { join } from 'node:path';
 import { createEmbedder, type Embedder, type EmbedderOptions } from '../../server/core/embedding/onnx-embedder.js';
 import { DEFAULT_NET_POLICY } from '../../server/core/net/defaults.js';
@@ -81,6 +82,16 @@ export async function waitForIngest(
 export const search = async (server: TestServer, body: Record<string, unknown>) => {
   const res = await server.call('POST', '/search', { json: body });
   return { status: res.status, body: await json(res) };
+};
+
+/** A search that must answer: its results, or a failure that names the status and the error the server gave. */
+export const searchHits = async <T = { chunk_id: string; score: number; text: string }>(
+  server: TestServer,
+  body: Record<string, unknown>,
+): Promise<T[]> => {
+  const res = await search(server, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.results as T[];
 };
 
 /** Five sections on unrelated topics, one chunk each at the default chunk size. */
