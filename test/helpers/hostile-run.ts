@@ -45,11 +45,16 @@ function watchHealth(server: ChildServer) {
   };
 }
 
+/** A server found gone fails the test with how it ended, not with the next request's refusal. */
+function throwIfDied(server: ChildServer): void {
+  const died = server.deathNote();
+  if (died) throw new Error(died);
+}
+
 /** Uploads the file `copies` times at once and waits for every job; returns them and the peak RSS. */
 async function run(server: ChildServer, c: HostileCase, copies: number) {
   const data = c.make();
-  const died = server.deathNote();
-  if (died) throw new Error(died);
+  throwIfDied(server);
   server.resetPeak();
   const stopHealth = watchHealth(server);
   const ids: string[] = [];
@@ -100,8 +105,7 @@ export function useChildServer(): () => ChildServer {
 
 /** A harmless document the server, after the hostile ones, must still read. */
 export async function expectStillReads(server: ChildServer, file: string, text: string): Promise<void> {
-  const died = server.deathNote();
-  if (died) throw new Error(died);
+  throwIfDied(server);
   const res = await server.upload(file, new TextEncoder().encode(text));
   const job = await server.waitFor(((await res.json()) as { job_id: string }).job_id);
   expect(job.status).toBe('ready_for_review');

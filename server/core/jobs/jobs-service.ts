@@ -93,8 +93,6 @@ export function createJobsService({ store, files, runner, clock, vectors, watch 
       return jobView(created);
     },
 
-    get: view,
-
     /** Jobs, newest first; with a key's scope, only its jobs and its bots' documents. */
     async list(q: { status?: string; skip: number; limit: number }, scope: KeyScope | null = null) {
       const wanted =

@@ -1,24 +1,7 @@
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  getTableColumns,
-  gt,
-  gte,
-  inArray,
-  isNotNull,
-  lt,
-  ne,
-  or,
-  sql,
-  type SQL,
-} from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { blocks, chunks, jobIndexes, jobs, pages } from '../../../drizzle/pg/schema.js';
 import type { PageOf, Paging } from '../repos/paging.js';
-import type { JobIndexRecord } from '../repos/collections-repo.js';
 import type { BlocksRepo, ChunkFilter, ChunksRepo, JobsRepo, ReviewCounts } from '../repos/jobs-repo.js';
 import type { OcrPages, PagesRepo } from '../repos/pages-repo.js';
 import {
@@ -36,6 +19,7 @@ import {
 } from '../rows/jobs.js';
 import type { PgConn, PgContext } from './context.js';
 import { copyRows, givenColumns } from './copy-rows.js';
+import { jobIndexOf } from '../rows/collections.js';
 import { blockConditions, claimable, claimSet } from '../queries/jobs.js';
 
 /** Ids per IN list. */
@@ -241,24 +225,29 @@ export function pgJobs(ctx: PgContext): JobsRepo {
     },
     async status(jobId) {
       // One statement: API nodes read it for every follower at every change of the job, on the same cores as the reading.
-      // The outer job's id, qualified: drizzle names a lone table's columns bare, which a subquery would take for its own.
+      // The outer job's id, named with its table: a subquery would take a bare `job_id` for its own.
       const outer = sql`${jobs}.job_id`;
       const [row] = await conn()
         .select({
-          ...getTableColumns(jobs),
+          job: jobs,
+          index: jobIndexes,
           ocr: sql<OcrRow[]>`(SELECT coalesce(json_agg(json_build_object('page', p.page, 'needsOcr', p.needs_ocr,
             'language', p.ocr_language, 'confidence', p.ocr_confidence, 'rotation', p.ocr_rotation) ORDER BY p.page), '[]')
             FROM ${pages} p WHERE p.job_id = ${outer} AND (p.needs_ocr OR p.ocr_language IS NOT NULL))`,
           counts: sql<
             { of: string; status: string; n: number }[]
           >`(SELECT coalesce(json_agg(c), '[]') FROM (${countRows(outer)}) c)`,
-          index: sql<JobIndexRecord | null>`(SELECT row_to_json(i) FROM (SELECT job_id, collection, chunks_embedded, chunks_total,
-            indexed_at, updated_at FROM ${jobIndexes} WHERE job_id = ${outer}) i)`,
         })
         .from(jobs)
+        .leftJoin(jobIndexes, eq(jobIndexes.jobId, jobs.jobId))
         .where(eq(jobs.jobId, jobId));
       if (!row) return null;
-      return { job: jobRecord(row), ocr: ocrListsOf(row.ocr), review: countsOf(row.counts), index: row.index };
+      return {
+        job: jobRecord(row.job),
+        ocr: ocrListsOf(row.ocr),
+        review: countsOf(row.counts),
+        index: row.index ? jobIndexOf(row.index) : null,
+      };
     },
     async recount(jobId, now) {
       const totals = { total_blocks: await countOf(blocks, jobId), total_chunks: await countOf(chunks, jobId) };

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { chunks, chunkVectors, collections, jobIndexes, jobs } from '../../../drizzle/schema.js';
-import type { Db } from '../db.js';
-import type { CollectionsRepo, VectorHit } from '../repos/collections-repo.js';
+import type { Db, DbLike } from '../db.js';
+import type { CollectionsRepo, JobIndexRecord, VectorHit } from '../repos/collections-repo.js';
 import { hitColumns, restingStatus, stillIndexableWhere, vectorChunk, vectorColumns } from '../queries/collections.js';
 import { chunkVectorValues, collectionOf, collectionValues, INDEXABLE, jobIndexOf } from '../rows/collections.js';
 import { sqliteCollectionReindexes } from './collection-reindexes.js';
@@ -54,11 +54,7 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
         db.delete(collections).where(eq(collections.name, name)).run();
       }),
 
-    jobIndex: (jobId) =>
-      gate.call(() => {
-        const row = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
-        return row ? jobIndexOf(row) : null;
-      }),
+    jobIndex: (jobId) => gate.call(() => readJobIndex(db, jobId)),
     beginEmbed: (jobId, collection, total, from, at) =>
       gate.call(() =>
         db.transaction((tx) => {
@@ -180,4 +176,10 @@ export function sqliteCollections(db: Db, gate: TxGate): CollectionsRepo {
           .all();
       }),
   };
+}
+
+/** Where the job is embedded, if it is (also read with the job's status). */
+export function readJobIndex(db: DbLike, jobId: string): JobIndexRecord | null {
+  const row = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
+  return row ? jobIndexOf(row) : null;
 }

@@ -1,9 +1,9 @@
 import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import { blocks, chunks, jobIndexes, jobs, pages } from '../../../drizzle/schema.js';
+import { blocks, chunks, jobs, pages } from '../../../drizzle/schema.js';
 import type { Db, DbLike } from '../db.js';
 import { paginate } from '../paginate.js';
 import type { JobsRepo, ReviewCounts } from '../repos/jobs-repo.js';
-import { jobIndexOf } from '../rows/collections.js';
+import { readJobIndex } from './collections.js';
 import { readOcrPages } from './pages.js';
 import { jobRecord, jobSet, newBlockRow, newChunkRow, newPageRow, tally } from '../rows/jobs.js';
 import { insertMany } from './insert-many.js';
@@ -154,12 +154,11 @@ export function sqliteJobs(db: Db, gate: TxGate): JobsRepo {
       gate.call(() => {
         const row = db.select().from(jobs).where(eq(jobs.jobId, jobId)).get();
         if (!row) return null;
-        const index = db.select().from(jobIndexes).where(eq(jobIndexes.jobId, jobId)).get();
         return {
           job: jobRecord(row),
           ocr: readOcrPages(db, jobId),
           review: reviewCounts(jobId),
-          index: index ? jobIndexOf(index) : null,
+          index: readJobIndex(db, jobId),
         };
       }),
 
